@@ -1,0 +1,9 @@
+#' dpcov: differentially private covariance and second-moment matrices
+#'
+#' Releases covariance and second-moment matrices under differential privacy.
+#' Start with `vignette("getting-started", package = "dpcov")`.
+#'
+#' @keywords internal
+#' @useDynLib dpcov, .registration = TRUE
+#' @importFrom Rcpp sourceCpp
+"_PACKAGE"

@@ -1,0 +1,109 @@
+# Every noise calibration in dpcov lives in this file.
+
+#' Noise scale of the Gaussian mechanism
+#'
+#' The standard deviation of Gaussian noise that makes a query with L2
+#' sensitivity `sensitivity` (epsilon, delta)-differentially private.
+#'
+#' * `"classic"`: \eqn{\sigma = \Delta \sqrt{2 \log(1.25/\delta)} / \epsilon}
+#'   (Dwork and Roth 2014, Theorem A.1). Proven only for `epsilon < 1`; for
+#'   larger epsilon a warning says so.
+#' * `"analytic"`: the smallest sigma for which the Gaussian mechanism is
+#'   (epsilon, delta)-DP (Balle and Wang 2018, Theorem 8): the root of
+#'   \eqn{\Phi(\Delta/(2\sigma) - \epsilon\sigma/\Delta) - e^\epsilon
+#'   \Phi(-\Delta/(2\sigma) - \epsilon\sigma/\Delta) = \delta}. Valid for
+#'   every epsilon > 0 and never larger than the classic value.
+#'
+#' @param sensitivity L2 sensitivity of the query (> 0).
+#' @param epsilon Privacy loss, > 0.
+#' @param delta Failure probability, in (0, 1).
+#' @param calibration `"classic"` or `"analytic"`.
+#' @return The noise standard deviation.
+#' @references Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian
+#'   mechanism for differential privacy: analytical calibration and optimal
+#'   denoising. ICML.
+#' @examples
+#' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5)
+#' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5, calibration = "analytic")
+#' gaussian_sigma(1, epsilon = 4, delta = 1e-5, calibration = "analytic")
+#' @export
+gaussian_sigma <- function(sensitivity, epsilon, delta,
+                           calibration = c("classic", "analytic")) {
+  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  check_number(sensitivity, "sensitivity", lower = 0)
+  check_epsilon(epsilon)
+  check_delta(delta)
+  if (calibration == "classic") {
+    if (epsilon >= 1) {
+      warning("the classic Gaussian calibration is proven only for epsilon < 1; ",
+              "use calibration = \"analytic\" for epsilon = ", format(epsilon), ".",
+              call. = FALSE)
+    }
+    return(sensitivity * sqrt(2 * log(1.25 / delta)) / epsilon)
+  }
+  analytic_gaussian_sigma(sensitivity, epsilon, delta)
+}
+
+# The exact delta of the Gaussian mechanism with noise sd `sigma` (Balle and
+# Wang 2018, Theorem 8), computed on the log scale so large epsilon is safe.
+gaussian_mechanism_delta <- function(sigma, sensitivity, epsilon) {
+  a <- sensitivity / (2 * sigma)
+  b <- epsilon * sigma / sensitivity
+  stats::pnorm(a - b) - exp(epsilon + stats::pnorm(-a - b, log.p = TRUE))
+}
+
+analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
+  # delta(sigma) decreases in sigma; bracket the root on the log scale.
+  f <- function(log_s) gaussian_mechanism_delta(exp(log_s), 1, epsilon) - delta
+  lo <- -5
+  while (f(lo) < 0) lo <- lo - 5
+  hi <- log(sqrt(2 * log(1.25 / delta)) / min(epsilon, 1)) + 1
+  while (f(hi) > 0) hi <- hi + 1
+  root <- stats::uniroot(f, c(lo, hi), tol = 1e-13)$root
+  sensitivity * exp(root)
+}
+
+#' Scale of the Laplace mechanism
+#'
+#' `b = sensitivity / epsilon`: Laplace(0, b) noise on a query with L1
+#' sensitivity `sensitivity` gives epsilon-differential privacy.
+#' @param sensitivity L1 sensitivity (> 0).
+#' @param epsilon Privacy loss, > 0.
+#' @return The Laplace scale b.
+#' @examples
+#' laplace_scale(2, epsilon = 0.5)
+#' @export
+laplace_scale <- function(sensitivity, epsilon) {
+  check_number(sensitivity, "sensitivity", lower = 0)
+  check_epsilon(epsilon)
+  sensitivity / epsilon
+}
+
+#' L2 (Frobenius) sensitivity of a second-moment matrix
+#'
+#' For rows with norm at most `clip` = B, one row changes
+#' \eqn{A^T A = \sum_i x_i x_i^T} by at most `B^2` in Frobenius norm when a
+#' row is added or removed, and by at most `sqrt(2) B^2` when a row is
+#' replaced (the worst case is two orthogonal rows of norm B). With
+#' `n` given, the sensitivity is that of the averaged matrix `A^T A / n`.
+#'
+#' @param clip Row-norm bound B (> 0, finite).
+#' @param neighbor `"replace-one"` or `"add-remove"`.
+#' @param n Optional number of rows; if given, the matrix is divided by `n`.
+#' @return The sensitivity.
+#' @examples
+#' second_moment_sensitivity(1, "replace-one", n = 200) # sqrt(2)/200
+#' second_moment_sensitivity(1, "add-remove", n = 200)  # 1/200
+#' @export
+second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-remove"),
+                                      n = NULL) {
+  neighbor <- check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
+  check_clip(clip)
+  if (!is.finite(clip)) abort("the sensitivity is unbounded when `clip` = Inf.")
+  s <- if (neighbor == "replace-one") sqrt(2) * clip^2 else clip^2
+  if (!is.null(n)) {
+    check_count(n, "n")
+    s <- s / n
+  }
+  s
+}

@@ -1,0 +1,153 @@
+# Sufficient statistics (clipped Gram and n) and the input handling shared by
+# every central mechanism: a data matrix, a `dp_suffstat`, or a chunk reader.
+
+#' Clipped second-moment sufficient statistics
+#'
+#' Computes, in one pass over row blocks, the Gram matrix
+#' \eqn{\sum_i c_i^2 x_i x_i^T} of the rows \eqn{x_i} of `x` after each row is
+#' shrunk to L2 norm at most `clip` (\eqn{c_i = \min(1, B/\|x_i\|)}), and the
+#' number of rows. This is **not** a private release: it is the exact,
+#' non-private input that every central mechanism in dpcov accepts in place
+#' of the data, so that data too large for memory, or held in a database, can
+#' be reduced in one streaming pass and released afterwards.
+#'
+#' @param x A numeric matrix or data frame (rows are records), or a function
+#'   that returns the next block of rows on each call and `NULL` when done.
+#' @param clip Row-norm bound B; `Inf` for no clipping.
+#' @return An object of class `dp_suffstat` with `gram`, `n`, `p`, `clip`
+#'   and `colnames`. Its print method warns that it is not private.
+#' @examples
+#' x <- matrix(rnorm(300), 100, 3)
+#' s <- second_moment(x, clip = 2)
+#' s
+#' # the same statistics from a chunk reader
+#' i <- 0
+#' reader <- function() {
+#'   if (i >= 100) return(NULL)
+#'   rows <- (i + 1):min(i + 40, 100); i <<- i + 40
+#'   x[rows, , drop = FALSE]
+#' }
+#' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
+#' @export
+second_moment <- function(x, clip = Inf) {
+  check_clip(clip)
+  if (is.function(x)) return(second_moment_stream(x, clip))
+  x <- check_data_matrix(x)
+  g <- clipped_gram_cpp(x, clip)
+  new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped)
+}
+
+second_moment_stream <- function(reader, clip) {
+  gram <- NULL
+  n <- 0
+  n_clipped <- 0
+  nm <- NULL
+  repeat {
+    block <- reader()
+    if (is.null(block)) break
+    block <- check_data_matrix(block, arg = "a block returned by the reader")
+    if (is.null(gram)) {
+      gram <- matrix(0, ncol(block), ncol(block))
+      nm <- colnames(block)
+    } else if (ncol(block) != ncol(gram)) {
+      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), ncol(gram))
+    }
+    g <- clipped_gram_cpp(block, clip)
+    gram <- gram + g$gram
+    n <- n + g$n
+    n_clipped <- n_clipped + g$n_clipped
+  }
+  if (is.null(gram)) abort("the reader returned no rows.")
+  new_suffstat(gram, n, clip, nm, n_clipped)
+}
+
+new_suffstat <- function(gram, n, clip, colnames, n_clipped) {
+  dimnames(gram) <- if (is.null(colnames)) NULL else list(colnames, colnames)
+  structure(list(gram = gram, n = n, p = ncol(gram), clip = clip,
+                 colnames = colnames, n_clipped = n_clipped),
+            class = "dp_suffstat")
+}
+
+#' @export
+print.dp_suffstat <- function(x, ...) {
+  cat(sprintf("<dp_suffstat> clipped Gram matrix of n = %s rows, p = %d columns, clip = %s\n",
+              format(x$n), x$p, format(x$clip)))
+  cat("NOT a private release: exact statistics of the data. Pass it to a mechanism;",
+      "do not publish it.\n")
+  invisible(x)
+}
+
+#' Resolve a mechanism's data argument to sufficient statistics.
+#'
+#' Accepts a data matrix / data frame, a `dp_suffstat`, or a chunk reader.
+#' A `dp_suffstat` carries its own clip bound, which must agree with `clip`
+#' when the caller gives one.
+#' @noRd
+as_suffstat <- function(x, clip, min_rows = 1L) {
+  if (inherits(x, "dp_suffstat")) {
+    if (!missing(clip) && !is.null(clip) && !identical(as.numeric(clip), as.numeric(x$clip))) {
+      abort("`clip` = %s differs from the clip bound %s the sufficient statistics were computed with.",
+            format(clip), format(x$clip))
+    }
+    s <- x
+  } else {
+    if (missing(clip) || is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
+    s <- second_moment(x, clip)
+  }
+  if (s$n < min_rows) abort("this mechanism needs at least %d rows; the data has %s.",
+                            as.integer(min_rows), format(s$n))
+  s
+}
+
+#' Analyze Gauss: second-moment matrix plus symmetric Gaussian noise
+#'
+#' The mechanism of Dwork, Talwar, Thakurta and Zhang (2014): release
+#' \eqn{A^T A + N} where \eqn{N} is symmetric with entries on and above the
+#' diagonal iid \eqn{N(0, \sigma^2)}, and sigma calibrated by
+#' [gaussian_sigma()] to the sensitivity of \eqn{A^T A} for rows of norm at
+#' most `clip` ([second_moment_sensitivity()]).
+#'
+#' @param x Data matrix or data frame (n x d), a [second_moment()] object,
+#'   or a chunk reader function.
+#' @param epsilon,delta Privacy parameters.
+#' @param clip Row-norm bound B (rows longer than B are shrunk to length B).
+#'   `Inf` disables clipping and voids the guarantee (for experiments only).
+#' @param neighbor `"add-remove"` (sensitivity `B^2`, as in Dwork et al.) or
+#'   `"replace-one"` (sensitivity `sqrt(2) B^2`).
+#' @param calibration `"classic"` or `"analytic"` (see [gaussian_sigma()]).
+#' @param sigma_clip_inf When `clip = Inf`, the row-norm bound B to calibrate
+#'   the noise as if rows were bounded by it (the papers' simulations).
+#' @return A `dp_release` of class `dp_second_moment`.
+#' @examples
+#' x <- matrix(rnorm(200), 50, 4)
+#' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2)
+#' @export
+analyze_gauss <- function(x, epsilon, delta, clip, neighbor = c("add-remove", "replace-one"),
+                          calibration = c("classic", "analytic"), sigma_clip_inf = NULL) {
+  call <- match.call()
+  neighbor <- check_choice(neighbor, c("add-remove", "replace-one"), "neighbor")
+  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  check_epsilon(epsilon)
+  check_delta(delta)
+  s <- as_suffstat(x, if (missing(clip)) NULL else clip)
+  B <- noise_clip(s$clip, sigma_clip_inf)
+  sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
+  est <- s$gram + symmetric_gaussian_cpp(s$p, sigma)
+  dimnames(est) <- dimnames(s$gram)
+  new_dp_release(est, "second_moment", "Analyze Gauss (Dwork et al. 2014)",
+                 epsilon, delta, neighbor, s$clip, s$n, s$p,
+                 params = list(sigma = sigma, calibration = calibration, noise_clip = B),
+                 call = call)
+}
+
+# The row-norm bound used to calibrate noise: the clip bound, or with clip = Inf
+# (no guarantee) the bound the caller asks to calibrate as if it held.
+noise_clip <- function(clip, calibrate_as = NULL) {
+  if (is.finite(clip)) return(clip)
+  if (is.null(calibrate_as)) {
+    abort("with `clip` = Inf the noise cannot be calibrated; give `sigma_clip_inf`, the row-norm bound to calibrate as if it held.")
+  }
+  check_clip(calibrate_as)
+  if (!is.finite(calibrate_as)) abort("`sigma_clip_inf` must be finite.")
+  calibrate_as
+}
