@@ -2,18 +2,18 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 clipped_gram_cpp <- function(X, clip) {
-    .Call('_dpcov_clipped_gram_cpp', PACKAGE = 'dpcov', X, clip)
+    .Call(`_dpcov_clipped_gram_cpp`, X, clip)
 }
 
 symmetric_gaussian_cpp <- function(p, sd) {
-    .Call('_dpcov_symmetric_gaussian_cpp', PACKAGE = 'dpcov', p, sd)
+    .Call(`_dpcov_symmetric_gaussian_cpp`, p, sd)
 }
 
 rwishart_cpp <- function(n, df, Sigma, chol) {
-    .Call('_dpcov_rwishart_cpp', PACKAGE = 'dpcov', n, df, Sigma, chol)
+    .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }
 
 riwishart_cpp <- function(n, df, Psi, chol) {
-    .Call('_dpcov_riwishart_cpp', PACKAGE = 'dpcov', n, df, Psi, chol)
+    .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
 }
 

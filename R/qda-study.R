@@ -1,0 +1,185 @@
+# The microbiome QDA study of Section 4.2 / Table 7 of the modified-
+# thresholding paper: repeated stratified train/test splits, t-test feature
+# selection on the training part, one plug-in discriminant per covariance
+# estimator, misclassifications on the held-out part.
+
+#' Repeated train/test study of plug-in discriminants
+#'
+#' Runs the paper's protocol: in each of `reps` replications, hold out
+#' `n_test[g]` subjects of each group `g` by stratified sampling; on the
+#' training part, rank the features by two-sample t-tests ([combo_select()])
+#' and keep the top `p` (for each value of `p`); give each covariance
+#' estimator the training rows of those features; fit [qda_plugin()] with
+#' its estimate; count misclassified test subjects. The trivial rule that
+#' predicts the training majority class for everyone is always reported as
+#' `"trivial"`.
+#'
+#' Replications run through [future.apply::future_lapply()] with
+#' `future.seed = TRUE`, so the result is the same under [set.seed()] for
+#' every `future` backend (`future::plan()`), and report progress through
+#' `progressr` (wrap the call in [progressr::with_progress()] to see it).
+#'
+#' @param features A [combo_preprocess()] result, or a list with a numeric
+#'   matrix `x` and a two-level factor `group`.
+#' @param estimators Named list of covariance estimators, each
+#'   `function(x, group)` returning a p x p matrix or a `dp_release`; `x`
+#'   holds the training rows (uncentred) of the selected features. See
+#'   [qda_estimators()].
+#' @param p Numbers of features to select (each at most `ncol(x)`).
+#' @param reps Number of replications.
+#' @param n_test Named integer vector: test subjects per group.
+#' @param var_equal Passed to [combo_select()].
+#' @param singular,tol Passed to [qda_plugin()].
+#' @return An object of class `qda_study`: `errors` (data frame with one row
+#'   per replication, p and estimator: `rep`, `p`, `estimator`, `errors`,
+#'   `threshold` (the estimator's threshold when it reports one, else NA)),
+#'   `summary` (mean misclassifications and their standard error over the
+#'   replications, per p and estimator), `settings` and `call`.
+#' @seealso [qda_estimators()], [combo_preprocess()]
+#' @examples
+#' set.seed(1)
+#' x <- rbind(matrix(rnorm(60 * 4), 60), matrix(rnorm(30 * 4, 0.8), 30))
+#' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
+#' qda_study(feats, p = c(2, 4), reps = 3, n_test = c(lean = 12, obese = 6))
+#' @export
+qda_study <- function(features, estimators = qda_estimators(private = FALSE), p = c(25, 40),
+                      reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
+                      singular = "pinv", tol = sqrt(.Machine$double.eps)) {
+  call <- match.call()
+  if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
+    abort("`features` must be a combo_preprocess() result or a list with `x` and `group`.")
+  }
+  x <- check_data_matrix(features$x, arg = "features$x", min_rows = 4L)
+  group <- check_group(features$group, nrow(x), arg = "features$group", min_per_group = 2L)
+  if (nlevels(group) != 2L) abort("`features$group` must have exactly two levels.")
+  if (!is.list(estimators) || !length(estimators) || is.null(names(estimators)) ||
+      any(!nzchar(names(estimators))) || !all(vapply(estimators, is.function, logical(1)))) {
+    abort("`estimators` must be a named list of functions(x, group).")
+  }
+  if ("trivial" %in% names(estimators)) abort("the estimator name \"trivial\" is reserved for the majority-class rule.")
+  if (!is.numeric(p) || !length(p) || anyNA(p) || any(p < 1) || any(p != round(p)) || any(p > ncol(x))) {
+    abort("`p` must be whole numbers between 1 and ncol(features$x) = %d.", ncol(x))
+  }
+  check_count(reps, "reps")
+  if (!is.numeric(n_test) || is.null(names(n_test)) || !setequal(names(n_test), levels(group)) ||
+      anyNA(n_test) || any(n_test < 1) || any(n_test != round(n_test))) {
+    abort("`n_test` must be a named vector of positive whole numbers, one per group (%s).",
+          paste(levels(group), collapse = ", "))
+  }
+  sizes <- table(group)[names(n_test)]
+  if (any(sizes - n_test < 2)) abort("`n_test` leaves fewer than two training subjects in some group.")
+  check_flag(var_equal, "var_equal")
+  singular <- check_choice(singular, c("pinv", "floor"), "singular")
+
+  one_rep <- function(r, progress) {
+    test <- unlist(lapply(names(n_test), function(g) {
+      idx <- which(group == g)
+      idx[sample.int(length(idx), n_test[[g]])]
+    }))
+    xtr <- x[-test, , drop = FALSE]
+    gtr <- group[-test]
+    xte <- x[test, , drop = FALSE]
+    gte <- group[test]
+    majority <- names(which.max(table(gtr)))
+    rows <- list(data.frame(rep = r, p = p, estimator = "trivial", errors = sum(gte != majority),
+                            threshold = NA_real_, stringsAsFactors = FALSE))
+    for (pp in p) {
+      sel <- combo_select(xtr, gtr, pp, var_equal = var_equal)
+      for (name in names(estimators)) {
+        est <- estimators[[name]](xtr[, sel, drop = FALSE], gtr)
+        fit <- qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol)
+        pred <- predict(fit, xte[, sel, drop = FALSE])
+        rows[[length(rows) + 1L]] <- data.frame(rep = r, p = pp, estimator = name,
+                                                errors = sum(pred != gte),
+                                                threshold = release_threshold(est),
+                                                stringsAsFactors = FALSE)
+      }
+    }
+    progress()
+    do.call(rbind, rows)
+  }
+  progress <- progressr::progressor(steps = reps)
+  res <- future.apply::future_lapply(seq_len(reps), one_rep, progress = progress,
+                                     future.seed = TRUE)
+  errors <- do.call(rbind, res)
+  levels_est <- c(names(estimators), "trivial")
+  errors$estimator <- factor(errors$estimator, levels = levels_est)
+  errors <- errors[order(errors$rep, errors$p, errors$estimator), ]
+  rownames(errors) <- NULL
+  structure(list(errors = errors, summary = summarise_errors(errors),
+                 settings = list(p = p, reps = reps, n_test = n_test, var_equal = var_equal,
+                                 singular = singular, tol = tol,
+                                 features = features$settings, n = nrow(x),
+                                 n_group = as.integer(table(group)), estimators = names(estimators))),
+            class = "qda_study", call = call)
+}
+
+# The threshold a release reports (NA when it reports none).
+release_threshold <- function(est) {
+  th <- if (inherits(est, "dp_release")) est$params$threshold else NULL
+  if (is.numeric(th) && length(th) == 1L) th else NA_real_
+}
+
+summarise_errors <- function(errors) {
+  keys <- unique(errors[c("p", "estimator")])
+  out <- do.call(rbind, lapply(seq_len(nrow(keys)), function(i) {
+    e <- errors$errors[errors$p == keys$p[i] & errors$estimator == keys$estimator[i]]
+    data.frame(p = keys$p[i], estimator = keys$estimator[i], mean = mean(e),
+               se = if (length(e) > 1L) stats::sd(e) / sqrt(length(e)) else NA_real_,
+               reps = length(e))
+  }))
+  out <- out[order(out$p, out$estimator), ]
+  rownames(out) <- NULL
+  out
+}
+
+#' @export
+print.qda_study <- function(x, digits = 2, ...) {
+  s <- x$settings
+  cat(sprintf("<qda_study> %d replications, %s test subjects (%s) of %d; p = %s\n",
+              s$reps, sum(s$n_test), paste(names(s$n_test), s$n_test, sep = " ", collapse = " + "),
+              s$n, paste(s$p, collapse = ", ")))
+  cat("Average misclassifications (standard error):\n")
+  print(qda_study_table(x, digits = digits), quote = FALSE)
+  invisible(x)
+}
+
+#' Table of a study's average misclassifications
+#'
+#' @param x A [qda_study()] result.
+#' @param digits Decimals.
+#' @return A character matrix, one row per p, one column per estimator, each
+#'   cell "mean (se)".
+#' @examples
+#' set.seed(1)
+#' x <- rbind(matrix(rnorm(60 * 3), 60), matrix(rnorm(30 * 3, 0.8), 30))
+#' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
+#' qda_study_table(qda_study(feats, p = 3, reps = 2, n_test = c(lean = 12, obese = 6)))
+#' @export
+qda_study_table <- function(x, digits = 2) {
+  if (!inherits(x, "qda_study")) abort("`x` must be a qda_study() result.")
+  s <- x$summary
+  cell <- sprintf(paste0("%.", digits, "f (%.", digits, "f)"), s$mean, s$se)
+  tab <- tapply(cell, list(paste("p =", s$p), s$estimator), identity)
+  tab[, levels(s$estimator)[levels(s$estimator) %in% colnames(tab)], drop = FALSE]
+}
+
+#' Covariance estimators for the microbiome study
+#'
+#' The estimators of Table 7 as `function(x, group)` closures for
+#' [qda_study()]: `sample`, the pooled within-class sample covariance
+#' ([pooled_cov()], the non-private reference); and with `private = TRUE`
+#' the four private thresholding estimators of the paper.
+#'
+#' @param private Include the private estimators.
+#' @param epsilon,delta Privacy parameters (the paper: 0.5 and 1/196).
+#' @return A named list of functions.
+#' @examples
+#' names(qda_estimators(private = FALSE))
+#' @export
+qda_estimators <- function(private = FALSE, epsilon = 0.5, delta = 1 / 196) {
+  check_flag(private, "private")
+  out <- list(sample = function(x, group) pooled_cov(x, group))
+  if (private) abort("the private thresholding estimators are not available in this build.")
+  out
+}
