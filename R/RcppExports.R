@@ -2,18 +2,38 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 clipped_gram_cpp <- function(X, clip) {
-    .Call('_dpcov_clipped_gram_cpp', PACKAGE = 'dpcov', X, clip)
+    .Call(`_dpcov_clipped_gram_cpp`, X, clip)
 }
 
 symmetric_gaussian_cpp <- function(p, sd) {
-    .Call('_dpcov_symmetric_gaussian_cpp', PACKAGE = 'dpcov', p, sd)
+    .Call(`_dpcov_symmetric_gaussian_cpp`, p, sd)
 }
 
 rwishart_cpp <- function(n, df, Sigma, chol) {
-    .Call('_dpcov_rwishart_cpp', PACKAGE = 'dpcov', n, df, Sigma, chol)
+    .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }
 
 riwishart_cpp <- function(n, df, Psi, chol) {
-    .Call('_dpcov_riwishart_cpp', PACKAGE = 'dpcov', n, df, Psi, chol)
+    .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
+}
+
+hard_threshold_cpp <- function(A, t, keep_diag) {
+    .Call(`_dpcov_hard_threshold_cpp`, A, t, keep_diag)
+}
+
+psd_project_cpp <- function(A) {
+    .Call(`_dpcov_psd_project_cpp`, A)
+}
+
+ldp_report_sum_cpp <- function(X, clip, sd) {
+    .Call(`_dpcov_ldp_report_sum_cpp`, X, clip, sd)
+}
+
+threshold_losses_cpp <- function(A, H, t_sorted, keep_diag) {
+    .Call(`_dpcov_threshold_losses_cpp`, A, H, t_sorted, keep_diag)
+}
+
+cv_threshold_cpp <- function(X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate) {
+    .Call(`_dpcov_cv_threshold_cpp`, X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate)
 }
 
