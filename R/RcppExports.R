@@ -17,3 +17,23 @@ riwishart_cpp <- function(n, df, Psi, chol) {
     .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
 }
 
+hard_threshold_cpp <- function(A, t, keep_diag) {
+    .Call(`_dpcov_hard_threshold_cpp`, A, t, keep_diag)
+}
+
+psd_project_cpp <- function(A) {
+    .Call(`_dpcov_psd_project_cpp`, A)
+}
+
+ldp_report_sum_cpp <- function(X, clip, sd) {
+    .Call(`_dpcov_ldp_report_sum_cpp`, X, clip, sd)
+}
+
+threshold_losses_cpp <- function(A, H, t_sorted, keep_diag) {
+    .Call(`_dpcov_threshold_losses_cpp`, A, H, t_sorted, keep_diag)
+}
+
+cv_threshold_cpp <- function(X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate) {
+    .Call(`_dpcov_cv_threshold_cpp`, X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate)
+}
+

@@ -107,3 +107,35 @@ second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-rem
   }
   s
 }
+
+#' Noise scales of the thresholding releases
+#'
+#' The Gaussian noise of Wang and Xu's and the modified DP / LDP thresholding.
+#' In the central model the averaged second moment \eqn{\frac1n\sum x_i x_i^T}
+#' has sensitivity `second_moment_sensitivity(B, neighbor, n)` and gets noise
+#' of sd `s` from [gaussian_sigma()]. In the local model every record adds
+#' noise of sd `sigma` calibrated to the sensitivity of its own
+#' \eqn{x x^T}, and the average of the n reports carries noise of sd
+#' `s = sigma / sqrt(n)`. With the classic calibration and B = 1 this gives
+#' the papers' formulas: modified DP (replace-one) \eqn{s^2 = 4\log(1.25/\delta)/(n\epsilon)^2};
+#' Wang and Xu DP (add/remove) \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2};
+#' LDP (both papers, add/remove per record) \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}.
+#' @noRd
+threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration) {
+  if (model == "central") {
+    s <- gaussian_sigma(second_moment_sensitivity(B, neighbor, n), epsilon, delta, calibration)
+    list(s = s, sigma_record = NA_real_)
+  } else {
+    sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
+    list(s = sigma / sqrt(n), sigma_record = sigma)
+  }
+}
+
+#' The threshold `c sqrt(log p / n) + 4 s sqrt(log p)` of DP / LDP
+#' thresholding. `noise_sd` is s, the sd of the noise on the released average;
+#' the modified LDP algorithm as printed uses the per-record sigma there
+#' instead (pass it as `noise_sd`).
+#' @noRd
+threshold_level <- function(constant, n, p, noise_sd) {
+  constant * sqrt(log(p) / n) + 4 * noise_sd * sqrt(log(p))
+}

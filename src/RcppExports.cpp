@@ -62,12 +62,83 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// hard_threshold_cpp
+Eigen::MatrixXd hard_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> A, double t, bool keep_diag);
+RcppExport SEXP _dpcov_hard_threshold_cpp(SEXP ASEXP, SEXP tSEXP, SEXP keep_diagSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    Rcpp::traits::input_parameter< double >::type t(tSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    rcpp_result_gen = Rcpp::wrap(hard_threshold_cpp(A, t, keep_diag));
+    return rcpp_result_gen;
+END_RCPP
+}
+// psd_project_cpp
+Rcpp::List psd_project_cpp(const Eigen::Map<Eigen::MatrixXd> A);
+RcppExport SEXP _dpcov_psd_project_cpp(SEXP ASEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    rcpp_result_gen = Rcpp::wrap(psd_project_cpp(A));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ldp_report_sum_cpp
+Eigen::MatrixXd ldp_report_sum_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip, double sd);
+RcppExport SEXP _dpcov_ldp_report_sum_cpp(SEXP XSEXP, SEXP clipSEXP, SEXP sdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< double >::type sd(sdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ldp_report_sum_cpp(X, clip, sd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// threshold_losses_cpp
+Eigen::VectorXd threshold_losses_cpp(const Eigen::Map<Eigen::MatrixXd> A, const Eigen::Map<Eigen::MatrixXd> H, std::vector<double> t_sorted, bool keep_diag);
+RcppExport SEXP _dpcov_threshold_losses_cpp(SEXP ASEXP, SEXP HSEXP, SEXP t_sortedSEXP, SEXP keep_diagSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type H(HSEXP);
+    Rcpp::traits::input_parameter< std::vector<double> >::type t_sorted(t_sortedSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    rcpp_result_gen = Rcpp::wrap(threshold_losses_cpp(A, H, t_sorted, keep_diag));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cv_threshold_cpp
+Eigen::VectorXd cv_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> X, std::vector<int> fold, int K, double clip, const Eigen::Map<Eigen::MatrixXd> thresholds, const Eigen::Map<Eigen::VectorXd> noise_sd, bool keep_diag, bool downdate);
+RcppExport SEXP _dpcov_cv_threshold_cpp(SEXP XSEXP, SEXP foldSEXP, SEXP KSEXP, SEXP clipSEXP, SEXP thresholdsSEXP, SEXP noise_sdSEXP, SEXP keep_diagSEXP, SEXP downdateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type fold(foldSEXP);
+    Rcpp::traits::input_parameter< int >::type K(KSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type thresholds(thresholdsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type noise_sd(noise_sdSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    Rcpp::traits::input_parameter< bool >::type downdate(downdateSEXP);
+    rcpp_result_gen = Rcpp::wrap(cv_threshold_cpp(X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
+    {"_dpcov_hard_threshold_cpp", (DL_FUNC) &_dpcov_hard_threshold_cpp, 3},
+    {"_dpcov_psd_project_cpp", (DL_FUNC) &_dpcov_psd_project_cpp, 1},
+    {"_dpcov_ldp_report_sum_cpp", (DL_FUNC) &_dpcov_ldp_report_sum_cpp, 3},
+    {"_dpcov_threshold_losses_cpp", (DL_FUNC) &_dpcov_threshold_losses_cpp, 4},
+    {"_dpcov_cv_threshold_cpp", (DL_FUNC) &_dpcov_cv_threshold_cpp, 8},
     {NULL, NULL, 0}
 };
 
