@@ -24,7 +24,10 @@
 #' classifies within the range of the estimate, where it carries information.
 #' With `singular = "floor"` they are raised to `tol` times the largest
 #' eigenvalue (a ridge on the null space; use a larger `tol`, e.g. 0.01, for
-#' this to be a useful regulariser). Either way the means and priors are
+#' this to be a useful regulariser). An estimate with no positive
+#' eigenvalue (thresholding can remove every entry) then leaves no direction
+#' under `"pinv"`, and the rule classifies by the priors alone (the majority
+#' class). Either way the means and priors are
 #' computed without noise: only the covariance is private, as in the paper,
 #' so the fitted classifier as a whole is not a private release.
 #'
@@ -97,8 +100,10 @@ resolve_plugin_cov <- function(cov, x, group) {
 plugin_inverse <- function(sigma, singular, tol) {
   e <- eigen((sigma + t(sigma)) / 2, symmetric = TRUE)
   top <- max(e$values)
-  if (!(top > 0)) abort("the plug-in covariance has no positive eigenvalue.")
-  small <- e$values <= tol * top
+  if (!(top > 0) && singular == "floor") {
+    abort("the plug-in covariance has no positive eigenvalue, so there is nothing to floor; use singular = \"pinv\".")
+  }
+  small <- if (top > 0) e$values <= tol * top else rep(TRUE, length(e$values))
   values <- e$values
   vectors <- e$vectors
   if (singular == "pinv") {
