@@ -29,6 +29,10 @@
 #' @param reps Number of replications.
 #' @param n_test Named integer vector: test subjects per group.
 #' @param var_equal Passed to [combo_select()].
+#' @param select_on `"train"` (the protocol: the t-tests see only the
+#'   training part) or `"all"` (the t-tests see every subject, test subjects
+#'   included). `"all"` leaks the test labels into the feature choice and is
+#'   there only to measure how much such a leak changes the error counts.
 #' @param singular,tol Passed to [qda_plugin()].
 #' @return An object of class `qda_study`: `errors` (data frame with one row
 #'   per replication, p and estimator: `rep`, `p`, `estimator`, `errors`,
@@ -44,7 +48,8 @@
 #' @export
 qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
-                      singular = "pinv", tol = sqrt(.Machine$double.eps)) {
+                      select_on = c("train", "all"), singular = "pinv",
+                      tol = sqrt(.Machine$double.eps)) {
   call <- match.call()
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
     abort("`features` must be a combo_preprocess() result or a list with `x` and `group`.")
@@ -69,6 +74,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   sizes <- table(group)[names(n_test)]
   if (any(sizes - n_test < 2)) abort("`n_test` leaves fewer than two training subjects in some group.")
   check_flag(var_equal, "var_equal")
+  select_on <- check_choice(select_on, c("train", "all"), "select_on")
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
 
   one_rep <- function(r, progress) {
@@ -84,7 +90,11 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
     rows <- list(data.frame(rep = r, p = p, estimator = "trivial", errors = sum(gte != majority),
                             threshold = NA_real_, stringsAsFactors = FALSE))
     for (pp in p) {
-      sel <- combo_select(xtr, gtr, pp, var_equal = var_equal)
+      sel <- if (select_on == "train") {
+        combo_select(xtr, gtr, pp, var_equal = var_equal)
+      } else {
+        combo_select(x, group, pp, var_equal = var_equal)
+      }
       for (name in names(estimators)) {
         est <- estimators[[name]](xtr[, sel, drop = FALSE], gtr)
         fit <- qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol)
@@ -108,6 +118,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   rownames(errors) <- NULL
   structure(list(errors = errors, summary = summarise_errors(errors),
                  settings = list(p = p, reps = reps, n_test = n_test, var_equal = var_equal,
+                                 select_on = select_on,
                                  singular = singular, tol = tol,
                                  features = features$settings, n = nrow(x),
                                  n_group = as.integer(table(group)), estimators = names(estimators))),
@@ -116,7 +127,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
 
 # The threshold a release reports (NA when it reports none).
 release_threshold <- function(est) {
-  th <- if (inherits(est, "dp_release")) est$params$threshold else NULL
+  th <- if (inherits(est, "dp_release")) est$params$threshold else attr(est, "threshold")
   if (is.numeric(th) && length(th) == 1L) th else NA_real_
 }
 
@@ -197,7 +208,13 @@ qda_study_table <- function(x, digits = 2) {
 #'   the noise is calibrated for (see [dp_threshold()]).
 #' @param tune Threshold tuning, passed to [dp_threshold()].
 #' @param local_neighbor Neighbour relation of the local model.
-#' @return A named list of functions `function(x, group)`.
+#' @param standardize Release the covariance of the standardised rows
+#'   (each column divided by its training standard deviation, so the
+#'   threshold acts on correlations) and scale the estimate back. The
+#'   standard deviations are not private.
+#' @return A named list of functions `function(x, group)` returning a
+#'   `dp_release` (with `standardize = TRUE` a matrix carrying the threshold
+#'   as attribute `"threshold"`).
 #' @examples
 #' est <- qda_estimators(private = TRUE)
 #' names(est)
@@ -208,7 +225,7 @@ qda_study_table <- function(x, digits = 2) {
 #' @export
 qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip = Inf,
                            sigma_clip_inf = 1, tune = "cv",
-                           local_neighbor = c("add-remove", "replace-one")) {
+                           local_neighbor = c("add-remove", "replace-one"), standardize = FALSE) {
   check_flag(private, "private")
   out <- list(sample = function(x, group) pooled_cov(x, group))
   if (!private) return(out)
@@ -216,16 +233,22 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
   check_delta(delta)
   check_clip(clip)
   local_neighbor <- check_choice(local_neighbor, c("add-remove", "replace-one"), "local_neighbor")
+  check_flag(standardize, "standardize")
   force(tune)
   calibrate_as <- if (is.finite(clip)) NULL else sigma_clip_inf
   make <- function(variant, model) {
     force(variant)
     force(model)
     function(x, group) {
-      dp_threshold(center_by_group(x, group), epsilon = epsilon, delta = delta, clip = clip,
-                   variant = variant, model = model, tune = tune,
-                   neighbor = if (model == "local") local_neighbor else NULL,
-                   sigma_clip_inf = calibrate_as)
+      r <- center_by_group(x, group)
+      sds <- if (standardize) sqrt(colSums(r^2) / (nrow(r) - nlevels(group))) else rep(1, ncol(r))
+      rel <- dp_threshold(sweep(r, 2, sds, "/"), epsilon = epsilon, delta = delta, clip = clip,
+                          variant = variant, model = model, tune = tune,
+                          neighbor = if (model == "local") local_neighbor else NULL,
+                          sigma_clip_inf = calibrate_as)
+      if (!standardize) return(rel)
+      # back on the data scale: a plain matrix, as the sds are not private
+      structure(as.matrix(rel) * tcrossprod(sds), threshold = rel$params$threshold)
     }
   }
   c(out, list(modified_dp = make("modified", "central"), wang_xu_dp = make("wang_xu", "central"),
