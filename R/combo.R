@@ -266,9 +266,20 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
   structure(sel, p_value = unname(pv[sel]))
 }
 
-# Locate the shared COMBO data for tests and vignettes: $DPCOV_COMBO_DIR, or a
-# `shared/data` directory in the working directory or one of its ancestors
-# (the repository's sibling `../shared/data` from anywhere inside a checkout).
+#' Locate a local copy of the COMBO data
+#'
+#' dpcov does not ship the COMBO data. This finds a copy: the directory in the
+#' environment variable `DPCOV_COMBO_DIR` if set, else the first directory
+#' `shared/data` (holding `combo98/` or `combo96/`) in `start` or one of its
+#' ancestors, which finds a `shared/` directory beside a source checkout from
+#' anywhere inside it. Tests and the vignette use it and skip the parts that
+#' need the data when it returns `NULL`.
+#'
+#' @param start Directory where the upward search begins.
+#' @return A directory path for [combo_read()], or `NULL` if none is found.
+#' @examples
+#' combo_data_dir(tempdir())
+#' @export
 combo_data_dir <- function(start = getwd()) {
   env <- Sys.getenv("DPCOV_COMBO_DIR", "")
   if (nzchar(env) && dir.exists(env)) return(normalizePath(env))

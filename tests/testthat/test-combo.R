@@ -2,7 +2,7 @@
 # everywhere; the real data (never shipped) is found through
 # $DPCOV_COMBO_DIR or a shared/data directory above the working directory.
 
-combo_dir <- dpcov:::combo_data_dir()
+combo_dir <- combo_data_dir()
 skip_without_combo <- function() {
   skip_if(is.null(combo_dir),
           "COMBO data not found: set DPCOV_COMBO_DIR or put shared/data beside the package")
@@ -196,8 +196,8 @@ test_that("combo_data_dir honours DPCOV_COMBO_DIR and searches upward for shared
   withr_env <- Sys.getenv("DPCOV_COMBO_DIR", unset = NA)
   on.exit(if (is.na(withr_env)) Sys.unsetenv("DPCOV_COMBO_DIR") else Sys.setenv(DPCOV_COMBO_DIR = withr_env))
   Sys.unsetenv("DPCOV_COMBO_DIR")
-  found <- dpcov:::combo_data_dir(file.path(root, "pkg", "tests", "testthat"))
+  found <- combo_data_dir(file.path(root, "pkg", "tests", "testthat"))
   expect_identical(found, file.path(normalizePath(root), "shared", "data"))
   Sys.setenv(DPCOV_COMBO_DIR = root)
-  expect_identical(dpcov:::combo_data_dir(tempdir()), normalizePath(root))
+  expect_identical(combo_data_dir(tempdir()), normalizePath(root))
 })
