@@ -29,10 +29,12 @@
 #' @param reps Number of replications.
 #' @param n_test Named integer vector: test subjects per group.
 #' @param var_equal Passed to [combo_select()].
-#' @param select_on `"train"` (the protocol: the t-tests see only the
-#'   training part) or `"all"` (the t-tests see every subject, test subjects
-#'   included). `"all"` leaks the test labels into the feature choice and is
-#'   there only to measure how much such a leak changes the error counts.
+#' @param leak `"none"` (the protocol: everything is fitted on the training
+#'   part). The other values exist only to measure what a leak of the test
+#'   subjects would do to the error counts: `"selection"` runs the t-tests on
+#'   all subjects, test subjects included; `"training"` fits the whole
+#'   pipeline (selection, means, priors, covariance and its tuning) on all
+#'   subjects, so that the held-out subjects are also training subjects.
 #' @param singular,tol Passed to [qda_plugin()].
 #' @return An object of class `qda_study`: `errors` (data frame with one row
 #'   per replication, p and estimator: `rep`, `p`, `estimator`, `errors`,
@@ -48,7 +50,7 @@
 #' @export
 qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
-                      select_on = c("train", "all"), singular = "pinv",
+                      leak = c("none", "selection", "training"), singular = "pinv",
                       tol = sqrt(.Machine$double.eps)) {
   call <- match.call()
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
@@ -74,7 +76,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   sizes <- table(group)[names(n_test)]
   if (any(sizes - n_test < 2)) abort("`n_test` leaves fewer than two training subjects in some group.")
   check_flag(var_equal, "var_equal")
-  select_on <- check_choice(select_on, c("train", "all"), "select_on")
+  leak <- check_choice(leak, c("none", "selection", "training"), "leak")
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
 
   one_rep <- function(r, progress) {
@@ -82,15 +84,15 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
       idx <- which(group == g)
       idx[sample.int(length(idx), n_test[[g]])]
     }))
-    xtr <- x[-test, , drop = FALSE]
-    gtr <- group[-test]
+    xtr <- if (leak == "training") x else x[-test, , drop = FALSE]
+    gtr <- if (leak == "training") group else group[-test]
     xte <- x[test, , drop = FALSE]
     gte <- group[test]
     majority <- names(which.max(table(gtr)))
     rows <- list(data.frame(rep = r, p = p, estimator = "trivial", errors = sum(gte != majority),
                             threshold = NA_real_, stringsAsFactors = FALSE))
     for (pp in p) {
-      sel <- if (select_on == "train") {
+      sel <- if (leak == "none") {
         combo_select(xtr, gtr, pp, var_equal = var_equal)
       } else {
         combo_select(x, group, pp, var_equal = var_equal)
@@ -118,7 +120,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   rownames(errors) <- NULL
   structure(list(errors = errors, summary = summarise_errors(errors),
                  settings = list(p = p, reps = reps, n_test = n_test, var_equal = var_equal,
-                                 select_on = select_on,
+                                 leak = leak,
                                  singular = singular, tol = tol,
                                  features = features$settings, n = nrow(x),
                                  n_group = as.integer(table(group)), estimators = names(estimators))),

@@ -163,6 +163,14 @@ test_that("each replication holds out a stratified sample and fits on the rest",
   # the two replications hold out different subjects
   expect_false(identical(seen$rows[[1]], seen$rows[[2]]))
   expect_identical(lengths(lapply(seen$rows, unique)), c(78L, 78L))
+  # the leak diagnostics: "training" fits on every subject, "selection" does not
+  seen$n <- integer(0)
+  qda_study(feats, estimators = spy, p = 2, reps = 1, leak = "training")
+  expect_identical(seen$n, 98L)
+  seen$n <- integer(0)
+  res <- qda_study(feats, estimators = spy, p = 2, reps = 1, leak = "selection")
+  expect_identical(seen$n, 78L)
+  expect_identical(res$settings$leak, "selection")
 })
 
 test_that("the study estimators call dp_threshold on the class-centred training rows", {
@@ -206,7 +214,7 @@ test_that("qda_study validates its inputs", {
   expect_error(qda_study(feats, est, p = 2, reps = 0), "`reps` must be >= 1")
   expect_error(qda_study(feats, est, p = 2, n_test = c(lean = 13)), "one per group")
   expect_error(qda_study(feats, est, p = 2, n_test = c(lean = 62, obese = 7)), "fewer than two training")
-  expect_error(qda_study(feats, est, p = 2, select_on = "test"), "`select_on` must be one of")
+  expect_error(qda_study(feats, est, p = 2, leak = "test"), "`leak` must be one of")
   three <- feats
   three$group <- factor(rep(c("a", "b", "c"), length.out = 98))
   expect_error(qda_study(three, est, p = 2), "exactly two levels")
