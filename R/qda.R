@@ -25,9 +25,9 @@
 #' With `singular = "floor"` they are raised to `tol` times the largest
 #' eigenvalue (a ridge on the null space; use a larger `tol`, e.g. 0.01, for
 #' this to be a useful regulariser). An estimate with no positive
-#' eigenvalue (thresholding can remove every entry) then leaves no direction
-#' under `"pinv"`, and the rule classifies by the priors alone (the majority
-#' class). Either way the means and priors are
+#' eigenvalue (thresholding can remove every entry) carries no information on
+#' any direction: under either rule the classifier then uses the priors alone
+#' (everyone is put in the largest class). Either way the means and priors are
 #' computed without noise: only the covariance is private, as in the paper,
 #' so the fitted classifier as a whole is not a private release.
 #'
@@ -100,13 +100,10 @@ resolve_plugin_cov <- function(cov, x, group) {
 plugin_inverse <- function(sigma, singular, tol) {
   e <- eigen((sigma + t(sigma)) / 2, symmetric = TRUE)
   top <- max(e$values)
-  if (!(top > 0) && singular == "floor") {
-    abort("the plug-in covariance has no positive eigenvalue, so there is nothing to floor; use singular = \"pinv\".")
-  }
   small <- if (top > 0) e$values <= tol * top else rep(TRUE, length(e$values))
   values <- e$values
   vectors <- e$vectors
-  if (singular == "pinv") {
+  if (singular == "pinv" || !(top > 0)) {
     values <- values[!small]
     vectors <- vectors[, !small, drop = FALSE]
   } else {

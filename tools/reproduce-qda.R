@@ -44,7 +44,12 @@ signal <- sort(apply(features$x, 2, function(v) {
   stats::t.test(v[features$group == "lean"], v[features$group == "obese"])$p.value
 }))
 
+# Norms of the class-centred rows: the noise of the paper's reading is
+# calibrated for norm 1.
+row_norms <- range(sqrt(rowSums(dpcov:::center_by_group(features$x, features$group)^2)))
+
 saveRDS(list(table7 = table7, table7_long = table7_long, paper = paper, signal = signal,
+             row_norms = row_norms,
              data = list(n = nrow(features$x), genera = ncol(features$x),
                          lean = sum(features$group == "lean"), obese = sum(features$group == "obese"),
                          layout = data$layout),

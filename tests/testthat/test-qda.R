@@ -87,7 +87,7 @@ test_that("singular estimates: pinv drops null directions, floor raises them, ra
   zfit <- qda_plugin(x, g, cov = matrix(0, 3, 3))
   expect_identical(zfit$rank, 0L)
   expect_true(all(predict(zfit, y) == "lean"))
-  expect_error(qda_plugin(x, g, cov = matrix(0, 3, 3), singular = "floor"), "no positive eigenvalue")
+  expect_true(all(predict(qda_plugin(x, g, cov = matrix(0, 3, 3), singular = "floor"), y) == "lean"))
 })
 
 test_that("qda_plugin validates its inputs", {
