@@ -100,7 +100,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
       for (name in names(estimators)) {
         est <- estimators[[name]](xtr[, sel, drop = FALSE], gtr)
         fit <- qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol)
-        pred <- predict(fit, xte[, sel, drop = FALSE])
+        pred <- stats::predict(fit, xte[, sel, drop = FALSE])
         rows[[length(rows) + 1L]] <- data.frame(rep = r, p = pp, estimator = name,
                                                 errors = sum(pred != gte),
                                                 threshold = release_threshold(est),
@@ -154,6 +154,64 @@ print.qda_study <- function(x, digits = 2, ...) {
               s$n, paste(s$p, collapse = ", ")))
   cat("Average misclassifications (standard error):\n")
   print(qda_study_table(x, digits = digits), quote = FALSE)
+  invisible(x)
+}
+
+#' Plot a study's average misclassifications
+#'
+#' One panel per number of features: the mean misclassifications of each
+#' estimator with bars of plus or minus two standard errors, the trivial
+#' majority-class rule as a dashed line, and optionally reference values (for
+#' example a paper's table) as crosses.
+#'
+#' @param x A [qda_study()] result.
+#' @param reference Optional data frame with a column `p` and one column per
+#'   estimator name holding reference means.
+#' @param labels Optional named character vector of axis labels per estimator.
+#' @param ylim Range of the vertical axis; `NULL` for one that holds every
+#'   bar and reference.
+#' @param ... Passed to [plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' x <- rbind(matrix(rnorm(60 * 3), 60), matrix(rnorm(30 * 3, 0.8), 30))
+#' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
+#' st <- qda_study(feats, qda_estimators(private = FALSE), p = 3, reps = 3,
+#'                 n_test = c(lean = 12, obese = 6))
+#' plot(st, reference = data.frame(p = 3, sample = 2))
+#' @export
+plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...) {
+  s <- x$summary
+  ps <- sort(unique(s$p))
+  trivial <- s[s$estimator == "trivial", ]
+  s <- s[s$estimator != "trivial", ]
+  s$se[is.na(s$se)] <- 0
+  if (is.null(ylim)) {
+    ref_vals <- if (is.null(reference)) numeric(0) else unlist(reference[setdiff(names(reference), "p")])
+    ylim <- c(0, max(c(s$mean + 2 * s$se, trivial$mean, ref_vals), na.rm = TRUE) * 1.1)
+  }
+  op <- graphics::par(mfrow = c(1, length(ps)), mar = c(4, 4, 2, 1))
+  on.exit(graphics::par(op))
+  for (p in ps) {
+    si <- s[s$p == p, ]
+    at <- seq_len(nrow(si))
+    est <- as.character(si$estimator)
+    lab <- if (is.null(labels)) est else ifelse(est %in% names(labels), labels[est], est)
+    plot(at, si$mean, ylim = ylim, xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19,
+         xlab = "", ylab = "misclassifications", main = paste("p =", p), ...)
+    graphics::axis(1, at = at, labels = lab, cex.axis = 0.8)
+    ok <- si$se > 0
+    if (any(ok)) {
+      graphics::arrows(at[ok], si$mean[ok] - 2 * si$se[ok], at[ok], si$mean[ok] + 2 * si$se[ok],
+                       angle = 90, code = 3, length = 0.03)
+    }
+    if (nrow(trivial)) graphics::abline(h = trivial$mean[trivial$p == p], lty = 2)
+    if (!is.null(reference) && p %in% reference$p) {
+      have <- est %in% names(reference)
+      vals <- vapply(est[have], function(e) reference[[e]][reference$p == p][1], numeric(1))
+      graphics::points(at[have], vals, pch = 4, cex = 1.4, col = "red")
+    }
+  }
   invisible(x)
 }
 

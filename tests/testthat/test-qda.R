@@ -143,6 +143,10 @@ test_that("the study runner is reproducible under set.seed and follows the proto
   tab <- qda_study_table(a)
   expect_identical(dim(tab), c(2L, 6L))
   expect_output(print(a), "3 replications, 20 test subjects \\(lean 13 \\+ obese 7\\) of 98")
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_invisible(plot(a, reference = data.frame(p = c(3, 6), modified_dp = c(1, 2))))
+  expect_identical(graphics::par("mfrow"), c(1L, 1L)) # the plot restores the layout
 })
 
 test_that("each replication holds out a stratified sample and fits on the rest", {
