@@ -203,7 +203,8 @@ threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta
 check_threshold_data <- function(x) {
   X <- check_data_matrix(x, min_rows = 2L)
   if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", ncol(X))
-  const <- which(vapply(seq_len(ncol(X)), function(j) min(X[, j]) == max(X[, j]), logical(1)))
+  first <- X[1L, ]
+  const <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == first[j]), logical(1)))
   if (length(const)) {
     nm <- if (is.null(colnames(X))) as.character(const) else colnames(X)[const]
     abort("column(s) %s of `x` are constant; drop them (a constant column carries no covariance).",
@@ -329,8 +330,10 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
   fold <- sample(rep_len(seq_len(K) - 1L, n))
   n_train <- n - tabulate(fold + 1L, K)
   if (is.null(grid)) {
-    # from no thresholding beyond the noise term to zeroing every entry
-    top <- max(abs(clipped_gram_cpp(X, clip)$gram)) / n
+    # from no thresholding beyond the noise term to zeroing every entry:
+    # |a_ij| <= max_k a_kk for a second moment, so O(n p) suffices
+    scale <- pmin(1, clip / sqrt(rowSums(X^2)))
+    top <- max(colSums((X * scale)^2)) / n
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
   terms <- lapply(n_train, cal)
