@@ -131,16 +131,24 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   tuned <- resolve_threshold_constant(tune, X, p, n, cal, clip, B, keep_diagonal)
   noise <- cal(n)
 
-  if (model == "local" && method == "explicit") {
-    avg <- ldp_report_sum_cpp(X, clip, noise$sigma_record) / n
-  } else {
-    gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
-    avg <- gram / n + symmetric_gaussian_cpp(p, noise$s)
-  }
+  avg <- threshold_noisy_average(X, s, clip, noise, model, method)
   t <- threshold_level(tuned$constant, n, p, noise$t_noise)
   finish_threshold(avg, t, keep_diagonal, colnames_of(x, X, s), variant, model, epsilon, delta,
                    neighbor, clip, n, p, noise, B, calibration, ldp_threshold, tuned,
                    method = if (model == "local") method else NULL, call = call)
+}
+
+# Step 1: the noisy average. Central, and local by default: the exact
+# average plus one symmetric Gaussian matrix of entry sd s (in the local
+# model the average of n per-record noises of sd sigma is exactly that, with
+# s = sigma / sqrt(n)). Local "explicit": every record perturbed.
+threshold_noisy_average <- function(X, s, clip, noise, model, method) {
+  n <- if (is.null(X)) s$n else nrow(X)
+  if (model == "local" && method == "explicit") {
+    return(ldp_report_sum_cpp(X, clip, noise$sigma_record) / n)
+  }
+  gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
+  gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
 }
 
 # Shared tail of dp_threshold(): threshold, project, wrap.
@@ -195,7 +203,8 @@ threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta
 check_threshold_data <- function(x) {
   X <- check_data_matrix(x, min_rows = 2L)
   if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", ncol(X))
-  const <- which(apply(X, 2L, function(v) all(v == v[1L])))
+  first <- X[1L, ]
+  const <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == first[j]), logical(1)))
   if (length(const)) {
     nm <- if (is.null(colnames(X))) as.character(const) else colnames(X)[const]
     abort("column(s) %s of `x` are constant; drop them (a constant column carries no covariance).",
@@ -321,8 +330,10 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
   fold <- sample(rep_len(seq_len(K) - 1L, n))
   n_train <- n - tabulate(fold + 1L, K)
   if (is.null(grid)) {
-    # from no thresholding beyond the noise term to zeroing every entry
-    top <- max(abs(clipped_gram_cpp(X, clip)$gram)) / n
+    # from no thresholding beyond the noise term to zeroing every entry:
+    # |a_ij| <= max_k a_kk for a second moment, so O(n p) suffices
+    scale <- pmin(1, clip / sqrt(rowSums(X^2)))
+    top <- max(colSums((X * scale)^2)) / n
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
   terms <- lapply(n_train, cal)
