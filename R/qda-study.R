@@ -190,7 +190,7 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     ref_vals <- if (is.null(reference)) numeric(0) else unlist(reference[setdiff(names(reference), "p")])
     ylim <- c(0, max(c(s$mean + 2 * s$se, trivial$mean, ref_vals), na.rm = TRUE) * 1.1)
   }
-  op <- graphics::par(mfrow = c(1, length(ps)), mar = c(4, 4, 2, 1))
+  op <- graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1))
   on.exit(graphics::par(op))
   for (p in ps) {
     si <- s[s$p == p, ]
@@ -199,7 +199,7 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     lab <- if (is.null(labels)) est else ifelse(est %in% names(labels), labels[est], est)
     plot(at, si$mean, ylim = ylim, xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19,
          xlab = "", ylab = "misclassifications", main = paste("p =", p), ...)
-    graphics::axis(1, at = at, labels = lab, cex.axis = 0.8)
+    graphics::axis(1, at = at, labels = lab, las = 2, cex.axis = 0.8)
     ok <- si$se > 0
     if (any(ok)) {
       graphics::arrows(at[ok], si$mean[ok] - 2 * si$se[ok], at[ok], si$mean[ok] + 2 * si$se[ok],
