@@ -169,7 +169,7 @@ threshold_methods <- function() {
 #' @return A data frame with one row per setting x replication x method x
 #'   truth: the setting's columns, `rep`, `method`, `truth`, `constant`
 #'   (the tuned c), `spectral`, `frobenius`, `l1` (and `rel_*` columns when
-#'   `relative`).
+#'   `relative`); attribute `dpcov_version` records the package version.
 #' @examples
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
@@ -228,6 +228,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   res <- future.apply::future_lapply(seq_len(nrow(jobs)), one, future.seed = TRUE)
   out <- do.call(rbind, res)
   rownames(out) <- NULL
+  attr(out, "dpcov_version") <- as.character(utils::packageVersion("dpcov"))
   out
 }
 

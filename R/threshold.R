@@ -414,6 +414,25 @@ print.threshold_cv <- function(x, ...) {
   invisible(x)
 }
 
+#' Plot the cross-validation curve
+#'
+#' Mean held-out squared Frobenius loss against the threshold constant, with
+#' the chosen constant marked.
+#' @param x A `threshold_cv` object.
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(300 * 8), 300, 8) / 3
+#' plot(threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5))
+#' @export
+plot.threshold_cv <- function(x, ...) {
+  graphics::plot(x$grid, x$loss, type = "l", xlab = "threshold constant c",
+                 ylab = "mean held-out Frobenius^2 loss", ...)
+  graphics::abline(v = x$constant, lty = 2)
+  invisible(x)
+}
+
 # --- local model: client and server -------------------------------------------
 
 #' Local model: perturb records on the client side
