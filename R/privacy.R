@@ -131,11 +131,11 @@ threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration) 
   }
 }
 
-#' The threshold `c sqrt(log p / n) + 4 s sqrt(log p)` of DP / LDP
-#' thresholding. `noise_sd` is s, the sd of the noise on the released average;
-#' the modified LDP algorithm as printed uses the per-record sigma there
-#' instead (pass it as `noise_sd`).
+#' The threshold `c sqrt(log p / n) + k s sqrt(log p)` of DP / LDP
+#' thresholding, k = 4 in both papers. `noise_sd` is s, the sd of the noise on
+#' the released average; the modified LDP algorithm as printed uses the
+#' per-record sigma there instead (pass it as `noise_sd`).
 #' @noRd
-threshold_level <- function(constant, n, p, noise_sd) {
-  constant * sqrt(log(p) / n) + 4 * noise_sd * sqrt(log(p))
+threshold_level <- function(constant, n, p, noise_sd, multiplier = 4) {
+  constant * sqrt(log(p) / n) + multiplier * noise_sd * sqrt(log(p))
 }

@@ -166,6 +166,7 @@ threshold_methods <- function() {
 #' @param ldp_threshold Passed to [dp_threshold()].
 #' @param df Degrees of freedom of the t data.
 #' @param relative Also record errors relative to the truth's norm.
+#' @param noise_multiplier Passed to [dp_threshold()] (4 in the papers).
 #' @return A data frame with one row per setting x replication x method x
 #'   truth: the setting's columns, `rep`, `method`, `truth`, `constant`
 #'   (the tuned c), `spectral`, `frobenius`, `l1` (and `rel_*` columns when
@@ -177,7 +178,8 @@ threshold_methods <- function() {
 #' head(res)
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
-                      sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE) {
+                      sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
+                      noise_multiplier = 4) {
   need <- c("cov", "dist", "p", "n", "epsilon", "delta")
   if (!is.data.frame(settings) || !all(need %in% names(settings))) {
     abort("`settings` must be a data frame with columns %s.", paste(need, collapse = ", "))
@@ -202,7 +204,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
       rel <- withCallingHandlers(
         dp_threshold(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
                      tune = tune, neighbor = me$neighbor, ldp_threshold = ldp_threshold,
-                     sigma_clip_inf = sigma_clip_inf),
+                     sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier),
         warning = function(w) {
           # the papers use the classic calibration for every epsilon
           if (grepl("classic Gaussian calibration", conditionMessage(w))) invokeRestart("muffleWarning")

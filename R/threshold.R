@@ -73,6 +73,10 @@
 #' @param method Local model with a data matrix: `"aggregate"` draws the
 #'   averaged noise directly (one p x p draw, the same distribution);
 #'   `"explicit"` perturbs every record and averages.
+#' @param noise_multiplier The k in the threshold's noise term
+#'   \eqn{k s \sqrt{\log p}}; 4 in both papers. With `noise_multiplier = 0`
+#'   and `tune = "cv"` the whole threshold level is cross-validated (an
+#'   exploration of how much the fixed noise term costs; not in the papers).
 #' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
 #'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
 #'   `params` holds the noise sds, the threshold and the constant.
@@ -91,7 +95,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
                          model = c("central", "local"), tune = "cv", neighbor = NULL,
                          ldp_threshold = c("averaged", "printed"), keep_diagonal = FALSE,
                          calibration = c("classic", "analytic"), sigma_clip_inf = NULL,
-                         method = c("aggregate", "explicit")) {
+                         method = c("aggregate", "explicit"), noise_multiplier = 4) {
   call <- match.call()
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
@@ -99,12 +103,13 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
   method <- check_choice(method, c("aggregate", "explicit"), "method")
   check_flag(keep_diagonal, "keep_diagonal")
+  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
   tune <- as_threshold_tune(tune)
 
   if (inherits(x, "dp_ldp_aggregate")) {
     return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                if (missing(epsilon)) NULL else epsilon,
-                               if (missing(delta)) NULL else delta))
+                               if (missing(delta)) NULL else delta, noise_multiplier))
   }
   check_epsilon(epsilon)
   check_delta(delta)
@@ -126,13 +131,13 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   p <- if (is.null(X)) s$p else ncol(X)
   if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
-                                           calibration, ldp_threshold)
+                                           calibration, ldp_threshold, noise_multiplier)
 
   tuned <- resolve_threshold_constant(tune, X, p, n, cal, clip, B, keep_diagonal)
   noise <- cal(n)
 
   avg <- threshold_noisy_average(X, s, clip, noise, model, method)
-  t <- threshold_level(tuned$constant, n, p, noise$t_noise)
+  t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
   finish_threshold(avg, t, keep_diagonal, colnames_of(x, X, s), variant, model, epsilon, delta,
                    neighbor, clip, n, p, noise, B, calibration, ldp_threshold, tuned,
                    method = if (model == "local") method else NULL, call = call)
@@ -162,7 +167,8 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
   params <- list(variant = variant, model = model, noise_sd = noise$s,
                  sigma_record = noise$sigma_record, threshold = t, constant = tuned$constant,
                  thresholded_fraction = zero_frac, negative_eigenvalues = proj$n_negative,
-                 noise_clip = B, calibration = calibration, keep_diagonal = keep_diagonal)
+                 noise_clip = B, calibration = calibration, keep_diagonal = keep_diagonal,
+                 noise_multiplier = noise$multiplier)
   if (model == "local") {
     params$ldp_threshold <- if (variant == "modified") ldp_threshold else "averaged"
     if (!is.null(method)) params$method <- method
@@ -192,8 +198,9 @@ threshold_neighbor <- function(neighbor, variant, model) {
 
 # Noise sds at sample size m, and the noise term of the threshold.
 threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta,
-                                  calibration, ldp_threshold) {
+                                  calibration, ldp_threshold, multiplier = 4) {
   nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration)
+  nz$multiplier <- multiplier
   nz$t_noise <- if (model == "local" && variant == "modified" && ldp_threshold == "printed") {
     nz$sigma_record
   } else nz$s
@@ -337,7 +344,8 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
   terms <- lapply(n_train, cal)
-  thresholds <- vapply(seq_len(K), function(k) threshold_level(grid, n_train[k], p, terms[[k]]$t_noise),
+  thresholds <- vapply(seq_len(K), function(k) threshold_level(grid, n_train[k], p, terms[[k]]$t_noise,
+                                                                       terms[[k]]$multiplier),
                        numeric(length(grid)))
   thresholds <- matrix(thresholds, ncol = K)
   sd <- if (noise) vapply(terms, function(z) z$s, numeric(1)) else rep(0, K)
@@ -380,7 +388,8 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
                          model = c("central", "local"), folds = 10, grid = NULL,
                          neighbor = NULL, ldp_threshold = c("averaged", "printed"),
                          keep_diagonal = FALSE, calibration = c("classic", "analytic"),
-                         sigma_clip_inf = NULL, noise = TRUE, method = c("downdate", "naive")) {
+                         sigma_clip_inf = NULL, noise = TRUE, method = c("downdate", "naive"),
+                         noise_multiplier = 4) {
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
@@ -390,6 +399,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   check_epsilon(epsilon)
   check_delta(delta)
   check_clip(clip)
+  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
   tune <- threshold_tune("cv", folds = folds, grid = grid, noise = noise)
   X <- check_threshold_data(x)
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
@@ -397,7 +407,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
-                                           calibration, ldp_threshold)
+                                           calibration, ldp_threshold, noise_multiplier)
   cv <- run_threshold_cv(X, folds, tune$grid, clip, cal, keep_diagonal, noise, method == "downdate")
   structure(list(constant = cv$constant, grid = cv$grid, loss = cv$loss, folds = folds,
                  n = nrow(X), p = ncol(X), method = method),
@@ -547,7 +557,7 @@ ldp_aggregate <- function(...) {
 
 # Threshold a server-side aggregate: the noise is already in it.
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
-                                epsilon, delta) {
+                                epsilon, delta, noise_multiplier) {
   if (model != "local") abort("an `ldp_aggregate()` result is a local-model release; use model = \"local\".")
   if ((!is.null(epsilon) && !isTRUE(all.equal(epsilon, agg$epsilon))) ||
       (!is.null(delta) && !isTRUE(all.equal(delta, agg$delta)))) {
@@ -562,10 +572,11 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate has %d.", as.integer(p))
   B <- agg$clip
   cal <- function(m) threshold_noise_terms(variant, "local", agg$neighbor, B, m, agg$epsilon,
-                                           agg$delta, agg$params$calibration, ldp_threshold)
+                                           agg$delta, agg$params$calibration, ldp_threshold,
+                                           noise_multiplier)
   tuned <- resolve_threshold_constant(tune, NULL, p, n, cal, B, B, keep_diagonal)
   noise <- cal(n)
-  t <- threshold_level(tuned$constant, n, p, noise$t_noise)
+  t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
   nm <- rownames(agg$estimate)
   finish_threshold(agg$estimate, t, keep_diagonal, nm, variant, "local", agg$epsilon, agg$delta,
                    agg$neighbor, B, n, p, noise, B, agg$params$calibration, ldp_threshold, tuned,

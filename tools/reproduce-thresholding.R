@@ -2,10 +2,13 @@
 # (001_083146fef655aaae), Wang and Xu's Section 5 trends, and a tuning
 # comparison, with dpcov's own functions. Saves inst/extdata/thresholding-*.rds.
 # Run from the package root after installing dpcov:
-#   Rscript tools/reproduce-thresholding.R [reps] [workers]
+#   Rscript tools/reproduce-thresholding.R [reps] [workers] [parts]
+# parts: "all" (default) or a comma-separated subset of tables,wangxu,tuning.
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 50L
 workers <- if (length(args) >= 2) as.integer(args[2]) else 2L
+parts <- if (length(args) >= 3) strsplit(args[3], ",")[[1]] else "all"
+run_part <- function(k) "all" %in% parts || k %in% parts
 library(dpcov)
 if (workers > 1) future::plan(future::multisession, workers = workers) else future::plan(future::sequential)
 progressr::handlers(progressr::handler_txtprogressbar(style = 3))
@@ -15,6 +18,7 @@ info <- function(elapsed, reps) list(date = format(Sys.time(), tz = "UTC", usetz
                                      R = R.version.string, dpcov = as.character(packageVersion("dpcov")))
 
 # --- Tables 1-6 ---------------------------------------------------------------
+if (run_part("tables")) {
 pn <- data.frame(p = c(50, 50, 100, 100, 200), n = c(200, 300, 200, 300, 300))
 tab12 <- do.call(rbind, lapply(c("gaussian", "t"), function(d) do.call(rbind, lapply(c("model1", "model2"), function(m)
   data.frame(table = if (d == "gaussian") 1 else 2, cov = m, dist = d, pn, epsilon = 0.5, delta = 1 / 400)))))
@@ -32,8 +36,10 @@ tm <- system.time(res <- progressr::with_progress(run_study(settings, reps = rep
 saveRDS(list(results = res, summary = study_summary(res), settings = settings, info = info(tm, reps)),
         "inst/extdata/thresholding-tables.rds", compress = "xz")
 cat("Tables 1-6:", round(tm[["elapsed"]], 1), "s\n")
+}
 
 # --- Wang and Xu, Section 5: relative errors against n -------------------------
+if (run_part("wangxu")) {
 wx_reps <- max(2L, min(reps, 10L))
 ns <- c(500, 1000, 2000, 4000)
 wx <- rbind(
@@ -54,8 +60,10 @@ saveRDS(list(summary = study_summary(res2, c("rel_spectral", "rel_l1")), setting
              info = info(tm2, wx_reps)),
         "inst/extdata/thresholding-wangxu.rds", compress = "xz")
 cat("Wang and Xu trends:", round(tm2[["elapsed"]], 1), "s\n")
+}
 
 # --- How tuning drives the comparison ------------------------------------------
+if (run_part("tuning")) {
 tn_reps <- max(2L, min(reps, 20L))
 tn <- data.frame(table = "tuning", cov = c("model1", "model2"), dist = "gaussian", p = 100, n = 200,
                  epsilon = 0.5, delta = 1 / 400)
@@ -63,7 +71,9 @@ runs <- list(
   cv = function() run_study(tn, tn_reps),
   theory = function() run_study(tn, tn_reps, tune = "theory"),
   cv_printed_ldp = function() run_study(tn, tn_reps, methods = threshold_methods()[3, ], ldp_threshold = "printed"),
-  cv_no_noise_in_folds = function() run_study(tn, tn_reps, tune = threshold_tune("cv", noise = FALSE)))
+  cv_no_noise_in_folds = function() run_study(tn, tn_reps, tune = threshold_tune("cv", noise = FALSE)),
+  # not in the papers: cross-validate the whole threshold (noise term k = 0)
+  cv_whole_threshold = function() run_study(tn, tn_reps, noise_multiplier = 0))
 set.seed(20261123)
 tm3 <- system.time(tun <- lapply(names(runs), function(k) {
   s <- study_summary(runs[[k]]())
@@ -73,3 +83,4 @@ tm3 <- system.time(tun <- lapply(names(runs), function(k) {
 saveRDS(list(summary = do.call(rbind, tun), info = info(tm3, tn_reps)),
         "inst/extdata/thresholding-tuning.rds", compress = "xz")
 cat("Tuning comparison:", round(tm3[["elapsed"]], 1), "s\n")
+}

@@ -175,6 +175,11 @@ test_that("dp_threshold equals a plain-R reference under the same seed", {
     expect_equal(r$params$threshold, t)
     expect_equal(unname(as.matrix(r)), ref_psd(ref_threshold(A, t)), tolerance = 1e-10)
   }
+  # noise_multiplier = 0: the threshold is the constant's term alone
+  r0 <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = 0.8, noise_multiplier = 0)
+  expect_equal(r0$params$threshold, 0.8 * sqrt(log(p) / n))
+  expect_equal(r0$params$noise_multiplier, 0)
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, noise_multiplier = -1), "`noise_multiplier` must be in")
   # same seed, same release
   set.seed(3); a <- dp_threshold(x, 0.5, 1e-3, clip = 1)
   set.seed(3); b <- dp_threshold(x, 0.5, 1e-3, clip = 1)
