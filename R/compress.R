@@ -58,7 +58,8 @@
 #'   \eqn{\Phi}, compress `cbind(X, y)`.
 #'
 #' @param x A numeric matrix or data frame (n x p, rows are records), or (for
-#'   `method = "gram"`) a `dp_suffstat` from [second_moment()].
+#'   `method = "gram"`) a `dp_suffstat` from [second_moment()] or a chunk
+#'   reader function as accepted by [second_moment()].
 #' @param m Number of rows of the compressed data, `1 <= m <= n`.
 #' @param normalize Scale columns to squared norm n first (default `TRUE`).
 #'   Zero or constant columns are then an error.
@@ -95,6 +96,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   check_flag(truncate, "truncate")
+  if (is.function(x)) x <- second_moment(x, clip = Inf)  # chunk reader: one streaming pass
   if (inherits(x, "dp_suffstat")) {
     if (method == "explicit") {
       abort("`method = \"explicit\"` needs the data matrix, not sufficient statistics.")
@@ -102,7 +104,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     n <- x$n
     p <- x$p
     gram <- x$gram
-    cols <- colnames(gram)
+    cols <- x$colnames
     data <- matrix(0, 0, 0)
     if (normalize && any(diag(gram) <= 0)) {
       abort("column(s) %s of `x` are all zero: they cannot be normalised to squared norm n.",
@@ -478,9 +480,10 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   e1 <- eigen(s1, symmetric = TRUE, only.values = TRUE)$values
   l1 <- min(e1)
   l2 <- min(eigen(s2, symmetric = TRUE, only.values = TRUE)$values)
-  if (l1 <= 0 || l2 <= 0) {
+  tol <- 1e-10 * max(e1, 1)
+  if (l1 <= tol || l2 <= tol) {
     abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1); X'X/n of `%s` is singular.",
-          if (l1 <= 0) "x1" else "x2")
+          if (l1 <= tol) "x1" else "x2")
   }
   cond <- compression_condition(n, p, m, delta_max)
   k <- zlw_constants()

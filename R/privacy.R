@@ -110,16 +110,19 @@ second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-rem
 
 # ---- Compression (Zhou, Ligett and Wasserman) ---------------------------------
 
-# Constants of their Lemma B.1: C1 = 4e / sqrt(6 pi), C2 = sqrt(8e).
-zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8 * exp(1)))
+# Constants of their Lemma B.1: C1 = 4e / sqrt(6 pi) ~ 2.5044 and C2 ~ 7.6885.
+# The paper prints C2 = sqrt(8e), which is 4.663; its stated value 7.6885 is
+# sqrt(8) e, the constant of the cited lemma, so we use sqrt(8) e.
+zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp(1))
 
 #' Truncation threshold and minimum m of compression
 #'
 #' Procedure 4.1 of Zhou, Ligett and Wasserman keeps a compressed output
 #' \eqn{C} only if \eqn{\max_{jk} |(C^T C/m)_{jk} - \Sigma_1(j,k)| \le
 #' \sqrt{2 (C_1 + C_2)} \sqrt{\ln(2np)/m} + \Delta_{max}}, with
-#' \eqn{C_1 = 4e/\sqrt{6\pi} \approx 2.504} and \eqn{C_2 = \sqrt{8e} \approx
-#' 7.689} (their Lemma B.1). Their Lemma 4.4 bounds the discarded probability
+#' \eqn{C_1 = 4e/\sqrt{6\pi} \approx 2.504} and \eqn{C_2 = \sqrt{8}\,e \approx
+#' 7.689} (their Lemma B.1, which prints \eqn{\sqrt{8e}}; that is 4.66, not
+#' the stated 7.6885, so we take \eqn{\sqrt 8 e}, which matches the number). Their Lemma 4.4 bounds the discarded probability
 #' by \eqn{1/n^2} when the columns have squared norm n and
 #' \eqn{m \ge 2 (C_1 + C_2) \ln(2np)}; `compression_m_min()` returns the
 #' smallest such integer m.
