@@ -514,3 +514,61 @@ normalized_cov <- function(x, normalize) {
   }
   g / n
 }
+
+#' PCA utility of compression against m: a replication study
+#'
+#' For each m in `m` and each of `reps` replications, compresses `x` with
+#' [dp_compress()] and measures [subspace_distance()] between the top-`dim`
+#' principal subspace of the (normalised) \eqn{X^T X / n} and that of the
+#' compressed covariance \eqn{C^T C / m}, beside the bound of Proposition 3.4
+#' and the worst case of Theorem 5.1, \eqn{p \tau / \delta_D} with
+#' \eqn{\tau = \sqrt{2(C_1+C_2)}\sqrt{\ln(2np)/m}} (the truncation bound with
+#' \eqn{\Delta_{max} = 0}, the reference being the data's own covariance).
+#' Replications run through `future.apply` (`future.seed = TRUE`), so any
+#' `future` plan parallelises them reproducibly; progress is reported through
+#' `progressr`.
+#' @param x Numeric data matrix (n x p, p < n).
+#' @param m Vector of compressed sizes.
+#' @param dim Principal subspace dimension D.
+#' @param reps Replications per m.
+#' @param normalize,method Passed to [dp_compress()].
+#' @return A data frame with one row per (m, replication): `m`, `rep`, the
+#'   columns of [subspace_distance()], and `worst_case`.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(2000 * 5), 2000, 5) %*% diag(c(3, 2, 1, 1, 1))
+#' s <- compression_pca_study(x, m = c(300, 1000), dim = 2, reps = 3)
+#' aggregate(cbind(distance, bound) ~ m, data = s, FUN = mean)
+#' @export
+compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
+                                  method = c("gram", "explicit")) {
+  x <- check_data_matrix(x, "x", min_rows = 2L)
+  method <- check_choice(method, c("gram", "explicit"), "method")
+  check_flag(normalize, "normalize")
+  check_count(reps, "reps")
+  n <- nrow(x)
+  p <- ncol(x)
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m != round(m)) || any(m < 1) || any(m > n)) {
+    abort("`m` must be whole numbers in 1..n = %d.", n)
+  }
+  check_count(dim, "dim")
+  if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
+  if (normalize) check_normalizable(x)
+  if (any(m < compression_m_min(n, p))) {
+    warning(sprintf("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.",
+                    compression_m_min(n, p)), call. = FALSE)
+  }
+  A <- normalized_cov(x, normalize)
+  ev <- eigen(A, symmetric = TRUE, only.values = TRUE)$values
+  delta_d <- (ev[dim] - ev[dim + 1]) / 2
+  grid <- data.frame(m = rep(m, each = reps), rep = rep(seq_len(reps), length(m)))
+  progress <- progressr::progressor(nrow(grid))
+  rows <- future.apply::future_lapply(seq_len(nrow(grid)), function(i) {
+    r <- suppressWarnings(dp_compress(x, grid$m[i], normalize = normalize, method = method))
+    progress()
+    subspace_distance(A, r, dim)
+  }, future.seed = TRUE)
+  out <- cbind(grid, do.call(rbind, rows))
+  out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  out
+}
