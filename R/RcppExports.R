@@ -9,8 +9,8 @@ compress_draw_cpp <- function(S, X, scales, m, truncate, reference, threshold, m
     .Call(`_dpcov_compress_draw_cpp`, S, X, scales, m, truncate, reference, threshold, max_tries, affine_sd, explicit_path, block_cols)
 }
 
-column_constancy_cpp <- function(X) {
-    .Call(`_dpcov_column_constancy_cpp`, X)
+scan_columns_cpp <- function(X) {
+    .Call(`_dpcov_scan_columns_cpp`, X)
 }
 
 psd_sqrt_cpp <- function(S) {

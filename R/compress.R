@@ -111,11 +111,10 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
             paste(which(diag(gram) <= 0), collapse = ", "))
     }
   } else {
-    x <- check_data_matrix(x, "x", min_rows = 2L)
+    x <- check_compress_matrix(x, "x", normalize)
     n <- nrow(x)
     p <- ncol(x)
     cols <- colnames(x)
-    if (normalize) check_normalizable(x)
     gram <- NULL
     data <- x
   }
@@ -204,20 +203,31 @@ compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate,
   txt
 }
 
-# Zero or constant columns cannot be normalised meaningfully: a zero column
-# has no norm, a constant one only keeps its sign (an uncentred intercept).
-check_normalizable <- function(x) {
-  flag <- column_constancy_cpp(x)
-  if (any(flag == 1L)) {
-    abort("column(s) %s of `x` are all zero: they cannot be normalised to squared norm n.",
-          paste(which(flag == 1L), collapse = ", "))
+# The data matrix, checked in one C++ pass without n x p temporaries (a
+# double matrix is used as is, not copied); other inputs go through
+# check_data_matrix(). Zero or constant columns cannot be normalised
+# meaningfully: a zero column has no norm, a constant one keeps only its sign
+# (an uncentred intercept).
+check_compress_matrix <- function(x, arg, normalize) {
+  if (is.matrix(x) && is.double(x)) {
+    if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
+    if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
+  } else {
+    x <- check_data_matrix(x, arg, min_rows = 2L)
   }
-  if (any(flag == 2L)) {
-    abort(paste0("column(s) %s of `x` are constant: normalising keeps only their sign. ",
+  flag <- scan_columns_cpp(x)
+  if (any(flag == 3L)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
+  if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
+  if (normalize && any(flag == 1L)) {
+    abort("column(s) %s of `%s` are all zero: they cannot be normalised to squared norm n.",
+          paste(which(flag == 1L), collapse = ", "), arg)
+  }
+  if (normalize && any(flag == 2L)) {
+    abort(paste0("column(s) %s of `%s` are constant: normalising keeps only their sign. ",
                  "Drop them (centre the data instead of adding an intercept) or use ",
-                 "`normalize = FALSE`."), paste(which(flag == 2L), collapse = ", "))
+                 "`normalize = FALSE`."), paste(which(flag == 2L), collapse = ", "), arg)
   }
-  invisible(x)
+  x
 }
 
 check_reference <- function(reference, p) {
@@ -456,9 +466,9 @@ print.compressed_lm <- function(x, digits = 4, ...) {
 #' compression_condition(n = 2000, p = 3, m = 400, delta_max = 1e-3)
 #' @export
 compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
-  x1 <- check_data_matrix(x1, "x1", min_rows = 2L)
-  x2 <- check_data_matrix(x2, "x2", min_rows = 2L)
   check_flag(normalize, "normalize")
+  x1 <- check_compress_matrix(x1, "x1", normalize)
+  x2 <- check_compress_matrix(x2, "x2", normalize)
   if (!identical(dim(x1), dim(x2))) {
     abort("`x1` and `x2` must have the same dimension; got %s and %s.",
           paste(dim(x1), collapse = " x "), paste(dim(x2), collapse = " x "))
@@ -467,10 +477,6 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   p <- ncol(x1)
   if (p >= n) {
     abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n)
-  }
-  if (normalize) {
-    check_normalizable(x1)
-    check_normalizable(x2)
   }
   s1 <- normalized_cov(x1, normalize)
   s2 <- normalized_cov(x2, normalize)
@@ -542,9 +548,9 @@ normalized_cov <- function(x, normalize) {
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
                                   method = c("gram", "explicit")) {
-  x <- check_data_matrix(x, "x", min_rows = 2L)
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
+  x <- check_compress_matrix(x, "x", normalize)
   check_count(reps, "reps")
   n <- nrow(x)
   p <- ncol(x)
@@ -553,7 +559,6 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }
   check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
-  if (normalize) check_normalizable(x)
   if (any(m < compression_m_min(n, p))) {
     warning(sprintf("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.",
                     compression_m_min(n, p)), call. = FALSE)

@@ -42,13 +42,13 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// column_constancy_cpp
-Rcpp::IntegerVector column_constancy_cpp(const Eigen::Map<Eigen::MatrixXd> X);
-RcppExport SEXP _dpcov_column_constancy_cpp(SEXP XSEXP) {
+// scan_columns_cpp
+Rcpp::IntegerVector scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd> X);
+RcppExport SEXP _dpcov_scan_columns_cpp(SEXP XSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_constancy_cpp(X));
+    rcpp_result_gen = Rcpp::wrap(scan_columns_cpp(X));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -117,7 +117,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_crossprod_cpp", (DL_FUNC) &_dpcov_crossprod_cpp, 1},
     {"_dpcov_compress_draw_cpp", (DL_FUNC) &_dpcov_compress_draw_cpp, 11},
-    {"_dpcov_column_constancy_cpp", (DL_FUNC) &_dpcov_column_constancy_cpp, 1},
+    {"_dpcov_scan_columns_cpp", (DL_FUNC) &_dpcov_scan_columns_cpp, 1},
     {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},

@@ -38,16 +38,23 @@ Eigen::MatrixXd compress_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S,
   return C;
 }
 
-// Per column: 0 = varies, 1 = all zero, 2 = constant non-zero. One pass,
-// no n x p temporaries.
+// One pass over X, no n x p temporaries. Per column: 0 = finite and varying,
+// 1 = all zero, 2 = constant non-zero, 3 = contains NA/NaN, 4 = contains
+// +-Inf (3 wins over 4).
 // [[Rcpp::export(rng = false)]]
-Rcpp::IntegerVector column_constancy_cpp(const Eigen::Map<Eigen::MatrixXd> X) {
+Rcpp::IntegerVector scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd> X) {
   Rcpp::IntegerVector out(X.cols());
   for (Eigen::Index j = 0; j < X.cols(); ++j) {
-    const double first = X(0, j);
-    bool constant = true;
-    for (Eigen::Index i = 1; i < X.rows() && constant; ++i) constant = X(i, j) == first;
-    out[j] = constant ? (first == 0 ? 1 : 2) : 0;
+    const double* col = X.col(j).data();
+    const double first = col[0];
+    bool constant = true, nan = false, inf = false;
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      const double v = col[i];
+      if (std::isnan(v)) nan = true;
+      else if (std::isinf(v)) inf = true;
+      constant = constant && v == first;
+    }
+    out[j] = nan ? 3 : inf ? 4 : constant ? (first == 0 ? 1 : 2) : 0;
   }
   return out;
 }
