@@ -1,7 +1,8 @@
 # Benchmark of dp_compress(): the exact fast path (method = "gram"), the
 # explicit C++ path (Phi streamed in m x 256 tiles) and naive R
 # (Phi <- rnorm(m * n); Phi %*% X), against crossprod(X) alone (one pass over
-# X, the practical floor of the fast path). Also the peak resident memory of
+# X, the practical floor of the fast path; R's crossprod uses the BLAS, the
+# package's X'X uses Eigen, both timed). Also the peak resident memory of
 # each path, read from /proc (Linux), reset before each measurement.
 # Run from the package root with dpcov installed: Rscript bench/compress.R
 suppressMessages(library(dpcov))
@@ -51,6 +52,8 @@ for (log2n in c(18, 22)) {
   reps_slow <- if (log2n == 18) 3 else 1
   res <- rbind(
     crossprod = measure(function() crossprod(x), reps_fast),
+    # the Eigen rank-k update dp_compress uses for X'X (one pass, no BLAS)
+    crossprod_eigen = measure(function() dpcov:::crossprod_cpp(x), reps_fast),
     # m = 44 is below 2 (C1 + C2) ln(2np) here: silence that (expected) warning
     gram = measure(function() suppressWarnings(dp_compress(x, m)), reps_fast),
     explicit = measure(function() suppressWarnings(dp_compress(x, m, method = "explicit")), reps_slow),
@@ -65,9 +68,9 @@ for (log2n in c(18, 22)) {
 }
 tab <- do.call(rbind, rows)
 tab$x_crossprod <- tab$seconds / ave(tab$seconds, tab$n, FUN = function(s) s[1])
-tab$naive_over_this <- ave(tab$seconds, tab$n, FUN = function(s) s[4]) / tab$seconds
+tab$naive_over_this <- ave(tab$seconds, tab$n, FUN = function(s) s[5]) / tab$seconds
 tab$cpu_x_crossprod <- tab$cpu / ave(tab$cpu, tab$n, FUN = function(s) s[1])
-tab$cpu_naive_over_this <- ave(tab$cpu, tab$n, FUN = function(s) s[4]) / tab$cpu
+tab$cpu_naive_over_this <- ave(tab$cpu, tab$n, FUN = function(s) s[5]) / tab$cpu
 cat(sprintf("p = %d, m = %d; X alone is n p 8 bytes = %.0f MB at n = 2^22; m x n Phi would be %.0f MB\n",
             p, m, 2^22 * p * 8 / 2^20, 2^22 * m * 8 / 2^20))
 print(format(tab, digits = 3), row.names = FALSE)
@@ -75,3 +78,15 @@ cat("\nx_crossprod: time / time of crossprod(X); naive_over_this: naive R time /
 cat("cpu_*: the same ratios of CPU seconds (user + system).\n")
 cat("extra_mb: peak resident memory above the resident size before the call.\n")
 cat(R.version.string, "|", sessionInfo()$BLAS, "|", parallel::detectCores(), "cores\n")
+
+# Peak memory of the explicit path does not grow with m (the naive path's
+# grows like m x n): n = 2^18, m = 44 and 352.
+set.seed(2)
+x <- matrix(rnorm(2^18 * p), 2^18, p)
+mem <- do.call(rbind, lapply(c(44, 352), function(mm) data.frame(
+  m = mm,
+  explicit_extra_mb = measure(function() suppressWarnings(dp_compress(x, mm, method = "explicit")), 1)[["extra_mb"]],
+  naive_extra_mb = measure(function() naive_compress(x, mm), 1)[["extra_mb"]],
+  m_x_n_mb = mm * 2^18 * 8 / 2^20)))
+cat("\nPeak extra memory (MB), n = 2^18, p = 22:\n")
+print(format(mem, digits = 3), row.names = FALSE)
