@@ -538,13 +538,17 @@ normalized_cov <- function(x, normalize) {
 #' @param dim Principal subspace dimension D.
 #' @param reps Replications per m.
 #' @param normalize,method Passed to [dp_compress()].
-#' @return A data frame with one row per (m, replication): `m`, `rep`, the
-#'   columns of [subspace_distance()], and `worst_case`.
+#' @return A data frame of class `compression_study` with one row per
+#'   (m, replication): `m`, `rep`, the columns of [subspace_distance()], and
+#'   `worst_case`. Its `plot` method draws the mean distance and both bounds
+#'   against m.
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(2000 * 5), 2000, 5) %*% diag(c(3, 2, 1, 1, 1))
-#' s <- compression_pca_study(x, m = c(300, 1000), dim = 2, reps = 3)
+#' f <- rnorm(2000)
+#' x <- cbind(f, f, f, 0, 0) + matrix(rnorm(2000 * 5), 2000, 5)
+#' s <- compression_pca_study(x, m = c(300, 1000), dim = 1, reps = 3)
 #' aggregate(cbind(distance, bound) ~ m, data = s, FUN = mean)
+#' plot(s)
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
                                   method = c("gram", "explicit")) {
@@ -575,5 +579,23 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  class(out) <- c("compression_study", "data.frame")
   out
+}
+
+#' @rdname compression_pca_study
+#' @param main,legend_pos Plot title and legend position.
+#' @param ... Passed to [graphics::plot()].
+#' @export
+plot.compression_study <- function(x, main = NULL, legend_pos = "bottomleft", ...) {
+  a <- stats::aggregate(cbind(distance, bound, worst_case) ~ m, data = as.data.frame(x), FUN = mean)
+  if (is.null(main)) main <- sprintf("PCA subspace error, D = %d", x$dim[1])
+  graphics::plot(a$m, a$distance, log = "xy", type = "b", pch = 19,
+                 ylim = range(c(a$distance, a$bound, a$worst_case)), main = main,
+                 xlab = "m (compressed rows)", ylab = "subspace distance", ...)
+  graphics::lines(a$m, a$bound, type = "b", pch = 2, lty = 2)
+  graphics::lines(a$m, a$worst_case, type = "b", pch = 4, lty = 3)
+  graphics::legend(legend_pos, c("observed (mean)", "Prop. 3.4 bound", "Thm 5.1 worst case"),
+                   pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
+  invisible(a)
 }
