@@ -74,6 +74,12 @@ test_that("gram path equals plain-R Z %*% sqrt(S) under the same seed; same seed
   expect_equal(unname(as.matrix(r)), ref, tolerance = 1e-10)
   set.seed(9)
   expect_identical(as.matrix(dp_compress(x, m = 200, truncate = FALSE)), as.matrix(r))
+  # a data frame gives the same release, with its column names
+  set.seed(9)
+  df <- as.data.frame(x)
+  r_df <- dp_compress(df, m = 200, truncate = FALSE)
+  expect_equal(unname(as.matrix(r_df)), unname(as.matrix(r)))
+  expect_identical(colnames(as.matrix(r_df)), names(df))
   # truncation on, first draw accepted: identical to the untruncated draw
   set.seed(9)
   expect_identical(as.matrix(dp_compress(x, m = 200)), as.matrix(r))
