@@ -139,3 +139,55 @@ threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration) 
 threshold_level <- function(constant, n, p, noise_sd, multiplier = 4) {
   constant * sqrt(log(p) / n) + multiplier * noise_sd * sqrt(log(p))
 }
+
+# ---- Compression (Zhou, Ligett and Wasserman) ---------------------------------
+
+# Constants of their Lemma B.1: C1 = 4e / sqrt(6 pi) ~ 2.5044 and C2 ~ 7.6885.
+# The paper prints C2 = sqrt(8e), which is 4.663; its stated value 7.6885 is
+# sqrt(8) e, the constant of the cited lemma, so we use sqrt(8) e.
+zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp(1))
+
+#' Truncation threshold and minimum m of compression
+#'
+#' Procedure 4.1 of Zhou, Ligett and Wasserman keeps a compressed output
+#' \eqn{C} only if \eqn{\max_{jk} |(C^T C/m)_{jk} - \Sigma_1(j,k)| \le
+#' \sqrt{2 (C_1 + C_2)} \sqrt{\ln(2np)/m} + \Delta_{max}}, with
+#' \eqn{C_1 = 4e/\sqrt{6\pi} \approx 2.504} and \eqn{C_2 = \sqrt{8}\,e \approx
+#' 7.689} (their Lemma B.1, which prints \eqn{\sqrt{8e}}; that is 4.66, not
+#' the stated 7.6885, so we take \eqn{\sqrt 8 e}, which matches the number). Their Lemma 4.4 bounds the discarded probability
+#' by \eqn{1/n^2} when the columns have squared norm n and
+#' \eqn{m \ge 2 (C_1 + C_2) \ln(2np)}; `compression_m_min()` returns the
+#' smallest such integer m.
+#'
+#' @param n,p Rows and columns of the data.
+#' @param m Rows of the compressed data (may be a vector).
+#' @param delta_max The class parameter \eqn{\Delta_{max}} (>= 0): a bound on
+#'   \eqn{\max_{jk} |\Sigma_i(j,k) - \Sigma_1(j,k)|} over the databases to be
+#'   protected.
+#' @return `compression_threshold()`: the threshold(s);
+#'   `compression_m_min()`: an integer.
+#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
+#'   privacy with compression. ISIT. (Full version arXiv:0901.1365.)
+#' @examples
+#' compression_m_min(n = 10000, p = 10)
+#' compression_threshold(n = 10000, p = 10, m = c(500, 1000), delta_max = 0.01)
+#' @export
+compression_threshold <- function(n, p, m, delta_max) {
+  check_count(n, "n")
+  check_count(p, "p")
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m < 1) || any(m != round(m))) {
+    abort("`m` must be whole number(s) >= 1.")
+  }
+  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  k <- zlw_constants()
+  sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max
+}
+
+#' @rdname compression_threshold
+#' @export
+compression_m_min <- function(n, p) {
+  check_count(n, "n")
+  check_count(p, "p")
+  k <- zlw_constants()
+  as.integer(ceiling(2 * (k[["C1"]] + k[["C2"]]) * log(2 * n * p)))
+}

@@ -11,6 +11,57 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// crossprod_cpp
+Eigen::MatrixXd crossprod_cpp(const Eigen::Map<Eigen::MatrixXd> X);
+RcppExport SEXP _dpcov_crossprod_cpp(SEXP XSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    rcpp_result_gen = Rcpp::wrap(crossprod_cpp(X));
+    return rcpp_result_gen;
+END_RCPP
+}
+// compress_draw_cpp
+Eigen::MatrixXd compress_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, const Eigen::Map<Eigen::MatrixXd> X, const Eigen::Map<Eigen::VectorXd> scales, int m, bool truncate, const Eigen::Map<Eigen::MatrixXd> reference, double threshold, int max_tries, double affine_sd, bool explicit_path, int block_cols);
+RcppExport SEXP _dpcov_compress_draw_cpp(SEXP SSEXP, SEXP XSEXP, SEXP scalesSEXP, SEXP mSEXP, SEXP truncateSEXP, SEXP referenceSEXP, SEXP thresholdSEXP, SEXP max_triesSEXP, SEXP affine_sdSEXP, SEXP explicit_pathSEXP, SEXP block_colsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type scales(scalesSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< bool >::type truncate(truncateSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type reference(referenceSEXP);
+    Rcpp::traits::input_parameter< double >::type threshold(thresholdSEXP);
+    Rcpp::traits::input_parameter< int >::type max_tries(max_triesSEXP);
+    Rcpp::traits::input_parameter< double >::type affine_sd(affine_sdSEXP);
+    Rcpp::traits::input_parameter< bool >::type explicit_path(explicit_pathSEXP);
+    Rcpp::traits::input_parameter< int >::type block_cols(block_colsSEXP);
+    rcpp_result_gen = Rcpp::wrap(compress_draw_cpp(S, X, scales, m, truncate, reference, threshold, max_tries, affine_sd, explicit_path, block_cols));
+    return rcpp_result_gen;
+END_RCPP
+}
+// scan_columns_cpp
+Rcpp::IntegerVector scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd> X);
+RcppExport SEXP _dpcov_scan_columns_cpp(SEXP XSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    rcpp_result_gen = Rcpp::wrap(scan_columns_cpp(X));
+    return rcpp_result_gen;
+END_RCPP
+}
+// psd_sqrt_cpp
+Eigen::MatrixXd psd_sqrt_cpp(const Eigen::Map<Eigen::MatrixXd> S);
+RcppExport SEXP _dpcov_psd_sqrt_cpp(SEXP SSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    rcpp_result_gen = Rcpp::wrap(psd_sqrt_cpp(S));
+    return rcpp_result_gen;
+END_RCPP
+}
 // clipped_gram_cpp
 Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip);
 RcppExport SEXP _dpcov_clipped_gram_cpp(SEXP XSEXP, SEXP clipSEXP) {
@@ -130,6 +181,10 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_dpcov_crossprod_cpp", (DL_FUNC) &_dpcov_crossprod_cpp, 1},
+    {"_dpcov_compress_draw_cpp", (DL_FUNC) &_dpcov_compress_draw_cpp, 11},
+    {"_dpcov_scan_columns_cpp", (DL_FUNC) &_dpcov_scan_columns_cpp, 1},
+    {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
