@@ -2,18 +2,42 @@
 # Generator token: 10BE3573-1514-4C36-9D1C-5A225CD40393
 
 clipped_gram_cpp <- function(X, clip) {
-    .Call('_dpcov_clipped_gram_cpp', PACKAGE = 'dpcov', X, clip)
+    .Call(`_dpcov_clipped_gram_cpp`, X, clip)
 }
 
 symmetric_gaussian_cpp <- function(p, sd) {
-    .Call('_dpcov_symmetric_gaussian_cpp', PACKAGE = 'dpcov', p, sd)
+    .Call(`_dpcov_symmetric_gaussian_cpp`, p, sd)
 }
 
 rwishart_cpp <- function(n, df, Sigma, chol) {
-    .Call('_dpcov_rwishart_cpp', PACKAGE = 'dpcov', n, df, Sigma, chol)
+    .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }
 
 riwishart_cpp <- function(n, df, Psi, chol) {
-    .Call('_dpcov_riwishart_cpp', PACKAGE = 'dpcov', n, df, Psi, chol)
+    .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
+}
+
+wishart_factor_draw_cpp <- function(S, df) {
+    .Call(`_dpcov_wishart_factor_draw_cpp`, S, df)
+}
+
+jl_project_gram_cpp <- function(A, clip, w, r) {
+    .Call(`_dpcov_jl_project_gram_cpp`, A, clip, w, r)
+}
+
+wishart_outer_sum_cpp <- function(d, k, scale) {
+    .Call(`_dpcov_wishart_outer_sum_cpp`, d, k, scale)
+}
+
+laplace_draw_cpp <- function(scale) {
+    .Call(`_dpcov_laplace_draw_cpp`, scale)
+}
+
+simulate_regression_gram_cpp <- function(n, Beta, noise_sd, clip) {
+    .Call(`_dpcov_simulate_regression_gram_cpp`, n, Beta, noise_sd, clip)
+}
+
+expected_sym_gaussian_norm_cpp <- function(p, reps) {
+    .Call(`_dpcov_expected_sym_gaussian_norm_cpp`, p, reps)
 }
 
