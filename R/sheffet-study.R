@@ -318,8 +318,10 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
     graphics::lines(log2(g$n), g$mean, col = sty[1], type = "b", pch = as.integer(sty[2]))
     ok <- !is.na(g$sd) & g$sd > 0
     if (any(ok)) {
-      graphics::arrows(log2(g$n[ok]), pmax(g$mean[ok] - g$sd[ok], ylim[1]), log2(g$n[ok]),
-                       g$mean[ok] + g$sd[ok], angle = 90, code = 3, length = 0.02, col = sty[1])
+      # error bars: mean +- sd, the lower end floored at the plot's bottom (log axis)
+      suppressWarnings(graphics::arrows(log2(g$n[ok]), pmax(g$mean[ok] - g$sd[ok], ylim[1]),
+                                        log2(g$n[ok]), g$mean[ok] + g$sd[ok], angle = 90,
+                                        code = 3, length = 0.02, col = sty[1]))
     }
   }
   graphics::legend("topright", legend = unname(est), bty = "n", cex = 0.75,

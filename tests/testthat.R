@@ -1,0 +1,4 @@
+library(testthat)
+library(dpcov)
+
+test_check("dpcov")
