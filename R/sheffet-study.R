@@ -319,9 +319,9 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
     ok <- !is.na(g$sd) & g$sd > 0
     if (any(ok)) {
       # error bars: mean +- sd, the lower end floored at the plot's bottom (log axis)
-      suppressWarnings(graphics::arrows(log2(g$n[ok]), pmax(g$mean[ok] - g$sd[ok], ylim[1]),
-                                        log2(g$n[ok]), g$mean[ok] + g$sd[ok], angle = 90,
-                                        code = 3, length = 0.02, col = sty[1]))
+      xs <- log2(g$n[ok]); lo <- pmax(g$mean[ok] - g$sd[ok], ylim[1]); hi <- g$mean[ok] + g$sd[ok]
+      graphics::segments(xs, lo, xs, hi, col = sty[1])
+      graphics::segments(xs - 0.08, c(lo, hi), xs + 0.08, c(lo, hi), col = sty[1])
     }
   }
   graphics::legend("topright", legend = unname(est), bty = "n", cex = 0.75,

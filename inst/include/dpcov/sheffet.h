@@ -22,7 +22,7 @@ using Eigen::VectorXd;
 
 // (S T)(S T)' with T T' ~ W_d(I, df) by Bartlett: a draw from W_d(S S', df)
 // for ANY square S (a Cholesky factor, or a symmetric square root when S S'
-// is singular). Same random numbers, in the same order, as wishart_draw().
+// is singular). Same random numbers, in the same order, as rwishart().
 inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df) {
   const Index d = S.rows();
   MatrixXd T(d, d);
