@@ -7,19 +7,19 @@ using Eigen::MatrixXd;
 
 namespace {
 
-template <typename Draw>
-Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S,
-                               bool chol, Draw draw) {
+Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool chol,
+                               bool inverse) {
   const int p = static_cast<int>(S.rows());
   if (S.cols() != p) Rcpp::stop("scale matrix must be square");
   MatrixXd L;
   if (!dpcov::lower_cholesky(S, L)) Rcpp::stop("scale matrix is not positive definite");
   Rcpp::NumericVector out(static_cast<R_xlen_t>(p) * p * n);
   out.attr("dim") = Rcpp::IntegerVector::create(p, p, n);
-  MatrixXd T(p, p);
+  dpcov::WishartSampler sampler(L, df);
   for (int k = 0; k < n; ++k) {
     Map<MatrixXd> slice(out.begin() + static_cast<R_xlen_t>(k) * p * p, p, p);
-    draw(L, df, chol, T, slice);
+    if (inverse) sampler.inverse_wishart(chol, slice);
+    else sampler.wishart(chol, slice);
   }
   return out;
 }
@@ -28,10 +28,10 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S,
 
 // [[Rcpp::export]]
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol) {
-  return draw_array(n, df, Sigma, chol, dpcov::wishart_draw);
+  return draw_array(n, df, Sigma, chol, false);
 }
 
 // [[Rcpp::export]]
 Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol) {
-  return draw_array(n, df, Psi, chol, dpcov::iwishart_draw);
+  return draw_array(n, df, Psi, chol, true);
 }

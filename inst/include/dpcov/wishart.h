@@ -33,43 +33,78 @@ inline bool lower_cholesky(const Ref<const MatrixXd>& S, MatrixXd& L) {
   return true;
 }
 
-// One Wishart draw W = (L T)(L T)' ~ W_p(L L', df). Writes the lower Cholesky
-// factor L T into `out` when chol is true, else the full matrix.
-inline void wishart_draw(const Ref<const MatrixXd>& L, double df, bool chol,
-                         MatrixXd& T, Ref<MatrixXd> out) {
-  bartlett_factor(df, T);
-  MatrixXd F = L.triangularView<Eigen::Lower>() * T;  // lower x lower stays lower
-  if (chol) {
-    out = F;
-  } else {
-    out.setZero();
-    out.selfadjointView<Eigen::Lower>().rankUpdate(F);
-    out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
-  }
-}
+// Repeated draws from W_p(Sigma, df) or W_p^{-1}(Psi, df) for one scale
+// matrix, factored once; workspaces are reused so small-p draws do not pay for
+// heap allocation. Results are written through `out`, which may be a slice of
+// an R array.
+class WishartSampler {
+ public:
+  // `scale_chol` is the lower Cholesky factor of Sigma (Wishart) or Psi
+  // (inverse-Wishart).
+  WishartSampler(const MatrixXd& scale_chol, double df)
+      : L_(scale_chol), df_(df), p_(scale_chol.rows()), T_(p_, p_), F_(p_, p_),
+        W_(p_, p_) {}
 
-// One inverse-Wishart draw M ~ W_p^{-1}(Psi, df) with R the lower Cholesky
-// factor of Psi. With U = P T P (the Bartlett factor with rows and columns
-// reversed, upper triangular, U U' ~ W_p(I, df)), M = R (U U')^{-1} R' and its
-// lower Cholesky factor is R U^{-T}: no inversion of Psi or of a full matrix.
-inline void iwishart_draw(const Ref<const MatrixXd>& R, double df, bool chol,
-                          MatrixXd& T, Ref<MatrixXd> out) {
-  const Eigen::Index p = R.rows();
-  bartlett_factor(df, T);
-  MatrixXd U = T.reverse();  // reverse rows and columns: upper triangular
-  // F' = U^{-1} R'  (F = R U^{-T} is lower triangular)
-  MatrixXd Ft = R.transpose();
-  U.triangularView<Eigen::Upper>().solveInPlace(Ft);
-  if (chol) {
-    out = Ft.transpose();
-    out.triangularView<Eigen::StrictlyUpper>().setZero();
-  } else {
-    out.setZero();
-    out.selfadjointView<Eigen::Lower>().rankUpdate(Ft.transpose());
-    out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+  // W = (L T)(L T)'; its lower Cholesky factor is L T.
+  void wishart(bool chol, Ref<MatrixXd> out) {
+    bartlett_factor(df_, T_);
+    if (p_ <= kSmall) {
+      for (Eigen::Index j = 0; j < p_; ++j)
+        for (Eigen::Index i = 0; i < p_; ++i) {
+          double acc = 0.0;
+          for (Eigen::Index k = j; k <= i; ++k) acc += L_(i, k) * T_(k, j);
+          F_(i, j) = acc;  // zero above the diagonal (empty sum)
+        }
+    } else {
+      F_.noalias() = L_.triangularView<Eigen::Lower>() * T_;
+    }
+    finish(chol, out);
   }
-  (void)p;
-}
+
+  // With U = P T P (the Bartlett factor with rows and columns reversed: upper
+  // triangular, U U' ~ W_p(I, df)), M = L (U U')^{-1} L' ~ W_p^{-1}(L L', df)
+  // and its lower Cholesky factor is L U^{-T}: no full matrix is inverted.
+  void inverse_wishart(bool chol, Ref<MatrixXd> out) {
+    bartlett_factor(df_, T_);
+    W_ = T_.reverse();                                     // U, upper triangular
+    F_ = L_.transpose();
+    W_.triangularView<Eigen::Upper>().solveInPlace(F_);    // U^{-1} L' = (L U^{-T})'
+    F_.transposeInPlace();
+    F_.triangularView<Eigen::StrictlyUpper>().setZero();   // exact zeros above
+    finish(chol, out);
+  }
+
+ private:
+  void finish(bool chol, Ref<MatrixXd> out) {
+    if (chol) {
+      out = F_;
+      return;
+    }
+    if (p_ <= kSmall) {
+      for (Eigen::Index j = 0; j < p_; ++j)
+        for (Eigen::Index i = j; i < p_; ++i) {
+          double acc = 0.0;
+          for (Eigen::Index k = 0; k <= j; ++k) acc += F_(i, k) * F_(j, k);
+          out(i, j) = acc;
+          out(j, i) = acc;
+        }
+      return;
+    }
+    // A triangular product into a plain matrix: a rank update written straight
+    // into a strided Ref (an R array slice) measured about 10x slower at p = 100.
+    W_.noalias() = F_.triangularView<Eigen::Lower>() * F_.transpose();
+    out = W_;
+  }
+
+  // Below this size Eigen's blocked products cost more in dispatch than the
+  // arithmetic; plain loops win (bench/samplers.R, p = 5).
+  static constexpr Eigen::Index kSmall = 12;
+
+  MatrixXd L_;
+  double df_;
+  Eigen::Index p_;
+  MatrixXd T_, F_, W_;
+};
 
 }  // namespace dpcov
 

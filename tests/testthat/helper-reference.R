@@ -1,0 +1,43 @@
+# Plain-R references that consume R's RNG in the same order as the C++ core.
+
+# Lower Bartlett factor: row j gets sqrt(chisq(df - j)) then N(0,1) below the diagonal.
+ref_bartlett <- function(p, df) {
+  T <- matrix(0, p, p)
+  for (j in seq_len(p)) {
+    T[j, j] <- sqrt(rchisq(1, df - (j - 1)))
+    if (j > 1) for (i in seq_len(j - 1)) T[j, i] <- rnorm(1)
+  }
+  T
+}
+
+ref_rwishart <- function(n, df, Sigma) {
+  L <- t(chol(Sigma))
+  p <- nrow(Sigma)
+  vapply(seq_len(n), function(k) {
+    F <- L %*% ref_bartlett(p, df)
+    F %*% t(F)
+  }, matrix(0, p, p))
+}
+
+ref_riwishart <- function(n, df, Psi) {
+  R <- t(chol(Psi))
+  p <- nrow(Psi)
+  vapply(seq_len(n), function(k) {
+    U <- ref_bartlett(p, df)[p:1, p:1]
+    F <- R %*% t(solve(U))
+    F %*% t(F)
+  }, matrix(0, p, p))
+}
+
+ref_clipped_gram <- function(x, clip) {
+  norms <- sqrt(rowSums(x^2))
+  s <- ifelse(norms > clip, clip / norms, 1)
+  crossprod(x * s)
+}
+
+# A fixed, well-conditioned scale matrix.
+test_scale <- function(p, rho = 0.4) {
+  S <- rho^abs(outer(seq_len(p), seq_len(p), "-"))
+  diag(S) <- diag(S) + seq_len(p) / p
+  S
+}

@@ -1,0 +1,61 @@
+test_that("Analyze Gauss noise has the calibrated scale; an under-noised variant fails", {
+  set.seed(41)
+  x <- matrix(rnorm(200 * 3), 200, 3)
+  G <- second_moment(x, clip = 1)
+  sigma <- gaussian_sigma(1, 0.5, 1e-5)
+  resid <- replicate(400, {
+    r <- analyze_gauss(G, 0.5, 1e-5)
+    (r$estimate - G$gram)[upper.tri(G$gram, diag = TRUE)]
+  })
+  # (release - A'A) / sigma should be standard normal: KS and variance (chi-square) tests
+  z <- as.vector(resid) / sigma
+  expect_gt(ks.test(z, "pnorm")$p.value, 1e-6)
+  chi <- sum(z^2); df <- length(z)
+  expect_gt(pchisq(chi, df), 1e-6 / 2)
+  expect_lt(pchisq(chi, df), 1 - 1e-6 / 2)
+  # negative control: the same noise at half the scale
+  z_half <- z / 2
+  expect_lt(ks.test(z_half, "pnorm")$p.value, 1e-6)
+  expect_lt(pchisq(sum(z_half^2), df), 1e-6)
+})
+
+test_that("the release object holds no raw data and states its guarantee", {
+  set.seed(42)
+  x <- matrix(rnorm(50 * 3), 50, 3)
+  r <- analyze_gauss(x, 0.5, 1e-5, clip = 2)
+  expect_s3_class(r, c("dp_second_moment", "dp_release"))
+  expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip",
+                              "n", "p", "params", "tuning", "guarantee", "call"))
+  gram <- second_moment(x, clip = 2)$gram
+  # no stored number equals an entry of the data or of its noiseless Gram matrix
+  stored <- unlist(lapply(r[setdiff(names(r), "call")], unlist))
+  stored <- suppressWarnings(as.numeric(stored[!is.na(suppressWarnings(as.numeric(stored)))]))
+  near <- function(a, b) any(abs(outer(a, as.vector(b), "-")) < 1e-12)
+  expect_false(near(stored, gram))
+  expect_false(near(stored, x))
+  expect_true(has_guarantee(r))
+  expect_output(print(r), "\\(0.5, 1e-05\\)-differential privacy")
+  expect_identical(as.matrix(r), r$estimate)
+  s <- summary(r)
+  expect_equal(s$eigenvalues, eigen(r$estimate, only.values = TRUE)$values)
+  expect_output(print(s), "Private release")
+})
+
+test_that("clip = Inf is allowed only with an explicit calibration bound, and says no guarantee holds", {
+  x <- matrix(rnorm(30), 10, 3)
+  expect_error(analyze_gauss(x, 0.5, 1e-5, clip = Inf), "sigma_clip_inf")
+  r <- analyze_gauss(x, 0.5, 1e-5, clip = Inf, sigma_clip_inf = 1)
+  expect_false(has_guarantee(r))
+  expect_output(print(r), "NONE: rows were not clipped")
+  expect_error(analyze_gauss(x, 0.5, 1e-5), "`clip` \\(the row-norm bound B\\) is required")
+  expect_error(analyze_gauss(second_moment(x, 1), 0.5, 1e-5, clip = 2), "differs from the clip bound")
+  expect_error(analyze_gauss(x, 0, 1e-5, clip = 1), "`epsilon` must be > 0")
+  expect_error(analyze_gauss(x, 0.5, 2, clip = 1), "`delta` must be in")
+})
+
+test_that("the same seed gives the same release", {
+  x <- matrix(rnorm(30), 10, 3)
+  set.seed(1); a <- analyze_gauss(x, 0.5, 1e-5, clip = 1)
+  set.seed(1); b <- analyze_gauss(x, 0.5, 1e-5, clip = 1)
+  expect_identical(a$estimate, b$estimate)
+})

@@ -1,0 +1,112 @@
+test_that("rwishart equals the plain-R Bartlett reference and stats::rWishart under the same seed", {
+  S <- test_scale(4)
+  for (df in c(3.5, 4, 11.25)) {
+    set.seed(11); ours <- rwishart(5, df, S)
+    set.seed(11); ref <- ref_rwishart(5, df, S)
+    expect_equal(unname(ours), ref, tolerance = 1e-10)
+    if (df >= nrow(S)) { # stats::rWishart refuses df < p
+      set.seed(11); base <- stats::rWishart(5, df, S)
+      expect_equal(unname(ours), unname(base), tolerance = 1e-10)
+    }
+  }
+})
+
+test_that("riwishart equals the plain-R reference under the same seed", {
+  S <- test_scale(5)
+  set.seed(12); ours <- riwishart(4, 7.5, S)
+  set.seed(12); ref <- ref_riwishart(4, 7.5, S)
+  expect_equal(unname(ours), ref, tolerance = 1e-10)
+})
+
+test_that("chol = TRUE returns lower-triangular factors of the same draws", {
+  S <- test_scale(4)
+  for (f in list(rwishart, riwishart)) {
+    set.seed(13); L <- f(3, 9, S, chol = TRUE)
+    set.seed(13); W <- f(3, 9, S)
+    for (k in 1:3) {
+      expect_equal(L[, , k][upper.tri(L[, , k])], rep(0, 6))
+      expect_true(all(diag(L[, , k]) > 0))
+      expect_equal(L[, , k] %*% t(L[, , k]), W[, , k], tolerance = 1e-10)
+    }
+  }
+})
+
+test_that("same seed gives the same draws; results are p x p x n arrays with dimnames kept", {
+  S <- test_scale(3)
+  dimnames(S) <- list(letters[1:3], letters[1:3])
+  set.seed(5); a <- riwishart(2, 6, S)
+  set.seed(5); b <- riwishart(2, 6, S)
+  expect_identical(a, b)
+  expect_equal(dim(a), c(3L, 3L, 2L))
+  expect_equal(dimnames(a)[[1]], letters[1:3])
+})
+
+# Studentised mean of each entry over N draws: a CLT z-score per entry.
+entry_z <- function(draws, mean, var) {
+  N <- dim(draws)[3]
+  (apply(draws, 1:2, mean) - mean) / sqrt(var / N)
+}
+z_crit <- stats::qnorm(1 - 1e-6 / 2)
+
+test_that("Wishart mean is df * Sigma and Var(W_ij) = df (S_ij^2 + S_ii S_jj)", {
+  set.seed(21)
+  S <- test_scale(4); df <- 6.5; N <- 40000
+  W <- rwishart(N, df, S)
+  v <- df * (S^2 + outer(diag(S), diag(S)))
+  expect_lt(max(abs(entry_z(W, df * S, v))), z_crit)
+  # sample variance against theory, 4th-moment free check via ratio bounds
+  sv <- apply(W, 1:2, var)
+  expect_lt(max(abs(sv / v - 1)), 0.06)
+  # negative control: a draw with the wrong df fails the same mean test
+  Wbad <- rwishart(N, df + 0.5, S)
+  expect_gt(max(abs(entry_z(Wbad, df * S, v))), z_crit)
+})
+
+test_that("inverse-Wishart mean is Psi / (df - p - 1)", {
+  set.seed(22)
+  S <- test_scale(3); df <- 12; p <- 3; N <- 40000
+  M <- riwishart(N, df, S)
+  # exact variance of inverse-Wishart entries
+  k <- df - p - 1
+  v <- ((df - p + 1) * S^2 + (df - p - 1) * outer(diag(S), diag(S))) /
+    ((df - p) * (df - p - 1)^2 * (df - p - 3))
+  expect_lt(max(abs(entry_z(M, S / k, v))), z_crit)
+  Mbad <- riwishart(N, df - 0.5, S)
+  expect_gt(max(abs(entry_z(Mbad, S / k, v))), z_crit)
+})
+
+test_that("a'Wa / a'Sigma a is chi-square(df): KS test at alpha = 1e-6", {
+  set.seed(23)
+  S <- test_scale(5); df <- 7.3; a <- c(1, -2, 0.5, 0, 1)
+  W <- rwishart(20000, df, S)
+  q <- apply(W, 3, function(w) drop(t(a) %*% w %*% a)) / drop(t(a) %*% S %*% a)
+  expect_gt(suppressWarnings(ks.test(q, "pchisq", df = df))$p.value, 1e-6)
+  expect_lt(suppressWarnings(ks.test(q, "pchisq", df = df + 1))$p.value, 1e-6)
+  # the inverse-Wishart: a' M^{-1} a / a' Psi^{-1} a ~ chisq(df) too
+  M <- riwishart(20000, df, S)
+  Si <- solve(S)
+  qi <- apply(M, 3, function(m) drop(t(a) %*% solve(m, a))) / drop(t(a) %*% Si %*% a)
+  expect_gt(suppressWarnings(ks.test(qi, "pchisq", df = df))$p.value, 1e-6)
+})
+
+test_that("large df and p = 1 work", {
+  set.seed(24)
+  expect_equal(dim(rwishart(2, 1e5, diag(100))), c(100L, 100L, 2L))
+  w <- rwishart(20000, 3, matrix(2))
+  expect_gt(suppressWarnings(ks.test(drop(w) / 2, "pchisq", df = 3))$p.value, 1e-6)
+})
+
+test_that("bad sampler inputs give clear R errors", {
+  S <- diag(3)
+  expect_error(rwishart(0, 5, S), "`n` must be >= 1")
+  expect_error(rwishart(1.5, 5, S), "`n` must be a single whole number")
+  expect_error(rwishart(1, 2, S), "`df` must be > p - 1 = 2")
+  expect_error(riwishart(1, 1.9, S), "`df` must be > p - 1")
+  expect_error(rwishart(1, NA_real_, S), "`df` must be a single finite number")
+  expect_error(rwishart(1, 5, matrix(1, 2, 3)), "must be square")
+  expect_error(rwishart(1, 5, matrix(c(1, 0.5, 0, 1), 2)), "must be symmetric")
+  expect_error(riwishart(1, 5, matrix(c(1, 2, 2, 1), 2)), "`Psi` must be positive definite")
+  expect_error(rwishart(1, 5, matrix(c(1, NA, NA, 1), 2)), "NA, NaN or infinite")
+  expect_error(rwishart(1, 5, matrix("a")), "numeric matrix")
+  expect_error(rwishart(1, 5, S, chol = NA), "`chol` must be TRUE or FALSE")
+})
