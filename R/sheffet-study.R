@@ -113,7 +113,7 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' @param clip Row-norm bound; default \eqn{\sqrt{2.5 d}} as in the paper.
 #' @param p Number of features (paper: 20).
 #' @param noise_sd Label noise sd (0.5).
-#' @param beta Coefficients ((p + 1) x labels); default drawn from U[-1, 1].
+#' @param beta Coefficients ((p + 1) x labels); default drawn uniformly on \[-1, 1\].
 #' @return A data frame of class `sheffet_study` with columns `experiment`,
 #'   `rep`, `n`, `epsilon`, `m`, `estimator`, `error`; attributes `beta`,
 #'   `settings` and `elapsed` (seconds).
@@ -242,8 +242,8 @@ study_multiple <- function(s, n, rep, beta, st) {
 #'   3 (inverse Wishart), 4 (the six estimators) or 5 (multiple regression).
 #' @param epsilon The epsilon to show (default: the first non-missing).
 #' @param m For figure 5: the number of redundant labels to show.
-#' @param ylim,main,... Passed to [graphics::plot()].
-#' @param ... Unused (summary).
+#' @param ylim,main Passed to [graphics::plot()].
+#' @param ... `plot()`: passed to [graphics::plot()]; `summary()`: unused.
 #' @return `summary()`: a data frame. `plot()`: `x`, invisibly.
 #' @examples
 #' set.seed(3)
