@@ -234,7 +234,8 @@ study_multiple <- function(s, n, rep, beta, st) {
 #' `summary()` gives the mean, standard deviation and standard error of the
 #' L2 error over replications for each experiment, estimator, epsilon, m and
 #' n. `plot()` draws the mean error against n (log2 scale) with error bars of
-#' one standard deviation (as the paper reports mean and standard deviation)
+#' one standard deviation (as the paper reports mean and standard deviation;
+#' on the log axis a bar's lower end is truncated at a tenth of the mean)
 #' for the estimators of one of the paper's figures, in base graphics.
 #'
 #' @param object,x A `sheffet_study` from [sheffet_study()].
@@ -302,7 +303,8 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
   if (exper == "multiple") keep <- keep & sm$m == m
   sm <- sm[keep, , drop = FALSE]
   est <- est[names(est) %in% sm$estimator]
-  lo <- pmax(sm$mean - ifelse(is.na(sm$sd), 0, sm$sd), 1e-4)
+  # on the log axis a bar's lower end is truncated at mean / 10
+  lo <- pmax(sm$mean - ifelse(is.na(sm$sd), 0, sm$sd), sm$mean / 10)
   hi <- sm$mean + ifelse(is.na(sm$sd), 0, sm$sd)
   if (is.null(ylim)) ylim <- range(c(lo, hi))
   if (is.null(main)) {
@@ -319,12 +321,13 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
     ok <- !is.na(g$sd) & g$sd > 0
     if (any(ok)) {
       # error bars: mean +- sd, the lower end floored at the plot's bottom (log axis)
-      xs <- log2(g$n[ok]); lo <- pmax(g$mean[ok] - g$sd[ok], ylim[1]); hi <- g$mean[ok] + g$sd[ok]
+      xs <- log2(g$n[ok]); lo <- pmax(g$mean[ok] - g$sd[ok], g$mean[ok] / 10, ylim[1])
+      hi <- g$mean[ok] + g$sd[ok]
       graphics::segments(xs, lo, xs, hi, col = sty[1])
       graphics::segments(xs - 0.08, c(lo, hi), xs + 0.08, c(lo, hi), col = sty[1])
     }
   }
-  graphics::legend("topright", legend = unname(est), bty = "n", cex = 0.75,
+  graphics::legend("bottomleft", legend = unname(est), bty = "n", cex = 0.7,
                    col = vapply(names(est), function(e) study_style[[e]][1], ""),
                    pch = vapply(names(est), function(e) as.integer(study_style[[e]][2]), 1L), lty = 1)
   invisible(x)
