@@ -270,6 +270,21 @@ summary.sheffet_study <- function(object, ...) {
   out
 }
 
+#' @rdname sheffet_study_methods
+#' @param n_rows Rows of the summary `print()` shows.
+#' @export
+print.sheffet_study <- function(x, n_rows = 6, ...) {
+  st <- attr(x, "settings")
+  cat(sprintf("<sheffet_study> %s regression, d = %s, %d replications, %s seconds\n",
+              st$experiment, format(st$d), as.integer(st$reps), format(round(attr(x, "elapsed"), 1))))
+  cat(sprintf("n = 2^%s .. 2^%s, epsilon = %s, delta = %s, clip = %s\n",
+              format(min(log2(st$n))), format(max(log2(st$n))), paste(st$epsilon, collapse = ", "),
+              format(st$delta, digits = 3), format(st$clip, digits = 4)))
+  cat(sprintf("%d errors; summary() gives mean and sd per estimator, epsilon, m and n:\n", nrow(x)))
+  print(utils::head(summary(x), n_rows), row.names = FALSE)
+  invisible(x)
+}
+
 study_figures <- list(
   `1` = c(alg2 = "Alg. 2", alg1 = "Alg. 1", jl_nonprivate = "non-private JL"),
   `2` = c(alg3 = "Alg. 3", alg3_shift = "Alg. 3 shifted", ols = "non-private OLS"),
