@@ -257,3 +257,87 @@ analyze_gauss_shift <- function(p, sigma, reps = 4000) {
 }
 
 .shift_cache <- new.env(parent = emptyenv())
+
+#' Noise scales of the thresholding releases
+#'
+#' The Gaussian noise of Wang and Xu's and the modified DP / LDP thresholding.
+#' In the central model the averaged second moment \eqn{\frac1n\sum x_i x_i^T}
+#' has sensitivity `second_moment_sensitivity(B, neighbor, n)` and gets noise
+#' of sd `s` from [gaussian_sigma()]. In the local model every record adds
+#' noise of sd `sigma` calibrated to the sensitivity of its own
+#' \eqn{x x^T}, and the average of the n reports carries noise of sd
+#' `s = sigma / sqrt(n)`. With the classic calibration and B = 1 this gives
+#' the papers' formulas: modified DP (replace-one) \eqn{s^2 = 4\log(1.25/\delta)/(n\epsilon)^2};
+#' Wang and Xu DP (add/remove) \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2};
+#' LDP (both papers, add/remove per record) \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}.
+#' @noRd
+threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration) {
+  if (model == "central") {
+    s <- gaussian_sigma(second_moment_sensitivity(B, neighbor, n), epsilon, delta, calibration)
+    list(s = s, sigma_record = NA_real_)
+  } else {
+    sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
+    list(s = sigma / sqrt(n), sigma_record = sigma)
+  }
+}
+
+#' The threshold `c sqrt(log p / n) + k s sqrt(log p)` of DP / LDP
+#' thresholding, k = 4 in both papers. `noise_sd` is s, the sd of the noise on
+#' the released average; the modified LDP algorithm as printed uses the
+#' per-record sigma there instead (pass it as `noise_sd`).
+#' @noRd
+threshold_level <- function(constant, n, p, noise_sd, multiplier = 4) {
+  constant * sqrt(log(p) / n) + multiplier * noise_sd * sqrt(log(p))
+}
+
+# ---- Compression (Zhou, Ligett and Wasserman) ---------------------------------
+
+# Constants of their Lemma B.1: C1 = 4e / sqrt(6 pi) ~ 2.5044 and C2 ~ 7.6885.
+# The paper prints C2 = sqrt(8e), which is 4.663; its stated value 7.6885 is
+# sqrt(8) e, the constant of the cited lemma, so we use sqrt(8) e.
+zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp(1))
+
+#' Truncation threshold and minimum m of compression
+#'
+#' Procedure 4.1 of Zhou, Ligett and Wasserman keeps a compressed output
+#' \eqn{C} only if \eqn{\max_{jk} |(C^T C/m)_{jk} - \Sigma_1(j,k)| \le
+#' \sqrt{2 (C_1 + C_2)} \sqrt{\ln(2np)/m} + \Delta_{max}}, with
+#' \eqn{C_1 = 4e/\sqrt{6\pi} \approx 2.504} and \eqn{C_2 = \sqrt{8}\,e \approx
+#' 7.689} (their Lemma B.1, which prints \eqn{\sqrt{8e}}; that is 4.66, not
+#' the stated 7.6885, so we take \eqn{\sqrt 8 e}, which matches the number). Their Lemma 4.4 bounds the discarded probability
+#' by \eqn{1/n^2} when the columns have squared norm n and
+#' \eqn{m \ge 2 (C_1 + C_2) \ln(2np)}; `compression_m_min()` returns the
+#' smallest such integer m.
+#'
+#' @param n,p Rows and columns of the data.
+#' @param m Rows of the compressed data (may be a vector).
+#' @param delta_max The class parameter \eqn{\Delta_{max}} (>= 0): a bound on
+#'   \eqn{\max_{jk} |\Sigma_i(j,k) - \Sigma_1(j,k)|} over the databases to be
+#'   protected.
+#' @return `compression_threshold()`: the threshold(s);
+#'   `compression_m_min()`: an integer.
+#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
+#'   privacy with compression. ISIT. (Full version arXiv:0901.1365.)
+#' @examples
+#' compression_m_min(n = 10000, p = 10)
+#' compression_threshold(n = 10000, p = 10, m = c(500, 1000), delta_max = 0.01)
+#' @export
+compression_threshold <- function(n, p, m, delta_max) {
+  check_count(n, "n")
+  check_count(p, "p")
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m < 1) || any(m != round(m))) {
+    abort("`m` must be whole number(s) >= 1.")
+  }
+  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  k <- zlw_constants()
+  sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max
+}
+
+#' @rdname compression_threshold
+#' @export
+compression_m_min <- function(n, p) {
+  check_count(n, "n")
+  check_count(p, "p")
+  k <- zlw_constants()
+  as.integer(ceiling(2 * (k[["C1"]] + k[["C2"]]) * log(2 * n * p)))
+}

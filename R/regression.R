@@ -41,15 +41,15 @@
 dp_regression <- function(release, response, features = NULL, intercept = NULL) {
   M <- regression_matrix(release)
   d <- nrow(M)
-  y <- column_index(response, M, "response")
+  y <- release_column_index(response, M, "response")
   if (length(y) != 1L) abort("`response` must name exactly one column.")
-  icpt <- if (is.null(intercept) || isFALSE(intercept)) integer(0) else column_index(intercept, M, "intercept")
+  icpt <- if (is.null(intercept) || isFALSE(intercept)) integer(0) else release_column_index(intercept, M, "intercept")
   if (length(icpt) > 1L) abort("`intercept` must name one column (the column of ones).")
   if (length(icpt) && icpt == y) abort("the `intercept` column cannot also be the `response`.")
   if (is.null(features)) {
     feat <- setdiff(seq_len(d), c(y, icpt))
   } else {
-    feat <- column_index(features, M, "features")
+    feat <- release_column_index(features, M, "features")
     if (anyDuplicated(feat)) abort("`features` contains duplicated columns.")
     if (y %in% feat) abort("`features` must not contain the response column.")
     feat <- setdiff(feat, icpt)
@@ -89,7 +89,7 @@ regression_matrix <- function(release) {
   M
 }
 
-column_index <- function(cols, M, arg) {
+release_column_index <- function(cols, M, arg) {
   d <- ncol(M)
   if (is.character(cols)) {
     nm <- colnames(M)

@@ -125,3 +125,21 @@ check_choice <- function(x, choices, arg) {
   if (!x %in% choices) abort("`%s` must be one of %s; got \"%s\".", arg, paste0('"', choices, '"', collapse = ", "), x)
   x
 }
+
+#' Class labels: a factor (or vector coerced to one) with one label per row, no
+#' missing values, unused levels dropped, each class with >= min_per_group rows.
+#' @noRd
+check_group <- function(group, n, arg = "group", min_per_group = 1L) {
+  if (is.null(group) || length(group) != n) {
+    abort("`%s` must have one label per row of the data (%d); it has %d.", arg, as.integer(n), length(group))
+  }
+  if (anyNA(group)) abort("`%s` contains missing labels.", arg)
+  group <- droplevels(as.factor(group))
+  if (nlevels(group) < 2L) abort("`%s` must contain at least two classes.", arg)
+  small <- table(group) < min_per_group
+  if (any(small)) {
+    abort("every class in `%s` needs at least %d rows; class %s has fewer.", arg,
+          as.integer(min_per_group), paste0('"', names(small)[small], '"', collapse = ", "))
+  }
+  group
+}

@@ -11,6 +11,57 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// crossprod_cpp
+Eigen::MatrixXd crossprod_cpp(const Eigen::Map<Eigen::MatrixXd> X);
+RcppExport SEXP _dpcov_crossprod_cpp(SEXP XSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    rcpp_result_gen = Rcpp::wrap(crossprod_cpp(X));
+    return rcpp_result_gen;
+END_RCPP
+}
+// compress_draw_cpp
+Eigen::MatrixXd compress_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, const Eigen::Map<Eigen::MatrixXd> X, const Eigen::Map<Eigen::VectorXd> scales, int m, bool truncate, const Eigen::Map<Eigen::MatrixXd> reference, double threshold, int max_tries, double affine_sd, bool explicit_path, int block_cols);
+RcppExport SEXP _dpcov_compress_draw_cpp(SEXP SSEXP, SEXP XSEXP, SEXP scalesSEXP, SEXP mSEXP, SEXP truncateSEXP, SEXP referenceSEXP, SEXP thresholdSEXP, SEXP max_triesSEXP, SEXP affine_sdSEXP, SEXP explicit_pathSEXP, SEXP block_colsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type scales(scalesSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< bool >::type truncate(truncateSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type reference(referenceSEXP);
+    Rcpp::traits::input_parameter< double >::type threshold(thresholdSEXP);
+    Rcpp::traits::input_parameter< int >::type max_tries(max_triesSEXP);
+    Rcpp::traits::input_parameter< double >::type affine_sd(affine_sdSEXP);
+    Rcpp::traits::input_parameter< bool >::type explicit_path(explicit_pathSEXP);
+    Rcpp::traits::input_parameter< int >::type block_cols(block_colsSEXP);
+    rcpp_result_gen = Rcpp::wrap(compress_draw_cpp(S, X, scales, m, truncate, reference, threshold, max_tries, affine_sd, explicit_path, block_cols));
+    return rcpp_result_gen;
+END_RCPP
+}
+// scan_columns_cpp
+Rcpp::IntegerVector scan_columns_cpp(const Eigen::Map<Eigen::MatrixXd> X);
+RcppExport SEXP _dpcov_scan_columns_cpp(SEXP XSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    rcpp_result_gen = Rcpp::wrap(scan_columns_cpp(X));
+    return rcpp_result_gen;
+END_RCPP
+}
+// psd_sqrt_cpp
+Eigen::MatrixXd psd_sqrt_cpp(const Eigen::Map<Eigen::MatrixXd> S);
+RcppExport SEXP _dpcov_psd_sqrt_cpp(SEXP SSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    rcpp_result_gen = Rcpp::wrap(psd_sqrt_cpp(S));
+    return rcpp_result_gen;
+END_RCPP
+}
 // clipped_gram_cpp
 Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip);
 RcppExport SEXP _dpcov_clipped_gram_cpp(SEXP XSEXP, SEXP clipSEXP) {
@@ -137,8 +188,78 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// hard_threshold_cpp
+Eigen::MatrixXd hard_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> A, double t, bool keep_diag);
+RcppExport SEXP _dpcov_hard_threshold_cpp(SEXP ASEXP, SEXP tSEXP, SEXP keep_diagSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    Rcpp::traits::input_parameter< double >::type t(tSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    rcpp_result_gen = Rcpp::wrap(hard_threshold_cpp(A, t, keep_diag));
+    return rcpp_result_gen;
+END_RCPP
+}
+// psd_project_cpp
+Rcpp::List psd_project_cpp(const Eigen::Map<Eigen::MatrixXd> A);
+RcppExport SEXP _dpcov_psd_project_cpp(SEXP ASEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    rcpp_result_gen = Rcpp::wrap(psd_project_cpp(A));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ldp_report_sum_cpp
+Eigen::MatrixXd ldp_report_sum_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip, double sd);
+RcppExport SEXP _dpcov_ldp_report_sum_cpp(SEXP XSEXP, SEXP clipSEXP, SEXP sdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< double >::type sd(sdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ldp_report_sum_cpp(X, clip, sd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// threshold_losses_cpp
+Eigen::VectorXd threshold_losses_cpp(const Eigen::Map<Eigen::MatrixXd> A, const Eigen::Map<Eigen::MatrixXd> H, std::vector<double> t_sorted, bool keep_diag);
+RcppExport SEXP _dpcov_threshold_losses_cpp(SEXP ASEXP, SEXP HSEXP, SEXP t_sortedSEXP, SEXP keep_diagSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type H(HSEXP);
+    Rcpp::traits::input_parameter< std::vector<double> >::type t_sorted(t_sortedSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    rcpp_result_gen = Rcpp::wrap(threshold_losses_cpp(A, H, t_sorted, keep_diag));
+    return rcpp_result_gen;
+END_RCPP
+}
+// cv_threshold_cpp
+Eigen::VectorXd cv_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> X, std::vector<int> fold, int K, double clip, const Eigen::Map<Eigen::MatrixXd> thresholds, const Eigen::Map<Eigen::VectorXd> noise_sd, bool keep_diag, bool downdate);
+RcppExport SEXP _dpcov_cv_threshold_cpp(SEXP XSEXP, SEXP foldSEXP, SEXP KSEXP, SEXP clipSEXP, SEXP thresholdsSEXP, SEXP noise_sdSEXP, SEXP keep_diagSEXP, SEXP downdateSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type fold(foldSEXP);
+    Rcpp::traits::input_parameter< int >::type K(KSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type thresholds(thresholdsSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::VectorXd> >::type noise_sd(noise_sdSEXP);
+    Rcpp::traits::input_parameter< bool >::type keep_diag(keep_diagSEXP);
+    Rcpp::traits::input_parameter< bool >::type downdate(downdateSEXP);
+    rcpp_result_gen = Rcpp::wrap(cv_threshold_cpp(X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_dpcov_crossprod_cpp", (DL_FUNC) &_dpcov_crossprod_cpp, 1},
+    {"_dpcov_compress_draw_cpp", (DL_FUNC) &_dpcov_compress_draw_cpp, 11},
+    {"_dpcov_scan_columns_cpp", (DL_FUNC) &_dpcov_scan_columns_cpp, 1},
+    {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
@@ -149,6 +270,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_laplace_draw_cpp", (DL_FUNC) &_dpcov_laplace_draw_cpp, 1},
     {"_dpcov_simulate_regression_gram_cpp", (DL_FUNC) &_dpcov_simulate_regression_gram_cpp, 4},
     {"_dpcov_expected_sym_gaussian_norm_cpp", (DL_FUNC) &_dpcov_expected_sym_gaussian_norm_cpp, 2},
+    {"_dpcov_hard_threshold_cpp", (DL_FUNC) &_dpcov_hard_threshold_cpp, 3},
+    {"_dpcov_psd_project_cpp", (DL_FUNC) &_dpcov_psd_project_cpp, 1},
+    {"_dpcov_ldp_report_sum_cpp", (DL_FUNC) &_dpcov_ldp_report_sum_cpp, 3},
+    {"_dpcov_threshold_losses_cpp", (DL_FUNC) &_dpcov_threshold_losses_cpp, 4},
+    {"_dpcov_cv_threshold_cpp", (DL_FUNC) &_dpcov_cv_threshold_cpp, 8},
     {NULL, NULL, 0}
 };
 

@@ -6,6 +6,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh || exit 1
 
+# The check runs in a temporary directory, so point the data-dependent tests
+# and the microbiome vignette at ../shared/data explicitly when it exists.
+if [ -z "${DPCOV_COMBO_DIR:-}" ] && [ -d ../shared/data ]; then
+  export DPCOV_COMBO_DIR="$(cd ../shared/data && pwd)"
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 R CMD build --no-manual . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }

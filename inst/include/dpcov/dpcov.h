@@ -5,4 +5,5 @@
 #include "wishart.h"
 #include "gram.h"
 #include "noise.h"
+#include "compress.h"
 #endif

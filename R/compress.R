@@ -1,0 +1,601 @@
+# Compression by a Gaussian random projection (Zhou, Ligett and Wasserman 2009):
+# release Phi X (+ Delta), then analyse the compressed data (covariance, PCA,
+# least squares / ridge) and evaluate the paper's privacy bound.
+
+#' Release compressed data: Phi X with truncation (Zhou, Ligett and Wasserman)
+#'
+#' Publishes the m x p matrix \eqn{C = \Phi X} (plus optional affine noise
+#' \eqn{\Delta}) in place of the n x p data X, following Sections 3-4 of Zhou,
+#' Ligett and Wasserman:
+#'
+#' 1. columns of X are scaled to squared norm n (`normalize = TRUE`, the
+#'    paper's first sanitisation step (4));
+#' 2. \eqn{\Phi} is m x n with iid \eqn{N(0, 1/n)} entries, drawn afresh for
+#'    every try;
+#' 3. truncation (Procedure 4.1): a draw is discarded and redrawn when
+#'    \eqn{\max_{jk} |(C^T C/m)_{jk} - \Sigma_1(j,k)| > \sqrt{2(C_1+C_2)}
+#'    \sqrt{\ln(2np)/m} + \Delta_{max}} (see [compression_threshold()]); after
+#'    `max_tries` discarded draws the function stops with an error. The
+#'    result never says how many draws were discarded;
+#' 4. affine variant: \eqn{\Delta}, iid \eqn{N(0, \code{affine\_sd}^2)},
+#'    m x p, is added to the accepted draw. Since it is independent noise added
+#'    after truncation it is post-processing: the guarantee below is unchanged
+#'    (the paper leaves the extra privacy of \eqn{\Delta} to future work).
+#'
+#' @section Privacy guarantee: The paper proves *distributional privacy*
+#'   (its Definition 2.4, Theorem 4.6): for two databases X1, X2 of the same
+#'   size whose normalised covariances \eqn{\Sigma_i = X_i^T X_i / n} satisfy
+#'   its Assumption 1 (eigenvalues bounded away from 0, differences
+#'   \eqn{\Delta = \Sigma_1 - \Sigma_2} small) and differ entrywise by at most
+#'   `delta_max`, the output densities differ by a factor at most
+#'   \eqn{e^\alpha}, with \eqn{\alpha} bounded by [compression_alpha()]. This
+#'   is **not** (epsilon, delta)-differential privacy for arbitrary data: an
+#'   outlying record changes \eqn{\Sigma} by more than `delta_max` and is not
+#'   protected. The release therefore has `epsilon = delta = NA` and
+#'   [has_guarantee()] is `FALSE`. The theorem also needs
+#'   \eqn{m \ge 2(C_1 + C_2)\ln(2np)} ([compression_m_min()]; a warning is
+#'   given when m is smaller, and the release then states that Theorem 4.6
+#'   does not apply; draws are also discarded far more often), normalised
+#'   columns, truncation, and \eqn{p < n} (Assumption 1 needs
+#'   \eqn{\lambda_{min}(X^T X/n) > 0}, impossible when \eqn{p \ge n}, so
+#'   \eqn{p \ge n} is an error).
+#'
+#' The truncation reference \eqn{\Sigma_1} is a fixed point common to all
+#' databases in the theorem. By default (`reference = NULL`) it is the input's
+#' own \eqn{X^T X / n}, the practical reading of Procedure 4.1; the discard set
+#' then depends on the private data, which `print` flags in the tuning line.
+#' Pass a public `reference` (e.g. from public or earlier data) to avoid that.
+#'
+#' @section Methods: `method = "gram"` (default) uses that, given X, the rows
+#'   of \eqn{\Phi X} are iid \eqn{N(0, X^T X / n)}: it draws \eqn{Z R} with Z
+#'   m x p iid N(0, 1) and R the symmetric square root of \eqn{X^T X/n}
+#'   (defined when \eqn{X^T X} is singular), in \eqn{O(np^2 + mp^2)}. It also
+#'   accepts sufficient statistics from [second_moment()], so data streamed in
+#'   chunks can be compressed. `method = "explicit"` draws \eqn{\Phi} itself,
+#'   column block by column block (an m x 256 tile at a time, filled in the
+#'   order of `matrix(rnorm(m * n), m, n)`), and never holds an m x n matrix.
+#'   Both give the same distribution. To compress a response with the same
+#'   \eqn{\Phi}, compress `cbind(X, y)`.
+#'
+#' @param x A numeric matrix or data frame (n x p, rows are records), or (for
+#'   `method = "gram"`) a `dp_suffstat` from [second_moment()] or a chunk
+#'   reader function as accepted by [second_moment()].
+#' @param m Number of rows of the compressed data, `1 <= m <= n`.
+#' @param normalize Scale columns to squared norm n first (default `TRUE`).
+#'   Zero or constant columns are then an error.
+#' @param truncate Apply the truncation of Procedure 4.1 (default `TRUE`).
+#' @param delta_max \eqn{\Delta_{max}}, the bound on entrywise differences of
+#'   normalised covariances between the databases to protect; default
+#'   `sqrt(log(n) / n)`, the order Procedure 4.1 states.
+#' @param affine_sd Standard deviation of the affine noise \eqn{\Delta}
+#'   (default 0: none).
+#' @param method `"gram"` (exact fast path) or `"explicit"` (literal
+#'   \eqn{\Phi}, for validation).
+#' @param reference Optional public p x p reference \eqn{\Sigma_1} for the
+#'   truncation; `NULL` uses the input's own normalised \eqn{X^T X / n}.
+#' @param max_tries Maximum number of draws before giving up (default 100).
+#' @return A `dp_release` of class `dp_compress`: `estimate` is the m x p
+#'   compressed matrix; `params` holds m, the threshold, `delta_max`,
+#'   `affine_sd`, the method and whether \eqn{m \ge} [compression_m_min()].
+#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
+#'   privacy with compression. ISIT. (Full version arXiv:0901.1365.)
+#' @seealso [compressed_cov()], [compressed_pca()], [compressed_lm()],
+#'   [compression_alpha()], [subspace_distance()].
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(5000 * 4), 5000, 4)
+#' r <- dp_compress(x, m = 300)
+#' r
+#' dim(as.matrix(r))
+#' round(compressed_cov(r), 2)
+#' @export
+dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
+                        affine_sd = 0, method = c("gram", "explicit"), reference = NULL,
+                        max_tries = 100L) {
+  call <- match.call()
+  method <- check_choice(method, c("gram", "explicit"), "method")
+  check_flag(normalize, "normalize")
+  check_flag(truncate, "truncate")
+  if (is.function(x)) x <- second_moment(x, clip = Inf)  # chunk reader: one streaming pass
+  if (inherits(x, "dp_suffstat")) {
+    if (method == "explicit") {
+      abort("`method = \"explicit\"` needs the data matrix, not sufficient statistics.")
+    }
+    n <- x$n
+    p <- x$p
+    gram <- x$gram
+    cols <- x$colnames
+    data <- matrix(0, 0, 0)
+    if (normalize && any(diag(gram) <= 0)) {
+      abort("column(s) %s of `x` are all zero: they cannot be normalised to squared norm n.",
+            paste(which(diag(gram) <= 0), collapse = ", "))
+    }
+  } else {
+    x <- check_compress_matrix(x, "x", normalize)
+    n <- nrow(x)
+    p <- ncol(x)
+    cols <- colnames(x)
+    gram <- NULL
+    data <- x
+  }
+  if (p >= n) {
+    abort(paste0("`x` has p = %d columns and only n = %d rows: the distributional-privacy ",
+                 "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
+                 "needs p < n."), p, n)
+  }
+  check_count(m, "m", min = 1)
+  if (m > n) abort("`m` must be <= n = %d (compression reduces the number of rows); got %s.", n, format(m))
+  if (is.null(delta_max)) delta_max <- sqrt(log(n) / n)
+  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  check_number(affine_sd, "affine_sd", lower = 0, lower_open = FALSE)
+  check_count(max_tries, "max_tries", min = 1)
+  if (!is.null(reference)) reference <- check_reference(reference, p)
+
+  m_min <- compression_m_min(n, p)
+  m_ok <- m >= m_min
+  if (!m_ok) {
+    warning(sprintf(paste0("m = %d < 2 (C1 + C2) ln(2np) = %d: Lemma 4.4 no longer bounds the ",
+                           "discarded probability by 1/n^2 (draws may be discarded often) and ",
+                           "Theorem 4.6 does not apply."), as.integer(m), m_min), call. = FALSE)
+  }
+
+  if (is.null(gram)) gram <- crossprod_cpp(data)
+  scales <- if (normalize) sqrt(n / diag(gram)) else rep(1, p)
+  sigma <- gram * tcrossprod(scales) / n
+  rm(gram)
+  ev <- eigen(sigma, symmetric = TRUE, only.values = TRUE)$values
+  if (min(ev) <= 1e-10 * max(ev, 1)) {
+    # Told to the curator only; nothing of it is stored in the release.
+    warning("X'X/n is singular: the release is well defined, but Assumption 1 ",
+            "(lambda_min > 0) fails for these data, so Theorem 4.6 gives them no bound.",
+            call. = FALSE)
+  }
+  threshold <- compression_threshold(n, p, m, delta_max)
+  ref <- if (is.null(reference)) sigma else reference
+  est <- compress_draw_cpp(sigma, data, scales, as.integer(m), truncate, ref, threshold,
+                           as.integer(max_tries), affine_sd, method == "explicit", 256L)
+  if (!length(est)) {
+    abort(paste0("every one of the %d draws was discarded by the truncation (threshold %s); ",
+                 "increase `m` (>= %d), `delta_max` or `max_tries`, or check `reference`."),
+          as.integer(max_tries), format(threshold, digits = 4), m_min)
+  }
+  colnames(est) <- cols
+
+  tuning <- if (truncate && is.null(reference)) {
+    tuning_record("truncation reference", private = FALSE,
+                  detail = "Sigma1 = the input's own X'X/n; pass a public `reference` to avoid this")
+  } else {
+    tuning_record("none")
+  }
+  new_dp_release(
+    est, family = "compress",
+    mechanism = "Compression Phi X (Zhou, Ligett and Wasserman 2009)",
+    epsilon = NA_real_, delta = NA_real_, neighbor = "replace-one", clip = Inf,
+    n = n, p = p,
+    params = list(m = as.integer(m), normalize = normalize, truncate = truncate,
+                  threshold = if (truncate) threshold else NA_real_, delta_max = delta_max,
+                  affine_sd = affine_sd, method = method, m_min = m_min, m_condition = m_ok,
+                  reference = if (is.null(reference)) "own X'X/n" else "public (user-supplied)",
+                  no_formal_guarantee = TRUE),
+    tuning = tuning,
+    guarantee = compression_guarantee_text(delta_max, m, m_min, normalize, truncate, affine_sd),
+    call = call
+  )
+}
+
+compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate, affine_sd) {
+  txt <- paste0(
+    "distributional privacy of Zhou, Ligett and Wasserman (Def. 2.4, Thm 4.6) under their ",
+    "Assumption 1, for databases whose normalised covariances differ entrywise by at most ",
+    "delta_max = ", format(delta_max, digits = 4), "; alpha for a pair of databases: ",
+    "compression_alpha(). NOT (epsilon, delta)-differential privacy for arbitrary data.")
+  fails <- c(
+    if (m < m_min) sprintf("m = %d < %d = 2(C1+C2)ln(2np)", as.integer(m), m_min),
+    if (!normalize) "columns not normalised",
+    if (!truncate) "no truncation")
+  if (length(fails)) {
+    txt <- paste0(txt, " Theorem 4.6 does NOT apply here (", paste(fails, collapse = "; "), ").")
+  }
+  if (affine_sd > 0) {
+    txt <- paste0(txt, " Affine noise (sd ", format(affine_sd, digits = 4),
+                  ") added after truncation: post-processing, not counted.")
+  }
+  txt
+}
+
+# The data matrix, checked in one C++ pass without n x p temporaries (a
+# double matrix is used as is, not copied); other inputs go through
+# check_data_matrix(). Zero or constant columns cannot be normalised
+# meaningfully: a zero column has no norm, a constant one keeps only its sign
+# (an uncentred intercept).
+check_compress_matrix <- function(x, arg, normalize) {
+  if (is.matrix(x) && is.double(x)) {
+    if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
+    if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
+  } else {
+    x <- check_data_matrix(x, arg, min_rows = 2L)
+  }
+  flag <- scan_columns_cpp(x)
+  if (any(flag == 3L)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
+  if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
+  if (normalize && any(flag == 1L)) {
+    abort("column(s) %s of `%s` are all zero: they cannot be normalised to squared norm n.",
+          paste(which(flag == 1L), collapse = ", "), arg)
+  }
+  if (normalize && any(flag == 2L)) {
+    abort(paste0("column(s) %s of `%s` are constant: normalising keeps only their sign. ",
+                 "Drop them (centre the data instead of adding an intercept) or use ",
+                 "`normalize = FALSE`."), paste(which(flag == 2L), collapse = ", "), arg)
+  }
+  x
+}
+
+check_reference <- function(reference, p) {
+  if (!is.matrix(reference) || !is.numeric(reference)) abort("`reference` must be a numeric p x p matrix.")
+  if (anyNA(reference) || any(!is.finite(reference))) abort("`reference` contains NA, NaN or infinite values.")
+  if (nrow(reference) != p || ncol(reference) != p) {
+    abort("`reference` must be %d x %d (p x p); it is %d x %d.", p, p, nrow(reference), ncol(reference))
+  }
+  if (max(abs(reference - t(reference))) > 1e-12 * max(1, max(abs(reference)))) {
+    abort("`reference` must be symmetric.")
+  }
+  storage.mode(reference) <- "double"
+  reference
+}
+
+# The compressed matrix of a release, or a plain numeric matrix.
+compressed_matrix <- function(object, arg = "object") {
+  if (inherits(object, "dp_compress")) return(object$estimate)
+  if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
+  check_data_matrix(object, arg, min_rows = 2L)
+}
+
+#' Compressed covariance
+#'
+#' \eqn{C^T C / m}, the compressed sample covariance of Zhou, Ligett and
+#' Wasserman; its expectation is \eqn{X^T X / n} (of the normalised data).
+#' @param object A `dp_compress` release or an m x p matrix.
+#' @return The p x p matrix \eqn{C^T C / m}.
+#' @examples
+#' set.seed(1)
+#' r <- dp_compress(matrix(rnorm(4000 * 3), 4000, 3), m = 300)
+#' compressed_cov(r)
+#' @export
+compressed_cov <- function(object) {
+  C <- compressed_matrix(object)
+  crossprod(C) / nrow(C)
+}
+
+#' PCA on compressed data
+#'
+#' Principal components of the compressed covariance \eqn{C^T C / m}
+#' (uncentred, as in the paper's Theorem 3.5), returned as a `prcomp` object:
+#' `rotation` (loadings), `sdev` (square roots of the eigenvalues of
+#' \eqn{C^T C/m}, i.e. the singular values of C over \eqn{\sqrt m}), and `x`
+#' (scores of the compressed rows). It equals `prcomp(C, center = FALSE)`
+#' except that the variances divide by m, not m - 1.
+#' @param object A `dp_compress` release or an m x p matrix.
+#' @param rank Number of components to keep (default all).
+#' @return An object of class `c("compressed_pca", "prcomp")`.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(4000 * 4), 4000, 4) %*% diag(c(3, 2, 1, 0.5))
+#' pc <- compressed_pca(dp_compress(x, m = 400))
+#' summary(pc)
+#' @export
+compressed_pca <- function(object, rank = NULL) {
+  C <- compressed_matrix(object)
+  p <- ncol(C)
+  k <- if (is.null(rank)) p else {
+    check_count(rank, "rank")
+    if (rank > p) abort("`rank` must be <= p = %d; got %s.", p, format(rank))
+    as.integer(rank)
+  }
+  s <- svd(C, nu = 0, nv = k)  # as prcomp, so loadings carry the same signs
+  rotation <- s$v
+  dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(k)))
+  structure(list(sdev = s$d / sqrt(nrow(C)), rotation = rotation, center = FALSE,
+                 scale = FALSE, x = C %*% rotation),
+            class = c("compressed_pca", "prcomp"))
+}
+
+#' Distance between principal subspaces, and the bound of Proposition 3.4
+#'
+#' \eqn{\|P_D(A) - P_D(A + B)\|_F}, where \eqn{P_D(M)} projects onto the span
+#' of the top D eigenvectors of M, beside the bound \eqn{\|B\|_F / \delta_D},
+#' \eqn{\delta_D = (\lambda_D - \lambda_{D+1})/2} (eigenvalues of A), of
+#' Proposition 3.4 (Zwald and Blanchard), which holds when
+#' \eqn{\|B\|_F \le \delta_D/2} and \eqn{\lambda_D > 0}. With
+#' \eqn{A = X^T X/n} and \eqn{A + B = C^T C/m} this is the PCA utility of
+#' compression (Theorem 3.5).
+#' @param a Symmetric p x p matrix A (e.g. the true \eqn{X^T X/n}).
+#' @param b Symmetric p x p matrix A + B, or a `dp_compress` release (then
+#'   [compressed_cov()] is used).
+#' @param dim Subspace dimension D, `1 <= dim < p`.
+#' @return A one-row data frame: `dim`, `distance`, `bound`, `delta_D`,
+#'   `norm_B` (\eqn{\|B\|_F}) and `bound_applies` (the proposition's
+#'   condition).
+#' @examples
+#' a <- diag(c(4, 2, 1))
+#' subspace_distance(a, a + 0.05 * matrix(c(0, 1, 0, 1, 0, 0, 0, 0, 0), 3), dim = 1)
+#' @export
+subspace_distance <- function(a, b, dim) {
+  if (inherits(b, "dp_compress")) b <- compressed_cov(b)
+  a <- check_symmetric_matrix(a, "a")
+  b <- check_symmetric_matrix(b, "b")
+  p <- ncol(a)
+  if (ncol(b) != p) abort("`a` and `b` must have the same dimension; got %d and %d.", p, ncol(b))
+  check_count(dim, "dim")
+  if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
+  ea <- eigen(a, symmetric = TRUE)
+  eb <- eigen(b, symmetric = TRUE)
+  va <- ea$vectors[, seq_len(dim), drop = FALSE]
+  vb <- eb$vectors[, seq_len(dim), drop = FALSE]
+  distance <- norm(tcrossprod(va) - tcrossprod(vb), "F")
+  delta_d <- (ea$values[dim] - ea$values[dim + 1]) / 2
+  norm_b <- norm(b - a, "F")
+  data.frame(dim = as.integer(dim), distance = distance,
+             bound = if (delta_d > 0) norm_b / delta_d else Inf, delta_D = delta_d,
+             norm_B = norm_b, bound_applies = ea$values[dim] > 0 && norm_b <= delta_d / 2)
+}
+
+check_symmetric_matrix <- function(s, arg) {
+  if (!is.matrix(s) || !is.numeric(s)) abort("`%s` must be a numeric matrix.", arg)
+  if (anyNA(s) || any(!is.finite(s))) abort("`%s` contains NA, NaN or infinite values.", arg)
+  if (nrow(s) != ncol(s)) abort("`%s` must be square; it is %d x %d.", arg, nrow(s), ncol(s))
+  if (max(abs(s - t(s))) > 1e-10 * max(1, max(abs(s)))) abort("`%s` must be symmetric.", arg)
+  storage.mode(s) <- "double"
+  s
+}
+
+#' Least squares and ridge regression on compressed data
+#'
+#' Regresses one column of compressed data on the others:
+#' \eqn{\hat\beta = (C_X^T C_X/m + \lambda I)^{-1} C_X^T c_y/m}, which for
+#' \eqn{\lambda = 0} is least squares through the origin on the compressed
+#' rows (Zhou, Lafferty and Wasserman's compressed regression). Compress
+#' `cbind(X, y)` so that X and y share \eqn{\Phi}. With `normalize = TRUE`
+#' the coefficients are in the units of the normalised columns (each scaled
+#' to squared norm n), and they estimate the least-squares fit of the
+#' normalised data; centre X and y before compressing if an intercept is
+#' wanted.
+#' @param object A `dp_compress` release of `cbind(X, y)`, or an m x p matrix.
+#' @param response Column of the response: a name or an index.
+#' @param features Columns used as predictors (names or indices); default
+#'   all others.
+#' @param lambda Ridge penalty (>= 0) on the scale of \eqn{C^T C/m}.
+#' @return An object of class `compressed_lm` with `coefficients`, `lambda`,
+#'   `m`, `residuals` (on the compressed rows) and `sigma` (residual standard
+#'   deviation).
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(5000 * 3), 5000, 3)
+#' y <- drop(x %*% c(1, -1, 0.5)) + rnorm(5000)
+#' r <- dp_compress(cbind(x, y = y), m = 1000)
+#' coef(compressed_lm(r, response = "y"))
+#' @export
+compressed_lm <- function(object, response, features = NULL, lambda = 0) {
+  C <- compressed_matrix(object)
+  if (is.null(colnames(C))) colnames(C) <- paste0("V", seq_len(ncol(C)))
+  yi <- column_index(C, response, "response")
+  if (length(yi) != 1L) abort("`response` must name exactly one column.")
+  xi <- if (is.null(features)) setdiff(seq_len(ncol(C)), yi) else column_index(C, features, "features")
+  if (!length(xi) || yi %in% xi) abort("`features` must be non-empty and must not contain the response.")
+  check_number(lambda, "lambda", lower = 0, lower_open = FALSE)
+  m <- nrow(C)
+  cx <- C[, xi, drop = FALSE]
+  cy <- C[, yi]
+  if (lambda == 0 && m <= length(xi)) {
+    abort("least squares needs more compressed rows (m = %d) than features (%d); use `lambda` > 0.",
+          m, length(xi))
+  }
+  A <- crossprod(cx) / m + diag(lambda, length(xi))
+  beta <- drop(solve(A, crossprod(cx, cy) / m))
+  names(beta) <- colnames(C)[xi]
+  res <- cy - drop(cx %*% beta)
+  structure(list(coefficients = beta, lambda = lambda, m = m, residuals = res,
+                 sigma = sqrt(sum(res^2) / max(1, m - length(xi))),
+                 response = colnames(C)[yi]),
+            class = "compressed_lm")
+}
+
+column_index <- function(C, cols, arg) {
+  if (is.character(cols)) {
+    idx <- match(cols, colnames(C))
+    if (anyNA(idx)) abort("`%s`: no column named %s.", arg, paste(cols[is.na(idx)], collapse = ", "))
+    return(idx)
+  }
+  if (!is.numeric(cols) || anyNA(cols) || any(cols != round(cols)) || any(cols < 1) ||
+      any(cols > ncol(C))) {
+    abort("`%s` must be column names or indices in 1..%d.", arg, ncol(C))
+  }
+  as.integer(cols)
+}
+
+#' @export
+print.compressed_lm <- function(x, digits = 4, ...) {
+  cat(sprintf("Regression of %s on compressed data (m = %d rows%s)\n", x$response, x$m,
+              if (x$lambda > 0) sprintf(", ridge lambda = %s", format(x$lambda)) else ""))
+  print(signif(x$coefficients, digits))
+  cat(sprintf("Residual sd on compressed rows: %s\n", format(x$sigma, digits = digits)))
+  invisible(x)
+}
+
+#' Privacy accounting of compression: Theorem 4.6 and the condition of Theorem 3.2
+#'
+#' `compression_alpha()` evaluates, for two databases X1 (the reference) and
+#' X2 of the same size and a range of m, the bound (15) of Theorem 4.6 of Zhou,
+#' Ligett and Wasserman on the distributional-privacy loss (without its
+#' \eqn{o(1)} term):
+#' \deqn{\alpha \le \frac{m p \|\Delta\|_F}{2 \lambda_{min}(\Sigma_2)
+#' \lambda_{min}(\Sigma_1)} \left(C\sqrt{\frac{\ln 2np}{m}} + \Delta_{max} +
+#' \frac{2 \|\Delta\|_F \|\Sigma_1\|_2^2}{p \lambda_{min}(\Sigma_2)
+#' \lambda_{min}(\Sigma_1)}\right),}
+#' \eqn{\Sigma_i = X_i^T X_i / n} (normalised), \eqn{\Delta = \Sigma_1 -
+#' \Sigma_2}, \eqn{C = \sqrt{2(C_1 + C_2)}}. `compression_condition()` gives the
+#' data-free quantities: the minimum m of Lemma 4.4 and the quantity of the
+#' sufficient condition (9) of Theorem 3.2,
+#' \eqn{p^2 \Delta_{max} \sqrt{m \ln 2np}}, which (9) requires to be
+#' \eqn{o(1)} (so it should be well below 1), together with the two terms
+#' \eqn{p \Delta_{max}} and \eqn{m p^2 \Delta_{max}^2} of (16).
+#'
+#' This is the paper's distributional privacy under its Assumption 1, not
+#' (epsilon, delta)-differential privacy: alpha bounds the density ratio for
+#' these two databases only. Both functions are accounting tools for the
+#' curator: `compression_alpha()` reads the private data and its result must
+#' not be published as if it were private.
+#'
+#' @param x1,x2 Numeric matrices of the same dimension n x p (p < n).
+#' @param m Rows of the compressed data (a vector gives the trade-off in m).
+#' @param normalize Normalise columns to squared norm n first, as
+#'   [dp_compress()] does (default `TRUE`).
+#' @param delta_max \eqn{\Delta_{max}}; default the pair's own
+#'   \eqn{\max_{jk} |\Delta_{jk}|} (the smallest value that satisfies (6)).
+#' @param n,p Rows and columns of the data.
+#' @return A data frame with one row per m. `compression_condition()`:
+#'   `m`, `m_min`, `m_condition` (m >= m_min), `condition_9`
+#'   (\eqn{p^2\Delta_{max}\sqrt{m\ln 2np}}), `p_delta_max`,
+#'   `m_p2_delta_max2`. `compression_alpha()` adds `alpha`, `norm_Delta`
+#'   (\eqn{\|\Delta\|_F}), `lambda_min_1`, `lambda_min_2` and `delta_max`.
+#' @examples
+#' set.seed(1)
+#' x1 <- matrix(rnorm(2000 * 3), 2000, 3)
+#' x2 <- x1
+#' x2[1, ] <- rnorm(3)            # a neighbouring database
+#' compression_alpha(x1, x2, m = c(200, 400, 800))
+#' compression_condition(n = 2000, p = 3, m = 400, delta_max = 1e-3)
+#' @export
+compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
+  check_flag(normalize, "normalize")
+  x1 <- check_compress_matrix(x1, "x1", normalize)
+  x2 <- check_compress_matrix(x2, "x2", normalize)
+  if (!identical(dim(x1), dim(x2))) {
+    abort("`x1` and `x2` must have the same dimension; got %s and %s.",
+          paste(dim(x1), collapse = " x "), paste(dim(x2), collapse = " x "))
+  }
+  n <- nrow(x1)
+  p <- ncol(x1)
+  if (p >= n) {
+    abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n)
+  }
+  s1 <- normalized_cov(x1, normalize)
+  s2 <- normalized_cov(x2, normalize)
+  d <- s1 - s2
+  if (is.null(delta_max)) delta_max <- max(abs(d))
+  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  e1 <- eigen(s1, symmetric = TRUE, only.values = TRUE)$values
+  l1 <- min(e1)
+  l2 <- min(eigen(s2, symmetric = TRUE, only.values = TRUE)$values)
+  tol <- 1e-10 * max(e1, 1)
+  if (l1 <= tol || l2 <= tol) {
+    abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1); X'X/n of `%s` is singular.",
+          if (l1 <= tol) "x1" else "x2")
+  }
+  cond <- compression_condition(n, p, m, delta_max)
+  k <- zlw_constants()
+  nd <- norm(d, "F")
+  alpha <- m * p * nd / (2 * l2 * l1) *
+    (sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max +
+       2 * nd * max(e1)^2 / (p * l2 * l1))
+  cbind(cond[, "m", drop = FALSE], alpha = alpha, cond[, -1, drop = FALSE],
+        norm_Delta = nd, lambda_min_1 = l1, lambda_min_2 = l2, delta_max = delta_max)
+}
+
+#' @rdname compression_alpha
+#' @export
+compression_condition <- function(n, p, m, delta_max) {
+  m_min <- compression_m_min(n, p)
+  compression_threshold(n, p, m, delta_max)  # validates m and delta_max
+  data.frame(m = m, m_min = m_min, m_condition = m >= m_min,
+             condition_9 = p^2 * delta_max * sqrt(m * log(2 * n * p)),
+             p_delta_max = p * delta_max, m_p2_delta_max2 = m * p^2 * delta_max^2)
+}
+
+normalized_cov <- function(x, normalize) {
+  g <- crossprod_cpp(x)
+  n <- nrow(x)
+  if (normalize) {
+    s <- sqrt(n / diag(g))
+    g <- g * tcrossprod(s)
+  }
+  g / n
+}
+
+#' PCA utility of compression against m: a replication study
+#'
+#' For each m in `m` and each of `reps` replications, compresses `x` with
+#' [dp_compress()] and measures [subspace_distance()] between the top-`dim`
+#' principal subspace of the (normalised) \eqn{X^T X / n} and that of the
+#' compressed covariance \eqn{C^T C / m}, beside the bound of Proposition 3.4
+#' and the worst case of Theorem 5.1, \eqn{p \tau / \delta_D} with
+#' \eqn{\tau = \sqrt{2(C_1+C_2)}\sqrt{\ln(2np)/m}} (the truncation bound with
+#' \eqn{\Delta_{max} = 0}, the reference being the data's own covariance).
+#' Replications run through `future.apply` (`future.seed = TRUE`), so any
+#' `future` plan parallelises them reproducibly; progress is reported through
+#' `progressr`.
+#' @param x Numeric data matrix (n x p, p < n).
+#' @param m Vector of compressed sizes.
+#' @param dim Principal subspace dimension D.
+#' @param reps Replications per m.
+#' @param normalize,method Passed to [dp_compress()].
+#' @return A data frame of class `compression_study` with one row per
+#'   (m, replication): `m`, `rep`, the columns of [subspace_distance()], and
+#'   `worst_case`. Its `plot` method draws the mean distance and both bounds
+#'   against m.
+#' @examples
+#' set.seed(1)
+#' f <- rnorm(2000)
+#' x <- cbind(f, f, f, 0, 0) + matrix(rnorm(2000 * 5), 2000, 5)
+#' s <- compression_pca_study(x, m = c(300, 1000), dim = 1, reps = 3)
+#' aggregate(cbind(distance, bound) ~ m, data = s, FUN = mean)
+#' plot(s)
+#' @export
+compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
+                                  method = c("gram", "explicit")) {
+  method <- check_choice(method, c("gram", "explicit"), "method")
+  check_flag(normalize, "normalize")
+  x <- check_compress_matrix(x, "x", normalize)
+  check_count(reps, "reps")
+  n <- nrow(x)
+  p <- ncol(x)
+  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m != round(m)) || any(m < 1) || any(m > n)) {
+    abort("`m` must be whole numbers in 1..n = %d.", n)
+  }
+  check_count(dim, "dim")
+  if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
+  if (any(m < compression_m_min(n, p))) {
+    warning(sprintf("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.",
+                    compression_m_min(n, p)), call. = FALSE)
+  }
+  A <- normalized_cov(x, normalize)
+  ev <- eigen(A, symmetric = TRUE, only.values = TRUE)$values
+  delta_d <- (ev[dim] - ev[dim + 1]) / 2
+  grid <- data.frame(m = rep(m, each = reps), rep = rep(seq_len(reps), length(m)))
+  progress <- progressr::progressor(nrow(grid))
+  rows <- future.apply::future_lapply(seq_len(nrow(grid)), function(i) {
+    r <- suppressWarnings(dp_compress(x, grid$m[i], normalize = normalize, method = method))
+    progress()
+    subspace_distance(A, r, dim)
+  }, future.seed = TRUE)
+  out <- cbind(grid, do.call(rbind, rows))
+  out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  class(out) <- c("compression_study", "data.frame")
+  out
+}
+
+#' @rdname compression_pca_study
+#' @param main,legend_pos Plot title and legend position.
+#' @param ... Passed to [graphics::plot()].
+#' @export
+plot.compression_study <- function(x, main = NULL, legend_pos = "bottomleft", ...) {
+  a <- stats::aggregate(cbind(distance, bound, worst_case) ~ m, data = as.data.frame(x), FUN = mean)
+  if (is.null(main)) main <- sprintf("PCA subspace error, D = %d", x$dim[1])
+  graphics::plot(a$m, a$distance, log = "xy", type = "b", pch = 19,
+                 ylim = range(c(a$distance, a$bound, a$worst_case)), main = main,
+                 xlab = "m (compressed rows)", ylab = "subspace distance", ...)
+  graphics::lines(a$m, a$bound, type = "b", pch = 2, lty = 2)
+  graphics::lines(a$m, a$worst_case, type = "b", pch = 4, lty = 3)
+  graphics::legend(legend_pos, c("observed (mean)", "Prop. 3.4 bound", "Thm 5.1 worst case"),
+                   pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
+  invisible(a)
+}

@@ -1,0 +1,187 @@
+# Discriminant analysis with a plug-in common covariance: the classifier of the
+# microbiome study (Section 4.2 of the modified-thresholding paper), where the
+# covariance may come from any estimator, private or not.
+
+#' Discriminant analysis with a plug-in covariance
+#'
+#' Fits the classifier of the paper's microbiome study: class means
+#' \eqn{\hat\mu_k} and priors \eqn{\hat\pi_k = n_k / n} from the training
+#' data, and a common covariance \eqn{\hat\Sigma} taken from any estimator.
+#' A new observation \eqn{y} is scored by
+#' \deqn{\delta_k(y) = -\frac12 \log\det\hat\Sigma - \frac12 (y - \hat\mu_k)^T
+#'   \hat\Sigma^{-1} (y - \hat\mu_k) + \log\hat\pi_k}
+#' and assigned to the class with the largest score. The paper calls this
+#' QDA; with one covariance shared by the classes the rule is linear in y,
+#' and with the pooled sample covariance it is Fisher's LDA (it classifies as
+#' [MASS::lda()]).
+#'
+#' **Singular estimates.** Thresholded estimates projected to the PSD cone
+#' can have zero eigenvalues, and a near-singular estimate puts enormous
+#' weight on directions it barely measured. Eigenvalues at most
+#' `tol` times the largest count as zero. With `singular = "pinv"` (default)
+#' those directions are dropped: \eqn{\hat\Sigma^{-1}} is the Moore-Penrose
+#' inverse and \eqn{\log\det} the log pseudo-determinant, so the rule
+#' classifies within the range of the estimate, where it carries information.
+#' With `singular = "floor"` they are raised to `tol` times the largest
+#' eigenvalue (a ridge on the null space; use a larger `tol`, e.g. 0.01, for
+#' this to be a useful regulariser). An estimate with no positive
+#' eigenvalue (thresholding can remove every entry) carries no information on
+#' any direction: under either rule the classifier then uses the priors alone
+#' (everyone is put in the largest class). Either way the means and priors are
+#' computed without noise: only the covariance is private, as in the paper,
+#' so the fitted classifier as a whole is not a private release.
+#'
+#' @param x Training data: numeric matrix or data frame, rows are subjects.
+#' @param group Class labels, one per row (factor, or coerced to one).
+#' @param cov The common covariance: `"pooled"` (the pooled within-class
+#'   sample covariance, divisor n - K, see [pooled_cov()]), a p x p numeric
+#'   matrix, a `dp_release` (its [as.matrix()] is used), or a function
+#'   `function(x, group)` returning either.
+#' @param singular `"pinv"` or `"floor"`: the rule for (near-)zero
+#'   eigenvalues (see Details).
+#' @param tol Relative eigenvalue tolerance for the singular rule.
+#' @return An object of class `qda_plugin` with `means` (K x p), `priors`,
+#'   `cov` (the plug-in estimate), `rank` (eigenvalues kept or floored),
+#'   `levels`, `singular`, `tol`, and the internal `scaling` (p x r, with
+#'   \eqn{\hat\Sigma^{+} = W W^T}) and `logdet`.
+#' @seealso [predict.qda_plugin()], [qda_study()]
+#' @examples
+#' fit <- qda_plugin(iris[, 1:4], iris$Species)
+#' table(predict(fit, iris[, 1:4]), iris$Species)
+#' # with a fixed (here: diagonal) plug-in covariance
+#' fit_diag <- qda_plugin(iris[, 1:4], iris$Species,
+#'                        cov = function(x, g) diag(diag(pooled_cov(x, g))))
+#' mean(predict(fit_diag, iris[, 1:4]) == iris$Species)
+#' @export
+qda_plugin <- function(x, group, cov = "pooled", singular = c("pinv", "floor"),
+                       tol = sqrt(.Machine$double.eps)) {
+  call <- match.call()
+  x <- check_data_matrix(x, min_rows = 2L)
+  group <- check_group(group, nrow(x))
+  singular <- check_choice(singular, c("pinv", "floor"), "singular")
+  check_number(tol, "tol", lower = 0, upper = 1)
+  sigma <- resolve_plugin_cov(cov, x, group)
+  p <- ncol(x)
+  if (!identical(dim(sigma), c(p, p))) {
+    abort("the plug-in covariance must be %d x %d (the columns of `x`); it is %s.",
+          p, p, paste(dim(sigma), collapse = " x "))
+  }
+  means <- do.call(rbind, lapply(split(seq_len(nrow(x)), group),
+                                 function(i) colMeans(x[i, , drop = FALSE])))
+  colnames(means) <- colnames(x)
+  priors <- as.numeric(table(group)) / length(group)
+  names(priors) <- levels(group)
+  inv <- plugin_inverse(sigma, singular, tol)
+  structure(list(means = means, priors = priors, cov = sigma, scaling = inv$scaling,
+                 logdet = inv$logdet, rank = inv$rank, levels = levels(group),
+                 singular = singular, tol = tol, call = call),
+            class = "qda_plugin")
+}
+
+resolve_plugin_cov <- function(cov, x, group) {
+  if (is.function(cov)) cov <- cov(x, group)
+  if (is.character(cov)) {
+    cov <- check_choice(cov, "pooled", "cov")
+    return(pooled_cov(x, group))
+  }
+  if (inherits(cov, "dp_release")) cov <- as.matrix(cov)
+  if (!is.matrix(cov) || !is.numeric(cov)) {
+    abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one.")
+  }
+  if (anyNA(cov) || any(!is.finite(cov))) abort("the plug-in covariance contains NA, NaN or infinite values.")
+  if (nrow(cov) == ncol(cov) && max(abs(cov - t(cov))) > 1e-8 * max(1, max(abs(cov)))) {
+    abort("the plug-in covariance must be symmetric.")
+  }
+  storage.mode(cov) <- "double"
+  cov
+}
+
+# W with Sigma^+ = W W^T under the singular rule; log (pseudo-)determinant.
+plugin_inverse <- function(sigma, singular, tol) {
+  e <- eigen((sigma + t(sigma)) / 2, symmetric = TRUE)
+  top <- max(e$values)
+  small <- if (top > 0) e$values <= tol * top else rep(TRUE, length(e$values))
+  values <- e$values
+  vectors <- e$vectors
+  if (singular == "pinv" || !(top > 0)) {
+    values <- values[!small]
+    vectors <- vectors[, !small, drop = FALSE]
+  } else {
+    values[small] <- tol * top
+  }
+  list(scaling = sweep(vectors, 2, sqrt(values), "/"), logdet = sum(log(values)),
+       rank = length(values), n_small = sum(small))
+}
+
+#' Pooled within-class sample covariance
+#'
+#' \eqn{\sum_k \sum_{i \in k} (x_i - \bar x_k)(x_i - \bar x_k)^T / (n - K)},
+#' the covariance of Fisher's LDA and of [MASS::lda()]. Not private.
+#'
+#' @inheritParams qda_plugin
+#' @return A p x p matrix.
+#' @examples
+#' pooled_cov(iris[, 1:4], iris$Species)
+#' @export
+pooled_cov <- function(x, group) {
+  x <- check_data_matrix(x, min_rows = 2L)
+  group <- check_group(group, nrow(x))
+  if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes.")
+  crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group))
+}
+
+# Subtract each row's class mean (the residuals whose second moment is the
+# pooled covariance; what a private covariance estimator is given).
+center_by_group <- function(x, group) {
+  for (i in split(seq_len(nrow(x)), group)) {
+    x[i, ] <- sweep(x[i, , drop = FALSE], 2, colMeans(x[i, , drop = FALSE]))
+  }
+  x
+}
+
+#' Predict with a plug-in discriminant
+#'
+#' @param object A [qda_plugin()] fit.
+#' @param newdata Numeric matrix or data frame with the training columns (by
+#'   name when both have names, else by position).
+#' @param type `"class"` (factor of predicted classes), `"score"` (matrix of
+#'   the scores \eqn{\delta_k}, one column per class) or `"posterior"`
+#'   (class probabilities, the softmax of the scores).
+#' @param ... Unused.
+#' @return See `type`.
+#' @examples
+#' fit <- qda_plugin(iris[, 1:4], iris$Species)
+#' head(predict(fit, iris[, 1:4], type = "posterior"))
+#' @export
+predict.qda_plugin <- function(object, newdata, type = c("class", "score", "posterior"), ...) {
+  type <- check_choice(type, c("class", "score", "posterior"), "type")
+  newdata <- check_data_matrix(newdata, arg = "newdata")
+  p <- ncol(object$means)
+  train_names <- colnames(object$means)
+  if (!is.null(train_names) && !is.null(colnames(newdata)) && all(train_names %in% colnames(newdata))) {
+    newdata <- newdata[, train_names, drop = FALSE]
+  } else if (ncol(newdata) != p) {
+    abort("`newdata` must have the %d columns the classifier was trained on; it has %d.", p, ncol(newdata))
+  }
+  scores <- vapply(seq_along(object$levels), function(k) {
+    z <- sweep(newdata, 2, object$means[k, ]) %*% object$scaling
+    -0.5 * object$logdet - 0.5 * rowSums(z^2) + log(object$priors[[k]])
+  }, numeric(nrow(newdata)))
+  scores <- matrix(scores, nrow(newdata), dimnames = list(rownames(newdata), object$levels))
+  switch(type,
+         score = scores,
+         posterior = {
+           e <- exp(scores - apply(scores, 1, max))
+           e / rowSums(e)
+         },
+         class = factor(object$levels[max.col(scores, ties.method = "first")], levels = object$levels))
+}
+
+#' @export
+print.qda_plugin <- function(x, ...) {
+  cat(sprintf("<qda_plugin> %d classes, p = %d, common covariance of rank %d (%s rule)\n",
+              length(x$levels), ncol(x$means), x$rank, x$singular))
+  cat("Priors:", paste(sprintf("%s %.3f", x$levels, x$priors), collapse = ", "), "\n")
+  cat("Class means and priors are computed without noise; only the plug-in covariance may be private.\n")
+  invisible(x)
+}

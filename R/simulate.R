@@ -1,0 +1,265 @@
+# Simulation tools for the thresholding studies: covariance models, data
+# generators, error measures, and a grid runner over future.apply.
+
+#' Covariance models of the thresholding simulations
+#'
+#' * `"model1"`: \eqn{\sigma_{ij} = \rho^{|i-j|}} with \eqn{\rho = 0.6}
+#'   (Model 1 of the modified paper).
+#' * `"model2"`: banded, \eqn{\sigma_{ii} = 1}, \eqn{\sigma_{i,i\pm1} = 0.6},
+#'   \eqn{\sigma_{i,i\pm2} = 0.3}, 0 beyond (Model 2).
+#' * `"random_sparse"`: Wang and Xu's Section 5 model: a symmetric matrix
+#'   \eqn{\tilde U} with `round(sparsity * p * p)` non-zero off-diagonal
+#'   entries, \eqn{U = (\tilde U + \lambda I)/c} with \eqn{\lambda = 50},
+#'   \eqn{c = 200}. The paper does not say how the non-zero values are drawn;
+#'   here they are uniform on \eqn{(-1, 1)} (so \eqn{\|\tilde U\|_2 < \lambda}
+#'   and U is positive definite for every p used there).
+#'
+#' @param p Dimension (>= 2).
+#' @param type `"model1"`, `"model2"` or `"random_sparse"`.
+#' @param rho Model 1's correlation.
+#' @param sparsity,lambda,scale Random sparse model's ratio sr, lambda and c.
+#' @return A p x p covariance matrix.
+#' @examples
+#' cov_model(5, "model1")
+#' cov_model(5, "model2")
+#' set.seed(1); round(cov_model(6, "random_sparse", sparsity = 0.2), 3)
+#' @export
+cov_model <- function(p, type = c("model1", "model2", "random_sparse"), rho = 0.6,
+                      sparsity = 0.2, lambda = 50, scale = 200) {
+  type <- check_choice(type, c("model1", "model2", "random_sparse"), "type")
+  check_count(p, "p", min = 2)
+  d <- abs(outer(seq_len(p), seq_len(p), "-"))
+  switch(type,
+    model1 = {
+      check_number(rho, "rho", lower = -1, upper = 1)
+      rho^d
+    },
+    model2 = {
+      S <- matrix(0, p, p)
+      S[d == 0] <- 1
+      S[d == 1] <- 0.6
+      S[d == 2] <- 0.3
+      S
+    },
+    random_sparse = {
+      check_number(sparsity, "sparsity", lower = 0, upper = 1, upper_open = FALSE)
+      check_number(lambda, "lambda", lower = 0)
+      check_number(scale, "scale", lower = 0)
+      up <- which(upper.tri(d))
+      k <- min(length(up), round(sparsity * p * p / 2))
+      U <- matrix(0, p, p)
+      U[up[sample.int(length(up), k)]] <- stats::runif(k, -1, 1)
+      U <- U + t(U) + lambda * diag(p)
+      if (min(eigen(U, symmetric = TRUE, only.values = TRUE)$values) <= 0) {
+        abort("lambda = %s does not make the random sparse matrix positive definite; increase it.", format(lambda))
+      }
+      U / scale
+    })
+}
+
+#' Draw data for the thresholding simulations
+#'
+#' Rows are iid \eqn{N(0, \Sigma)} (`"gaussian"`) or multivariate t with
+#' `df` degrees of freedom and scale matrix \eqn{\Sigma} (`"t"`), i.e.
+#' \eqn{z / \sqrt{w/\nu}} with \eqn{z \sim N(0,\Sigma)}, \eqn{w \sim \chi^2_\nu}.
+#' The covariance of the t rows is \eqn{\nu/(\nu-2)\,\Sigma} (5/3 of the
+#' scale matrix for 5 df).
+#'
+#' @param n Number of rows.
+#' @param Sigma Covariance (Gaussian) or scale matrix (t).
+#' @param dist `"gaussian"` or `"t"`.
+#' @param df Degrees of freedom of the t distribution (> 2).
+#' @return An n x p matrix.
+#' @examples
+#' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
+#' round(cov(x), 2) # close to 5/3 of the scale matrix
+#' @export
+rdata <- function(n, Sigma, dist = c("gaussian", "t"), df = 5) {
+  dist <- check_choice(dist, c("gaussian", "t"), "dist")
+  check_count(n, "n")
+  Sigma <- check_spd(Sigma, "Sigma")
+  p <- nrow(Sigma)
+  z <- matrix(stats::rnorm(n * p), n, p) %*% chol(Sigma)
+  if (dist == "t") {
+    check_number(df, "df", lower = 2)
+    z <- z / sqrt(stats::rchisq(n, df) / df)
+  }
+  z
+}
+
+#' Errors of a covariance estimate
+#'
+#' Spectral norm (largest singular value), Frobenius norm, and the matrix
+#' l1 operator norm (largest absolute column sum) of `estimate - truth`,
+#' optionally relative to the same norm of `truth` (Wang and Xu's measure).
+#'
+#' @param estimate An estimate (matrix or `dp_release`).
+#' @param truth The target matrix.
+#' @param norm Any of `"spectral"`, `"frobenius"`, `"l1"`.
+#' @param relative Divide by the norm of `truth`.
+#' @return A named numeric vector, one entry per norm.
+#' @examples
+#' S <- cov_model(4, "model1")
+#' cov_error(S + 0.1 * diag(4), S)
+#' cov_error(S + 0.1 * diag(4), S, relative = TRUE)
+#' @export
+cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
+  if (inherits(estimate, "dp_release")) estimate <- estimate$estimate
+  if (!is.matrix(estimate) || !is.matrix(truth) || any(dim(estimate) != dim(truth))) {
+    abort("`estimate` and `truth` must be matrices of the same dimensions.")
+  }
+  if (!is.character(norm) || !all(norm %in% c("spectral", "frobenius", "l1"))) {
+    abort("`norm` must be among \"spectral\", \"frobenius\", \"l1\".")
+  }
+  check_flag(relative, "relative")
+  one <- function(M, type) switch(type,
+    spectral = if (isSymmetric(unname(M))) max(abs(eigen(M, symmetric = TRUE, only.values = TRUE)$values)) else base::norm(M, "2"),
+    frobenius = sqrt(sum(M^2)),
+    l1 = max(colSums(abs(M))))
+  D <- unname(estimate - truth)
+  out <- vapply(norm, function(k) one(D, k), numeric(1))
+  if (relative) out <- out / vapply(norm, function(k) one(unname(truth), k), numeric(1))
+  out
+}
+
+#' The four thresholding methods compared in the modified paper
+#'
+#' A data frame with columns `label` (the paper's notation), `variant`,
+#' `model` and `neighbor` (the sensitivity each paper calibrates with:
+#' replace-one for the modified DP algorithm, add/remove for Wang and Xu's,
+#' and add/remove, i.e. \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}, for
+#' both LDP algorithms).
+#' @return A data frame.
+#' @examples
+#' threshold_methods()
+#' @export
+threshold_methods <- function() {
+  data.frame(label = c("modified DP", "Wang-Xu DP", "modified LDP", "Wang-Xu LDP"),
+             variant = c("modified", "wang_xu", "modified", "wang_xu"),
+             model = c("central", "central", "local", "local"),
+             neighbor = c("replace-one", "add-remove", "add-remove", "add-remove"),
+             stringsAsFactors = FALSE)
+}
+
+#' Run a thresholding simulation study
+#'
+#' For every row of `settings` and every replication, draws a data set,
+#' releases it with each method of `methods` through [dp_threshold()] (with
+#' `clip = Inf` and the noise calibrated as if rows had norm at most
+#' `sigma_clip_inf`, as the papers do; no formal guarantee holds), and
+#' records the errors. All methods of one replication see the same data.
+#' Replications run through [future.apply::future_lapply()] with
+#' `future.seed = TRUE` (any `future` plan; results do not depend on it) and
+#' report progress through `progressr` (wrap the call in
+#' `progressr::with_progress()`).
+#'
+#' For t data the errors are measured against both the scale matrix
+#' (`truth = "scale"`) and the covariance, 5/3 of it (`truth = "covariance"`);
+#' for Gaussian data the two coincide.
+#'
+#' @param settings A data frame with columns `cov` (a [cov_model()] type),
+#'   `dist`, `p`, `n`, `epsilon`, `delta`, and optionally `sparsity`.
+#' @param reps Replications per setting.
+#' @param methods A data frame like [threshold_methods()].
+#' @param tune Passed to [dp_threshold()] (default 10-fold CV).
+#' @param sigma_clip_inf Row-norm bound the noise is calibrated for.
+#' @param ldp_threshold Passed to [dp_threshold()].
+#' @param df Degrees of freedom of the t data.
+#' @param relative Also record errors relative to the truth's norm.
+#' @param noise_multiplier Passed to [dp_threshold()] (4 in the papers).
+#' @return A data frame with one row per setting x replication x method x
+#'   truth: the setting's columns, `rep`, `method`, `truth`, `constant`
+#'   (the tuned c), `spectral`, `frobenius`, `l1` (and `rel_*` columns when
+#'   `relative`); attribute `dpcov_version` records the package version.
+#' @examples
+#' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
+#'                 epsilon = 0.5, delta = 1 / 400)
+#' res <- run_study(s, reps = 2, tune = "theory")
+#' head(res)
+#' @export
+run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
+                      sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
+                      noise_multiplier = 4) {
+  need <- c("cov", "dist", "p", "n", "epsilon", "delta")
+  if (!is.data.frame(settings) || !all(need %in% names(settings))) {
+    abort("`settings` must be a data frame with columns %s.", paste(need, collapse = ", "))
+  }
+  check_count(reps, "reps")
+  if (!is.data.frame(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
+    abort("`methods` must be a data frame like threshold_methods().")
+  }
+  settings <- as.data.frame(settings, stringsAsFactors = FALSE)
+  if (is.null(settings$sparsity)) settings$sparsity <- NA_real_
+  jobs <- expand.grid(rep = seq_len(reps), setting = seq_len(nrow(settings)))
+  pr <- progressr::progressor(steps = nrow(jobs))
+  one <- function(j) {
+    st <- settings[jobs$setting[j], ]
+    Sigma <- if (st$cov == "random_sparse") {
+      cov_model(st$p, "random_sparse", sparsity = st$sparsity)
+    } else cov_model(st$p, st$cov)
+    x <- rdata(st$n, Sigma, st$dist, df)
+    truths <- if (st$dist == "t") list(scale = Sigma, covariance = df / (df - 2) * Sigma) else list(scale = Sigma)
+    rows <- lapply(seq_len(nrow(methods)), function(m) {
+      me <- methods[m, ]
+      rel <- withCallingHandlers(
+        dp_threshold(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
+                     tune = tune, neighbor = me$neighbor, ldp_threshold = ldp_threshold,
+                     sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier),
+        warning = function(w) {
+          # the papers use the classic calibration for every epsilon
+          if (grepl("classic Gaussian calibration", conditionMessage(w))) invokeRestart("muffleWarning")
+        })
+      do.call(rbind, lapply(names(truths), function(tn) {
+        e <- cov_error(rel$estimate, truths[[tn]])
+        out <- data.frame(method = me$label, truth = tn, constant = rel$params$constant,
+                          spectral = e[["spectral"]], frobenius = e[["frobenius"]], l1 = e[["l1"]],
+                          stringsAsFactors = FALSE)
+        if (relative) {
+          r <- cov_error(rel$estimate, truths[[tn]], relative = TRUE)
+          out$rel_spectral <- r[["spectral"]]
+          out$rel_frobenius <- r[["frobenius"]]
+          out$rel_l1 <- r[["l1"]]
+        }
+        out
+      }))
+    })
+    pr()
+    cbind(st[rep(1L, sum(vapply(rows, nrow, integer(1)))), , drop = FALSE],
+          rep = jobs$rep[j], do.call(rbind, rows), row.names = NULL)
+  }
+  res <- future.apply::future_lapply(seq_len(nrow(jobs)), one, future.seed = TRUE)
+  out <- do.call(rbind, res)
+  rownames(out) <- NULL
+  attr(out, "dpcov_version") <- as.character(utils::packageVersion("dpcov"))
+  out
+}
+
+#' Summarise a simulation study
+#'
+#' Mean and standard error (sd / sqrt(reps)) of the errors per setting,
+#' method and truth.
+#' @param results Output of [run_study()].
+#' @param measure Error columns to summarise.
+#' @return A data frame with `mean_<measure>` and `se_<measure>` columns.
+#' @examples
+#' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
+#'                 epsilon = 0.5, delta = 1 / 400)
+#' study_summary(run_study(s, reps = 2, tune = "theory"))
+#' @export
+study_summary <- function(results, measure = c("spectral", "frobenius")) {
+  keys <- intersect(c("table", "cov", "dist", "p", "n", "epsilon", "delta", "sparsity", "method", "truth"), names(results))
+  g <- do.call(paste, c(lapply(results[keys], as.character), sep = "\r"))
+  g <- factor(g, levels = unique(g))
+  parts <- lapply(split(results, g), function(d) {
+    out <- d[1L, keys, drop = FALSE]
+    out$reps <- nrow(d)
+    for (m in measure) {
+      out[[paste0("mean_", m)]] <- mean(d[[m]])
+      out[[paste0("se_", m)]] <- stats::sd(d[[m]]) / sqrt(nrow(d))
+    }
+    out
+  })
+  out <- do.call(rbind, parts)
+  rownames(out) <- NULL
+  out
+}

@@ -1,0 +1,584 @@
+# Sparse covariance by noisy hard thresholding: Wang and Xu's DP / LDP
+# thresholding and the modified versions, in the central and the local model,
+# with the threshold constant tuned by cross-validation (Gram downdating), on a
+# public sample, or fixed.
+
+#' Sparse covariance under (local) differential privacy by thresholding
+#'
+#' Releases a sparse, positive semi-definite estimate of the second-moment
+#' matrix \eqn{\Sigma = E[x x^T]} (the covariance for centred data):
+#'
+#' 1. noise: the averaged second moment \eqn{\frac1n \sum_i x_i x_i^T} of the
+#'    rows (clipped to norm `clip` = B) plus a symmetric Gaussian matrix. In
+#'    the central model the noise is added once, with sd `s` calibrated to
+#'    the sensitivity of the average; in the local model every record adds
+#'    its own noise of sd `sigma` to \eqn{x_i x_i^T} ([ldp_perturb()]) and
+#'    the server averages ([ldp_aggregate()]), so `s = sigma / sqrt(n)`.
+#' 2. hard thresholding: entries with \eqn{|a_{ij}| \le t} are set to 0, where
+#'    \eqn{t = c\sqrt{\log p / n} + 4 s \sqrt{\log p}};
+#' 3. projection onto the PSD cone by clipping negative eigenvalues at 0.
+#'
+#' **Variants.** `"wang_xu"` (Wang and Xu 2019, Algorithms 1-2) calibrates
+#' the central noise to add/remove neighbours, sensitivity \eqn{B^2/n}, so
+#' \eqn{s^2 = 2\log(1.25/\delta)B^4/(n\epsilon)^2}. `"modified"` (the
+#' modified Algorithms 1-2) uses replace-one neighbours, sensitivity
+#' \eqn{\sqrt2 B^2/n}, so \eqn{s^2 = 4\log(1.25/\delta)B^4/(n\epsilon)^2}.
+#' In the local model both papers print the per-record
+#' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}, which is the add/remove
+#' calibration (a record against an empty one); local differential privacy
+#' compares any two values of a record, whose \eqn{x x^T} differ by up to
+#' \eqn{\sqrt2 B^2}, so the default here is `neighbor = "replace-one"` and
+#' the papers' value needs `neighbor = "add-remove"`. The modified LDP
+#' algorithm prints its threshold's noise term as \eqn{4\sigma\sqrt{\log p}}
+#' with the per-record sigma (no \eqn{1/\sqrt n}); at n = 200 that exceeds
+#' every entry and the release is the zero matrix. Its proof works with the
+#' averaged noise, sd \eqn{\sigma/\sqrt n}, which is the default
+#' (`ldp_threshold = "averaged"`); `"printed"` gives the formula as printed.
+#' With the averaged form the two variants coincide in the local model
+#' (same noise, same threshold) except for the tuned constant.
+#'
+#' **Tuning the constant c** (`tune`):
+#' * `"cv"` (default): K-fold cross-validation on `x` (K = 10), see
+#'   [threshold_cv()]. It looks at the private data without spending privacy
+#'   budget, so the release records `tuning$private = FALSE` and print warns.
+#' * a data matrix (or `threshold_tune("public", public = )`): the same
+#'   cross-validation on a public or held-out sample that is not part of `x`.
+#' * a number (or `threshold_tune("fixed", constant = )`): that constant.
+#' * `"theory"`: \eqn{c = \sqrt2 B^2}, from Hoeffding's inequality for the
+#'   \eqn{p(p+1)/2} entries of the average of rows of norm at most B
+#'   (every sampling deviation is below \eqn{c\sqrt{\log p/n}} with
+#'   probability at least \eqn{1 - p^{-2}}); spends nothing, conservative.
+#'
+#' @param x A data matrix or numeric data frame (rows are records); in the
+#'   central model also a [second_moment()] object or a chunk reader; in the
+#'   local model also the output of [ldp_aggregate()] (then `epsilon`,
+#'   `delta`, `clip`, `neighbor` and `calibration` come from it).
+#' @param epsilon,delta Privacy parameters.
+#' @param clip Row-norm bound B; rows are shrunk to norm at most B. `Inf`
+#'   (the papers' simulations) voids the guarantee; then the noise is
+#'   calibrated as if rows had norm at most `sigma_clip_inf`.
+#' @param variant `"modified"` or `"wang_xu"`.
+#' @param model `"central"` or `"local"`.
+#' @param tune How to choose the threshold constant: `"cv"`, `"theory"`, a
+#'   number, a public data matrix, or a [threshold_tune()] object.
+#' @param neighbor `NULL` (the variant's default, see Details),
+#'   `"replace-one"` or `"add-remove"`.
+#' @param ldp_threshold Modified LDP only: `"averaged"` or `"printed"`.
+#' @param keep_diagonal Never threshold the diagonal (the papers threshold
+#'   every entry, so the default is `FALSE`).
+#' @param calibration `"classic"` (the papers') or `"analytic"`, see
+#'   [gaussian_sigma()].
+#' @param sigma_clip_inf With `clip = Inf`, the row-norm bound the noise is
+#'   calibrated for (the papers take 1).
+#' @param method Local model with a data matrix: `"aggregate"` draws the
+#'   averaged noise directly (one p x p draw, the same distribution);
+#'   `"explicit"` perturbs every record and averages.
+#' @param noise_multiplier The k in the threshold's noise term
+#'   \eqn{k s \sqrt{\log p}}; 4 in both papers. With `noise_multiplier = 0`
+#'   and `tune = "cv"` the whole threshold level is cross-validated (an
+#'   exploration of how much the fixed noise term costs; not in the papers).
+#' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
+#'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
+#'   `params` holds the noise sds, the threshold and the constant.
+#' @references Wang, D. and Xu, J. (2019). Differentially private high
+#'   dimensional sparse covariance matrix estimation. CISS.
+#' @seealso [threshold_cv()], [ldp_perturb()], [ldp_aggregate()].
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(400 * 10), 400, 10) / 4
+#' r <- dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, tune = "theory")
+#' r
+#' # cross-validated constant (not private: recorded and printed as such)
+#' dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, variant = "wang_xu")$params$constant
+#' @export
+dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_xu"),
+                         model = c("central", "local"), tune = "cv", neighbor = NULL,
+                         ldp_threshold = c("averaged", "printed"), keep_diagonal = FALSE,
+                         calibration = c("classic", "analytic"), sigma_clip_inf = NULL,
+                         method = c("aggregate", "explicit"), noise_multiplier = 4) {
+  call <- match.call()
+  variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
+  model <- check_choice(model, c("central", "local"), "model")
+  ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
+  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  method <- check_choice(method, c("aggregate", "explicit"), "method")
+  check_flag(keep_diagonal, "keep_diagonal")
+  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
+  tune <- as_threshold_tune(tune)
+
+  if (inherits(x, "dp_ldp_aggregate")) {
+    return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
+                               if (missing(epsilon)) NULL else epsilon,
+                               if (missing(delta)) NULL else delta, noise_multiplier))
+  }
+  check_epsilon(epsilon)
+  check_delta(delta)
+  if (missing(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
+  check_clip(clip)
+  neighbor <- threshold_neighbor(neighbor, variant, model)
+  B <- noise_clip(clip, sigma_clip_inf)
+  if (tune$method == "cv" && (!is.matrix(x) && !is.data.frame(x))) {
+    abort("`tune = \"cv\"` needs the data matrix `x`; with sufficient statistics or a reader use a public sample, a fixed constant or \"theory\".")
+  }
+  X <- NULL
+  if (is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x)))) {
+    X <- check_threshold_data(x)
+  } else if (model == "local") {
+    abort("the local model needs the records `x` as a matrix (each is perturbed by its owner), or an `ldp_aggregate()` result.")
+  }
+  s <- if (is.null(X)) as_suffstat(x, clip, min_rows = 2L) else NULL
+  n <- if (is.null(X)) s$n else nrow(X)
+  p <- if (is.null(X)) s$p else ncol(X)
+  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
+  cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
+                                           calibration, ldp_threshold, noise_multiplier)
+
+  tuned <- resolve_threshold_constant(tune, X, p, n, cal, clip, B, keep_diagonal)
+  noise <- cal(n)
+
+  avg <- threshold_noisy_average(X, s, clip, noise, model, method)
+  t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
+  finish_threshold(avg, t, keep_diagonal, colnames_of(x, X, s), variant, model, epsilon, delta,
+                   neighbor, clip, n, p, noise, B, calibration, ldp_threshold, tuned,
+                   method = if (model == "local") method else NULL, call = call)
+}
+
+# Step 1: the noisy average. Central, and local by default: the exact
+# average plus one symmetric Gaussian matrix of entry sd s (in the local
+# model the average of n per-record noises of sd sigma is exactly that, with
+# s = sigma / sqrt(n)). Local "explicit": every record perturbed.
+threshold_noisy_average <- function(X, s, clip, noise, model, method) {
+  n <- if (is.null(X)) s$n else nrow(X)
+  if (model == "local" && method == "explicit") {
+    return(ldp_report_sum_cpp(X, clip, noise$sigma_record) / n)
+  }
+  gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
+  gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
+}
+
+# Shared tail of dp_threshold(): threshold, project, wrap.
+finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon, delta, neighbor,
+                             clip, n, p, noise, B, calibration, ldp_threshold, tuned, method, call) {
+  thr <- hard_threshold_cpp(avg, t, keep_diagonal)
+  zero_frac <- mean(thr == 0)
+  proj <- psd_project_cpp(thr)
+  est <- proj$matrix
+  dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
+  params <- list(variant = variant, model = model, noise_sd = noise$s,
+                 sigma_record = noise$sigma_record, threshold = t, constant = tuned$constant,
+                 thresholded_fraction = zero_frac, negative_eigenvalues = proj$n_negative,
+                 noise_clip = B, calibration = calibration, keep_diagonal = keep_diagonal,
+                 noise_multiplier = noise$multiplier)
+  if (model == "local") {
+    params$ldp_threshold <- if (variant == "modified") ldp_threshold else "averaged"
+    if (!is.null(method)) params$method <- method
+  }
+  guarantee <- if (model == "local" && is.finite(clip)) {
+    sprintf("(%s, %s)-local differential privacy for every record (%s neighbours: %s), rows clipped to L2 norm <= %s.",
+            format(epsilon), format(delta), neighbor,
+            if (neighbor == "replace-one") "any two values of a record" else "a record against an absent one",
+            format(clip))
+  } else NULL
+  new_dp_release(est, "threshold", threshold_mechanism_name(variant, model), epsilon, delta,
+                 neighbor, clip, n, p, params = params, tuning = tuned$record,
+                 guarantee = guarantee, call = call)
+}
+
+threshold_mechanism_name <- function(variant, model) {
+  paste0(if (variant == "modified") "Modified " else "Wang & Xu ",
+         if (model == "central") "DP-thresholding (Algorithm 1)" else "LDP-thresholding (Algorithm 2)")
+}
+
+threshold_neighbor <- function(neighbor, variant, model) {
+  if (is.null(neighbor)) {
+    return(if (model == "central" && variant == "wang_xu") "add-remove" else "replace-one")
+  }
+  check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
+}
+
+# Noise sds at sample size m, and the noise term of the threshold.
+threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta,
+                                  calibration, ldp_threshold, multiplier = 4) {
+  nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration)
+  nz$multiplier <- multiplier
+  nz$t_noise <- if (model == "local" && variant == "modified" && ldp_threshold == "printed") {
+    nz$sigma_record
+  } else nz$s
+  nz
+}
+
+check_threshold_data <- function(x) {
+  X <- check_data_matrix(x, min_rows = 2L)
+  if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", ncol(X))
+  first <- X[1L, ]
+  const <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == first[j]), logical(1)))
+  if (length(const)) {
+    nm <- if (is.null(colnames(X))) as.character(const) else colnames(X)[const]
+    abort("column(s) %s of `x` are constant; drop them (a constant column carries no covariance).",
+          paste(nm, collapse = ", "))
+  }
+  X
+}
+
+colnames_of <- function(x, X, s) {
+  if (!is.null(X)) return(colnames(X))
+  if (!is.null(s)) return(s$colnames)
+  NULL
+}
+
+# --- tuning -------------------------------------------------------------------
+
+#' How to tune the threshold constant
+#'
+#' A tuning specification for [dp_threshold()]'s `tune` argument.
+#'
+#' @param method `"cv"` (K-fold cross-validation on the private data; not
+#'   private), `"public"` (the same cross-validation on a public or held-out
+#'   sample `public`), `"fixed"` (the number `constant`) or `"theory"`
+#'   (\eqn{c = \sqrt2 B^2}, see [dp_threshold()]).
+#' @param folds Number of folds K (>= 2).
+#' @param grid Candidate constants; `NULL` for 50 values from 0 to the
+#'   constant that thresholds every entry away.
+#' @param public For `"public"`: a data matrix with the same columns as `x`.
+#' @param constant For `"fixed"`: the constant c (>= 0).
+#' @param noise Add the mechanism's noise to each training fold (so the
+#'   constant is chosen for the noisy matrix it will threshold).
+#' @return An object of class `threshold_tune`.
+#' @examples
+#' threshold_tune("cv", folds = 5)
+#' threshold_tune("fixed", constant = 2)
+#' @export
+threshold_tune <- function(method = c("cv", "public", "fixed", "theory"), folds = 10,
+                           grid = NULL, public = NULL, constant = NULL, noise = TRUE) {
+  method <- check_choice(method, c("cv", "public", "fixed", "theory"), "method")
+  check_count(folds, "folds", min = 2)
+  check_flag(noise, "noise")
+  if (!is.null(grid)) {
+    if (!is.numeric(grid) || !length(grid) || anyNA(grid) || any(!is.finite(grid)) || any(grid < 0)) {
+      abort("`grid` must be a vector of finite constants >= 0.")
+    }
+    grid <- sort(unique(as.numeric(grid)))
+  }
+  if (method == "public") {
+    if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".")
+    public <- check_threshold_data(public)
+  }
+  if (method == "fixed") {
+    if (is.null(constant)) abort("`constant` is required for method \"fixed\".")
+    check_number(constant, "constant", lower = 0, lower_open = FALSE)
+  }
+  structure(list(method = method, folds = folds, grid = grid, public = public,
+                 constant = constant, noise = noise), class = "threshold_tune")
+}
+
+#' @export
+print.threshold_tune <- function(x, ...) {
+  cat("<threshold_tune>", switch(x$method,
+    cv = sprintf("%d-fold cross-validation on the private data (not private)", as.integer(x$folds)),
+    public = sprintf("%d-fold cross-validation on a public sample of %d rows", as.integer(x$folds), nrow(x$public)),
+    fixed = sprintf("fixed constant c = %s", format(x$constant)),
+    theory = "theory default c = sqrt(2) * B^2"), "\n")
+  invisible(x)
+}
+
+as_threshold_tune <- function(tune) {
+  if (inherits(tune, "threshold_tune")) return(tune)
+  if (is.character(tune) && length(tune) == 1L) {
+    if (tune %in% c("cv", "theory")) return(threshold_tune(tune))
+    abort("`tune` must be \"cv\", \"theory\", a number, a public data matrix, or threshold_tune(); got \"%s\".", tune)
+  }
+  if (is.numeric(tune) && length(tune) == 1L && is.null(dim(tune))) {
+    return(threshold_tune("fixed", constant = tune))
+  }
+  if (is.matrix(tune) || is.data.frame(tune)) return(threshold_tune("public", public = tune))
+  abort("`tune` must be \"cv\", \"theory\", a number, a public data matrix, or threshold_tune().")
+}
+
+resolve_threshold_constant <- function(tune, X, p, n, cal, clip, B, keep_diagonal) {
+  switch(tune$method,
+    fixed = list(constant = tune$constant,
+                 record = tuning_record("fixed constant", private = TRUE,
+                                        detail = sprintf("c = %s chosen without the data", format(tune$constant)),
+                                        value = tune$constant)),
+    theory = list(constant = sqrt(2) * B^2,
+                  record = tuning_record("theory default", private = TRUE,
+                                         detail = sprintf("c = sqrt(2) B^2 = %s (Hoeffding bound for rows of norm <= %s)",
+                                                          format(sqrt(2) * B^2, digits = 4), format(B)),
+                                         value = sqrt(2) * B^2)),
+    cv = {
+      if (n < tune$folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
+                                as.integer(tune$folds), as.integer(tune$folds), as.integer(n))
+      cv <- run_threshold_cv(X, tune$folds, tune$grid, clip, cal, keep_diagonal, tune$noise, TRUE)
+      list(constant = cv$constant,
+           record = tuning_record(sprintf("%d-fold cross-validation", as.integer(tune$folds)),
+                                  private = FALSE,
+                                  detail = sprintf("c = %s chosen on the private data, Frobenius loss against held-out second moments",
+                                                   format(cv$constant, digits = 4)),
+                                  value = cv$constant))
+    },
+    public = {
+      P <- tune$public
+      if (ncol(P) != p) abort("the public sample has %d columns, `x` has %d.", ncol(P), as.integer(p))
+      if (nrow(P) < tune$folds) abort("%d-fold cross-validation needs at least %d rows; the public sample has %d.",
+                                      as.integer(tune$folds), as.integer(tune$folds), nrow(P))
+      cv <- run_threshold_cv(P, tune$folds, tune$grid, clip, cal, keep_diagonal, tune$noise, TRUE)
+      list(constant = cv$constant,
+           record = tuning_record("public-sample cross-validation", private = TRUE,
+                                  detail = sprintf("c = %s chosen by %d-fold CV on a public sample of %d rows",
+                                                   format(cv$constant, digits = 4), as.integer(tune$folds), nrow(P)),
+                                  value = cv$constant))
+    })
+}
+
+# The CV engine: folds, candidate thresholds per fold, C++ losses.
+run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downdate) {
+  n <- nrow(X)
+  p <- ncol(X)
+  fold <- sample(rep_len(seq_len(K) - 1L, n))
+  n_train <- n - tabulate(fold + 1L, K)
+  if (is.null(grid)) {
+    # from no thresholding beyond the noise term to zeroing every entry:
+    # |a_ij| <= max_k a_kk for a second moment, so O(n p) suffices
+    scale <- pmin(1, clip / sqrt(rowSums(X^2)))
+    top <- max(colSums((X * scale)^2)) / n
+    grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
+  }
+  terms <- lapply(n_train, cal)
+  thresholds <- vapply(seq_len(K), function(k) threshold_level(grid, n_train[k], p, terms[[k]]$t_noise,
+                                                                       terms[[k]]$multiplier),
+                       numeric(length(grid)))
+  thresholds <- matrix(thresholds, ncol = K)
+  sd <- if (noise) vapply(terms, function(z) z$s, numeric(1)) else rep(0, K)
+  loss <- cv_threshold_cpp(X, fold, K, clip, thresholds, sd, keep_diagonal, downdate)
+  list(constant = grid[which.min(loss)], grid = grid, loss = loss / K, fold = fold)
+}
+
+#' Cross-validate the threshold constant
+#'
+#' K-fold cross-validation (Bickel and Levina 2008; Cai and Liu 2011) of the
+#' constant c in the threshold \eqn{c\sqrt{\log p/n} + 4s\sqrt{\log p}}: for
+#' each fold, the training rows' average second moment plus the mechanism's
+#' noise (at the training size) is thresholded at every candidate and
+#' compared, in squared Frobenius norm, with the held-out rows' average
+#' second moment. The training Gram is the total minus the held-out Gram
+#' (`method = "downdate"`), and all candidates of a fold cost
+#' \eqn{O(p^2 \log m)} together; `method = "naive"` recomputes every
+#' training Gram and thresholds once per candidate (for validation). The
+#' PSD projection is not part of the loss (it would cost \eqn{O(p^3)} per
+#' candidate).
+#'
+#' The result is **not private**: it is computed from the data without the
+#' release's guarantee.
+#'
+#' @inheritParams dp_threshold
+#' @param x A data matrix (rows are records).
+#' @param folds Number of folds K.
+#' @param grid Candidate constants (see [threshold_tune()]).
+#' @param noise Add the mechanism's noise to the training matrices.
+#' @param method `"downdate"` or `"naive"`.
+#' @return An object of class `threshold_cv`: `constant` (the chosen c),
+#'   `grid`, `loss` (mean over folds), `folds`, `n`, `p`.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(300 * 8), 300, 8) / 3
+#' cv <- threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5)
+#' cv$constant
+#' @export
+threshold_cv <- function(x, epsilon, delta, clip, variant = c("modified", "wang_xu"),
+                         model = c("central", "local"), folds = 10, grid = NULL,
+                         neighbor = NULL, ldp_threshold = c("averaged", "printed"),
+                         keep_diagonal = FALSE, calibration = c("classic", "analytic"),
+                         sigma_clip_inf = NULL, noise = TRUE, method = c("downdate", "naive"),
+                         noise_multiplier = 4) {
+  variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
+  model <- check_choice(model, c("central", "local"), "model")
+  ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
+  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  method <- check_choice(method, c("downdate", "naive"), "method")
+  check_flag(keep_diagonal, "keep_diagonal")
+  check_epsilon(epsilon)
+  check_delta(delta)
+  check_clip(clip)
+  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
+  tune <- threshold_tune("cv", folds = folds, grid = grid, noise = noise)
+  X <- check_threshold_data(x)
+  if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
+                             as.integer(folds), as.integer(folds), nrow(X))
+  neighbor <- threshold_neighbor(neighbor, variant, model)
+  B <- noise_clip(clip, sigma_clip_inf)
+  cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
+                                           calibration, ldp_threshold, noise_multiplier)
+  cv <- run_threshold_cv(X, folds, tune$grid, clip, cal, keep_diagonal, noise, method == "downdate")
+  structure(list(constant = cv$constant, grid = cv$grid, loss = cv$loss, folds = folds,
+                 n = nrow(X), p = ncol(X), method = method),
+            class = "threshold_cv")
+}
+
+#' @export
+print.threshold_cv <- function(x, ...) {
+  cat(sprintf("<threshold_cv> %d-fold cross-validation (%s), n = %d, p = %d\n",
+              as.integer(x$folds), x$method, as.integer(x$n), as.integer(x$p)))
+  cat(sprintf("Chosen constant c = %s (mean held-out Frobenius^2 loss %s) among %d candidates\n",
+              format(x$constant, digits = 4), format(min(x$loss), digits = 4), length(x$grid)))
+  cat("NOT private: computed from the data without noise on the choice.\n")
+  invisible(x)
+}
+
+#' Plot the cross-validation curve
+#'
+#' Mean held-out squared Frobenius loss against the threshold constant, with
+#' the chosen constant marked.
+#' @param x A `threshold_cv` object.
+#' @param ... Passed to [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(300 * 8), 300, 8) / 3
+#' plot(threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5))
+#' @export
+plot.threshold_cv <- function(x, ...) {
+  graphics::plot(x$grid, x$loss, type = "l", xlab = "threshold constant c",
+                 ylab = "mean held-out Frobenius^2 loss", ...)
+  graphics::abline(v = x$constant, lty = 2)
+  invisible(x)
+}
+
+# --- local model: client and server -------------------------------------------
+
+#' Local model: perturb records on the client side
+#'
+#' Each record (row) `x` is clipped to norm at most `clip` and reports the
+#' upper triangle (diagonal included) of \eqn{x x^T + R}, where \eqn{R} is
+#' symmetric with iid \eqn{N(0, \sigma^2)} entries on and above the
+#' diagonal, sigma calibrated by [gaussian_sigma()] to the sensitivity of
+#' \eqn{x x^T} (`neighbor = "replace-one"`: any two values of a record,
+#' \eqn{\sqrt2 B^2}; `"add-remove"`: a record against an absent one,
+#' \eqn{B^2}, the papers' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}
+#' for B = 1). Each report is (epsilon, delta)-locally differentially
+#' private on its own. Reports take \eqn{n p(p+1)/2} numbers in memory; for
+#' simulations [dp_threshold()] with `model = "local"` draws their average
+#' directly.
+#'
+#' @param x One record (numeric vector) or a matrix whose rows are records.
+#' @param epsilon,delta Privacy parameters.
+#' @param clip Row-norm bound B (finite).
+#' @param neighbor `"replace-one"` or `"add-remove"`.
+#' @param calibration `"classic"` or `"analytic"`.
+#' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
+#'   row per record, the packed upper triangle by columns), `p`, `sigma`,
+#'   and the privacy settings.
+#' @examples
+#' set.seed(3)
+#' rep1 <- ldp_perturb(c(0.3, -0.2, 0.5), epsilon = 0.5, delta = 1e-3, clip = 1)
+#' rep2 <- ldp_perturb(c(0.1, 0.4, -0.1), epsilon = 0.5, delta = 1e-3, clip = 1)
+#' agg <- ldp_aggregate(rep1, rep2)
+#' as.matrix(agg)
+#' @export
+ldp_perturb <- function(x, epsilon, delta, clip, neighbor = c("replace-one", "add-remove"),
+                        calibration = c("classic", "analytic")) {
+  neighbor <- check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
+  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  if (is.numeric(x) && is.null(dim(x))) x <- matrix(x, nrow = 1L)
+  X <- check_data_matrix(x)
+  check_epsilon(epsilon)
+  check_delta(delta)
+  check_clip(clip)
+  if (!is.finite(clip)) abort("`clip` must be finite in the local model: the noise needs a bound on every record.")
+  sigma <- gaussian_sigma(second_moment_sensitivity(clip, neighbor), epsilon, delta, calibration)
+  norms <- sqrt(rowSums(X^2))
+  X <- X * ifelse(norms > clip, clip / norms, 1)
+  p <- ncol(X)
+  ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
+    matrix(stats::rnorm(nrow(X) * nrow(ij), sd = sigma), nrow(X))
+  structure(list(reports = unname(reports), p = p, sigma = sigma, epsilon = epsilon,
+                 delta = delta, clip = clip, neighbor = neighbor, calibration = calibration,
+                 colnames = colnames(X)),
+            class = "ldp_reports")
+}
+
+#' @export
+print.ldp_reports <- function(x, ...) {
+  cat(sprintf("<ldp_reports> %d report(s) of a %d x %d second moment, noise sd %s per entry\n",
+              nrow(x$reports), x$p, x$p, format(x$sigma, digits = 4)))
+  cat(sprintf("Each is (%s, %s)-locally differentially private (%s), clip = %s.\n",
+              format(x$epsilon), format(x$delta), x$neighbor, format(x$clip)))
+  invisible(x)
+}
+
+#' Local model: aggregate the reports on the server side
+#'
+#' Averages the perturbed second moments sent by the clients
+#' ([ldp_perturb()]). The average is a private release (post-processing of
+#' locally private reports) with noise of sd `sigma / sqrt(n)` per entry;
+#' pass it to [dp_threshold()] to threshold it.
+#'
+#' @param ... `ldp_reports` objects (or one list of them), all made with the
+#'   same privacy settings.
+#' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
+#'   whose `estimate` is the averaged noisy p x p second moment.
+#' @examples
+#' set.seed(4)
+#' reports <- ldp_perturb(matrix(rnorm(50 * 3), 50, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
+#' ldp_aggregate(reports)
+#' @export
+ldp_aggregate <- function(...) {
+  parts <- list(...)
+  if (length(parts) == 1L && is.list(parts[[1L]]) && !inherits(parts[[1L]], "ldp_reports")) {
+    parts <- parts[[1L]]
+  }
+  if (!length(parts)) abort("no reports given.")
+  if (!all(vapply(parts, inherits, logical(1), "ldp_reports"))) {
+    abort("every argument must be an `ldp_reports` object from ldp_perturb().")
+  }
+  keys <- c("p", "sigma", "epsilon", "delta", "clip", "neighbor", "calibration")
+  first <- parts[[1L]]
+  for (r in parts[-1L]) {
+    if (!identical(r[keys], first[keys])) {
+      abort("the reports were made with different settings (p, epsilon, delta, clip, neighbor or calibration).")
+    }
+  }
+  total <- Reduce(`+`, lapply(parts, function(r) colSums(r$reports)))
+  n <- sum(vapply(parts, function(r) nrow(r$reports), numeric(1)))
+  p <- first$p
+  avg <- matrix(0, p, p)
+  avg[upper.tri(avg, diag = TRUE)] <- total / n
+  avg[lower.tri(avg)] <- t(avg)[lower.tri(avg)]
+  if (!is.null(first$colnames)) dimnames(avg) <- list(first$colnames, first$colnames)
+  new_dp_release(avg, "ldp_aggregate", "LDP aggregate of perturbed second moments",
+                 first$epsilon, first$delta, first$neighbor, first$clip, n, p,
+                 params = list(sigma_record = first$sigma, noise_sd = first$sigma / sqrt(n),
+                               calibration = first$calibration),
+                 guarantee = sprintf("(%s, %s)-local differential privacy for every record (%s neighbours), rows clipped to L2 norm <= %s.",
+                                     format(first$epsilon), format(first$delta), first$neighbor,
+                                     format(first$clip)),
+                 call = match.call())
+}
+
+# Threshold a server-side aggregate: the noise is already in it.
+threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
+                                epsilon, delta, noise_multiplier) {
+  if (model != "local") abort("an `ldp_aggregate()` result is a local-model release; use model = \"local\".")
+  if ((!is.null(epsilon) && !isTRUE(all.equal(epsilon, agg$epsilon))) ||
+      (!is.null(delta) && !isTRUE(all.equal(delta, agg$delta)))) {
+    abort("`epsilon`/`delta` differ from those the reports were perturbed with (%s, %s).",
+          format(agg$epsilon), format(agg$delta))
+  }
+  if (tune$method %in% c("cv")) {
+    abort("the server holds only the aggregate, so it cannot cross-validate on the records; use a public sample, a fixed constant or \"theory\".")
+  }
+  n <- agg$n
+  p <- agg$p
+  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate has %d.", as.integer(p))
+  B <- agg$clip
+  cal <- function(m) threshold_noise_terms(variant, "local", agg$neighbor, B, m, agg$epsilon,
+                                           agg$delta, agg$params$calibration, ldp_threshold,
+                                           noise_multiplier)
+  tuned <- resolve_threshold_constant(tune, NULL, p, n, cal, B, B, keep_diagonal)
+  noise <- cal(n)
+  t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
+  nm <- rownames(agg$estimate)
+  finish_threshold(agg$estimate, t, keep_diagonal, nm, variant, "local", agg$epsilon, agg$delta,
+                   agg$neighbor, B, n, p, noise, B, agg$params$calibration, ldp_threshold, tuned,
+                   method = "client reports", call = call)
+}

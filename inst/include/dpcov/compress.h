@@ -1,0 +1,128 @@
+// Compression by a Gaussian random projection (Zhou, Ligett and Wasserman):
+// release C = Phi X (+ Delta), Phi m x n with iid N(0, 1/n) entries, with the
+// tail truncation of their Procedure 4.1.
+//
+// Two samplers with the same output distribution:
+// * gram path: given X, the rows of Phi X are iid N(0, S), S = X'X / n, so
+//   C = Z R with Z m x p iid N(0, 1) and R the symmetric square root of S
+//   (unique, defined for singular S): O(n p^2 + m p^2).
+// * explicit path: Phi is generated literally, in column blocks (m x b tiles,
+//   filled column-major exactly like matrix(rnorm(m * n), m, n)), and
+//   C += tile * X[rows of the block]; memory O(m b), never m x n.
+#ifndef DPCOV_COMPRESS_H
+#define DPCOV_COMPRESS_H
+
+#include <RcppEigen.h>
+#include <cmath>
+#include <stdexcept>
+#include "rng.h"
+
+namespace dpcov {
+
+using Eigen::Index;
+using Eigen::MatrixXd;
+using Eigen::Ref;
+using Eigen::VectorXd;
+
+// X'X in one symmetric rank-k update (only the lower triangle is computed).
+inline MatrixXd crossprod_lower(const Ref<const MatrixXd>& X) {
+  MatrixXd G = MatrixXd::Zero(X.cols(), X.cols());
+  G.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  return G;
+}
+
+// Column scale factors s_j = sqrt(n) / ||x_j|| that give every column squared
+// norm n, read off the diagonal of X'X (no second pass over X).
+inline VectorXd normalizing_scales(const MatrixXd& G, Index n) {
+  return (static_cast<double>(n) / G.diagonal().array()).sqrt().matrix();
+}
+
+// Symmetric positive semidefinite square root R = V diag(sqrt(max(l, 0))) V'.
+// Unique, so the gram path is reproducible against any correct eigensolver;
+// negative eigenvalues (rounding in a singular S) are set to zero.
+inline MatrixXd psd_sqrt(const MatrixXd& S) {
+  Eigen::SelfAdjointEigenSolver<MatrixXd> eig(S);
+  if (eig.info() != Eigen::Success) throw std::runtime_error("eigendecomposition failed");
+  const VectorXd root = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  return eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
+}
+
+// Fills M column by column with iid N(0, sd^2): the order of
+// matrix(rnorm(rows * cols, sd = sd), rows, cols).
+inline void fill_gaussian(Eigen::Ref<MatrixXd> M, double sd) {
+  for (Index j = 0; j < M.cols(); ++j)
+    for (Index i = 0; i < M.rows(); ++i) M(i, j) = sd * draw_norm();
+}
+
+// Gram path: one draw of Z R, Z m x p iid N(0, 1).
+class GramCompressor {
+ public:
+  explicit GramCompressor(const MatrixXd& S) : root_(psd_sqrt(S)) {}
+  MatrixXd draw(Index m) const {
+    MatrixXd Z(m, root_.rows());
+    fill_gaussian(Z, 1.0);
+    return Z * root_;
+  }
+ private:
+  MatrixXd root_;
+};
+
+// Explicit path: Phi X with Phi drawn in m x b tiles; X's columns are
+// multiplied by `scales` (all ones when not normalising) after the product,
+// since (Phi X) diag(s) = Phi (X diag(s)).
+class ExplicitCompressor {
+ public:
+  ExplicitCompressor(const Ref<const MatrixXd>& X, const VectorXd& scales,
+                     Index block_cols = 256)
+      : X_(X), scales_(scales), block_(block_cols) {}
+  MatrixXd draw(Index m) const {
+    const Index n = X_.rows();
+    const double sd = 1.0 / std::sqrt(static_cast<double>(n));
+    MatrixXd C = MatrixXd::Zero(m, X_.cols());
+    MatrixXd tile(m, block_);
+    for (Index start = 0; start < n; start += block_) {
+      const Index b = std::min(block_, n - start);
+      fill_gaussian(tile.leftCols(b), sd);
+      C.noalias() += tile.leftCols(b) * X_.middleRows(start, b);
+    }
+    return C * scales_.asDiagonal();
+  }
+ private:
+  const Ref<const MatrixXd> X_;
+  VectorXd scales_;
+  Index block_;
+};
+
+// Procedure 4.1: max_jk |(C'C/m)_jk - ref_jk| <= threshold.
+inline bool within_truncation(const MatrixXd& C, const MatrixXd& ref, double threshold) {
+  const MatrixXd S = crossprod_lower(C) / static_cast<double>(C.rows());
+  return (S - ref).cwiseAbs().maxCoeff() <= threshold;
+}
+
+// Draws until an output passes the truncation test (when `truncate`), at most
+// `max_tries` times, then adds the affine noise Delta (iid N(0, affine_sd^2),
+// column-major). Returns false, and leaves C untouched, when every try was
+// discarded. The number of discarded draws is deliberately not reported.
+template <typename Compressor>
+bool compress_truncated(const Compressor& comp, Index m, bool truncate,
+                        const MatrixXd& ref, double threshold, int max_tries,
+                        double affine_sd, MatrixXd& C) {
+  for (int t = 0; t < max_tries; ++t) {
+    MatrixXd draw = comp.draw(m);
+    if (!truncate || within_truncation(draw, ref, threshold)) {
+      if (affine_sd > 0) {
+        MatrixXd Delta(m, draw.cols());
+        fill_gaussian(Delta, affine_sd);
+        draw += Delta;
+      }
+      C.swap(draw);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace dpcov
+
+#endif

@@ -1,0 +1,413 @@
+# Compression (Zhou, Ligett and Wasserman): exact agreement with plain-R
+# references under the same seed, moments and distribution of both paths,
+# truncation, normalisation, singular X'X, analyses, accounting, errors.
+
+zlw_c1 <- 4 * exp(1) / sqrt(6 * pi)
+zlw_c2 <- sqrt(8) * exp(1)  # 7.6885 as the paper states (it prints sqrt(8e) = 4.66, see R/privacy.R)
+
+# Data with unequal column scales and correlation, so normalisation matters.
+make_x <- function(n, p, seed = 11) {
+  set.seed(seed)
+  L <- matrix(0.4, p, p) + diag(0.6, p)
+  matrix(rnorm(n * p), n, p) %*% chol(L) %*% diag(seq_len(p))
+}
+norm_cov <- function(x) {
+  xs <- sweep(x, 2, sqrt(colSums(x^2) / nrow(x)), "/")
+  crossprod(xs) / nrow(x)
+}
+sym_sqrt <- function(S) {
+  e <- eigen(S, symmetric = TRUE)
+  e$vectors %*% diag(sqrt(pmax(e$values, 0)), nrow(S)) %*% t(e$vectors)
+}
+# Entries (upper triangle) of C'C/m for each of `reps` releases.
+cov_draws <- function(reps, ...) {
+  out <- NULL
+  for (i in seq_len(reps)) {
+    s <- compressed_cov(dp_compress(...))
+    v <- s[upper.tri(s, diag = TRUE)]
+    if (is.null(out)) out <- matrix(0, reps, length(v))
+    out[i, ] <- v
+  }
+  out
+}
+# Largest |z| of the CLT tests of E[(C'C/m)_jk] = S_jk and
+# Var((C'C/m)_jk) = (S_jk^2 + S_jj S_kk) / m over the upper triangle.
+moment_z <- function(draws, S, m) {
+  ij <- which(upper.tri(S, diag = TRUE), arr.ind = TRUE)
+  mu <- S[upper.tri(S, diag = TRUE)]
+  v <- (mu^2 + diag(S)[ij[, 1]] * diag(S)[ij[, 2]]) / m
+  R <- nrow(draws)
+  dev <- sweep(draws, 2, mu)
+  z_mean <- colMeans(dev) / sqrt(v / R)
+  sq <- dev^2
+  z_var <- (colMeans(sq) - v) / (apply(sq, 2, sd) / sqrt(R))
+  c(mean = max(abs(z_mean)), var = max(abs(z_var)))
+}
+crit <- function(k) qnorm(1 - 1e-6 / (2 * k))  # alpha = 1e-6, Bonferroni over k tests
+
+test_that("explicit path equals plain-R Phi %*% X (normalised) under the same seed", {
+  x <- make_x(300, 3)
+  n <- 300; m <- 170
+  set.seed(5)
+  r <- dp_compress(x, m = m, method = "explicit", truncate = FALSE)
+  set.seed(5)
+  phi <- matrix(rnorm(m * n), m, n) / sqrt(n)
+  xs <- x %*% diag(sqrt(n / colSums(x^2)))
+  expect_equal(colSums(xs^2), rep(n, 3))
+  expect_equal(unname(as.matrix(r)), phi %*% xs, tolerance = 1e-12)
+  # affine noise is drawn after Phi, column by column
+  set.seed(6)
+  r <- dp_compress(x, m = m, method = "explicit", truncate = FALSE, affine_sd = 0.3)
+  set.seed(6)
+  phi <- matrix(rnorm(m * n), m, n) / sqrt(n)
+  delta <- matrix(rnorm(m * 3, sd = 0.3), m, 3)
+  expect_equal(unname(as.matrix(r)), phi %*% xs + delta, tolerance = 1e-12)
+})
+
+test_that("gram path equals plain-R Z %*% sqrt(S) under the same seed; same seed, same result", {
+  x <- make_x(400, 4)
+  S <- norm_cov(x)
+  set.seed(9)
+  r <- dp_compress(x, m = 200, truncate = FALSE)
+  set.seed(9)
+  ref <- matrix(rnorm(200 * 4), 200, 4) %*% sym_sqrt(S)
+  expect_equal(unname(as.matrix(r)), ref, tolerance = 1e-10)
+  set.seed(9)
+  expect_identical(as.matrix(dp_compress(x, m = 200, truncate = FALSE)), as.matrix(r))
+  # a data frame gives the same release, with its column names
+  set.seed(9)
+  df <- as.data.frame(x)
+  r_df <- dp_compress(df, m = 200, truncate = FALSE)
+  expect_equal(unname(as.matrix(r_df)), unname(as.matrix(r)))
+  expect_identical(colnames(as.matrix(r_df)), names(df))
+  # truncation on, first draw accepted: identical to the untruncated draw
+  set.seed(9)
+  expect_identical(as.matrix(dp_compress(x, m = 200)), as.matrix(r))
+  # sufficient statistics and a chunk reader give the same release
+  set.seed(9)
+  expect_equal(as.matrix(dp_compress(second_moment(x), m = 200, truncate = FALSE)),
+               as.matrix(r), tolerance = 1e-12)
+  i <- 0
+  reader <- function() {
+    if (i >= 400) return(NULL)
+    rows <- (i + 1):(i + 100); i <<- i + 100
+    x[rows, , drop = FALSE]
+  }
+  set.seed(9)
+  expect_equal(as.matrix(dp_compress(reader, m = 200, truncate = FALSE)),
+               as.matrix(r), tolerance = 1e-10)
+})
+
+test_that("the PSD square root is the symmetric root, also for singular matrices", {
+  set.seed(2)
+  A <- matrix(rnorm(5 * 3), 5, 3)
+  S <- A %*% t(A)  # 5 x 5 of rank 3
+  R <- dpcov:::psd_sqrt_cpp(S)
+  expect_equal(R, t(R), tolerance = 1e-12)
+  expect_equal(R %*% R, S, tolerance = 1e-10)
+  expect_gt(min(eigen(R, symmetric = TRUE)$values), -1e-7)
+  expect_equal(R, sym_sqrt(S), tolerance = 1e-7)
+})
+
+test_that("both paths have E[C'C/m] = S and Var((C'C/m)_jk) = (S_jk^2 + S_jj S_kk)/m", {
+  x <- make_x(400, 3)
+  S <- norm_cov(x)
+  m <- 160
+  expect_gte(m, compression_m_min(400, 3))
+  set.seed(21)
+  fast <- cov_draws(3000, x, m = m, truncate = FALSE)
+  set.seed(22)
+  expl <- cov_draws(1500, x, m = m, truncate = FALSE, method = "explicit")
+  k <- 2 * 2 * ncol(fast)
+  z_fast <- moment_z(fast, S, m)
+  z_expl <- moment_z(expl, S, m)
+  expect_lt(max(z_fast), crit(k))
+  expect_lt(max(z_expl), crit(k))
+  # the two paths agree in distribution entry by entry (two-sample KS)
+  p_ks <- vapply(seq_len(ncol(fast)), function(j) suppressWarnings(ks.test(fast[, j], expl[, j])$p.value), 0)
+  expect_gt(min(p_ks), 1e-6 / ncol(fast))
+  # negative control: releases with 4x as many rows, audited as if m rows,
+  # have a quarter of the variance; the same variance test must fail
+  set.seed(23)
+  four <- cov_draws(4 * 1500, x, m = m, truncate = FALSE)
+  under <- rowsum(four, rep(seq_len(1500), each = 4)) / 4  # = one release with 4m rows
+  z_under <- moment_z(under, S, m)
+  expect_lt(z_under[["mean"]], crit(k))
+  expect_gt(z_under[["var"]], crit(k))
+})
+
+test_that("rows of the gram-path output are iid N(0, S)", {
+  x <- make_x(3000, 3)
+  S <- norm_cov(x)
+  set.seed(31)
+  C <- as.matrix(dp_compress(x, m = 3000, truncate = FALSE))
+  w <- C %*% solve(sym_sqrt(S))  # whitened: iid N(0, 1)
+  expect_gt(ks.test(as.vector(w), "pnorm")$p.value, 1e-6)
+  # negative control: the same test on a root scaled by 0.9 fails
+  expect_lt(ks.test(as.vector(w / 0.9), "pnorm")$p.value, 1e-6)
+})
+
+test_that("every accepted output satisfies the truncation bound, and truncation bites", {
+  x <- make_x(400, 3)
+  S <- norm_cov(x)
+  m <- 160
+  thr <- compression_threshold(400, 3, m, delta_max = 0)
+  expect_equal(thr, sqrt(2 * (zlw_c1 + zlw_c2)) * sqrt(log(2 * 400 * 3) / m), tolerance = 1e-7)
+  # a public reference shifted by thr in entry (1,1): about half of all draws
+  # (those with (C'C/m)_11 < S_11) violate (12) and must be redrawn
+  ref <- S
+  ref[1, 1] <- S[1, 1] + thr
+  dev <- numeric(400)
+  e11 <- numeric(400)
+  for (method in c("gram", "explicit")) {
+    set.seed(41)
+    for (i in seq_along(dev)) {
+      r <- dp_compress(x, m = m, delta_max = 0, reference = ref, method = method)
+      s <- compressed_cov(r)
+      dev[i] <- max(abs(s - ref))
+      e11[i] <- s[1, 1]
+    }
+    expect_true(all(dev <= thr))
+    expect_true(all(e11 >= S[1, 1]))  # only the upper half survives
+  }
+  expect_null(dp_compress(x, m = m, reference = ref)$tuning$detail)
+  # a reference no draw can meet: a clear error after max_tries draws
+  expect_error(dp_compress(x, m = m, reference = S + 10, max_tries = 5),
+               "every one of the 5 draws was discarded")
+})
+
+test_that("the release reveals neither the data nor the number of discarded draws", {
+  x <- make_x(400, 3)
+  S <- norm_cov(x)
+  set.seed(1)
+  r <- dp_compress(x, m = 160)
+  expect_s3_class(r, c("dp_compress", "dp_release"))
+  expect_setequal(names(r$params), c("m", "normalize", "truncate", "threshold", "delta_max",
+                                     "affine_sd", "method", "m_min", "m_condition",
+                                     "reference", "no_formal_guarantee"))
+  leaves <- Filter(is.numeric, unlist(r[setdiff(names(r), "estimate")], recursive = TRUE))
+  expect_false(any(leaves %in% c(S, x, crossprod(x))))
+  # two releases with different numbers of discarded draws look alike
+  ref <- S
+  ref[1, 1] <- S[1, 1] + compression_threshold(400, 3, 160, 0)
+  set.seed(3)
+  a <- dp_compress(x, m = 160, delta_max = 0, reference = ref)
+  set.seed(4)
+  b <- dp_compress(x, m = 160, delta_max = 0, reference = ref)
+  expect_identical(lapply(a[setdiff(names(a), c("estimate", "call"))], identity),
+                   lapply(b[setdiff(names(b), c("estimate", "call"))], identity))
+})
+
+test_that("the guarantee is distributional privacy, not (epsilon, delta)-DP, and says when it fails", {
+  x <- make_x(400, 3)
+  r <- dp_compress(x, m = 160)
+  expect_false(has_guarantee(r))
+  expect_true(is.na(r$epsilon) && is.na(r$delta))
+  expect_match(r$guarantee, "distributional privacy")
+  expect_match(r$guarantee, "Assumption 1")
+  expect_match(r$guarantee, "NOT \\(epsilon, delta\\)-differential privacy")
+  out <- capture.output(print(r))
+  expect_true(any(grepl("NOT \\(epsilon, delta\\)", out)))
+  expect_true(any(grepl("truncation reference", out)))
+  expect_false(isFALSE(dp_compress(x, m = 160, reference = norm_cov(x))$tuning$private))
+  expect_warning(small <- dp_compress(x, m = 20), "m = 20 < 2 \\(C1 \\+ C2\\) ln\\(2np\\) = 159")
+  expect_false(small$params$m_condition)
+  expect_match(small$guarantee, "Theorem 4.6 does NOT apply")
+  expect_match(dp_compress(x, m = 160, truncate = FALSE)$guarantee, "no truncation")
+  expect_match(dp_compress(x, m = 160, normalize = FALSE)$guarantee, "not normalised")
+  expect_equal(compression_m_min(400, 3), ceiling(2 * (zlw_c1 + zlw_c2) * log(2400)))
+})
+
+test_that("normalisation gives every column squared norm n", {
+  # explicit path vs plain R shown above; here the released covariance of
+  # wildly scaled columns has unit diagonal on average, and without
+  # normalisation it keeps the scales
+  set.seed(51)
+  x <- cbind(rnorm(500, sd = 100), rnorm(500, sd = 0.01), rnorm(500))
+  d_norm <- colMeans(cov_draws(400, x, m = 200, truncate = FALSE)[, c(1, 3, 6)])
+  expect_equal(d_norm, rep(1, 3), tolerance = 4 * sqrt(2 / 200 / 400) * 3)
+  d_raw <- colMeans(cov_draws(400, x, m = 200, normalize = FALSE, truncate = FALSE)[, c(1, 3, 6)])
+  expect_equal(d_raw, colSums(x^2) / 500, tolerance = 0.02)
+})
+
+test_that("singular X'X works on both paths", {
+  set.seed(61)
+  z <- matrix(rnorm(400 * 2), 400, 2)
+  x <- cbind(z, z[, 1] + z[, 2])  # rank 2
+  for (method in c("gram", "explicit")) {
+    expect_warning(r <- dp_compress(x, m = 160, method = method), "singular")
+    C <- as.matrix(r)
+    expect_true(all(is.finite(C)))
+    # output lies in the column space: normalised col3 = a col1 + b col2
+    s <- sqrt(400 / colSums(x^2))
+    null_vec <- c(1 / s[1], 1 / s[2], -1 / s[3])
+    expect_lt(max(abs(C %*% null_vec)), 1e-6 * max(abs(C)))
+    expect_equal(qr(C)$rank, 2L)
+  }
+  # moments on the gram path with a singular S
+  S <- norm_cov(x)
+  set.seed(62)
+  d <- suppressWarnings(cov_draws(2000, x, m = 160, truncate = FALSE))
+  expect_lt(max(moment_z(d, S, 160)), crit(24))
+})
+
+test_that("compressed PCA matches prcomp on C", {
+  set.seed(71)
+  r <- dp_compress(make_x(500, 4), m = 200)
+  C <- as.matrix(r)
+  pc <- compressed_pca(r)
+  ref <- prcomp(C, center = FALSE)
+  expect_s3_class(pc, "prcomp")
+  expect_equal(unname(pc$rotation), unname(ref$rotation), tolerance = 1e-10)
+  expect_equal(pc$sdev * sqrt(200 / 199), ref$sdev, tolerance = 1e-10)
+  expect_equal(unname(pc$x), unname(ref$x), tolerance = 1e-10)
+  expect_equal(pc$sdev^2, eigen(compressed_cov(r), symmetric = TRUE)$values, tolerance = 1e-10)
+  expect_equal(compressed_cov(r), crossprod(C) / 200)
+  expect_equal(ncol(compressed_pca(C, rank = 2)$rotation), 2L)
+  expect_error(compressed_pca(C, rank = 5), "`rank` must be <= p = 4")
+})
+
+test_that("subspace distance and the Proposition 3.4 bound", {
+  a <- diag(c(4, 2, 1))
+  th <- 0.1
+  rot <- diag(3)
+  rot[1:2, 1:2] <- c(cos(th), sin(th), -sin(th), cos(th))
+  b <- rot %*% a %*% t(rot)
+  s <- subspace_distance(a, b, dim = 1)
+  # top eigenvector rotated by th: ||P_a - P_b||_F = sqrt(2) sin(th)
+  expect_equal(s$distance, sqrt(2) * sin(th), tolerance = 1e-10)
+  expect_equal(s$delta_D, 1)
+  expect_equal(s$norm_B, norm(b - a, "F"))
+  expect_equal(s$bound, norm(b - a, "F") / 1)
+  expect_true(s$bound_applies)
+  expect_lte(s$distance, s$bound)
+  # on compressed data whenever the proposition applies, the bound holds
+  x <- make_x(2000, 4)
+  A <- norm_cov(x)
+  set.seed(81)
+  res <- do.call(rbind, lapply(1:30, function(i) subspace_distance(A, dp_compress(x, m = 1500), dim = 1)))
+  expect_true(all(res$distance[res$bound_applies] <= res$bound[res$bound_applies]))
+  expect_error(subspace_distance(a, b, dim = 3), "`dim` must be < p = 3")
+  expect_error(subspace_distance(a, b[1:2, 1:2], dim = 1), "same dimension")
+})
+
+test_that("least squares and ridge on compressed (X, y)", {
+  set.seed(91)
+  n <- 4000
+  x <- matrix(rnorm(n * 3), n, 3)
+  y <- drop(x %*% c(1, -0.5, 0.25)) + rnorm(n, sd = 0.5)
+  r <- dp_compress(cbind(x, y = y), m = 800)
+  C <- as.matrix(r)
+  fit <- compressed_lm(r, response = "y")
+  ref <- lm.fit(C[, 1:3], C[, 4])$coefficients
+  expect_equal(unname(coef(fit)), unname(ref), tolerance = 1e-10)
+  ridge <- compressed_lm(r, response = 4, lambda = 0.1)
+  expect_equal(unname(coef(ridge)),
+               unname(drop(solve(crossprod(C[, 1:3]) / 800 + 0.1 * diag(3), crossprod(C[, 1:3], C[, 4]) / 800))))
+  expect_equal(unname(coef(compressed_lm(r, response = "y", features = 1:2))),
+               unname(lm.fit(C[, 1:2], C[, 4])$coefficients), tolerance = 1e-10)
+  # close to the uncompressed fit of the normalised data
+  xs <- cbind(x, y) %*% diag(sqrt(n / colSums(cbind(x, y)^2)))
+  full <- lm.fit(xs[, 1:3], xs[, 4])$coefficients
+  expect_lt(max(abs(coef(fit) - full)), 0.1)
+  expect_output(print(fit), "compressed data")
+  expect_error(compressed_lm(r, response = "z"), "no column named z")
+  expect_error(compressed_lm(r, response = "y", lambda = -1), "`lambda`")
+})
+
+test_that("compression_alpha matches a hand computation of bound (15)", {
+  x1 <- cbind(c(1, 2, -1, 0.5, -2, 1), c(0.5, -1, 1, 2, 0, -1))
+  x2 <- x1
+  x2[1, ] <- c(-1, 1)
+  n <- 6; p <- 2
+  s1 <- crossprod(x1) / n
+  s2 <- crossprod(x2) / n
+  d <- s1 - s2
+  nd <- sqrt(sum(d^2))
+  l1 <- min(eigen(s1)$values); l2 <- min(eigen(s2)$values)
+  dmax <- max(abs(d))
+  m <- c(3, 5)
+  hand <- m * p * nd / (2 * l1 * l2) *
+    (sqrt(2 * (2.504401 + 7.688462)) * sqrt(log(2 * n * p) / m) + dmax +
+       2 * nd * max(eigen(s1)$values)^2 / (p * l1 * l2))
+  a <- compression_alpha(x1, x2, m = m, normalize = FALSE)
+  expect_equal(a$alpha, hand, tolerance = 1e-5)
+  expect_equal(a$m, m)
+  expect_equal(a$delta_max, rep(dmax, 2))
+  expect_equal(a$condition_9, p^2 * dmax * sqrt(m * log(2 * n * p)))
+  expect_equal(a$m_p2_delta_max2, m * p^2 * dmax^2)
+  # normalisation first, as dp_compress does
+  a_n <- compression_alpha(x1, x2, m = 5)
+  expect_equal(a_n$norm_Delta, norm(norm_cov(x1) - norm_cov(x2), "F"))
+  expect_equal(compression_alpha(x1, x1, m = 5)$alpha, 0)
+  cond <- compression_condition(n = 1000, p = 5, m = c(100, 400), delta_max = 1e-3)
+  expect_equal(cond$m_condition, c(FALSE, TRUE))
+  expect_equal(cond$p_delta_max, c(5e-3, 5e-3))
+  expect_error(compression_alpha(x1, x2[1:5, ], m = 5), "same dimension")
+  expect_error(compression_alpha(x1[1:2, ], x2[1:2, ], m = 1), "p = 2 >= n = 2")
+  sing <- cbind(x1, x1[, 1])
+  expect_error(compression_alpha(cbind(sing, 1:6), cbind(sing, 1:6), m = 5), "singular")
+})
+
+test_that("bad inputs give clear errors", {
+  x <- make_x(50, 3)
+  expect_error(dp_compress(x, m = 0), "`m` must be >= 1")
+  expect_error(dp_compress(x, m = 2.5), "`m` must be a single whole number")
+  expect_error(dp_compress(x, m = 51), "`m` must be <= n = 50")
+  x0 <- x
+  x0[, 2] <- 0
+  expect_error(dp_compress(x0, m = 10), "column\\(s\\) 2 of `x` are all zero")
+  xc <- x
+  xc[, 3] <- 7
+  expect_error(dp_compress(xc, m = 10), "column\\(s\\) 3 of `x` are constant")
+  expect_error(suppressWarnings(dp_compress(xc, m = 10, normalize = FALSE)), NA)
+  xn <- x
+  xn[3, 1] <- NA
+  expect_error(dp_compress(xn, m = 10), "NA")
+  xn[3, 1] <- Inf
+  expect_error(dp_compress(xn, m = 10), "infinite")
+  expect_error(dp_compress(matrix(rnorm(40), 4, 10), m = 2), "p = 10 columns and only n = 4 rows.*needs p < n")
+  expect_error(dp_compress(x, m = 10, method = "fast"), "`method` must be one of")
+  expect_error(dp_compress(second_moment(x), m = 10, method = "explicit"), "needs the data matrix")
+  expect_error(dp_compress(x, m = 10, affine_sd = -1), "`affine_sd`")
+  expect_error(dp_compress(x, m = 10, delta_max = -1), "`delta_max`")
+  expect_error(dp_compress(x, m = 10, reference = diag(2)), "`reference` must be 3 x 3")
+  expect_error(dp_compress(x, m = 10, reference = matrix(1:9 + 0, 3)), "symmetric")
+  expect_error(dp_compress(x, m = 10, normalize = NA), "`normalize` must be TRUE or FALSE")
+  expect_error(dp_compress("a", m = 1), "numeric")
+  expect_error(compressed_cov(analyze_gauss(x, 0.5, 1e-5, clip = 1)), "`dp_compress` release")
+})
+
+test_that("affine noise adds affine_sd^2 to the variance of every entry", {
+  x <- make_x(400, 2)
+  set.seed(101)
+  C <- as.matrix(dp_compress(x, m = 400, truncate = FALSE, affine_sd = 2))
+  # entries of column j are iid N(0, S_jj + sd^2) = N(0, 5)
+  expect_gt(ks.test(as.vector(C) / sqrt(5), "pnorm")$p.value, 1e-6)
+  expect_lt(ks.test(as.vector(C) / sqrt(1), "pnorm")$p.value, 1e-6)
+})
+
+test_that("compression_pca_study: reproducible, consistent with subspace_distance, plots", {
+  set.seed(111)
+  f <- rnorm(1000)
+  x <- cbind(f, f, f, 0, 0) + matrix(rnorm(1000 * 5), 1000, 5)
+  set.seed(1)
+  s1 <- compression_pca_study(x, m = c(200, 400), dim = 1, reps = 3)
+  set.seed(1)
+  s2 <- compression_pca_study(x, m = c(200, 400), dim = 1, reps = 3)
+  expect_identical(s1, s2)
+  expect_s3_class(s1, "compression_study")
+  expect_equal(nrow(s1), 6L)
+  expect_equal(s1$m, rep(c(200, 400), each = 3))
+  ev <- eigen(norm_cov(x), symmetric = TRUE)$values
+  expect_equal(s1$worst_case, 5 * compression_threshold(1000, 5, s1$m, 0) / ((ev[1] - ev[2]) / 2))
+  expect_equal(s1$bound, s1$norm_B / s1$delta_D)
+  expect_true(all(s1$distance >= 0 & s1$distance <= sqrt(2)))
+  pdf(NULL)
+  a <- plot(s1)
+  dev.off()
+  expect_equal(a$distance, as.vector(tapply(s1$distance, s1$m, mean)))
+  expect_warning(compression_pca_study(x, m = 50, dim = 1, reps = 1), "below 2 \\(C1 \\+ C2\\)")
+  expect_error(compression_pca_study(x, m = 2000, dim = 1), "`m` must be whole numbers in 1..n = 1000")
+  expect_error(compression_pca_study(x, m = 200, dim = 5), "`dim` must be < p = 5")
+})

@@ -1,0 +1,237 @@
+# Plug-in discriminant, the study runner and the study's estimators.
+
+# plain-R reference of the paper's score with a given covariance
+score_ref <- function(x, group, sigma, newdata) {
+  group <- factor(group)
+  Si <- solve(sigma)
+  ld <- as.numeric(determinant(sigma)$modulus)
+  sapply(levels(group), function(k) {
+    mu <- colMeans(x[group == k, , drop = FALSE])
+    d <- sweep(as.matrix(newdata), 2, mu)
+    -0.5 * ld - 0.5 * rowSums((d %*% Si) * d) + log(mean(group == k))
+  })
+}
+
+test_that("with the pooled sample covariance the classifier is MASS::lda (three classes)", {
+  skip_if_not_installed("MASS")
+  x <- as.matrix(iris[, 1:4])
+  fit <- qda_plugin(x, iris$Species)
+  ref <- MASS::lda(x, iris$Species)
+  expect_identical(predict(fit, x), predict(ref, x)$class)
+  expect_equal(unname(predict(fit, x, type = "posterior")), unname(predict(ref, x)$posterior),
+               tolerance = 1e-8)
+  expect_equal(fit$priors, ref$prior, ignore_attr = TRUE)
+  expect_equal(fit$means, ref$means, ignore_attr = TRUE)
+})
+
+test_that("with the pooled sample covariance the classifier is MASS::lda (two classes, Pima)", {
+  skip_if_not_installed("MASS")
+  tr <- MASS::Pima.tr
+  te <- MASS::Pima.te
+  fit <- qda_plugin(tr[, 1:7], tr$type)
+  ref <- MASS::lda(type ~ ., data = tr)
+  expect_identical(predict(fit, te[, 1:7]), predict(ref, te)$class)
+  expect_equal(unname(predict(fit, te[, 1:7], type = "posterior")),
+               unname(predict(ref, te)$posterior), tolerance = 1e-8)
+  expect_equal(pooled_cov(tr[, 1:7], tr$type),
+               crossprod(dpcov:::center_by_group(as.matrix(tr[, 1:7]), tr$type)) / (nrow(tr) - 2))
+})
+
+test_that("scores follow the paper's formula for any plug-in covariance and form", {
+  set.seed(1)
+  x <- matrix(rnorm(60 * 3), 60, 3, dimnames = list(NULL, c("a", "b", "c")))
+  g <- factor(rep(c("lean", "obese"), c(35, 25)))
+  y <- matrix(rnorm(10 * 3), 10, 3, dimnames = list(NULL, c("a", "b", "c")))
+  sigma <- crossprod(matrix(rnorm(9), 3)) + diag(3)
+  ref <- score_ref(x, g, sigma, y)
+  expect_equal(unname(predict(qda_plugin(x, g, cov = sigma), y, type = "score")), unname(ref))
+  # a function and a dp_release give the same fit as the matrix
+  expect_equal(predict(qda_plugin(x, g, cov = function(x, g) sigma), y, type = "score"),
+               predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
+  rel <- dpcov:::new_dp_release(sigma, "test", "test", 1, 0.1, clip = 1, n = 60, p = 3)
+  expect_equal(predict(qda_plugin(x, g, cov = rel), y, type = "score"),
+               predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
+  # classes are the argmax of the scores, posteriors their softmax
+  fit <- qda_plugin(x, g, cov = sigma)
+  expect_identical(as.character(predict(fit, y)), levels(g)[max.col(ref)])
+  post <- predict(fit, y, type = "posterior")
+  expect_equal(unname(post), unname(exp(ref) / rowSums(exp(ref))))
+  # newdata columns are matched by name
+  expect_equal(predict(fit, y[, c("c", "a", "b")], type = "score"), predict(fit, y, type = "score"))
+  expect_error(predict(fit, y[, 1:2]), "must have the 3 columns")
+  expect_error(predict(fit, y, type = "prob"), "`type` must be one of")
+  expect_output(print(fit), "2 classes, p = 3, common covariance of rank 3")
+})
+
+test_that("singular estimates: pinv drops null directions, floor raises them, rank 0 uses priors", {
+  set.seed(2)
+  x <- matrix(rnorm(50 * 3), 50, 3)
+  g <- factor(rep(c("lean", "obese"), c(30, 20)))
+  y <- matrix(rnorm(8 * 3), 8, 3)
+  v <- qr.Q(qr(matrix(rnorm(9), 3)))
+  sigma <- v %*% diag(c(2, 0.5, 0)) %*% t(v) # rank 2, like a PSD projection
+  fit <- qda_plugin(x, g, cov = sigma)
+  expect_identical(fit$rank, 2L)
+  Sp <- v[, 1:2] %*% diag(1 / c(2, 0.5)) %*% t(v[, 1:2]) # Moore-Penrose inverse
+  mu <- fit$means
+  ref <- sapply(1:2, function(k) {
+    d <- sweep(y, 2, mu[k, ])
+    -0.5 * log(2 * 0.5) - 0.5 * rowSums((d %*% Sp) * d) + log(fit$priors[k])
+  })
+  expect_equal(unname(predict(fit, y, type = "score")), unname(ref))
+  # floor: the zero eigenvalue becomes tol * max
+  ffit <- qda_plugin(x, g, cov = sigma, singular = "floor", tol = 0.01)
+  expect_equal(unname(predict(ffit, y, type = "score")),
+               unname(score_ref(x, g, v %*% diag(c(2, 0.5, 0.02)) %*% t(v), y)))
+  # an all-zero estimate leaves only the priors: everyone in the majority class
+  zfit <- qda_plugin(x, g, cov = matrix(0, 3, 3))
+  expect_identical(zfit$rank, 0L)
+  expect_true(all(predict(zfit, y) == "lean"))
+  expect_true(all(predict(qda_plugin(x, g, cov = matrix(0, 3, 3), singular = "floor"), y) == "lean"))
+})
+
+test_that("qda_plugin validates its inputs", {
+  x <- matrix(rnorm(40), 20, 2)
+  g <- rep(c("a", "b"), 10)
+  expect_error(qda_plugin(x, g[-1]), "one label per row")
+  expect_error(qda_plugin(x, rep("a", 20)), "at least two classes")
+  expect_error(qda_plugin(x, replace(g, 3, NA)), "missing labels")
+  expect_error(qda_plugin(x, g, cov = diag(3)), "must be 2 x 2")
+  expect_error(qda_plugin(x, g, cov = matrix(c(1, 0.5, 0, 1), 2)), "symmetric")
+  expect_error(qda_plugin(x, g, cov = matrix(c(1, NA, NA, 1), 2)), "NA, NaN or infinite")
+  expect_error(qda_plugin(x, g, cov = "sample"), "`cov` must be one of")
+  expect_error(qda_plugin(x, g, cov = list(1)), "`cov` must be")
+  expect_error(qda_plugin(x, g, singular = "ridge"), "`singular` must be one of")
+  expect_error(qda_plugin(replace(x, 1, NA), g), "NA or NaN")
+})
+
+# synthetic two-group data shaped like the study (63 + 35 subjects)
+toy_features <- function(p = 6) {
+  set.seed(3)
+  x <- matrix(rnorm(98 * p), 98, p, dimnames = list(NULL, paste0("g", seq_len(p))))
+  group <- factor(rep(c("lean", "obese"), c(63, 35)))
+  x[group == "obese", 1:2] <- x[group == "obese", 1:2] + 1
+  list(x = x, group = group)
+}
+
+test_that("the study runner is reproducible under set.seed and follows the protocol", {
+  feats <- toy_features()
+  est <- qda_estimators(private = TRUE)
+  set.seed(42)
+  a <- qda_study(feats, estimators = est, p = c(3, 6), reps = 3)
+  set.seed(42)
+  b <- qda_study(feats, estimators = est, p = c(3, 6), reps = 3)
+  expect_identical(a$errors, b$errors)
+  set.seed(43)
+  d <- qda_study(feats, estimators = est, p = c(3, 6), reps = 3)
+  expect_false(identical(a$errors$errors, d$errors$errors))
+  # one row per replication, p and estimator (trivial included)
+  expect_identical(nrow(a$errors), 3L * 2L * 6L)
+  expect_identical(levels(a$errors$estimator),
+                   c("sample", "modified_dp", "wang_xu_dp", "modified_ldp", "wang_xu_ldp", "trivial"))
+  # the trivial rule predicts lean for all 20 test subjects: 7 errors
+  expect_true(all(a$errors$errors[a$errors$estimator == "trivial"] == 7))
+  expect_true(all(a$errors$errors >= 0 & a$errors$errors <= 20))
+  # thresholds are recorded for the private estimators only
+  expect_true(all(is.na(a$errors$threshold[a$errors$estimator %in% c("sample", "trivial")])))
+  expect_true(all(a$errors$threshold[a$errors$estimator == "modified_dp"] > 0))
+  # summary: mean and standard error over replications
+  s <- a$summary
+  e <- a$errors$errors[a$errors$p == 3 & a$errors$estimator == "sample"]
+  expect_equal(s$mean[s$p == 3 & s$estimator == "sample"], mean(e))
+  expect_equal(s$se[s$p == 3 & s$estimator == "sample"], sd(e) / sqrt(3))
+  tab <- qda_study_table(a)
+  expect_identical(dim(tab), c(2L, 6L))
+  expect_output(print(a), "3 replications, 20 test subjects \\(lean 13 \\+ obese 7\\) of 98")
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_invisible(plot(a, reference = data.frame(p = c(3, 6), modified_dp = c(1, 2))))
+  expect_identical(graphics::par("mfrow"), c(1L, 1L)) # the plot restores the layout
+})
+
+test_that("each replication holds out a stratified sample and fits on the rest", {
+  feats <- toy_features(4)
+  rownames(feats$x) <- paste0("s", 1:98)
+  seen <- new.env()
+  seen$n <- integer(0)
+  spy <- list(spy = function(x, group) {
+    seen$n <- c(seen$n, nrow(x))
+    seen$rows <- c(seen$rows, list(rownames(x)))
+    seen$sizes <- c(seen$sizes, list(as.vector(table(group))))
+    pooled_cov(x, group)
+  })
+  set.seed(4)
+  res <- qda_study(feats, estimators = spy, p = 4, reps = 2)
+  expect_identical(seen$n, c(78L, 78L))
+  expect_identical(seen$sizes, list(c(50L, 28L), c(50L, 28L))) # 13 lean + 7 obese held out
+  # the two replications hold out different subjects
+  expect_false(identical(seen$rows[[1]], seen$rows[[2]]))
+  expect_identical(lengths(lapply(seen$rows, unique)), c(78L, 78L))
+  # the leak diagnostics: "training" fits on every subject, "selection" does not
+  seen$n <- integer(0)
+  qda_study(feats, estimators = spy, p = 2, reps = 1, leak = "training")
+  expect_identical(seen$n, 98L)
+  seen$n <- integer(0)
+  res <- qda_study(feats, estimators = spy, p = 2, reps = 1, leak = "selection")
+  expect_identical(seen$n, 78L)
+  expect_identical(res$settings$leak, "selection")
+})
+
+test_that("the study estimators call dp_threshold on the class-centred training rows", {
+  set.seed(5)
+  x <- matrix(rnorm(60 * 4), 60, 4)
+  g <- factor(rep(c("lean", "obese"), c(40, 20)))
+  est <- qda_estimators(private = TRUE, tune = 1)
+  set.seed(6)
+  r <- est$modified_ldp(x, g)
+  set.seed(6)
+  ref <- dp_threshold(dpcov:::center_by_group(x, g), epsilon = 0.5, delta = 1 / 196, clip = Inf,
+                      variant = "modified", model = "local", tune = 1, neighbor = "add-remove",
+                      sigma_clip_inf = 1)
+  expect_equal(as.matrix(r), as.matrix(ref))
+  expect_false(has_guarantee(r)) # clip = Inf: the paper's reading, no formal guarantee
+  # a finite clip gives a release with a guarantee (fixed constant: no peeking)
+  rc <- qda_estimators(private = TRUE, clip = 2, tune = 1)$wang_xu_dp(x, g)
+  expect_true(has_guarantee(rc))
+  expect_identical(rc$clip, 2)
+  # standardised: the release of the scaled rows, scaled back
+  sds <- sqrt(colSums(dpcov:::center_by_group(x, g)^2) / 58)
+  set.seed(7)
+  rs <- qda_estimators(private = TRUE, tune = 1, standardize = TRUE)$wang_xu_dp(x, g)
+  set.seed(7)
+  ref_s <- dp_threshold(sweep(dpcov:::center_by_group(x, g), 2, sds, "/"), epsilon = 0.5,
+                        delta = 1 / 196, clip = Inf, variant = "wang_xu", tune = 1, sigma_clip_inf = 1)
+  expect_equal(unclass(rs)[, ], as.matrix(ref_s) * tcrossprod(sds), ignore_attr = TRUE)
+  expect_equal(attr(rs, "threshold"), ref_s$params$threshold)
+  expect_named(qda_estimators(private = FALSE), "sample")
+  expect_error(qda_estimators(epsilon = -1), "`epsilon` must be > 0")
+  expect_error(qda_estimators(local_neighbor = "x"), "`local_neighbor` must be one of")
+})
+
+test_that("qda_study validates its inputs", {
+  feats <- toy_features(4)
+  est <- qda_estimators(private = FALSE)
+  expect_error(qda_study(list(x = feats$x), est), "must be a combo_preprocess")
+  expect_error(qda_study(feats, list(function(x, g) diag(2))), "named list of functions")
+  expect_error(qda_study(feats, list(trivial = function(x, g) diag(4)), p = 4), "reserved")
+  expect_error(qda_study(feats, est, p = 5), "between 1 and ncol")
+  expect_error(qda_study(feats, est, p = 2, reps = 0), "`reps` must be >= 1")
+  expect_error(qda_study(feats, est, p = 2, n_test = c(lean = 13)), "one per group")
+  expect_error(qda_study(feats, est, p = 2, n_test = c(lean = 62, obese = 7)), "fewer than two training")
+  expect_error(qda_study(feats, est, p = 2, leak = "test"), "`leak` must be one of")
+  three <- feats
+  three$group <- factor(rep(c("a", "b", "c"), length.out = 98))
+  expect_error(qda_study(three, est, p = 2), "exactly two levels")
+})
+
+test_that("the study runs on the real data (skipped where the data is absent)", {
+  dir <- combo_data_dir()
+  skip_if(is.null(dir), "COMBO data not found: set DPCOV_COMBO_DIR or put shared/data beside the package")
+  f <- combo_preprocess(combo_read(dir))
+  set.seed(1)
+  s <- qda_study(f, p = c(25, 40), reps = 2)
+  expect_identical(nrow(s$errors), 2L * 2L * 6L)
+  expect_true(all(s$errors$errors[s$errors$estimator == "trivial"] == 7))
+  set.seed(1)
+  expect_identical(qda_study(f, p = c(25, 40), reps = 2)$errors, s$errors)
+})

@@ -1,0 +1,328 @@
+# Thresholding releases: calibration, noise audits with under-noised negative
+# controls, the local model's two paths, references for thresholding / PSD
+# projection / CV, and the contents of the released object.
+
+alpha <- 1e-6
+
+# Plain-R symmetric Gaussian matrix in the C++ draw order (by columns,
+# upper triangle with the diagonal).
+ref_symmetric_noise <- function(p, sd) {
+  E <- matrix(0, p, p)
+  E[upper.tri(E, diag = TRUE)] <- stats::rnorm(p * (p + 1) / 2, sd = sd)
+  E[lower.tri(E)] <- t(E)[lower.tri(E)]
+  E
+}
+ref_threshold <- function(A, t, keep_diag = FALSE) {
+  T <- A * (abs(A) > t)
+  if (keep_diag) diag(T) <- diag(A)
+  T
+}
+ref_psd <- function(A) {
+  e <- eigen((A + t(A)) / 2, symmetric = TRUE)
+  e$vectors %*% diag(pmax(e$values, 0), nrow(A)) %*% t(e$vectors)
+}
+upper_entries <- function(M) M[upper.tri(M, diag = TRUE)]
+
+# Variance audit: sum of squared standardised entries ~ chi^2(N), two-sided,
+# plus a KS test against N(0, 1). TRUE when both accept at level alpha.
+noise_audit <- function(z, sd) {
+  z <- z / sd
+  q <- sum(z^2)
+  N <- length(z)
+  p_chi <- 2 * min(stats::pchisq(q, N), stats::pchisq(q, N, lower.tail = FALSE))
+  p_ks <- suppressWarnings(stats::ks.test(z, "pnorm")$p.value)
+  p_chi > alpha && p_ks > alpha
+}
+
+# A well-conditioned 2-column data set: the average second moment is
+# [[0.68, 0.24], [0.24, 0.32]] (eigenvalues 0.8, 0.2), every row has norm 1,
+# so with small noise nothing is thresholded and the PSD step is the
+# identity: the release minus the exact average is the noise itself.
+audit_data <- function(n) {
+  x <- matrix(c(1, 0, 0.6, 0.8), 2, 2, byrow = TRUE)
+  x[rep(1:2, length.out = n), ]
+}
+
+test_that("noise scales equal the papers' formulas", {
+  n <- 200; eps <- 0.5; delta <- 1 / 400
+  nz <- function(...) dpcov:::threshold_noise(..., B = 1, n = n, epsilon = eps, delta = delta,
+                                              calibration = "classic")
+  expect_equal(nz("central", "replace-one")$s^2, 4 * log(1.25 / delta) / (n * eps)^2)   # modified DP
+  expect_equal(nz("central", "add-remove")$s^2, 2 * log(1.25 / delta) / (n^2 * eps^2))  # Wang & Xu DP
+  l <- nz("local", "add-remove")                                                      # both LDP as printed
+  expect_equal(l$sigma_record^2, 2 * log(1.25 / delta) / eps^2)
+  expect_equal(l$s, l$sigma_record / sqrt(n))
+  expect_equal(nz("local", "replace-one")$sigma_record^2, 4 * log(1.25 / delta) / eps^2)
+  # Wang & Xu's printed thresholds (their (10) and (34)) with gamma = 1.3
+  p <- 100
+  expect_equal(dpcov:::threshold_level(1.3, n, p, nz("central", "add-remove")$s),
+               1.3 * sqrt(log(p) / n) + 4 * sqrt(2 * log(1.25 / delta)) * sqrt(log(p)) / (n * eps))
+  expect_equal(dpcov:::threshold_level(1.3, n, p, l$s),
+               1.3 * sqrt(log(p) / n) + 4 * sqrt(2 * log(1.25 / delta)) * sqrt(log(p)) / (sqrt(n) * eps))
+})
+
+test_that("central release: entry noise variance is s^2 (audit), and sd/2 fails it", {
+  set.seed(11)
+  n <- 2000; eps <- 0.45; delta <- 0.01
+  x <- audit_data(n)
+  exact <- crossprod(x) / n
+  s_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / (n * eps)   # replace-one, B = 1
+  draw <- function(eps_used) {
+    replicate(1000, upper_entries(as.matrix(
+      dp_threshold(x, eps_used, delta, clip = 1, tune = 0)) - exact))
+  }
+  z <- draw(eps)
+  expect_true(noise_audit(z, s_ref))
+  # under-noised control: epsilon doubled halves the noise sd; must fail
+  expect_false(noise_audit(draw(2 * eps) , s_ref))
+  # Wang & Xu (add/remove): s is 1/sqrt(2) of the modified one
+  zw <- replicate(1000, upper_entries(as.matrix(
+    dp_threshold(x, eps, delta, clip = 1, variant = "wang_xu", tune = 0)) - exact))
+  expect_true(noise_audit(zw, s_ref / sqrt(2)))
+  expect_false(noise_audit(zw, s_ref))
+})
+
+test_that("local release: entry noise variance is sigma^2 / n (audit), and sd/2 fails it", {
+  set.seed(12)
+  n <- 2e5; eps <- 0.45; delta <- 0.01
+  x <- audit_data(n)
+  exact <- crossprod(x) / n
+  sigma_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / eps     # replace-one per record, B = 1
+  draw <- function(eps_used) {
+    replicate(600, upper_entries(as.matrix(
+      dp_threshold(x, eps_used, delta, clip = 1, model = "local", tune = 0)) - exact))
+  }
+  expect_true(noise_audit(draw(eps), sigma_ref / sqrt(n)))
+  expect_false(noise_audit(draw(2 * eps), sigma_ref / sqrt(n)))
+})
+
+test_that("the aggregated-noise path and the per-record path agree in distribution", {
+  set.seed(13)
+  n <- 300; p <- 4
+  x <- matrix(stats::rnorm(n * p), n, p) / 3
+  noise <- dpcov:::threshold_noise_terms("modified", "local", "replace-one", 1, n, 0.5, 1e-3,
+                                         "classic", "averaged")
+  exact <- dpcov:::clipped_gram_cpp(x, 1)$gram / n
+  avg <- function(method) replicate(300, upper_entries(
+    dpcov:::threshold_noisy_average(x, NULL, 1, noise, "local", method) - exact))
+  agg <- avg("aggregate")
+  per <- avg("explicit")
+  expect_true(noise_audit(agg, noise$s))
+  expect_true(noise_audit(per, noise$s))
+  expect_gt(suppressWarnings(stats::ks.test(agg, per)$p.value), alpha)
+  # the explicit path is the literal sum of per-record reports, same draw order
+  set.seed(14)
+  lit <- Reduce(`+`, lapply(seq_len(n), function(i) {
+    xi <- x[i, ] * min(1, 1 / sqrt(sum(x[i, ]^2)))
+    tcrossprod(xi) + ref_symmetric_noise(p, noise$sigma_record)
+  })) / n
+  set.seed(14)
+  expect_equal(dpcov:::threshold_noisy_average(x, NULL, 1, noise, "local", "explicit"), lit)
+})
+
+test_that("client reports and the server aggregate have the calibrated noise; sd/2 fails", {
+  set.seed(15)
+  n <- 400; p <- 3; eps <- 0.5; delta <- 1e-3
+  x <- matrix(stats::rnorm(n * p), n, p) / 4
+  xc <- x * pmin(1, 1 / sqrt(rowSums(x^2)))
+  exact <- crossprod(xc) / n
+  sigma <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / eps
+  z <- replicate(400, upper_entries(as.matrix(ldp_aggregate(
+    ldp_perturb(x, eps, delta, clip = 1))) - exact))
+  expect_true(noise_audit(z, sigma / sqrt(n)))
+  expect_false(noise_audit(z / 2, sigma / sqrt(n)))    # a report with half the noise
+  # one report per client, aggregated from separate objects
+  reps <- lapply(1:3, function(i) ldp_perturb(x[i, ], eps, delta, clip = 1))
+  agg <- ldp_aggregate(reps)
+  expect_s3_class(agg, "dp_ldp_aggregate")
+  expect_equal(agg$n, 3)
+  expect_equal(agg$params$noise_sd, sigma / sqrt(3))
+  r <- dp_threshold(ldp_aggregate(ldp_perturb(x, eps, delta, clip = 1)), model = "local",
+                    tune = "theory")
+  expect_s3_class(r, "dp_threshold")
+  expect_equal(r$params$noise_sd, sigma / sqrt(n))
+})
+
+test_that("thresholding and PSD projection equal plain-R references", {
+  set.seed(16)
+  A <- crossprod(matrix(stats::rnorm(60), 10, 6)) / 10 + ref_symmetric_noise(6, 0.4)
+  for (t in c(0, 0.2, 0.7, 10)) {
+    expect_equal(dpcov:::hard_threshold_cpp(A, t, FALSE), ref_threshold(A, t))
+    expect_equal(dpcov:::hard_threshold_cpp(A, t, TRUE), ref_threshold(A, t, TRUE))
+  }
+  # ties stay zero (strict inequality, as printed)
+  expect_equal(dpcov:::hard_threshold_cpp(matrix(c(1, 0.5, 0.5, 1), 2), 0.5, FALSE), diag(2))
+  P <- dpcov:::psd_project_cpp(A)
+  expect_equal(P$matrix, ref_psd(A), tolerance = 1e-10)
+  expect_equal(P$n_negative, sum(eigen(A, symmetric = TRUE)$values < 0))
+  expect_gte(min(eigen(P$matrix, symmetric = TRUE)$values), -1e-10)
+})
+
+test_that("dp_threshold equals a plain-R reference under the same seed", {
+  set.seed(17)
+  n <- 150; p <- 8
+  x <- matrix(stats::rnorm(n * p), n, p) / 3
+  for (v in c("modified", "wang_xu")) for (m in c("central", "local")) {
+    set.seed(99)
+    r <- dp_threshold(x, 0.5, 1e-3, clip = 1, variant = v, model = m, tune = 0.8)
+    nb <- if (v == "wang_xu" && m == "central") "add-remove" else "replace-one"
+    sens <- if (nb == "replace-one") sqrt(2) else 1
+    s <- sens * sqrt(2 * log(1.25 / 1e-3)) / 0.5 / (if (m == "central") n else sqrt(n))
+    xc <- x * pmin(1, 1 / sqrt(rowSums(x^2)))
+    set.seed(99)
+    A <- crossprod(xc) / n + ref_symmetric_noise(p, s)
+    t <- 0.8 * sqrt(log(p) / n) + 4 * s * sqrt(log(p))
+    expect_equal(r$params$threshold, t)
+    expect_equal(unname(as.matrix(r)), ref_psd(ref_threshold(A, t)), tolerance = 1e-10)
+  }
+  # noise_multiplier = 0: the threshold is the constant's term alone
+  r0 <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = 0.8, noise_multiplier = 0)
+  expect_equal(r0$params$threshold, 0.8 * sqrt(log(p) / n))
+  expect_equal(r0$params$noise_multiplier, 0)
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, noise_multiplier = -1), "`noise_multiplier` must be in")
+  # same seed, same release
+  set.seed(3); a <- dp_threshold(x, 0.5, 1e-3, clip = 1)
+  set.seed(3); b <- dp_threshold(x, 0.5, 1e-3, clip = 1)
+  expect_identical(a$estimate, b$estimate)
+})
+
+test_that("the modified LDP threshold as printed zeroes the whole matrix at n = 200", {
+  set.seed(18)
+  x <- rdata(200, cov_model(50, "model1"))
+  args <- list(x, 0.5, 1 / 400, clip = Inf, variant = "modified", model = "local", tune = 1,
+               neighbor = "add-remove", sigma_clip_inf = 1)
+  printed <- do.call(dp_threshold, c(args, ldp_threshold = "printed"))
+  expect_true(all(as.matrix(printed) == 0))
+  averaged <- do.call(dp_threshold, c(args, ldp_threshold = "averaged"))
+  expect_equal(printed$params$threshold / averaged$params$threshold,
+               (sqrt(log(50) / 200) + 4 * printed$params$sigma_record * sqrt(log(50))) /
+                 (sqrt(log(50) / 200) + 4 * printed$params$sigma_record / sqrt(200) * sqrt(log(50))))
+  expect_equal(printed$params$ldp_threshold, "printed")
+})
+
+test_that("threshold losses for all candidates equal brute force", {
+  set.seed(19)
+  A <- ref_symmetric_noise(7, 1)
+  H <- ref_symmetric_noise(7, 1)
+  t <- sort(c(0, stats::runif(12, 0, 3), abs(A[2, 3])))   # includes a tie
+  for (kd in c(FALSE, TRUE)) {
+    brute <- vapply(t, function(tt) sum((ref_threshold(A, tt, kd) - H)^2), numeric(1))
+    expect_equal(dpcov:::threshold_losses_cpp(A, H, t, kd), brute)
+  }
+})
+
+test_that("CV with Gram downdating picks the same constant as naive CV", {
+  set.seed(20)
+  x <- rdata(120, cov_model(15, "model2")) / 3
+  for (m in c("central", "local")) {
+    set.seed(21)
+    fast <- threshold_cv(x, 0.5, 1e-3, clip = 1, model = m, folds = 5)
+    set.seed(21)
+    naive <- threshold_cv(x, 0.5, 1e-3, clip = 1, model = m, folds = 5, method = "naive")
+    expect_equal(fast$loss, naive$loss)
+    expect_identical(fast$constant, naive$constant)
+  }
+  # and both equal a plain-R CV that recomputes every fold
+  x <- rdata(400, cov_model(6, "model2")) / 2.5
+  set.seed(22)
+  cv <- threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 4, grid = c(0, 0.25, 0.5, 1, 2))
+  set.seed(22)
+  n <- nrow(x); p <- ncol(x)
+  x <- x * pmin(1, 1 / sqrt(rowSums(x^2)))   # rows clipped to norm 1
+  fold <- sample(rep_len(0:3, n))
+  loss <- numeric(5)
+  for (k in 0:3) {
+    tr <- x[fold != k, ]; ho <- x[fold == k, ]
+    s <- sqrt(2) * sqrt(2 * log(1.25 / 1e-3)) / 0.5 / nrow(tr)
+    A <- crossprod(tr) / nrow(tr) + ref_symmetric_noise(p, s)
+    H <- crossprod(ho) / nrow(ho)
+    t <- c(0, 0.25, 0.5, 1, 2) * sqrt(log(p) / nrow(tr)) + 4 * s * sqrt(log(p))
+    loss <- loss + vapply(t, function(tt) sum((ref_threshold(A, tt) - H)^2), numeric(1))
+  }
+  expect_equal(cv$loss, loss / 4)
+  expect_equal(cv$constant, c(0, 0.25, 0.5, 1, 2)[which.min(loss)])
+  expect_gt(length(unique(signif(loss, 8))), 1)   # the candidates differ
+  expect_output(print(cv), "NOT private")
+})
+
+test_that("tuning is recorded, and print says when it looked at the private data", {
+  set.seed(23)
+  x <- rdata(200, cov_model(10, "model1")) / 4
+  pub <- rdata(100, cov_model(10, "model1")) / 4
+  cv <- dp_threshold(x, 0.5, 1e-3, clip = 1)
+  expect_false(cv$tuning$private)
+  expect_false(has_guarantee(cv))
+  expect_output(print(cv), "tuning looked at the private data")
+  expect_equal(cv$tuning$value, cv$params$constant)
+  pb <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = pub)
+  expect_true(pb$tuning$private)
+  expect_true(has_guarantee(pb))
+  expect_match(pb$tuning$method, "public")
+  th <- dp_threshold(x, 0.5, 1e-3, clip = 2, tune = "theory")
+  expect_equal(th$params$constant, sqrt(2) * 4)
+  expect_true(has_guarantee(th))
+  fx <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = threshold_tune("fixed", constant = 1.5))
+  expect_equal(fx$params$constant, 1.5)
+  expect_output(print(fx), "fixed constant")
+  # sufficient statistics: no CV possible, fixed constant fine
+  ss <- second_moment(x, clip = 1)
+  expect_s3_class(dp_threshold(ss, 0.5, 1e-3, clip = 1, tune = 1), "dp_threshold")
+  noclip <- dp_threshold(x, 0.5, 1e-3, clip = Inf, tune = 1, sigma_clip_inf = 1)
+  expect_false(has_guarantee(noclip))
+  expect_output(print(noclip), "no formal privacy guarantee")
+})
+
+test_that("the released object carries no non-private matrix", {
+  set.seed(24)
+  x <- rdata(200, cov_model(6, "model2")) / 4
+  exact <- crossprod(x) / nrow(x)
+  for (m in c("central", "local")) {
+    r <- dp_threshold(x, 0.5, 1e-3, clip = 1, model = m)
+    expect_named(r, c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p",
+                      "params", "tuning", "guarantee", "call"))
+    nums <- rapply(r[setdiff(names(r), c("call", "estimate"))], function(v) v,
+                   classes = c("numeric", "integer"), how = "unlist")
+    expect_gt(length(nums), 5)
+    # no exact second-moment entry, no data value, anywhere in the object
+    expect_false(any(nums %in% c(exact, exact * nrow(x), x)))
+    expect_false(any(as.matrix(r) %in% c(exact, exact * nrow(x))))
+    expect_true(all(vapply(r$params, function(v) length(v) == 1L, logical(1))))
+    expect_false(any(vapply(r, function(v) is.matrix(v) && !identical(v, r$estimate), logical(1))))
+    expect_gte(min(eigen(as.matrix(r), symmetric = TRUE)$values), -1e-10)
+  }
+})
+
+test_that("bad inputs give clear errors", {
+  x <- matrix(stats::rnorm(200), 50, 4)
+  expect_error(dp_threshold(x[, 1, drop = FALSE], 0.5, 1e-3, clip = 1), "p >= 2")
+  expect_error(dp_threshold(x[1:5, ], 0.5, 1e-3, clip = 1), "10-fold cross-validation needs at least 10 rows")
+  expect_error(threshold_cv(x[1:3, ], 0.5, 1e-3, clip = 1, folds = 5), "needs at least 5 rows")
+  xc <- x; xc[, 3] <- 2
+  expect_error(dp_threshold(xc, 0.5, 1e-3, clip = 1), "column\\(s\\) 3 of `x` are constant")
+  xn <- x; xn[2, 2] <- NA
+  expect_error(dp_threshold(xn, 0.5, 1e-3, clip = 1), "NA")
+  expect_error(dp_threshold(x, 0, 1e-3, clip = 1), "`epsilon` must be > 0")
+  expect_error(dp_threshold(x, 0.5, 1, clip = 1), "`delta` must be in \\(0, 1\\)")
+  expect_error(dp_threshold(x, 0.5, 1e-3), "`clip`.*required")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = -1), "`clip` must be > 0")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = Inf), "sigma_clip_inf")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, variant = "foo"), "`variant` must be one of")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = "magic"), "`tune` must be")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = -1), "`constant` must be in")
+  expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = x[, 1:3]), "public sample has 3 columns")
+  expect_error(dp_threshold(second_moment(x, 1), 0.5, 1e-3, clip = 1), "needs the data matrix")
+  expect_error(dp_threshold(second_moment(x, 1), 0.5, 1e-3, clip = 1, model = "local", tune = 1),
+               "local model needs the records")
+  agg <- ldp_aggregate(ldp_perturb(x / 4, 0.5, 1e-3, clip = 1))
+  expect_error(dp_threshold(agg, model = "local"), "cannot cross-validate")
+  expect_error(dp_threshold(agg, model = "central", tune = 1), "local-model release")
+  expect_error(dp_threshold(agg, 0.9, model = "local", tune = 1), "differ from those the reports")
+  expect_error(ldp_perturb(x, 0.5, 1e-3, clip = Inf), "finite")
+  expect_error(ldp_aggregate(ldp_perturb(x, 0.5, 1e-3, clip = 1), ldp_perturb(x, 0.4, 1e-3, clip = 1)),
+               "different settings")
+  expect_error(ldp_aggregate(list(1, 2)), "ldp_reports")
+  expect_error(threshold_tune("cv", folds = 1), "`folds` must be >= 2")
+  expect_error(threshold_tune("public"), "`public`")
+  expect_error(threshold_tune("fixed"), "`constant` is required")
+  expect_error(threshold_tune(grid = c(1, NA)), "`grid`")
+})
