@@ -33,6 +33,30 @@ riwishart_cpp <- function(n, df, Psi, chol) {
     .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
 }
 
+wishart_factor_draw_cpp <- function(S, df) {
+    .Call(`_dpcov_wishart_factor_draw_cpp`, S, df)
+}
+
+jl_project_gram_cpp <- function(A, clip, w, r) {
+    .Call(`_dpcov_jl_project_gram_cpp`, A, clip, w, r)
+}
+
+wishart_outer_sum_cpp <- function(d, k, scale) {
+    .Call(`_dpcov_wishart_outer_sum_cpp`, d, k, scale)
+}
+
+laplace_draw_cpp <- function(scale) {
+    .Call(`_dpcov_laplace_draw_cpp`, scale)
+}
+
+simulate_regression_gram_cpp <- function(n, Beta, noise_sd, clip) {
+    .Call(`_dpcov_simulate_regression_gram_cpp`, n, Beta, noise_sd, clip)
+}
+
+expected_sym_gaussian_norm_cpp <- function(p, reps) {
+    .Call(`_dpcov_expected_sym_gaussian_norm_cpp`, p, reps)
+}
+
 hard_threshold_cpp <- function(A, t, keep_diag) {
     .Call(`_dpcov_hard_threshold_cpp`, A, t, keep_diag)
 }

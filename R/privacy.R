@@ -108,6 +108,156 @@ second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-rem
   s
 }
 
+# ---------------------------------------------------------------------------
+# Sheffet, "Private approximations of the 2nd-moment matrix using existing
+# techniques in linear regression" (arXiv:1507.00056): calibrations
+# of Algorithms 1-5, and the shift of the scaled Analyze Gauss variant.
+# Neighbours are add/remove one row of L2 norm <= B throughout.
+# ---------------------------------------------------------------------------
+
+#' Calibrations of Sheffet's second-moment mechanisms
+#'
+#' The constants of Algorithms 1-5 of Sheffet, exactly as printed in
+#' the algorithm boxes and Theorems 3.1, 4.1 and 5.1 (`B` is the row-norm
+#' bound, `L = ln(4/delta)` or `ln(8/delta)` when half the budget goes to the
+#' noisy smallest eigenvalue):
+#'
+#' * `sheffet_jl_w2()`: Algorithm 1's ridge, \eqn{w^2 = 4B^2(\sqrt{2 r \ln(4/\delta)} + \ln(4/\delta))/\epsilon}.
+#' * `sheffet_jl_adaptive_w2()`: Algorithm 2's starting ridge, \eqn{w^2 = 8B^2(\sqrt{2 r_0 \ln(8/\delta)} + \ln(8/\delta))/\epsilon}.
+#' * `sheffet_jl_rstar()`: Algorithm 2's `r*`, the largest integer r with
+#'   \eqn{8B^2(\sqrt{2 r \ln(8/\delta)} + \ln(8/\delta))/\epsilon \le s}.
+#' * `sheffet_eigen_laplace_scale()`, `sheffet_eigen_offset()`: the noisy
+#'   smallest eigenvalue of Algorithms 2 and 5,
+#'   \eqn{s = \max(0, \lambda_{min}(A^TA) - 2B^2\ln(2/\delta)/\epsilon + Z)},
+#'   \eqn{Z \sim Lap(2B^2/\epsilon)}.
+#' * `sheffet_wishart_k()`: Algorithm 3's degrees of freedom,
+#'   \eqn{k = \lfloor d + 14 \cdot 2\ln(4/\delta)/\epsilon^2 \rfloor}.
+#' * `sheffet_wishart_safe_shift()`: Lemma A.3's shift
+#'   \eqn{B^2(\sqrt{k} - (\sqrt{d} + \sqrt{2\ln(4/\delta)}))^2}, which keeps
+#'   \eqn{A^TA + W} minus it positive definite with probability >= 1 - delta/2.
+#' * `sheffet_iwishart_psi()`: Algorithm 4's prior scale,
+#'   \eqn{\psi = 2B^2(2\sqrt{2(n+d)\ln(4/\delta)} + 2\ln(4/\delta))/\epsilon}.
+#' * `sheffet_iwishart_adaptive_psi()`: Algorithm 5's starting prior scale,
+#'   \eqn{\psi = 4B^2(2\sqrt{2k_0\ln(8/\delta)} + 2\ln(8/\delta))/\epsilon}.
+#' * `sheffet_iwishart_kstar()`: Algorithm 5's `k*`, the largest integer k with
+#'   \eqn{4B^2(2\sqrt{2k\ln(8/\delta)} + 2\ln(8/\delta))/\epsilon \le s}.
+#'
+#' @param clip Row-norm bound B (> 0, finite).
+#' @param r,r0 Rows of the JL projection (Algorithm 1), minimal rows (Algorithm 2).
+#' @param k0 Minimal degrees of freedom (Algorithm 5).
+#' @param d Number of columns of the data.
+#' @param n Number of rows of the data.
+#' @param k Degrees of freedom of Algorithm 3's Wishart noise.
+#' @param s The noisy smallest eigenvalue of Algorithms 2 and 5 (>= 0).
+#' @param epsilon,delta Privacy parameters.
+#' @return A number.
+#' @references Sheffet, O. Private approximations of the 2nd-moment matrix
+#'   using existing techniques in linear regression. arXiv:1507.00056.
+#' @examples
+#' sheffet_wishart_k(d = 22, epsilon = 0.1, delta = exp(-9))
+#' sheffet_jl_w2(clip = sqrt(55), r = 44, epsilon = 0.1, delta = exp(-9))
+#' @name sheffet_calibration
+NULL
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_jl_w2 <- function(clip, r, epsilon, delta) {
+  L <- log(4 / delta)
+  4 * clip^2 * (sqrt(2 * r * L) + L) / epsilon
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_jl_adaptive_w2 <- function(clip, r0, epsilon, delta) {
+  L <- log(8 / delta)
+  8 * clip^2 / epsilon * (sqrt(2 * r0 * L) + L)
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_jl_rstar <- function(s, clip, epsilon, delta) {
+  L <- log(8 / delta)
+  a <- s * epsilon / (8 * clip^2) - L   # need sqrt(2 r L) <= a
+  if (a < 0) return(0)
+  floor(a^2 / (2 * L))
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_eigen_laplace_scale <- function(clip, epsilon) 2 * clip^2 / epsilon
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_eigen_offset <- function(clip, epsilon, delta) 2 * clip^2 * log(2 / delta) / epsilon
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_wishart_k <- function(d, epsilon, delta) floor(d + 14 / epsilon^2 * 2 * log(4 / delta))
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_wishart_safe_shift <- function(clip, k, d, delta) {
+  clip^2 * (sqrt(k) - (sqrt(d) + sqrt(2 * log(4 / delta))))^2
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_iwishart_psi <- function(clip, n, d, epsilon, delta) {
+  L <- log(4 / delta)
+  2 * clip^2 / epsilon * (2 * sqrt(2 * (n + d) * L) + 2 * L)
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_iwishart_adaptive_psi <- function(clip, k0, epsilon, delta) {
+  L <- log(8 / delta)
+  4 * clip^2 / epsilon * (2 * sqrt(2 * k0 * L) + 2 * L)
+}
+
+#' @rdname sheffet_calibration
+#' @export
+sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
+  L <- log(8 / delta)
+  a <- (s * epsilon / (4 * clip^2) - 2 * L) / 2   # need sqrt(2 k L) <= a
+  if (a < 0) return(0)
+  floor(a^2 / (2 * L))
+}
+
+#' Expected spectral norm of Analyze Gauss noise
+#'
+#' The shift `c = E||N||` of the paper's scaled Analyze Gauss (Sheffet,
+#' Section 6): N is p x p symmetric with iid N(0, sigma^2) entries on and
+#' above the diagonal. `E||N||` has no closed form; by scale equivariance it
+#' is `sigma * e_p`, and `e_p` is computed once per p by averaging the
+#' spectral norm over `reps` matrices from a fixed internal stream
+#' (Mersenne Twister 64 with Box-Muller, seed fixed), so the constant is
+#' deterministic, identical on every platform, and does not consume or
+#' alter R's random number stream. It spends no privacy (it does not look
+#' at the data). For large p it approaches `2 sigma sqrt(p)`.
+#'
+#' @param p Dimension.
+#' @param sigma Entry standard deviation of N.
+#' @param reps Matrices averaged (Monte Carlo standard error about
+#'   `0.1 sigma / sqrt(reps)` in practice).
+#' @return `E||N||`.
+#' @examples
+#' analyze_gauss_shift(22, sigma = 1) # about 2 * sqrt(22) = 9.4, a little below
+#' @export
+analyze_gauss_shift <- function(p, sigma, reps = 4000) {
+  check_count(p, "p")
+  check_number(sigma, "sigma", lower = 0)
+  check_count(reps, "reps", min = 10)
+  key <- paste(p, reps)
+  e <- .shift_cache[[key]]
+  if (is.null(e)) {
+    e <- expected_sym_gaussian_norm_cpp(as.integer(p), as.integer(reps))
+    assign(key, e, envir = .shift_cache)
+  }
+  sigma * e
+}
+
+.shift_cache <- new.env(parent = emptyenv())
+
 #' Noise scales of the thresholding releases
 #'
 #' The Gaussian noise of Wang and Xu's and the modified DP / LDP thresholding.

@@ -117,27 +117,51 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #' @param calibration `"classic"` or `"analytic"` (see [gaussian_sigma()]).
 #' @param sigma_clip_inf When `clip = Inf`, the row-norm bound B to calibrate
 #'   the noise as if rows were bounded by it (the papers' simulations).
-#' @return A `dp_release` of class `dp_second_moment`.
+#' @param post Post-processing (free of privacy cost): `"none"`; `"shift"`,
+#'   Sheffet's scaled Analyze Gauss (Section 6): when the output is not
+#'   positive definite add \eqn{cI} with \eqn{c = E\|N\|} ([analyze_gauss_shift()]);
+#'   `"psd"`: the nearest PSD matrix in Frobenius norm (negative eigenvalues
+#'   set to 0).
+#' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
+#'   `params$shift` is the c added (0 when the output was already positive
+#'   definite).
 #' @examples
 #' x <- matrix(rnorm(200), 50, 4)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2)
+#' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2, post = "shift")
 #' @export
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = c("add-remove", "replace-one"),
-                          calibration = c("classic", "analytic"), sigma_clip_inf = NULL) {
+                          calibration = c("classic", "analytic"), sigma_clip_inf = NULL,
+                          post = c("none", "shift", "psd")) {
   call <- match.call()
   neighbor <- check_choice(neighbor, c("add-remove", "replace-one"), "neighbor")
   calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  post <- check_choice(post, c("none", "shift", "psd"), "post")
   check_epsilon(epsilon)
   check_delta(delta)
   s <- as_suffstat(x, if (missing(clip)) NULL else clip)
   B <- noise_clip(s$clip, sigma_clip_inf)
   sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
   est <- s$gram + symmetric_gaussian_cpp(s$p, sigma)
+  params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post)
+  mechanism <- "Analyze Gauss (Dwork et al. 2014)"
+  if (post == "shift") {
+    params$shift <- 0
+    if (inherits(try(chol(est), silent = TRUE), "try-error")) {
+      params$shift <- analyze_gauss_shift(s$p, sigma)
+      est <- est + diag(params$shift, s$p)
+    }
+    mechanism <- paste0(mechanism, ", scaled (+ E||N|| I when not PD; Sheffet, Section 6)")
+  } else if (post == "psd") {
+    e <- eigen(est, symmetric = TRUE)
+    est <- e$vectors %*% (pmax(e$values, 0) * t(e$vectors))
+    est <- (est + t(est)) / 2
+    mechanism <- paste0(mechanism, ", projected to PSD")
+  }
   dimnames(est) <- dimnames(s$gram)
-  new_dp_release(est, "second_moment", "Analyze Gauss (Dwork et al. 2014)",
+  new_dp_release(est, "second_moment", mechanism,
                  epsilon, delta, neighbor, s$clip, s$n, s$p,
-                 params = list(sigma = sigma, calibration = calibration, noise_clip = B),
-                 call = call)
+                 params = params, call = call)
 }
 
 # The row-norm bound used to calibrate noise: the clip bound, or with clip = Inf

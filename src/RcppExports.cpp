@@ -113,6 +113,81 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// wishart_factor_draw_cpp
+Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df);
+RcppExport SEXP _dpcov_wishart_factor_draw_cpp(SEXP SSEXP, SEXP dfSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    Rcpp::traits::input_parameter< double >::type df(dfSEXP);
+    rcpp_result_gen = Rcpp::wrap(wishart_factor_draw_cpp(S, df));
+    return rcpp_result_gen;
+END_RCPP
+}
+// jl_project_gram_cpp
+Eigen::MatrixXd jl_project_gram_cpp(const Eigen::Map<Eigen::MatrixXd> A, double clip, double w, double r);
+RcppExport SEXP _dpcov_jl_project_gram_cpp(SEXP ASEXP, SEXP clipSEXP, SEXP wSEXP, SEXP rSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type A(ASEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< double >::type w(wSEXP);
+    Rcpp::traits::input_parameter< double >::type r(rSEXP);
+    rcpp_result_gen = Rcpp::wrap(jl_project_gram_cpp(A, clip, w, r));
+    return rcpp_result_gen;
+END_RCPP
+}
+// wishart_outer_sum_cpp
+Eigen::MatrixXd wishart_outer_sum_cpp(int d, double k, double scale);
+RcppExport SEXP _dpcov_wishart_outer_sum_cpp(SEXP dSEXP, SEXP kSEXP, SEXP scaleSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type d(dSEXP);
+    Rcpp::traits::input_parameter< double >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
+    rcpp_result_gen = Rcpp::wrap(wishart_outer_sum_cpp(d, k, scale));
+    return rcpp_result_gen;
+END_RCPP
+}
+// laplace_draw_cpp
+double laplace_draw_cpp(double scale);
+RcppExport SEXP _dpcov_laplace_draw_cpp(SEXP scaleSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
+    rcpp_result_gen = Rcpp::wrap(laplace_draw_cpp(scale));
+    return rcpp_result_gen;
+END_RCPP
+}
+// simulate_regression_gram_cpp
+Rcpp::List simulate_regression_gram_cpp(double n, const Eigen::Map<Eigen::MatrixXd> Beta, double noise_sd, double clip);
+RcppExport SEXP _dpcov_simulate_regression_gram_cpp(SEXP nSEXP, SEXP BetaSEXP, SEXP noise_sdSEXP, SEXP clipSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Beta(BetaSEXP);
+    Rcpp::traits::input_parameter< double >::type noise_sd(noise_sdSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    rcpp_result_gen = Rcpp::wrap(simulate_regression_gram_cpp(n, Beta, noise_sd, clip));
+    return rcpp_result_gen;
+END_RCPP
+}
+// expected_sym_gaussian_norm_cpp
+double expected_sym_gaussian_norm_cpp(int p, int reps);
+RcppExport SEXP _dpcov_expected_sym_gaussian_norm_cpp(SEXP pSEXP, SEXP repsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< int >::type p(pSEXP);
+    Rcpp::traits::input_parameter< int >::type reps(repsSEXP);
+    rcpp_result_gen = Rcpp::wrap(expected_sym_gaussian_norm_cpp(p, reps));
+    return rcpp_result_gen;
+END_RCPP
+}
 // hard_threshold_cpp
 Eigen::MatrixXd hard_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> A, double t, bool keep_diag);
 RcppExport SEXP _dpcov_hard_threshold_cpp(SEXP ASEXP, SEXP tSEXP, SEXP keep_diagSEXP) {
@@ -189,6 +264,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
+    {"_dpcov_wishart_factor_draw_cpp", (DL_FUNC) &_dpcov_wishart_factor_draw_cpp, 2},
+    {"_dpcov_jl_project_gram_cpp", (DL_FUNC) &_dpcov_jl_project_gram_cpp, 4},
+    {"_dpcov_wishart_outer_sum_cpp", (DL_FUNC) &_dpcov_wishart_outer_sum_cpp, 3},
+    {"_dpcov_laplace_draw_cpp", (DL_FUNC) &_dpcov_laplace_draw_cpp, 1},
+    {"_dpcov_simulate_regression_gram_cpp", (DL_FUNC) &_dpcov_simulate_regression_gram_cpp, 4},
+    {"_dpcov_expected_sym_gaussian_norm_cpp", (DL_FUNC) &_dpcov_expected_sym_gaussian_norm_cpp, 2},
     {"_dpcov_hard_threshold_cpp", (DL_FUNC) &_dpcov_hard_threshold_cpp, 3},
     {"_dpcov_psd_project_cpp", (DL_FUNC) &_dpcov_psd_project_cpp, 1},
     {"_dpcov_ldp_report_sum_cpp", (DL_FUNC) &_dpcov_ldp_report_sum_cpp, 3},

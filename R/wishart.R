@@ -1,0 +1,315 @@
+# Sheffet's second-moment mechanisms (Algorithms 1-5). All take the data
+# first (matrix, data frame, second_moment() statistics or a chunk reader),
+# clip rows to L2 norm B, and release a positive (semi)definite matrix.
+# Neighbouring data sets differ by adding or removing one row, as in the paper.
+# Fast paths (default) draw the Wishart matrices by Bartlett in O(d^3);
+# method = "explicit" builds them literally, to validate the fast paths.
+
+#' JL projection with a privacy ridge (Sheffet, Algorithm 1)
+#'
+#' Appends \eqn{w I_d} to the row-clipped data A, projects with an
+#' \eqn{r \times (n+d)} matrix R of iid N(0, 1), and releases
+#' \eqn{M = (RA')^T(RA')/r}, an unbiased estimate of \eqn{A^TA + w^2 I}
+#' (so regressions from it are ridge regressions with penalty \eqn{w^2}),
+#' with \eqn{w^2 = 4B^2(\sqrt{2r\ln(4/\delta)} + \ln(4/\delta))/\epsilon}
+#' (Theorem 3.1, [sheffet_jl_w2()]).
+#'
+#' `method = "bartlett"` (default) uses that \eqn{M \sim W_d(A^TA + w^2 I, r)/r}
+#' exactly and draws it by the Bartlett decomposition in \eqn{O(d^3)}, from the
+#' clipped Gram matrix alone. `method = "explicit"` forms \eqn{RA'} literally,
+#' drawing R in column blocks so it is never held in memory (\eqn{O(rnd)}
+#' time; needs the data matrix).
+#'
+#' @param x Data: a numeric matrix or data frame (n x d), a [second_moment()]
+#'   object, or a chunk reader function (see [second_moment()]).
+#'   `method = "explicit"` needs the data matrix.
+#' @param epsilon Privacy loss, > 0.
+#' @param delta In (0, 1/e) (Theorem 3.1).
+#' @param clip Row-norm bound B: rows longer than B are shrunk to length B.
+#'   `Inf` (no clipping) voids the guarantee; then give `sigma_clip_inf`.
+#' @param r Rows of the projection, an integer > d (default `2 d`).
+#' @param method `"bartlett"` (exact fast path) or `"explicit"` (literal).
+#' @param sigma_clip_inf With `clip = Inf` only: the bound B to calibrate the
+#'   noise as if it held (experiments; no guarantee).
+#' @return A `dp_release` of class `dp_second_moment`; `params` holds `w2`
+#'   (the ridge \eqn{w^2}), `r` and `method`.
+#' @references Sheffet, O. Private approximations of the 2nd-moment matrix
+#'   using existing techniques in linear regression. arXiv:1507.00056.
+#' @seealso [jl_adaptive()], [dp_regression()].
+#' @examples
+#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
+#' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @export
+jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
+                     method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+  call <- match.call()
+  method <- check_choice(method, c("bartlett", "explicit"), "method")
+  inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
+                       "Algorithm 1 (JL ridge)")
+  d <- inp$s$p
+  if (is.null(r)) r <- 2 * d
+  check_count(r, "r", min = d + 1)
+  w2 <- sheffet_jl_w2(inp$B, r, epsilon, delta)
+  M <- jl_draw(inp, w2, r)
+  sheffet_release(M, inp, "JL projection with privacy ridge (Sheffet, Algorithm 1)",
+                  epsilon, delta, call,
+                  params = list(w2 = w2, r = r, method = method, noise_clip = inp$B))
+}
+
+#' JL projection with a ridge adapted to the smallest eigenvalue (Sheffet, Algorithm 2)
+#'
+#' Spends half the budget on a Laplace-noised smallest eigenvalue of
+#' \eqn{A^TA}, \eqn{s = \max(0, \lambda_{min} - 2B^2\ln(2/\delta)/\epsilon + Z)},
+#' \eqn{Z \sim Lap(2B^2/\epsilon)}, and lowers the ridge of Algorithm 1 to
+#' \eqn{w^2 = \max(0, w_0^2 - s)} with
+#' \eqn{w_0^2 = 8B^2(\sqrt{2r_0\ln(8/\delta)} + \ln(8/\delta))/\epsilon}.
+#' If \eqn{w^2 > 0} it releases \eqn{(RA')^T(RA')/r_0} with R of size
+#' \eqn{r_0 \times (n+d)}; if the data's own spread already suffices
+#' (\eqn{w = 0}) it projects A itself with the largest number of rows
+#' \eqn{r^*} the privacy analysis allows ([sheffet_jl_rstar()]) and releases
+#' \eqn{(RA)^T(RA)/r^*}. The noisy eigenvalue `s` is itself private and is
+#' reported in `params`.
+#'
+#' @inheritParams jl_ridge
+#' @param delta In (0, 1/e).
+#' @param r0 Minimal number of projection rows, an integer > d (default `2 d`).
+#' @return A `dp_release` of class `dp_second_moment`; `params` holds `s`,
+#'   `w2`, `r` (the rows used: `r0` or `r*`) and `branch` (`"ridge"` or `"rstar"`).
+#' @inherit jl_ridge references
+#' @examples
+#' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
+#' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @export
+jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
+                        method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+  call <- match.call()
+  method <- check_choice(method, c("bartlett", "explicit"), "method")
+  inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
+                       "Algorithm 2 (adaptive JL)")
+  d <- inp$s$p
+  if (is.null(r0)) r0 <- 2 * d
+  check_count(r0, "r0", min = d + 1)
+  s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
+  w2 <- max(0, sheffet_jl_adaptive_w2(inp$B, r0, epsilon, delta) - s)
+  if (w2 > 0) {
+    branch <- "ridge"
+    r <- r0
+  } else {
+    branch <- "rstar"
+    r <- sheffet_jl_rstar(s, inp$B, epsilon, delta)
+  }
+  M <- jl_draw(inp, w2, r)
+  sheffet_release(M, inp, "JL projection, ridge from a private smallest eigenvalue (Sheffet, Algorithm 2)",
+                  epsilon, delta, call,
+                  params = list(s = s, w2 = w2, r = r, r0 = r0, branch = branch,
+                                method = method, noise_clip = inp$B))
+}
+
+#' Additive Wishart noise (Sheffet, Algorithm 3)
+#'
+#' Releases \eqn{A^TA + W} with \eqn{W \sim W_d(B^2 I, k)},
+#' \eqn{k = \lfloor d + 28\ln(4/\delta)/\epsilon^2 \rfloor} ([sheffet_wishart_k()]),
+#' i.e. the Gram matrix of the data with k random rows from
+#' \eqn{N(0, B^2 I)} appended (Theorem 4.1: needs \eqn{\epsilon \in (0,1)},
+#' \eqn{\delta \in (0, 1/e)}). The output is positive definite.
+#'
+#' With `shift = TRUE` the output is post-processed as in the paper's
+#' Section 4.1: subtract the noise mean \eqn{kB^2 I} when the result stays
+#' positive definite, else the smaller shift of Lemma A.3,
+#' \eqn{B^2(\sqrt{k} - \sqrt{d} - \sqrt{2\ln(4/\delta)})^2 I}
+#' ([sheffet_wishart_safe_shift()]). Post-processing costs no privacy.
+#'
+#' `method = "bartlett"` draws W by the Bartlett decomposition (\eqn{O(d^3)});
+#' `"explicit"` sums k outer products literally (\eqn{O(k d^2)}, k is about
+#' \eqn{10^5} at \eqn{\epsilon = 0.05}).
+#'
+#' @inheritParams jl_ridge
+#' @param epsilon In (0, 1).
+#' @param delta In (0, 1/e).
+#' @param shift Subtract the expected (or the safe) shift? See Details.
+#' @return A `dp_release` of class `dp_second_moment`; `params` holds `k`,
+#'   and with `shift = TRUE` the `shift` subtracted and `shift_type`
+#'   (`"expected"` or `"safe"`).
+#' @inherit jl_ridge references
+#' @examples
+#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
+#' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
+#' @export
+wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
+                          method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+  call <- match.call()
+  method <- check_choice(method, c("bartlett", "explicit"), "method")
+  check_flag(shift, "shift")
+  check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
+  inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
+                       "Algorithm 3 (additive Wishart noise)")
+  d <- inp$s$p
+  B <- inp$B
+  k <- sheffet_wishart_k(d, epsilon, delta)
+  W <- if (method == "bartlett") {
+    wishart_factor_draw_cpp(diag(B, d), k)
+  } else {
+    wishart_outer_sum_cpp(d, k, B)
+  }
+  M <- inp$s$gram + W
+  params <- list(k = k, method = method, noise_clip = B)
+  if (shift) {
+    expected <- k * B^2
+    if (is_pd(M - diag(expected, d))) {
+      params$shift <- expected
+      params$shift_type <- "expected"
+    } else {
+      params$shift <- sheffet_wishart_safe_shift(B, k, d, delta)
+      params$shift_type <- "safe"
+    }
+    M <- M - diag(params$shift, d)
+  }
+  mech <- paste0("Additive Wishart noise (Sheffet, Algorithm 3)", if (shift) ", shifted" else "")
+  sheffet_release(M, inp, mech, epsilon, delta, call, params = params)
+}
+
+#' Inverse-Wishart posterior sample (Sheffet, Algorithm 4)
+#'
+#' Releases one draw \eqn{M \sim W_d^{-1}(A^TA + \psi I, n + d)}, the posterior
+#' of a Gaussian second-moment matrix under an inverse-Wishart prior with
+#' scale \eqn{\psi I}, where
+#' \eqn{\psi = 2B^2(2\sqrt{2(n+d)\ln(4/\delta)} + 2\ln(4/\delta))/\epsilon}
+#' ([sheffet_iwishart_psi()], Theorem 5.1). As in the paper the number of
+#' rows n is treated as public. The draw is by Bartlett, without inverting
+#' any matrix. M estimates the covariance \eqn{A^TA/n} up to scale; regression
+#' coefficients from it ([dp_regression()]) are scale free.
+#'
+#' @inheritParams jl_ridge
+#' @param delta In (0, 1/e).
+#' @return A `dp_release` of class `dp_second_moment`; `params` holds `psi`
+#'   and `df`.
+#' @inherit jl_ridge references
+#' @examples
+#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
+#' iwishart_posterior(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @export
+iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
+  call <- match.call()
+  inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
+                       "Algorithm 4 (inverse-Wishart posterior)")
+  d <- inp$s$p
+  n <- inp$s$n
+  psi <- sheffet_iwishart_psi(inp$B, n, d, epsilon, delta)
+  M <- iwishart_from_gram(inp$s$gram + diag(psi, d), n + d)
+  sheffet_release(M, inp, "Inverse-Wishart posterior sample (Sheffet, Algorithm 4)",
+                  epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B))
+}
+
+#' Inverse-Wishart sample with degrees of freedom from the data (Sheffet, Algorithm 5)
+#'
+#' Spends half the budget on the Laplace-noised smallest eigenvalue s of
+#' \eqn{A^TA} (as in [jl_adaptive()]) and lowers the prior scale
+#' \eqn{\psi_0 = 4B^2(2\sqrt{2k_0\ln(8/\delta)} + 2\ln(8/\delta))/\epsilon} to
+#' \eqn{\psi = \max(0, \psi_0 - s)}. If \eqn{\psi > 0} it releases
+#' \eqn{M \sim W_d^{-1}(A^TA + \psi I, k_0)}; otherwise
+#' \eqn{M \sim W_d^{-1}(A^TA, k^*)} with the largest \eqn{k^*} the analysis
+#' allows ([sheffet_iwishart_kstar()]). (The paper's box tests `if w > 0`;
+#' it means \eqn{\psi > 0}, the only quantity it defines.)
+#'
+#' @inheritParams jl_ridge
+#' @param delta In (0, 1/e).
+#' @param k0 Minimal degrees of freedom, an integer >= d (default `2 d`;
+#'   the paper's Section 5.1 also uses `n + d`).
+#' @return A `dp_release` of class `dp_second_moment`; `params` holds `s`,
+#'   `psi`, `df` and `branch` (`"prior"` or `"kstar"`).
+#' @inherit jl_ridge references
+#' @examples
+#' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
+#' iwishart_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @export
+iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL) {
+  call <- match.call()
+  inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
+                       "Algorithm 5 (adaptive inverse-Wishart)")
+  d <- inp$s$p
+  if (is.null(k0)) k0 <- 2 * d
+  check_count(k0, "k0", min = d)
+  s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
+  psi <- max(0, sheffet_iwishart_adaptive_psi(inp$B, k0, epsilon, delta) - s)
+  if (psi > 0) {
+    branch <- "prior"
+    df <- k0
+  } else {
+    branch <- "kstar"
+    df <- sheffet_iwishart_kstar(s, inp$B, epsilon, delta)
+  }
+  M <- iwishart_from_gram(inp$s$gram + diag(psi, d), df)
+  sheffet_release(M, inp, "Inverse-Wishart sample, prior from a private smallest eigenvalue (Sheffet, Algorithm 5)",
+                  epsilon, delta, call,
+                  params = list(s = s, psi = psi, df = df, k0 = k0, branch = branch,
+                                noise_clip = inp$B))
+}
+
+# ---- internals --------------------------------------------------------------
+
+# Validates the shared arguments and resolves the data. The explicit JL path
+# projects the data itself, so it keeps the (clipped inside C++) data matrix.
+sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what) {
+  check_epsilon(epsilon, method = what)
+  check_delta(delta, exp(-1), what)
+  if (missing(clip)) clip <- NULL
+  X <- NULL
+  if (method == "explicit") {
+    if (inherits(x, "dp_suffstat") || is.function(x)) {
+      abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.")
+    }
+    if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
+    X <- check_data_matrix(x)
+    s <- second_moment(X, clip)
+  } else {
+    s <- as_suffstat(x, clip)
+  }
+  B <- noise_clip(s$clip, sigma_clip_inf)
+  list(s = s, B = B, X = X, method = method)
+}
+
+# M = W_d(G + w2 I, r) / r, by Bartlett or by the literal projection.
+jl_draw <- function(inp, w2, r) {
+  d <- inp$s$p
+  if (inp$method == "explicit") {
+    return(jl_project_gram_cpp(inp$X, inp$s$clip, sqrt(w2), r) / r)
+  }
+  wishart_from_gram(inp$s$gram + diag(w2, d), r) / r
+}
+
+# One W_d(S, df) draw for a PSD S: its Cholesky factor, or a symmetric square
+# root when S is singular (the w = 0 branch with rank-deficient data).
+wishart_from_gram <- function(S, df) {
+  R <- tryCatch(chol(S), error = function(e) NULL)
+  F <- if (is.null(R)) psd_sqrt(S) else t(R)
+  wishart_factor_draw_cpp(F, df)
+}
+
+iwishart_from_gram <- function(S, df) {
+  if (!is_pd(S)) {
+    abort("the inverse-Wishart scale matrix is singular: the clipped data have rank < d (e.g. a constant or duplicated column) and no prior ridge was added.")
+  }
+  riwishart_cpp(1L, df, S, FALSE)[, , 1]
+}
+
+psd_sqrt <- function(S) {
+  e <- eigen(S, symmetric = TRUE)
+  e$vectors %*% (sqrt(pmax(e$values, 0)) * t(e$vectors))
+}
+
+is_pd <- function(S) !inherits(try(chol(S), silent = TRUE), "try-error")
+
+lambda_min <- function(S) min(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
+
+# Algorithms 2 and 5: s = max(0, lambda_min(A'A) - 2B^2 ln(2/delta)/eps + Lap(2B^2/eps)).
+noisy_min_eigen <- function(G, B, epsilon, delta) {
+  z <- laplace_draw_cpp(sheffet_eigen_laplace_scale(B, epsilon))
+  max(0, lambda_min(G) - sheffet_eigen_offset(B, epsilon, delta) + z)
+}
+
+sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params) {
+  M <- (M + t(M)) / 2
+  dimnames(M) <- dimnames(inp$s$gram)
+  new_dp_release(M, "second_moment", mechanism, epsilon, delta, "add-remove",
+                 inp$s$clip, inp$s$n, inp$s$p, params = params, call = call)
+}

@@ -1,0 +1,101 @@
+# Regression from a released second-moment matrix, and the Sheffet study.
+
+reg_data <- function(n = 300, seed = 31) {
+  set.seed(seed)
+  X <- matrix(rnorm(n * 3), n, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- drop(X %*% c(1, -2, 0.5)) + 1.5 + rnorm(n, sd = 0.3)
+  z <- drop(X %*% c(0, 1, 1)) + rnorm(n)
+  cbind(X, one = 1, y = y, z = z)
+}
+
+test_that("with the exact Gram matrix the coefficients equal lm()", {
+  A <- reg_data(); d <- as.data.frame(A)
+  s <- second_moment(A)
+  b <- dp_regression(s, "y", features = c("a", "b", "c"), intercept = "one")
+  expect_equal(unname(b), unname(coef(lm(y ~ a + b + c, d))), tolerance = 1e-10)
+  expect_named(b, c("(Intercept)", "a", "b", "c"))
+  # without an intercept, a subset of features, another label
+  b2 <- dp_regression(s, "y", features = c("a", "c"))
+  expect_equal(unname(b2), unname(coef(lm(y ~ a + c - 1, d))), tolerance = 1e-10)
+  b3 <- dp_regression(s, "a", features = c("y", "z"), intercept = "one")
+  expect_equal(unname(b3), unname(coef(lm(a ~ y + z, d))), tolerance = 1e-10)
+  # default features: all other columns; indices work like names
+  b4 <- dp_regression(s$gram, 5, intercept = 4)
+  expect_equal(unname(b4), unname(coef(lm(y ~ a + b + c + z, d))), tolerance = 1e-10)
+  expect_equal(dp_regression(unname(s$gram), 5, features = 1:3, intercept = 4),
+               setNames(unname(b), c("(Intercept)", "V1", "V2", "V3")), tolerance = 1e-12)
+})
+
+test_that("argmin over beta_d = -1 of beta' M beta is what is returned (any PD M)", {
+  set.seed(32)
+  Z <- matrix(rnorm(25), 5); M <- crossprod(Z) + diag(5)
+  b <- dp_regression(M, 5, features = 1:4)
+  f <- function(beta) { v <- c(beta, -1); drop(t(v) %*% M %*% v) }
+  expect_equal(unname(b), optim(rep(0, 4), f, method = "BFGS", control = list(reltol = 1e-14))$par,
+               tolerance = 1e-5)
+})
+
+test_that("regressions from private releases approach the truth for large n", {
+  A <- reg_data(n = 2e5)
+  set.seed(33)
+  rel <- wishart_noise(A, 0.5, 1e-4, clip = 8, shift = TRUE)
+  b <- dp_regression(rel, "y", features = c("a", "b", "c"), intercept = "one")
+  expect_lt(sqrt(sum((b - c(1.5, 1, -2, 0.5))^2)), 0.2)
+  ag <- analyze_gauss(A, 0.5, 1e-4, clip = 8)
+  expect_lt(sqrt(sum((dp_regression(ag, "y", c("a", "b", "c"), "one") - c(1.5, 1, -2, 0.5))^2)), 0.2)
+})
+
+test_that("regression arguments are validated", {
+  s <- second_moment(reg_data())
+  expect_error(dp_regression(s, "w"), "unknown column.*\"w\"")
+  expect_error(dp_regression(s, c("y", "z")), "exactly one column")
+  expect_error(dp_regression(s, "y", features = c("a", "y")), "must not contain the response")
+  expect_error(dp_regression(s, "y", features = c("a", "a")), "duplicated")
+  expect_error(dp_regression(s, "y", intercept = "y"), "cannot also be the `response`")
+  expect_error(dp_regression(s, 9), "indices in 1..6")
+  expect_error(dp_regression(matrix(1:6, 2), 1), "square numeric matrix")
+  expect_error(dp_regression(unname(s$gram), "y"), "no column names")
+  expect_warning(dp_regression(matrix(1, 3, 3), 3), "singular")
+})
+
+test_that("the streaming study generator equals sheffet_data() under the same seed", {
+  set.seed(34); beta <- matrix(runif(21 * 3, -1, 1), 21, 3)
+  set.seed(35); A <- sheffet_data(3000, beta)
+  set.seed(35); g <- dpcov:::sheffet_gram(3000, beta, 0.5, sqrt(2.5 * 24))
+  expect_equal(g$gram, second_moment(A, sqrt(2.5 * 24))$gram, tolerance = 1e-10)
+  expect_equal(g$n_clipped, second_moment(A, sqrt(2.5 * 24))$n_clipped)
+  expect_equal(dim(A), c(3000, 24))
+  expect_equal(A[, "one"], rep(1, 3000))
+  # labels follow the model: least squares recovers beta
+  b <- dp_regression(second_moment(A), "y2", features = 1:21)
+  expect_lt(max(abs(b - beta[, 2])), 0.05)
+  expect_error(sheffet_data(10, beta = "a"), "`beta` must be")
+})
+
+test_that("the study runs, is reproducible, summarises and plots", {
+  set.seed(36)
+  st <- sheffet_study("single", n = 2^c(10, 12), epsilon = c(0.2, 0.5), reps = 2)
+  set.seed(36)
+  st2 <- sheffet_study("single", n = 2^c(10, 12), epsilon = c(0.2, 0.5), reps = 2)
+  expect_equal(st$error, st2$error)
+  expect_setequal(unique(st$estimator),
+                  c("ols", "iw_nonprivate", "alg1", "alg2", "jl_nonprivate", "alg3", "alg3_shift",
+                    "alg4", "alg5_nd", "alg5_2d", "ag", "ag_scaled", "ag_psd"))
+  expect_equal(nrow(st), 2 * 2 * (2 + 2 * 11))
+  sm <- summary(st)
+  expect_true(all(sm$reps == 2))
+  expect_equal(nrow(sm), 2 * (2 + 2 * 11))
+  # OLS error is small and the same for every epsilon (it has none)
+  expect_true(all(sm$mean[sm$estimator == "ols"] < 0.2))
+  set.seed(37)
+  mu <- sheffet_study("multiple", n = 2^11, epsilon = 0.1, reps = 2, m = c(0, 3), p = 5)
+  expect_equal(sort(unique(mu$m)), c(0, 3))
+  expect_equal(attr(mu, "settings")$d, 11)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  for (f in 1:4) expect_invisible(plot(st, figure = f, epsilon = 0.5))
+  expect_invisible(plot(mu, figure = 5, m = 3))
+  expect_error(plot(st, figure = 5), "no \"multiple\" experiment")
+  expect_error(sheffet_study("single", n = 2^10, epsilon = 1.5), "epsilon")
+  expect_error(sheffet_study("multiple", n = 2^10, m = 25), "`m` must be")
+})

@@ -1,0 +1,350 @@
+# Sheffet's mechanisms (Algorithms 1-5) and the Analyze Gauss variants:
+# plain-R references under the same seed, noise-distribution audits with an
+# under-noised negative control, fast vs explicit paths, clipping, errors.
+
+alpha <- 1e-6
+
+fixture <- function(n = 60, d = 4, seed = 11) {
+  set.seed(seed)
+  x <- cbind(matrix(rnorm(n * (d - 1)), n, d - 1), 1)
+  colnames(x) <- c(paste0("x", seq_len(d - 1)), "one")
+  x
+}
+B <- 2; eps <- 0.5; del <- 1e-4
+
+gram_of <- function(x, clip = B) second_moment(x, clip)$gram
+
+# upper-triangle (with diagonal) entries of a matrix
+upper <- function(M) M[upper.tri(M, diag = TRUE)]
+
+# ---- calibrations -------------------------------------------------------------
+
+test_that("calibrations are the formulas of the algorithm boxes", {
+  L4 <- log(4 / del); L8 <- log(8 / del)
+  expect_equal(sheffet_wishart_k(22, 0.1, exp(-9)), floor(22 + 14 / 0.01 * 2 * log(4 * exp(9))))
+  expect_equal(sheffet_jl_w2(B, 10, eps, del), 4 * B^2 * (sqrt(2 * 10 * L4) + L4) / eps)
+  expect_equal(sheffet_jl_adaptive_w2(B, 10, eps, del), 8 * B^2 / eps * (sqrt(2 * 10 * L8) + L8))
+  expect_equal(sheffet_iwishart_psi(B, 100, 4, eps, del),
+               2 * B^2 / eps * (2 * sqrt(2 * 104 * L4) + 2 * L4))
+  expect_equal(sheffet_iwishart_adaptive_psi(B, 8, eps, del),
+               4 * B^2 / eps * (2 * sqrt(2 * 8 * L8) + 2 * L8))
+  expect_equal(sheffet_wishart_safe_shift(B, 500, 4, del), B^2 * (sqrt(500) - sqrt(4) - sqrt(2 * L4))^2)
+  expect_equal(sheffet_eigen_laplace_scale(B, eps), 2 * B^2 / eps)
+  expect_equal(sheffet_eigen_offset(B, eps, del), 2 * B^2 * log(2 / del) / eps)
+  # r* and k* are the largest integers satisfying their inequalities
+  s <- 5e4
+  r <- sheffet_jl_rstar(s, B, eps, del)
+  expect_lte(sheffet_jl_adaptive_w2(B, r, eps, del), s)
+  expect_gt(sheffet_jl_adaptive_w2(B, r + 1, eps, del), s)
+  k <- sheffet_iwishart_kstar(s, B, eps, del)
+  expect_lte(sheffet_iwishart_adaptive_psi(B, k, eps, del), s)
+  expect_gt(sheffet_iwishart_adaptive_psi(B, k + 1, eps, del), s)
+  expect_equal(sheffet_jl_rstar(1, B, eps, del), 0)
+})
+
+# ---- equality with plain-R references under the same seed ------------------------
+
+test_that("Bartlett fast paths equal rwishart()/riwishart() draws of the stated law", {
+  x <- fixture(); G <- gram_of(x); d <- ncol(x); n <- nrow(x)
+  set.seed(1); M <- jl_ridge(x, eps, del, B, r = 9)
+  w2 <- sheffet_jl_w2(B, 9, eps, del)
+  set.seed(1); ref <- rwishart(1, 9, G + diag(w2, d))[, , 1] / 9
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+  expect_equal(M$params$w2, w2)
+
+  set.seed(2); M <- wishart_noise(x, eps, del, B)
+  k <- sheffet_wishart_k(d, eps, del)
+  set.seed(2); ref <- G + rwishart(1, k, diag(B^2, d))[, , 1]
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+
+  set.seed(3); M <- iwishart_posterior(x, eps, del, B)
+  psi <- sheffet_iwishart_psi(B, n, d, eps, del)
+  set.seed(3); ref <- riwishart(1, n + d, G + diag(psi, d))[, , 1]
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+})
+
+test_that("adaptive algorithms follow their boxes (Laplace draw, then the Wishart draw)", {
+  x <- fixture(); G <- gram_of(x); d <- ncol(x)
+  lap <- function(b) { e <- rexp(1) * b; if (runif(1) < 0.5) -e else e }
+  lmin <- min(eigen(G, symmetric = TRUE, only.values = TRUE)$values)
+  set.seed(4); M <- jl_adaptive(x, eps, del, B, r0 = 10)
+  set.seed(4)
+  s <- max(0, lmin - sheffet_eigen_offset(B, eps, del) + lap(sheffet_eigen_laplace_scale(B, eps)))
+  w2 <- max(0, sheffet_jl_adaptive_w2(B, 10, eps, del) - s)
+  ref <- rwishart(1, 10, G + diag(w2, d))[, , 1] / 10
+  expect_equal(M$params$s, s)
+  expect_equal(M$params$branch, "ridge")
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+
+  set.seed(5); M <- iwishart_adaptive(x, eps, del, B, k0 = 8)
+  set.seed(5)
+  s <- max(0, lmin - sheffet_eigen_offset(B, eps, del) + lap(sheffet_eigen_laplace_scale(B, eps)))
+  psi <- max(0, sheffet_iwishart_adaptive_psi(B, 8, eps, del) - s)
+  ref <- riwishart(1, 8, G + diag(psi, d))[, , 1]
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+})
+
+test_that("with a large smallest eigenvalue the adaptive algorithms take the r*/k* branch", {
+  set.seed(6)
+  x <- matrix(rnorm(4e4 * 3), ncol = 3)
+  G <- gram_of(x, 4); d <- 3
+  set.seed(7); M <- jl_adaptive(x, 0.5, del, 4, r0 = 6)
+  expect_equal(M$params$branch, "rstar")
+  expect_equal(M$params$w2, 0)
+  r <- sheffet_jl_rstar(M$params$s, 4, 0.5, del)
+  expect_equal(M$params$r, r)
+  expect_gte(r, 6)
+  set.seed(7); invisible(rexp(1)); invisible(runif(1))  # the Laplace draw: exponential, then sign
+  ref <- rwishart(1, r, G)[, , 1] / r
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+
+  set.seed(8); M <- iwishart_adaptive(x, 0.5, del, 4, k0 = 6)
+  expect_equal(M$params$branch, "kstar")
+  expect_equal(M$params$psi, 0)
+  k <- sheffet_iwishart_kstar(M$params$s, 4, 0.5, del)
+  expect_equal(M$params$df, k)
+  set.seed(8); invisible(rexp(1)); invisible(runif(1))
+  expect_equal(unname(M$estimate), unname(riwishart(1, k, G)[, , 1]), tolerance = 1e-10)
+})
+
+test_that("explicit paths equal the literal construction in plain R", {
+  x <- fixture(n = 30, d = 3); G <- gram_of(x); d <- 3
+  # Algorithm 1: R (r x (n + d)) iid N(0,1), column by column; A' = [clipped A; w I]
+  set.seed(9); M <- jl_ridge(x, eps, del, B, r = 5, method = "explicit")
+  w <- sqrt(sheffet_jl_w2(B, 5, eps, del))
+  nr <- sqrt(rowSums(x^2)); xc <- x * pmin(1, B / nr)
+  set.seed(9); R <- matrix(rnorm(5 * (30 + d)), 5)
+  ref <- crossprod(R %*% rbind(xc, diag(w, d))) / 5
+  expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
+  # Algorithm 3: the sum of k outer products of N(0, B^2 I) rows
+  set.seed(10); M <- wishart_noise(x, eps, del, B, method = "explicit")
+  k <- sheffet_wishart_k(d, eps, del)
+  set.seed(10); V <- matrix(rnorm(k * d), k, d, byrow = TRUE) * B
+  expect_equal(unname(M$estimate), unname(G + crossprod(V)), tolerance = 1e-9)
+})
+
+# ---- noise audits: calibrated noise passes, under-noised variants fail ----------
+
+test_that("Analyze Gauss noise has the calibrated variance (KS and chi-square); sigma/2 fails", {
+  x <- fixture(); G <- gram_of(x)
+  sigma <- gaussian_sigma(B^2, eps, del)  # add/remove: sensitivity B^2
+  set.seed(12)
+  z <- unlist(lapply(1:400, function(i) upper(analyze_gauss(x, eps, del, B)$estimate - G))) / sigma
+  expect_gt(ks.test(z, "pnorm")$p.value, alpha)
+  chisq_p <- function(z) { s <- sum(z^2); 2 * min(pchisq(s, length(z)), pchisq(s, length(z), lower.tail = FALSE)) }
+  expect_gt(chisq_p(z), alpha)
+  expect_lt(ks.test(z / 2, "pnorm")$p.value, alpha)     # the same draws with sigma/2
+  expect_lt(chisq_p(z / 2), alpha)
+})
+
+test_that("Analyze Gauss post-processing: scaled adds E||N|| I only when not PD; psd projects", {
+  x <- fixture(); G <- gram_of(x); d <- ncol(x)
+  sigma <- gaussian_sigma(B^2, 0.05, del)  # large noise: output usually indefinite
+  set.seed(13); raw <- analyze_gauss(x, 0.05, del, B)$estimate
+  set.seed(13); sc <- analyze_gauss(x, 0.05, del, B, post = "shift")
+  set.seed(13); ps <- analyze_gauss(x, 0.05, del, B, post = "psd")$estimate
+  c0 <- analyze_gauss_shift(d, sigma)
+  if (min(eigen(raw, only.values = TRUE)$values) <= 0) {
+    expect_equal(unname(sc$estimate), unname(raw + diag(c0, d)))
+    expect_equal(sc$params$shift, c0)
+  }
+  e <- eigen(raw, symmetric = TRUE)
+  expect_equal(unname(ps), unname(e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors)), tolerance = 1e-8)
+  expect_gte(min(eigen(ps, only.values = TRUE)$values), -1e-8 * max(abs(ps)))
+  big <- fixture(n = 20000)
+  set.seed(14); pd <- analyze_gauss(big, 0.5, del, 3, post = "shift")  # noise << Gram: PD
+  expect_equal(pd$params$shift, 0)
+})
+
+test_that("E||N|| is deterministic, leaves R's RNG alone, and matches a Monte Carlo in R", {
+  set.seed(15); before <- .Random.seed
+  e1 <- analyze_gauss_shift(6, 1, reps = 2000)
+  expect_identical(.Random.seed, before)
+  expect_identical(analyze_gauss_shift(6, 1, reps = 2000), e1)
+  expect_equal(analyze_gauss_shift(6, 3, reps = 2000), 3 * e1)
+  nrm <- replicate(4000, { N <- matrix(0, 6, 6); N[upper.tri(N, TRUE)] <- rnorm(21)
+    N <- N + t(N) - diag(diag(N)); max(abs(eigen(N, TRUE, only.values = TRUE)$values)) })
+  expect_lt(abs(mean(nrm) - e1) / sqrt(var(nrm) / 4000 + var(nrm) / 2000), 5)
+})
+
+test_that("additive Wishart noise: diag/B^2 is chi-square(k), mean k B^2 I, variances; scale B/sqrt(2) fails", {
+  x <- fixture(n = 40, d = 3); G <- gram_of(x); d <- 3
+  k <- sheffet_wishart_k(d, 0.9, 0.3)
+  set.seed(16)
+  W <- replicate(1500, wishart_noise(x, 0.9, 0.3, B)$estimate - G)
+  diag1 <- W[1, 1, ] / B^2
+  expect_gt(ks.test(diag1, "pchisq", df = k)$p.value, alpha)
+  expect_lt(ks.test(diag1 / 2, "pchisq", df = k)$p.value, alpha)   # scale B/sqrt(2)
+  # mean k B^2 I and Var(W_ii) = 2 k B^4, Var(W_ij) = k B^4 (z-scores of the mean)
+  m <- apply(W, 1:2, mean)
+  z_mean <- (m - diag(k * B^2, d)) / sqrt(matrix(k * B^4, d, d) * (1 + diag(d)) / 1500)
+  expect_lt(max(abs(z_mean)), 5.5)
+  v12 <- var(W[1, 2, ]); v11 <- var(W[1, 1, ])
+  expect_lt(abs(v12 / (k * B^4) - 1), 5.5 * sqrt(2 / 1500) * 1.2)
+  expect_lt(abs(v11 / (2 * k * B^4) - 1), 5.5 * sqrt(2 / 1500) * 1.2)
+})
+
+test_that("Algorithm 3's explicit sum of k outer products agrees in distribution with Bartlett", {
+  x <- fixture(n = 40, d = 3); G <- gram_of(x)
+  set.seed(17)
+  fast <- replicate(600, wishart_noise(x, 0.9, 0.3, B)$estimate - G)
+  slow <- replicate(600, wishart_noise(x, 0.9, 0.3, B, method = "explicit")$estimate - G)
+  for (ij in list(c(1, 1), c(1, 2), c(3, 3), c(2, 3))) {
+    a <- fast[ij[1], ij[2], ]; b <- slow[ij[1], ij[2], ]
+    expect_lt(abs(mean(a) - mean(b)) / sqrt(var(a) / 600 + var(b) / 600), 5.5)
+    expect_gt(var.test(a, b)$p.value, alpha)
+  }
+  expect_gt(ks.test(fast[1, 1, ], slow[1, 1, ])$p.value, alpha)
+})
+
+test_that("shifted Wishart output subtracts k B^2 I when PD, else Lemma A.3's shift", {
+  x <- fixture(n = 60, d = 4); G <- gram_of(x); d <- 4
+  set.seed(18); a <- wishart_noise(x, eps, del, B)$estimate
+  set.seed(18); b <- wishart_noise(x, eps, del, B, shift = TRUE)
+  k <- sheffet_wishart_k(d, eps, del)
+  expected_pd <- !inherits(try(chol(a - diag(k * B^2, d)), silent = TRUE), "try-error")
+  sh <- if (expected_pd) k * B^2 else sheffet_wishart_safe_shift(B, k, d, del)
+  expect_equal(b$params$shift_type, if (expected_pd) "expected" else "safe")
+  expect_equal(unname(b$estimate), unname(a - diag(sh, d)))
+  # with a huge Gram matrix the expected shift always keeps PD
+  set.seed(19); big <- wishart_noise(fixture(n = 20000), eps, del, 3, shift = TRUE)
+  expect_equal(big$params$shift_type, "expected")
+})
+
+test_that("JL (Algorithm 1): r M_ii / (G + w^2 I)_ii is chi-square(r); a quarter ridge fails", {
+  x <- fixture(n = 50, d = 3); G <- gram_of(x); d <- 3; r <- 7
+  w2 <- sheffet_jl_w2(B, r, eps, del)
+  set.seed(20)
+  M <- replicate(1500, jl_ridge(x, eps, del, B, r = r)$estimate)
+  u <- r * M[2, 2, ] / (G[2, 2] + w2)
+  expect_gt(ks.test(u, "pchisq", df = r)$p.value, alpha)
+  u_bad <- r * M[2, 2, ] / (G[2, 2] + w2 / 4)   # tampered: the ridge of w/2
+  expect_lt(ks.test(u_bad, "pchisq", df = r)$p.value, alpha)
+})
+
+test_that("JL fast and explicit paths agree in distribution (means, variances, KS)", {
+  x <- fixture(n = 50, d = 3)
+  set.seed(21)
+  fast <- replicate(800, jl_ridge(x, eps, del, B, r = 6)$estimate)
+  slow <- replicate(800, jl_ridge(x, eps, del, B, r = 6, method = "explicit")$estimate)
+  for (ij in list(c(1, 1), c(1, 2), c(3, 3), c(2, 3))) {
+    a <- fast[ij[1], ij[2], ]; b <- slow[ij[1], ij[2], ]
+    expect_lt(abs(mean(a) - mean(b)) / sqrt(var(a) / 800 + var(b) / 800), 5.5)
+    expect_gt(var.test(a, b)$p.value, alpha)
+  }
+  expect_gt(ks.test(fast[1, 2, ], slow[1, 2, ])$p.value, alpha)
+  set.seed(22)
+  fast2 <- replicate(300, jl_adaptive(x, eps, del, B, r0 = 6)$estimate[1, 1])
+  slow2 <- replicate(300, jl_adaptive(x, eps, del, B, r0 = 6, method = "explicit")$estimate[1, 1])
+  expect_gt(ks.test(fast2, slow2)$p.value, alpha)
+})
+
+test_that("noisy smallest eigenvalue: Laplace(2B^2/eps) around lambda_min - offset; half scale fails", {
+  set.seed(23)
+  x <- matrix(rnorm(3000), ncol = 3) * 3
+  G <- gram_of(x, 6); lmin <- min(eigen(G, TRUE, only.values = TRUE)$values)
+  b <- sheffet_eigen_laplace_scale(6, 1); off <- sheffet_eigen_offset(6, 1, 0.01)
+  expect_gt(lmin - off, 10 * b)  # s is never truncated at 0 here
+  z <- replicate(1500, iwishart_adaptive(x, 1, 0.01, 6, k0 = 3)$params$s) - (lmin - off)
+  plap <- function(q, b) ifelse(q < 0, 0.5 * exp(q / b), 1 - 0.5 * exp(-q / b))
+  expect_gt(ks.test(z, plap, b = b)$p.value, alpha)
+  expect_lt(ks.test(z / 2, plap, b = b)$p.value, alpha)
+  z2 <- replicate(800, jl_adaptive(x, 1, 0.01, 6, r0 = 4)$params$s) - (lmin - off)
+  expect_gt(ks.test(z2, plap, b = b)$p.value, alpha)
+})
+
+test_that("inverse-Wishart posterior: mean (G + psi I)/(n - 1) and v'M^-1 v law; psi/4 fails", {
+  x <- fixture(n = 20, d = 3); G <- gram_of(x); d <- 3; n <- 20
+  psi <- sheffet_iwishart_psi(B, n, d, 1, 0.01)
+  S <- G + diag(psi, d)
+  set.seed(24)
+  M <- replicate(3000, iwishart_posterior(x, 1, 0.01, B)$estimate)
+  mu <- S / (n - 1)
+  sdv <- apply(M, 1:2, sd) / sqrt(3000)
+  expect_lt(max(abs(apply(M, 1:2, mean) - mu) / sdv), 5.5)
+  v <- c(1, -1, 0.5)
+  q <- apply(M, 3, function(m) drop(t(v) %*% solve(m, v))) * drop(t(v) %*% solve(S, v))^-1
+  expect_gt(ks.test(q, "pchisq", df = n + d)$p.value, alpha)
+  Sbad <- G + diag(psi / 4, d)
+  qbad <- apply(M, 3, function(m) drop(t(v) %*% solve(m, v))) * drop(t(v) %*% solve(Sbad, v))^-1
+  expect_lt(ks.test(qbad, "pchisq", df = n + d)$p.value, alpha)
+})
+
+# ---- clipping, inputs, release contents ------------------------------------------
+
+test_that("a row of norm 10 B contributes exactly like the same row at norm B", {
+  x <- fixture(n = 30, d = 3)
+  x1 <- x; x1[1, ] <- x1[1, ] / sqrt(sum(x1[1, ]^2)) * B
+  x2 <- x1; x2[1, ] <- 10 * x1[1, ]
+  calls <- list(
+    function(z) analyze_gauss(z, eps, del, B)$estimate,
+    function(z) jl_ridge(z, eps, del, B)$estimate,
+    function(z) jl_ridge(z, eps, del, B, method = "explicit")$estimate,
+    function(z) jl_adaptive(z, eps, del, B)$estimate,
+    function(z) wishart_noise(z, eps, del, B, shift = TRUE)$estimate,
+    function(z) iwishart_posterior(z, eps, del, B)$estimate,
+    function(z) iwishart_adaptive(z, eps, del, B)$estimate)
+  for (f in calls) {
+    set.seed(25); a <- f(x1)
+    set.seed(25); b <- f(x2)
+    expect_equal(a, b, tolerance = 1e-12)
+  }
+})
+
+test_that("data matrix, second_moment() and a chunk reader give the same release", {
+  x <- fixture(n = 45, d = 3)
+  i <- 0
+  reader <- function() {
+    if (i >= 45) return(NULL)
+    rows <- (i + 1):min(i + 20, 45); i <<- i + 20
+    x[rows, , drop = FALSE]
+  }
+  set.seed(26); a <- wishart_noise(x, eps, del, B)$estimate
+  set.seed(26); b <- wishart_noise(second_moment(x, B), eps, del, B)$estimate
+  set.seed(26); cc <- wishart_noise(reader, eps, del, B)$estimate
+  expect_equal(a, b); expect_equal(a, cc, tolerance = 1e-12)
+})
+
+test_that("releases hold no data or Gram matrix and state their guarantee", {
+  x <- fixture()
+  rel <- list(jl_ridge(x, eps, del, B), jl_adaptive(x, eps, del, B), wishart_noise(x, eps, del, B),
+              iwishart_posterior(x, eps, del, B), iwishart_adaptive(x, eps, del, B))
+  for (r in rel) {
+    expect_s3_class(r, c("dp_second_moment", "dp_release"))
+    expect_identical(r$neighbor, "add-remove")
+    expect_true(has_guarantee(r))
+    expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip",
+                                "n", "p", "params", "tuning", "guarantee", "call"))
+    expect_false(any(vapply(r$params, function(v) is.matrix(v), logical(1))))
+    expect_gt(min(eigen(r$estimate, TRUE, only.values = TRUE)$values), 0)
+  }
+  expect_output(print(rel[[3]]), "Additive Wishart")
+  inf <- wishart_noise(x, eps, del, Inf, sigma_clip_inf = B)
+  expect_false(has_guarantee(inf))
+  expect_match(inf$guarantee, "NONE")
+})
+
+test_that("bad inputs and out-of-range parameters give clear errors", {
+  x <- fixture()
+  expect_error(wishart_noise(x, 1, del, B), "epsilon.*< 1.*Algorithm 3")
+  expect_error(wishart_noise(x, 0, del, B), "epsilon.*> 0")
+  expect_error(jl_ridge(x, eps, 0.5, B), "delta.*< 0.3679.*Algorithm 1")
+  expect_error(iwishart_posterior(x, eps, 0.4, B), "delta.*Algorithm 4")
+  expect_error(iwishart_adaptive(x, eps, 0.4, B), "delta.*Algorithm 5")
+  expect_error(jl_adaptive(x, eps, 1.2, B), "delta.*\\(0, 1\\)")
+  expect_error(jl_ridge(x, eps, del, B, r = 4), "`r` must be >= 5")
+  expect_error(jl_adaptive(x, eps, del, B, r0 = 2.5), "`r0` must be a single whole number")
+  expect_error(iwishart_adaptive(x, eps, del, B, k0 = 3), "`k0` must be >= 4")
+  expect_error(jl_ridge(x, eps, del), "clip.*required")
+  expect_error(jl_ridge(x, eps, del, -1), "`clip` must be > 0")
+  expect_error(jl_ridge(second_moment(x, B), eps, del, B, method = "explicit"), "explicit.*data matrix")
+  expect_error(jl_ridge(x, eps, del, B, method = "fast"), "`method` must be one of")
+  expect_error(wishart_noise(x, eps, del, Inf), "sigma_clip_inf")
+  xna <- x; xna[2, 2] <- NA
+  expect_error(wishart_noise(xna, eps, del, B), "NA or NaN")
+  expect_error(wishart_noise("a", eps, del, B), "numeric matrix")
+  expect_error(wishart_noise(x, eps, del, B, shift = NA), "`shift` must be TRUE or FALSE")
+  expect_error(analyze_gauss(x, eps, del, B, post = "clip"), "`post` must be one of")
+  expect_error(iwishart_posterior(cbind(x, x[, 1]), eps, del, B) , NA)  # prior ridge makes it PD
+  expect_error(analyze_gauss_shift(0, 1), "`p` must be >= 1")
+})
