@@ -210,8 +210,8 @@ threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta
 check_threshold_data <- function(x) {
   X <- check_data_matrix(x, min_rows = 2L)
   if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", ncol(X))
-  first <- X[1L, ]
-  const <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == first[j]), logical(1)))
+  # one pass in C++ without per-column copies (shared with dp_compress)
+  const <- which(scan_columns_cpp(X) %in% c(1L, 2L))
   if (length(const)) {
     nm <- if (is.null(colnames(X))) as.character(const) else colnames(X)[const]
     abort("column(s) %s of `x` are constant; drop them (a constant column carries no covariance).",
