@@ -1,12 +1,14 @@
 # Benchmarks of the thresholding family (issue 4). Run from the package root
 # with dpcov installed:  Rscript bench/threshold.R
-# Prints ratio tables; bench/RESULTS-threshold.md records a run.
+# Prints ratio tables; bench/RESULTS.md records a run.
 suppressPackageStartupMessages(library(dpcov))
-time_it <- function(expr, reps = 3L) {
+# Seconds per call: the minimum over `reps` runs, the estimate least disturbed
+# by other processes on a shared machine (applied alike to every row).
+time_it <- function(expr, reps = 7L) {
   f <- substitute(expr)
   env <- parent.frame()
   t <- vapply(seq_len(reps), function(i) system.time(eval(f, env))[["elapsed"]], numeric(1))
-  median(t)
+  min(t)
 }
 set.seed(1)
 

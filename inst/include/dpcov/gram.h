@@ -5,6 +5,7 @@
 #include <RcppEigen.h>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace dpcov {
 
@@ -26,18 +27,15 @@ class ClippedGram {
         n_clipped_(0) {}
 
   void add(const Ref<const MatrixXd>& X) {
-    const Eigen::Index n = X.rows();
-    MatrixXd Bt(gram_.rows(), block_);  // transposed block: rankUpdate wants columns
-    for (Eigen::Index start = 0; start < n; start += block_) {
-      const Eigen::Index b = std::min(block_, n - start);
-      for (Eigen::Index i = 0; i < b; ++i) {
-        const double s = clip_scale(X.row(start + i).norm(), clip_);
-        if (s < 1.0) ++n_clipped_;
-        Bt.col(i) = s * X.row(start + i).transpose();
-      }
-      gram_.selfadjointView<Eigen::Lower>().rankUpdate(Bt.leftCols(b));
-    }
-    n_ += n;
+    add_rows_where(X, X.rows(), [](Eigen::Index i) { return i; });
+  }
+
+  // The rows of X listed in `rows` (e.g. one cross-validation fold), read in
+  // place: no gathered copy of the subset.
+  template <typename Index>
+  void add_rows(const Ref<const MatrixXd>& X, const std::vector<Index>& rows) {
+    add_rows_where(X, static_cast<Eigen::Index>(rows.size()),
+                   [&rows](Eigen::Index i) { return static_cast<Eigen::Index>(rows[i]); });
   }
 
   MatrixXd result() const {
@@ -49,6 +47,23 @@ class ClippedGram {
   Eigen::Index n_clipped() const { return n_clipped_; }
 
  private:
+  // Rows row_of(0), ..., row_of(n - 1) of X, clipped, in blocks.
+  template <typename RowOf>
+  void add_rows_where(const Ref<const MatrixXd>& X, Eigen::Index n, RowOf row_of) {
+    MatrixXd Bt(gram_.rows(), block_);  // transposed block: rankUpdate wants columns
+    for (Eigen::Index start = 0; start < n; start += block_) {
+      const Eigen::Index b = std::min(block_, n - start);
+      for (Eigen::Index i = 0; i < b; ++i) {
+        const Eigen::Index r = row_of(start + i);
+        const double s = clip_scale(X.row(r).norm(), clip_);
+        if (s < 1.0) ++n_clipped_;
+        Bt.col(i) = s * X.row(r).transpose();
+      }
+      gram_.selfadjointView<Eigen::Lower>().rankUpdate(Bt.leftCols(b));
+    }
+    n_ += n;
+  }
+
   MatrixXd gram_;
   double clip_;
   Eigen::Index block_;

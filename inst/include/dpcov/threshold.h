@@ -113,19 +113,14 @@ inline VectorXd cv_threshold(const Ref<const MatrixXd>& X, const std::vector<int
   const Index n = X.rows(), p = X.cols(), m = thresholds.rows();
   std::vector<Index> nk(K, 0);
   for (Index i = 0; i < n; ++i) ++nk[fold[i]];
-  // rows of each fold, gathered once
+  // row indices of each fold (the Grams read them in place)
   std::vector<std::vector<Index>> rows(K);
   for (Index i = 0; i < n; ++i) rows[fold[i]].push_back(i);
-  auto gather = [&](const std::vector<Index>& idx) {
-    MatrixXd B(idx.size(), p);
-    for (size_t r = 0; r < idx.size(); ++r) B.row(r) = X.row(idx[r]);
-    return B;
-  };
   std::vector<MatrixXd> held(K);
   MatrixXd total = MatrixXd::Zero(p, p);
   for (int k = 0; k < K; ++k) {
     ClippedGram g(p, clip);
-    g.add(gather(rows[k]));
+    g.add_rows(X, rows[k]);
     held[k] = g.result();
     total += held[k];
   }
@@ -140,7 +135,7 @@ inline VectorXd cv_threshold(const Ref<const MatrixXd>& X, const std::vector<int
       for (int l = 0; l < K; ++l)
         if (l != k) train.insert(train.end(), rows[l].begin(), rows[l].end());
       ClippedGram g(p, clip);
-      g.add(gather(train));
+      g.add_rows(X, train);
       A = g.result() / n_train;
     }
     if (noise_sd(k) > 0) A += symmetric_gaussian(p, noise_sd(k));
