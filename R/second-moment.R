@@ -147,15 +147,13 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = c("add-remove", "r
   mechanism <- "Analyze Gauss (Dwork et al. 2014)"
   if (post == "shift") {
     params$shift <- 0
-    if (inherits(try(chol(est), silent = TRUE), "try-error")) {
+    if (!is_pd(est)) {
       params$shift <- analyze_gauss_shift(s$p, sigma)
       est <- est + diag(params$shift, s$p)
     }
     mechanism <- paste0(mechanism, ", scaled (+ E||N|| I when not PD; Sheffet, Section 6)")
   } else if (post == "psd") {
-    e <- eigen(est, symmetric = TRUE)
-    est <- e$vectors %*% (pmax(e$values, 0) * t(e$vectors))
-    est <- (est + t(est)) / 2
+    est <- psd_project_cpp(est)$matrix  # the thresholding family's projection
     mechanism <- paste0(mechanism, ", projected to PSD")
   }
   dimnames(est) <- dimnames(s$gram)

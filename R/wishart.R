@@ -281,7 +281,7 @@ jl_draw <- function(inp, w2, r) {
 # root when S is singular (the w = 0 branch with rank-deficient data).
 wishart_from_gram <- function(S, df) {
   R <- tryCatch(chol(S), error = function(e) NULL)
-  F <- if (is.null(R)) psd_sqrt(S) else t(R)
+  F <- if (is.null(R)) psd_sqrt_cpp(S) else t(R)  # compression's square root
   wishart_factor_draw_cpp(F, df)
 }
 
@@ -290,11 +290,6 @@ iwishart_from_gram <- function(S, df) {
     abort("the inverse-Wishart scale matrix is singular: the clipped data have rank < d (e.g. a constant or duplicated column) and no prior ridge was added.")
   }
   riwishart_cpp(1L, df, S, FALSE)[, , 1]
-}
-
-psd_sqrt <- function(S) {
-  e <- eigen(S, symmetric = TRUE)
-  e$vectors %*% (sqrt(pmax(e$values, 0)) * t(e$vectors))
 }
 
 is_pd <- function(S) !inherits(try(chol(S), silent = TRUE), "try-error")
