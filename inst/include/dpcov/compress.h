@@ -16,6 +16,7 @@
 #include <cmath>
 #include <stdexcept>
 #include "rng.h"
+#include "gram.h"
 
 namespace dpcov {
 
@@ -24,12 +25,11 @@ using Eigen::MatrixXd;
 using Eigen::Ref;
 using Eigen::VectorXd;
 
-// X'X in one symmetric rank-k update (only the lower triangle is computed).
+// X'X: the unclipped Gram, one symmetric rank-k update (ClippedGram, clip = Inf).
 inline MatrixXd crossprod_lower(const Ref<const MatrixXd>& X) {
-  MatrixXd G = MatrixXd::Zero(X.cols(), X.cols());
-  G.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
-  return G;
+  ClippedGram g(X.cols(), std::numeric_limits<double>::infinity());
+  g.add(X);
+  return g.result();
 }
 
 // Column scale factors s_j = sqrt(n) / ||x_j|| that give every column squared

@@ -27,6 +27,11 @@ class ClippedGram {
         n_clipped_(0) {}
 
   void add(const Ref<const MatrixXd>& X) {
+    if (!std::isfinite(clip_)) {  // nothing to clip: one rank update, no row copies
+      gram_.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+      n_ += X.rows();
+      return;
+    }
     add_rows_where(X, X.rows(), [](Eigen::Index i) { return i; });
   }
 
