@@ -21,8 +21,16 @@ clipped_gram_cpp <- function(X, clip) {
     .Call(`_dpcov_clipped_gram_cpp`, X, clip)
 }
 
+grouped_grams_cpp <- function(X, group, K, clip, rows_per_group) {
+    .Call(`_dpcov_grouped_grams_cpp`, X, group, K, clip, rows_per_group)
+}
+
 symmetric_gaussian_cpp <- function(p, sd) {
     .Call(`_dpcov_symmetric_gaussian_cpp`, p, sd)
+}
+
+polar_normals_cpp <- function(n) {
+    .Call(`_dpcov_polar_normals_cpp`, n)
 }
 
 rwishart_cpp <- function(n, df, Sigma, chol) {

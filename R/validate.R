@@ -22,8 +22,9 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
   if (!is.matrix(x)) abort("`%s` must be a numeric matrix or data frame, not %s.", arg, class(x)[1])
   if (!is.numeric(x)) abort("`%s` must be numeric, not %s.", arg, typeof(x))
   if (anyNA(x)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
-  # with NA ruled out, range() finds +-Inf in one pass without n x p temporaries
-  if (length(x) && !all(is.finite(range(x)))) abort("`%s` contains infinite values.", arg)
+  # with NA ruled out, min() and max() find +-Inf without n x p temporaries
+  # (is.infinite(x) allocates one, and so does range(), through c())
+  if (length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort("`%s` contains infinite values.", arg)
   if (nrow(x) < min_rows) abort("`%s` needs at least %d row(s), has %d.", arg, as.integer(min_rows), nrow(x))
   if (ncol(x) < min_cols) abort("`%s` needs at least %d column(s), has %d.", arg, as.integer(min_cols), ncol(x))
   if (!is.double(x)) storage.mode(x) <- "double"

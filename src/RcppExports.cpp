@@ -73,6 +73,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// grouped_grams_cpp
+Rcpp::List grouped_grams_cpp(const Eigen::Map<Eigen::MatrixXd> X, std::vector<int> group, int K, double clip, int rows_per_group);
+RcppExport SEXP _dpcov_grouped_grams_cpp(SEXP XSEXP, SEXP groupSEXP, SEXP KSEXP, SEXP clipSEXP, SEXP rows_per_groupSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< int >::type K(KSEXP);
+    Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
+    Rcpp::traits::input_parameter< int >::type rows_per_group(rows_per_groupSEXP);
+    rcpp_result_gen = Rcpp::wrap(grouped_grams_cpp(X, group, K, clip, rows_per_group));
+    return rcpp_result_gen;
+END_RCPP
+}
 // symmetric_gaussian_cpp
 Eigen::MatrixXd symmetric_gaussian_cpp(int p, double sd);
 RcppExport SEXP _dpcov_symmetric_gaussian_cpp(SEXP pSEXP, SEXP sdSEXP) {
@@ -82,6 +96,17 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type p(pSEXP);
     Rcpp::traits::input_parameter< double >::type sd(sdSEXP);
     rcpp_result_gen = Rcpp::wrap(symmetric_gaussian_cpp(p, sd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// polar_normals_cpp
+Eigen::VectorXd polar_normals_cpp(int n);
+RcppExport SEXP _dpcov_polar_normals_cpp(SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(polar_normals_cpp(n));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -261,7 +286,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_scan_columns_cpp", (DL_FUNC) &_dpcov_scan_columns_cpp, 1},
     {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
+    {"_dpcov_grouped_grams_cpp", (DL_FUNC) &_dpcov_grouped_grams_cpp, 5},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
+    {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
     {"_dpcov_wishart_factor_draw_cpp", (DL_FUNC) &_dpcov_wishart_factor_draw_cpp, 2},

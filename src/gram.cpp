@@ -1,4 +1,4 @@
-// Thin export of the one-pass clipped Gram matrix.
+// Thin exports of the one-pass clipped Gram matrices.
 #include <dpcov/gram.h>
 
 // [[Rcpp::export(rng = false)]]
@@ -8,4 +8,19 @@ Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip) {
   return Rcpp::List::create(Rcpp::Named("gram") = acc.result(),
                             Rcpp::Named("n") = static_cast<double>(acc.n()),
                             Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()));
+}
+
+// [[Rcpp::export(rng = false)]]
+Rcpp::List grouped_grams_cpp(const Eigen::Map<Eigen::MatrixXd> X, std::vector<int> group, int K,
+                             double clip, int rows_per_group) {
+  if (static_cast<Eigen::Index>(group.size()) != X.rows()) Rcpp::stop("one group index per row");
+  for (int g : group)
+    if (g < 0 || g >= K) Rcpp::stop("group index out of range");
+  const std::vector<dpcov::ClippedGram> grams = dpcov::grouped_grams(X, group, K, clip, rows_per_group);
+  Rcpp::List out(K);
+  for (int k = 0; k < K; ++k)
+    out[k] = Rcpp::List::create(Rcpp::Named("gram") = grams[k].result(),
+                                Rcpp::Named("n") = static_cast<double>(grams[k].n()),
+                                Rcpp::Named("n_clipped") = static_cast<double>(grams[k].n_clipped()));
+  return out;
 }

@@ -1,7 +1,16 @@
-// Thin export of the symmetric Gaussian noise matrix.
+// Thin exports of the Gaussian noise draws.
 #include <dpcov/noise.h>
 
 // [[Rcpp::export]]
 Eigen::MatrixXd symmetric_gaussian_cpp(int p, double sd) {
   return dpcov::symmetric_gaussian(p, sd);
+}
+
+// The polar-method stream used for cross-validation's simulated noise.
+// [[Rcpp::export]]
+Eigen::VectorXd polar_normals_cpp(int n) {
+  dpcov::PolarNormal normal;
+  Eigen::VectorXd z(n);
+  for (int i = 0; i < n; ++i) z(i) = normal();
+  return z;
 }

@@ -8,6 +8,31 @@ test_that("clipped Gram equals a plain-R computation", {
   }
 })
 
+test_that("grouped Grams (one pass for all CV folds) equal per-group plain-R Grams", {
+  set.seed(33)
+  n <- 1003
+  x <- matrix(rnorm(n * 6, sd = 1.5), n, 6)
+  for (K in c(1L, 3L, 10L)) {
+    group <- sample(rep_len(seq_len(K) - 1L, n))
+    # 7 rows per group per chunk: many chunks, uneven group counts within each
+    for (rpg in c(7L, 128L)) {
+      for (B in c(1, Inf)) {
+        out <- dpcov:::grouped_grams_cpp(x, group, K, B, rpg)
+        for (k in seq_len(K)) {
+          rows <- x[group == k - 1L, , drop = FALSE]
+          expect_equal(out[[k]]$gram, ref_clipped_gram(rows, B), tolerance = 1e-12)
+          expect_equal(out[[k]]$n, nrow(rows))
+          expect_equal(out[[k]]$n_clipped, sum(sqrt(rowSums(rows^2)) > B))
+        }
+      }
+    }
+  }
+  # a group with no rows has a zero Gram
+  out <- dpcov:::grouped_grams_cpp(x[1:5, ], c(0L, 0L, 2L, 2L, 0L), 3L, 1, 128L)
+  expect_equal(out[[2]]$gram, matrix(0, 6, 6))
+  expect_equal(out[[2]]$n, 0)
+})
+
 test_that("a row of norm 10 B contributes exactly like a row of norm B", {
   B <- 1.5
   u <- c(3, -4, 12) / 13

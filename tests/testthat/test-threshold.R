@@ -6,11 +6,29 @@ alpha <- 1e-6
 
 # Plain-R symmetric Gaussian matrix in the C++ draw order (by columns,
 # upper triangle with the diagonal).
-ref_symmetric_noise <- function(p, sd) {
+ref_symmetric_noise <- function(p, sd, z = stats::rnorm(p * (p + 1) / 2)) {
   E <- matrix(0, p, p)
-  E[upper.tri(E, diag = TRUE)] <- stats::rnorm(p * (p + 1) / 2, sd = sd)
+  E[upper.tri(E, diag = TRUE)] <- sd * z
   E[lower.tri(E)] <- t(E)[lower.tri(E)]
   E
+}
+# Plain-R Marsaglia polar method on runif(), pairs in order (u first): the
+# stream cross-validation simulates its noise from.
+ref_polar_normals <- function(n) {
+  out <- numeric(n + 1L)
+  i <- 0L
+  while (i < n) {
+    repeat {
+      u <- 2 * stats::runif(1) - 1
+      v <- 2 * stats::runif(1) - 1
+      s <- u^2 + v^2
+      if (s < 1 && s > 0) break
+    }
+    f <- sqrt(-2 * log(s) / s)
+    out[i + 1:2] <- c(u, v) * f
+    i <- i + 2L
+  }
+  out[seq_len(n)]
 }
 ref_threshold <- function(A, t, keep_diag = FALSE) {
   T <- A * (abs(A) > t)
@@ -209,6 +227,16 @@ test_that("threshold losses for all candidates equal brute force", {
     brute <- vapply(t, function(tt) sum((ref_threshold(A, tt, kd) - H)^2), numeric(1))
     expect_equal(dpcov:::threshold_losses_cpp(A, H, t, kd), brute)
   }
+  # an evenly spaced grid takes the arithmetic path: entries exactly on grid
+  # points (kept strictly above t only), below and above the whole grid
+  t <- seq(0.1, 2.5, length.out = 13)
+  A <- ref_symmetric_noise(9, 1)
+  A[cbind(1:6, 2:7)] <- A[cbind(2:7, 1:6)] <- c(t[1], t[2], t[7], t[13], 0.05, 7)
+  H <- ref_symmetric_noise(9, 1)
+  for (kd in c(FALSE, TRUE)) {
+    brute <- vapply(t, function(tt) sum((ref_threshold(A, tt, kd) - H)^2), numeric(1))
+    expect_equal(dpcov:::threshold_losses_cpp(A, H, t, kd), brute)
+  }
 })
 
 test_that("CV with Gram downdating picks the same constant as naive CV", {
@@ -223,18 +251,19 @@ test_that("CV with Gram downdating picks the same constant as naive CV", {
     expect_identical(fast$constant, naive$constant)
   }
   # and both equal a plain-R CV that recomputes every fold
-  x <- rdata(400, cov_model(6, "model2")) / 2.5
+  x <- rdata(2000, cov_model(6, "model2")) / 2.5   # noise small enough that candidates differ
   set.seed(22)
   cv <- threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 4, grid = c(0, 0.25, 0.5, 1, 2))
   set.seed(22)
   n <- nrow(x); p <- ncol(x)
   x <- x * pmin(1, 1 / sqrt(rowSums(x^2)))   # rows clipped to norm 1
   fold <- sample(rep_len(0:3, n))
+  z <- matrix(ref_polar_normals(4 * p * (p + 1) / 2), ncol = 4)  # one column per fold
   loss <- numeric(5)
   for (k in 0:3) {
     tr <- x[fold != k, ]; ho <- x[fold == k, ]
     s <- sqrt(2) * sqrt(2 * log(1.25 / 1e-3)) / 0.5 / nrow(tr)
-    A <- crossprod(tr) / nrow(tr) + ref_symmetric_noise(p, s)
+    A <- crossprod(tr) / nrow(tr) + ref_symmetric_noise(p, s, z[, k + 1])
     H <- crossprod(ho) / nrow(ho)
     t <- c(0, 0.25, 0.5, 1, 2) * sqrt(log(p) / nrow(tr)) + 4 * s * sqrt(log(p))
     loss <- loss + vapply(t, function(tt) sum((ref_threshold(A, tt) - H)^2), numeric(1))
@@ -243,6 +272,30 @@ test_that("CV with Gram downdating picks the same constant as naive CV", {
   expect_equal(cv$constant, c(0, 0.25, 0.5, 1, 2)[which.min(loss)])
   expect_gt(length(unique(signif(loss, 8))), 1)   # the candidates differ
   expect_output(print(cv), "NOT private")
+})
+
+test_that("CV's polar-method normals equal plain R and are standard normal", {
+  set.seed(24)
+  z <- dpcov:::polar_normals_cpp(1001)
+  set.seed(24)
+  expect_equal(z, ref_polar_normals(1001))
+  # distribution: 2e5 draws, KS and variance tests at alpha = 1e-6, and the
+  # same tests reject a stream 5% too wide (the power check)
+  set.seed(25)
+  z <- dpcov:::polar_normals_cpp(2e5)
+  n <- length(z)
+  ks_p <- function(v) suppressWarnings(stats::ks.test(v, "pnorm")$p.value)
+  var_p <- function(v) {
+    q <- sum(v^2)
+    2 * min(stats::pchisq(q, n), stats::pchisq(q, n, lower.tail = FALSE))
+  }
+  expect_gt(ks_p(z), alpha)
+  expect_gt(var_p(z), alpha)
+  expect_lt(abs(mean(z)) * sqrt(n), stats::qnorm(1 - alpha / 2))
+  expect_lt(ks_p(1.05 * z), alpha)
+  expect_lt(var_p(1.05 * z), alpha)
+  # pairs are independent: correlation of consecutive draws
+  expect_lt(abs(stats::cor(z[-1], z[-n])) * sqrt(n), stats::qnorm(1 - alpha / 2))
 })
 
 test_that("tuning is recorded, and print says when it looked at the private data", {

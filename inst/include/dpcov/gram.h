@@ -3,6 +3,7 @@
 #define DPCOV_GRAM_H
 
 #include <RcppEigen.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -18,7 +19,7 @@ inline double clip_scale(double norm, double clip) {
 }
 
 // Accumulates sum_i c_i^2 x_i x_i' with c_i = min(1, clip / ||x_i||). Rows may
-// arrive in any number of blocks (chunks of a larger data set); only the lower
+// arrive in any number of blocks (chunks of a larger data set); only the upper
 // triangle is updated until result().
 class ClippedGram {
  public:
@@ -28,15 +29,15 @@ class ClippedGram {
 
   void add(const Ref<const MatrixXd>& X) {
     if (!std::isfinite(clip_)) {  // nothing to clip: one rank update, no row copies
-      gram_.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+      gram_.selfadjointView<Eigen::Upper>().rankUpdate(X.transpose());
       n_ += X.rows();
       return;
     }
     add_rows_where(X, X.rows(), [](Eigen::Index i) { return i; });
   }
 
-  // The rows of X listed in `rows` (e.g. one cross-validation fold), read in
-  // place: no gathered copy of the subset.
+  // The rows of X listed in `rows` (e.g. one cross-validation fold), gathered
+  // a block at a time: the subset is never copied whole.
   template <typename Index>
   void add_rows(const Ref<const MatrixXd>& X, const std::vector<Index>& rows) {
     add_rows_where(X, static_cast<Eigen::Index>(rows.size()),
@@ -45,28 +46,61 @@ class ClippedGram {
 
   MatrixXd result() const {
     MatrixXd G = gram_;
-    G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+    G.triangularView<Eigen::StrictlyLower>() = G.transpose();
     return G;
   }
+  // The accumulator itself: only its upper triangle (i <= j) is meaningful.
+  // Readers that walk column j over rows 0..j skip result()'s full copy.
+  const MatrixXd& upper() const { return gram_; }
   Eigen::Index n() const { return n_; }
   Eigen::Index n_clipped() const { return n_clipped_; }
 
+  // Clips the rows of B in place and adds B'B: for callers that gather
+  // their own blocks (grouped_grams() below).
+  void add_block(Eigen::Ref<MatrixXd> B) {
+    Eigen::ArrayXd sq = Eigen::ArrayXd::Zero(B.rows());
+    if (std::isfinite(clip_))
+      for (Eigen::Index c = 0; c < B.cols(); ++c) sq += B.col(c).array().square();
+    accumulate(B, sq);
+  }
+
  private:
-  // Rows row_of(0), ..., row_of(n - 1) of X, clipped, in blocks.
+  // Rows row_of(0), ..., row_of(n - 1) of X in blocks, gathered column by
+  // column (X is column-major: reading it row by row would touch a cache line
+  // per entry), with the squared row norms summed on the way.
   template <typename RowOf>
   void add_rows_where(const Ref<const MatrixXd>& X, Eigen::Index n, RowOf row_of) {
-    MatrixXd Bt(gram_.rows(), block_);  // transposed block: rankUpdate wants columns
+    const Eigen::Index p = gram_.rows();
+    MatrixXd buf(std::min(block_, n), p);
+    Eigen::ArrayXd sq(buf.rows());
     for (Eigen::Index start = 0; start < n; start += block_) {
       const Eigen::Index b = std::min(block_, n - start);
-      for (Eigen::Index i = 0; i < b; ++i) {
-        const Eigen::Index r = row_of(start + i);
-        const double s = clip_scale(X.row(r).norm(), clip_);
-        if (s < 1.0) ++n_clipped_;
-        Bt.col(i) = s * X.row(r).transpose();
+      sq.head(b).setZero();
+      for (Eigen::Index c = 0; c < p; ++c) {
+        const double* xc = X.col(c).data();
+        double* bc = buf.col(c).data();
+        for (Eigen::Index i = 0; i < b; ++i) {
+          bc[i] = xc[row_of(start + i)];
+          sq(i) += bc[i] * bc[i];
+        }
       }
-      gram_.selfadjointView<Eigen::Lower>().rankUpdate(Bt.leftCols(b));
+      accumulate(buf.topRows(b), sq.head(b));
     }
-    n_ += n;
+  }
+
+  // B's rows scaled to norm <= clip (sq: their squared norms), then B'B added.
+  void accumulate(Eigen::Ref<MatrixXd> B, Eigen::Ref<Eigen::ArrayXd> sq) {
+    if (std::isfinite(clip_)) {
+      Eigen::Index clipped = 0;
+      for (Eigen::Index i = 0; i < B.rows(); ++i) {
+        sq(i) = clip_scale(std::sqrt(sq(i)), clip_);  // now the row's scale factor
+        if (sq(i) < 1.0) ++clipped;
+      }
+      if (clipped > 0) B.array().colwise() *= sq;
+      n_clipped_ += clipped;
+    }
+    gram_.selfadjointView<Eigen::Upper>().rankUpdate(B.transpose());
+    n_ += B.rows();
   }
 
   MatrixXd gram_;
@@ -75,6 +109,40 @@ class ClippedGram {
   Eigen::Index n_;
   Eigen::Index n_clipped_;
 };
+
+// Clipped Grams of K disjoint row groups (group[i] in 0..K-1, e.g. CV folds)
+// in one sequential pass over X: each chunk of rows is scattered, column by
+// column, into one buffer where the groups sit contiguously, and each group's
+// part is one rank update. Gathering each group separately would read X once
+// per group, since a random fold's rows touch nearly every cache line.
+inline std::vector<ClippedGram> grouped_grams(const Ref<const MatrixXd>& X,
+                                              const std::vector<int>& group, int K, double clip,
+                                              Eigen::Index rows_per_group = 128) {
+  const Eigen::Index n = X.rows(), p = X.cols();
+  std::vector<ClippedGram> grams;
+  grams.reserve(K);
+  for (int k = 0; k < K; ++k) grams.emplace_back(p, clip);
+  const Eigen::Index chunk = std::min(n, rows_per_group * K);
+  MatrixXd buf(chunk, p);
+  std::vector<Eigen::Index> count(K), offset(K + 1), slot(chunk);
+  for (Eigen::Index start = 0; start < n; start += chunk) {
+    const Eigen::Index b = std::min(chunk, n - start);
+    std::fill(count.begin(), count.end(), 0);
+    for (Eigen::Index i = 0; i < b; ++i) ++count[group[start + i]];
+    offset[0] = 0;
+    for (int k = 0; k < K; ++k) offset[k + 1] = offset[k] + count[k];
+    std::vector<Eigen::Index> next(offset.begin(), offset.end() - 1);
+    for (Eigen::Index i = 0; i < b; ++i) slot[i] = next[group[start + i]]++;
+    for (Eigen::Index c = 0; c < p; ++c) {
+      const double* xc = X.col(c).data() + start;
+      double* bc = buf.col(c).data();
+      for (Eigen::Index i = 0; i < b; ++i) bc[slot[i]] = xc[i];
+    }
+    for (int k = 0; k < K; ++k)
+      if (count[k] > 0) grams[k].add_block(buf.middleRows(offset[k], count[k]));
+  }
+  return grams;
+}
 
 }  // namespace dpcov
 
