@@ -51,17 +51,10 @@ inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nu
 // reports, accumulated without storing them. Draw order: record by record,
 // each R_k column by column as in symmetric_gaussian().
 inline MatrixXd ldp_report_sum(const Ref<const MatrixXd>& X, double clip, double sd) {
-  const Index n = X.rows(), p = X.cols();
-  ClippedGram gram(p, clip);
+  ClippedGram gram(X.cols(), clip);
   gram.add(X);
   MatrixXd S = gram.result();
-  for (Index k = 0; k < n; ++k)
-    for (Index j = 0; j < p; ++j)
-      for (Index i = 0; i <= j; ++i) {
-        const double z = sd * draw_norm();
-        S(i, j) += z;
-        if (i != j) S(j, i) += z;
-      }
+  for (Index k = 0; k < X.rows(); ++k) add_symmetric_gaussian(S, sd, draw_norm);
   return S;
 }
 
@@ -180,8 +173,6 @@ inline VectorXd cv_threshold(const Ref<const MatrixXd>& X, const std::vector<int
                              const Ref<const VectorXd>& noise_sd, bool keep_diag,
                              bool downdate) {
   const Index n = X.rows(), p = X.cols(), m = thresholds.rows();
-  std::vector<Index> nk(K, 0);
-  for (Index i = 0; i < n; ++i) ++nk[fold[i]];
   // held-out Grams (upper triangles) in one pass; total = their sum (the
   // naive path below recomputes its own, so it checks this one too)
   const std::vector<ClippedGram> held = grouped_grams(X, fold, K, clip);
@@ -192,7 +183,7 @@ inline VectorXd cv_threshold(const Ref<const MatrixXd>& X, const std::vector<int
   PolarNormal normal;
   VectorXd loss = VectorXd::Zero(m);
   for (int k = 0; k < K; ++k) {
-    const double n_train = static_cast<double>(n - nk[k]), n_held = static_cast<double>(nk[k]);
+    const double n_held = static_cast<double>(held[k].n()), n_train = static_cast<double>(n) - n_held;
     const double inv_train = 1.0 / n_train, inv_held = 1.0 / n_held;
     const double sd = noise_sd(k);
     const std::vector<double> t(thresholds.col(k).data(), thresholds.col(k).data() + m);
