@@ -42,7 +42,7 @@
 #' writeLines(c("22.1", "27.5", "19.9"), file.path(dir, "BMI.csv"))
 #' combo_read(dir)
 #' @export
-combo_read <- function(dir, layout = c("auto", "count_table", "genera_csv")) {
+combo_read <- function(dir, layout = "auto") {
   layout <- check_choice(layout, c("auto", "count_table", "genera_csv"), "layout")
   if (!is.character(dir) || length(dir) != 1L || is.na(dir)) abort("`dir` must be a single directory path.")
   if (!dir.exists(dir)) abort("directory `%s` does not exist.", dir)
@@ -195,8 +195,8 @@ print.combo_data <- function(x, ...) {
 #' combo_preprocess(data, min_samples = 1)$x
 #' @export
 combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
-                             zero = c("pseudocount", "zeros"), pseudocount = 0.5,
-                             denominator = c("all", "kept"), transform = c("log", "clr")) {
+                             zero = "pseudocount", pseudocount = 0.5,
+                             denominator = "all", transform = "log") {
   if (!inherits(data, "combo_data")) abort("`data` must be a combo_read() result.")
   check_count(min_samples, "min_samples", min = 0)
   check_flag(by_group, "by_group")

@@ -62,7 +62,9 @@
 #'   reader function as accepted by [second_moment()].
 #' @param m Number of rows of the compressed data, `1 <= m <= n`.
 #' @param normalize Scale columns to squared norm n first (default `TRUE`).
-#'   Zero or constant columns are then an error.
+#'   An all-zero column is left at zero (it has no norm to scale by); a
+#'   constant column keeps only its sign, so centre the data rather than add
+#'   an intercept column.
 #' @param truncate Apply the truncation of Procedure 4.1 (default `TRUE`).
 #' @param delta_max \eqn{\Delta_{max}}, the bound on entrywise differences of
 #'   normalised covariances between the databases to protect; default
@@ -90,7 +92,7 @@
 #' round(compressed_cov(r), 2)
 #' @export
 dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
-                        affine_sd = 0, method = c("gram", "explicit"), reference = NULL,
+                        affine_sd = 0, method = "gram", reference = NULL,
                         max_tries = 100L) {
   call <- match.call()
   method <- check_choice(method, c("gram", "explicit"), "method")
@@ -99,17 +101,17 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   if (is.function(x)) x <- second_moment(x, clip = Inf)  # chunk reader: one streaming pass
   if (inherits(x, "dp_suffstat")) {
     if (method == "explicit") {
-      abort("`method = \"explicit\"` needs the data matrix, not sufficient statistics.")
+      abort("`method = \"explicit\"` needs the data matrix, not sufficient statistics.", .arg = "method")
+    }
+    x <- check_suffstat(x)
+    if (is.finite(x$clip)) {
+      abort("`x` holds clipped statistics (clip = %s); compression needs the unclipped X'X: use second_moment(x, clip = Inf).", format(x$clip))
     }
     n <- x$n
     p <- x$p
     gram <- x$gram
     cols <- x$colnames
     data <- matrix(0, 0, 0)
-    if (normalize && any(diag(gram) <= 0)) {
-      abort("column(s) %s of `x` are all zero: they cannot be normalised to squared norm n.",
-            paste(which(diag(gram) <= 0), collapse = ", "))
-    }
   } else {
     x <- check_compress_matrix(x, "x", normalize)
     n <- nrow(x)
@@ -123,12 +125,13 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
                  "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
                  "needs p < n."), p, n)
   }
-  check_count(m, "m", min = 1)
+  m <- check_count(m, "m", min = 1)
   if (m > n) abort("`m` must be <= n = %d (compression reduces the number of rows); got %s.", n, format(m))
+  check_cells(m * p, "the compressed matrix", "m")
   if (is.null(delta_max)) delta_max <- sqrt(log(n) / n)
-  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
-  check_number(affine_sd, "affine_sd", lower = 0, lower_open = FALSE)
-  check_count(max_tries, "max_tries", min = 1)
+  delta_max <- check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  affine_sd <- check_number(affine_sd, "affine_sd", lower = 0, lower_open = FALSE)
+  max_tries <- check_count(max_tries, "max_tries", min = 1, max = 1e6)
   if (!is.null(reference)) reference <- check_reference(reference, p)
 
   m_min <- compression_m_min(n, p)
@@ -140,7 +143,12 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   }
 
   if (is.null(gram)) gram <- crossprod_cpp(data)
-  scales <- if (normalize) sqrt(n / diag(gram)) else rep(1, p)
+  if (!all(is.finite(range(gram)))) {
+    abort("the column norms of `x` overflow when squared; rescale its columns (normalisation makes compression scale-free).")
+  }
+  # An all-zero column has no norm to normalise by; it is left at zero rather
+  # than refused, so that the release does not fail on the data.
+  scales <- if (normalize) ifelse(diag(gram) > 0, sqrt(n / diag(gram)), 1) else rep(1, p)
   sigma <- gram * tcrossprod(scales) / n
   rm(gram)
   ev <- eigen(sigma, symmetric = TRUE, only.values = TRUE)$values
@@ -171,7 +179,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     est, family = "compress",
     mechanism = "Compression Phi X (Zhou, Ligett and Wasserman 2009)",
     epsilon = NA_real_, delta = NA_real_, neighbor = "replace-one", clip = Inf,
-    n = n, p = p,
+    n = n, p = p, n_public = TRUE,
     params = list(m = as.integer(m), normalize = normalize, truncate = truncate,
                   threshold = if (truncate) threshold else NA_real_, delta_max = delta_max,
                   affine_sd = affine_sd, method = method, m_min = m_min, m_condition = m_ok,
@@ -205,11 +213,10 @@ compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate,
 
 # The data matrix, checked in one C++ pass without n x p temporaries (a
 # double matrix is used as is, not copied); other inputs go through
-# check_data_matrix(). Zero or constant columns cannot be normalised
-# meaningfully: a zero column has no norm, a constant one keeps only its sign
-# (an uncentred intercept).
+# check_data_matrix(). Zero and constant columns are valid data: refusing
+# them would make the release depend on the values.
 check_compress_matrix <- function(x, arg, normalize) {
-  if (is.matrix(x) && is.double(x)) {
+  if (is.matrix(x) && is.double(x) && !is.object(x)) {
     if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
     if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
   } else {
@@ -218,20 +225,11 @@ check_compress_matrix <- function(x, arg, normalize) {
   flag <- scan_columns_cpp(x)
   if (any(flag == 3L)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
   if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
-  if (normalize && any(flag == 1L)) {
-    abort("column(s) %s of `%s` are all zero: they cannot be normalised to squared norm n.",
-          paste(which(flag == 1L), collapse = ", "), arg)
-  }
-  if (normalize && any(flag == 2L)) {
-    abort(paste0("column(s) %s of `%s` are constant: normalising keeps only their sign. ",
-                 "Drop them (centre the data instead of adding an intercept) or use ",
-                 "`normalize = FALSE`."), paste(which(flag == 2L), collapse = ", "), arg)
-  }
   x
 }
 
 check_reference <- function(reference, p) {
-  if (!is.matrix(reference) || !is.numeric(reference)) abort("`reference` must be a numeric p x p matrix.")
+  if (!is.matrix(reference) || !is.numeric(reference) || is.object(reference)) abort("`reference` must be a numeric p x p matrix.")
   if (anyNA(reference) || any(!is.finite(reference))) abort("`reference` contains NA, NaN or infinite values.")
   if (nrow(reference) != p || ncol(reference) != p) {
     abort("`reference` must be %d x %d (p x p); it is %d x %d.", p, p, nrow(reference), ncol(reference))
@@ -245,7 +243,7 @@ check_reference <- function(reference, p) {
 
 # The compressed matrix of a release, or a plain numeric matrix.
 compressed_matrix <- function(object, arg = "object") {
-  if (inherits(object, "dp_compress")) return(object$estimate)
+  if (inherits(object, "dp_compress")) return(check_release(object, arg)$estimate)
   if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
   check_data_matrix(object, arg, min_rows = 2L)
 }
@@ -497,8 +495,9 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   alpha <- m * p * nd / (2 * l2 * l1) *
     (sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max +
        2 * nd * max(e1)^2 / (p * l2 * l1))
-  cbind(cond[, "m", drop = FALSE], alpha = alpha, cond[, -1, drop = FALSE],
-        norm_Delta = nd, lambda_min_1 = l1, lambda_min_2 = l2, delta_max = delta_max)
+  out <- cbind(cond[, "m", drop = FALSE], alpha = alpha, cond[, -1, drop = FALSE],
+               norm_Delta = nd, lambda_min_1 = l1, lambda_min_2 = l2, delta_max = delta_max)
+  as_nonprivate(out, "compression_alpha")  # computed from the private data
 }
 
 #' @rdname compression_alpha
@@ -515,7 +514,7 @@ normalized_cov <- function(x, normalize) {
   g <- crossprod_cpp(x)
   n <- nrow(x)
   if (normalize) {
-    s <- sqrt(n / diag(g))
+    s <- ifelse(diag(g) > 0, sqrt(n / diag(g)), 1)
     g <- g * tcrossprod(s)
   }
   g / n
@@ -551,7 +550,7 @@ normalized_cov <- function(x, normalize) {
 #' plot(s)
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
-                                  method = c("gram", "explicit")) {
+                                  method = "gram") {
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   x <- check_compress_matrix(x, "x", normalize)
@@ -579,7 +578,7 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
-  class(out) <- c("compression_study", "data.frame")
+  as_nonprivate(out, "compression_study")
   out
 }
 

@@ -1,47 +1,116 @@
-# Every noise calibration in dpcov lives in this file.
+# Every noise calibration and every sensitivity in dpcov lives in this file,
+# together with the words each release uses to state its guarantee.
+
+# ---- Neighbour notions ---------------------------------------------------------
+
+# The neighbour notions a release can be calibrated for.
+#  * "replace-one": one row replaced by any other row (bounded DP); neighbours
+#    have the same size, so n is public by definition.
+#  * "add-remove": one row added or removed (unbounded DP); n is private unless
+#    a release says it treats it as public.
+#  * "zero-out": one row replaced by the all-zero row (n public); what Wang &
+#    Xu's printed noise and the papers' local-model noise are calibrated for.
+dp_neighbors <- c("replace-one", "add-remove", "zero-out")
+
+#' The guarantee of a release, in words
+#'
+#' @param n_public `TRUE` when the release discloses n (exactly) or its noise
+#'   scale depends on n; `FALSE` when n is neither released nor used.
+#' @param local Local model: the guarantee holds for every record's report.
+#' @noRd
+dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = FALSE) {
+  if (!is.finite(clip)) {
+    return(paste0("NONE: rows were not clipped (clip = Inf), so the sensitivity is ",
+                  "unbounded and no formal privacy guarantee holds (noise calibrated as if ",
+                  "epsilon = ", format(epsilon), ", delta = ", format(delta), ")."))
+  }
+  notion <- if (local) {
+    switch(neighbor,
+           "replace-one" = "replace-one (any two values of a record)",
+           "zero-out" = "zero-out (a record against the all-zero record)")
+  } else {
+    switch(neighbor,
+           "replace-one" = "replace-one-row neighbours",
+           "add-remove" = "add/remove-one-row neighbours",
+           "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+  }
+  n_text <- if (local) {
+    "the number of reports n is public"
+  } else if (neighbor == "add-remove") {
+    if (n_public) "n is treated as public (it is released and sets the noise scale)"
+    else "n is not released"
+  } else {
+    "n is public (neighbouring data sets have the same size)"
+  }
+  sprintf("(%s, %s)-%sdifferential privacy, %s; rows clipped to L2 norm <= %s; %s.",
+          format(epsilon), format(delta), if (local) "local " else "", notion,
+          format(clip), n_text)
+}
+
+# ---- The Gaussian and Laplace mechanisms ----------------------------------------
 
 #' Noise scale of the Gaussian mechanism
 #'
 #' The standard deviation of Gaussian noise that makes a query with L2
 #' sensitivity `sensitivity` (epsilon, delta)-differentially private.
 #'
+#' * `"analytic"` (default): the smallest sigma for which the Gaussian
+#'   mechanism is (epsilon, delta)-DP (Balle and Wang 2018, Theorem 8): the
+#'   root of \eqn{\Phi(\Delta/(2\sigma) - \epsilon\sigma/\Delta) - e^\epsilon
+#'   \Phi(-\Delta/(2\sigma) - \epsilon\sigma/\Delta) = \delta}. Valid for every
+#'   epsilon > 0 and never larger than the classic value.
 #' * `"classic"`: \eqn{\sigma = \Delta \sqrt{2 \log(1.25/\delta)} / \epsilon}
-#'   (Dwork and Roth 2014, Theorem A.1). Proven only for `epsilon < 1`; for
-#'   larger epsilon a warning says so.
-#' * `"analytic"`: the smallest sigma for which the Gaussian mechanism is
-#'   (epsilon, delta)-DP (Balle and Wang 2018, Theorem 8): the root of
-#'   \eqn{\Phi(\Delta/(2\sigma) - \epsilon\sigma/\Delta) - e^\epsilon
-#'   \Phi(-\Delta/(2\sigma) - \epsilon\sigma/\Delta) = \delta}. Valid for
-#'   every epsilon > 0 and never larger than the classic value.
+#'   (Dwork and Roth 2014, Theorem A.1). Proven only for `epsilon < 1`; larger
+#'   epsilon is an error (at epsilon = 10, delta = 1e-5 it gives delta = 2.3e-5).
+#'
+#' epsilon must lie in \[1e-6, 1000\], where the root is computed reliably.
 #'
 #' @param sensitivity L2 sensitivity of the query (> 0).
-#' @param epsilon Privacy loss, > 0.
+#' @param epsilon Privacy loss, in \[1e-6, 1000\].
 #' @param delta Failure probability, in (0, 1).
-#' @param calibration `"classic"` or `"analytic"`.
+#' @param calibration `"analytic"` or `"classic"`.
 #' @return The noise standard deviation.
 #' @references Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian
 #'   mechanism for differential privacy: analytical calibration and optimal
-#'   denoising. ICML.
+#'   denoising. *Proceedings of the 35th International Conference on Machine
+#'   Learning (ICML)*, PMLR 80, 394-403.
+#'
+#'   Dwork, C. and Roth, A. (2014). The algorithmic foundations of
+#'   differential privacy. *Foundations and Trends in Theoretical Computer
+#'   Science* 9(3-4), 211-407.
 #' @examples
 #' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5)
-#' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5, calibration = "analytic")
-#' gaussian_sigma(1, epsilon = 4, delta = 1e-5, calibration = "analytic")
+#' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5, calibration = "classic")
+#' gaussian_sigma(1, epsilon = 4, delta = 1e-5)
 #' @export
-gaussian_sigma <- function(sensitivity, epsilon, delta,
-                           calibration = c("classic", "analytic")) {
-  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
-  check_number(sensitivity, "sensitivity", lower = 0)
-  check_epsilon(epsilon)
-  check_delta(delta)
+gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic") {
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
+  sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  noise_sigma(sensitivity, epsilon, delta, calibration, proven = TRUE)
+}
+
+#' The Gaussian sigma for validated arguments. With `proven = FALSE` (releases
+#' that claim no guarantee, e.g. clip = Inf in the papers' simulations) the
+#' classic formula is allowed outside its proven range.
+#' @noRd
+noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE) {
   if (calibration == "classic") {
-    if (epsilon >= 1) {
-      warning("the classic Gaussian calibration is proven only for epsilon < 1; ",
-              "use calibration = \"analytic\" for epsilon = ", format(epsilon), ".",
-              call. = FALSE)
+    if (proven && epsilon >= 1) {
+      abort(paste0("the classic Gaussian calibration is proven only for epsilon < 1 (got %s); ",
+                   "use calibration = \"analytic\", valid for every epsilon."), format(epsilon),
+            .arg = "calibration")
     }
-    return(sensitivity * sqrt(2 * log(1.25 / delta)) / epsilon)
+    sigma <- sensitivity * sqrt(2 * log(1.25 / delta)) / epsilon
+  } else {
+    sigma <- analytic_gaussian_sigma(sensitivity, epsilon, delta)
   }
-  analytic_gaussian_sigma(sensitivity, epsilon, delta)
+  if (!(is.finite(sigma) && sigma > 0)) {
+    abort("the noise scale for sensitivity %s, epsilon = %s, delta = %s is not a finite positive number; rescale the data (smaller `clip`).",
+          format(sensitivity), format(epsilon), format(delta), .arg = "clip")
+  }
+  sigma
 }
 
 # The exact delta of the Gaussian mechanism with noise sd `sigma` (Balle and
@@ -53,7 +122,8 @@ gaussian_mechanism_delta <- function(sigma, sensitivity, epsilon) {
 }
 
 analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
-  # delta(sigma) decreases in sigma; bracket the root on the log scale.
+  # delta(sigma) decreases in sigma; bracket the root of the unit-sensitivity
+  # problem on the log scale (sigma scales linearly with the sensitivity).
   f <- function(log_s) gaussian_mechanism_delta(exp(log_s), 1, epsilon) - delta
   lo <- -5
   while (f(lo) < 0) lo <- lo - 5
@@ -68,44 +138,66 @@ analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
 #' `b = sensitivity / epsilon`: Laplace(0, b) noise on a query with L1
 #' sensitivity `sensitivity` gives epsilon-differential privacy.
 #' @param sensitivity L1 sensitivity (> 0).
-#' @param epsilon Privacy loss, > 0.
+#' @param epsilon Privacy loss, in \[1e-6, 1000\].
 #' @return The Laplace scale b.
 #' @examples
 #' laplace_scale(2, epsilon = 0.5)
 #' @export
 laplace_scale <- function(sensitivity, epsilon) {
-  check_number(sensitivity, "sensitivity", lower = 0)
-  check_epsilon(epsilon)
+  sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
+  epsilon <- check_epsilon(epsilon)
   sensitivity / epsilon
 }
 
+# ---- Sensitivities ----------------------------------------------------------------
+
 #' L2 (Frobenius) sensitivity of a second-moment matrix
 #'
-#' For rows with norm at most `clip` = B, one row changes
-#' \eqn{A^T A = \sum_i x_i x_i^T} by at most `B^2` in Frobenius norm when a
-#' row is added or removed, and by at most `sqrt(2) B^2` when a row is
-#' replaced (the worst case is two orthogonal rows of norm B). With
-#' `n` given, the sensitivity is that of the averaged matrix `A^T A / n`.
+#' For rows with L2 norm at most `clip` = B, the largest change in Frobenius
+#' norm of the sum \eqn{S = \sum_i x_i x_i^T} (`n = NULL`) or of the average
+#' \eqn{S / n} (`n` given) between neighbouring data sets:
+#'
+#' | neighbours | sum | average (n rows) |
+#' |---|---|---|
+#' | `"replace-one"` | \eqn{\sqrt2 B^2} | \eqn{\sqrt2 B^2/n} |
+#' | `"zero-out"` | \eqn{B^2} | \eqn{B^2/n} |
+#' | `"add-remove"` | \eqn{B^2} | \eqn{\sqrt2 B^2/n} |
+#'
+#' Worst cases: replacing \eqn{B e_1} by \eqn{B e_2} moves the sum by
+#' \eqn{B^2\|e_1e_1^T - e_2e_2^T\|_F = \sqrt2 B^2}; zeroing or removing a row
+#' moves it by \eqn{\|x x^T\|_F = \|x\|^2 \le B^2}. Under add/remove the
+#' average also changes its divisor: removing \eqn{B e_1} from a data set whose
+#' other n - 1 rows are \eqn{B e_2} moves the average by
+#' \eqn{\|B^2 e_1e_1^T - B^2 e_2e_2^T\|_F / n = \sqrt2 B^2/n}, and no pair
+#' moves it more. An average calibrated with its n discloses n (the noise
+#' scale depends on it), so under add/remove it is private only if n is
+#' treated as public; releases say so.
 #'
 #' @param clip Row-norm bound B (> 0, finite).
-#' @param neighbor `"replace-one"` or `"add-remove"`.
-#' @param n Optional number of rows; if given, the matrix is divided by `n`.
+#' @param neighbor `"replace-one"`, `"add-remove"` or `"zero-out"`.
+#' @param n Optional number of rows; if given, the sensitivity is that of the
+#'   average.
 #' @return The sensitivity.
 #' @examples
 #' second_moment_sensitivity(1, "replace-one", n = 200) # sqrt(2)/200
-#' second_moment_sensitivity(1, "add-remove", n = 200)  # 1/200
+#' second_moment_sensitivity(1, "zero-out", n = 200)    # 1/200
+#' second_moment_sensitivity(1, "add-remove", n = 200)  # sqrt(2)/200
+#' second_moment_sensitivity(1, "add-remove")           # 1 (the sum)
 #' @export
-second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-remove"),
-                                      n = NULL) {
-  neighbor <- check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
-  check_clip(clip)
-  if (!is.finite(clip)) abort("the sensitivity is unbounded when `clip` = Inf.")
-  s <- if (neighbor == "replace-one") sqrt(2) * clip^2 else clip^2
-  if (!is.null(n)) {
-    check_count(n, "n")
-    s <- s / n
+second_moment_sensitivity <- function(clip, neighbor = "replace-one", n = NULL) {
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  clip <- check_clip(clip)
+  if (!is.finite(clip)) abort("the sensitivity is unbounded when `clip` = Inf.", .arg = "clip")
+  if (!is.null(n)) n <- check_count(n, "n")
+  gram_sensitivity(clip, neighbor, n)
+}
+
+# The table above, for validated arguments.
+gram_sensitivity <- function(B, neighbor, n = NULL) {
+  if (is.null(n)) {
+    return(if (neighbor == "replace-one") sqrt(2) * B^2 else B^2)
   }
-  s
+  if (neighbor == "zero-out") B^2 / n else sqrt(2) * B^2 / n
 }
 
 # ---------------------------------------------------------------------------
@@ -153,28 +245,31 @@ second_moment_sensitivity <- function(clip, neighbor = c("replace-one", "add-rem
 #' @return A number.
 #' @references Sheffet, O. Private approximations of the 2nd-moment matrix
 #'   using existing techniques in linear regression. arXiv:1507.00056.
+#'   Published as: Sheffet, O. (2019). Old techniques in differentially
+#'   private linear regression. *Proceedings of the 30th International
+#'   Conference on Algorithmic Learning Theory (ALT)*, PMLR 98, 789-827.
+#' @details These are internal: the mechanisms compute them from validated arguments
+#' and record the values they used in the release's `params`.
 #' @examples
-#' sheffet_wishart_k(d = 22, epsilon = 0.1, delta = exp(-9))
-#' sheffet_jl_w2(clip = sqrt(55), r = 44, epsilon = 0.1, delta = exp(-9))
+#' dpcov:::sheffet_wishart_k(d = 22, epsilon = 0.1, delta = exp(-9))
+#' dpcov:::sheffet_jl_w2(clip = sqrt(55), r = 44, epsilon = 0.1, delta = exp(-9))
+#' @keywords internal
 #' @name sheffet_calibration
 NULL
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_jl_w2 <- function(clip, r, epsilon, delta) {
   L <- log(4 / delta)
   4 * clip^2 * (sqrt(2 * r * L) + L) / epsilon
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_jl_adaptive_w2 <- function(clip, r0, epsilon, delta) {
   L <- log(8 / delta)
   8 * clip^2 / epsilon * (sqrt(2 * r0 * L) + L)
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_jl_rstar <- function(s, clip, epsilon, delta) {
   L <- log(8 / delta)
   a <- s * epsilon / (8 * clip^2) - L   # need sqrt(2 r L) <= a
@@ -183,39 +278,32 @@ sheffet_jl_rstar <- function(s, clip, epsilon, delta) {
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_eigen_laplace_scale <- function(clip, epsilon) 2 * clip^2 / epsilon
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_eigen_offset <- function(clip, epsilon, delta) 2 * clip^2 * log(2 / delta) / epsilon
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_wishart_k <- function(d, epsilon, delta) floor(d + 14 / epsilon^2 * 2 * log(4 / delta))
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_wishart_safe_shift <- function(clip, k, d, delta) {
   clip^2 * (sqrt(k) - (sqrt(d) + sqrt(2 * log(4 / delta))))^2
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_iwishart_psi <- function(clip, n, d, epsilon, delta) {
   L <- log(4 / delta)
   2 * clip^2 / epsilon * (2 * sqrt(2 * (n + d) * L) + 2 * L)
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_iwishart_adaptive_psi <- function(clip, k0, epsilon, delta) {
   L <- log(8 / delta)
   4 * clip^2 / epsilon * (2 * sqrt(2 * k0 * L) + 2 * L)
 }
 
 #' @rdname sheffet_calibration
-#' @export
 sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
   L <- log(8 / delta)
   a <- (s * epsilon / (4 * clip^2) - 2 * L) / 2   # need sqrt(2 k L) <= a
@@ -262,21 +350,22 @@ analyze_gauss_shift <- function(p, sigma, reps = 4000) {
 #'
 #' The Gaussian noise of Wang and Xu's and the modified DP / LDP thresholding.
 #' In the central model the averaged second moment \eqn{\frac1n\sum x_i x_i^T}
-#' has sensitivity `second_moment_sensitivity(B, neighbor, n)` and gets noise
-#' of sd `s` from [gaussian_sigma()]. In the local model every record adds
-#' noise of sd `sigma` calibrated to the sensitivity of its own
-#' \eqn{x x^T}, and the average of the n reports carries noise of sd
-#' `s = sigma / sqrt(n)`. With the classic calibration and B = 1 this gives
-#' the papers' formulas: modified DP (replace-one) \eqn{s^2 = 4\log(1.25/\delta)/(n\epsilon)^2};
-#' Wang and Xu DP (add/remove) \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2};
-#' LDP (both papers, add/remove per record) \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}.
+#' has sensitivity `gram_sensitivity(B, neighbor, n)` and gets noise of sd `s`.
+#' In the local model every record adds noise of sd `sigma` calibrated to the
+#' sensitivity of its own \eqn{x x^T}, and the average of the n reports
+#' carries noise of sd `s = sigma / sqrt(n)`. With the classic calibration and
+#' B = 1 this gives the papers' formulas: modified DP (replace-one)
+#' \eqn{s^2 = 4\log(1.25/\delta)/(n\epsilon)^2}; Wang and Xu DP (zero-out)
+#' \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2}; LDP (both papers, zero-out per
+#' record) \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}. `proven = FALSE`
+#' (clip = Inf, no guarantee) allows the classic calibration at any epsilon.
 #' @noRd
-threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration) {
+threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration, proven = TRUE) {
   if (model == "central") {
-    s <- gaussian_sigma(second_moment_sensitivity(B, neighbor, n), epsilon, delta, calibration)
+    s <- noise_sigma(gram_sensitivity(B, neighbor, n), epsilon, delta, calibration, proven)
     list(s = s, sigma_record = NA_real_)
   } else {
-    sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
+    sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration, proven)
     list(s = sigma / sqrt(n), sigma_record = sigma)
   }
 }
@@ -323,12 +412,11 @@ zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp
 #' compression_threshold(n = 10000, p = 10, m = c(500, 1000), delta_max = 0.01)
 #' @export
 compression_threshold <- function(n, p, m, delta_max) {
-  check_count(n, "n")
-  check_count(p, "p")
-  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m < 1) || any(m != round(m))) {
-    abort("`m` must be whole number(s) >= 1.")
-  }
-  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  n <- check_count(n, "n")
+  p <- check_count(p, "p")
+  m <- check_numeric_vector(m, "m", lower = 1)
+  if (any(m != round(m))) abort("`m` must be whole number(s) >= 1.")
+  delta_max <- check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
   k <- zlw_constants()
   sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max
 }
@@ -336,8 +424,8 @@ compression_threshold <- function(n, p, m, delta_max) {
 #' @rdname compression_threshold
 #' @export
 compression_m_min <- function(n, p) {
-  check_count(n, "n")
-  check_count(p, "p")
+  n <- check_count(n, "n")
+  p <- check_count(p, "p")
   k <- zlw_constants()
   as.integer(ceiling(2 * (k[["C1"]] + k[["C2"]]) * log(2 * n * p)))
 }

@@ -50,7 +50,7 @@
 #' @export
 qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
-                      leak = c("none", "selection", "training"), singular = "pinv",
+                      leak = "none", singular = "pinv",
                       tol = sqrt(.Machine$double.eps)) {
   call <- match.call()
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
@@ -124,7 +124,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                                  singular = singular, tol = tol,
                                  features = features$settings, n = nrow(x),
                                  n_group = as.integer(table(group)), estimators = names(estimators))),
-            class = "qda_study", call = call)
+            class = c("qda_study", "dp_nonprivate"), call = release_call(call, c("x", "features")))
 }
 
 # The threshold a release reports (NA when it reports none).
@@ -152,7 +152,7 @@ print.qda_study <- function(x, digits = 2, ...) {
   cat(sprintf("<qda_study> %d replications, %s test subjects (%s) of %d; p = %s\n",
               s$reps, sum(s$n_test), paste(names(s$n_test), s$n_test, sep = " ", collapse = " + "),
               s$n, paste(s$p, collapse = ", ")))
-  cat("Average misclassifications (standard error):\n")
+  cat("A study of classifiers (not a private release). Average misclassifications (standard error):\n")
   print(qda_study_table(x, digits = digits), quote = FALSE)
   invisible(x)
 }
@@ -253,21 +253,31 @@ qda_study_table <- function(x, digits = 2) {
 #' microbiome features, whose centred rows have norms near 10; its noise
 #' formulas are those for rows of norm at most 1. `clip = Inf` with
 #' `sigma_clip_inf = 1` (defaults) reproduces that: the noise is calibrated
-#' as if rows had norm 1 and no formal guarantee holds. In the local model
-#' the papers' per-record \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2} is the
-#' add/remove calibration, hence `local_neighbor = "add-remove"`. For a
-#' release with a real guarantee give a finite `clip` (rows are shrunk to
-#' that norm, and the noise is calibrated to it).
+#' as if rows had norm 1. In the local model the papers' per-record
+#' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2} is the zero-out calibration
+#' (a record against the all-zero record), hence `local_neighbor = "zero-out"`.
+#' A finite `clip` shrinks rows to that norm and calibrates the noise to it,
+#' but the exact centring below still voids the guarantee.
 #'
-#' The class means used to centre, like the means and priors of the
-#' discriminant, are not private.
+#' **No guarantee.** The rows are centred at their exact class means before
+#' the mechanism, so one subject moves every centred row of its class and the
+#' mechanism's sensitivity no longer holds (with `standardize = TRUE` the
+#' exact standard deviations rescale every row too). Every release these
+#' functions return therefore states no guarantee ([has_guarantee()] is
+#' `FALSE`), whatever `clip` is: they reproduce the paper's study, they are
+#' not a private classifier. The means and priors of the discriminant are not
+#' private either.
 #'
 #' @param private Include the four private estimators.
 #' @param epsilon,delta Privacy parameters (the paper: 0.5 and 1/196).
 #' @param clip,sigma_clip_inf Row-norm bound, and with `clip = Inf` the bound
 #'   the noise is calibrated for (see [dp_threshold()]).
-#' @param tune Threshold tuning, passed to [dp_threshold()].
-#' @param local_neighbor Neighbour relation of the local model.
+#' @param tune Threshold tuning, passed to [dp_threshold()] (the paper:
+#'   10-fold cross-validation, `"cv"`).
+#' @param calibration Gaussian calibration, passed to [dp_threshold()] (the
+#'   paper: `"classic"`).
+#' @param local_neighbor Neighbour relation of the local model (the
+#'   papers' noise: `"zero-out"`).
 #' @param standardize Release the covariance of the standardised rows
 #'   (each column divided by its training standard deviation, so the
 #'   threshold acts on correlations) and scale the estimate back. The
@@ -284,18 +294,19 @@ qda_study_table <- function(x, digits = 2) {
 #' est$modified_dp(x, g)
 #' @export
 qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip = Inf,
-                           sigma_clip_inf = 1, tune = "cv",
-                           local_neighbor = c("add-remove", "replace-one"), standardize = FALSE) {
+                           sigma_clip_inf = 1, tune = "cv", calibration = "classic",
+                           local_neighbor = "zero-out", standardize = FALSE) {
   check_flag(private, "private")
   out <- list(sample = function(x, group) pooled_cov(x, group))
   if (!private) return(out)
-  check_epsilon(epsilon)
-  check_delta(delta)
-  check_clip(clip)
-  local_neighbor <- check_choice(local_neighbor, c("add-remove", "replace-one"), "local_neighbor")
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  clip <- check_clip(clip)
+  local_neighbor <- check_choice(local_neighbor, c("zero-out", "replace-one"), "local_neighbor")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   check_flag(standardize, "standardize")
-  force(tune)
-  calibrate_as <- if (is.finite(clip)) NULL else sigma_clip_inf
+  tune <- as_threshold_tune(tune)
+  if (is.finite(clip)) sigma_clip_inf <- NULL else sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
   make <- function(variant, model) {
     force(variant)
     force(model)
@@ -305,7 +316,8 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
       rel <- dp_threshold(sweep(r, 2, sds, "/"), epsilon = epsilon, delta = delta, clip = clip,
                           variant = variant, model = model, tune = tune,
                           neighbor = if (model == "local") local_neighbor else NULL,
-                          sigma_clip_inf = calibrate_as)
+                          calibration = calibration, sigma_clip_inf = sigma_clip_inf)
+      rel <- void_guarantee(rel, "the rows were centred at their exact (non-private) class means")
       if (!standardize) return(rel)
       # back on the data scale: a plain matrix, as the sds are not private
       structure(as.matrix(rel) * tcrossprod(sds), threshold = rel$params$threshold)

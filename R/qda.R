@@ -53,7 +53,7 @@
 #'                        cov = function(x, g) diag(diag(pooled_cov(x, g))))
 #' mean(predict(fit_diag, iris[, 1:4]) == iris$Species)
 #' @export
-qda_plugin <- function(x, group, cov = "pooled", singular = c("pinv", "floor"),
+qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
                        tol = sqrt(.Machine$double.eps)) {
   call <- match.call()
   x <- check_data_matrix(x, min_rows = 2L)
@@ -74,8 +74,8 @@ qda_plugin <- function(x, group, cov = "pooled", singular = c("pinv", "floor"),
   inv <- plugin_inverse(sigma, singular, tol)
   structure(list(means = means, priors = priors, cov = sigma, scaling = inv$scaling,
                  logdet = inv$logdet, rank = inv$rank, levels = levels(group),
-                 singular = singular, tol = tol, call = call),
-            class = "qda_plugin")
+                 singular = singular, tol = tol, call = release_call(call, c("x", "group", "cov"))),
+            class = c("qda_plugin", "dp_nonprivate"))
 }
 
 resolve_plugin_cov <- function(cov, x, group) {
@@ -153,7 +153,7 @@ center_by_group <- function(x, group) {
 #' fit <- qda_plugin(iris[, 1:4], iris$Species)
 #' head(predict(fit, iris[, 1:4], type = "posterior"))
 #' @export
-predict.qda_plugin <- function(object, newdata, type = c("class", "score", "posterior"), ...) {
+predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   type <- check_choice(type, c("class", "score", "posterior"), "type")
   newdata <- check_data_matrix(newdata, arg = "newdata")
   p <- ncol(object$means)

@@ -75,16 +75,18 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
 
 regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
-    release$estimate
+    check_release(release, "release", square = TRUE)$estimate
   } else if (inherits(release, "dp_suffstat")) {
-    release$gram
+    check_suffstat(release, "release")$gram
   } else {
     release
   }
-  if (!is.matrix(M) || !is.numeric(M) || nrow(M) != ncol(M)) {
+  if (!is.matrix(M) || !is.numeric(M) || is.object(M) || nrow(M) != ncol(M)) {
     abort("`release` must be a dp_release of a second-moment matrix, a second_moment() object, or a square numeric matrix.")
   }
-  if (anyNA(M) || any(!is.finite(M))) abort("the released matrix contains NA or infinite values.")
+  if (anyNA(M) || any(!is.finite(M))) abort("`release`: the released matrix contains NA or infinite values.")
+  if (max(abs(M - t(M))) > 1e-8 * max(1, max(abs(M)))) abort("`release` must be a symmetric matrix.")
+  storage.mode(M) <- "double"
   if (nrow(M) < 2L) abort("the released matrix must have at least 2 columns (a feature and a label).")
   M
 }

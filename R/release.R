@@ -4,20 +4,58 @@
 #'
 #' Internal constructor used by every mechanism. It holds only the released
 #' (noisy) estimate and metadata: never the input, its Gram matrix, or any
-#' other statistic computed from the data without noise.
+#' other statistic computed from the data without noise. `n` is stored only
+#' when `n_public` (the neighbour notion fixes it, or the release treats it as
+#' public); otherwise it is `NA`. `call` is cleaned by [release_call()].
 #' @noRd
-new_dp_release <- function(estimate, family, mechanism, epsilon, delta,
-                           neighbor = c("replace-one", "add-remove"), clip, n, p,
-                           params = list(), tuning = tuning_record("none"),
-                           guarantee = NULL, call = NULL) {
-  neighbor <- match.arg(neighbor)
-  if (is.null(guarantee)) guarantee <- dp_guarantee_text(epsilon, delta, neighbor, clip)
+new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor, clip, n, p,
+                           n_public, params = list(), tuning = tuning_record("none"),
+                           guarantee = NULL, call = NULL, local = FALSE) {
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  if (is.null(guarantee)) {
+    guarantee <- dp_guarantee_text(epsilon, delta, neighbor, clip, n_public, local)
+  }
   structure(
     list(estimate = estimate, mechanism = mechanism, epsilon = epsilon,
-         delta = delta, neighbor = neighbor, clip = clip, n = n, p = p,
-         params = params, tuning = tuning, guarantee = guarantee, call = call),
+         delta = delta, neighbor = neighbor, n_public = n_public, clip = clip,
+         n = if (n_public) as.double(n) else NA_real_, p = as.double(p),
+         params = params, tuning = tuning, guarantee = guarantee,
+         call = release_call(call)),
     class = c(paste0("dp_", family), "dp_release")
   )
+}
+
+#' The call to store in a returned object: the function's name, the data
+#' argument `x` only as the symbol (or `pkg::name`) the caller wrote, and other
+#' arguments only as code (symbols, plain scalars and calls made of them). Any
+#' value the call holds instead of code (e.g. a data matrix put there by
+#' `do.call()`) becomes the symbol `<value>` (`<data>` for `x`).
+#' @noRd
+release_call <- function(call, data_args = "x") {
+  if (is.null(call)) return(NULL)
+  is_code <- function(e) {
+    if (is.symbol(e)) return(TRUE)
+    if (is.atomic(e)) return(length(e) == 1L && is.null(attributes(e)))
+    if (is.call(e)) return(all(vapply(as.list(e), function(a) missing(a) || is_code(a), logical(1))))
+    FALSE
+  }
+  is_name <- function(e) is.symbol(e) || is.call(e) && length(e) == 3L &&
+    (identical(e[[1L]], quote(`::`)) || identical(e[[1L]], quote(`:::`))) &&
+    is.symbol(e[[2L]]) && is.symbol(e[[3L]])
+  fun <- call[[1L]]
+  if (!is_name(fun)) fun <- as.symbol("<function>")
+  args <- as.list(call)[-1L]
+  nm <- names(args)
+  if (is.null(nm)) nm <- rep("", length(args))
+  for (i in seq_along(args)) {
+    a <- args[[i]]
+    if (nm[i] %in% data_args) {
+      if (!is_name(a)) args[[i]] <- as.symbol("<data>")
+    } else if (!is_code(a)) {
+      args[[i]] <- as.symbol("<value>")
+    }
+  }
+  as.call(c(list(fun), args))
 }
 
 #' How a tuning parameter was chosen. `private` is TRUE when the choice spent
@@ -27,29 +65,75 @@ tuning_record <- function(method, private = TRUE, detail = NULL, value = NULL) {
   list(method = method, private = private, detail = detail, value = value)
 }
 
-dp_guarantee_text <- function(epsilon, delta, neighbor, clip) {
-  if (!is.finite(clip)) {
-    return(paste0("NONE: rows were not clipped (clip = Inf), so the sensitivity is ",
-                  "unbounded and no formal privacy guarantee holds (calibrated as if ",
-                  "epsilon = ", format(epsilon), ", delta = ", format(delta), ")."))
+#' Mark a returned object as intentionally non-private (a tuning curve, a
+#' study, exact statistics): class `dp_nonprivate` is added, and its print
+#' method says so.
+#' @noRd
+as_nonprivate <- function(x, class) {
+  class(x) <- unique(c(class, "dp_nonprivate", class(x)))
+  x
+}
+
+#' Validate a `dp_release` given as input (a hand-made object of the class is
+#' input like any other): the fields every method reads, with their types.
+#' @noRd
+check_release <- function(x, arg = "x", square = FALSE) {
+  if (!inherits(x, "dp_release") || !is.list(x)) abort("`%s` must be a dp_release object.", arg, .arg = arg)
+  bad <- function(what) abort("`%s` is not a valid dp_release: %s.", arg, what, .arg = arg)
+  need <- c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p", "params", "tuning")
+  miss <- setdiff(need, names(x))
+  if (length(miss)) bad(paste("missing", paste(miss, collapse = ", ")))
+  est <- x$estimate
+  if (!is.matrix(est) || !is.numeric(est) || is.object(est) || !length(est)) bad("`estimate` must be a non-empty numeric matrix")
+  if (anyNA(est) || !all(is.finite(range(est)))) bad("`estimate` contains NA, NaN or infinite values")
+  if (!is.character(x$mechanism) || length(x$mechanism) != 1L) bad("`mechanism` must be one string")
+  for (f in c("epsilon", "delta")) {
+    v <- x[[f]]
+    if (!is.numeric(v) || length(v) != 1L || !is.na(v) && !(v > 0 && is.finite(v))) bad(sprintf("`%s` must be one positive number or NA", f))
   }
-  sprintf("(%s, %s)-differential privacy, %s neighbours, rows clipped to L2 norm <= %s.",
-          format(epsilon), format(delta), neighbor, format(clip))
+  if (!is.character(x$neighbor) || length(x$neighbor) != 1L || !x$neighbor %in% dp_neighbors) bad("unknown `neighbor`")
+  if (!is_number(x$clip) || !(x$clip > 0)) bad("`clip` must be one positive number or Inf")
+  if (!is.numeric(x$n) || length(x$n) != 1L || !is.na(x$n) && !(x$n >= 1 && is.finite(x$n) && x$n == round(x$n))) bad("`n` must be a whole number or NA")
+  if (!is_number(x$p) || x$p != ncol(est)) bad("`p` must equal the number of columns of `estimate`")
+  if (!is.list(x$params) || !is.list(x$tuning)) bad("`params` and `tuning` must be lists")
+  if (square) {
+    if (nrow(est) != ncol(est)) abort("`%s` must be a release of a square matrix; its estimate is %d x %d.", arg, nrow(est), ncol(est), .arg = arg)
+    if (max(abs(est - t(est))) > 1e-8 * max(1, max(abs(est)))) abort("`%s` has a non-symmetric estimate.", arg, .arg = arg)
+  }
+  invisible(x)
 }
 
 #' Has a release a formal privacy guarantee?
 #'
 #' @param x A `dp_release`.
-#' @return `TRUE` when the rows were clipped and the tuning spent no private
-#'   information outside the stated budget.
+#' @return `TRUE` when the rows were clipped (finite `clip`), every tuning
+#'   choice spent no private information outside the stated budget, and no
+#'   step (e.g. centring by exact means, compression's distributional privacy)
+#'   voided the guarantee. The guarantee is (epsilon, delta)-DP for the
+#'   neighbour notion in `x$neighbor`; `x$n_public` says whether the number
+#'   of rows n is treated as public (always under `"replace-one"` and
+#'   `"zero-out"`, where neighbours have the same size; under `"add-remove"`
+#'   only for releases whose noise scale depends on n, which say so; the
+#'   others do not release n, and `x$n` is `NA`). `x$guarantee` states it in
+#'   words.
 #' @examples
 #' r <- analyze_gauss(matrix(rnorm(200), 50, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
 #' has_guarantee(r)
+#' r$guarantee
 #' @export
 has_guarantee <- function(x) {
-  stopifnot(inherits(x, "dp_release"))
+  check_release(x)
   isTRUE(is.finite(x$clip)) && !isFALSE(x$tuning$private) &&
-    !isTRUE(x$params$no_formal_guarantee)
+    !isTRUE(x$params$no_formal_guarantee) && !is.na(x$epsilon) && !is.na(x$delta)
+}
+
+#' Mark a release as having no formal guarantee (e.g. its input was centred
+#' with exact, non-private means) and say why in its guarantee text.
+#' @noRd
+void_guarantee <- function(release, reason) {
+  release$params$no_formal_guarantee <- TRUE
+  release$guarantee <- paste0("NONE: ", reason, " (noise calibrated as for: ", release$guarantee, ")")
+  release
 }
 
 #' Methods for private releases
@@ -77,9 +161,10 @@ NULL
 #' @rdname dp_release
 #' @export
 print.dp_release <- function(x, digits = 4, ...) {
+  check_release(x)
   cat(sprintf("<%s> %s\n", class(x)[1], x$mechanism))
   cat("Guarantee:", x$guarantee, "\n")
-  cat(sprintf("Data: n = %s rows, p = %s columns\n", format(x$n), format(x$p)))
+  cat(sprintf("Data: %s, p = %s columns\n", n_text(x), format(x$p)))
   shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
   if (length(shown)) {
     vals <- vapply(shown, function(v) if (is.numeric(v)) format(v, digits = digits) else as.character(v),
@@ -103,6 +188,10 @@ print.dp_release <- function(x, digits = 4, ...) {
   invisible(x)
 }
 
+n_text <- function(x) {
+  if (is.na(x$n)) "n not released (private under add/remove neighbours)" else sprintf("n = %s rows", format(x$n))
+}
+
 print_tuning <- function(tuning) {
   if (is.null(tuning) || identical(tuning$method, "none")) return(invisible())
   cat("Tuning:", tuning$method)
@@ -118,6 +207,7 @@ print_tuning <- function(tuning) {
 #' @rdname dp_release
 #' @export
 summary.dp_release <- function(object, ...) {
+  check_release(object, "object")
   est <- object$estimate
   out <- list(mechanism = object$mechanism, guarantee = object$guarantee,
               has_guarantee = has_guarantee(object), n = object$n, p = object$p,
@@ -135,7 +225,7 @@ summary.dp_release <- function(object, ...) {
 print.summary.dp_release <- function(x, digits = 4, ...) {
   cat("Private release:", x$mechanism, "\n")
   cat("Guarantee:", x$guarantee, "\n")
-  cat(sprintf("n = %s, p = %s, epsilon = %s, delta = %s\n", format(x$n), format(x$p),
+  cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),
               format(x$epsilon), format(x$delta)))
   if (!is.null(x$eigenvalues)) {
     cat(sprintf("Eigenvalues: min %s, max %s; positive definite: %s; zero entries: %.1f%%\n",
@@ -149,4 +239,26 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
 
 #' @rdname dp_release
 #' @export
-as.matrix.dp_release <- function(x, ...) x$estimate
+as.matrix.dp_release <- function(x, ...) {
+  check_release(x)
+  x$estimate
+}
+
+#' Objects that are not private releases
+#'
+#' Tuning curves ([threshold_cv()]), exact sufficient statistics
+#' ([second_moment()]), studies and accounting tables carry class
+#' `dp_nonprivate`: they are computed from data without privacy noise (or
+#' from simulated data) and must not be published as if they were private.
+#' Their print methods say so first.
+#' @param x An object of class `dp_nonprivate`.
+#' @param ... Passed to the next print method.
+#' @return `x`, invisibly.
+#' @examples
+#' second_moment(matrix(rnorm(20), 10, 2))
+#' @export
+print.dp_nonprivate <- function(x, ...) {
+  cat(sprintf("<%s> NOT a private release: computed without privacy noise.\n", class(x)[1]))
+  NextMethod()
+  invisible(x)
+}

@@ -23,10 +23,11 @@
 #' apply(M, 1:2, mean) # about S / (10 - 3 - 1)
 #' @export
 rwishart <- function(n, df, Sigma, chol = FALSE) {
-  check_count(n, "n")
+  n <- check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
-  check_wishart_df(df, nrow(Sigma))
+  df <- check_wishart_df(df, nrow(Sigma))
   check_flag(chol, "chol")
+  check_cells(n * nrow(Sigma)^2, "the draws", "n")
   out <- rwishart_cpp(n, df, Sigma, chol)
   name_slices(out, dimnames(Sigma))
 }
@@ -34,10 +35,11 @@ rwishart <- function(n, df, Sigma, chol = FALSE) {
 #' @rdname rwishart
 #' @export
 riwishart <- function(n, df, Psi, chol = FALSE) {
-  check_count(n, "n")
+  n <- check_count(n, "n")
   Psi <- check_spd(Psi, "Psi")
-  check_wishart_df(df, nrow(Psi))
+  df <- check_wishart_df(df, nrow(Psi))
   check_flag(chol, "chol")
+  check_cells(n * nrow(Psi)^2, "the draws", "n")
   out <- riwishart_cpp(n, df, Psi, chol)
   name_slices(out, dimnames(Psi))
 }

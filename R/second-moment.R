@@ -14,8 +14,9 @@
 #' @param x A numeric matrix or data frame (rows are records), or a function
 #'   that returns the next block of rows on each call and `NULL` when done.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
-#' @return An object of class `dp_suffstat` with `gram`, `n`, `p`, `clip`
-#'   and `colnames`. Its print method warns that it is not private.
+#' @return An object of class `c("dp_suffstat", "dp_nonprivate")` with
+#'   `gram`, `n`, `p`, `clip`, `colnames` and `n_clipped` (rows shrunk).
+#'   Its print method says that it is not private.
 #' @examples
 #' x <- matrix(rnorm(300), 100, 3)
 #' s <- second_moment(x, clip = 2)
@@ -30,7 +31,7 @@
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
 #' @export
 second_moment <- function(x, clip = Inf) {
-  check_clip(clip)
+  clip <- check_clip(clip)
   if (is.function(x)) return(second_moment_stream(x, clip))
   x <- check_data_matrix(x)
   g <- clipped_gram_cpp(x, clip)
@@ -38,38 +39,81 @@ second_moment <- function(x, clip = Inf) {
 }
 
 second_moment_stream <- function(reader, clip) {
+  check_reader(reader)
   gram <- NULL
   n <- 0
   n_clipped <- 0
   nm <- NULL
   repeat {
-    block <- reader()
+    block <- tryCatch(reader(), error = function(e) {
+      abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
+    })
     if (is.null(block)) break
-    block <- check_data_matrix(block, arg = "a block returned by the reader")
+    block <- check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L)
     if (is.null(gram)) {
       gram <- matrix(0, ncol(block), ncol(block))
       nm <- colnames(block)
     } else if (ncol(block) != ncol(gram)) {
-      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), ncol(gram))
+      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), ncol(gram), .arg = "x")
     }
+    if (!nrow(block)) next
     g <- clipped_gram_cpp(block, clip)
     gram <- gram + g$gram
     n <- n + g$n
     n_clipped <- n_clipped + g$n_clipped
   }
-  if (is.null(gram)) abort("the reader returned no rows.")
+  if (is.null(gram) || n == 0) abort("the reader `x` returned no rows.", .arg = "x")
   new_suffstat(gram, n, clip, nm, n_clipped)
 }
 
+# A reader is called with no arguments: every formal but `...` needs a default.
+check_reader <- function(reader, arg = "x") {
+  f <- formals(reader)
+  if (is.primitive(reader) || any(vapply(f, function(a) identical(a, quote(expr = )), logical(1)) & names(f) != "...")) {
+    abort("`%s` is a function but not a chunk reader: a reader takes no arguments and returns the next block of rows, or NULL when done.",
+          arg, .arg = arg)
+  }
+  invisible(reader)
+}
+
 new_suffstat <- function(gram, n, clip, colnames, n_clipped) {
+  if (!all(is.finite(range(gram)))) {
+    # only reachable with clip = Inf: clipped rows have norm <= clip <= 1e50
+    abort("the squared row norms of `x` overflow; rescale the data or give a finite `clip`.", .arg = "x")
+  }
   dimnames(gram) <- if (is.null(colnames)) NULL else list(colnames, colnames)
-  structure(list(gram = gram, n = n, p = ncol(gram), clip = clip,
-                 colnames = colnames, n_clipped = n_clipped),
-            class = "dp_suffstat")
+  structure(list(gram = gram, n = as.double(n), p = as.double(ncol(gram)), clip = clip,
+                 colnames = colnames, n_clipped = as.double(n_clipped)),
+            class = c("dp_suffstat", "dp_nonprivate"))
+}
+
+#' Validate a `dp_suffstat` given as input (hand-made objects included).
+#' @noRd
+check_suffstat <- function(s, arg = "x") {
+  bad <- function(what) abort("`%s` is not a valid dp_suffstat: %s.", arg, what, .arg = arg)
+  if (!is.list(s) || !all(c("gram", "n", "p", "clip") %in% names(s))) bad("it needs `gram`, `n`, `p` and `clip`")
+  g <- s$gram
+  if (!is.matrix(g) || !is.numeric(g) || is.object(g) || nrow(g) != ncol(g) || !length(g)) bad("`gram` must be a square numeric matrix")
+  if (anyNA(g) || !all(is.finite(range(g)))) bad("`gram` contains NA, NaN or infinite values")
+  if (max(abs(g - t(g))) > 1e-8 * max(1, max(abs(g)))) bad("`gram` must be symmetric")
+  if (!is_number(s$n) || s$n < 1 || s$n != round(s$n) || !is.finite(s$n)) bad("`n` must be a whole number >= 1")
+  if (!is_number(s$p) || s$p != ncol(g)) bad("`p` must equal the dimension of `gram`")
+  if (!is_number(s$clip) || !(s$clip > 0)) bad("`clip` must be a positive number or Inf")
+  check_clip(s$clip, arg = paste0(arg, "$clip"))
+  if (is.finite(s$clip) && any(diag(g) < 0 | diag(g) > s$n * s$clip^2 * (1 + 1e-8))) {
+    bad("its diagonal is not that of rows with norm <= `clip`")
+  }
+  storage.mode(g) <- "double"
+  s$gram <- g
+  s$n <- as.double(s$n)
+  s$p <- as.double(s$p)
+  s$clip <- as.double(s$clip)
+  s
 }
 
 #' @export
 print.dp_suffstat <- function(x, ...) {
+  x <- check_suffstat(x)
   cat(sprintf("<dp_suffstat> clipped Gram matrix of n = %s rows, p = %d columns, clip = %s\n",
               format(x$n), x$p, format(x$clip)))
   cat("NOT a private release: exact statistics of the data. Pass it to a mechanism;",
@@ -85,13 +129,14 @@ print.dp_suffstat <- function(x, ...) {
 #' @noRd
 as_suffstat <- function(x, clip, min_rows = 1L) {
   if (inherits(x, "dp_suffstat")) {
-    if (!missing(clip) && !is.null(clip) && !identical(as.numeric(clip), as.numeric(x$clip))) {
+    s <- check_suffstat(x)
+    if (!missing(clip) && !is.null(clip) && !identical(check_clip(clip), s$clip)) {
       abort("`clip` = %s differs from the clip bound %s the sufficient statistics were computed with.",
-            format(clip), format(x$clip))
+            format(clip), format(s$clip))
     }
-    s <- x
   } else {
-    if (missing(clip) || is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
+    if (missing(clip) || is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.", .arg = "clip")
+    if (is.null(x)) abort("`x` must be a numeric matrix, data frame, dp_suffstat or reader function, not NULL.")
     s <- second_moment(x, clip)
   }
   if (s$n < min_rows) abort("this mechanism needs at least %d rows; the data has %s.",
@@ -112,9 +157,11 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #' @param epsilon,delta Privacy parameters.
 #' @param clip Row-norm bound B (rows longer than B are shrunk to length B).
 #'   `Inf` disables clipping and voids the guarantee (for experiments only).
-#' @param neighbor `"add-remove"` (sensitivity `B^2`, as in Dwork et al.) or
-#'   `"replace-one"` (sensitivity `sqrt(2) B^2`).
-#' @param calibration `"classic"` or `"analytic"` (see [gaussian_sigma()]).
+#' @param neighbor `"add-remove"` (default, as in Dwork et al.: sensitivity
+#'   `B^2`; n is not released), `"replace-one"` (sensitivity `sqrt(2) B^2`)
+#'   or `"zero-out"` (sensitivity `B^2`); under the last two n is public.
+#' @param calibration `"analytic"` (default) or `"classic"` (epsilon < 1
+#'   only), see [gaussian_sigma()].
 #' @param sigma_clip_inf When `clip = Inf`, the row-norm bound B to calibrate
 #'   the noise as if rows were bounded by it (the papers' simulations).
 #' @param post Post-processing (free of privacy cost): `"none"`; `"shift"`,
@@ -125,23 +172,28 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
 #'   `params$shift` is the c added (0 when the output was already positive
 #'   definite).
+#' @references Dwork, C., Talwar, K., Thakurta, A. and Zhang, L. (2014).
+#'   Analyze Gauss: optimal bounds for privacy-preserving principal component
+#'   analysis. *Proceedings of the 46th ACM Symposium on Theory of Computing
+#'   (STOC)*, 11-20.
 #' @examples
 #' x <- matrix(rnorm(200), 50, 4)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2, post = "shift")
 #' @export
-analyze_gauss <- function(x, epsilon, delta, clip, neighbor = c("add-remove", "replace-one"),
-                          calibration = c("classic", "analytic"), sigma_clip_inf = NULL,
-                          post = c("none", "shift", "psd")) {
+analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
+                          calibration = "analytic", sigma_clip_inf = NULL,
+                          post = "none") {
   call <- match.call()
-  neighbor <- check_choice(neighbor, c("add-remove", "replace-one"), "neighbor")
-  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   post <- check_choice(post, c("none", "shift", "psd"), "post")
-  check_epsilon(epsilon)
-  check_delta(delta)
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
   s <- as_suffstat(x, if (missing(clip)) NULL else clip)
   B <- noise_clip(s$clip, sigma_clip_inf)
-  sigma <- gaussian_sigma(second_moment_sensitivity(B, neighbor), epsilon, delta, calibration)
+  sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration,
+                       proven = is.finite(s$clip))
   est <- s$gram + symmetric_gaussian_cpp(s$p, sigma)
   params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post)
   mechanism <- "Analyze Gauss (Dwork et al. 2014)"
@@ -157,19 +209,19 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = c("add-remove", "r
     mechanism <- paste0(mechanism, ", projected to PSD")
   }
   dimnames(est) <- dimnames(s$gram)
-  new_dp_release(est, "second_moment", mechanism,
-                 epsilon, delta, neighbor, s$clip, s$n, s$p,
-                 params = params, call = call)
+  new_dp_release(est, "second_moment", mechanism, epsilon, delta, neighbor, s$clip, s$n, s$p,
+                 n_public = neighbor != "add-remove", params = params, call = call)
 }
 
 # The row-norm bound used to calibrate noise: the clip bound, or with clip = Inf
 # (no guarantee) the bound the caller asks to calibrate as if it held.
 noise_clip <- function(clip, calibrate_as = NULL) {
-  if (is.finite(clip)) return(clip)
-  if (is.null(calibrate_as)) {
-    abort("with `clip` = Inf the noise cannot be calibrated; give `sigma_clip_inf`, the row-norm bound to calibrate as if it held.")
+  if (!is.null(calibrate_as)) {
+    calibrate_as <- check_clip(calibrate_as, "sigma_clip_inf")
+    if (!is.finite(calibrate_as)) abort("`sigma_clip_inf` must be finite.")
+    if (is.finite(clip)) abort("`sigma_clip_inf` applies only with `clip` = Inf; with a finite `clip` the noise is calibrated to `clip`.")
+    return(calibrate_as)
   }
-  check_clip(calibrate_as)
-  if (!is.finite(calibrate_as)) abort("`sigma_clip_inf` must be finite.")
-  calibrate_as
+  if (is.finite(clip)) return(clip)
+  abort("with `clip` = Inf the noise cannot be calibrated; give `sigma_clip_inf`, the row-norm bound to calibrate as if it held.")
 }

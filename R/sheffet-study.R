@@ -123,7 +123,7 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' st <- sheffet_study("single", n = 2^c(12, 14), epsilon = 0.25, reps = 2)
 #' summary(st)[1:4, ]
 #' @export
-sheffet_study <- function(experiment = c("single", "multiple"), n = 2^(14:18),
+sheffet_study <- function(experiment = "single", n = 2^(14:18),
                           epsilon = c(0.05, 0.1, 0.15, 0.2, 0.25, 0.5), reps = 15,
                           m = c(0, 1, 2, 5, 10), delta = exp(-9), clip = NULL, p = 20,
                           noise_sd = 0.5, beta = NULL) {
@@ -160,7 +160,7 @@ sheffet_study <- function(experiment = c("single", "multiple"), n = 2^(14:18),
   }, future.seed = TRUE, future.packages = "dpcov")
   res <- do.call(rbind, out)
   rownames(res) <- NULL
-  structure(res, class = c("sheffet_study", "data.frame"), beta = beta, settings = settings,
+  structure(res, class = c("sheffet_study", "dp_nonprivate", "data.frame"), beta = beta, settings = settings,
             elapsed = proc.time()[["elapsed"]] - t0)
 }
 
@@ -197,9 +197,9 @@ study_single <- function(s, n, rep, beta, st) {
     add(eps, "alg4", iwishart_posterior(s, eps, st$delta, st$clip)$estimate)
     add(eps, "alg5_nd", iwishart_adaptive(s, eps, st$delta, st$clip, k0 = n + d)$estimate)
     add(eps, "alg5_2d", iwishart_adaptive(s, eps, st$delta, st$clip, k0 = 2 * d)$estimate)
-    add(eps, "ag", analyze_gauss(s, eps, st$delta, st$clip)$estimate)
-    add(eps, "ag_scaled", analyze_gauss(s, eps, st$delta, st$clip, post = "shift")$estimate)
-    add(eps, "ag_psd", analyze_gauss(s, eps, st$delta, st$clip, post = "psd")$estimate)
+    add(eps, "ag", analyze_gauss(s, eps, st$delta, st$clip, calibration = "classic")$estimate)
+    add(eps, "ag_scaled", analyze_gauss(s, eps, st$delta, st$clip, calibration = "classic", post = "shift")$estimate)
+    add(eps, "ag_psd", analyze_gauss(s, eps, st$delta, st$clip, calibration = "classic", post = "psd")$estimate)
   }
   do.call(rbind, rows)
 }
@@ -219,8 +219,8 @@ study_multiple <- function(s, n, rep, beta, st) {
   }
   add(NA_real_, "ols", s$gram)
   for (eps in st$epsilon) {
-    add(eps, "ag", analyze_gauss(s, eps, st$delta, st$clip)$estimate)
-    add(eps, "ag_scaled", analyze_gauss(s, eps, st$delta, st$clip, post = "shift")$estimate)
+    add(eps, "ag", analyze_gauss(s, eps, st$delta, st$clip, calibration = "classic")$estimate)
+    add(eps, "ag_scaled", analyze_gauss(s, eps, st$delta, st$clip, calibration = "classic", post = "shift")$estimate)
     add(eps, "alg2", jl_adaptive(s, eps, st$delta, st$clip, r0 = 2 * st$d)$estimate)
     add(eps, "alg5_2d", iwishart_adaptive(s, eps, st$delta, st$clip, k0 = 2 * st$d)$estimate)
     add(eps, "alg3", wishart_noise(s, eps, st$delta, st$clip)$estimate)
@@ -275,7 +275,7 @@ summary.sheffet_study <- function(object, ...) {
 #' @export
 print.sheffet_study <- function(x, n_rows = 6, ...) {
   st <- attr(x, "settings")
-  cat(sprintf("<sheffet_study> %s regression, d = %s, %d replications, %s seconds\n",
+  cat(sprintf("<sheffet_study> %s regression on simulated data (a study, not a release), d = %s, %d replications, %s seconds\n",
               st$experiment, format(st$d), as.integer(st$reps), format(round(attr(x, "elapsed"), 1))))
   cat(sprintf("n = 2^%s .. 2^%s, epsilon = %s, delta = %s, clip = %s\n",
               format(min(log2(st$n))), format(max(log2(st$n))), paste(st$epsilon, collapse = ", "),

@@ -24,7 +24,7 @@
 #' cov_model(5, "model2")
 #' set.seed(1); round(cov_model(6, "random_sparse", sparsity = 0.2), 3)
 #' @export
-cov_model <- function(p, type = c("model1", "model2", "random_sparse"), rho = 0.6,
+cov_model <- function(p, type = "model1", rho = 0.6,
                       sparsity = 0.2, lambda = 50, scale = 200) {
   type <- check_choice(type, c("model1", "model2", "random_sparse"), "type")
   check_count(p, "p", min = 2)
@@ -74,7 +74,7 @@ cov_model <- function(p, type = c("model1", "model2", "random_sparse"), rho = 0.
 #' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
 #' round(cov(x), 2) # close to 5/3 of the scale matrix
 #' @export
-rdata <- function(n, Sigma, dist = c("gaussian", "t"), df = 5) {
+rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
   check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
@@ -125,10 +125,10 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
 #' The four thresholding methods compared in the modified paper
 #'
 #' A data frame with columns `label` (the paper's notation), `variant`,
-#' `model` and `neighbor` (the sensitivity each paper calibrates with:
-#' replace-one for the modified DP algorithm, add/remove for Wang and Xu's,
-#' and add/remove, i.e. \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}, for
-#' both LDP algorithms).
+#' `model` and `neighbor` (the neighbour notion each paper's printed noise is
+#' right for: replace-one for the modified DP algorithm, zero-out for Wang and
+#' Xu's, and zero-out, i.e. \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2} per
+#' record, for both LDP algorithms).
 #' @return A data frame.
 #' @examples
 #' threshold_methods()
@@ -137,7 +137,7 @@ threshold_methods <- function() {
   data.frame(label = c("modified DP", "Wang-Xu DP", "modified LDP", "Wang-Xu LDP"),
              variant = c("modified", "wang_xu", "modified", "wang_xu"),
              model = c("central", "central", "local", "local"),
-             neighbor = c("replace-one", "add-remove", "add-remove", "add-remove"),
+             neighbor = c("replace-one", "zero-out", "zero-out", "zero-out"),
              stringsAsFactors = FALSE)
 }
 
@@ -161,7 +161,9 @@ threshold_methods <- function() {
 #'   `dist`, `p`, `n`, `epsilon`, `delta`, and optionally `sparsity`.
 #' @param reps Replications per setting.
 #' @param methods A data frame like [threshold_methods()].
-#' @param tune Passed to [dp_threshold()] (default 10-fold CV).
+#' @param tune Passed to [dp_threshold()] (default 10-fold CV, as the papers).
+#' @param calibration Passed to [dp_threshold()] (default `"classic"`, the
+#'   papers' formula, which with `clip = Inf` is used at every epsilon).
 #' @param sigma_clip_inf Row-norm bound the noise is calibrated for.
 #' @param ldp_threshold Passed to [dp_threshold()].
 #' @param df Degrees of freedom of the t data.
@@ -170,7 +172,9 @@ threshold_methods <- function() {
 #' @return A data frame with one row per setting x replication x method x
 #'   truth: the setting's columns, `rep`, `method`, `truth`, `constant`
 #'   (the tuned c), `spectral`, `frobenius`, `l1` (and `rel_*` columns when
-#'   `relative`); attribute `dpcov_version` records the package version.
+#'   `relative`), of class `c("threshold_study", "dp_nonprivate",
+#'   "data.frame")`: a simulation, not a release; attribute `dpcov_version`
+#'   records the package version.
 #' @examples
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
@@ -179,7 +183,13 @@ threshold_methods <- function() {
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
-                      noise_multiplier = 4) {
+                      noise_multiplier = 4, calibration = "classic") {
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
+  tune <- as_threshold_tune(tune)
+  sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
+  ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
+  df <- check_number(df, "df", lower = 2)
+  check_flag(relative, "relative")
   need <- c("cov", "dist", "p", "n", "epsilon", "delta")
   if (!is.data.frame(settings) || !all(need %in% names(settings))) {
     abort("`settings` must be a data frame with columns %s.", paste(need, collapse = ", "))
@@ -201,14 +211,10 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
     truths <- if (st$dist == "t") list(scale = Sigma, covariance = df / (df - 2) * Sigma) else list(scale = Sigma)
     rows <- lapply(seq_len(nrow(methods)), function(m) {
       me <- methods[m, ]
-      rel <- withCallingHandlers(
-        dp_threshold(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
-                     tune = tune, neighbor = me$neighbor, ldp_threshold = ldp_threshold,
-                     sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier),
-        warning = function(w) {
-          # the papers use the classic calibration for every epsilon
-          if (grepl("classic Gaussian calibration", conditionMessage(w))) invokeRestart("muffleWarning")
-        })
+      rel <- dp_threshold(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
+                          tune = tune, neighbor = me$neighbor, ldp_threshold = ldp_threshold,
+                          sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier,
+                          calibration = calibration)
       do.call(rbind, lapply(names(truths), function(tn) {
         e <- cov_error(rel$estimate, truths[[tn]])
         out <- data.frame(method = me$label, truth = tn, constant = rel$params$constant,
@@ -231,7 +237,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   out <- do.call(rbind, res)
   rownames(out) <- NULL
   attr(out, "dpcov_version") <- as.character(utils::packageVersion("dpcov"))
-  out
+  as_nonprivate(out, "threshold_study")
 }
 
 #' Summarise a simulation study

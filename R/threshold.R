@@ -18,17 +18,22 @@
 #'    \eqn{t = c\sqrt{\log p / n} + 4 s \sqrt{\log p}};
 #' 3. projection onto the PSD cone by clipping negative eigenvalues at 0.
 #'
-#' **Variants.** `"wang_xu"` (Wang and Xu 2019, Algorithms 1-2) calibrates
-#' the central noise to add/remove neighbours, sensitivity \eqn{B^2/n}, so
-#' \eqn{s^2 = 2\log(1.25/\delta)B^4/(n\epsilon)^2}. `"modified"` (the
+#' **Variants and neighbour notions.** `"wang_xu"` (Wang and Xu 2019,
+#' Algorithms 1-2) prints the central noise
+#' \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2} (B = 1): sensitivity \eqn{B^2/n}
+#' of the average, which holds for *zero-out* neighbours (one row replaced by
+#' the all-zero row, n public), so that is its default `neighbor`. (Under
+#' add/remove the divisor n changes too and the average moves by up to
+#' \eqn{\sqrt2 B^2/n}; see [second_moment_sensitivity()].) `"modified"` (the
 #' modified Algorithms 1-2) uses replace-one neighbours, sensitivity
 #' \eqn{\sqrt2 B^2/n}, so \eqn{s^2 = 4\log(1.25/\delta)B^4/(n\epsilon)^2}.
-#' In the local model both papers print the per-record
-#' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}, which is the add/remove
-#' calibration (a record against an empty one); local differential privacy
-#' compares any two values of a record, whose \eqn{x x^T} differ by up to
-#' \eqn{\sqrt2 B^2}, so the default here is `neighbor = "replace-one"` and
-#' the papers' value needs `neighbor = "add-remove"`. The modified LDP
+#' In every central release n is public (it sets the noise scale and the
+#' threshold). In the local model both papers print the per-record
+#' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}, which is the zero-out
+#' calibration (a record against the all-zero record); local differential
+#' privacy compares any two values of a record, whose \eqn{x x^T} differ by
+#' up to \eqn{\sqrt2 B^2}, so the default here is `neighbor = "replace-one"`
+#' and the papers' value needs `neighbor = "zero-out"`. The modified LDP
 #' algorithm prints its threshold's noise term as \eqn{4\sigma\sqrt{\log p}}
 #' with the per-record sigma (no \eqn{1/\sqrt n}); at n = 200 that exceeds
 #' every entry and the release is the zero matrix. Its proof works with the
@@ -38,16 +43,19 @@
 #' (same noise, same threshold) except for the tuned constant.
 #'
 #' **Tuning the constant c** (`tune`):
-#' * `"cv"` (default): K-fold cross-validation on `x` (K = 10), see
-#'   [threshold_cv()]. It looks at the private data without spending privacy
-#'   budget, so the release records `tuning$private = FALSE` and print warns.
-#' * a data matrix (or `threshold_tune("public", public = )`): the same
+#' * `"theory"` (default): \eqn{c = \sqrt2 B^2}, from Hoeffding's inequality
+#'   for the \eqn{p(p+1)/2} entries of the average of rows of norm at most B
+#'   (each entry of \eqn{x x^T} lies in an interval of length \eqn{B^2}, so
+#'   every sampling deviation is below \eqn{c\sqrt{\log p/n}} with
+#'   probability at least \eqn{1 - (p+1)/p^3}); data-free, spends nothing,
+#'   conservative.
+#' * a data matrix (or `threshold_tune("public", public = )`): K-fold
 #'   cross-validation on a public or held-out sample that is not part of `x`.
 #' * a number (or `threshold_tune("fixed", constant = )`): that constant.
-#' * `"theory"`: \eqn{c = \sqrt2 B^2}, from Hoeffding's inequality for the
-#'   \eqn{p(p+1)/2} entries of the average of rows of norm at most B
-#'   (every sampling deviation is below \eqn{c\sqrt{\log p/n}} with
-#'   probability at least \eqn{1 - p^{-2}}); spends nothing, conservative.
+#' * `"cv"`: K-fold cross-validation on `x` itself (K = 10), see
+#'   [threshold_cv()], as the papers do. It looks at the private data without
+#'   spending privacy budget, so the release records `tuning$private = FALSE`,
+#'   [has_guarantee()] is `FALSE` and print warns. Ask for it explicitly.
 #'
 #' @param x A data matrix or numeric data frame (rows are records); in the
 #'   central model also a [second_moment()] object or a chunk reader; in the
@@ -59,15 +67,17 @@
 #'   calibrated as if rows had norm at most `sigma_clip_inf`.
 #' @param variant `"modified"` or `"wang_xu"`.
 #' @param model `"central"` or `"local"`.
-#' @param tune How to choose the threshold constant: `"cv"`, `"theory"`, a
-#'   number, a public data matrix, or a [threshold_tune()] object.
+#' @param tune How to choose the threshold constant: `"theory"` (default),
+#'   a number, a public data matrix, `"cv"` (not private), or a
+#'   [threshold_tune()] object.
 #' @param neighbor `NULL` (the variant's default, see Details),
-#'   `"replace-one"` or `"add-remove"`.
+#'   `"replace-one"`, `"zero-out"` or (central model, n treated as public)
+#'   `"add-remove"`.
 #' @param ldp_threshold Modified LDP only: `"averaged"` or `"printed"`.
 #' @param keep_diagonal Never threshold the diagonal (the papers threshold
 #'   every entry, so the default is `FALSE`).
-#' @param calibration `"classic"` (the papers') or `"analytic"`, see
-#'   [gaussian_sigma()].
+#' @param calibration `"analytic"` (default) or `"classic"` (the papers';
+#'   epsilon < 1 only unless `clip = Inf`), see [gaussian_sigma()].
 #' @param sigma_clip_inf With `clip = Inf`, the row-norm bound the noise is
 #'   calibrated for (the papers take 1).
 #' @param method Local model with a data matrix: `"aggregate"` draws the
@@ -86,35 +96,38 @@
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(400 * 10), 400, 10) / 4
-#' r <- dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, tune = "theory")
+#' r <- dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1)
 #' r
 #' # cross-validated constant (not private: recorded and printed as such)
-#' dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, variant = "wang_xu")$params$constant
+#' dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, variant = "wang_xu",
+#'              tune = "cv")$params$constant
 #' @export
-dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_xu"),
-                         model = c("central", "local"), tune = "cv", neighbor = NULL,
-                         ldp_threshold = c("averaged", "printed"), keep_diagonal = FALSE,
-                         calibration = c("classic", "analytic"), sigma_clip_inf = NULL,
-                         method = c("aggregate", "explicit"), noise_multiplier = 4) {
+dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
+                         model = "central", tune = "theory", neighbor = NULL,
+                         ldp_threshold = "averaged", keep_diagonal = FALSE,
+                         calibration = "analytic", sigma_clip_inf = NULL,
+                         method = "aggregate", noise_multiplier = 4) {
   call <- match.call()
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
-  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   method <- check_choice(method, c("aggregate", "explicit"), "method")
   check_flag(keep_diagonal, "keep_diagonal")
-  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
+  noise_multiplier <- check_number(noise_multiplier, "noise_multiplier", lower = 0, upper = 1e6,
+                                   lower_open = FALSE, upper_open = FALSE)
   tune <- as_threshold_tune(tune)
 
   if (inherits(x, "dp_ldp_aggregate")) {
     return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                if (missing(epsilon)) NULL else epsilon,
-                               if (missing(delta)) NULL else delta, noise_multiplier))
+                               if (missing(delta)) NULL else delta, noise_multiplier,
+                               if (missing(clip)) NULL else clip, neighbor))
   }
-  check_epsilon(epsilon)
-  check_delta(delta)
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
   if (missing(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
-  check_clip(clip)
+  clip <- check_clip(clip)
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
   if (tune$method == "cv" && (!is.matrix(x) && !is.data.frame(x))) {
@@ -131,7 +144,8 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
   p <- if (is.null(X)) s$p else ncol(X)
   if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
-                                           calibration, ldp_threshold, noise_multiplier)
+                                           calibration, ldp_threshold, noise_multiplier,
+                                           proven = is.finite(clip))
 
   tuned <- resolve_threshold_constant(tune, X, p, n, cal, clip, B, keep_diagonal)
   noise <- cal(n)
@@ -150,6 +164,10 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = c("modified", "wang_
 threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   n <- if (is.null(X)) s$n else nrow(X)
   if (model == "local" && method == "explicit") {
+    if (n * ncol(X)^2 > 1e10) {
+      abort("`method` = \"explicit\" would draw n p(p+1)/2 = %s normals; use method = \"aggregate\", which draws the same distribution.",
+            format(n * ncol(X) * (ncol(X) + 1) / 2, big.mark = ","), .arg = "method")
+    }
     return(ldp_report_sum_cpp(X, clip, noise$sigma_record) / n)
   }
   gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
@@ -173,15 +191,11 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
     params$ldp_threshold <- if (variant == "modified") ldp_threshold else "averaged"
     if (!is.null(method)) params$method <- method
   }
-  guarantee <- if (model == "local" && is.finite(clip)) {
-    sprintf("(%s, %s)-local differential privacy for every record (%s neighbours: %s), rows clipped to L2 norm <= %s.",
-            format(epsilon), format(delta), neighbor,
-            if (neighbor == "replace-one") "any two values of a record" else "a record against an absent one",
-            format(clip))
-  } else NULL
+  # n is public in every thresholding release: it sets the noise scale and
+  # the threshold (and is fixed by replace-one and zero-out neighbours)
   new_dp_release(est, "threshold", threshold_mechanism_name(variant, model), epsilon, delta,
-                 neighbor, clip, n, p, params = params, tuning = tuned$record,
-                 guarantee = guarantee, call = call)
+                 neighbor, clip, n, p, n_public = TRUE, params = params, tuning = tuned$record,
+                 call = call, local = model == "local")
 }
 
 threshold_mechanism_name <- function(variant, model) {
@@ -191,15 +205,21 @@ threshold_mechanism_name <- function(variant, model) {
 
 threshold_neighbor <- function(neighbor, variant, model) {
   if (is.null(neighbor)) {
-    return(if (model == "central" && variant == "wang_xu") "add-remove" else "replace-one")
+    return(if (model == "central" && variant == "wang_xu") "zero-out" else "replace-one")
   }
-  check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
+  if (model == "local") {
+    if (identical(neighbor, "add-remove")) {
+      abort("`neighbor` = \"add-remove\" has no meaning for one record's report; the papers' local noise is the \"zero-out\" calibration (a record against the all-zero record).")
+    }
+    return(check_choice(neighbor, c("replace-one", "zero-out"), "neighbor"))
+  }
+  check_choice(neighbor, dp_neighbors, "neighbor")
 }
 
 # Noise sds at sample size m, and the noise term of the threshold.
 threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta,
-                                  calibration, ldp_threshold, multiplier = 4) {
-  nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration)
+                                  calibration, ldp_threshold, multiplier = 4, proven = TRUE) {
+  nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration, proven)
   nz$multiplier <- multiplier
   nz$t_noise <- if (model == "local" && variant == "modified" && ldp_threshold == "printed") {
     nz$sigma_record
@@ -207,16 +227,12 @@ threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta
   nz
 }
 
-check_threshold_data <- function(x) {
-  X <- check_data_matrix(x, min_rows = 2L)
-  if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", ncol(X))
-  # one pass in C++ without per-column copies (shared with dp_compress)
-  const <- which(scan_columns_cpp(X) %in% c(1L, 2L))
-  if (length(const)) {
-    nm <- if (is.null(colnames(X))) as.character(const) else colnames(X)[const]
-    abort("column(s) %s of `x` are constant; drop them (a constant column carries no covariance).",
-          paste(nm, collapse = ", "))
-  }
+# Constant or zero columns are valid data (their covariance entries are
+# simply 0): refusing them would make the release fail or succeed on the
+# private values.
+check_threshold_data <- function(x, arg = "x") {
+  X <- check_data_matrix(x, arg, min_rows = 2L)
+  if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `%s` has %d.", arg, ncol(X), .arg = arg)
   X
 }
 
@@ -248,24 +264,23 @@ colnames_of <- function(x, X, s) {
 #' threshold_tune("cv", folds = 5)
 #' threshold_tune("fixed", constant = 2)
 #' @export
-threshold_tune <- function(method = c("cv", "public", "fixed", "theory"), folds = 10,
+threshold_tune <- function(method = "theory", folds = 10,
                            grid = NULL, public = NULL, constant = NULL, noise = TRUE) {
-  method <- check_choice(method, c("cv", "public", "fixed", "theory"), "method")
-  check_count(folds, "folds", min = 2)
+  method <- check_choice(method, c("theory", "fixed", "public", "cv"), "method")
+  folds <- check_count(folds, "folds", min = 2, max = 1e6)
   check_flag(noise, "noise")
   if (!is.null(grid)) {
-    if (!is.numeric(grid) || !length(grid) || anyNA(grid) || any(!is.finite(grid)) || any(grid < 0)) {
-      abort("`grid` must be a vector of finite constants >= 0.")
-    }
-    grid <- sort(unique(as.numeric(grid)))
+    grid <- check_numeric_vector(grid, "grid", lower = 0)
+    if (length(grid) > 1e6) abort("`grid` has %d candidates; at most 1e6 are allowed.", length(grid))
+    grid <- sort(unique(grid))
   }
   if (method == "public") {
     if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".")
-    public <- check_threshold_data(public)
+    public <- check_threshold_data(public, "public")
   }
   if (method == "fixed") {
     if (is.null(constant)) abort("`constant` is required for method \"fixed\".")
-    check_number(constant, "constant", lower = 0, lower_open = FALSE)
+    constant <- check_number(constant, "constant", lower = 0, lower_open = FALSE)
   }
   structure(list(method = method, folds = folds, grid = grid, public = public,
                  constant = constant, noise = noise), class = "threshold_tune")
@@ -282,7 +297,13 @@ print.threshold_tune <- function(x, ...) {
 }
 
 as_threshold_tune <- function(tune) {
-  if (inherits(tune, "threshold_tune")) return(tune)
+  if (inherits(tune, "threshold_tune")) {
+    # a hand-made object is input like any other: rebuild it through the checks
+    if (!is.list(tune)) abort("`tune` is not a valid threshold_tune object.")
+    return(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
+                          tune$public, tune$constant, if (is.null(tune$noise)) TRUE else tune$noise))
+  }
+  if (is.null(tune)) abort("`tune` must be \"theory\", a number, a public data matrix, \"cv\", or threshold_tune(), not NULL.")
   if (is.character(tune) && length(tune) == 1L) {
     if (tune %in% c("cv", "theory")) return(threshold_tune(tune))
     abort("`tune` must be \"cv\", \"theory\", a number, a public data matrix, or threshold_tune(); got \"%s\".", tune)
@@ -392,34 +413,38 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #' cv <- threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5)
 #' cv$constant
 #' @export
-threshold_cv <- function(x, epsilon, delta, clip, variant = c("modified", "wang_xu"),
-                         model = c("central", "local"), folds = 10, grid = NULL,
-                         neighbor = NULL, ldp_threshold = c("averaged", "printed"),
-                         keep_diagonal = FALSE, calibration = c("classic", "analytic"),
-                         sigma_clip_inf = NULL, noise = TRUE, method = c("downdate", "naive"),
+threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
+                         model = "central", folds = 10, grid = NULL,
+                         neighbor = NULL, ldp_threshold = "averaged",
+                         keep_diagonal = FALSE, calibration = "analytic",
+                         sigma_clip_inf = NULL, noise = TRUE, method = "downdate",
                          noise_multiplier = 4) {
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
-  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   method <- check_choice(method, c("downdate", "naive"), "method")
   check_flag(keep_diagonal, "keep_diagonal")
-  check_epsilon(epsilon)
-  check_delta(delta)
-  check_clip(clip)
-  check_number(noise_multiplier, "noise_multiplier", lower = 0, lower_open = FALSE)
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  clip <- check_clip(clip)
+  noise_multiplier <- check_number(noise_multiplier, "noise_multiplier", lower = 0, upper = 1e6,
+                                   lower_open = FALSE, upper_open = FALSE)
   tune <- threshold_tune("cv", folds = folds, grid = grid, noise = noise)
+  folds <- tune$folds
   X <- check_threshold_data(x)
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
-                             as.integer(folds), as.integer(folds), nrow(X))
+                             as.integer(folds), as.integer(folds), nrow(X), .arg = "folds")
+  check_cells(folds * ncol(X)^2, "the fold Gram matrices", "folds")
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
-                                           calibration, ldp_threshold, noise_multiplier)
+                                           calibration, ldp_threshold, noise_multiplier,
+                                           proven = is.finite(clip))
   cv <- run_threshold_cv(X, folds, tune$grid, clip, cal, keep_diagonal, noise, method == "downdate")
-  structure(list(constant = cv$constant, grid = cv$grid, loss = cv$loss, folds = folds,
-                 n = nrow(X), p = ncol(X), method = method),
-            class = "threshold_cv")
+  as_nonprivate(list(constant = cv$constant, grid = cv$grid, loss = cv$loss, folds = folds,
+                     n = nrow(X), p = ncol(X), method = method),
+                "threshold_cv")
 }
 
 #' @export
@@ -428,7 +453,8 @@ print.threshold_cv <- function(x, ...) {
               as.integer(x$folds), x$method, as.integer(x$n), as.integer(x$p)))
   cat(sprintf("Chosen constant c = %s (mean held-out Frobenius^2 loss %s) among %d candidates\n",
               format(x$constant, digits = 4), format(min(x$loss), digits = 4), length(x$grid)))
-  cat("NOT private: computed from the data without noise on the choice.\n")
+  cat("NOT private: computed from the data without noise on the choice; its grid\n",
+      "reveals the largest diagonal entry of the clipped second moment.\n", sep = "")
   invisible(x)
 }
 
@@ -460,18 +486,18 @@ plot.threshold_cv <- function(x, ...) {
 #' symmetric with iid \eqn{N(0, \sigma^2)} entries on and above the
 #' diagonal, sigma calibrated by [gaussian_sigma()] to the sensitivity of
 #' \eqn{x x^T} (`neighbor = "replace-one"`: any two values of a record,
-#' \eqn{\sqrt2 B^2}; `"add-remove"`: a record against an absent one,
+#' \eqn{\sqrt2 B^2}; `"zero-out"`: a record against the all-zero record,
 #' \eqn{B^2}, the papers' \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}
-#' for B = 1). Each report is (epsilon, delta)-locally differentially
-#' private on its own. Reports take \eqn{n p(p+1)/2} numbers in memory; for
-#' simulations [dp_threshold()] with `model = "local"` draws their average
-#' directly.
+#' for B = 1 with the classic calibration). Each report is (epsilon,
+#' delta)-locally differentially private on its own. Reports take
+#' \eqn{n p(p+1)/2} numbers in memory; for simulations [dp_threshold()] with
+#' `model = "local"` draws their average directly.
 #'
 #' @param x One record (numeric vector) or a matrix whose rows are records.
 #' @param epsilon,delta Privacy parameters.
 #' @param clip Row-norm bound B (finite).
-#' @param neighbor `"replace-one"` or `"add-remove"`.
-#' @param calibration `"classic"` or `"analytic"`.
+#' @param neighbor `"replace-one"` (default) or `"zero-out"`.
+#' @param calibration `"analytic"` (default) or `"classic"` (epsilon < 1).
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
 #'   and the privacy settings.
@@ -482,36 +508,90 @@ plot.threshold_cv <- function(x, ...) {
 #' agg <- ldp_aggregate(rep1, rep2)
 #' as.matrix(agg)
 #' @export
-ldp_perturb <- function(x, epsilon, delta, clip, neighbor = c("replace-one", "add-remove"),
-                        calibration = c("classic", "analytic")) {
-  neighbor <- check_choice(neighbor, c("replace-one", "add-remove"), "neighbor")
-  calibration <- check_choice(calibration, c("classic", "analytic"), "calibration")
-  if (is.numeric(x) && is.null(dim(x))) x <- matrix(x, nrow = 1L)
+ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
+                        calibration = "analytic") {
+  set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
+  if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
   X <- check_data_matrix(x)
-  check_epsilon(epsilon)
-  check_delta(delta)
-  check_clip(clip)
-  if (!is.finite(clip)) abort("`clip` must be finite in the local model: the noise needs a bound on every record.")
-  sigma <- gaussian_sigma(second_moment_sensitivity(clip, neighbor), epsilon, delta, calibration)
-  norms <- sqrt(rowSums(X^2))
-  X <- X * ifelse(norms > clip, clip / norms, 1)
   p <- ncol(X)
+  check_cells(nrow(X) * p * (p + 1) / 2, "the reports", "x")
+  X <- X * clip_factors(X, set$clip)
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
-    matrix(stats::rnorm(nrow(X) * nrow(ij), sd = sigma), nrow(X))
-  structure(list(reports = unname(reports), p = p, sigma = sigma, epsilon = epsilon,
-                 delta = delta, clip = clip, neighbor = neighbor, calibration = calibration,
-                 colnames = colnames(X)),
+    matrix(stats::rnorm(nrow(X) * nrow(ij), sd = set$sigma), nrow(X))
+  structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),
             class = "ldp_reports")
+}
+
+# The settings of the local model, validated, with the per-record sigma they imply.
+ldp_settings <- function(epsilon, delta, clip, neighbor, calibration) {
+  if (identical(neighbor, "add-remove")) {
+    abort("`neighbor` = \"add-remove\" has no meaning for one record's report; the papers' local noise is the \"zero-out\" calibration (a record against the all-zero record).")
+  }
+  neighbor <- check_choice(neighbor, c("replace-one", "zero-out"), "neighbor")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  clip <- check_clip(clip)
+  if (!is.finite(clip)) abort("`clip` must be finite in the local model: the noise needs a bound on every record.")
+  sigma <- noise_sigma(gram_sensitivity(clip, neighbor), epsilon, delta, calibration)
+  list(sigma = sigma, epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor,
+       calibration = calibration)
+}
+
+# Per-row factors min(1, clip / ||x||), with norms that overflow when squared
+# computed after scaling by the row's largest entry.
+clip_factors <- function(X, clip) {
+  sq <- rowSums(X^2)
+  f <- ifelse(sq > clip^2, clip / sqrt(sq), 1)
+  big <- which(!is.finite(sq))
+  for (i in big) {
+    top <- max(abs(X[i, ]))
+    f[i] <- (clip / top) / sqrt(sum((X[i, ] / top)^2))
+  }
+  f
 }
 
 #' @export
 print.ldp_reports <- function(x, ...) {
+  x <- check_ldp_reports(x)
   cat(sprintf("<ldp_reports> %d report(s) of a %d x %d second moment, noise sd %s per entry\n",
-              nrow(x$reports), x$p, x$p, format(x$sigma, digits = 4)))
+              nrow(x$reports), as.integer(x$p), as.integer(x$p), format(x$sigma, digits = 4)))
   cat(sprintf("Each is (%s, %s)-locally differentially private (%s), clip = %s.\n",
               format(x$epsilon), format(x$delta), x$neighbor, format(x$clip)))
   invisible(x)
+}
+
+# A batch of reports as received: settings valid and consistent with the
+# sigma they declare, reports a numeric matrix of the right width. Returns
+# NULL (with the reason) instead of failing, so that the server can drop it.
+check_ldp_reports <- function(r, fail = TRUE) {
+  reason <- NULL
+  keys <- c("reports", "p", "sigma", "epsilon", "delta", "clip", "neighbor", "calibration")
+  if (!is.list(r) || !all(keys %in% names(r))) {
+    reason <- "it is not an ldp_reports object from ldp_perturb()"
+  } else {
+    set <- tryCatch(ldp_settings(r$epsilon, r$delta, r$clip, r$neighbor, r$calibration),
+                    dpcov_error = function(e) conditionMessage(e))
+    if (is.character(set)) {
+      reason <- paste("its settings are invalid:", set)
+    } else if (!is_number(r$sigma) || !isTRUE(abs(r$sigma - set$sigma) <= 1e-9 * set$sigma)) {
+      reason <- "its noise sd does not match its privacy settings"
+    } else if (!is_number(r$p) || r$p < 1 || r$p != round(r$p) || r$p > 1e5) {
+      reason <- "its dimension p is not a whole number"
+    } else if (!is.matrix(r$reports) || !is.numeric(r$reports) || is.object(r$reports) ||
+               ncol(r$reports) != r$p * (r$p + 1) / 2) {
+      reason <- "its reports are not a numeric matrix with p(p+1)/2 columns"
+    } else if (!is.null(r$colnames) && (!is.character(r$colnames) || length(r$colnames) != r$p)) {
+      reason <- "its column names do not match p"
+    }
+  }
+  if (!is.null(reason)) {
+    if (fail) abort("`x` is not a valid ldp_reports object: %s.", reason)
+    return(reason)
+  }
+  r$settings <- set
+  r
 }
 
 #' Local model: aggregate the reports on the server side
@@ -521,72 +601,125 @@ print.ldp_reports <- function(x, ...) {
 #' locally private reports) with noise of sd `sigma / sqrt(n)` per entry;
 #' pass it to [dp_threshold()] to threshold it.
 #'
-#' @param ... `ldp_reports` objects (or one list of them), all made with the
-#'   same privacy settings.
+#' The server is robust to faulty or malicious clients: a batch whose
+#' settings differ from the server's (`epsilon`, `delta`, `clip`, `neighbor`,
+#' `calibration`; by default those of the first valid batch), whose declared
+#' noise does not match them, or whose shape is wrong is dropped whole; a
+#' report with a missing, infinite or impossible value (an entry farther from
+#' \eqn{[-B^2, B^2]} than an honest report's noise reaches with probability
+#' \eqn{10^{-12}}) is dropped. The counts are returned in
+#' `params$dropped_batches` and `params$dropped_reports`, with a warning. The
+#' rule looks only at the (already private) reports, so it costs no privacy.
+#'
+#' @param ... `ldp_reports` objects (or one list of them).
+#' @param epsilon,delta,clip,neighbor,calibration The settings the server
+#'   asked its clients to use (recommended); `NULL` takes those of the first
+#'   valid batch.
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
 #'   whose `estimate` is the averaged noisy p x p second moment.
 #' @examples
 #' set.seed(4)
 #' reports <- ldp_perturb(matrix(rnorm(50 * 3), 50, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
-#' ldp_aggregate(reports)
+#' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1)
 #' @export
-ldp_aggregate <- function(...) {
+ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighbor = NULL,
+                          calibration = NULL) {
   parts <- list(...)
   if (length(parts) == 1L && is.list(parts[[1L]]) && !inherits(parts[[1L]], "ldp_reports")) {
     parts <- parts[[1L]]
   }
-  if (!length(parts)) abort("no reports given.")
+  if (!length(parts)) abort("no reports given in `...`.", .arg = "...")
   if (!all(vapply(parts, inherits, logical(1), "ldp_reports"))) {
-    abort("every argument must be an `ldp_reports` object from ldp_perturb().")
+    abort("every argument in `...` must be an `ldp_reports` object from ldp_perturb().", .arg = "...")
   }
-  keys <- c("p", "sigma", "epsilon", "delta", "clip", "neighbor", "calibration")
-  first <- parts[[1L]]
-  for (r in parts[-1L]) {
-    if (!identical(r[keys], first[keys])) {
-      abort("the reports were made with different settings (p, epsilon, delta, clip, neighbor or calibration).")
+  checked <- lapply(parts, check_ldp_reports, fail = FALSE)
+  valid <- !vapply(checked, is.character, logical(1))
+  given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor, calibration = calibration)
+  if (all(vapply(given, is.null, logical(1)))) {
+    if (!any(valid)) abort("no valid batch of reports in `...`: %s.", checked[[1L]], .arg = "...")
+    set <- checked[[which(valid)[1L]]]$settings
+    p <- checked[[which(valid)[1L]]]$p
+  } else {
+    if (any(vapply(given, is.null, logical(1)))) {
+      abort("give all of `epsilon`, `delta`, `clip`, `neighbor` and `calibration`, or none of them.", .arg = "epsilon")
     }
+    set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
+    p <- if (any(valid)) checked[[which(valid)[1L]]]$p else NA
   }
-  total <- Reduce(`+`, lapply(parts, function(r) colSums(r$reports)))
-  n <- sum(vapply(parts, function(r) nrow(r$reports), numeric(1)))
-  p <- first$p
+  same <- function(r) {
+    identical(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
+              set[c("epsilon", "delta", "clip", "neighbor", "calibration")]) && r$p == p
+  }
+  keep <- valid
+  keep[valid] <- vapply(checked[valid], same, logical(1))
+  dropped_batches <- sum(!keep)
+  if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
+  checked <- checked[keep]
+  # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
+  m <- p * (p + 1) / 2
+  bound <- set$clip^2 + stats::qnorm(1e-12 / (2 * m), lower.tail = FALSE) * set$sigma
+  total <- numeric(m)
+  n <- 0
+  dropped_reports <- 0
+  for (r in checked) {
+    ok <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
+    ok[is.na(ok)] <- FALSE
+    dropped_reports <- dropped_reports + sum(!ok)
+    total <- total + colSums(r$reports[ok, , drop = FALSE])
+    n <- n + sum(ok)
+  }
+  if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
+  if (dropped_batches + dropped_reports > 0) {
+    warning(sprintf("ldp_aggregate(): dropped %d batch(es) that do not match the settings and %d report(s) with missing, infinite or impossible values.",
+                    as.integer(dropped_batches), as.integer(dropped_reports)), call. = FALSE)
+  }
   avg <- matrix(0, p, p)
   avg[upper.tri(avg, diag = TRUE)] <- total / n
   avg[lower.tri(avg)] <- t(avg)[lower.tri(avg)]
-  if (!is.null(first$colnames)) dimnames(avg) <- list(first$colnames, first$colnames)
+  nm <- checked[[1L]]$colnames
+  if (!is.null(nm)) dimnames(avg) <- list(nm, nm)
   new_dp_release(avg, "ldp_aggregate", "LDP aggregate of perturbed second moments",
-                 first$epsilon, first$delta, first$neighbor, first$clip, n, p,
-                 params = list(sigma_record = first$sigma, noise_sd = first$sigma / sqrt(n),
-                               calibration = first$calibration),
-                 guarantee = sprintf("(%s, %s)-local differential privacy for every record (%s neighbours), rows clipped to L2 norm <= %s.",
-                                     format(first$epsilon), format(first$delta), first$neighbor,
-                                     format(first$clip)),
-                 call = match.call())
+                 set$epsilon, set$delta, set$neighbor, set$clip, n, p, n_public = TRUE,
+                 params = list(sigma_record = set$sigma, noise_sd = set$sigma / sqrt(n),
+                               calibration = set$calibration, dropped_batches = dropped_batches,
+                               dropped_reports = dropped_reports),
+                 call = NULL, local = TRUE)
 }
 
-# Threshold a server-side aggregate: the noise is already in it.
+# Threshold a server-side aggregate: the noise is already in it. The
+# aggregate is input like any other (it may be hand-made): its settings are
+# re-validated and must match any the caller gives.
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
-                                epsilon, delta, noise_multiplier) {
-  if (model != "local") abort("an `ldp_aggregate()` result is a local-model release; use model = \"local\".")
-  if ((!is.null(epsilon) && !isTRUE(all.equal(epsilon, agg$epsilon))) ||
-      (!is.null(delta) && !isTRUE(all.equal(delta, agg$delta)))) {
-    abort("`epsilon`/`delta` differ from those the reports were perturbed with (%s, %s).",
-          format(agg$epsilon), format(agg$delta))
+                                epsilon, delta, noise_multiplier, clip, neighbor) {
+  if (model != "local") abort("`x` is an `ldp_aggregate()` result, a local-model release; use model = \"local\".", .arg = "model")
+  check_release(agg, "x", square = TRUE)
+  if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
+  set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),
+                  dpcov_error = function(e) abort("`x` is not a valid ldp_aggregate: %s", conditionMessage(e)))
+  given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor)
+  for (g in names(given)) {
+    v <- given[[g]]
+    if (!is.null(v) && !identical(v, set[[g]]) && !isTRUE(all.equal(v, set[[g]]))) {
+      abort("`%s` differs from the value the reports were perturbed with (%s).", g, format(set[[g]]), .arg = g)
+    }
   }
   if (tune$method %in% c("cv")) {
-    abort("the server holds only the aggregate, so it cannot cross-validate on the records; use a public sample, a fixed constant or \"theory\".")
+    abort("the server holds only the aggregate, so it cannot cross-validate on the records; use a public sample, a fixed constant or \"theory\" for `tune`.", .arg = "tune")
   }
   n <- agg$n
   p <- agg$p
-  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate has %d.", as.integer(p))
-  B <- agg$clip
-  cal <- function(m) threshold_noise_terms(variant, "local", agg$neighbor, B, m, agg$epsilon,
-                                           agg$delta, agg$params$calibration, ldp_threshold,
+  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(p))
+  B <- set$clip
+  cal <- function(m) threshold_noise_terms(variant, "local", set$neighbor, B, m, set$epsilon,
+                                           set$delta, set$calibration, ldp_threshold,
                                            noise_multiplier)
   tuned <- resolve_threshold_constant(tune, NULL, p, n, cal, B, B, keep_diagonal)
   noise <- cal(n)
   t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
   nm <- rownames(agg$estimate)
-  finish_threshold(agg$estimate, t, keep_diagonal, nm, variant, "local", agg$epsilon, agg$delta,
-                   agg$neighbor, B, n, p, noise, B, agg$params$calibration, ldp_threshold, tuned,
+  est <- agg$estimate
+  storage.mode(est) <- "double"
+  finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
+                   set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
                    method = "client reports", call = call)
 }

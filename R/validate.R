@@ -1,130 +1,187 @@
 # Argument checks. Every user-facing function validates here, in R, before any
-# C++ runs; messages name the argument and say what was expected.
+# C++ runs; messages name the argument and say what was expected. Every check
+# returns the value in the form the C++ core needs (doubles, not integers), so
+# callers assign its result: `clip <- check_clip(clip)`.
 
-abort <- function(...) stop(sprintf(...), call. = FALSE)
+#' Raise a dpcov error: class `c("dpcov_error", "error", "condition")`, message
+#' from `sprintf(fmt, ...)`, and the offending argument's name in `$arg` when
+#' the message is about one argument.
+#' @noRd
+abort <- function(fmt, ..., .arg = NULL) {
+  msg <- if (...length()) sprintf(fmt, ...) else fmt
+  if (is.null(.arg) && grepl("`[A-Za-z._][A-Za-z0-9._]*`", msg)) {
+    .arg <- sub("^[^`]*`([A-Za-z._][A-Za-z0-9._]*)`.*$", "\\1", msg)
+  }
+  stop(structure(class = c("dpcov_error", "error", "condition"),
+                 list(message = msg, call = NULL, arg = .arg)))
+}
 
-is_number <- function(x) is.numeric(x) && length(x) == 1L && !is.na(x)
+# Plain numbers only: no factors, dates or other classed objects, which are
+# numeric underneath but not what the argument means.
+is_number <- function(x) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && !is.object(x)
+}
+
+# Ranges outside which the arithmetic of a release is no longer trustworthy
+# (overflow or underflow when squaring or summing), so they are refused. See
+# the "Privacy guarantees" vignette.
+dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 1)
 
 #' Coerce to a numeric matrix of finite values, or fail with a clear message.
 #' Accepts numeric matrices, numeric vectors (one column) and data frames whose
-#' columns are all numeric.
+#' columns are all numeric or logical.
 #' @noRd
 check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
   if (is.data.frame(x)) {
-    bad <- !vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
+    bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.object(col) ||
+                     inherits(col, "AsIs") && is.numeric(col), logical(1))
     if (any(bad)) {
-      abort("`%s` has non-numeric column(s): %s.", arg,
-            paste(names(x)[bad], collapse = ", "))
+      abort("`%s` has non-numeric column(s): %s; convert factors and character columns to numbers (e.g. with model.matrix()) or drop them.",
+            arg, paste(names(x)[bad], collapse = ", "), .arg = arg)
     }
     x <- as.matrix(x)
   }
-  if (is.vector(x) && is.numeric(x)) x <- matrix(x, ncol = 1L)
-  if (!is.matrix(x)) abort("`%s` must be a numeric matrix or data frame, not %s.", arg, class(x)[1])
-  if (!is.numeric(x)) abort("`%s` must be numeric, not %s.", arg, typeof(x))
-  if (anyNA(x)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
+  if (is.null(x)) abort("`%s` must be a numeric matrix or data frame, not NULL.", arg, .arg = arg)
+  if (is.vector(x) && (is.numeric(x) || is.logical(x)) && !is.object(x)) x <- matrix(x, ncol = 1L)
+  if (!is.matrix(x) || is.object(x) && !inherits(x, "AsIs")) {
+    abort("`%s` must be a numeric matrix or data frame, not %s.", arg, class(x)[1], .arg = arg)
+  }
+  if (!(is.numeric(x) || is.logical(x))) abort("`%s` must be numeric, not %s.", arg, typeof(x), .arg = arg)
+  if (nrow(x) < min_rows) abort("`%s` needs at least %d row(s), has %d.", arg, as.integer(min_rows), nrow(x), .arg = arg)
+  if (ncol(x) < min_cols) abort("`%s` needs at least %d column(s), has %d.", arg, as.integer(min_cols), ncol(x), .arg = arg)
+  if (anyNA(x)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg, .arg = arg)
+  if (!is.double(x)) storage.mode(x) <- "double"
   # with NA ruled out, min() and max() find +-Inf without n x p temporaries
   # (is.infinite(x) allocates one, and so does range(), through c())
-  if (length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort("`%s` contains infinite values.", arg)
-  if (nrow(x) < min_rows) abort("`%s` needs at least %d row(s), has %d.", arg, as.integer(min_rows), nrow(x))
-  if (ncol(x) < min_cols) abort("`%s` needs at least %d column(s), has %d.", arg, as.integer(min_cols), ncol(x))
-  if (!is.double(x)) storage.mode(x) <- "double"
+  if (length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort("`%s` contains infinite values.", arg, .arg = arg)
   x
 }
 
-#' A real number in an interval; open or closed ends.
+#' A real number in an interval; open or closed ends. Returns it as a double.
 #' @noRd
 check_number <- function(x, arg, lower = -Inf, upper = Inf,
                          lower_open = TRUE, upper_open = TRUE, finite = TRUE) {
-  if (!is_number(x)) abort("`%s` must be a single number.", arg)
-  if (finite && !is.finite(x)) abort("`%s` must be finite.", arg)
+  if (!is_number(x)) abort("`%s` must be a single number.", arg, .arg = arg)
+  if (finite && !is.finite(x)) abort("`%s` must be finite.", arg, .arg = arg)
   below <- if (lower_open) x <= lower else x < lower
   above <- if (upper_open) x >= upper else x > upper
   if (below || above) {
     abort("`%s` must be in %s%s, %s%s; got %s.", arg,
           if (lower_open) "(" else "[", format(lower), format(upper),
-          if (upper_open) ")" else "]", format(x))
+          if (upper_open) ")" else "]", format(x), .arg = arg)
   }
-  invisible(x)
+  as.double(x)
 }
 
-#' Privacy parameter epsilon > 0, optionally below a method's upper limit.
+#' Privacy parameter epsilon, in the range dpcov computes reliably and below a
+#' method's upper limit.
 #' @noRd
 check_epsilon <- function(epsilon, max = Inf, method = NULL) {
-  if (!is_number(epsilon) || !is.finite(epsilon)) abort("`epsilon` must be a single finite number.")
-  if (epsilon <= 0) abort("`epsilon` must be > 0; got %s.", format(epsilon))
+  if (!is_number(epsilon) || !is.finite(epsilon)) abort("`epsilon` must be a single finite number.", .arg = "epsilon")
+  if (epsilon <= 0) abort("`epsilon` must be > 0; got %s.", format(epsilon), .arg = "epsilon")
+  lim <- dp_limits$epsilon
+  if (epsilon < lim[1] || epsilon > lim[2]) {
+    abort("`epsilon` must be in [%s, %s]; got %s (outside it the noise scale is not computed reliably).",
+          format(lim[1]), format(lim[2]), format(epsilon), .arg = "epsilon")
+  }
   if (epsilon >= max) {
     abort("`epsilon` must be < %s for %s; got %s.", format(max),
-          if (is.null(method)) "this method" else method, format(epsilon))
+          if (is.null(method)) "this method" else method, format(epsilon), .arg = "epsilon")
   }
-  invisible(epsilon)
+  as.double(epsilon)
 }
 
 #' Privacy parameter delta in (0, max), max <= 1.
 #' @noRd
 check_delta <- function(delta, max = 1, method = NULL) {
-  if (!is_number(delta)) abort("`delta` must be a single number.")
-  if (delta <= 0 || delta >= 1) abort("`delta` must be in (0, 1); got %s.", format(delta))
+  if (!is_number(delta)) abort("`delta` must be a single number.", .arg = "delta")
+  if (!(delta > 0 && delta < 1)) abort("`delta` must be in (0, 1); got %s.", format(delta), .arg = "delta")
+  if (delta < .Machine$double.xmin) abort("`delta` must be at least %s; got %s.", format(.Machine$double.xmin), format(delta), .arg = "delta")
   if (delta >= max) {
     abort("`delta` must be < %s for %s; got %s.", format(max, digits = 4),
-          if (is.null(method)) "this method" else method, format(delta))
+          if (is.null(method)) "this method" else method, format(delta), .arg = "delta")
   }
-  invisible(delta)
+  as.double(delta)
 }
 
-#' A whole number >= min (stored as double or integer).
+#' A whole number in [min, max] (stored as double or integer); returned as a
+#' double so that counts beyond the integer range stay exact.
 #' @noRd
-check_count <- function(x, arg, min = 1) {
-  if (!is_number(x) || !is.finite(x) || x != round(x)) abort("`%s` must be a single whole number.", arg)
-  if (x < min) abort("`%s` must be >= %s; got %s.", arg, format(min), format(x))
-  invisible(x)
+check_count <- function(x, arg, min = 1, max = 2^52) {
+  if (!is_number(x) || !is.finite(x) || x != round(x)) abort("`%s` must be a single whole number.", arg, .arg = arg)
+  if (x < min) abort("`%s` must be >= %s; got %s.", arg, format(min), format(x), .arg = arg)
+  if (x > max) abort("`%s` must be <= %s; got %s.", arg, format(max), format(x), .arg = arg)
+  as.double(x)
 }
 
-#' Row-norm bound B: positive, Inf allowed (no clipping, no guarantee).
+#' Row-norm bound B: positive and within the range whose squares and sums stay
+#' finite, or Inf (no clipping, no guarantee).
 #' @noRd
-check_clip <- function(clip) {
-  if (!is_number(clip)) abort("`clip` must be a single number (the row-norm bound B), or Inf.")
-  if (clip <= 0) abort("`clip` must be > 0; got %s.", format(clip))
-  invisible(clip)
+check_clip <- function(clip, arg = "clip") {
+  if (!is_number(clip)) abort("`%s` must be a single number (the row-norm bound B), or Inf.", arg, .arg = arg)
+  if (clip <= 0) abort("`%s` must be > 0; got %s.", arg, format(clip), .arg = arg)
+  lim <- dp_limits$clip
+  if (is.finite(clip) && (clip < lim[1] || clip > lim[2])) {
+    abort("`%s` must be in [%s, %s] (or Inf); got %s. Rescale the data so that row norms are of moderate size.",
+          arg, format(lim[1]), format(lim[2]), format(clip), .arg = arg)
+  }
+  as.double(clip)
 }
 
 #' Single TRUE/FALSE.
 #' @noRd
 check_flag <- function(x, arg) {
-  if (!is.logical(x) || length(x) != 1L || is.na(x)) abort("`%s` must be TRUE or FALSE.", arg)
-  invisible(x)
+  if (!is.logical(x) || length(x) != 1L || is.na(x) || is.object(x)) abort("`%s` must be TRUE or FALSE.", arg, .arg = arg)
+  x
+}
+
+#' Refuse a result whose size would exhaust memory, before allocating it.
+#' @noRd
+check_cells <- function(cells, what, arg) {
+  if (cells > dp_limits$cells) {
+    abort("%s would hold %s numbers, more than the %s dpcov allocates; reduce `%s`.",
+          what, format(cells, big.mark = ","), format(dp_limits$cells, big.mark = ","), arg, .arg = arg)
+  }
+  invisible(cells)
 }
 
 #' Square symmetric positive definite matrix of finite numbers.
 #' @noRd
 check_spd <- function(S, arg) {
-  if (is.numeric(S) && length(S) == 1L && is.null(dim(S))) S <- matrix(S)
-  if (!is.matrix(S) || !is.numeric(S)) abort("`%s` must be a numeric matrix.", arg)
-  if (anyNA(S) || any(!is.finite(S))) abort("`%s` contains NA, NaN or infinite values.", arg)
-  if (nrow(S) != ncol(S)) abort("`%s` must be square; it is %d x %d.", arg, nrow(S), ncol(S))
-  if (nrow(S) < 1L) abort("`%s` must have at least one row.", arg)
-  tol <- 100 * .Machine$double.eps * max(1, max(abs(S)))
-  if (max(abs(S - t(S))) > tol) abort("`%s` must be symmetric.", arg)
-  if (inherits(try(chol(S), silent = TRUE), "try-error")) {
-    abort("`%s` must be positive definite.", arg)
-  }
+  if (is_number(S)) S <- matrix(S)
+  if (!is.matrix(S) || !is.numeric(S) || is.object(S)) abort("`%s` must be a numeric matrix.", arg, .arg = arg)
+  if (nrow(S) < 1L || ncol(S) < 1L) abort("`%s` must have at least one row and column.", arg, .arg = arg)
+  if (anyNA(S) || any(!is.finite(S))) abort("`%s` contains NA, NaN or infinite values.", arg, .arg = arg)
+  if (nrow(S) != ncol(S)) abort("`%s` must be square; it is %d x %d.", arg, nrow(S), ncol(S), .arg = arg)
   storage.mode(S) <- "double"
+  top <- max(abs(S))
+  if (!is.finite(top * top)) abort("`%s` has entries too large to factor reliably (max |entry| %s).", arg, format(top), .arg = arg)
+  tol <- 100 * .Machine$double.eps * max(1, top)
+  if (max(abs(S - t(S))) > tol) abort("`%s` must be symmetric.", arg, .arg = arg)
+  if (inherits(try(chol(S), silent = TRUE), "try-error")) {
+    abort("`%s` must be positive definite.", arg, .arg = arg)
+  }
   S
 }
 
 #' Degrees of freedom of a p-dimensional Wishart: real, > p - 1.
 #' @noRd
 check_wishart_df <- function(df, p) {
-  if (!is_number(df) || !is.finite(df)) abort("`df` must be a single finite number.")
-  if (df <= p - 1) abort("`df` must be > p - 1 = %d; got %s.", as.integer(p - 1), format(df))
-  invisible(df)
+  if (!is_number(df) || !is.finite(df)) abort("`df` must be a single finite number.", .arg = "df")
+  if (df <= p - 1) abort("`df` must be > p - 1 = %d; got %s.", as.integer(p - 1), format(df), .arg = "df")
+  if (df > 1e15) abort("`df` must be <= 1e15; got %s.", format(df), .arg = "df")
+  as.double(df)
 }
 
-#' One of the allowed strings (match.arg with a message naming the argument).
+#' Exactly one of the allowed strings. Defaults are single strings, so a
+#' vector (even of valid choices) is an error rather than silently its first.
 #' @noRd
 check_choice <- function(x, choices, arg) {
-  if (!is.character(x) || length(x) < 1L) abort("`%s` must be one of %s.", arg, paste0('"', choices, '"', collapse = ", "))
-  x <- x[1L]
-  if (!x %in% choices) abort("`%s` must be one of %s; got \"%s\".", arg, paste0('"', choices, '"', collapse = ", "), x)
+  allowed <- paste0('"', choices, '"', collapse = ", ")
+  if (!is.character(x) || length(x) != 1L || is.na(x) || is.object(x)) {
+    abort("`%s` must be one string, one of %s.", arg, allowed, .arg = arg)
+  }
+  if (!x %in% choices) abort("`%s` must be one of %s; got \"%s\".", arg, allowed, x, .arg = arg)
   x
 }
 
@@ -132,16 +189,28 @@ check_choice <- function(x, choices, arg) {
 #' missing values, unused levels dropped, each class with >= min_per_group rows.
 #' @noRd
 check_group <- function(group, n, arg = "group", min_per_group = 1L) {
-  if (is.null(group) || length(group) != n) {
-    abort("`%s` must have one label per row of the data (%d); it has %d.", arg, as.integer(n), length(group))
+  if (is.null(group) || !is.atomic(group) && !is.factor(group) || length(group) != n) {
+    abort("`%s` must be a vector or factor with one label per row of the data (%d); it has %d.",
+          arg, as.integer(n), length(group), .arg = arg)
   }
-  if (anyNA(group)) abort("`%s` contains missing labels.", arg)
+  if (anyNA(group)) abort("`%s` contains missing labels.", arg, .arg = arg)
   group <- droplevels(as.factor(group))
-  if (nlevels(group) < 2L) abort("`%s` must contain at least two classes.", arg)
+  if (nlevels(group) < 2L) abort("`%s` must contain at least two classes.", arg, .arg = arg)
   small <- table(group) < min_per_group
   if (any(small)) {
     abort("every class in `%s` needs at least %d rows; class %s has fewer.", arg,
-          as.integer(min_per_group), paste0('"', names(small)[small], '"', collapse = ", "))
+          as.integer(min_per_group), paste0('"', names(small)[small], '"', collapse = ", "), .arg = arg)
   }
   group
+}
+
+#' A numeric vector of finite values (length >= min_length); returned as double.
+#' @noRd
+check_numeric_vector <- function(x, arg, min_length = 1L, lower = -Inf) {
+  if (!is.numeric(x) || is.object(x) || !is.null(dim(x)) || length(x) < min_length) {
+    abort("`%s` must be a numeric vector of length >= %d.", arg, as.integer(min_length), .arg = arg)
+  }
+  if (anyNA(x) || any(!is.finite(x))) abort("`%s` contains NA, NaN or infinite values.", arg, .arg = arg)
+  if (any(x < lower)) abort("`%s` must be >= %s.", arg, format(lower), .arg = arg)
+  as.double(x)
 }

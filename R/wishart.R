@@ -41,14 +41,18 @@
 #' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
-                     method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+                     method = "bartlett", sigma_clip_inf = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
+  if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
                        "Algorithm 1 (JL ridge)")
+  epsilon <- inp$epsilon
+  delta <- inp$delta
   d <- inp$s$p
   if (is.null(r)) r <- 2 * d
-  check_count(r, "r", min = d + 1)
+  r <- check_count(r, "r", min = d + 1, max = 1e12)
+  check_explicit_size(inp, r, "r")
   w2 <- sheffet_jl_w2(inp$B, r, epsilon, delta)
   M <- jl_draw(inp, w2, r)
   sheffet_release(M, inp, "JL projection with privacy ridge (Sheffet, Algorithm 1)",
@@ -81,14 +85,18 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
 jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
-                        method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+                        method = "bartlett", sigma_clip_inf = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
+  if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
                        "Algorithm 2 (adaptive JL)")
+  epsilon <- inp$epsilon
+  delta <- inp$delta
   d <- inp$s$p
   if (is.null(r0)) r0 <- 2 * d
-  check_count(r0, "r0", min = d + 1)
+  r0 <- check_count(r0, "r0", min = d + 1, max = 1e12)
+  check_explicit_size(inp, r0, "r0")
   s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
   w2 <- max(0, sheffet_jl_adaptive_w2(inp$B, r0, epsilon, delta) - s)
   if (w2 > 0) {
@@ -97,6 +105,9 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   } else {
     branch <- "rstar"
     r <- sheffet_jl_rstar(s, inp$B, epsilon, delta)
+    # r* grows with the (private) s; the explicit projection is refused past
+    # what it can compute, a decision on the released s only
+    check_explicit_size(inp, r, "r* (from the private smallest eigenvalue)")
   }
   M <- jl_draw(inp, w2, r)
   sheffet_release(M, inp, "JL projection, ridge from a private smallest eigenvalue (Sheffet, Algorithm 2)",
@@ -136,16 +147,21 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
 #' @export
 wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
-                          method = c("bartlett", "explicit"), sigma_clip_inf = NULL) {
+                          method = "bartlett", sigma_clip_inf = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   check_flag(shift, "shift")
-  check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
+  epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 3 (additive Wishart noise)")
+  delta <- inp$delta
   d <- inp$s$p
   B <- inp$B
   k <- sheffet_wishart_k(d, epsilon, delta)
+  if (method == "explicit" && k * d > explicit_limit) {
+    abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
+          format(k, big.mark = ","), .arg = "method")
+  }
   W <- if (method == "bartlett") {
     wishart_factor_draw_cpp(diag(B, d), k)
   } else {
@@ -192,12 +208,15 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
   call <- match.call()
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 4 (inverse-Wishart posterior)")
+  epsilon <- inp$epsilon
+  delta <- inp$delta
   d <- inp$s$p
   n <- inp$s$n
   psi <- sheffet_iwishart_psi(inp$B, n, d, epsilon, delta)
   M <- iwishart_from_gram(inp$s$gram + diag(psi, d), n + d)
   sheffet_release(M, inp, "Inverse-Wishart posterior sample (Sheffet, Algorithm 4)",
-                  epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B))
+                  epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B),
+                  n_public = TRUE)
 }
 
 #' Inverse-Wishart sample with degrees of freedom from the data (Sheffet, Algorithm 5)
@@ -224,19 +243,31 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
 #' @export
 iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL) {
   call <- match.call()
+  if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 5 (adaptive inverse-Wishart)")
+  epsilon <- inp$epsilon
+  delta <- inp$delta
   d <- inp$s$p
   if (is.null(k0)) k0 <- 2 * d
-  check_count(k0, "k0", min = d)
+  k0 <- check_count(k0, "k0", min = d, max = 1e15)
   s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
-  psi <- max(0, sheffet_iwishart_adaptive_psi(inp$B, k0, epsilon, delta) - s)
+  psi0 <- sheffet_iwishart_adaptive_psi(inp$B, k0, epsilon, delta)
+  psi <- max(0, psi0 - s)
   if (psi > 0) {
     branch <- "prior"
     df <- k0
-  } else {
+  } else if (is_pd(inp$s$gram)) {
     branch <- "kstar"
     df <- sheffet_iwishart_kstar(s, inp$B, epsilon, delta)
+  } else {
+    # s >= psi0 although A'A is singular: the Laplace draw exceeded
+    # psi0 + 2B^2 ln(2/delta)/epsilon, an event of probability < delta/4
+    # that the guarantee's delta already covers. The prior branch keeps the
+    # release defined instead of failing on the data.
+    branch <- "prior (A'A singular)"
+    psi <- psi0
+    df <- k0
   }
   M <- iwishart_from_gram(inp$s$gram + diag(psi, d), df)
   sheffet_release(M, inp, "Inverse-Wishart sample, prior from a private smallest eigenvalue (Sheffet, Algorithm 5)",
@@ -250,13 +281,13 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 # Validates the shared arguments and resolves the data. The explicit JL path
 # projects the data itself, so it keeps the (clipped inside C++) data matrix.
 sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what) {
-  check_epsilon(epsilon, method = what)
-  check_delta(delta, exp(-1), what)
+  epsilon <- check_epsilon(epsilon, method = what)
+  delta <- check_delta(delta, exp(-1), what)
   if (missing(clip)) clip <- NULL
   X <- NULL
   if (method == "explicit") {
     if (inherits(x, "dp_suffstat") || is.function(x)) {
-      abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.")
+      abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.", .arg = "method")
     }
     if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
     X <- check_data_matrix(x)
@@ -265,7 +296,18 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what)
     s <- as_suffstat(x, clip)
   }
   B <- noise_clip(s$clip, sigma_clip_inf)
-  list(s = s, B = B, X = X, method = method)
+  list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta)
+}
+
+# The literal paths cost O(rows x n x d) or O(k d^2): refuse sizes that would
+# run for hours (a shape-and-argument decision, never one on the data).
+explicit_limit <- 1e10
+check_explicit_size <- function(inp, r, what) {
+  if (inp$method == "explicit" && r * (inp$s$n + inp$s$p) * inp$s$p > explicit_limit) {
+    abort("`method` = \"explicit\" would draw a %s x %s projection; use method = \"bartlett\", which draws the same distribution (%s = %s).",
+          format(r), format(inp$s$n + inp$s$p), what, format(r), .arg = "method")
+  }
+  invisible(r)
 }
 
 # M = W_d(G + w2 I, r) / r, by Bartlett or by the literal projection.
@@ -285,10 +327,11 @@ wishart_from_gram <- function(S, df) {
   wishart_factor_draw_cpp(F, df)
 }
 
+# Callers add a positive ridge (or checked that A'A is PD); a ridge too small
+# to survive rounding is raised to a relative floor rather than letting the
+# release fail on the data.
 iwishart_from_gram <- function(S, df) {
-  if (!is_pd(S)) {
-    abort("the inverse-Wishart scale matrix is singular: the clipped data have rank < d (e.g. a constant or duplicated column) and no prior ridge was added.")
-  }
+  if (!is_pd(S)) S <- S + diag(1e-12 * max(1, abs(diag(S))), nrow(S))
   riwishart_cpp(1L, df, S, FALSE)[, , 1]
 }
 
@@ -302,9 +345,11 @@ noisy_min_eigen <- function(G, B, epsilon, delta) {
   max(0, lambda_min(G) - sheffet_eigen_offset(B, epsilon, delta) + z)
 }
 
-sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params) {
+# Sheffet's analyses are for add/remove neighbours. Only Algorithm 4 uses n
+# (its prior scale and degrees of freedom), so only it treats n as public.
+sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, n_public = FALSE) {
   M <- (M + t(M)) / 2
   dimnames(M) <- dimnames(inp$s$gram)
   new_dp_release(M, "second_moment", mechanism, epsilon, delta, "add-remove",
-                 inp$s$clip, inp$s$n, inp$s$p, params = params, call = call)
+                 inp$s$clip, inp$s$n, inp$s$p, n_public = n_public, params = params, call = call)
 }

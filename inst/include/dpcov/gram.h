@@ -93,7 +93,10 @@ class ClippedGram {
     if (std::isfinite(clip_)) {
       Eigen::Index clipped = 0;
       for (Eigen::Index i = 0; i < B.rows(); ++i) {
-        sq(i) = clip_scale(std::sqrt(sq(i)), clip_);  // now the row's scale factor
+        double norm = std::sqrt(sq(i));
+        // the squares overflowed: stableNorm() scales before squaring
+        if (!std::isfinite(norm)) norm = B.row(i).stableNorm();
+        sq(i) = clip_scale(norm, clip_);  // now the row's scale factor
         if (sq(i) < 1.0) ++clipped;
       }
       if (clipped > 0) B.array().colwise() *= sq;
