@@ -579,7 +579,6 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
   as_nonprivate(out, "compression_study")
-  out
 }
 
 #' @rdname compression_pca_study

@@ -1,7 +1,11 @@
 test_that("classic Gaussian sigma is Delta sqrt(2 log(1.25/delta)) / epsilon", {
-  expect_equal(gaussian_sigma(1, 0.5, 1e-5), sqrt(2 * log(1.25e5)) / 0.5)
-  expect_equal(gaussian_sigma(3, 0.1, 1e-6), 3 * sqrt(2 * log(1.25e6)) / 0.1)
-  expect_warning(gaussian_sigma(1, 1, 1e-5), "proven only for epsilon < 1")
+  expect_equal(gaussian_sigma(1, 0.5, 1e-5, "classic"), sqrt(2 * log(1.25e5)) / 0.5)
+  expect_equal(gaussian_sigma(3, 0.1, 1e-6, "classic"), 3 * sqrt(2 * log(1.25e6)) / 0.1)
+  # outside its proven range the classic calibration is refused, not warned about
+  expect_error(gaussian_sigma(1, 1, 1e-5, "classic"), "proven only for epsilon < 1", class = "dpcov_error")
+  expect_error(gaussian_sigma(1, 10, 1e-5, "classic"), "proven only for epsilon < 1", class = "dpcov_error")
+  # and the analytic one is the default
+  expect_identical(gaussian_sigma(1, 0.5, 1e-5), gaussian_sigma(1, 0.5, 1e-5, "analytic"))
 })
 
 test_that("analytic Gaussian sigma matches published values and its defining equation", {
@@ -17,10 +21,18 @@ test_that("analytic Gaussian sigma matches published values and its defining equ
   expect_true(is.finite(gaussian_sigma(1, 20, 1e-5, "analytic")))
 })
 
-test_that("second-moment sensitivities for the two neighbour relations", {
+test_that("the classic sigma at epsilon = 10 is not (10, 1e-5)-DP: why it is refused", {
+  s <- sqrt(2 * log(1.25e5)) / 10
+  expect_gt(dpcov:::gaussian_mechanism_delta(s, 1, 10), 2e-5)
+})
+
+test_that("second-moment sensitivities for the three neighbour notions", {
   expect_equal(second_moment_sensitivity(1, "replace-one", n = 200), sqrt(2) / 200)
-  expect_equal(second_moment_sensitivity(1, "add-remove", n = 200), 1 / 200)
+  expect_equal(second_moment_sensitivity(1, "add-remove", n = 200), sqrt(2) / 200)
+  expect_equal(second_moment_sensitivity(1, "zero-out", n = 200), 1 / 200)
   expect_equal(second_moment_sensitivity(3, "add-remove"), 9)
+  expect_equal(second_moment_sensitivity(3, "zero-out"), 9)
+  expect_equal(second_moment_sensitivity(3, "replace-one"), 9 * sqrt(2))
   expect_error(second_moment_sensitivity(Inf), "unbounded")
 })
 
@@ -34,4 +46,42 @@ test_that("laplace scale and bad privacy parameters", {
   expect_error(gaussian_sigma(1, "a", 1e-5), "`epsilon` must be a single finite number")
   expect_error(gaussian_sigma(-1, 0.5, 1e-5), "`sensitivity` must be in")
   expect_error(gaussian_sigma(1, 0.5, 1e-5, "fancy"), "`calibration` must be one of")
+})
+
+# The Frobenius distance between the statistic of two data sets.
+stat_dist <- function(a, b, average) {
+  s <- function(x) if (average) crossprod(x) / nrow(x) else crossprod(x)
+  sqrt(sum((s(a) - s(b))^2))
+}
+
+test_that("each sensitivity is attained by its worst-case pair and never exceeded by random neighbours", {
+  B <- 1.7
+  n <- 6
+  e1 <- c(B, 0, 0)
+  e2 <- c(0, B, 0)
+  base <- matrix(rep(e2, n - 1), n - 1, byrow = TRUE)
+  # worst cases: replace B e1 by B e2; zero out B e1; remove B e1 from n - 1 copies of B e2
+  worst <- list(
+    "replace-one" = list(rbind(base, e1), rbind(base, e2)),
+    "zero-out" = list(rbind(base, e1), rbind(base, 0)),
+    "add-remove" = list(rbind(base, e1), base))
+  for (nb in names(worst)) {
+    w <- worst[[nb]]
+    expect_equal(stat_dist(w[[1]], w[[2]], FALSE), second_moment_sensitivity(B, nb), label = nb)
+    # the average's sensitivity is for data sets of n rows (the larger one under add/remove)
+    expect_equal(stat_dist(w[[1]], w[[2]], TRUE), second_moment_sensitivity(B, nb, n = n),
+                 tolerance = 1e-12, label = paste(nb, "average"))
+  }
+  # random neighbours with rows of norm <= B never move the statistic more
+  set.seed(11)
+  rrow <- function() { v <- rnorm(3); v / sqrt(sum(v^2)) * B * runif(1)^0.2 }
+  for (i in 1:2000) {
+    x <- t(replicate(n, rrow()))
+    y <- x
+    nb <- names(worst)[1 + i %% 3]
+    y <- switch(nb, "replace-one" = { y[n, ] <- rrow(); y }, "zero-out" = { y[n, ] <- 0; y },
+                "add-remove" = y[-n, , drop = FALSE])
+    expect_lte(stat_dist(x, y, FALSE), second_moment_sensitivity(B, nb) * (1 + 1e-12))
+    expect_lte(stat_dist(x, y, TRUE), second_moment_sensitivity(B, nb, n = n) * (1 + 1e-12))
+  }
 })

@@ -48,7 +48,8 @@ test_that("scores follow the paper's formula for any plug-in covariance and form
   # a function and a dp_release give the same fit as the matrix
   expect_equal(predict(qda_plugin(x, g, cov = function(x, g) sigma), y, type = "score"),
                predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
-  rel <- dpcov:::new_dp_release(sigma, "test", "test", 1, 0.1, clip = 1, n = 60, p = 3)
+  rel <- dpcov:::new_dp_release(sigma, "test", "test", 1, 0.1, neighbor = "replace-one", clip = 1,
+                                n = 60, p = 3, n_public = TRUE)
   expect_equal(predict(qda_plugin(x, g, cov = rel), y, type = "score"),
                predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
   # classes are the argmax of the scores, posteriors their softmax
@@ -186,13 +187,15 @@ test_that("the study estimators call dp_threshold on the class-centred training 
   r <- est$modified_ldp(x, g)
   set.seed(6)
   ref <- dp_threshold(dpcov:::center_by_group(x, g), epsilon = 0.5, delta = 1 / 196, clip = Inf,
-                      variant = "modified", model = "local", tune = 1, neighbor = "add-remove",
-                      sigma_clip_inf = 1)
+                      variant = "modified", model = "local", tune = 1, neighbor = "zero-out",
+                      sigma_clip_inf = 1, calibration = "classic")
   expect_equal(as.matrix(r), as.matrix(ref))
   expect_false(has_guarantee(r)) # clip = Inf: the paper's reading, no formal guarantee
-  # a finite clip gives a release with a guarantee (fixed constant: no peeking)
+  # even with a finite clip and a fixed constant there is no guarantee: every
+  # centred row depends on its class's exact mean, so one subject moves them all
   rc <- qda_estimators(private = TRUE, clip = 2, tune = 1)$wang_xu_dp(x, g)
-  expect_true(has_guarantee(rc))
+  expect_false(has_guarantee(rc))
+  expect_match(rc$guarantee, "^NONE: the rows were centred at their exact")
   expect_identical(rc$clip, 2)
   # standardised: the release of the scaled rows, scaled back
   sds <- sqrt(colSums(dpcov:::center_by_group(x, g)^2) / 58)
@@ -200,7 +203,8 @@ test_that("the study estimators call dp_threshold on the class-centred training 
   rs <- qda_estimators(private = TRUE, tune = 1, standardize = TRUE)$wang_xu_dp(x, g)
   set.seed(7)
   ref_s <- dp_threshold(sweep(dpcov:::center_by_group(x, g), 2, sds, "/"), epsilon = 0.5,
-                        delta = 1 / 196, clip = Inf, variant = "wang_xu", tune = 1, sigma_clip_inf = 1)
+                        delta = 1 / 196, clip = Inf, variant = "wang_xu", tune = 1, sigma_clip_inf = 1,
+                        calibration = "classic")
   expect_equal(unclass(rs)[, ], as.matrix(ref_s) * tcrossprod(sds), ignore_attr = TRUE)
   expect_equal(attr(rs, "threshold"), ref_s$params$threshold)
   expect_named(qda_estimators(private = FALSE), "sample")

@@ -24,8 +24,8 @@ test_that("the release object holds no raw data and states its guarantee", {
   x <- matrix(rnorm(50 * 3), 50, 3)
   r <- analyze_gauss(x, 0.5, 1e-5, clip = 2)
   expect_s3_class(r, c("dp_second_moment", "dp_release"))
-  expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip",
-                              "n", "p", "params", "tuning", "guarantee", "call"))
+  expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
+                              "clip", "n", "p", "params", "tuning", "guarantee", "call"))
   gram <- second_moment(x, clip = 2)$gram
   # no stored number equals an entry of the data or of its noiseless Gram matrix
   stored <- unlist(lapply(r[setdiff(names(r), "call")], unlist))

@@ -66,14 +66,16 @@ test_that("noise scales equal the papers' formulas", {
   nz <- function(...) dpcov:::threshold_noise(..., B = 1, n = n, epsilon = eps, delta = delta,
                                               calibration = "classic")
   expect_equal(nz("central", "replace-one")$s^2, 4 * log(1.25 / delta) / (n * eps)^2)   # modified DP
-  expect_equal(nz("central", "add-remove")$s^2, 2 * log(1.25 / delta) / (n^2 * eps^2))  # Wang & Xu DP
-  l <- nz("local", "add-remove")                                                      # both LDP as printed
+  expect_equal(nz("central", "zero-out")$s^2, 2 * log(1.25 / delta) / (n^2 * eps^2))    # Wang & Xu DP
+  # add/remove moves the average by up to sqrt(2) B^2 / n, as replace-one does
+  expect_equal(nz("central", "add-remove")$s, nz("central", "replace-one")$s)
+  l <- nz("local", "zero-out")                                                        # both LDP as printed
   expect_equal(l$sigma_record^2, 2 * log(1.25 / delta) / eps^2)
   expect_equal(l$s, l$sigma_record / sqrt(n))
   expect_equal(nz("local", "replace-one")$sigma_record^2, 4 * log(1.25 / delta) / eps^2)
   # Wang & Xu's printed thresholds (their (10) and (34)) with gamma = 1.3
   p <- 100
-  expect_equal(dpcov:::threshold_level(1.3, n, p, nz("central", "add-remove")$s),
+  expect_equal(dpcov:::threshold_level(1.3, n, p, nz("central", "zero-out")$s),
                1.3 * sqrt(log(p) / n) + 4 * sqrt(2 * log(1.25 / delta)) * sqrt(log(p)) / (n * eps))
   expect_equal(dpcov:::threshold_level(1.3, n, p, l$s),
                1.3 * sqrt(log(p) / n) + 4 * sqrt(2 * log(1.25 / delta)) * sqrt(log(p)) / (sqrt(n) * eps))
@@ -87,15 +89,15 @@ test_that("central release: entry noise variance is s^2 (audit), and sd/2 fails 
   s_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / (n * eps)   # replace-one, B = 1
   draw <- function(eps_used) {
     replicate(1000, upper_entries(as.matrix(
-      dp_threshold(x, eps_used, delta, clip = 1, tune = 0)) - exact))
+      dp_threshold(x, eps_used, delta, clip = 1, tune = 0, calibration = "classic")) - exact))
   }
   z <- draw(eps)
   expect_true(noise_audit(z, s_ref))
   # under-noised control: epsilon doubled halves the noise sd; must fail
   expect_false(noise_audit(draw(2 * eps) , s_ref))
-  # Wang & Xu (add/remove): s is 1/sqrt(2) of the modified one
+  # Wang & Xu (zero-out by default): s is 1/sqrt(2) of the modified one
   zw <- replicate(1000, upper_entries(as.matrix(
-    dp_threshold(x, eps, delta, clip = 1, variant = "wang_xu", tune = 0)) - exact))
+    dp_threshold(x, eps, delta, clip = 1, variant = "wang_xu", tune = 0, calibration = "classic")) - exact))
   expect_true(noise_audit(zw, s_ref / sqrt(2)))
   expect_false(noise_audit(zw, s_ref))
 })
@@ -108,7 +110,7 @@ test_that("local release: entry noise variance is sigma^2 / n (audit), and sd/2 
   sigma_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / eps     # replace-one per record, B = 1
   draw <- function(eps_used) {
     replicate(600, upper_entries(as.matrix(
-      dp_threshold(x, eps_used, delta, clip = 1, model = "local", tune = 0)) - exact))
+      dp_threshold(x, eps_used, delta, clip = 1, model = "local", tune = 0, calibration = "classic")) - exact))
   }
   expect_true(noise_audit(draw(eps), sigma_ref / sqrt(n)))
   expect_false(noise_audit(draw(2 * eps), sigma_ref / sqrt(n)))
@@ -146,16 +148,16 @@ test_that("client reports and the server aggregate have the calibrated noise; sd
   exact <- crossprod(xc) / n
   sigma <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / eps
   z <- replicate(400, upper_entries(as.matrix(ldp_aggregate(
-    ldp_perturb(x, eps, delta, clip = 1))) - exact))
+    ldp_perturb(x, eps, delta, clip = 1, calibration = "classic"))) - exact))
   expect_true(noise_audit(z, sigma / sqrt(n)))
   expect_false(noise_audit(z / 2, sigma / sqrt(n)))    # a report with half the noise
   # one report per client, aggregated from separate objects
-  reps <- lapply(1:3, function(i) ldp_perturb(x[i, ], eps, delta, clip = 1))
+  reps <- lapply(1:3, function(i) ldp_perturb(x[i, ], eps, delta, clip = 1, calibration = "classic"))
   agg <- ldp_aggregate(reps)
   expect_s3_class(agg, "dp_ldp_aggregate")
   expect_equal(agg$n, 3)
   expect_equal(agg$params$noise_sd, sigma / sqrt(3))
-  r <- dp_threshold(ldp_aggregate(ldp_perturb(x, eps, delta, clip = 1)), model = "local",
+  r <- dp_threshold(ldp_aggregate(ldp_perturb(x, eps, delta, clip = 1, calibration = "classic")), model = "local",
                     tune = "theory")
   expect_s3_class(r, "dp_threshold")
   expect_equal(r$params$noise_sd, sigma / sqrt(n))
@@ -182,8 +184,8 @@ test_that("dp_threshold equals a plain-R reference under the same seed", {
   x <- matrix(stats::rnorm(n * p), n, p) / 3
   for (v in c("modified", "wang_xu")) for (m in c("central", "local")) {
     set.seed(99)
-    r <- dp_threshold(x, 0.5, 1e-3, clip = 1, variant = v, model = m, tune = 0.8)
-    nb <- if (v == "wang_xu" && m == "central") "add-remove" else "replace-one"
+    r <- dp_threshold(x, 0.5, 1e-3, clip = 1, variant = v, model = m, tune = 0.8, calibration = "classic")
+    nb <- if (v == "wang_xu" && m == "central") "zero-out" else "replace-one"
     sens <- if (nb == "replace-one") sqrt(2) else 1
     s <- sens * sqrt(2 * log(1.25 / 1e-3)) / 0.5 / (if (m == "central") n else sqrt(n))
     xc <- x * pmin(1, 1 / sqrt(rowSums(x^2)))
@@ -208,7 +210,7 @@ test_that("the modified LDP threshold as printed zeroes the whole matrix at n = 
   set.seed(18)
   x <- rdata(200, cov_model(50, "model1"))
   args <- list(x, 0.5, 1 / 400, clip = Inf, variant = "modified", model = "local", tune = 1,
-               neighbor = "add-remove", sigma_clip_inf = 1)
+               neighbor = "zero-out", sigma_clip_inf = 1, calibration = "classic")
   printed <- do.call(dp_threshold, c(args, ldp_threshold = "printed"))
   expect_true(all(as.matrix(printed) == 0))
   averaged <- do.call(dp_threshold, c(args, ldp_threshold = "averaged"))
@@ -253,7 +255,8 @@ test_that("CV with Gram downdating picks the same constant as naive CV", {
   # and both equal a plain-R CV that recomputes every fold
   x <- rdata(2000, cov_model(6, "model2")) / 2.5   # noise small enough that candidates differ
   set.seed(22)
-  cv <- threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 4, grid = c(0, 0.25, 0.5, 1, 2))
+  cv <- threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 4, grid = c(0, 0.25, 0.5, 1, 2),
+                     calibration = "classic")
   set.seed(22)
   n <- nrow(x); p <- ncol(x)
   x <- x * pmin(1, 1 / sqrt(rowSums(x^2)))   # rows clipped to norm 1
@@ -302,7 +305,12 @@ test_that("tuning is recorded, and print says when it looked at the private data
   set.seed(23)
   x <- rdata(200, cov_model(10, "model1")) / 4
   pub <- rdata(100, cov_model(10, "model1")) / 4
-  cv <- dp_threshold(x, 0.5, 1e-3, clip = 1)
+  # the default spends nothing on tuning: the data-free theory constant
+  def <- dp_threshold(x, 0.5, 1e-3, clip = 1)
+  expect_identical(def$tuning$method, "theory default")
+  expect_true(def$tuning$private)
+  expect_true(has_guarantee(def))
+  cv <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = "cv")
   expect_false(cv$tuning$private)
   expect_false(has_guarantee(cv))
   expect_output(print(cv), "tuning looked at the private data")
@@ -331,8 +339,8 @@ test_that("the released object carries no non-private matrix", {
   exact <- crossprod(x) / nrow(x)
   for (m in c("central", "local")) {
     r <- dp_threshold(x, 0.5, 1e-3, clip = 1, model = m)
-    expect_named(r, c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p",
-                      "params", "tuning", "guarantee", "call"))
+    expect_named(r, c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public", "clip",
+                      "n", "p", "params", "tuning", "guarantee", "call"))
     nums <- rapply(r[setdiff(names(r), c("call", "estimate"))], function(v) v,
                    classes = c("numeric", "integer"), how = "unlist")
     expect_gt(length(nums), 5)
@@ -348,10 +356,11 @@ test_that("the released object carries no non-private matrix", {
 test_that("bad inputs give clear errors", {
   x <- matrix(stats::rnorm(200), 50, 4)
   expect_error(dp_threshold(x[, 1, drop = FALSE], 0.5, 1e-3, clip = 1), "p >= 2")
-  expect_error(dp_threshold(x[1:5, ], 0.5, 1e-3, clip = 1), "10-fold cross-validation needs at least 10 rows")
+  expect_error(dp_threshold(x[1:5, ], 0.5, 1e-3, clip = 1, tune = "cv"), "10-fold cross-validation needs at least 10 rows")
   expect_error(threshold_cv(x[1:3, ], 0.5, 1e-3, clip = 1, folds = 5), "needs at least 5 rows")
+  # a constant column is valid data: refusing it would reveal the values
   xc <- x; xc[, 3] <- 2
-  expect_error(dp_threshold(xc, 0.5, 1e-3, clip = 1), "column\\(s\\) 3 of `x` are constant")
+  expect_s3_class(dp_threshold(xc, 0.5, 1e-3, clip = 1), "dp_threshold")
   xn <- x; xn[2, 2] <- NA
   expect_error(dp_threshold(xn, 0.5, 1e-3, clip = 1), "NA")
   expect_error(dp_threshold(x, 0, 1e-3, clip = 1), "`epsilon` must be > 0")
@@ -363,16 +372,19 @@ test_that("bad inputs give clear errors", {
   expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = "magic"), "`tune` must be")
   expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = -1), "`constant` must be in")
   expect_error(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = x[, 1:3]), "public sample has 3 columns")
-  expect_error(dp_threshold(second_moment(x, 1), 0.5, 1e-3, clip = 1), "needs the data matrix")
+  expect_error(dp_threshold(second_moment(x, 1), 0.5, 1e-3, clip = 1, tune = "cv"), "needs the data matrix")
   expect_error(dp_threshold(second_moment(x, 1), 0.5, 1e-3, clip = 1, model = "local", tune = 1),
                "local model needs the records")
   agg <- ldp_aggregate(ldp_perturb(x / 4, 0.5, 1e-3, clip = 1))
-  expect_error(dp_threshold(agg, model = "local"), "cannot cross-validate")
+  expect_error(dp_threshold(agg, model = "local", tune = "cv"), "cannot cross-validate")
   expect_error(dp_threshold(agg, model = "central", tune = 1), "local-model release")
-  expect_error(dp_threshold(agg, 0.9, model = "local", tune = 1), "differ from those the reports")
+  expect_error(dp_threshold(agg, 0.9, model = "local", tune = 1), "`epsilon` differs from the value the reports", class = "dpcov_error")
   expect_error(ldp_perturb(x, 0.5, 1e-3, clip = Inf), "finite")
-  expect_error(ldp_aggregate(ldp_perturb(x, 0.5, 1e-3, clip = 1), ldp_perturb(x, 0.4, 1e-3, clip = 1)),
-               "different settings")
+  # a batch with other settings is dropped whole (counted), not averaged in
+  expect_warning(mixed <- ldp_aggregate(ldp_perturb(x, 0.5, 1e-3, clip = 1), ldp_perturb(x, 0.4, 1e-3, clip = 1)),
+                 "dropped 1 batch")
+  expect_equal(mixed$n, 50)
+  expect_equal(mixed$params$dropped_batches, 1)
   expect_error(ldp_aggregate(list(1, 2)), "ldp_reports")
   expect_error(threshold_tune("cv", folds = 1), "`folds` must be >= 2")
   expect_error(threshold_tune("public"), "`public`")

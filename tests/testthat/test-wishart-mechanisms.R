@@ -313,8 +313,14 @@ test_that("releases hold no data or Gram matrix and state their guarantee", {
     expect_s3_class(r, c("dp_second_moment", "dp_release"))
     expect_identical(r$neighbor, "add-remove")
     expect_true(has_guarantee(r))
-    expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip",
-                                "n", "p", "params", "tuning", "guarantee", "call"))
+    expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
+                                "clip", "n", "p", "params", "tuning", "guarantee", "call"))
+    # add/remove neighbours: n is neither released nor used by the noise,
+    # except in Algorithm 4, whose prior psi grows with n + d
+    alg4 <- grepl("Algorithm 4", r$mechanism)
+    expect_identical(r$n_public, alg4)
+    expect_identical(is.na(r$n), !alg4)
+    expect_match(r$guarantee, if (alg4) "n is treated as public" else "n is not released")
     expect_false(any(vapply(r$params, function(v) is.matrix(v), logical(1))))
     expect_gt(min(eigen(r$estimate, TRUE, only.values = TRUE)$values), 0)
   }
