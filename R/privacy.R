@@ -204,7 +204,7 @@ gram_sensitivity <- function(B, neighbor, n = NULL) {
 # Sheffet, "Private approximations of the 2nd-moment matrix using existing
 # techniques in linear regression" (arXiv:1507.00056): calibrations
 # of Algorithms 1-5, and the shift of the scaled Analyze Gauss variant.
-# Neighbours are add/remove one row of L2 norm <= B throughout.
+# Neighbours differ in one row of L2 norm <= B (the paper: replace-one; see R/wishart.R).
 # ---------------------------------------------------------------------------
 
 #' Calibrations of Sheffet's second-moment mechanisms

@@ -15,6 +15,10 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
   if (is.null(guarantee)) {
     guarantee <- dp_guarantee_text(epsilon, delta, neighbor, clip, n_public, local)
   }
+  if (isFALSE(tuning$private) && is.finite(clip)) {
+    guarantee <- paste0("NONE: a tuning choice looked at the private data without spending ",
+                        "privacy budget (noise calibrated as for: ", guarantee, ")")
+  }
   structure(
     list(estimate = estimate, mechanism = mechanism, epsilon = epsilon,
          delta = delta, neighbor = neighbor, n_public = n_public, clip = clip,
@@ -132,7 +136,12 @@ has_guarantee <- function(x) {
 #' @noRd
 void_guarantee <- function(release, reason) {
   release$params$no_formal_guarantee <- TRUE
-  release$guarantee <- paste0("NONE: ", reason, " (noise calibrated as for: ", release$guarantee, ")")
+  if (startsWith(release$guarantee, "NONE: ")) {
+    # already void (e.g. clip = Inf): add the reason, do not nest
+    release$guarantee <- paste0("NONE: ", reason, "; and ", substring(release$guarantee, 7L))
+  } else {
+    release$guarantee <- paste0("NONE: ", reason, " (noise calibrated as for: ", release$guarantee, ")")
+  }
   release
 }
 

@@ -1,7 +1,10 @@
 # Sheffet's second-moment mechanisms (Algorithms 1-5). All take the data
 # first (matrix, data frame, second_moment() statistics or a chunk reader),
 # clip rows to L2 norm B, and release a positive (semi)definite matrix.
-# Neighbouring data sets differ by adding or removing one row, as in the paper.
+# Sheffet's neighbours differ in one row (replace-one). His proofs allow any
+# replacement of norm <= B, the zero row included, and Algorithms 1, 2, 3 and
+# 5 see the data only through A'A, where a zeroed row is a removed one: so
+# they are also private under add/remove, with n never used or released.
 # Fast paths (default) draw the Wishart matrices by Bartlett in O(d^3);
 # method = "explicit" builds them literally, to validate the fast paths.
 
@@ -190,8 +193,9 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' of a Gaussian second-moment matrix under an inverse-Wishart prior with
 #' scale \eqn{\psi I}, where
 #' \eqn{\psi = 2B^2(2\sqrt{2(n+d)\ln(4/\delta)} + 2\ln(4/\delta))/\epsilon}
-#' ([sheffet_iwishart_psi()], Theorem 5.1). As in the paper the number of
-#' rows n is treated as public. The draw is by Bartlett, without inverting
+#' ([sheffet_iwishart_psi()], Theorem 5.1). The prior and the degrees of
+#' freedom use the number of rows n, so the guarantee is the paper's:
+#' replace-one neighbours (same n), and n is public. The draw is by Bartlett, without inverting
 #' any matrix. M estimates the covariance \eqn{A^TA/n} up to scale; regression
 #' coefficients from it ([dp_regression()]) are scale free.
 #'
@@ -214,9 +218,11 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
   n <- inp$s$n
   psi <- sheffet_iwishart_psi(inp$B, n, d, epsilon, delta)
   M <- iwishart_from_gram(inp$s$gram + diag(psi, d), n + d)
+  # psi and the degrees of freedom use n: the paper's replace-one guarantee
+  # (same n) is the one that holds
   sheffet_release(M, inp, "Inverse-Wishart posterior sample (Sheffet, Algorithm 4)",
                   epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B),
-                  n_public = TRUE)
+                  neighbor = "replace-one")
 }
 
 #' Inverse-Wishart sample with degrees of freedom from the data (Sheffet, Algorithm 5)
@@ -345,11 +351,12 @@ noisy_min_eigen <- function(G, B, epsilon, delta) {
   max(0, lambda_min(G) - sheffet_eigen_offset(B, epsilon, delta) + z)
 }
 
-# Sheffet's analyses are for add/remove neighbours. Only Algorithm 4 uses n
-# (its prior scale and degrees of freedom), so only it treats n as public.
-sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, n_public = FALSE) {
+# Add/remove (n not released) for the algorithms that never use n;
+# replace-one (n public) for Algorithm 4, which does.
+sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, neighbor = "add-remove") {
   M <- (M + t(M)) / 2
   dimnames(M) <- dimnames(inp$s$gram)
-  new_dp_release(M, "second_moment", mechanism, epsilon, delta, "add-remove",
-                 inp$s$clip, inp$s$n, inp$s$p, n_public = n_public, params = params, call = call)
+  new_dp_release(M, "second_moment", mechanism, epsilon, delta, neighbor,
+                 inp$s$clip, inp$s$n, inp$s$p, n_public = neighbor != "add-remove", params = params,
+                 call = call)
 }

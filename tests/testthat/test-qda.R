@@ -191,6 +191,8 @@ test_that("the study estimators call dp_threshold on the class-centred training 
                       sigma_clip_inf = 1, calibration = "classic")
   expect_equal(as.matrix(r), as.matrix(ref))
   expect_false(has_guarantee(r)) # clip = Inf: the paper's reading, no formal guarantee
+  expect_match(r$guarantee, "^NONE: the rows were centred .*; and rows were not clipped")
+  expect_false(grepl("NONE.*NONE", r$guarantee))
   # even with a finite clip and a fixed constant there is no guarantee: every
   # centred row depends on its class's exact mean, so one subject moves them all
   rc <- qda_estimators(private = TRUE, clip = 2, tune = 1)$wang_xu_dp(x, g)

@@ -314,6 +314,7 @@ test_that("tuning is recorded, and print says when it looked at the private data
   expect_false(cv$tuning$private)
   expect_false(has_guarantee(cv))
   expect_output(print(cv), "tuning looked at the private data")
+  expect_match(cv$guarantee, "^NONE: a tuning choice looked at the private data")
   expect_equal(cv$tuning$value, cv$params$constant)
   pb <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = pub)
   expect_true(pb$tuning$private)

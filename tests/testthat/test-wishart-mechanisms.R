@@ -311,16 +311,16 @@ test_that("releases hold no data or Gram matrix and state their guarantee", {
               iwishart_posterior(x, eps, del, B), iwishart_adaptive(x, eps, del, B))
   for (r in rel) {
     expect_s3_class(r, c("dp_second_moment", "dp_release"))
-    expect_identical(r$neighbor, "add-remove")
+    alg4 <- grepl("Algorithm 4", r$mechanism)
+    expect_identical(r$neighbor, if (alg4) "replace-one" else "add-remove")
     expect_true(has_guarantee(r))
     expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
                                 "clip", "n", "p", "params", "tuning", "guarantee", "call"))
     # add/remove neighbours: n is neither released nor used by the noise,
-    # except in Algorithm 4, whose prior psi grows with n + d
-    alg4 <- grepl("Algorithm 4", r$mechanism)
+    # except in Algorithm 4, whose prior psi and df grow with n (replace-one)
     expect_identical(r$n_public, alg4)
     expect_identical(is.na(r$n), !alg4)
-    expect_match(r$guarantee, if (alg4) "n is treated as public" else "n is not released")
+    expect_match(r$guarantee, if (alg4) "n is public" else "n is not released")
     expect_false(any(vapply(r$params, function(v) is.matrix(v), logical(1))))
     expect_gt(min(eigen(r$estimate, TRUE, only.values = TRUE)$values), 0)
   }
