@@ -68,7 +68,7 @@ combo_read <- function(dir, layout = "auto") {
   names(group) <- rownames(counts)
   structure(list(counts = counts, bmi = out$bmi, group = group, taxonomy = taxonomy,
                  layout = layout, dir = normalizePath(dir)),
-            class = "combo_data")
+            class = c("combo_data", "dp_nonprivate"))  # the data themselves
 }
 
 # A root with combo98/ or combo96/ resolves to the sub-directory of the layout.
@@ -142,6 +142,7 @@ read_combo_genera_csv <- function(dir) {
 
 #' @export
 print.combo_data <- function(x, ...) {
+  nonprivate_banner(x, "the raw data")
   tab <- table(x$group)
   cat(sprintf("<combo_data> %d subjects x %d genera (%s layout), %d lean (BMI < 25), %d obese\n",
               nrow(x$counts), ncol(x$counts), x$layout, tab[["lean"]], tab[["obese"]]))
@@ -221,11 +222,12 @@ combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                  settings = list(min_samples = min_samples, by_group = by_group, zero = zero,
                                  pseudocount = pseudocount, denominator = denominator,
                                  transform = transform)),
-            class = "combo_features")
+            class = c("combo_features", "dp_nonprivate"))
 }
 
 #' @export
 print.combo_features <- function(x, ...) {
+  nonprivate_banner(x, "features computed from the raw data")
   s <- x$settings
   cat(sprintf("<combo_features> %d subjects x %d genera: present in >= %d samples%s, %s %s, %s relative abundance (denominator: %s genera)\n",
               nrow(x$x), ncol(x$x), s$min_samples, if (s$by_group) " of each group" else "",
@@ -263,7 +265,8 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
     stats::t.test(v[g1], v[!g1], var.equal = var_equal)$p.value
   })
   sel <- order(pv)[seq_len(p)]
-  structure(sel, p_value = unname(pv[sel]))
+  # exact p-values of the data: labelled, still usable as column indices
+  structure(sel, p_value = unname(pv[sel]), class = "dp_nonprivate")
 }
 
 #' Locate a local copy of the COMBO data

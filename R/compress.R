@@ -578,8 +578,8 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  # delta_D and the bounds are exact statistics of x
   as_nonprivate(out, "compression_study")
-  out
 }
 
 #' @rdname compression_pca_study
