@@ -29,7 +29,8 @@
 #' @return An object of class `combo_data`: a list with `counts` (integer
 #'   matrix, subjects x genera, named), `bmi` (named numeric), `group` (factor
 #'   with levels `"lean"` (BMI < 25) and `"obese"`), `taxonomy` (data frame,
-#'   one row per genus), `layout` and `dir`.
+#'   one row per genus), `layout` and `dir`. It also carries class
+#'   `dp_nonprivate`: these are the raw data.
 #' @seealso [combo_preprocess()], [qda_study()]
 #' @examples
 #' dir <- file.path(tempdir(), "combo-example")
@@ -186,7 +187,8 @@ print.combo_data <- function(x, ...) {
 #' @param denominator `"all"` or `"kept"` genera for relative abundances.
 #' @param transform `"log"` or `"clr"`.
 #' @return An object of class `combo_features`: a list with `x` (numeric
-#'   matrix, subjects x kept genera), `group`, `bmi`, `genera` and `settings`.
+#'   matrix, subjects x kept genera), `group`, `bmi`, `genera` and `settings`;
+#'   class `dp_nonprivate` too (features of the raw data).
 #' @examples
 #' counts <- matrix(c(5, 0, 3, 9, 1, 0, 2, 7, 4, 1, 8, 0), 4, 3,
 #'                  dimnames = list(paste0("s", 1:4), c("A", "B", "C")))
@@ -247,7 +249,8 @@ print.combo_features <- function(x, ...) {
 #' @param p Number of columns to keep.
 #' @param var_equal Pooled-variance (`TRUE`) or Welch (`FALSE`) test.
 #' @return Column indices of the `p` smallest p-values, in increasing order of
-#'   p-value, with the p-values as attribute `"p_value"`.
+#'   p-value, with the (exact, non-private) p-values as attribute `"p_value"`
+#'   and class `dp_nonprivate`.
 #' @examples
 #' x <- cbind(a = c(1, 2, 3, 7, 8, 9), b = c(1, 5, 2, 4, 3, 6), c = c(3, 1, 2, 2, 3, 1))
 #' combo_select(x, factor(rep(c("lean", "obese"), each = 3)), p = 2)

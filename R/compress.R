@@ -539,8 +539,9 @@ normalized_cov <- function(x, normalize) {
 #' @param normalize,method Passed to [dp_compress()].
 #' @return A data frame of class `compression_study` with one row per
 #'   (m, replication): `m`, `rep`, the columns of [subspace_distance()], and
-#'   `worst_case`. Its `plot` method draws the mean distance and both bounds
-#'   against m.
+#'   `worst_case`, also of class `dp_nonprivate` (`delta_D` and the bounds are
+#'   exact statistics of `x`). Its `plot` method draws the mean distance and
+#'   both bounds against m.
 #' @examples
 #' set.seed(1)
 #' f <- rnorm(2000)

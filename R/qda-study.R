@@ -284,8 +284,9 @@ qda_study_table <- function(x, digits = 2) {
 #'   threshold acts on correlations) and scale the estimate back. The
 #'   standard deviations are not private.
 #' @return A named list of functions `function(x, group)` returning a
-#'   `dp_release` (with `standardize = TRUE` a matrix carrying the threshold
-#'   as attribute `"threshold"`).
+#'   `dp_release` (with `standardize = TRUE` a matrix of class `dp_nonprivate`,
+#'   scaled by the exact sds, carrying the threshold as attribute
+#'   `"threshold"`).
 #' @examples
 #' est <- qda_estimators(private = TRUE)
 #' names(est)

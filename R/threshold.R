@@ -89,7 +89,10 @@
 #'   exploration of how much the fixed noise term costs; not in the papers).
 #' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
 #'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
-#'   `params` holds the noise sds, the threshold and the constant.
+#'   `params` holds the noise sds, the threshold and the constant. With
+#'   `tune = "cv"` the class is `c("dp_threshold", "dp_nonprivate",
+#'   "dp_release")`: the cross-validated constant is a noiseless statistic of
+#'   `x`, and print says so.
 #' @references Wang, D. and Xu, J. (2019). Differentially private high
 #'   dimensional sparse covariance matrix estimation. CISS.
 #' @seealso [threshold_cv()], [ldp_perturb()], [ldp_aggregate()].
