@@ -29,7 +29,8 @@
 #' @return An object of class `combo_data`: a list with `counts` (integer
 #'   matrix, subjects x genera, named), `bmi` (named numeric), `group` (factor
 #'   with levels `"lean"` (BMI < 25) and `"obese"`), `taxonomy` (data frame,
-#'   one row per genus), `layout` and `dir`.
+#'   one row per genus), `layout` and `dir`. It also carries class
+#'   `dp_nonprivate`: these are the raw data.
 #' @seealso [combo_preprocess()], [qda_study()]
 #' @examples
 #' dir <- file.path(tempdir(), "combo-example")
@@ -68,7 +69,7 @@ combo_read <- function(dir, layout = "auto") {
   names(group) <- rownames(counts)
   structure(list(counts = counts, bmi = out$bmi, group = group, taxonomy = taxonomy,
                  layout = layout, dir = normalizePath(dir)),
-            class = "combo_data")
+            class = c("combo_data", "dp_nonprivate"))  # the data themselves
 }
 
 # A root with combo98/ or combo96/ resolves to the sub-directory of the layout.
@@ -142,6 +143,7 @@ read_combo_genera_csv <- function(dir) {
 
 #' @export
 print.combo_data <- function(x, ...) {
+  nonprivate_banner(x, "the raw data")
   tab <- table(x$group)
   cat(sprintf("<combo_data> %d subjects x %d genera (%s layout), %d lean (BMI < 25), %d obese\n",
               nrow(x$counts), ncol(x$counts), x$layout, tab[["lean"]], tab[["obese"]]))
@@ -185,7 +187,8 @@ print.combo_data <- function(x, ...) {
 #' @param denominator `"all"` or `"kept"` genera for relative abundances.
 #' @param transform `"log"` or `"clr"`.
 #' @return An object of class `combo_features`: a list with `x` (numeric
-#'   matrix, subjects x kept genera), `group`, `bmi`, `genera` and `settings`.
+#'   matrix, subjects x kept genera), `group`, `bmi`, `genera` and `settings`;
+#'   class `dp_nonprivate` too (features of the raw data).
 #' @examples
 #' counts <- matrix(c(5, 0, 3, 9, 1, 0, 2, 7, 4, 1, 8, 0), 4, 3,
 #'                  dimnames = list(paste0("s", 1:4), c("A", "B", "C")))
@@ -221,11 +224,12 @@ combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                  settings = list(min_samples = min_samples, by_group = by_group, zero = zero,
                                  pseudocount = pseudocount, denominator = denominator,
                                  transform = transform)),
-            class = "combo_features")
+            class = c("combo_features", "dp_nonprivate"))
 }
 
 #' @export
 print.combo_features <- function(x, ...) {
+  nonprivate_banner(x, "features computed from the raw data")
   s <- x$settings
   cat(sprintf("<combo_features> %d subjects x %d genera: present in >= %d samples%s, %s %s, %s relative abundance (denominator: %s genera)\n",
               nrow(x$x), ncol(x$x), s$min_samples, if (s$by_group) " of each group" else "",
@@ -245,7 +249,8 @@ print.combo_features <- function(x, ...) {
 #' @param p Number of columns to keep.
 #' @param var_equal Pooled-variance (`TRUE`) or Welch (`FALSE`) test.
 #' @return Column indices of the `p` smallest p-values, in increasing order of
-#'   p-value, with the p-values as attribute `"p_value"`.
+#'   p-value, with the (exact, non-private) p-values as attribute `"p_value"`
+#'   and class `dp_nonprivate`.
 #' @examples
 #' x <- cbind(a = c(1, 2, 3, 7, 8, 9), b = c(1, 5, 2, 4, 3, 6), c = c(3, 1, 2, 2, 3, 1))
 #' combo_select(x, factor(rep(c("lean", "obese"), each = 3)), p = 2)
@@ -263,7 +268,8 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
     stats::t.test(v[g1], v[!g1], var.equal = var_equal)$p.value
   })
   sel <- order(pv)[seq_len(p)]
-  structure(sel, p_value = unname(pv[sel]))
+  # exact p-values of the data: labelled, still usable as column indices
+  structure(sel, p_value = unname(pv[sel]), class = "dp_nonprivate")
 }
 
 #' Locate a local copy of the COMBO data

@@ -539,8 +539,9 @@ normalized_cov <- function(x, normalize) {
 #' @param normalize,method Passed to [dp_compress()].
 #' @return A data frame of class `compression_study` with one row per
 #'   (m, replication): `m`, `rep`, the columns of [subspace_distance()], and
-#'   `worst_case`. Its `plot` method draws the mean distance and both bounds
-#'   against m.
+#'   `worst_case`, also of class `dp_nonprivate` (`delta_D` and the bounds are
+#'   exact statistics of `x`). Its `plot` method draws the mean distance and
+#'   both bounds against m.
 #' @examples
 #' set.seed(1)
 #' f <- rnorm(2000)
@@ -578,6 +579,7 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  # delta_D and the bounds are exact statistics of x
   as_nonprivate(out, "compression_study")
 }
 

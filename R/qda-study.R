@@ -148,6 +148,7 @@ summarise_errors <- function(errors) {
 
 #' @export
 print.qda_study <- function(x, digits = 2, ...) {
+  nonprivate_banner(x, "a study of classifiers fitted and tested on the data")
   s <- x$settings
   cat(sprintf("<qda_study> %d replications, %s test subjects (%s) of %d; p = %s\n",
               s$reps, sum(s$n_test), paste(names(s$n_test), s$n_test, sep = " ", collapse = " + "),
@@ -283,8 +284,9 @@ qda_study_table <- function(x, digits = 2) {
 #'   threshold acts on correlations) and scale the estimate back. The
 #'   standard deviations are not private.
 #' @return A named list of functions `function(x, group)` returning a
-#'   `dp_release` (with `standardize = TRUE` a matrix carrying the threshold
-#'   as attribute `"threshold"`).
+#'   `dp_release` (with `standardize = TRUE` a matrix of class `dp_nonprivate`,
+#'   scaled by the exact sds, carrying the threshold as attribute
+#'   `"threshold"`).
 #' @examples
 #' est <- qda_estimators(private = TRUE)
 #' names(est)
@@ -319,8 +321,10 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
                           calibration = calibration, sigma_clip_inf = sigma_clip_inf)
       rel <- void_guarantee(rel, "the rows were centred at their exact (non-private) class means")
       if (!standardize) return(rel)
-      # back on the data scale: a plain matrix, as the sds are not private
-      structure(as.matrix(rel) * tcrossprod(sds), threshold = rel$params$threshold)
+      # back on the data scale: a matrix scaled by the exact sds, labelled as
+      # such (not a release)
+      structure(as.matrix(rel) * tcrossprod(sds), threshold = rel$params$threshold,
+                class = "dp_nonprivate")
     }
   }
   c(out, list(modified_dp = make("modified", "central"), wang_xu_dp = make("wang_xu", "central"),

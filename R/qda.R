@@ -179,6 +179,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
 
 #' @export
 print.qda_plugin <- function(x, ...) {
+  nonprivate_banner(x, "class means and priors are exact statistics of the training data")
   cat(sprintf("<qda_plugin> %d classes, p = %d, common covariance of rank %d (%s rule)\n",
               length(x$levels), ncol(x$means), x$rank, x$singular))
   cat("Priors:", paste(sprintf("%s %.3f", x$levels, x$priors), collapse = ", "), "\n")

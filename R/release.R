@@ -267,7 +267,20 @@ as.matrix.dp_release <- function(x, ...) {
 #' second_moment(matrix(rnorm(20), 10, 2))
 #' @export
 print.dp_nonprivate <- function(x, ...) {
-  cat(sprintf("<%s> NOT a private release: computed without privacy noise.\n", class(x)[1]))
+  nonprivate_banner(x, if (inherits(x, "dp_release")) {
+    "a tuning choice in it was computed from the data without privacy noise"
+  })
   NextMethod()
   invisible(x)
+}
+
+#' The first line every non-private object prints (print methods of classes
+#' that also carry `dp_nonprivate` call it themselves).
+#' @noRd
+nonprivate_banner <- function(x, why = NULL) {
+  cls <- setdiff(class(x), "dp_nonprivate")[1]
+  if (is.na(cls)) cls <- "dp_nonprivate"
+  if (is.null(why)) why <- "computed without privacy noise"
+  cat(sprintf("<%s> NOT a private release: %s.\n", cls, why))
+  invisible()
 }

@@ -274,6 +274,7 @@ summary.sheffet_study <- function(object, ...) {
 #' @param n_rows Rows of the summary `print()` shows.
 #' @export
 print.sheffet_study <- function(x, n_rows = 6, ...) {
+  nonprivate_banner(x, "a study on simulated data (its non-private estimators are exact)")
   st <- attr(x, "settings")
   cat(sprintf("<sheffet_study> %s regression on simulated data (a study, not a release), d = %s, %d replications, %s seconds\n",
               st$experiment, format(st$d), as.integer(st$reps), format(round(attr(x, "elapsed"), 1))))

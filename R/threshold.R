@@ -89,7 +89,10 @@
 #'   exploration of how much the fixed noise term costs; not in the papers).
 #' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
 #'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
-#'   `params` holds the noise sds, the threshold and the constant.
+#'   `params` holds the noise sds, the threshold and the constant. With
+#'   `tune = "cv"` the class is `c("dp_threshold", "dp_nonprivate",
+#'   "dp_release")`: the cross-validated constant is a noiseless statistic of
+#'   `x`, and print says so.
 #' @references Wang, D. and Xu, J. (2019). Differentially private high
 #'   dimensional sparse covariance matrix estimation. CISS.
 #' @seealso [threshold_cv()], [ldp_perturb()], [ldp_aggregate()].
@@ -193,9 +196,14 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
   }
   # n is public in every thresholding release: it sets the noise scale and
   # the threshold (and is fixed by replace-one and zero-out neighbours)
-  new_dp_release(est, "threshold", threshold_mechanism_name(variant, model), epsilon, delta,
-                 neighbor, clip, n, p, n_public = TRUE, params = params, tuning = tuned$record,
-                 call = call, local = model == "local")
+  rel <- new_dp_release(est, "threshold", threshold_mechanism_name(variant, model), epsilon, delta,
+                        neighbor, clip, n, p, n_public = TRUE, params = params, tuning = tuned$record,
+                        call = call, local = model == "local")
+  # a constant cross-validated on the private data is a noiseless statistic
+  # of it (a grid point scaled by the largest clipped diagonal entry), and so
+  # are the threshold and the tuning text that hold it
+  if (isFALSE(tuned$record$private)) class(rel) <- c(class(rel)[1], "dp_nonprivate", class(rel)[-1])
+  rel
 }
 
 threshold_mechanism_name <- function(variant, model) {
@@ -449,6 +457,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
 
 #' @export
 print.threshold_cv <- function(x, ...) {
+  nonprivate_banner(x, "a tuning curve computed from the data without noise")
   cat(sprintf("<threshold_cv> %d-fold cross-validation (%s), n = %d, p = %d\n",
               as.integer(x$folds), x$method, as.integer(x$n), as.integer(x$p)))
   cat(sprintf("Chosen constant c = %s (mean held-out Frobenius^2 loss %s) among %d candidates\n",
