@@ -156,6 +156,7 @@ print.combo_data <- function(x, ...) {
 # COMBO data given as input (hand-made ones included): counts and the groups
 # the preprocessing and print() read.
 check_combo_data <- function(x, arg = "x") {
+  if (!inherits(x, "combo_data")) abort("`%s` must be a combo_read() result.", arg, .arg = arg)
   check_object(x, "combo_data", list(
     counts = function(v) is.matrix(v) && is.numeric(v) && length(v) > 0 && !anyNA(v) && all(is.finite(v)) &&
       all(v >= 0) && all(v == round(v)),

@@ -572,7 +572,9 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   reps <- check_count(reps, "reps", max = 1e6)
   n <- nrow(x)
   p <- ncol(x)
-  m <- check_counts(m, "m", min = 1, max = n)
+  if (!is.numeric(m) || is.object(m) || !length(m) || anyNA(m) || any(m != round(m)) || any(m < 1) || any(m > n)) {
+    abort("`m` must be whole numbers in 1..n = %d.", n)
+  }
   check_cells(max(m) * p, "a compressed matrix", "m")
   dim <- check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))

@@ -121,7 +121,7 @@ check_qda_plugin <- function(x, arg = "x") {
   check_object(x, "qda_plugin", list(
     means = is_finite_matrix, levels = function(v) is.character(v) && length(v) >= 1L && !anyNA(v),
     priors = function(v) is_finite_num(v) && all(v > 0 & v <= 1),
-    scaling = function(v) is_finite_matrix(v), logdet = is_num1,
+    scaling = function(v) is.matrix(v) && is.numeric(v) && all(is.finite(v)), logdet = is_num1,
     rank = function(v) is_whole1(v), singular = function(v) is_string(v) && v %in% c("pinv", "floor")), arg)
   K <- length(x$levels)
   if (nrow(x$means) != K || length(x$priors) != K || nrow(x$scaling) != ncol(x$means) ||

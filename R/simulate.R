@@ -116,7 +116,7 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   check_no_overflow(estimate - truth, "estimate")
   if (!is.character(norm) || !length(norm) || anyNA(norm) || anyDuplicated(norm) ||
       !all(norm %in% c("spectral", "frobenius", "l1"))) {
-    abort("`norm` must be one or more of \"spectral\", \"frobenius\", \"l1\".")
+    abort("`norm` must be among \"spectral\", \"frobenius\", \"l1\" (one or more, without NA or repeats).")
   }
   check_flag(relative, "relative")
   one <- function(M, type) switch(type,
@@ -201,7 +201,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
                                    lower_open = FALSE, upper_open = FALSE)
   need <- c("cov", "dist", "p", "n", "epsilon", "delta")
   if (!is.data.frame(settings) || !nrow(settings) || !all(need %in% names(settings))) {
-    abort("`settings` must be a data frame with at least one row and columns %s.", paste(need, collapse = ", "))
+    abort("`settings` must be a data frame with columns %s, and at least one row.", paste(need, collapse = ", "))
   }
   reps <- check_count(reps, "reps", max = 1e6)
   if (!is.data.frame(methods) || !nrow(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
