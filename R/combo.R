@@ -45,8 +45,8 @@
 #' @export
 combo_read <- function(dir, layout = "auto") {
   layout <- check_choice(layout, c("auto", "count_table", "genera_csv"), "layout")
-  if (!is.character(dir) || length(dir) != 1L || is.na(dir)) abort("`dir` must be a single directory path.")
-  if (!dir.exists(dir)) abort("directory `%s` does not exist.", dir)
+  if (!is_string(dir) || !nzchar(dir)) abort("`dir` must be a single directory path.")
+  if (!dir.exists(dir)) abort("`dir`: directory \"%s\" does not exist.", dir, .arg = "dir")
   dir <- combo_layout_dir(dir, layout)
   if (layout == "auto") {
     layout <- if (file.exists(file.path(dir, "combo_count_tab.txt"))) "count_table" else "genera_csv"
@@ -79,9 +79,9 @@ combo_layout_dir <- function(dir, layout) {
   sub <- switch(layout, genera_csv = "combo96", count_table = "combo98",
                 auto = if (dir.exists(file.path(dir, "combo98"))) "combo98" else "combo96")
   if (dir.exists(file.path(dir, sub))) return(file.path(dir, sub))
-  abort(paste0("no COMBO files in `%s`: expected combo_count_tab.txt + bmi.tsv, ",
+  abort(paste0("no COMBO files in `dir` = \"%s\": expected combo_count_tab.txt + bmi.tsv, ",
                "GeneraCounts.csv + GeneraPhylo.csv + BMI.csv, or sub-directories combo98/ or combo96/."),
-        dir)
+        dir, .arg = "dir")
 }
 
 read_combo_count_table <- function(dir) {
@@ -143,11 +143,30 @@ read_combo_genera_csv <- function(dir) {
 
 #' @export
 print.combo_data <- function(x, ...) {
+  check_combo_data(x)
+  if (!is_string(x$layout) || !is_string(x$dir)) {
+    abort("`x` is not a valid combo_data object: its `layout` and `dir` must be strings.")
+  }
   nonprivate_banner(x, "the raw data")
   tab <- table(x$group)
   cat(sprintf("<combo_data> %d subjects x %d genera (%s layout), %d lean (BMI < 25), %d obese\n",
               nrow(x$counts), ncol(x$counts), x$layout, tab[["lean"]], tab[["obese"]]))
   cat("Source:", x$dir, "\n")
+  invisible(x)
+}
+
+# COMBO data given as input (hand-made ones included): counts and the groups
+# the preprocessing and print() read.
+check_combo_data <- function(x, arg = "x") {
+  if (!inherits(x, "combo_data")) abort("`%s` must be a combo_read() result.", arg, .arg = arg)
+  check_object(x, "combo_data", list(
+    counts = function(v) is.matrix(v) && is.numeric(v) && length(v) > 0 && !anyNA(v) && all(is.finite(v)) &&
+      all(v >= 0) && all(v == round(v)),
+    group = function(v) is.factor(v) && !anyNA(v) && all(c("lean", "obese") %in% levels(v))), arg)
+  if (length(x$group) != nrow(x$counts)) {
+    abort("`%s` is not a valid combo_data object: `group` has %d labels for %d subjects.", arg,
+          length(x$group), nrow(x$counts), .arg = arg)
+  }
   invisible(x)
 }
 
@@ -200,11 +219,11 @@ print.combo_data <- function(x, ...) {
 combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                              zero = "pseudocount", pseudocount = 0.5,
                              denominator = "all", transform = "log") {
-  if (!inherits(data, "combo_data")) abort("`data` must be a combo_read() result.")
-  check_count(min_samples, "min_samples", min = 0)
+  check_combo_data(data, "data")
+  min_samples <- check_count(min_samples, "min_samples", min = 0)
   check_flag(by_group, "by_group")
   zero <- check_choice(zero, c("pseudocount", "zeros"), "zero")
-  check_number(pseudocount, "pseudocount", lower = 0)
+  pseudocount <- check_number(pseudocount, "pseudocount", lower = 0, upper = 1e150)
   denominator <- check_choice(denominator, c("all", "kept"), "denominator")
   transform <- check_choice(transform, c("log", "clr"), "transform")
   counts <- data$counts
@@ -215,7 +234,7 @@ combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
   } else {
     colSums(present) >= min_samples
   }
-  if (sum(keep) < 2L) abort("only %d genera pass the filter; lower `min_samples`.", sum(keep))
+  if (sum(keep) < 2L) abort("only %d genera pass the filter; lower `min_samples`.", sum(keep), .arg = "min_samples")
   z <- if (zero == "pseudocount") counts + pseudocount else ifelse(counts == 0, pseudocount, counts)
   total <- if (denominator == "all") rowSums(z) else rowSums(z[, keep, drop = FALSE])
   x <- log(z[, keep, drop = FALSE] / total)
@@ -229,6 +248,10 @@ combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
 
 #' @export
 print.combo_features <- function(x, ...) {
+  check_object(x, "combo_features", list(
+    x = is_finite_matrix,
+    settings = function(s) is.list(s) && is_num1(s$min_samples) && is_flag(s$by_group) && is_string(s$zero) &&
+      is_num1(s$pseudocount) && is_string(s$transform) && is_string(s$denominator)))
   nonprivate_banner(x, "features computed from the raw data")
   s <- x$settings
   cat(sprintf("<combo_features> %d subjects x %d genera: present in >= %d samples%s, %s %s, %s relative abundance (denominator: %s genera)\n",
@@ -287,6 +310,7 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
 #' combo_data_dir(tempdir())
 #' @export
 combo_data_dir <- function(start = getwd()) {
+  if (!is_string(start)) abort("`start` must be a single directory path.")
   env <- Sys.getenv("DPCOV_COMBO_DIR", "")
   if (nzchar(env) && dir.exists(env)) return(normalizePath(env))
   d <- normalizePath(start, mustWork = FALSE)

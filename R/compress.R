@@ -129,8 +129,9 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   if (m > n) abort("`m` must be <= n = %d (compression reduces the number of rows); got %s.", n, format(m))
   check_cells(m * p, "the compressed matrix", "m")
   if (is.null(delta_max)) delta_max <- sqrt(log(n) / n)
-  delta_max <- check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
-  affine_sd <- check_number(affine_sd, "affine_sd", lower = 0, lower_open = FALSE)
+  delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
+                            lower_open = FALSE, upper_open = FALSE)
+  affine_sd <- check_number(affine_sd, "affine_sd", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
   max_tries <- check_count(max_tries, "max_tries", min = 1, max = 1e6)
   if (!is.null(reference)) reference <- check_reference(reference, p)
 
@@ -191,6 +192,10 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   )
 }
 
+# Delta_max bounds differences of normalised covariances (entries in [-1, 1]);
+# far larger values only make the bounds overflow.
+delta_max_limit <- 1e6
+
 compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate, affine_sd) {
   txt <- paste0(
     "distributional privacy of Zhou, Ligett and Wasserman (Def. 2.4, Thm 4.6) under their ",
@@ -225,12 +230,14 @@ check_compress_matrix <- function(x, arg, normalize) {
   flag <- scan_columns_cpp(x)
   if (any(flag == 3L)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
   if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
+  check_no_overflow(x, arg)
   x
 }
 
 check_reference <- function(reference, p) {
   if (!is.matrix(reference) || !is.numeric(reference) || is.object(reference)) abort("`reference` must be a numeric p x p matrix.")
   if (anyNA(reference) || any(!is.finite(reference))) abort("`reference` contains NA, NaN or infinite values.")
+  if (length(reference)) check_no_overflow(reference, "reference")
   if (nrow(reference) != p || ncol(reference) != p) {
     abort("`reference` must be %d x %d (p x p); it is %d x %d.", p, p, nrow(reference), ncol(reference))
   }
@@ -245,7 +252,9 @@ check_reference <- function(reference, p) {
 compressed_matrix <- function(object, arg = "object") {
   if (inherits(object, "dp_compress")) return(check_release(object, arg)$estimate)
   if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
-  check_data_matrix(object, arg, min_rows = 2L)
+  C <- check_data_matrix(object, arg, min_rows = 2L)
+  check_no_overflow(C, arg)
+  C
 }
 
 #' Compressed covariance
@@ -285,7 +294,7 @@ compressed_pca <- function(object, rank = NULL) {
   C <- compressed_matrix(object)
   p <- ncol(C)
   k <- if (is.null(rank)) p else {
-    check_count(rank, "rank")
+    rank <- check_count(rank, "rank")
     if (rank > p) abort("`rank` must be <= p = %d; got %s.", p, format(rank))
     as.integer(rank)
   }
@@ -323,7 +332,7 @@ subspace_distance <- function(a, b, dim) {
   b <- check_symmetric_matrix(b, "b")
   p <- ncol(a)
   if (ncol(b) != p) abort("`a` and `b` must have the same dimension; got %d and %d.", p, ncol(b))
-  check_count(dim, "dim")
+  dim <- check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
   ea <- eigen(a, symmetric = TRUE)
   eb <- eigen(b, symmetric = TRUE)
@@ -338,8 +347,9 @@ subspace_distance <- function(a, b, dim) {
 }
 
 check_symmetric_matrix <- function(s, arg) {
-  if (!is.matrix(s) || !is.numeric(s)) abort("`%s` must be a numeric matrix.", arg)
+  if (!is.matrix(s) || !is.numeric(s) || is.object(s) || !length(s)) abort("`%s` must be a non-empty numeric matrix.", arg)
   if (anyNA(s) || any(!is.finite(s))) abort("`%s` contains NA, NaN or infinite values.", arg)
+  check_no_overflow(s, arg)
   if (nrow(s) != ncol(s)) abort("`%s` must be square; it is %d x %d.", arg, nrow(s), ncol(s))
   if (max(abs(s - t(s))) > 1e-10 * max(1, max(abs(s)))) abort("`%s` must be symmetric.", arg)
   storage.mode(s) <- "double"
@@ -379,7 +389,7 @@ compressed_lm <- function(object, response, features = NULL, lambda = 0) {
   if (length(yi) != 1L) abort("`response` must name exactly one column.")
   xi <- if (is.null(features)) setdiff(seq_len(ncol(C)), yi) else column_index(C, features, "features")
   if (!length(xi) || yi %in% xi) abort("`features` must be non-empty and must not contain the response.")
-  check_number(lambda, "lambda", lower = 0, lower_open = FALSE)
+  lambda <- check_number(lambda, "lambda", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
   m <- nrow(C)
   cx <- C[, xi, drop = FALSE]
   cy <- C[, yi]
@@ -412,6 +422,10 @@ column_index <- function(C, cols, arg) {
 
 #' @export
 print.compressed_lm <- function(x, digits = 4, ...) {
+  check_object(x, "compressed_lm", list(
+    coefficients = function(v) is_finite_num(v) && !is.null(names(v)), lambda = function(v) is_num1(v) && v >= 0,
+    m = function(v) is_whole1(v, 1), sigma = function(v) is_num1(v) && v >= 0, response = is_string))
+  digits <- check_digits(digits)
   cat(sprintf("Regression of %s on compressed data (m = %d rows%s)\n", x$response, x$m,
               if (x$lambda > 0) sprintf(", ridge lambda = %s", format(x$lambda)) else ""))
   print(signif(x$coefficients, digits))
@@ -480,7 +494,8 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   s2 <- normalized_cov(x2, normalize)
   d <- s1 - s2
   if (is.null(delta_max)) delta_max <- max(abs(d))
-  check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
+                            lower_open = FALSE, upper_open = FALSE)
   e1 <- eigen(s1, symmetric = TRUE, only.values = TRUE)$values
   l1 <- min(e1)
   l2 <- min(eigen(s2, symmetric = TRUE, only.values = TRUE)$values)
@@ -555,13 +570,14 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   x <- check_compress_matrix(x, "x", normalize)
-  check_count(reps, "reps")
+  reps <- check_count(reps, "reps", max = 1e6)
   n <- nrow(x)
   p <- ncol(x)
-  if (!is.numeric(m) || !length(m) || anyNA(m) || any(m != round(m)) || any(m < 1) || any(m > n)) {
+  if (!is.numeric(m) || is.object(m) || !length(m) || anyNA(m) || any(m != round(m)) || any(m < 1) || any(m > n)) {
     abort("`m` must be whole numbers in 1..n = %d.", n)
   }
-  check_count(dim, "dim")
+  check_cells(max(m) * p, "a compressed matrix", "m")
+  dim <- check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
   if (any(m < compression_m_min(n, p))) {
     warning(sprintf("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.",
@@ -588,6 +604,14 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
 #' @param ... Passed to [graphics::plot()].
 #' @export
 plot.compression_study <- function(x, main = NULL, legend_pos = "bottomleft", ...) {
+  if (!inherits(x, "compression_study") ||
+      !is_frame_with(x, numeric = c("m", "dim", "distance", "bound", "worst_case")) ||
+      !all(is.finite(x$m)) || !all(is.finite(x$distance))) {
+    abort("`x` is not a valid compression_study: it needs rows with numeric m, dim, distance, bound and worst_case.", .arg = "x")
+  }
+  if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
+  legend_pos <- check_choice(legend_pos, c("bottomright", "bottom", "bottomleft", "left", "topleft", "top",
+                                           "topright", "right", "center"), "legend_pos")
   a <- stats::aggregate(cbind(distance, bound, worst_case) ~ m, data = as.data.frame(x), FUN = mean)
   if (is.null(main)) main <- sprintf("PCA subspace error, D = %d", x$dim[1])
   graphics::plot(a$m, a$distance, log = "xy", type = "b", pch = 19,

@@ -332,9 +332,10 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 #' analyze_gauss_shift(22, sigma = 1) # about 2 * sqrt(22) = 9.4, a little below
 #' @export
 analyze_gauss_shift <- function(p, sigma, reps = 4000) {
-  check_count(p, "p")
-  check_number(sigma, "sigma", lower = 0)
-  check_count(reps, "reps", min = 10)
+  p <- check_count(p, "p")
+  check_cells(p^2, "each simulated noise matrix", "p")
+  sigma <- check_number(sigma, "sigma", lower = 0, upper = .Machine$double.xmax)
+  reps <- check_count(reps, "reps", min = 10, max = 1e9)
   key <- paste(p, reps)
   e <- .shift_cache[[key]]
   if (is.null(e)) {
@@ -414,9 +415,9 @@ zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp
 compression_threshold <- function(n, p, m, delta_max) {
   n <- check_count(n, "n")
   p <- check_count(p, "p")
-  m <- check_numeric_vector(m, "m", lower = 1)
-  if (any(m != round(m))) abort("`m` must be whole number(s) >= 1.")
-  delta_max <- check_number(delta_max, "delta_max", lower = 0, lower_open = FALSE)
+  m <- check_counts(m, "m", min = 1)
+  delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
+                            lower_open = FALSE, upper_open = FALSE)
   k <- zlw_constants()
   sqrt(2 * (k[["C1"]] + k[["C2"]])) * sqrt(log(2 * n * p) / m) + delta_max
 }

@@ -67,12 +67,14 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   if (!is.numeric(p) || !length(p) || anyNA(p) || any(p < 1) || any(p != round(p)) || any(p > ncol(x))) {
     abort("`p` must be whole numbers between 1 and ncol(features$x) = %d.", ncol(x))
   }
-  check_count(reps, "reps")
-  if (!is.numeric(n_test) || is.null(names(n_test)) || !setequal(names(n_test), levels(group)) ||
+  reps <- check_count(reps, "reps", max = 1e6)
+  if (!is.numeric(n_test) || is.object(n_test) || is.null(names(n_test)) || length(n_test) != nlevels(group) ||
+      !setequal(names(n_test), levels(group)) ||
       anyNA(n_test) || any(n_test < 1) || any(n_test != round(n_test))) {
     abort("`n_test` must be a named vector of positive whole numbers, one per group (%s).",
           paste(levels(group), collapse = ", "))
   }
+  tol <- check_number(tol, "tol", lower = 0, upper = 1)
   sizes <- table(group)[names(n_test)]
   if (any(sizes - n_test < 2)) abort("`n_test` leaves fewer than two training subjects in some group.")
   check_flag(var_equal, "var_equal")
@@ -98,8 +100,10 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
         combo_select(x, group, pp, var_equal = var_equal)
       }
       for (name in names(estimators)) {
-        est <- estimators[[name]](xtr[, sel, drop = FALSE], gtr)
-        fit <- qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol)
+        what <- sprintf("the estimator \"%s\"", name)
+        est <- call_user(estimators[[name]], list(xtr[, sel, drop = FALSE], gtr), "estimators", what)
+        fit <- with_arg(qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol),
+                        "estimators", what)
         pred <- stats::predict(fit, xte[, sel, drop = FALSE])
         rows[[length(rows) + 1L]] <- data.frame(rep = r, p = pp, estimator = name,
                                                 errors = sum(pred != gte),
@@ -127,6 +131,24 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
             class = c("qda_study", "dp_nonprivate"), call = release_call(call, c("x", "features")))
 }
 
+# A study given as input (hand-made ones included): its summary table, and
+# for print() its settings.
+check_qda_study <- function(x, arg = "x", settings = FALSE) {
+  if (!inherits(x, "qda_study") || !is.list(x) ||
+      !is_frame_with(x$summary, numeric = c("p", "mean", "se"), character = "estimator") ||
+      !is.factor(x$summary$estimator) || !all(is.finite(x$summary$mean))) {
+    abort("`%s` is not a valid qda_study: it needs a `summary` table with p, estimator (a factor), mean and se.",
+          arg, .arg = arg)
+  }
+  if (settings) {
+    s <- x$settings
+    ok <- is.list(s) && is_whole1(s$reps, 1) && is_finite_num(s$n_test) && !is.null(names(s$n_test)) &&
+      is_whole1(s$n, 1) && is_finite_num(s$p)
+    if (!ok) abort("`%s` is not a valid qda_study: its `settings` are missing or malformed.", arg, .arg = arg)
+  }
+  invisible(x)
+}
+
 # The threshold a release reports (NA when it reports none).
 release_threshold <- function(est) {
   th <- if (inherits(est, "dp_release")) est$params$threshold else attr(est, "threshold")
@@ -148,6 +170,8 @@ summarise_errors <- function(errors) {
 
 #' @export
 print.qda_study <- function(x, digits = 2, ...) {
+  check_qda_study(x, settings = TRUE)
+  digits <- check_digits(digits, min = 0)
   nonprivate_banner(x, "a study of classifiers fitted and tested on the data")
   s <- x$settings
   cat(sprintf("<qda_study> %d replications, %s test subjects (%s) of %d; p = %s\n",
@@ -182,6 +206,14 @@ print.qda_study <- function(x, digits = 2, ...) {
 #' plot(st, reference = data.frame(p = 3, sample = 2))
 #' @export
 plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...) {
+  check_qda_study(x)
+  if (!is.null(reference) && !(is_frame_with(reference, numeric = names(reference)) && "p" %in% names(reference))) {
+    abort("`reference` must be NULL or a data frame of numbers with a column `p`.", .arg = "reference")
+  }
+  if (!is.null(labels) && !(is.character(labels) && !anyNA(labels) && !is.null(names(labels)))) {
+    abort("`labels` must be NULL or a named character vector.", .arg = "labels")
+  }
+  ylim <- check_ylim(ylim)
   s <- x$summary
   ps <- sort(unique(s$p))
   trivial <- s[s$estimator == "trivial", ]
@@ -229,7 +261,8 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
 #' qda_study_table(qda_study(feats, p = 3, reps = 2, n_test = c(lean = 12, obese = 6)))
 #' @export
 qda_study_table <- function(x, digits = 2) {
-  if (!inherits(x, "qda_study")) abort("`x` must be a qda_study() result.")
+  check_qda_study(x)
+  digits <- check_digits(digits, min = 0)
   s <- x$summary
   cell <- sprintf(paste0("%.", digits, "f (%.", digits, "f)"), s$mean, s$se)
   tab <- tapply(cell, list(paste("p =", s$p), s$estimator), identity)

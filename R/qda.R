@@ -59,12 +59,13 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
   x <- check_data_matrix(x, min_rows = 2L)
   group <- check_group(group, nrow(x))
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
-  check_number(tol, "tol", lower = 0, upper = 1)
+  tol <- check_number(tol, "tol", lower = 0, upper = 1)
+  check_no_overflow(x, "x")
   sigma <- resolve_plugin_cov(cov, x, group)
   p <- ncol(x)
   if (!identical(dim(sigma), c(p, p))) {
-    abort("the plug-in covariance must be %d x %d (the columns of `x`); it is %s.",
-          p, p, paste(dim(sigma), collapse = " x "))
+    abort("the plug-in covariance `cov` must be %d x %d (the columns of `x`); it is %s.",
+          p, p, paste(dim(sigma), collapse = " x "), .arg = "cov")
   }
   means <- do.call(rbind, lapply(split(seq_len(nrow(x)), group),
                                  function(i) colMeans(x[i, , drop = FALSE])))
@@ -79,18 +80,19 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
 }
 
 resolve_plugin_cov <- function(cov, x, group) {
-  if (is.function(cov)) cov <- cov(x, group)
+  if (is.function(cov)) cov <- call_user(cov, list(x, group), "cov", "the covariance function")
   if (is.character(cov)) {
     cov <- check_choice(cov, "pooled", "cov")
     return(pooled_cov(x, group))
   }
-  if (inherits(cov, "dp_release")) cov <- as.matrix(cov)
-  if (!is.matrix(cov) || !is.numeric(cov)) {
+  if (inherits(cov, "dp_release")) cov <- with_arg(as.matrix(cov), "cov")
+  if (!is.matrix(cov) || !is.numeric(cov) || is.object(cov)) {
     abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one.")
   }
-  if (anyNA(cov) || any(!is.finite(cov))) abort("the plug-in covariance contains NA, NaN or infinite values.")
+  if (anyNA(cov) || any(!is.finite(cov))) abort("the plug-in covariance `cov` contains NA, NaN or infinite values.", .arg = "cov")
+  check_no_overflow(cov, "cov")
   if (nrow(cov) == ncol(cov) && max(abs(cov - t(cov))) > 1e-8 * max(1, max(abs(cov)))) {
-    abort("the plug-in covariance must be symmetric.")
+    abort("the plug-in covariance `cov` must be symmetric.", .arg = "cov")
   }
   storage.mode(cov) <- "double"
   cov
@@ -113,6 +115,22 @@ plugin_inverse <- function(sigma, singular, tol) {
        rank = length(values), n_small = sum(small))
 }
 
+# A fit given as input (hand-made ones included): the fields predict() and
+# print() read, with consistent shapes.
+check_qda_plugin <- function(x, arg = "x") {
+  check_object(x, "qda_plugin", list(
+    means = is_finite_matrix, levels = function(v) is.character(v) && length(v) >= 1L && !anyNA(v),
+    priors = function(v) is_finite_num(v) && all(v > 0 & v <= 1),
+    scaling = function(v) is.matrix(v) && is.numeric(v) && all(is.finite(v)), logdet = is_num1,
+    rank = function(v) is_whole1(v), singular = function(v) is_string(v) && v %in% c("pinv", "floor")), arg)
+  K <- length(x$levels)
+  if (nrow(x$means) != K || length(x$priors) != K || nrow(x$scaling) != ncol(x$means) ||
+      ncol(x$scaling) != x$rank) {
+    abort("`%s` is not a valid qda_plugin object: its means, priors, levels and scaling do not fit together.", arg, .arg = arg)
+  }
+  invisible(x)
+}
+
 #' Pooled within-class sample covariance
 #'
 #' \eqn{\sum_k \sum_{i \in k} (x_i - \bar x_k)(x_i - \bar x_k)^T / (n - K)},
@@ -125,8 +143,9 @@ plugin_inverse <- function(sigma, singular, tol) {
 #' @export
 pooled_cov <- function(x, group) {
   x <- check_data_matrix(x, min_rows = 2L)
+  check_no_overflow(x, "x")
   group <- check_group(group, nrow(x))
-  if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes.")
+  if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes in `group`.", .arg = "group")
   crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group))
 }
 
@@ -154,8 +173,10 @@ center_by_group <- function(x, group) {
 #' head(predict(fit, iris[, 1:4], type = "posterior"))
 #' @export
 predict.qda_plugin <- function(object, newdata, type = "class", ...) {
+  check_qda_plugin(object, "object")
   type <- check_choice(type, c("class", "score", "posterior"), "type")
   newdata <- check_data_matrix(newdata, arg = "newdata")
+  check_no_overflow(newdata, "newdata")
   p <- ncol(object$means)
   train_names <- colnames(object$means)
   if (!is.null(train_names) && !is.null(colnames(newdata)) && all(train_names %in% colnames(newdata))) {
@@ -163,6 +184,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   } else if (ncol(newdata) != p) {
     abort("`newdata` must have the %d columns the classifier was trained on; it has %d.", p, ncol(newdata))
   }
+  storage.mode(newdata) <- "double"
   scores <- vapply(seq_along(object$levels), function(k) {
     z <- sweep(newdata, 2, object$means[k, ]) %*% object$scaling
     -0.5 * object$logdet - 0.5 * rowSums(z^2) + log(object$priors[[k]])
@@ -179,6 +201,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
 
 #' @export
 print.qda_plugin <- function(x, ...) {
+  check_qda_plugin(x)
   nonprivate_banner(x, "class means and priors are exact statistics of the training data")
   cat(sprintf("<qda_plugin> %d classes, p = %d, common covariance of rank %d (%s rule)\n",
               length(x$levels), ncol(x$means), x$rank, x$singular))

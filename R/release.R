@@ -82,7 +82,10 @@ as_nonprivate <- function(x, class) {
 #' input like any other): the fields every method reads, with their types.
 #' @noRd
 check_release <- function(x, arg = "x", square = FALSE) {
+  if (missing(x)) abort_missing(arg)
   if (!inherits(x, "dp_release") || !is.list(x)) abort("`%s` must be a dp_release object.", arg, .arg = arg)
+  # every family but compression releases a square (second-moment) matrix
+  square <- square || !inherits(x, "dp_compress")
   bad <- function(what) abort("`%s` is not a valid dp_release: %s.", arg, what, .arg = arg)
   need <- c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p", "params", "tuning")
   miss <- setdiff(need, names(x))
@@ -171,6 +174,7 @@ NULL
 #' @export
 print.dp_release <- function(x, digits = 4, ...) {
   check_release(x)
+  digits <- check_digits(digits)
   cat(sprintf("<%s> %s\n", class(x)[1], x$mechanism))
   cat("Guarantee:", x$guarantee, "\n")
   cat(sprintf("Data: %s, p = %s columns\n", n_text(x), format(x$p)))
@@ -232,6 +236,14 @@ summary.dp_release <- function(object, ...) {
 
 #' @export
 print.summary.dp_release <- function(x, digits = 4, ...) {
+  check_object(x, "summary.dp_release", list(
+    mechanism = is_string, guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE),
+    p = function(v) is_whole1(v, 1), epsilon = function(v) is_num1(v, na_ok = TRUE),
+    delta = function(v) is_num1(v, na_ok = TRUE), tuning = function(v) is.null(v) || is.list(v),
+    eigenvalues = function(v) is.null(v) || is_finite_num(v),
+    positive_definite = function(v) is.null(v) || is_flag(v),
+    zero_fraction = function(v) is.null(v) || is_num1(v)))
+  digits <- check_digits(digits)
   cat("Private release:", x$mechanism, "\n")
   cat("Guarantee:", x$guarantee, "\n")
   cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),

@@ -49,7 +49,8 @@ second_moment_stream <- function(reader, clip) {
       abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
     })
     if (is.null(block)) break
-    block <- check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L)
+    block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
+                      "x", "the reader")
     if (is.null(gram)) {
       gram <- matrix(0, ncol(block), ncol(block))
       nm <- colnames(block)

@@ -30,11 +30,12 @@
 #' attr(A, "beta")
 #' @export
 sheffet_data <- function(n, beta = NULL, noise_sd = 0.5) {
-  check_count(n, "n")
+  n <- check_count(n, "n")
   beta <- study_beta(beta)
-  check_number(noise_sd, "noise_sd", lower = 0, lower_open = FALSE)
+  noise_sd <- check_number(noise_sd, "noise_sd", lower = 0, upper = 1e150, lower_open = FALSE)
   p <- nrow(beta) - 1L
   m <- ncol(beta)
+  check_cells(n * (p + 1 + m), "the data", "n")
   Z <- matrix(stats::rnorm(n * (p + m)), nrow = n, ncol = p + m, byrow = TRUE)
   X <- cbind(Z[, seq_len(p), drop = FALSE], 1)
   Y <- X %*% beta + noise_sd * Z[, p + seq_len(m), drop = FALSE]
@@ -47,7 +48,8 @@ sheffet_data <- function(n, beta = NULL, noise_sd = 0.5) {
 study_beta <- function(beta, p = 20L, m = 1L) {
   if (is.null(beta)) beta <- matrix(stats::runif((p + 1L) * m, -1, 1), p + 1L, m)
   if (is.vector(beta) && is.numeric(beta)) beta <- matrix(beta, ncol = 1L)
-  if (!is.matrix(beta) || !is.numeric(beta) || anyNA(beta) || any(!is.finite(beta)) || nrow(beta) < 2L) {
+  if (!is.matrix(beta) || !is.numeric(beta) || is.object(beta) || anyNA(beta) || any(!is.finite(beta)) || nrow(beta) < 2L ||
+      max(abs(beta)) > 1e150) {
     abort("`beta` must be a finite numeric (p + 1) x m matrix (feature coefficients, then the intercept).")
   }
   storage.mode(beta) <- "double"
@@ -128,26 +130,26 @@ sheffet_study <- function(experiment = "single", n = 2^(14:18),
                           m = c(0, 1, 2, 5, 10), delta = exp(-9), clip = NULL, p = 20,
                           noise_sd = 0.5, beta = NULL) {
   experiment <- check_choice(experiment, c("single", "multiple"), "experiment")
-  if (!is.numeric(n) || !length(n) || anyNA(n) || any(n < 1) || any(n != round(n))) {
-    abort("`n` must be a vector of whole numbers >= 1.")
-  }
+  # the data are streamed, but time grows with n: refuse sizes that would run for days
+  n <- check_counts(n, "n", min = 1, max = dp_limits$cells)
+  epsilon <- check_numeric_vector(epsilon, "epsilon")
   for (e in epsilon) check_epsilon(e, 1, "the study (Algorithm 3 needs epsilon < 1)")
-  check_delta(delta, exp(-1), "the study")
-  check_count(reps, "reps")
-  check_count(p, "p", min = 1)
+  delta <- check_delta(delta, exp(-1), "the study")
+  reps <- check_count(reps, "reps", max = 1e6)
+  p <- check_count(p, "p", min = 1, max = 1e4)
+  noise_sd <- check_number(noise_sd, "noise_sd", lower = 0, upper = 1e150, lower_open = FALSE)
   n_labels <- if (experiment == "single") 1L else as.integer(p)
   if (experiment == "multiple") {
-    if (!is.numeric(m) || anyNA(m) || any(m < 0) || any(m > p - 1) || any(m != round(m))) {
-      abort("`m` must be whole numbers in 0..%d (redundant labels besides y1).", as.integer(p - 1))
-    }
+    m <- check_counts(m, "m", min = 0, max = p - 1)
   }
   beta <- study_beta(beta, as.integer(p), n_labels)
   if (nrow(beta) != p + 1 || ncol(beta) != n_labels) {
-    abort("`beta` must be %d x %d for this experiment.", as.integer(p + 1), n_labels)
+    abort("`beta` must be %d x %d for this experiment.", as.integer(p + 1), n_labels, .arg = "beta")
   }
   d <- p + 1 + n_labels
   if (is.null(clip)) clip <- sqrt(2.5 * d)
-  check_clip(clip)
+  clip <- check_clip(clip)
+  if (!is.finite(clip)) abort("`clip` must be finite: the study's private estimators need a row-norm bound.")
   tasks <- expand.grid(n = sort(n, decreasing = TRUE), rep = seq_len(reps))
   settings <- list(experiment = experiment, n = n, epsilon = epsilon, reps = reps, m = m,
                    delta = delta, clip = clip, p = p, d = d, noise_sd = noise_sd)
@@ -256,6 +258,7 @@ NULL
 #' @rdname sheffet_study_methods
 #' @export
 summary.sheffet_study <- function(object, ...) {
+  check_sheffet_study(object, "object")
   df <- as.data.frame(unclass(object), stringsAsFactors = FALSE)
   key <- paste(df$experiment, df$estimator, df$epsilon, df$m, df$n, sep = "|")  # NA-safe
   out <- do.call(rbind, lapply(split(df, key), function(g) {
@@ -274,6 +277,8 @@ summary.sheffet_study <- function(object, ...) {
 #' @param n_rows Rows of the summary `print()` shows.
 #' @export
 print.sheffet_study <- function(x, n_rows = 6, ...) {
+  check_sheffet_study(x, settings = TRUE)
+  n_rows <- check_count(n_rows, "n_rows", max = 1e6)
   nonprivate_banner(x, "a study on simulated data (its non-private estimators are exact)")
   st <- attr(x, "settings")
   cat(sprintf("<sheffet_study> %s regression on simulated data (a study, not a release), d = %s, %d replications, %s seconds\n",
@@ -283,6 +288,25 @@ print.sheffet_study <- function(x, n_rows = 6, ...) {
               format(st$delta, digits = 3), format(st$clip, digits = 4)))
   cat(sprintf("%d errors; summary() gives mean and sd per estimator, epsilon, m and n:\n", nrow(x)))
   print(utils::head(summary(x), n_rows), row.names = FALSE)
+  invisible(x)
+}
+
+# A study given as input (hand-made ones included): the columns summary() and
+# plot() read, and for print() the settings attribute.
+check_sheffet_study <- function(x, arg = "x", settings = FALSE) {
+  if (!inherits(x, "sheffet_study") || !is_frame_with(x, numeric = c("n", "epsilon", "m", "error"),
+                                                      character = c("experiment", "estimator")) ||
+      !all(is.finite(x$n) & x$n >= 1) || !all(is.finite(x$error))) {
+    abort("`%s` is not a valid sheffet_study: it needs rows with columns experiment, estimator, n, epsilon, m and a finite error.",
+          arg, .arg = arg)
+  }
+  if (settings) {
+    st <- attr(x, "settings")
+    ok <- is.list(st) && is_string(st$experiment) && is_num1(st$d) && is_num1(st$reps) &&
+      is_finite_num(st$n) && all(st$n >= 1) && is.numeric(st$epsilon) && is_num1(st$delta) &&
+      is_num1(st$clip) && is_num1(attr(x, "elapsed"))
+    if (!ok) abort("`%s` is not a valid sheffet_study: its settings or elapsed attributes are missing or malformed.", arg, .arg = arg)
+  }
   invisible(x)
 }
 
@@ -307,8 +331,15 @@ study_style <- list(
 #' @rdname sheffet_study_methods
 #' @export
 plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL, main = NULL, ...) {
+  check_sheffet_study(x)
+  if (!(is_number(figure) || is_string(figure)) || !as.character(figure) %in% names(study_figures)) {
+    abort("`figure` must be one of 1, 2, 3, 4, 5.")
+  }
   figure <- as.character(figure)
-  if (!figure %in% names(study_figures)) abort("`figure` must be one of 1, 2, 3, 4, 5.")
+  if (!is.null(epsilon)) epsilon <- check_epsilon(epsilon)
+  m <- check_count(m, "m", min = 0)
+  ylim <- check_ylim(ylim)
+  if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   exper <- if (figure == "5") "multiple" else "single"
   sm <- summary(x)
   sm <- sm[sm$experiment == exper, , drop = FALSE]
@@ -318,6 +349,10 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
   keep <- sm$estimator %in% names(est) & (is.na(sm$epsilon) | sm$epsilon == epsilon)
   if (exper == "multiple") keep <- keep & sm$m == m
   sm <- sm[keep, , drop = FALSE]
+  if (all(is.na(sm$epsilon))) {
+    abort("this study has no %s results at `epsilon` = %s%s.", exper, format(epsilon),
+          if (exper == "multiple") sprintf(" and m = %s", format(m)) else "")
+  }
   est <- est[names(est) %in% sm$estimator]
   # on the log axis a bar's lower end is truncated at mean / 10
   lo <- pmax(sm$mean - ifelse(is.na(sm$sd), 0, sm$sd), sm$mean / 10)

@@ -27,11 +27,12 @@
 cov_model <- function(p, type = "model1", rho = 0.6,
                       sparsity = 0.2, lambda = 50, scale = 200) {
   type <- check_choice(type, c("model1", "model2", "random_sparse"), "type")
-  check_count(p, "p", min = 2)
+  p <- check_count(p, "p", min = 2)
+  check_cells(p^2, "the covariance matrix", "p")
   d <- abs(outer(seq_len(p), seq_len(p), "-"))
   switch(type,
     model1 = {
-      check_number(rho, "rho", lower = -1, upper = 1)
+      rho <- check_number(rho, "rho", lower = -1, upper = 1)
       rho^d
     },
     model2 = {
@@ -42,16 +43,16 @@ cov_model <- function(p, type = "model1", rho = 0.6,
       S
     },
     random_sparse = {
-      check_number(sparsity, "sparsity", lower = 0, upper = 1, upper_open = FALSE)
-      check_number(lambda, "lambda", lower = 0)
-      check_number(scale, "scale", lower = 0)
+      sparsity <- check_number(sparsity, "sparsity", lower = 0, upper = 1, upper_open = FALSE)
+      lambda <- check_number(lambda, "lambda", lower = 0, upper = 1e150)
+      scale <- check_number(scale, "scale", lower = 1e-150, lower_open = FALSE, upper = 1e150)
       up <- which(upper.tri(d))
       k <- min(length(up), round(sparsity * p * p / 2))
       U <- matrix(0, p, p)
       U[up[sample.int(length(up), k)]] <- stats::runif(k, -1, 1)
       U <- U + t(U) + lambda * diag(p)
       if (min(eigen(U, symmetric = TRUE, only.values = TRUE)$values) <= 0) {
-        abort("lambda = %s does not make the random sparse matrix positive definite; increase it.", format(lambda))
+        abort("`lambda` = %s does not make the random sparse matrix positive definite; increase it.", format(lambda))
       }
       U / scale
     })
@@ -76,12 +77,13 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 #' @export
 rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
-  check_count(n, "n")
+  n <- check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
   p <- nrow(Sigma)
+  check_cells(n * p, "the data", "n")
+  if (dist == "t") df <- check_number(df, "df", lower = 2)
   z <- matrix(stats::rnorm(n * p), n, p) %*% chol(Sigma)
   if (dist == "t") {
-    check_number(df, "df", lower = 2)
     z <- z / sqrt(stats::rchisq(n, df) / df)
   }
   z
@@ -104,12 +106,17 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' cov_error(S + 0.1 * diag(4), S, relative = TRUE)
 #' @export
 cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
-  if (inherits(estimate, "dp_release")) estimate <- estimate$estimate
-  if (!is.matrix(estimate) || !is.matrix(truth) || any(dim(estimate) != dim(truth))) {
+  if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
+  estimate <- check_numeric_matrix(estimate, "estimate")
+  truth <- check_numeric_matrix(truth, "truth")
+  if (any(dim(estimate) != dim(truth))) {
     abort("`estimate` and `truth` must be matrices of the same dimensions.")
   }
-  if (!is.character(norm) || !all(norm %in% c("spectral", "frobenius", "l1"))) {
-    abort("`norm` must be among \"spectral\", \"frobenius\", \"l1\".")
+  # the difference of two matrices whose squares do not overflow may still do so
+  check_no_overflow(estimate - truth, "estimate")
+  if (!is.character(norm) || !length(norm) || anyNA(norm) || anyDuplicated(norm) ||
+      !all(norm %in% c("spectral", "frobenius", "l1"))) {
+    abort("`norm` must be among \"spectral\", \"frobenius\", \"l1\" (one or more, without NA or repeats).")
   }
   check_flag(relative, "relative")
   one <- function(M, type) switch(type,
@@ -190,16 +197,29 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
   df <- check_number(df, "df", lower = 2)
   check_flag(relative, "relative")
+  noise_multiplier <- check_number(noise_multiplier, "noise_multiplier", lower = 0, upper = 1e6,
+                                   lower_open = FALSE, upper_open = FALSE)
   need <- c("cov", "dist", "p", "n", "epsilon", "delta")
-  if (!is.data.frame(settings) || !all(need %in% names(settings))) {
-    abort("`settings` must be a data frame with columns %s.", paste(need, collapse = ", "))
+  if (!is.data.frame(settings) || !nrow(settings) || !all(need %in% names(settings))) {
+    abort("`settings` must be a data frame with columns %s, and at least one row.", paste(need, collapse = ", "))
   }
-  check_count(reps, "reps")
-  if (!is.data.frame(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
-    abort("`methods` must be a data frame like threshold_methods().")
+  reps <- check_count(reps, "reps", max = 1e6)
+  if (!is.data.frame(methods) || !nrow(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
+    abort("`methods` must be a data frame like threshold_methods(), with at least one row.")
   }
   settings <- as.data.frame(settings, stringsAsFactors = FALSE)
   if (is.null(settings$sparsity)) settings$sparsity <- NA_real_
+  # every row checked up front, so that a bad row fails before any replication runs
+  for (i in seq_len(nrow(settings))) with_arg(check_study_setting(settings[i, ]), "settings", sprintf("row %d", i))
+  for (i in seq_len(nrow(methods))) {
+    me <- methods[i, ]
+    with_arg({
+      if (!is_string(as.character(me$label))) abort("`label` must be one string.")
+      variant <- check_choice(as.character(me$variant), c("modified", "wang_xu"), "variant")
+      model <- check_choice(as.character(me$model), c("central", "local"), "model")
+      threshold_neighbor(as.character(me$neighbor), variant, model)
+    }, "methods", sprintf("row %d", i))
+  }
   jobs <- expand.grid(rep = seq_len(reps), setting = seq_len(nrow(settings)))
   pr <- progressr::progressor(steps = nrow(jobs))
   one <- function(j) {
@@ -240,6 +260,19 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   as_nonprivate(out, "threshold_study")
 }
 
+# One row of run_study()'s settings.
+check_study_setting <- function(st) {
+  cov <- check_choice(as.character(st$cov), c("model1", "model2", "random_sparse"), "cov")
+  check_choice(as.character(st$dist), c("gaussian", "t"), "dist")
+  p <- check_count(st$p, "p", min = 2)
+  n <- check_count(st$n, "n", min = 2)
+  check_cells(n * p, "the simulated data", "n")
+  check_epsilon(st$epsilon)
+  check_delta(st$delta)
+  if (cov == "random_sparse") check_number(st$sparsity, "sparsity", lower = 0, upper = 1, upper_open = FALSE)
+  invisible(st)
+}
+
 #' Summarise a simulation study
 #'
 #' Mean and standard error (sd / sqrt(reps)) of the errors per setting,
@@ -253,6 +286,15 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
 #' study_summary(run_study(s, reps = 2, tune = "theory"))
 #' @export
 study_summary <- function(results, measure = c("spectral", "frobenius")) {
+  if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")
+  if (!is.character(measure) || !length(measure) || anyNA(measure) || anyDuplicated(measure)) {
+    abort("`measure` must be one or more names of error columns of `results`.")
+  }
+  bad <- measure[!vapply(measure, function(m) is.numeric(results[[m]]) && !is.object(results[[m]]), logical(1))]
+  if (length(bad)) {
+    abort("`measure`: %s %s not numeric column(s) of `results`.", paste0('"', bad, '"', collapse = ", "),
+          if (length(bad) > 1) "are" else "is")
+  }
   keys <- intersect(c("table", "cov", "dist", "p", "n", "epsilon", "delta", "sparsity", "method", "truth"), names(results))
   g <- do.call(paste, c(lapply(results[keys], as.character), sep = "\r"))
   g <- factor(g, levels = unique(g))

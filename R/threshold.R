@@ -296,6 +296,7 @@ threshold_tune <- function(method = "theory", folds = 10,
 
 #' @export
 print.threshold_tune <- function(x, ...) {
+  x <- as_threshold_tune(x, "x")
   cat("<threshold_tune>", switch(x$method,
     cv = sprintf("%d-fold cross-validation on the private data (not private)", as.integer(x$folds)),
     public = sprintf("%d-fold cross-validation on a public sample of %d rows", as.integer(x$folds), nrow(x$public)),
@@ -304,22 +305,27 @@ print.threshold_tune <- function(x, ...) {
   invisible(x)
 }
 
-as_threshold_tune <- function(tune) {
+as_threshold_tune <- function(tune, arg = "tune") {
+  if (missing(tune)) abort_missing(arg)
   if (inherits(tune, "threshold_tune")) {
     # a hand-made object is input like any other: rebuild it through the checks
-    if (!is.list(tune)) abort("`tune` is not a valid threshold_tune object.")
-    return(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
-                          tune$public, tune$constant, if (is.null(tune$noise)) TRUE else tune$noise))
+    if (!is.list(tune)) abort("`%s` is not a valid threshold_tune object.", arg, .arg = arg)
+    return(with_arg(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
+                                   tune$public, tune$constant, if (is.null(tune$noise)) TRUE else tune$noise),
+                    arg, "a threshold_tune object"))
   }
+  if (!identical(arg, "tune")) abort("`%s` must be a threshold_tune object.", arg, .arg = arg)
   if (is.null(tune)) abort("`tune` must be \"theory\", a number, a public data matrix, \"cv\", or threshold_tune(), not NULL.")
   if (is.character(tune) && length(tune) == 1L) {
     if (tune %in% c("cv", "theory")) return(threshold_tune(tune))
     abort("`tune` must be \"cv\", \"theory\", a number, a public data matrix, or threshold_tune(); got \"%s\".", tune)
   }
   if (is.numeric(tune) && length(tune) == 1L && is.null(dim(tune))) {
-    return(threshold_tune("fixed", constant = tune))
+    return(with_arg(threshold_tune("fixed", constant = tune), "tune", "a fixed constant"))
   }
-  if (is.matrix(tune) || is.data.frame(tune)) return(threshold_tune("public", public = tune))
+  if (is.matrix(tune) || is.data.frame(tune)) {
+    return(with_arg(threshold_tune("public", public = tune), "tune", "a public sample"))
+  }
   abort("`tune` must be \"cv\", \"theory\", a number, a public data matrix, or threshold_tune().")
 }
 
@@ -457,6 +463,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
 
 #' @export
 print.threshold_cv <- function(x, ...) {
+  check_threshold_cv(x)
   nonprivate_banner(x, "a tuning curve computed from the data without noise")
   cat(sprintf("<threshold_cv> %d-fold cross-validation (%s), n = %d, p = %d\n",
               as.integer(x$folds), x$method, as.integer(x$n), as.integer(x$p)))
@@ -464,6 +471,17 @@ print.threshold_cv <- function(x, ...) {
               format(x$constant, digits = 4), format(min(x$loss), digits = 4), length(x$grid)))
   cat("NOT private: computed from the data without noise on the choice; its grid\n",
       "reveals the largest diagonal entry of the clipped second moment.\n", sep = "")
+  invisible(x)
+}
+
+# A CV result given as input (hand-made ones included).
+check_threshold_cv <- function(x, arg = "x") {
+  check_object(x, "threshold_cv", list(
+    constant = is_num1, grid = is_finite_num, loss = is_finite_num, folds = function(v) is_whole1(v, 2),
+    n = function(v) is_whole1(v, 1), p = function(v) is_whole1(v, 1), method = is_string), arg)
+  if (length(x$grid) != length(x$loss)) {
+    abort("`%s` is not a valid threshold_cv object: `grid` and `loss` differ in length.", arg, .arg = arg)
+  }
   invisible(x)
 }
 
@@ -480,6 +498,7 @@ print.threshold_cv <- function(x, ...) {
 #' plot(threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5))
 #' @export
 plot.threshold_cv <- function(x, ...) {
+  check_threshold_cv(x)
   graphics::plot(x$grid, x$loss, type = "l", xlab = "threshold constant c",
                  ylab = "mean held-out Frobenius^2 loss", ...)
   graphics::abline(v = x$constant, lty = 2)

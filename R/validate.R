@@ -18,9 +18,14 @@ abort <- function(fmt, ..., .arg = NULL) {
 
 # Plain numbers only: no factors, dates or other classed objects, which are
 # numeric underneath but not what the argument means.
+# A 1 x 1 matrix is not a number either: it would carry its dim into results.
 is_number <- function(x) {
-  is.numeric(x) && length(x) == 1L && !is.na(x) && !is.object(x)
+  is.numeric(x) && length(x) == 1L && is.null(dim(x)) && !is.na(x) && !is.object(x)
 }
+
+# A missing argument (no default) is reported as a classed error naming it,
+# not as R's "argument ... is missing, with no default".
+abort_missing <- function(arg) abort("`%s` is missing, with no default.", arg, .arg = arg)
 
 # Ranges outside which the arithmetic of a release is no longer trustworthy
 # (overflow or underflow when squaring or summing), so they are refused. See
@@ -32,6 +37,7 @@ dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 
 #' columns are all numeric or logical.
 #' @noRd
 check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
+  if (missing(x)) abort_missing(arg)
   if (is.data.frame(x)) {
     bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.object(col) ||
                      inherits(col, "AsIs") && is.numeric(col), logical(1))
@@ -61,6 +67,7 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
 #' @noRd
 check_number <- function(x, arg, lower = -Inf, upper = Inf,
                          lower_open = TRUE, upper_open = TRUE, finite = TRUE) {
+  if (missing(x)) abort_missing(arg)
   if (!is_number(x)) abort("`%s` must be a single number.", arg, .arg = arg)
   if (finite && !is.finite(x)) abort("`%s` must be finite.", arg, .arg = arg)
   below <- if (lower_open) x <= lower else x < lower
@@ -77,6 +84,7 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf,
 #' method's upper limit.
 #' @noRd
 check_epsilon <- function(epsilon, max = Inf, method = NULL) {
+  if (missing(epsilon)) abort_missing("epsilon")
   if (!is_number(epsilon) || !is.finite(epsilon)) abort("`epsilon` must be a single finite number.", .arg = "epsilon")
   if (epsilon <= 0) abort("`epsilon` must be > 0; got %s.", format(epsilon), .arg = "epsilon")
   lim <- dp_limits$epsilon
@@ -94,6 +102,7 @@ check_epsilon <- function(epsilon, max = Inf, method = NULL) {
 #' Privacy parameter delta in (0, max), max <= 1.
 #' @noRd
 check_delta <- function(delta, max = 1, method = NULL) {
+  if (missing(delta)) abort_missing("delta")
   if (!is_number(delta)) abort("`delta` must be a single number.", .arg = "delta")
   if (!(delta > 0 && delta < 1)) abort("`delta` must be in (0, 1); got %s.", format(delta), .arg = "delta")
   if (delta < .Machine$double.xmin) abort("`delta` must be at least %s; got %s.", format(.Machine$double.xmin), format(delta), .arg = "delta")
@@ -108,6 +117,7 @@ check_delta <- function(delta, max = 1, method = NULL) {
 #' double so that counts beyond the integer range stay exact.
 #' @noRd
 check_count <- function(x, arg, min = 1, max = 2^52) {
+  if (missing(x)) abort_missing(arg)
   if (!is_number(x) || !is.finite(x) || x != round(x)) abort("`%s` must be a single whole number.", arg, .arg = arg)
   if (x < min) abort("`%s` must be >= %s; got %s.", arg, format(min), format(x), .arg = arg)
   if (x > max) abort("`%s` must be <= %s; got %s.", arg, format(max), format(x), .arg = arg)
@@ -118,6 +128,7 @@ check_count <- function(x, arg, min = 1, max = 2^52) {
 #' finite, or Inf (no clipping, no guarantee).
 #' @noRd
 check_clip <- function(clip, arg = "clip") {
+  if (missing(clip)) abort_missing(arg)
   if (!is_number(clip)) abort("`%s` must be a single number (the row-norm bound B), or Inf.", arg, .arg = arg)
   if (clip <= 0) abort("`%s` must be > 0; got %s.", arg, format(clip), .arg = arg)
   lim <- dp_limits$clip
@@ -148,6 +159,7 @@ check_cells <- function(cells, what, arg) {
 #' Square symmetric positive definite matrix of finite numbers.
 #' @noRd
 check_spd <- function(S, arg) {
+  if (missing(S)) abort_missing(arg)
   if (is_number(S)) S <- matrix(S)
   if (!is.matrix(S) || !is.numeric(S) || is.object(S)) abort("`%s` must be a numeric matrix.", arg, .arg = arg)
   if (nrow(S) < 1L || ncol(S) < 1L) abort("`%s` must have at least one row and column.", arg, .arg = arg)
@@ -189,7 +201,8 @@ check_choice <- function(x, choices, arg) {
 #' missing values, unused levels dropped, each class with >= min_per_group rows.
 #' @noRd
 check_group <- function(group, n, arg = "group", min_per_group = 1L) {
-  if (is.null(group) || !is.atomic(group) && !is.factor(group) || length(group) != n) {
+  if (missing(group)) abort_missing(arg)
+  if (is.null(group) || !is.atomic(group) && !is.factor(group) || is.complex(group) || length(group) != n) {
     abort("`%s` must be a vector or factor with one label per row of the data (%d); it has %d.",
           arg, as.integer(n), length(group), .arg = arg)
   }
@@ -207,10 +220,116 @@ check_group <- function(group, n, arg = "group", min_per_group = 1L) {
 #' A numeric vector of finite values (length >= min_length); returned as double.
 #' @noRd
 check_numeric_vector <- function(x, arg, min_length = 1L, lower = -Inf) {
+  if (missing(x)) abort_missing(arg)
   if (!is.numeric(x) || is.object(x) || !is.null(dim(x)) || length(x) < min_length) {
     abort("`%s` must be a numeric vector of length >= %d.", arg, as.integer(min_length), .arg = arg)
   }
   if (anyNA(x) || any(!is.finite(x))) abort("`%s` contains NA, NaN or infinite values.", arg, .arg = arg)
   if (any(x < lower)) abort("`%s` must be >= %s.", arg, format(lower), .arg = arg)
   as.double(x)
+}
+
+#' Whole numbers (a vector) in [min, max]; returned as doubles.
+#' @noRd
+check_counts <- function(x, arg, min = 1, max = 2^52) {
+  x <- check_numeric_vector(x, arg)
+  if (any(x != round(x))) abort("`%s` must be whole numbers.", arg, .arg = arg)
+  if (any(x < min) || any(x > max)) {
+    abort("`%s` must be whole numbers in [%s, %s].", arg, format(min), format(max), .arg = arg)
+  }
+  x
+}
+
+#' A finite numeric matrix (not a data frame, not classed) whose sums of
+#' squares cannot overflow; returned as doubles.
+#' @noRd
+check_numeric_matrix <- function(x, arg, square = FALSE) {
+  if (missing(x)) abort_missing(arg)
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x)) || is.object(x) || !length(x)) {
+    abort("`%s` must be a non-empty numeric matrix.", arg, .arg = arg)
+  }
+  if (anyNA(x) || !all(is.finite(range(x)))) abort("`%s` contains NA, NaN or infinite values.", arg, .arg = arg)
+  if (square && nrow(x) != ncol(x)) abort("`%s` must be square; it is %d x %d.", arg, nrow(x), ncol(x), .arg = arg)
+  check_no_overflow(x, arg)
+  storage.mode(x) <- "double"
+  x
+}
+
+#' Refuse values whose squares summed over the rows overflow (e.g. data *
+#' 1e200): the cross-products of such data are not finite numbers.
+#' @noRd
+check_no_overflow <- function(x, arg) {
+  if (!length(x)) return(invisible(x))
+  top <- max(max(x), -min(x))  # no n x p temporaries
+  if (top > sqrt(.Machine$double.xmax / max(1, NROW(x)))) {
+    abort("`%s` has entries too large (max |entry| %s): their squared sums overflow; rescale it.",
+          arg, format(top, digits = 3), .arg = arg)
+  }
+  invisible(x)
+}
+
+#' Run `expr`; a dpcov_error it raises is re-raised as an error about `arg`
+#' (e.g. a malformed field of an object, or a user function that failed).
+#' @noRd
+with_arg <- function(expr, arg, what = NULL) {
+  tryCatch(expr, dpcov_error = function(e) {
+    abort("`%s`%s: %s", arg, if (is.null(what)) "" else paste0(" (", what, ")"), conditionMessage(e), .arg = arg)
+  })
+}
+
+#' Call a user-supplied function; an error it raises becomes a dpcov_error
+#' naming the argument that supplied it.
+#' @noRd
+call_user <- function(f, args, arg, what = "the function") {
+  tryCatch(do.call(f, args), error = function(e) {
+    abort("`%s`: %s failed: %s", arg, what, conditionMessage(e), .arg = arg)
+  })
+}
+
+# ---- hand-made objects of package classes -----------------------------------------
+
+#' Validate an object of a package class given as input: its class, and each
+#' field a method reads against a predicate. `fields` maps a field name to a
+#' function of the field's value returning TRUE when it is well formed.
+#' @noRd
+check_object <- function(x, class, fields, arg = "x") {
+  if (!inherits(x, class) || !is.list(x)) abort("`%s` must be a %s object.", arg, class, .arg = arg)
+  for (f in names(fields)) {
+    ok <- tryCatch(isTRUE(fields[[f]](x[[f]])), error = function(e) FALSE)
+    if (!ok) abort("`%s` is not a valid %s object: its `%s` is missing or malformed.", arg, class, f, .arg = arg)
+  }
+  invisible(x)
+}
+
+# Predicates for check_object().
+is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v)
+is_flag <- function(v) is.logical(v) && length(v) == 1L && !is.na(v)
+is_num1 <- function(v, na_ok = FALSE) {
+  is.numeric(v) && length(v) == 1L && !is.object(v) && (is.finite(v) || na_ok && is.na(v) && !is.nan(v))
+}
+is_whole1 <- function(v, min = 0) is_num1(v) && v == round(v) && v >= min
+is_finite_num <- function(v, min_length = 1L) {
+  is.numeric(v) && !is.object(v) && length(v) >= min_length && all(is.finite(v))
+}
+is_finite_matrix <- function(v) is.matrix(v) && is_finite_num(v) && !is.object(v)
+is_frame_with <- function(v, numeric = NULL, character = NULL, min_rows = 1L) {
+  num_cols <- as.character(numeric)
+  chr_cols <- as.character(character)
+  is.data.frame(v) && nrow(v) >= min_rows && all(c(num_cols, chr_cols) %in% names(v)) &&
+    all(vapply(v[num_cols], function(c) is.numeric(c) && !any(is.nan(c) | is.infinite(c)), logical(1))) &&
+    all(vapply(v[chr_cols], function(c) is.character(c) || is.factor(c), logical(1)))
+}
+
+#' `digits` of a print method: a whole number in [min, 15].
+#' @noRd
+check_digits <- function(digits, min = 1) check_count(digits, "digits", min = min, max = 15)
+
+#' A plot's `ylim`: NULL or two finite increasing numbers.
+#' @noRd
+check_ylim <- function(ylim) {
+  if (is.null(ylim)) return(NULL)
+  if (!is.numeric(ylim) || length(ylim) != 2L || !all(is.finite(ylim)) || ylim[1] >= ylim[2]) {
+    abort("`ylim` must be NULL or two finite increasing numbers.", .arg = "ylim")
+  }
+  as.double(ylim)
 }

@@ -1,0 +1,708 @@
+# A table-driven bad-input sweep of every export and every registered S3
+# method. Each entry of sweep_specs() is one valid baseline call; every
+# argument has a role, and sweep_calls() mutates the baseline once per
+# (argument, hostile value of its role). sweep_run() runs the calls in a
+# persistent child R session (callr::r_session) so that a crash or a hang is
+# recorded, and the session is restarted, instead of killing the run.
+#
+# Outcomes of one call:
+#   classed   dpcov_error whose $arg (or message) names the mutated argument
+#   accepted  returned, and the result passed the sanity check (only allowed
+#             where the hostile value may be valid)
+#   misnamed  dpcov_error naming another argument
+#   plain     an error that is not a dpcov_error
+#   silent    returned although the value is invalid, or returned garbage
+#   refused   error although the value is valid (e.g. integer input)
+#   crash     the child process died
+#   hang      no answer within the time limit
+# Only classed and accepted pass.
+
+sweep_bad_outcomes <- c("misnamed", "plain", "silent", "refused", "crash", "hang")
+
+# ---- hostile values by role ------------------------------------------------------
+
+# h(name, value, expect): expect "error" (must be a classed error), "ok" (must
+# succeed and be sane) or "either".
+sweep_h <- function(name, value, expect = "error") list(name = name, value = value, expect = expect)
+
+# A role: its kind plus whatever the generator needs (choices, fields).
+sweep_role <- function(kind, ...) list(kind = kind, ...)
+
+sweep_scalar_common <- function(base) {
+  list(sweep_h("NA", NA_real_), sweep_h("NaN", NaN), sweep_h("Inf", Inf), sweep_h("-Inf", -Inf),
+       sweep_h("NULL", NULL), sweep_h("character", "1"), sweep_h("factor", factor(1)),
+       sweep_h("list", list(1)), sweep_h("complex", 1i), sweep_h("zero-length", numeric(0)),
+       sweep_h("two values", c(base, base)), sweep_h("logical", TRUE),
+       sweep_h("1x1 matrix", matrix(base), "either"))
+}
+
+sweep_modify <- function(obj, ...) {
+  mods <- list(...)
+  for (nm in names(mods)) obj[nm] <- list(mods[[nm]])
+  obj
+}
+
+sweep_drop <- function(obj, field) {
+  cl <- class(obj)
+  at <- attributes(obj)
+  obj <- unclass(obj)
+  obj[[field]] <- NULL
+  if (is.data.frame(structure(list(), class = cl))) {
+    return(structure(obj, class = cl, row.names = at$row.names))
+  }
+  structure(obj, class = cl)
+}
+
+sweep_hostile <- function(role, base) {
+  k <- role$kind
+  switch(k,
+    epsilon = c(sweep_scalar_common(base), list(
+      sweep_h("zero", 0), sweep_h("negative", -1), sweep_h("absurdly small", 1e-300),
+      sweep_h("absurdly large", 1e300), if (!identical(role$int, "skip")) sweep_h("integer", 1L, role$int %||% "either"))),
+    delta = c(sweep_scalar_common(base), list(
+      sweep_h("zero", 0), sweep_h("one", 1), sweep_h("above one", 1.5), sweep_h("negative", -0.1),
+      sweep_h("subnormal", 1e-320))),
+    clip = c(sweep_scalar_common(base)[-3], list(
+      sweep_h("Inf", Inf, "either"), sweep_h("zero", 0), sweep_h("negative", -1),
+      sweep_h("absurdly large", 1e300), sweep_h("absurdly small", 1e-300),
+      sweep_h("integer", as.integer(ceiling(base)), if (is.finite(base)) "ok" else "either"))),
+    count = c(sweep_scalar_common(base), list(
+      sweep_h("zero", 0, "either"), sweep_h("negative", -1), sweep_h("fraction", 1.5),
+      sweep_h("huge", 1e15, "either"), sweep_h("integer", as.integer(base), "ok"))),
+    number = c(sweep_scalar_common(base), list(
+      sweep_h("negative", -1, "either"), sweep_h("zero", 0, "either"),
+      sweep_h("absurdly large", 1e300, "either"),
+      sweep_h("integer", as.integer(round(base)), if (isTRUE(role$int_ok)) "ok" else "either"))),
+    choice = list(
+      sweep_h("NA", NA_character_), sweep_h("unknown", "bogus"),
+      sweep_h("two valid choices", role$choices[1:2]), sweep_h("number", 1), sweep_h("NULL", NULL),
+      sweep_h("zero-length", character(0)), sweep_h("factor", factor(base)), sweep_h("logical", TRUE)),
+    flag = list(
+      sweep_h("NA", NA), sweep_h("string", "TRUE"), sweep_h("number", 1), sweep_h("two", c(TRUE, FALSE)),
+      sweep_h("NULL", NULL), sweep_h("zero-length", logical(0))),
+    data = {
+      b <- as.matrix(base)
+      na <- b; na[1, 1] <- NA
+      nan <- b; nan[1, 1] <- NaN
+      inf <- b; inf[1, 1] <- Inf
+      int <- b; int[] <- round(3 * b); storage.mode(int) <- "integer"
+      fdf <- as.data.frame(b); fdf[[1]] <- factor(round(b[, 1]))
+      list(sweep_h("NULL", NULL), sweep_h("NA entry", na), sweep_h("NaN entry", nan),
+           sweep_h("Inf entry", inf), sweep_h("character", matrix(as.character(b), nrow(b))),
+           sweep_h("factor", factor(b[, 1])), sweep_h("list", as.list(b[1, ])),
+           sweep_h("complex", b + 0i), sweep_h("0 rows", b[0, , drop = FALSE]),
+           sweep_h("0 columns", b[, 0, drop = FALSE]), sweep_h("1 x 1", matrix(1), "either"),
+           sweep_h("zero-length", numeric(0)), sweep_h("overflow when squared", b * 1e200, "either"),
+           sweep_h("string", "a"), sweep_h("integer", int, role$int %||% "ok"),
+           sweep_h("factor column", fdf), sweep_h("NA scalar", NA))
+    },
+    spd = {
+      p <- nrow(base)
+      asym <- base; asym[1, p] <- asym[1, p] + 1
+      list(sweep_h("NULL", NULL), sweep_h("non-square", matrix(1, p, p + 1)),
+           sweep_h("asymmetric", asym), sweep_h("not PD", -base), sweep_h("NA entry", replace(base, 1, NA)),
+           sweep_h("0 x 0", matrix(0, 0, 0)), sweep_h("1 x 1", matrix(2), "either"),
+           sweep_h("overflow when squared", base * 1e200), sweep_h("character", matrix("a", p, p)),
+           sweep_h("list", as.list(base)), sweep_h("Inf entry", replace(base, 1, Inf)))
+    },
+    sym = {
+      p <- nrow(base)
+      asym <- base; asym[1, p] <- asym[1, p] + 1
+      list(sweep_h("NULL", NULL), sweep_h("non-square", matrix(1, p, p + 1)),
+           sweep_h("asymmetric", asym, role$asym %||% "error"), sweep_h("NA entry", replace(base, 1, NA)),
+           sweep_h("0 x 0", matrix(0, 0, 0)), sweep_h("1 x 1", matrix(2), "either"),
+           sweep_h("overflow when squared", base * 1e200, "either"), sweep_h("character", matrix("a", p, p)),
+           sweep_h("list", as.list(base)), sweep_h("Inf entry", replace(base, 1, Inf)),
+           sweep_h("data frame", as.data.frame(base), "either"))
+    },
+    vector = list(
+      sweep_h("NULL", NULL), sweep_h("NA", c(base, NA)), sweep_h("NaN", NaN), sweep_h("Inf", Inf),
+      sweep_h("negative", -1), sweep_h("fraction", base[1] + 0.5, role$fraction %||% "error"),
+      sweep_h("character", as.character(base)), sweep_h("zero-length", numeric(0)),
+      sweep_h("list", as.list(base)), sweep_h("complex", base + 0i), sweep_h("huge", 1e15, "either"),
+      sweep_h("matrix", matrix(base), "either"), sweep_h("integer", as.integer(base), role$int %||% "ok")),
+    release = {
+      est <- base$estimate
+      nonsq <- est[, -1, drop = FALSE]
+      asym <- est; asym[1, ncol(est)] <- asym[1, ncol(est)] + 1
+      list(sweep_h("NULL", NULL), sweep_h("string", "a"),
+           if (!identical(role$matrix, "skip")) sweep_h("matrix, wrong shape", matrix(1, 2, 3), role$matrix %||% "error"),
+           sweep_h("wrong-shaped estimate", sweep_modify(base, estimate = matrix(1, 2, 3)), role$wrong_shape %||% "error"),
+           sweep_h("0 x 0 estimate", sweep_modify(base, estimate = matrix(0, 0, 0))),
+           sweep_h("NA in estimate", sweep_modify(base, estimate = replace(est, 1, NA))),
+           sweep_h("character estimate", sweep_modify(base, estimate = matrix("a", 2, 2))),
+           sweep_h("NA p", sweep_modify(base, p = NA)), sweep_h("NA clip", sweep_modify(base, clip = NA)),
+           sweep_h("NA neighbor", sweep_modify(base, neighbor = NA_character_)),
+           sweep_h("NA mechanism", sweep_modify(base, mechanism = NA)),
+           sweep_h("negative epsilon", sweep_modify(base, epsilon = -1)),
+           sweep_h("NULL params", sweep_modify(base, params = NULL)),
+           sweep_h("no fields", structure(list(), class = class(base))),
+           sweep_h("unclassed", unclass(base)),
+           if (isTRUE(role$square)) sweep_h("non-square estimate", sweep_modify(base, estimate = nonsq, p = ncol(nonsq))),
+           if (isTRUE(role$square)) sweep_h("asymmetric estimate", sweep_modify(base, estimate = asym)))
+    },
+    suffstat = {
+      g <- base$gram
+      asym <- g; asym[1, ncol(g)] <- asym[1, ncol(g)] + 1
+      list(sweep_h("asymmetric gram", sweep_modify(base, gram = asym)),
+           sweep_h("NA n", sweep_modify(base, n = NA)), sweep_h("negative diagonal", sweep_modify(base, gram = -g)),
+           sweep_h("0 x 0 gram", sweep_modify(base, gram = matrix(0, 0, 0), p = 0)),
+           sweep_h("NA clip", sweep_modify(base, clip = NA)), sweep_h("character gram", sweep_modify(base, gram = "a")),
+           sweep_h("no fields", structure(list(), class = class(base))))
+    },
+    group = list(
+      sweep_h("NULL", NULL), sweep_h("wrong length", base[-1]), sweep_h("NA label", replace(base, 1, NA)),
+      sweep_h("one class", rep(base[1], length(base))), sweep_h("list", as.list(base)),
+      sweep_h("complex", as.complex(seq_along(base))), sweep_h("matrix", matrix(as.character(base)), "either")),
+    fun = list(
+      sweep_h("function that fails", function(...) stop("boom")),
+      sweep_h("function returning junk", function(...) "junk"),
+      sweep_h("function returning NA matrix", function(...) matrix(NA_real_, 2, 2)),
+      sweep_h("number", 42, role$number %||% "error"), sweep_h("NULL", NULL, role$null %||% "error")),
+    dir = list(
+      sweep_h("NA", NA_character_), sweep_h("missing directory", file.path(tempdir(), "no-such-dir")),
+      sweep_h("two paths", c(base, base)), sweep_h("number", 1), sweep_h("NULL", NULL),
+      sweep_h("empty string", ""), sweep_h("directory without data", tempdir())),
+    # hand-made objects of a package class: each listed field removed, NA, or junk
+    object = {
+      out <- list(sweep_h("NULL", NULL), sweep_h("string", "a"),
+                  sweep_h("no fields", structure(list(), class = class(base))))
+      for (f in role$fields) {
+        out <- c(out, list(
+          sweep_h(paste0("no ", f), sweep_drop(base, f)),
+          sweep_h(paste0("NA ", f), sweep_set(base, f, NA)),
+          sweep_h(paste0("junk ", f), sweep_set(base, f, list("junk")))))
+      }
+      out
+    },
+    custom = role$values,
+    stop("unknown role ", k))
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+sweep_set <- function(obj, field, value) {
+  obj[field] <- list(value)
+  obj
+}
+
+# ---- the table of baselines ---------------------------------------------------------
+
+sweep_spec <- function(fun, args, roles, label = fun) list(fun = fun, args = args, roles = roles, label = label)
+
+# Entries that need the COMBO data directory (skipped without it).
+sweep_data_dependent <- c("combo_read", "combo_preprocess", "combo_select", "print.combo_data",
+                          "print.combo_features")
+
+sweep_combo_dir <- function() {
+  d <- Sys.getenv("DPCOV_COMBO_DIR", "")
+  if (nzchar(d) && dir.exists(d)) return(d)
+  if (dir.exists("/work/shared/data")) return("/work/shared/data")
+  NULL
+}
+
+sweep_specs <- function() {
+  R <- sweep_role
+  EPS <- R("epsilon"); DEL <- R("delta"); CLIP <- R("clip"); CNT <- R("count"); NUM <- R("number")
+  FLAG <- R("flag"); DATA <- R("data")
+  CH <- function(...) R("choice", choices = c(...))
+  set.seed(1)
+  x <- matrix(stats::rnorm(60), 20, 3)
+  x4 <- matrix(stats::rnorm(160), 40, 4) / 2
+  S <- crossprod(matrix(stats::rnorm(30), 10, 3)) / 10
+  g <- factor(rep(c("lean", "obese"), c(12, 8)))
+  rel <- dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2)
+  ss <- dpcov::second_moment(x, clip = 2)
+  reps_ldp <- dpcov::ldp_perturb(x4, epsilon = 0.5, delta = 1e-3, clip = 1)
+  comp_x <- matrix(stats::rnorm(600), 200, 3)
+  comp <- suppressWarnings(dpcov::dp_compress(comp_x, m = 60))
+  lm_x <- cbind(comp_x, y = drop(comp_x %*% c(1, -1, 0.5)) + stats::rnorm(200))
+  comp_lm <- suppressWarnings(dpcov::dp_compress(lm_x, m = 60))
+  fit <- dpcov::qda_plugin(x, g)
+  cvx <- x4
+  tcv <- dpcov::threshold_cv(cvx, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3)
+  tt <- dpcov::threshold_tune("public", folds = 3, public = x4)
+  feats <- list(x = rbind(matrix(stats::rnorm(60), 20), matrix(stats::rnorm(30, 1), 10)),
+                group = factor(rep(c("lean", "obese"), c(20, 10))))
+  est_np <- dpcov::qda_estimators(private = FALSE)
+  qst <- dpcov::qda_study(feats, est_np, p = 2, reps = 2, n_test = c(lean = 4, obese = 2))
+  cst <- suppressWarnings(dpcov::compression_pca_study(comp_x, m = 60, dim = 1, reps = 2))
+  settings <- data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01)
+  rst <- dpcov::run_study(settings, reps = 1, tune = "theory")
+  sst <- dpcov::sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
+  sdir <- sweep_combo_dir()
+  cdata <- if (!is.null(sdir)) dpcov::combo_read(sdir)
+  cfeat <- if (!is.null(cdata)) dpcov::combo_preprocess(cdata)
+  beta <- matrix(c(1, -1, 0.5), 3, 1)
+  nbr <- CH("replace-one", "add-remove", "zero-out")
+  cal <- CH("analytic", "classic")
+  tune_junk <- R("custom", values = list(
+    sweep_h("NULL", NULL), sweep_h("NA", NA), sweep_h("unknown string", "bogus"),
+    sweep_h("two strings", c("cv", "theory")), sweep_h("negative constant", -1),
+    sweep_h("NA constant", NA_real_), sweep_h("public matrix with NA", replace(x4, 1, NA)),
+    sweep_h("list", list(1)), sweep_h("junk threshold_tune", structure(list(method = 5), class = "threshold_tune")),
+    sweep_h("threshold_tune with NA folds", structure(list(method = "cv", folds = NA), class = "threshold_tune")),
+    sweep_h("threshold_tune fixed without constant", structure(list(method = "fixed"), class = "threshold_tune")),
+    sweep_h("threshold_tune as a string", structure("cv", class = "threshold_tune")),
+    sweep_h("function", function() 1)))
+  release_sq <- R("release", square = TRUE)
+
+  specs <- list(
+    sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP)),
+    sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2, neighbor = "add-remove",
+                                     calibration = "analytic", post = "shift"),
+               list(neighbor = nbr, calibration = cal, post = CH("none", "shift", "psd")),
+               label = "analyze_gauss (options)"),
+    sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = Inf, sigma_clip_inf = 2),
+               list(sigma_clip_inf = CLIP), label = "analyze_gauss (clip = Inf)"),
+    sweep_spec("analyze_gauss", list(x = ss, epsilon = 0.5, delta = 1e-5),
+               list(x = R("suffstat")), label = "analyze_gauss (dp_suffstat)"),
+    sweep_spec("analyze_gauss_shift", list(p = 3, sigma = 1, reps = 20),
+               list(p = CNT, sigma = NUM, reps = CNT)),
+    sweep_spec("combo_data_dir", list(start = tempdir()), list(start = R("custom", values = list(
+      sweep_h("NA", NA_character_), sweep_h("two paths", c(tempdir(), tempdir())), sweep_h("number", 1),
+      sweep_h("NULL", NULL), sweep_h("missing directory", file.path(tempdir(), "no-such-dir"), "either"))))),
+    sweep_spec("compressed_cov", list(object = comp), list(object = R("release", matrix = "either", wrong_shape = "either"))),
+    sweep_spec("compressed_lm", list(object = comp_lm, response = "y", features = NULL, lambda = 0.1),
+               list(object = R("release", matrix = "skip", wrong_shape = "either"),
+                    response = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
+                                                         sweep_h("NULL", NULL), sweep_h("two", c(1, 2)), sweep_h("list", list(1)))),
+                    features = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
+                                                         sweep_h("response", 4), sweep_h("fraction", 1.5), sweep_h("list", list(1)))),
+                    lambda = NUM)),
+    sweep_spec("compressed_pca", list(object = comp, rank = 2),
+               list(object = R("release", matrix = "either", wrong_shape = "either"), rank = CNT)),
+    sweep_spec("compression_alpha", list(x1 = comp_x, x2 = comp_x[c(2, 1, 3:200), ] * 1.01, m = 60, normalize = TRUE),
+               list(x1 = DATA, x2 = DATA, m = R("vector"), normalize = FLAG, delta_max = NUM)),
+    sweep_spec("compression_condition", list(n = 1000, p = 3, m = 60, delta_max = 0.01),
+               list(n = CNT, p = CNT, m = R("vector"), delta_max = NUM)),
+    sweep_spec("compression_m_min", list(n = 1000, p = 3), list(n = CNT, p = CNT)),
+    sweep_spec("compression_threshold", list(n = 1000, p = 3, m = 60, delta_max = 0.01),
+               list(n = CNT, p = CNT, m = R("vector"), delta_max = NUM)),
+    sweep_spec("compression_pca_study", list(x = comp_x, m = 60, dim = 1, reps = 1),
+               list(x = DATA, m = R("vector"), dim = CNT, reps = CNT, normalize = FLAG, method = CH("gram", "explicit"))),
+    sweep_spec("cov_error", list(estimate = S, truth = S + 0.1),
+               list(estimate = R("sym", asym = "either"), truth = R("sym", asym = "either"),
+                    norm = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("unknown", "max"), sweep_h("NULL", NULL),
+                                                     sweep_h("zero-length", character(0)), sweep_h("number", 1))),
+                    relative = FLAG)),
+    sweep_spec("cov_model", list(p = 4, type = "model1", rho = 0.5),
+               list(p = CNT, type = CH("model1", "model2", "random_sparse"), rho = NUM)),
+    sweep_spec("cov_model", list(p = 4, type = "random_sparse", sparsity = 0.3, lambda = 50, scale = 200),
+               list(sparsity = NUM, lambda = NUM, scale = NUM), label = "cov_model (random_sparse)"),
+    sweep_spec("dp_compress", list(x = comp_x, m = 60),
+               list(x = DATA, m = CNT, normalize = FLAG, truncate = FLAG, delta_max = NUM, affine_sd = NUM,
+                    method = CH("gram", "explicit"), reference = R("sym"), max_tries = CNT)),
+    sweep_spec("dp_regression", list(release = dpcov::analyze_gauss(lm_x, 0.5, 1e-5, clip = 10), response = "y"),
+               list(release = release_sq,
+                    response = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
+                                                         sweep_h("NULL", NULL), sweep_h("two", c(1, 2)), sweep_h("list", list(1)))),
+                    features = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
+                                                         sweep_h("duplicated", c(1, 1)), sweep_h("fraction", 1.5), sweep_h("list", list(1)))),
+                    intercept = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("two", c(1, 2)),
+                                                          sweep_h("response", "y"), sweep_h("list", list(1)))))),
+    sweep_spec("dp_threshold", list(x = x4, epsilon = 0.5, delta = 1e-3, clip = 1),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, variant = CH("modified", "wang_xu"),
+                    model = CH("central", "local"), tune = tune_junk, neighbor = nbr,
+                    ldp_threshold = CH("averaged", "printed"), keep_diagonal = FLAG, calibration = cal,
+                    method = CH("aggregate", "explicit"), noise_multiplier = NUM)),
+    sweep_spec("dp_threshold", list(x = dpcov::ldp_aggregate(reps_ldp), epsilon = 0.5, delta = 1e-3, clip = 1,
+                                    model = "local"),
+               list(x = R("release", square = TRUE, matrix = "either")), label = "dp_threshold (aggregate)"),
+    sweep_spec("gaussian_sigma", list(sensitivity = 1, epsilon = 0.5, delta = 1e-5),
+               list(sensitivity = NUM, epsilon = EPS, delta = DEL, calibration = cal)),
+    sweep_spec("has_guarantee", list(x = rel), list(x = R("release"))),
+    sweep_spec("iwishart_adaptive", list(x = x, epsilon = 0.5, delta = 1e-4, clip = 2),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, k0 = CNT)),
+    sweep_spec("iwishart_posterior", list(x = x, epsilon = 0.5, delta = 1e-4, clip = 2),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP)),
+    sweep_spec("jl_adaptive", list(x = x, epsilon = 0.5, delta = 1e-4, clip = 2),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, r0 = CNT, method = CH("bartlett", "explicit"))),
+    sweep_spec("jl_ridge", list(x = x, epsilon = 0.5, delta = 1e-4, clip = 2),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, r = CNT, method = CH("bartlett", "explicit"))),
+    sweep_spec("laplace_scale", list(sensitivity = 2, epsilon = 0.5), list(sensitivity = NUM, epsilon = EPS)),
+    sweep_spec("ldp_aggregate", list(reps_ldp), list(R("custom", values = list(
+      sweep_h("NULL", NULL), sweep_h("string", "a"),
+      sweep_h("NA reports", sweep_modify(reps_ldp, reports = replace(reps_ldp$reports, 1, NA)), "either"),
+      sweep_h("all reports NA", sweep_modify(reps_ldp, reports = reps_ldp$reports * NA)),
+      sweep_h("wrong width", sweep_modify(reps_ldp, reports = reps_ldp$reports[, -1])),
+      sweep_h("sigma mismatch", sweep_modify(reps_ldp, sigma = 1e-9)),
+      sweep_h("NA epsilon", sweep_modify(reps_ldp, epsilon = NA)),
+      sweep_h("no fields", structure(list(), class = "ldp_reports")))))),
+    sweep_spec("ldp_aggregate", list(reps_ldp, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
+                                     calibration = "analytic"),
+               list(epsilon = R("epsilon", int = "skip"), delta = DEL, clip = CLIP, neighbor = nbr, calibration = cal),
+               label = "ldp_aggregate (settings)"),
+    sweep_spec("ldp_perturb", list(x = x4, epsilon = 0.5, delta = 1e-3, clip = 1),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, neighbor = nbr, calibration = cal)),
+    sweep_spec("pooled_cov", list(x = x, group = g), list(x = DATA, group = R("group"))),
+    sweep_spec("qda_estimators", list(private = TRUE),
+               list(private = FLAG, epsilon = EPS, delta = DEL, clip = CLIP, sigma_clip_inf = CLIP, tune = tune_junk,
+                    calibration = cal, local_neighbor = CH("zero-out", "replace-one"), standardize = FLAG)),
+    sweep_spec("qda_plugin", list(x = x, group = g),
+               list(x = DATA, group = R("group"), cov = R("fun"), singular = CH("pinv", "floor"), tol = NUM)),
+    sweep_spec("qda_plugin", list(x = x, group = g, cov = S),
+               list(cov = R("sym")), label = "qda_plugin (matrix cov)"),
+    sweep_spec("qda_study", list(features = feats, estimators = est_np, p = 2, reps = 1, n_test = c(lean = 4, obese = 2)),
+               list(features = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("empty list", list()), sweep_h("no group", feats["x"]),
+                      sweep_h("NA in x", sweep_modify(feats, x = replace(feats$x, 1, NA))),
+                      sweep_h("one class", sweep_modify(feats, group = factor(rep("lean", 30)))),
+                      sweep_h("three classes", sweep_modify(feats, group = factor(rep(c("a", "b", "c"), 10)))),
+                      sweep_h("character x", sweep_modify(feats, x = "a")))),
+                    estimators = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("empty list", list()), sweep_h("unnamed", unname(est_np)),
+                      sweep_h("not functions", list(a = 1)),
+                      sweep_h("failing function", list(a = function(x, group) stop("boom"))),
+                      sweep_h("junk-returning function", list(a = function(x, group) "junk")),
+                      sweep_h("NA-matrix function", list(a = function(x, group) matrix(NA_real_, ncol(x), ncol(x)))))),
+                    p = R("vector"), reps = CNT,
+                    n_test = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("unnamed", c(4, 2)), sweep_h("NA", c(lean = NA, obese = 2)),
+                      sweep_h("negative", c(lean = -1, obese = 2)), sweep_h("too many", c(lean = 19, obese = 2)),
+                      sweep_h("wrong names", c(a = 4, b = 2)), sweep_h("character", c(lean = "4", obese = "2")))),
+                    var_equal = FLAG, leak = CH("none", "selection", "training"), singular = CH("pinv", "floor"),
+                    tol = NUM)),
+    sweep_spec("qda_study_table", list(x = qst, digits = 2),
+               list(x = R("object", fields = c("summary")), digits = CNT)),
+    sweep_spec("rdata", list(n = 10, Sigma = S), list(n = CNT, Sigma = R("spd"), dist = CH("gaussian", "t"))),
+    sweep_spec("rdata", list(n = 10, Sigma = S, dist = "t", df = 5), list(df = NUM), label = "rdata (t)"),
+    sweep_spec("riwishart", list(n = 2, df = 6, Psi = S), list(n = CNT, df = NUM, Psi = R("spd"), chol = FLAG)),
+    sweep_spec("rwishart", list(n = 2, df = 6, Sigma = S), list(n = CNT, df = NUM, Sigma = R("spd"), chol = FLAG)),
+    sweep_spec("run_study", list(settings = settings, reps = 1, tune = "theory"),
+               list(settings = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("missing column", settings[-1]),
+                      sweep_h("NA p", sweep_modify(settings, p = NA)), sweep_h("negative n", sweep_modify(settings, n = -5)),
+                      sweep_h("huge n", sweep_modify(settings, n = 1e15)),
+                      sweep_h("character n", sweep_modify(settings, n = "30")), sweep_h("0 rows", settings[0, ]),
+                      sweep_h("zero epsilon", sweep_modify(settings, epsilon = 0)),
+                      sweep_h("unknown cov", sweep_modify(settings, cov = "bogus")),
+                      sweep_h("unknown dist", sweep_modify(settings, dist = "cauchy")),
+                      sweep_h("delta above 1", sweep_modify(settings, delta = 2)),
+                      sweep_h("matrix", as.matrix(settings)))),
+                    reps = CNT,
+                    methods = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("0 rows", dpcov::threshold_methods()[0, ]),
+                      sweep_h("unknown variant", sweep_modify(dpcov::threshold_methods(), variant = "bogus")),
+                      sweep_h("NA model", sweep_modify(dpcov::threshold_methods(), model = NA)))),
+                    tune = tune_junk, sigma_clip_inf = CLIP, ldp_threshold = CH("averaged", "printed"), df = NUM,
+                    relative = FLAG, noise_multiplier = NUM, calibration = cal)),
+    sweep_spec("second_moment", list(x = x, clip = 2),
+               list(x = DATA, clip = CLIP)),
+    sweep_spec("second_moment", list(x = local({
+      done <- FALSE
+      function() if (done) NULL else { done <<- TRUE; matrix(c(1, 2, 3, 4), 2) }
+    }), clip = 2), list(x = R("fun", number = "either")), label = "second_moment (reader)"),
+    sweep_spec("second_moment_sensitivity", list(clip = 1, neighbor = "replace-one", n = 200),
+               list(clip = CLIP, neighbor = nbr, n = CNT)),
+    sweep_spec("sheffet_data", list(n = 10, beta = beta, noise_sd = 0.5),
+               list(n = CNT, beta = R("custom", values = list(
+                      sweep_h("NA", c(1, NA)), sweep_h("character", "a"), sweep_h("one entry", 1),
+                      sweep_h("Inf", c(1, Inf)), sweep_h("list", list(1, 2)), sweep_h("0 x 0", matrix(0, 0, 0)),
+                      sweep_h("factor", factor(1:3)))),
+                    noise_sd = NUM)),
+    sweep_spec("sheffet_study", list(experiment = "single", n = 2^7, epsilon = 0.5, reps = 1, p = 2),
+               list(experiment = CH("single", "multiple"), n = R("vector"), epsilon = R("vector", int = "either"),
+                    reps = CNT, delta = DEL, clip = CLIP, p = CNT, noise_sd = NUM,
+                    beta = R("custom", values = list(sweep_h("NA", c(1, NA, 1)), sweep_h("character", "a"),
+                                                     sweep_h("wrong length", c(1, 2)), sweep_h("Inf", c(1, Inf, 1)))))),
+    sweep_spec("sheffet_study", list(experiment = "multiple", n = 2^7, epsilon = 0.5, reps = 1, p = 2, m = 1),
+               list(m = R("vector")), label = "sheffet_study (multiple)"),
+    sweep_spec("study_summary", list(results = rst),
+               list(results = R("custom", values = list(
+                      sweep_h("NULL", NULL), sweep_h("string", "a"), sweep_h("empty data frame", data.frame()),
+                      sweep_h("no error columns", rst[c("cov", "method")]),
+                      sweep_h("character errors", sweep_modify(rst, spectral = "a")),
+                      sweep_h("list", as.list(rst)))),
+                    measure = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("unknown", "zz"),
+                                                        sweep_h("NULL", NULL), sweep_h("number", 1),
+                                                        sweep_h("zero-length", character(0)))))),
+    sweep_spec("subspace_distance", list(a = S, b = S + 0.01 * diag(3), dim = 1),
+               list(a = R("sym"), b = R("sym"), dim = CNT)),
+    sweep_spec("threshold_cv", list(x = cvx, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, variant = CH("modified", "wang_xu"),
+                    model = CH("central", "local"), folds = CNT, grid = R("vector", fraction = "either"), neighbor = nbr,
+                    ldp_threshold = CH("averaged", "printed"), keep_diagonal = FLAG, calibration = cal,
+                    noise = FLAG, method = CH("downdate", "naive"), noise_multiplier = NUM)),
+    sweep_spec("threshold_methods", list(), list()),
+    sweep_spec("threshold_tune", list(method = "fixed", constant = 2),
+               list(method = CH("theory", "fixed", "public", "cv"), folds = CNT, grid = R("vector", fraction = "either"),
+                    constant = NUM, noise = FLAG)),
+    sweep_spec("threshold_tune", list(method = "public", public = x4),
+               list(public = DATA), label = "threshold_tune (public)"),
+    sweep_spec("wishart_noise", list(x = x, epsilon = 0.5, delta = 1e-4, clip = 2),
+               list(x = DATA, epsilon = R("epsilon", int = "error"), delta = DEL, clip = CLIP, shift = FLAG,
+                    method = CH("bartlett", "explicit"))),
+
+    # ---- registered S3 methods (dispatched through their generics) ----
+    sweep_spec("as.matrix", list(x = rel), list(x = R("release")), label = "as.matrix.dp_release"),
+    sweep_spec("print", list(x = rel), list(x = R("release"), digits = CNT), label = "print.dp_release"),
+    sweep_spec("summary", list(object = rel), list(object = R("release")), label = "summary.dp_release"),
+    sweep_spec("print", list(x = summary(rel)),
+               list(x = R("object", fields = c("mechanism", "guarantee", "n", "p", "epsilon", "delta")),
+                    digits = CNT), label = "print.summary.dp_release"),
+    sweep_spec("print", list(x = ss), list(x = R("suffstat")), label = "print.dp_suffstat"),
+    sweep_spec("print", list(x = dpcov::compression_alpha(comp_x, comp_x * 1.01, m = 60)),
+               list(x = R("custom", values = list(
+                 sweep_h("no fields", structure(list(), class = "dp_nonprivate"), "either"),
+                 sweep_h("string", structure("a", class = "dp_nonprivate"), "either")))),
+               label = "print.dp_nonprivate"),
+    sweep_spec("print", list(x = reps_ldp),
+               list(x = R("object", fields = c("reports", "p", "sigma", "epsilon", "delta", "clip", "neighbor"))),
+               label = "print.ldp_reports"),
+    sweep_spec("print", list(x = comp_lm_fit <- dpcov::compressed_lm(comp_lm, "y")),
+               list(x = R("object", fields = c("coefficients", "lambda", "m", "sigma", "response")), digits = CNT),
+               label = "print.compressed_lm"),
+    sweep_spec("print", list(x = fit), list(x = R("object", fields = c("means", "priors", "rank", "levels", "singular"))),
+               label = "print.qda_plugin"),
+    sweep_spec("predict", list(object = fit, newdata = x),
+               list(object = R("object", fields = c("means", "priors", "scaling", "logdet", "levels")),
+                    newdata = DATA, type = CH("class", "score", "posterior")),
+               label = "predict.qda_plugin"),
+    sweep_spec("predict", list(object = fit, newdata = x),
+               list(newdata = R("custom", values = list(sweep_h("too few columns", x[, 1:2]),
+                                                        sweep_h("too many columns", cbind(x, x))))),
+               label = "predict.qda_plugin (shape)"),
+    sweep_spec("print", list(x = qst), list(x = R("object", fields = c("summary", "settings")), digits = CNT),
+               label = "print.qda_study"),
+    sweep_spec("plot", list(x = qst),
+               list(x = R("object", fields = c("summary")),
+                    reference = R("custom", values = list(sweep_h("string", "a"), sweep_h("NA", NA),
+                                                          sweep_h("no p column", data.frame(sample = 1)))),
+                    labels = R("custom", values = list(sweep_h("number", 1), sweep_h("NA", NA))),
+                    ylim = R("custom", values = list(sweep_h("NA", c(NA, 1)), sweep_h("string", "a"),
+                                                     sweep_h("one value", 1)))),
+               label = "plot.qda_study"),
+    sweep_spec("print", list(x = tcv), list(x = R("object", fields = c("constant", "grid", "loss", "folds", "n", "p", "method"))),
+               label = "print.threshold_cv"),
+    sweep_spec("plot", list(x = tcv), list(x = R("object", fields = c("constant", "grid", "loss"))),
+               label = "plot.threshold_cv"),
+    sweep_spec("print", list(x = tt), list(x = R("object", fields = c("method", "public"))),
+               label = "print.threshold_tune"),
+    sweep_spec("plot", list(x = cst),
+               list(x = R("custom", values = list(
+                      sweep_h("no distance column", sweep_drop(cst, "distance")),
+                      sweep_h("character distance", sweep_modify(cst, distance = "a")),
+                      sweep_h("0 rows", cst[0, ]), sweep_h("NA m", sweep_modify(cst, m = NA)),
+                      sweep_h("no fields", structure(list(), class = class(cst))))),
+                    main = R("custom", values = list(sweep_h("function", function() 1))),
+                    legend_pos = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("unknown", "zz"),
+                                                           sweep_h("number", 1)))),
+               label = "plot.compression_study"),
+    sweep_spec("print", list(x = sst),
+               list(x = R("custom", values = list(
+                      sweep_h("no settings", structure(unclass(sst)[names(sst)], class = class(sst), row.names = seq_len(nrow(sst)))),
+                      sweep_h("character error", sweep_modify(sst, error = "a")),
+                      sweep_h("no fields", structure(list(), class = class(sst))))),
+                    n_rows = CNT),
+               label = "print.sheffet_study"),
+    sweep_spec("summary", list(object = sst),
+               list(object = R("custom", values = list(
+                      sweep_h("no error column", sweep_drop(sst, "error")),
+                      sweep_h("character error", sweep_modify(sst, error = "a")),
+                      sweep_h("no fields", structure(list(), class = class(sst))),
+                      sweep_h("string", structure("a", class = class(sst)))))),
+               label = "summary.sheffet_study"),
+    sweep_spec("plot", list(x = sst, figure = 4),
+               list(x = R("custom", values = list(
+                      sweep_h("character error", sweep_modify(sst, error = "a")),
+                      sweep_h("no fields", structure(list(), class = class(sst))))),
+                    figure = R("custom", values = list(sweep_h("NA", NA), sweep_h("six", 6), sweep_h("two", c(1, 2)),
+                                                       sweep_h("NULL", NULL), sweep_h("list", list(4)))),
+                    epsilon = R("custom", values = list(sweep_h("NA", NA_real_), sweep_h("absent", 0.3),
+                                                        sweep_h("string", "a"), sweep_h("two", c(0.5, 0.5)))),
+                    ylim = R("custom", values = list(sweep_h("NA", c(NA, 1)), sweep_h("string", "a"),
+                                                     sweep_h("one value", 1)))),
+               label = "plot.sheffet_study")
+  )
+  if (!is.null(sdir)) {
+    specs <- c(specs, list(
+      sweep_spec("combo_read", list(dir = sdir), list(dir = R("dir"), layout = CH("auto", "count_table", "genera_csv"))),
+      sweep_spec("combo_preprocess", list(data = cdata),
+                 list(data = R("object", fields = c("counts", "group")), min_samples = CNT, by_group = FLAG,
+                      zero = CH("pseudocount", "zeros"), pseudocount = NUM, denominator = CH("all", "kept"),
+                      transform = CH("log", "clr"))),
+      sweep_spec("combo_select", list(x = cfeat$x, group = cfeat$group, p = 5),
+                 list(x = DATA, group = R("group"), p = CNT, var_equal = FLAG)),
+      sweep_spec("print", list(x = cdata), list(x = R("object", fields = c("counts", "group", "layout", "dir"))),
+                 label = "print.combo_data"),
+      sweep_spec("print", list(x = cfeat), list(x = R("object", fields = c("x", "settings"))),
+                 label = "print.combo_features"),
+      sweep_spec("qda_study", list(features = cfeat, estimators = est_np, p = 5, reps = 1),
+                 list(p = R("vector")), label = "qda_study (COMBO)")
+    ))
+  }
+  specs
+}
+
+# ---- generating the calls ------------------------------------------------------------
+
+# One baseline call per spec (expect "ok"), then one mutated call per
+# (argument, hostile value). An argument absent from the baseline is mutated
+# from its default (its role's generators only look at the baseline value
+# for shapes, so a stand-in of the right kind is used).
+sweep_calls <- function(specs = sweep_specs()) {
+  out <- list()
+  for (sp in specs) {
+    out[[length(out) + 1L]] <- list(label = sp$label, fun = sp$fun, args = sp$args, arg = "(baseline)",
+                                    hostile = "(baseline)", expect = "ok")
+    for (i in seq_along(sp$roles)) {
+      arg <- if (is.null(names(sp$roles))) "" else names(sp$roles)[i]
+      role <- sp$roles[[i]]
+      pos <- if (nzchar(arg)) match(arg, names(sp$args)) else i
+      base <- if (!is.na(pos) && pos <= length(sp$args)) sp$args[[pos]] else sweep_stand_in(role)
+      exported <- sp$fun %in% getNamespaceExports("dpcov")
+      default_null <- exported && nzchar(arg) && arg %in% names(formals(getExportedValue("dpcov", sp$fun))) &&
+        is.null(formals(getExportedValue("dpcov", sp$fun))[[arg]])
+      for (hv in sweep_hostile(role, base)) {
+        if (is.null(hv)) next
+        # an S3 method sees only objects of its class (others go elsewhere)
+        if (!exported && i == 1L && !inherits(hv$value, class(base)[1])) next
+        if (default_null && is.null(hv$value)) hv$expect <- "either"
+        args <- sp$args
+        if (is.na(pos)) {
+          args <- c(args, stats::setNames(list(hv$value), arg))
+        } else {
+          args[pos] <- list(hv$value)
+        }
+        out[[length(out) + 1L]] <- list(label = sp$label, fun = sp$fun, args = args,
+                                        arg = if (nzchar(arg)) arg else "...",
+                                        hostile = hv$name, expect = hv$expect)
+      }
+    }
+  }
+  out
+}
+
+sweep_stand_in <- function(role) {
+  switch(role$kind, epsilon = 0.5, delta = 1e-3, clip = 1, count = 8, number = 1, flag = TRUE,
+         choice = role$choices[1], data = matrix(stats::rnorm(12), 4, 3),
+         spd = diag(3), sym = diag(3), vector = 3, group = factor(c("a", "a", "b", "b")), NULL)
+}
+
+# ---- the child side ---------------------------------------------------------------------
+
+# Runs in the child session: one call, its outcome, and a sanity check of
+# what it returned. Self-contained (it is serialised to the child).
+sweep_child <- function(fun, args, arg) {
+  sane <- function(v) {
+    bad_num <- function(z) is.numeric(z) && any(is.nan(z) | (is.infinite(z)))
+    if (inherits(v, "dp_release")) {
+      e <- v$estimate
+      return(is.matrix(e) && is.numeric(e) && length(e) > 0 && all(is.finite(e)) && ncol(e) == v$p)
+    }
+    if (is.null(v) || is.function(v)) return(TRUE)
+    if (is.factor(v)) return(!anyNA(v))
+    if (is.data.frame(v)) return(nrow(v) > 0 && !any(vapply(v, bad_num, logical(1))))
+    if (is.list(v)) {
+      # fields may be Inf (clip) or NA (n not released); NaN is never meant
+      leaves <- unlist(v)
+      return(!(is.numeric(leaves) && any(is.nan(leaves))))
+    }
+    if (is.numeric(v) || is.logical(v)) return(length(v) > 0 && all(is.finite(v) | is.logical(v) & !is.na(v)))
+    if (is.character(v)) return(!anyNA(v))
+    TRUE
+  }
+  f <- if (fun %in% getNamespaceExports("dpcov")) getExportedValue("dpcov", fun) else match.fun(fun)
+  warns <- character()
+  out <- tryCatch(withCallingHandlers({
+    utils::capture.output(val <- do.call(f, args))
+    list(status = "ok", sane = isTRUE(sane(val)))
+  }, warning = function(w) {
+    warns <<- c(warns, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  }),
+  dpcov_error = function(e) list(status = "dpcov_error", arg = if (is.null(e$arg)) NA_character_ else as.character(e$arg)[1],
+                                 message = conditionMessage(e)),
+  error = function(e) list(status = "plain_error", message = conditionMessage(e), class = class(e)[1]))
+  out$warnings <- warns
+  out
+}
+
+sweep_session <- function() {
+  rs <- callr::r_session$new(wait = TRUE)
+  rs$run(function() {
+    suppressPackageStartupMessages(library(dpcov))
+    grDevices::pdf(NULL)
+    invisible(NULL)
+  })
+  rs
+}
+
+# Classify one call from the child's answer.
+sweep_classify <- function(call, res) {
+  if (res$status == "dpcov_error") {
+    names_arg <- !is.na(res$arg) && (res$arg == call$arg || startsWith(res$arg, paste0(call$arg, "$")) ||
+                                       startsWith(res$arg, paste0(call$arg, "[")))
+    if (!names_arg) names_arg <- grepl(paste0("`", call$arg), res$message, fixed = TRUE)
+    if (call$expect == "ok") return("refused")
+    return(if (names_arg) "classed" else "misnamed")
+  }
+  if (res$status == "plain_error") return(if (call$expect == "ok") "refused" else "plain")
+  if (call$expect == "error" || !isTRUE(res$sane)) return("silent")
+  "accepted"
+}
+
+# Run the calls; a crash or a time-out restarts the session.
+sweep_run <- function(calls, timeout = 20, progress = FALSE) {
+  child <- sweep_child
+  environment(child) <- globalenv()
+  rs <- sweep_session()
+  on.exit(try(rs$close(), silent = TRUE), add = TRUE)
+  rows <- vector("list", length(calls))
+  for (i in seq_along(calls)) {
+    cl <- calls[[i]]
+    outcome <- NULL
+    detail <- ""
+    rs$call(child, list(fun = cl$fun, args = cl$args, arg = cl$arg))
+    state <- rs$poll_process(as.integer(timeout * 1000))
+    if (state == "timeout") {
+      outcome <- "hang"
+    } else {
+      res <- tryCatch(rs$read(), error = function(e) NULL)
+      if (is.null(res) || !is.null(res$error) || !rs$is_alive()) {
+        outcome <- "crash"
+        detail <- if (!is.null(res$error)) conditionMessage(res$error) else "child died"
+      } else {
+        r <- res$result
+        outcome <- sweep_classify(cl, r)
+        detail <- switch(r$status, ok = if (length(r$warnings)) paste("warning:", r$warnings[1]) else "",
+                         dpcov_error = sprintf("[arg %s] %s", r$arg, r$message),
+                         plain_error = sprintf("[%s] %s", r$class, r$message))
+      }
+    }
+    if (outcome %in% c("hang", "crash")) {
+      try(rs$kill(), silent = TRUE)
+      rs <- sweep_session()
+    }
+    rows[[i]] <- data.frame(label = cl$label, arg = cl$arg, hostile = cl$hostile, expect = cl$expect,
+                            outcome = outcome, detail = substr(gsub("\\s+", " ", detail), 1, 200),
+                            stringsAsFactors = FALSE)
+    if (progress && i %% 50 == 0) message(i, " / ", length(calls))
+  }
+  do.call(rbind, rows)
+}
+
+# Per-label tally: hostile inputs tried (baselines not counted), and outcomes.
+sweep_tally <- function(res) {
+  hostile <- res[res$arg != "(baseline)", ]
+  labs <- unique(res$label)
+  count <- function(l, o) sum(hostile$label == l & hostile$outcome %in% o)
+  data.frame(
+    export = labs,
+    tried = vapply(labs, function(l) sum(hostile$label == l), integer(1)),
+    classed = vapply(labs, count, integer(1), o = "classed"),
+    accepted = vapply(labs, count, integer(1), o = "accepted"),
+    crash = vapply(labs, count, integer(1), o = "crash"),
+    hang = vapply(labs, count, integer(1), o = "hang"),
+    unclassed_or_silent = vapply(labs, count, integer(1), o = c("misnamed", "plain", "silent", "refused")),
+    baseline_ok = vapply(labs, function(l) all(res$outcome[res$label == l & res$arg == "(baseline)"] == "accepted"), logical(1)),
+    row.names = NULL, stringsAsFactors = FALSE)
+}
+
+sweep_failures <- function(res) {
+  bad <- res[res$outcome %in% sweep_bad_outcomes, ]
+  if (!nrow(bad)) return(character())
+  sprintf("%s: %s = <%s> -> %s %s", bad$label, bad$arg, bad$hostile, bad$outcome, bad$detail)
+}

@@ -1,0 +1,25 @@
+# Every export and registered S3 method answers hostile input with a classed
+# dpcov_error naming the argument (or, where the value is in fact valid, a
+# sane result); never a plain error, a silent wrong answer, a crash or a
+# hang. The calls run in a child R session (see helper-sweep.R).
+
+test_that("every export answers hostile input with a classed error or a sane result", {
+  skip_if_not_installed("callr")
+  calls <- sweep_calls()
+  expect_gt(length(calls), 500)
+  res <- sweep_run(calls)
+  tally <- sweep_tally(res)
+  fails <- sweep_failures(res)
+  expect_true(all(tally$baseline_ok),
+              info = paste("baselines failing:", paste(tally$export[!tally$baseline_ok], collapse = ", ")))
+  expect_equal(sum(res$outcome == "crash"), 0, info = paste(fails, collapse = "\n"))
+  expect_equal(sum(res$outcome == "hang"), 0, info = paste(fails, collapse = "\n"))
+  expect(length(fails) == 0,
+         sprintf("%d offending call(s):\n%s", length(fails), paste(fails, collapse = "\n")))
+  # every export and every registered S3 method is in the table
+  covered <- unique(sub(" \\(.*\\)$", "", tally$export))
+  s3 <- getNamespaceInfo("dpcov", "S3methods")
+  missing <- setdiff(c(getNamespaceExports("dpcov"), paste(s3[, 1], s3[, 2], sep = ".")), covered)
+  if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)
+  expect_equal(missing, character(0))
+})
