@@ -63,7 +63,9 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
 #'   (Dwork and Roth 2014, Theorem A.1). Proven only for `epsilon < 1`; larger
 #'   epsilon is an error (at epsilon = 10, delta = 1e-5 it gives delta = 2.3e-5).
 #'
-#' epsilon must lie in \[1e-6, 1000\], where the root is computed reliably.
+#' epsilon must lie in \[1e-6, 1000\]: below it some mechanisms' noise parameters
+#' (Sheffet's Wishart degrees of freedom grow as \eqn{1/\epsilon^2}) exceed exact
+#' double arithmetic, and above it a guarantee protects nothing.
 #'
 #' @param sensitivity L2 sensitivity of the query (> 0).
 #' @param epsilon Privacy loss, in \[1e-6, 1000\].

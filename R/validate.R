@@ -80,7 +80,9 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf,
   as.double(x)
 }
 
-#' Privacy parameter epsilon, in the range dpcov computes reliably and below a
+#' Privacy parameter epsilon, in the range where every mechanism's arithmetic is
+#' exact (Algorithm 3's degrees of freedom grow as 1/epsilon^2) and a guarantee
+#' still means something, and below a
 #' method's upper limit.
 #' @noRd
 check_epsilon <- function(epsilon, max = Inf, method = NULL) {
@@ -89,7 +91,7 @@ check_epsilon <- function(epsilon, max = Inf, method = NULL) {
   if (epsilon <= 0) abort("`epsilon` must be > 0; got %s.", format(epsilon), .arg = "epsilon")
   lim <- dp_limits$epsilon
   if (epsilon < lim[1] || epsilon > lim[2]) {
-    abort("`epsilon` must be in [%s, %s]; got %s (outside it the noise scale is not computed reliably).",
+    abort("`epsilon` must be in [%s, %s]; got %s (below it some noise parameters exceed exact double arithmetic; above it the guarantee protects nothing).",
           format(lim[1]), format(lim[2]), format(epsilon), .arg = "epsilon")
   }
   if (epsilon >= max) {
