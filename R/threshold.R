@@ -648,7 +648,9 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' @examples
 #' set.seed(4)
 #' reports <- ldp_perturb(matrix(rnorm(50 * 3), 50, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
-#' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1)
+#' # the server states the settings it asked its clients to use
+#' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
+#'               calibration = "analytic")
 #' @export
 ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighbor = NULL,
                           calibration = NULL) {
