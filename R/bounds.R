@@ -56,8 +56,11 @@
 #' 26%. A finer grid costs little, \eqn{2 \ln 2 / \epsilon_B} rows of accuracy
 #' per doubling, but gains little either. If your data's norms may lie
 #' outside \[`lower`, `upper`\], widen the range (from public knowledge, never
-#' from the data): the chosen B is then `lower` or `upper`, and `print()` says
-#' so.
+#' from the data). When the targeted quantile lies beyond one end, the choice
+#' concentrates on that end, and `print()` says so; but when *all* rows lie
+#' beyond the grid, every candidate has the same utility and B is uniform on
+#' the grid (no private choice can tell where the data went). A noisy count
+#' of clipped rows near n (or near 0 with B small) is the sign of that.
 #'
 #' @section How many rows B clips:
 #' With `count_share > 0` (default 0.1), a share `count_share * epsilon` of
