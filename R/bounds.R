@@ -84,7 +84,8 @@
 #' @param x A numeric matrix or data frame (rows are records; the input forms
 #'   the mechanisms accept), or a chunk reader: a function that returns the
 #'   next block of rows on each call and `NULL` when done (read once, in one
-#'   pass that accumulates only the histogram of row norms over the grid). A
+#'   pass that accumulates only the histogram of row norms over the grid; a
+#'   reader to be used again for the release afterwards must start over). A
 #'   [second_moment()] object cannot be used: it holds no row norms.
 #' @param epsilon Privacy loss of the whole call (delta = 0), in \[1e-6, 1000\].
 #' @param quantile Target fraction q of rows with norm <= B, in (0, 1];
