@@ -432,3 +432,39 @@ compression_m_min <- function(n, p) {
   k <- zlw_constants()
   as.integer(ceiling(2 * (k[["C1"]] + k[["C2"]]) * log(2 * n * p)))
 }
+
+# ---- The exponential and geometric mechanisms (private clipping bound) -----------
+
+#' Selection log-probabilities of the exponential mechanism (McSherry and
+#' Talwar 2007): candidate k is chosen with probability proportional to
+#' \eqn{\exp(\epsilon u_k / (2 \Delta_u))}, which is epsilon-DP when the
+#' utility `u` changes by at most `sensitivity` between neighbours. Normalised
+#' on the log scale (log-sum-exp), so no weight under- or overflows.
+#' @noRd
+exp_mech_log_prob <- function(utility, epsilon, sensitivity = 1) {
+  s <- epsilon * utility / (2 * sensitivity)
+  top <- max(s)
+  s - (top + log(sum(exp(s - top))))
+}
+
+#' Sensitivity of the quantile utility of [dp_clip_bound()],
+#' \eqn{u(b) = -|c(b) - q n|} with \eqn{c(b) = \#\{i : \|x_i\| \le b\}}:
+#' replace-one changes c(b) by at most 1 and leaves n fixed; zero-out likewise
+#' (the zero row has norm 0 <= b); add/remove changes c(b) by I in \{0, 1\}
+#' and q n by q, so c(b) - q n by I - q, at most max(q, 1 - q) <= 1. We use 1
+#' for all three.
+#' @noRd
+quantile_utility_sensitivity <- function(neighbor) 1
+
+#' Two-sided geometric mechanism (Ghosh, Roughgarden and Sundararajan 2012)
+#' for an integer count of sensitivity `sensitivity`: noise Z with
+#' \eqn{P(Z = k) \propto \alpha^{|k|}}, \eqn{\alpha = \exp(-\epsilon/\Delta)},
+#' is epsilon-DP. Sampled as the difference of two iid geometric variables
+#' with success probability \eqn{1 - \alpha} (from R's RNG).
+#' @noRd
+geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
+
+rgeometric2 <- function(sensitivity, epsilon) {
+  p <- -expm1(-epsilon / sensitivity)  # 1 - alpha, exact for small epsilon
+  stats::rgeom(1L, p) - stats::rgeom(1L, p)
+}

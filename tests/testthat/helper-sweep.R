@@ -230,6 +230,7 @@ sweep_specs <- function() {
   settings <- data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01)
   rst <- dpcov::run_study(settings, reps = 1, tune = "theory")
   sst <- dpcov::sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
+  bnd <- dpcov::dp_clip_bound(x, 0.5)
   sdir <- sweep_combo_dir()
   cdata <- if (!is.null(sdir)) dpcov::combo_read(sdir)
   cfeat <- if (!is.null(cdata)) dpcov::combo_preprocess(cdata)
@@ -291,6 +292,13 @@ sweep_specs <- function() {
                list(p = CNT, type = CH("model1", "model2", "random_sparse"), rho = NUM)),
     sweep_spec("cov_model", list(p = 4, type = "random_sparse", sparsity = 0.3, lambda = 50, scale = 200),
                list(sparsity = NUM, lambda = NUM, scale = NUM), label = "cov_model (random_sparse)"),
+    sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5),
+               list(x = DATA, epsilon = EPS, quantile = NUM, lower = CLIP, upper = CLIP, bins = CNT,
+                    neighbor = nbr, count_share = NUM)),
+    sweep_spec("dp_clip_bound", list(x = local({
+      done <- FALSE
+      function() if (done) NULL else { done <<- TRUE; matrix(c(1, 2, 3, 4), 2) }
+    }), epsilon = 0.5), list(x = R("fun", number = "either")), label = "dp_clip_bound (reader)"),
     sweep_spec("dp_compress", list(x = comp_x, m = 60),
                list(x = DATA, m = CNT, normalize = FLAG, truncate = FLAG, delta_max = NUM, affine_sd = NUM,
                     method = CH("gram", "explicit"), reference = R("sym"), max_tries = CNT)),
@@ -443,6 +451,12 @@ sweep_specs <- function() {
                list(x = R("object", fields = c("mechanism", "guarantee", "n", "p", "epsilon", "delta")),
                     digits = CNT), label = "print.summary.dp_release"),
     sweep_spec("print", list(x = ss), list(x = R("suffstat")), label = "print.dp_suffstat"),
+    sweep_spec("print", list(x = bnd),
+               list(x = R("object", fields = c("bound", "grid", "quantile", "epsilon", "neighbor", "guarantee",
+                                               "n_clipped", "bins")), digits = CNT),
+               label = "print.dp_bound"),
+    sweep_spec("as.double", list(x = bnd), list(x = R("object", fields = c("bound", "grid", "guarantee"))),
+               label = "as.double.dp_bound"),
     sweep_spec("print", list(x = dpcov::compression_alpha(comp_x, comp_x * 1.01, m = 60)),
                list(x = R("custom", values = list(
                  sweep_h("no fields", structure(list(), class = "dp_nonprivate"), "either"),

@@ -1,0 +1,308 @@
+# dp_clip_bound(): the private row-norm bound. Its output distribution is
+# the exponential mechanism's (computed here independently), its noisy count
+# is calibrated, it ignores the data beyond the grid, and it holds nothing
+# computed from the data without noise.
+
+# Rows with chosen norms `r` (in the plane, at irregular angles).
+rows_with_norms <- function(r, p = 2) {
+  t <- 1.3 * seq_along(r) + 0.4
+  x <- cbind(r * cos(t), r * sin(t))
+  if (p > 2) x <- cbind(x, matrix(0, length(r), p - 2))
+  x
+}
+
+# The exponential mechanism's selection probabilities, written out here:
+# grid lower * 10^(k / bins); utility -|#{norm <= b} - q n|; weight exp(eps u / 2).
+em_probs <- function(norms, epsilon, quantile, lower, upper, bins) {
+  K <- ceiling(bins * log10(upper / lower) - 1e-9)
+  grid <- lower * 10^((0:K) * log10(upper / lower) / K)
+  u <- -abs(vapply(grid, function(b) sum(norms <= b), numeric(1)) - quantile * length(norms))
+  w <- exp(epsilon * u / 2 - max(epsilon * u / 2))
+  list(grid = grid, prob = w / sum(w))
+}
+
+# Chi-square goodness of fit of chosen grid indices to probabilities `prob`,
+# cells with expected count < 5 pooled.
+chisq_p <- function(index, prob) {
+  obs <- tabulate(index, nbins = length(prob))
+  exp_n <- prob * length(index)
+  small <- exp_n < 5
+  if (any(small)) {
+    obs <- c(obs[!small], sum(obs[small]))
+    exp_n <- c(exp_n[!small], sum(exp_n[small]))
+  }
+  stat <- sum((obs - exp_n)^2 / exp_n)
+  stats::pchisq(stat, df = length(obs) - 1L, lower.tail = FALSE)
+}
+
+# 30 rows with norms from 0.15 to 8, away from every grid point below
+norms30 <- exp(seq(log(0.15), log(8), length.out = 30)) * 1.01
+X30 <- rows_with_norms(norms30)
+
+test_that("the chosen bound is distributed as the exponential mechanism says (chi-square, alpha = 1e-6, with power)", {
+  eps <- 0.5
+  ref <- em_probs(norms30, eps, 0.5, lower = 0.1, upper = 10, bins = 4)
+  draw_index <- function(epsilon, reps) {
+    vapply(seq_len(reps), function(i) {
+      b <- dp_clip_bound(X30, epsilon, quantile = 0.5, lower = 0.1, upper = 10, bins = 4, count_share = 0)
+      which.min(abs(log(b$bound) - log(ref$grid)))
+    }, integer(1))
+  }
+  set.seed(101)
+  b <- dp_clip_bound(X30, eps, quantile = 0.5, lower = 0.1, upper = 10, bins = 4, count_share = 0)
+  expect_equal(b$grid, ref$grid, tolerance = 1e-12)
+  idx <- draw_index(eps, 8000)
+  expect_gt(chisq_p(idx, ref$prob), 1e-6)
+  # power: the same test on a release with twice the epsilon (less randomness) fails
+  idx2 <- draw_index(2 * eps, 8000)
+  expect_lt(chisq_p(idx2, ref$prob), 1e-6)
+})
+
+test_that("the mechanism is epsilon-DP: log-probabilities of neighbours differ by at most epsilon_B", {
+  set.seed(7)
+  norms <- stats::rexp(25, 0.7)
+  eps <- 0.8
+  logp <- function(r, q) log(em_probs(r, eps, q, 0.05, 20, 5)$prob)
+  for (q in c(0.1, 0.5, 0.9, 1)) {
+    base <- logp(norms, q)
+    for (i in 1:10) {
+      added <- logp(c(norms, stats::rexp(1, 0.3)), q)
+      removed <- logp(norms[-sample(25, 1)], q)
+      replaced <- logp(replace(norms, sample(25, 1), stats::rexp(1, 0.3)), q)
+      zeroed <- logp(replace(norms, sample(25, 1), 0), q)
+      for (other in list(added, removed, replaced, zeroed)) {
+        expect_lte(max(abs(other - base)), eps + 1e-12)
+      }
+    }
+  }
+  # and the package draws from those same probabilities (its log-probabilities)
+  r <- stats::rexp(25, 0.7)
+  u <- -abs(vapply(em_probs(r, eps, 0.5, 0.05, 20, 5)$grid, function(b) sum(r <= b), 1) - 12.5)
+  expect_equal(exp(dpcov:::exp_mech_log_prob(u, eps, 1)), em_probs(r, eps, 0.5, 0.05, 20, 5)$prob)
+})
+
+test_that("the output is invariant to the data beyond the grid", {
+  x <- rows_with_norms(c(norms30, 50, 80, 0.01, 0.02, 3e6))
+  far <- c(31, 32, 35)
+  near0 <- c(33, 34)
+  y <- x
+  y[far, ] <- y[far, ] * 1e3      # above `upper` = 10: even further
+  y[near0, ] <- y[near0, ] * 1e-4  # below `lower` = 0.1: even smaller
+  drop_call <- function(b) b[names(b) != "call"]
+  for (seed in 1:5) {
+    set.seed(seed)
+    a <- dp_clip_bound(x, 0.7, quantile = 0.8, lower = 0.1, upper = 10, bins = 6)
+    set.seed(seed)
+    b <- dp_clip_bound(y, 0.7, quantile = 0.8, lower = 0.1, upper = 10, bins = 6)
+    expect_identical(drop_call(a), drop_call(b))
+  }
+  # but a change inside the grid does change the distribution (a control)
+  z <- x
+  z[1:10, ] <- z[1:10, ] * 40
+  res <- vapply(1:200, function(s) {
+    set.seed(s)
+    a <- dp_clip_bound(x, 5, quantile = 0.5, lower = 0.1, upper = 10, bins = 6)$bound
+    set.seed(s)
+    b <- dp_clip_bound(z, 5, quantile = 0.5, lower = 0.1, upper = 10, bins = 6)$bound
+    a != b
+  }, logical(1))
+  expect_true(any(res))
+})
+
+test_that("same seed, same result; a chunk reader gives what the matrix gives", {
+  set.seed(3)
+  x <- matrix(stats::rnorm(500 * 4, sd = 3), 500, 4)
+  set.seed(9)
+  a <- dp_clip_bound(x, 1)
+  set.seed(9)
+  b <- dp_clip_bound(x, 1)
+  expect_identical(a, b)
+  reader_of <- function(m, size) {
+    i <- 0
+    function() {
+      if (i >= nrow(m)) return(NULL)
+      rows <- (i + 1):min(i + size, nrow(m))
+      i <<- i + size
+      m[rows, , drop = FALSE]
+    }
+  }
+  drop_call <- function(b) b[names(b) != "call"]
+  for (size in c(1, 37, 500, 1000)) {
+    set.seed(9)
+    r <- dp_clip_bound(reader_of(x, size), 1)
+    expect_identical(drop_call(r), drop_call(a))
+  }
+  # a data frame and integer data are the matrix
+  set.seed(9)
+  expect_identical(drop_call(dp_clip_bound(as.data.frame(x), 1)), drop_call(a))
+  xi <- round(x)
+  set.seed(9)
+  ai <- dp_clip_bound(xi, 1)
+  storage.mode(xi) <- "integer"
+  set.seed(9)
+  expect_identical(drop_call(dp_clip_bound(xi, 1)), drop_call(ai))
+})
+
+test_that("for large n the bound is near the true quantile of the row norms", {
+  # Tolerance: the exponential mechanism's rank error is below
+  # 2 (ln 181 + ln 1e6) / 0.9 ~ 42 rows (0.04% of n) with probability
+  # 1 - 1e-6 (Dwork and Roth, Theorem 3.11), and the grid adds at most one
+  # step, a factor 10^(1/20) ~ 1.122; we allow the quantiles at q +- 0.01
+  # and a factor 1.13.
+  set.seed(21)
+  n <- 1e5
+  x <- matrix(stats::rnorm(n * 3, sd = 2), n, 3)
+  norms <- sqrt(rowSums(x^2))
+  for (q in c(0.5, 0.9, 0.99)) {
+    lim <- stats::quantile(norms, c(q - 0.01, min(q + 0.01, 1)), names = FALSE)
+    for (seed in 1:3) {
+      set.seed(seed)
+      b <- dp_clip_bound(x, 1, quantile = q)
+      expect_gte(b$bound, lim[1] / 1.13)
+      expect_lte(b$bound, lim[2] * 1.13)
+      # and its noisy count is near the truth (sd 14 at epsilon_C = 0.1)
+      expect_lt(abs(b$n_clipped - sum(norms > b$bound)), 14.2 * 8)
+    }
+  }
+})
+
+# CDF of the two-sided geometric distribution P(Z = k) = (1 - a)/(1 + a) a^|k|.
+pgeom2 <- function(k, a) ifelse(k < 0, a^(-k) / (1 + a), 1 - a^(k + 1) / (1 + a))
+
+test_that("the noisy count of clipped rows has two-sided geometric noise as calibrated (KS, under-noised control fails)", {
+  noise_of <- function(epsilon, count_share, reps) {
+    vapply(seq_len(reps), function(i) {
+      b <- dp_clip_bound(X30, epsilon, quantile = 0.7, lower = 0.1, upper = 10, bins = 4,
+                         count_share = count_share)
+      b$n_clipped - sum(norms30 > b$bound)
+    }, numeric(1))
+  }
+  # randomised probability integral transform: uniform iff Z has CDF F
+  pit <- function(z, a) pgeom2(z - 1, a) + stats::runif(length(z)) * (pgeom2(z, a) - pgeom2(z - 1, a))
+  set.seed(55)
+  z <- noise_of(1, 0.5, 4000)  # epsilon_C = 0.5
+  expect_true(all(z == round(z)))
+  p_ok <- stats::ks.test(pit(z, exp(-0.5)), "punif")$p.value
+  expect_gt(p_ok, 1e-6)
+  # mean 0 and the sd the object reports
+  b <- dp_clip_bound(X30, 1, count_share = 0.5, lower = 0.1, upper = 10, bins = 4)
+  expect_equal(b$count_noise_sd, sqrt(2 * exp(-0.5)) / (1 - exp(-0.5)))
+  expect_lt(abs(mean(z)) / (b$count_noise_sd / sqrt(4000)), 5)
+  # under-noised control: epsilon_C = 1 tested as if it were 0.5
+  z_under <- noise_of(2, 0.5, 4000)
+  expect_lt(stats::ks.test(pit(z_under, exp(-0.5)), "punif")$p.value, 1e-6)
+  # without a count share nothing is released
+  nb <- dp_clip_bound(X30, 1, count_share = 0)
+  expect_true(is.na(nb$n_clipped))
+  expect_identical(nb$epsilon_bound, 1)
+})
+
+test_that("print states the guarantee; the bound works as a clip", {
+  set.seed(1)
+  x <- matrix(stats::rnorm(300), 100, 3)
+  b <- dp_clip_bound(x, 0.5)
+  out <- utils::capture.output(print(b))
+  expect_true(any(grepl("0.5-differential privacy (delta = 0)", out, fixed = TRUE)))
+  expect_true(any(grepl("add/remove-one-row neighbours; n is not released", out, fixed = TRUE)))
+  expect_true(any(grepl("Rows clipped by B (noisy count", out, fixed = TRUE)))
+  for (nb in c("replace-one", "zero-out")) {
+    expect_output(print(dp_clip_bound(x, 0.5, neighbor = nb)), "n is public")
+  }
+  expect_output(print(dp_clip_bound(x, 0.5, count_share = 0)), "not released \\(count_share = 0\\)")
+  # the 0.9 quantile of the norms (about 25) lies above `upper` = 10; the 0.1
+  # quantile of x / 10 (about 0.06) below `lower` = 0.1
+  expect_output(print(dp_clip_bound(x * 10, 5, upper = 10)), "top of the grid")
+  expect_output(print(dp_clip_bound(x / 10, 5, quantile = 0.1, lower = 0.1)), "bottom of the grid")
+  expect_identical(as.numeric(b), b$bound)
+  expect_identical(as.double(b), b$bound)
+  expect_true(b$bound %in% b$grid)
+  r <- analyze_gauss(x, 0.5, 1e-5, clip = b$bound)
+  expect_true(has_guarantee(r))
+  r2 <- analyze_gauss(x, 0.5, 1e-5, clip = as.numeric(b))
+  expect_identical(r2$clip, b$bound)
+  expect_false(inherits(b, "dp_nonprivate"))
+  expect_identical(b$delta, 0)
+})
+
+test_that("the object holds no data-derived value (leak scanner)", {
+  x <- audit_matrix(60, 4)
+  x2 <- x + 0.013 * cos(outer(seq_len(60), seq_len(4), function(i, j) 0.71 * i + 1.3 * j))
+  norms <- sqrt(rowSums(x^2))
+  quants <- stats::quantile(norms, c(0.5, 0.9, 0.95), names = FALSE)
+  for (args in list(list(), list(count_share = 0), list(neighbor = "replace-one", quantile = 0.5))) {
+    set.seed(11)
+    a <- do.call(dp_clip_bound, c(list(x, 0.5), args))
+    set.seed(12)
+    b <- do.call(dp_clip_bound, c(list(x2, 0.5), args))
+    # (clipped at a fixed 1, not at B: rows clipped at B have norm B by construction)
+    expect_no_leak(a, leak_secrets(x, clip = 1), extra = quants, rerun = b, rerun_secrets = leak_secrets(x2, clip = 1))
+    expect_length(calls_with_values(a), 0L)
+    expect_identical(a$call[[2]], as.symbol("<data>"))
+  }
+  # the data frame and reader forms keep no data in the call either
+  rd <- local({ done <- FALSE; function() if (done) NULL else { done <<- TRUE; x } })
+  set.seed(1)
+  a <- dp_clip_bound(rd, 0.5)
+  expect_no_leak(a, leak_secrets(x, clip = 1), extra = quants)
+  expect_length(calls_with_values(a), 0L)
+  # and no field named like a data summary exists
+  expect_false(any(c("n", "norms", "counts", "hist", "at_most") %in% names(a)))
+})
+
+test_that("hostile inputs give classed errors naming the argument", {
+  x <- matrix(stats::rnorm(30), 10, 3)
+  err_arg <- function(expr) {
+    e <- tryCatch(expr, dpcov_error = function(e) e)
+    expect_s3_class(e, "dpcov_error")
+    e$arg
+  }
+  expect_identical(err_arg(dp_clip_bound()), "x")
+  expect_identical(err_arg(dp_clip_bound(x)), "epsilon")
+  expect_identical(err_arg(dp_clip_bound(NULL, 1)), "x")
+  expect_identical(err_arg(dp_clip_bound("a", 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(replace(x, 1, NA), 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(replace(x, 1, Inf), 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(x[0, ], 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(data.frame(a = letters[1:3]), 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(analyze_gauss(x, 1, 1e-5, clip = 1), 1)), "x")
+  e <- tryCatch(dp_clip_bound(second_moment(x, 1), 1), dpcov_error = function(e) e)
+  expect_identical(e$arg, "x")
+  expect_match(conditionMessage(e), "holds no row norms")
+  expect_identical(err_arg(dp_clip_bound(function() stop("boom"), 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(function() "junk", 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(function() NULL, 1)), "x")
+  expect_identical(err_arg(dp_clip_bound(function(a) NULL, 1)), "x")
+  two <- local({ k <- 0; function() { k <<- k + 1; if (k == 1) x else if (k == 2) x[, 1:2] else NULL } })
+  expect_identical(err_arg(dp_clip_bound(two, 1)), "x")
+  for (eps in list(0, -1, NA, Inf, "1", c(1, 1), 1e-300, 1e300, matrix(1))) {
+    expect_identical(err_arg(dp_clip_bound(x, eps)), "epsilon")
+  }
+  for (q in list(0, -0.1, 1.5, NA, "a", c(0.5, 0.9), NULL)) {
+    expect_identical(err_arg(dp_clip_bound(x, 1, quantile = q)), "quantile")
+  }
+  for (v in list(0, -1, Inf, NA, 1e-300, 1e300, "1", c(1, 2))) {
+    expect_identical(err_arg(dp_clip_bound(x, 1, lower = v)), "lower")
+    expect_identical(err_arg(dp_clip_bound(x, 1, upper = v)), "upper")
+  }
+  expect_identical(err_arg(dp_clip_bound(x, 1, lower = 5, upper = 5)), "upper")
+  expect_identical(err_arg(dp_clip_bound(x, 1, lower = 5, upper = 1)), "upper")
+  for (v in list(0, 1.5, -2, 1e15, NA, "20")) {
+    expect_identical(err_arg(dp_clip_bound(x, 1, bins = v)), "bins")
+  }
+  for (v in list(NA, "bogus", c("add-remove", "replace-one"), 1)) {
+    expect_identical(err_arg(dp_clip_bound(x, 1, neighbor = v)), "neighbor")
+  }
+  for (v in list(1, -0.1, NA, "0.1", 2)) {
+    expect_identical(err_arg(dp_clip_bound(x, 1, count_share = v)), "count_share")
+  }
+  # hand-made dp_bound objects
+  b <- dp_clip_bound(x, 1)
+  for (f in c("bound", "grid", "guarantee", "neighbor", "n_clipped")) {
+    bad <- b
+    bad[f] <- list(list("junk"))
+    expect_identical(err_arg(print(bad)), "x")
+    expect_identical(err_arg(as.numeric(bad)), "x")
+  }
+  expect_identical(err_arg(print(structure(list(), class = "dp_bound"))), "x")
+  expect_identical(err_arg(print(b, digits = 0)), "digits")
+})
