@@ -257,7 +257,7 @@ dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibrati
   p <- length(sums)
   if (neighbor == "add-remove") {
     noisy <- c(sums, clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
-    n_noisy <- noisy[p + 1L] / clip_mean
+    n_noisy <- unname(noisy[p + 1L]) / clip_mean
     center <- noisy[seq_len(p)] / max(2, n_noisy)
   } else {
     center <- (sums + stats::rnorm(p, 0, sigma)) / n
