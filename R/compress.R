@@ -180,7 +180,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     est, family = "compress",
     mechanism = "Compression Phi X (Zhou, Ligett and Wasserman 2009)",
     epsilon = NA_real_, delta = NA_real_, neighbor = "replace-one", clip = Inf,
-    n = n, p = p, n_public = TRUE,
+    n = n, p = p, n_public = TRUE, scale = "compressed rows", centred = FALSE,
     params = list(m = as.integer(m), normalize = normalize, truncate = truncate,
                   threshold = if (truncate) threshold else NA_real_, delta_max = delta_max,
                   affine_sd = affine_sd, method = method, m_min = m_min, m_condition = m_ok,

@@ -467,4 +467,58 @@ geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 rgeometric2 <- function(sensitivity, epsilon) {
   p <- -expm1(-epsilon / sensitivity)  # 1 - alpha, exact for small epsilon
   stats::rgeom(1L, p) - stats::rgeom(1L, p)
+
+# ---- The private mean of dp_cov() -------------------------------------------------
+
+#' L2 sensitivity of dp_cov()'s mean step
+#'
+#' The mean step releases the column sums \eqn{\sum_i c_i x_i} of the raw rows
+#' clipped to norm C = `clip_mean` (\eqn{c_i = \min(1, C/\|x_i\|)}) with
+#' Gaussian noise. Neighbours move the sums by at most
+#' * `"replace-one"`: \eqn{2C} (\eqn{\|x - x'\| \le 2C}); n is public;
+#' * `"zero-out"`: \eqn{C}; n is public;
+#' * `"add-remove"`: n is private, so the step releases the vector
+#'   \eqn{(\sum_i c_i x_i, C n)}, the sums and the count scaled by C, with one
+#'   noise sd. Adding or removing a row moves it by
+#'   \eqn{\sqrt{\|c x\|^2 + C^2} \le \sqrt2 C}. The noisy count is the last
+#'   coordinate divided by C (noise sd sigma / C).
+#' @noRd
+mean_step_sensitivity <- function(clip_mean, neighbor) {
+  switch(neighbor,
+         "replace-one" = 2 * clip_mean,
+         "zero-out" = clip_mean,
+         "add-remove" = sqrt(2) * clip_mean)
+}
+
+#' The noise sd of the mean step (each coordinate of the released vector).
+#' The released mean \eqn{\hat\mu = \tilde s / \hat n} then differs from the
+#' clipped rows' mean by about \eqn{N(0, \sigma^2/n^2)} per coordinate.
+#' @noRd
+mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "analytic") {
+  noise_sigma(mean_step_sensitivity(clip_mean, neighbor), epsilon, delta, calibration, proven = TRUE)
+}
+
+#' The guarantee of dp_cov(): the two steps' (epsilon, delta) added by basic
+#' composition (Dwork and Roth 2014, Theorem 3.16).
+#' @noRd
+dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                  clip_mean, clip, n_public) {
+  notion <- switch(neighbor,
+                   "replace-one" = "replace-one-row neighbours",
+                   "add-remove" = "add/remove-one-row neighbours",
+                   "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+  n_txt <- if (neighbor != "add-remove") {
+    "n is public (neighbouring data sets have the same size)"
+  } else if (n_public) {
+    "n is treated as public (the second-moment mechanism's noise scale uses it)"
+  } else {
+    "n is not released (a noisy count is, from the mean step's share)"
+  }
+  sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ",
+                 "((%s, %s)-DP; raw rows clipped to L2 norm <= %s) and a private second moment ",
+                 "of the rows centred at that released mean ((%s, %s)-DP; centred rows clipped ",
+                 "to L2 norm <= %s), %s; %s."),
+          format(eps_mean + eps_second), format(delta_mean + delta_second),
+          format(eps_mean), format(delta_mean), format(clip_mean),
+          format(eps_second), format(delta_second), format(clip), notion, n_txt)
 }

@@ -7,11 +7,18 @@
 #' other statistic computed from the data without noise. `n` is stored only
 #' when `n_public` (the neighbour notion fixes it, or the release treats it as
 #' public); otherwise it is `NA`. `call` is cleaned by [release_call()].
+#' `scale` (one of [dp_scales]) and `centred` say what the estimate
+#' estimates; they are required so that no family can forget them. `ridge` is
+#' the public w in "sum + ridge" (E = A'A + w I) and "posterior sample"
+#' (E = (A'A + w I) / (df - d - 1)), 0 otherwise.
 #' @noRd
 new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor, clip, n, p,
-                           n_public, params = list(), tuning = tuning_record("none"),
-                           guarantee = NULL, call = NULL, local = FALSE) {
+                           n_public, scale, centred, ridge = 0, params = list(),
+                           tuning = tuning_record("none"), guarantee = NULL, call = NULL,
+                           local = FALSE) {
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  scale <- check_choice(scale, dp_scales, "scale")
+  centred <- check_flag(centred, "centred")
   if (is.null(guarantee)) {
     guarantee <- dp_guarantee_text(epsilon, delta, neighbor, clip, n_public, local)
   }
@@ -23,10 +30,57 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
     list(estimate = estimate, mechanism = mechanism, epsilon = epsilon,
          delta = delta, neighbor = neighbor, n_public = n_public, clip = clip,
          n = if (n_public) as.double(n) else NA_real_, p = as.double(p),
-         params = params, tuning = tuning, guarantee = guarantee,
+         scale = scale, centred = centred, ridge = as.double(ridge), params = params, tuning = tuning, guarantee = guarantee,
          call = release_call(call)),
     class = c(paste0("dp_", family), "dp_release")
   )
+}
+
+#' What a release estimates
+#'
+#' Every [dp_release] records in `scale` what its `estimate` estimates, in
+#' `centred` whether the rows were centred (at a private mean) before the
+#' second moment was taken, and in `ridge` a public number some scales need.
+#' Write A for the n x p data with each row clipped to the release's `clip`
+#' (after centring when `centred`), so \eqn{A^TA = \sum_i a_i a_i^T}:
+#'
+#' | `scale` | the estimate estimates | families |
+#' |---|---|---|
+#' | `"sum"` | \eqn{A^TA} (not divided by n) | [analyze_gauss()]; [wishart_noise()] with the expected shift; [jl_adaptive()] when its ridge is 0 |
+#' | `"sum + ridge"` | \eqn{A^TA + w I}, w = `ridge` (public) | [jl_ridge()], [jl_adaptive()] (w = \eqn{w^2}); [wishart_noise()] without shift (w = \eqn{kB^2}) or with the safe shift; [analyze_gauss()] with `post = "shift"` when a shift was added |
+#' | `"average"` | \eqn{A^TA / n} | [dp_threshold()], [ldp_aggregate()] |
+#' | `"posterior sample"` | one draw \eqn{M \sim W^{-1}(A^TA + w I, df)}, \eqn{E M = (A^TA + w I)/(df - p - 1)}, w = `ridge`, df = `params$df` | [iwishart_posterior()] (df = n + p, so \eqn{E M = (A^TA + \psi I)/(n - 1)}), [iwishart_adaptive()] |
+#' | `"covariance"` | the covariance of the rows, centred at a private mean; divisor in `params$divisor` | [dp_cov()] |
+#' | `"correlation"` | the correlation matrix | [dp_cov()] with `type = "correlation"` |
+#' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data, \eqn{E[C^TC/m] = X^TX/n} in normalised units | [dp_compress()] |
+#'
+#' Projections to the PSD cone ([dp_threshold()], `post = "psd"`, [dp_cov()])
+#' and thresholding bias the estimate, but do not change what it estimates.
+#' [dp_as_cov()] converts a release to a covariance or a correlation where
+#' that is possible without the data.
+#' @name dp_scales
+#' @seealso [dp_as_cov()], [dp_release].
+NULL
+
+dp_scales <- c("sum", "sum + ridge", "average", "posterior sample", "covariance", "correlation",
+               "compressed rows")
+
+#' The "Estimates:" line of print(): what the estimate estimates, in words.
+#' @noRd
+estimates_text <- function(x) {
+  ridge <- if (is.null(x$ridge)) 0 else x$ridge
+  rows <- if (isTRUE(x$centred)) "the rows centred at a private mean and clipped" else "the clipped rows (uncentred)"
+  switch(x$scale,
+    "sum" = sprintf("A'A, the sum of outer products of %s; not divided by n", rows),
+    "sum + ridge" = sprintf("A'A + w I with public w = %s: the sum of outer products of %s plus a ridge",
+                            format(ridge, digits = 4), rows),
+    "average" = sprintf("A'A / n, the average outer product of %s", rows),
+    "posterior sample" = sprintf("one posterior draw M ~ W^-1(A'A + w I, df) for %s, w = %s, df = %s; E M = (A'A + w I) / (df - p - 1)",
+                                 rows, format(ridge, digits = 4), format(x$params$df)),
+    "covariance" = sprintf("the covariance matrix, centred at a private mean (released in `center`), divisor %s",
+                           if (is.null(x$params$divisor)) "n" else x$params$divisor),
+    "correlation" = "the correlation matrix, centred at a private mean (released in `center`)",
+    "compressed rows" = "not a second-moment matrix: m compressed rows Phi X of the column-normalised data (E C'C / m = X'X / n in normalised units)")
 }
 
 #' The call to store in a returned object: the function's name, the data
@@ -87,7 +141,8 @@ check_release <- function(x, arg = "x", square = FALSE) {
   # every family but compression releases a square (second-moment) matrix
   square <- square || !inherits(x, "dp_compress")
   bad <- function(what) abort("`%s` is not a valid dp_release: %s.", arg, what, .arg = arg)
-  need <- c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p", "params", "tuning")
+  need <- c("estimate", "mechanism", "epsilon", "delta", "neighbor", "clip", "n", "p", "scale",
+            "centred", "params", "tuning")
   miss <- setdiff(need, names(x))
   if (length(miss)) bad(paste("missing", paste(miss, collapse = ", ")))
   est <- x$estimate
@@ -103,6 +158,13 @@ check_release <- function(x, arg = "x", square = FALSE) {
   if (!is.numeric(x$n) || length(x$n) != 1L || !is.na(x$n) && !(x$n >= 1 && is.finite(x$n) && x$n == round(x$n))) bad("`n` must be a whole number or NA")
   if (!is_number(x$p) || x$p != ncol(est)) bad("`p` must equal the number of columns of `estimate`")
   if (!is.list(x$params) || !is.list(x$tuning)) bad("`params` and `tuning` must be lists")
+  if (!is_string(x$scale) || !x$scale %in% dp_scales) {
+    bad(paste0("`scale` must be one of ", paste0('"', dp_scales, '"', collapse = ", ")))
+  }
+  if (!is_flag(x$centred)) bad("`centred` must be TRUE or FALSE")
+  if (!is.null(x$ridge) && !(is_num1(x$ridge) && x$ridge >= 0)) bad("`ridge` must be one number >= 0")
+  if (x$scale == "compressed rows" && !inherits(x, "dp_compress")) bad("only compression releases hold compressed rows")
+  if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
   if (square) {
     if (nrow(est) != ncol(est)) abort("`%s` must be a release of a square matrix; its estimate is %d x %d.", arg, nrow(est), ncol(est), .arg = arg)
     if (max(abs(est - t(est))) > 1e-8 * max(1, max(abs(est)))) abort("`%s` has a non-symmetric estimate.", arg, .arg = arg)
@@ -152,7 +214,8 @@ void_guarantee <- function(release, reason) {
 #'
 #' Every mechanism returns an object of class `c("dp_<family>", "dp_release")`
 #' with components `estimate` (the released matrix or compressed data),
-#' `mechanism`, `epsilon`, `delta`, `neighbor`, `clip`, `n`, `p`, `params`
+#' `mechanism`, `epsilon`, `delta`, `neighbor`, `clip`, `n`, `p`, `scale`,
+#' `centred` and `ridge` (what the estimate estimates, see [dp_scales]), `params`
 #' (what the mechanism used: noise scale, threshold, degrees of freedom, ...),
 #' `tuning` (how tuning parameters were chosen and whether that choice was
 #' private), `guarantee` (the privacy statement in words) and `call`.
@@ -177,6 +240,7 @@ print.dp_release <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   cat(sprintf("<%s> %s\n", class(x)[1], x$mechanism))
   cat("Guarantee:", x$guarantee, "\n")
+  cat("Estimates:", estimates_text(x), "\n")
   cat(sprintf("Data: %s, p = %s columns\n", n_text(x), format(x$p)))
   shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
   if (length(shown)) {

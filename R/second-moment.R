@@ -210,8 +210,12 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
     mechanism <- paste0(mechanism, ", projected to PSD")
   }
   dimnames(est) <- dimnames(s$gram)
+  # E est = A'A, plus the public shift when one was added
+  shifted <- isTRUE(params$shift > 0)
   new_dp_release(est, "second_moment", mechanism, epsilon, delta, neighbor, s$clip, s$n, s$p,
-                 n_public = neighbor != "add-remove", params = params, call = call)
+                 n_public = neighbor != "add-remove",
+                 scale = if (shifted) "sum + ridge" else "sum", centred = FALSE,
+                 ridge = if (shifted) params$shift else 0, params = params, call = call)
 }
 
 # The row-norm bound used to calibrate noise: the clip bound, or with clip = Inf

@@ -197,7 +197,8 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
   # n is public in every thresholding release: it sets the noise scale and
   # the threshold (and is fixed by replace-one and zero-out neighbours)
   rel <- new_dp_release(est, "threshold", threshold_mechanism_name(variant, model), epsilon, delta,
-                        neighbor, clip, n, p, n_public = TRUE, params = params, tuning = tuned$record,
+                        neighbor, clip, n, p, n_public = TRUE, scale = "average", centred = FALSE,
+                        params = params, tuning = tuned$record,
                         call = call, local = model == "local")
   # a constant cross-validated on the private data is a noiseless statistic
   # of it (a grid point scaled by the largest clipped diagonal entry), and so
@@ -710,6 +711,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   if (!is.null(nm)) dimnames(avg) <- list(nm, nm)
   new_dp_release(avg, "ldp_aggregate", "LDP aggregate of perturbed second moments",
                  set$epsilon, set$delta, set$neighbor, set$clip, n, p, n_public = TRUE,
+                 scale = "average", centred = FALSE,
                  params = list(sigma_record = set$sigma, noise_sd = set$sigma / sqrt(n),
                                calibration = set$calibration, dropped_batches = dropped_batches,
                                dropped_reports = dropped_reports),

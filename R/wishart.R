@@ -60,7 +60,8 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
   M <- jl_draw(inp, w2, r)
   sheffet_release(M, inp, "JL projection with privacy ridge (Sheffet, Algorithm 1)",
                   epsilon, delta, call,
-                  params = list(w2 = w2, r = r, method = method, noise_clip = inp$B))
+                  params = list(w2 = w2, r = r, method = method, noise_clip = inp$B),
+                  scale = "sum + ridge", ridge = w2)  # E M = A'A + w^2 I
 }
 
 #' JL projection with a ridge adapted to the smallest eigenvalue (Sheffet, Algorithm 2)
@@ -116,7 +117,8 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   sheffet_release(M, inp, "JL projection, ridge from a private smallest eigenvalue (Sheffet, Algorithm 2)",
                   epsilon, delta, call,
                   params = list(s = s, w2 = w2, r = r, r0 = r0, branch = branch,
-                                method = method, noise_clip = inp$B))
+                                method = method, noise_clip = inp$B),
+                  scale = if (w2 > 0) "sum + ridge" else "sum", ridge = w2)
 }
 
 #' Additive Wishart noise (Sheffet, Algorithm 3)
@@ -184,7 +186,10 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
     M <- M - diag(params$shift, d)
   }
   mech <- paste0("Additive Wishart noise (Sheffet, Algorithm 3)", if (shift) ", shifted" else "")
-  sheffet_release(M, inp, mech, epsilon, delta, call, params = params)
+  # E M = A'A + (k B^2 - shift) I: the expected shift leaves A'A
+  ridge <- k * B^2 - if (shift) params$shift else 0
+  sheffet_release(M, inp, mech, epsilon, delta, call, params = params,
+                  scale = if (ridge > 0) "sum + ridge" else "sum", ridge = max(0, ridge))
 }
 
 #' Inverse-Wishart posterior sample (Sheffet, Algorithm 4)
@@ -222,7 +227,7 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
   # (same n) is the one that holds
   sheffet_release(M, inp, "Inverse-Wishart posterior sample (Sheffet, Algorithm 4)",
                   epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B),
-                  neighbor = "replace-one")
+                  scale = "posterior sample", ridge = psi, neighbor = "replace-one")
 }
 
 #' Inverse-Wishart sample with degrees of freedom from the data (Sheffet, Algorithm 5)
@@ -279,7 +284,8 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
   sheffet_release(M, inp, "Inverse-Wishart sample, prior from a private smallest eigenvalue (Sheffet, Algorithm 5)",
                   epsilon, delta, call,
                   params = list(s = s, psi = psi, df = df, k0 = k0, branch = branch,
-                                noise_clip = inp$B))
+                                noise_clip = inp$B),
+                  scale = "posterior sample", ridge = psi)
 }
 
 # ---- internals --------------------------------------------------------------
@@ -353,10 +359,12 @@ noisy_min_eigen <- function(G, B, epsilon, delta) {
 
 # Add/remove (n not released) for the algorithms that never use n;
 # replace-one (n public) for Algorithm 4, which does.
-sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, neighbor = "add-remove") {
+sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, scale, ridge,
+                            neighbor = "add-remove") {
   M <- (M + t(M)) / 2
   dimnames(M) <- dimnames(inp$s$gram)
   new_dp_release(M, "second_moment", mechanism, epsilon, delta, neighbor,
-                 inp$s$clip, inp$s$n, inp$s$p, n_public = neighbor != "add-remove", params = params,
+                 inp$s$clip, inp$s$n, inp$s$p, n_public = neighbor != "add-remove",
+                 scale = scale, centred = FALSE, ridge = ridge, params = params,
                  call = call)
 }

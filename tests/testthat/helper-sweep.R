@@ -247,6 +247,7 @@ sweep_specs <- function() {
     sweep_h("threshold_tune as a string", structure("cv", class = "threshold_tune")),
     sweep_h("function", function() 1)))
   release_sq <- R("release", square = TRUE)
+  dp_cov_rel <- dpcov::dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 3)
 
   specs <- list(
     sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2),
@@ -318,6 +319,25 @@ sweep_specs <- function() {
     sweep_spec("dp_threshold", list(x = dpcov::ldp_aggregate(reps_ldp), epsilon = 0.5, delta = 1e-3, clip = 1,
                                     model = "local"),
                list(x = R("release", square = TRUE, matrix = "either")), label = "dp_threshold (aggregate)"),
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, clip = 2, clip_mean = 3),
+               list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, clip_mean = CLIP,
+                    mechanism = CH("analyze_gauss", "threshold", "wishart"), split = NUM,
+                    type = CH("covariance", "correlation"), divisor = CH("n", "n - 1"), neighbor = nbr,
+                    calibration = cal)),
+    sweep_spec("dp_cov", list(x = local({
+      k <- 0
+      function() { k <<- k + 1; if (k %% 2 == 0) NULL else matrix(c(1, 2, 3, 4, 5, 7), 3) }
+    }), epsilon = 1, delta = 1e-6, clip = 2, clip_mean = 3),
+    list(x = R("fun", number = "either")), label = "dp_cov (reader)"),
+    sweep_spec("dp_as_cov", list(release = dp_cov_rel, to = "correlation"),
+               list(release = release_sq, to = CH("covariance", "correlation"),
+                    center = R("custom", values = list(
+                      sweep_h("NA", c(1, NA, 1)), sweep_h("wrong length", c(1, 2)), sweep_h("character", "a"),
+                      sweep_h("Inf", c(1, Inf, 1)), sweep_h("list", list(1, 2, 3)),
+                      sweep_h("junk dp_cov", structure(list(), class = c("dp_cov", "dp_release"))))))),
+    sweep_spec("dp_as_cov", list(release = dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2, neighbor = "zero-out"),
+                                 center = c(0.1, 0, -0.1)),
+               list(center = R("vector", fraction = "either", int = "either")), label = "dp_as_cov (sum)"),
     sweep_spec("gaussian_sigma", list(sensitivity = 1, epsilon = 0.5, delta = 1e-5),
                list(sensitivity = NUM, epsilon = EPS, delta = DEL, calibration = cal)),
     sweep_spec("has_guarantee", list(x = rel), list(x = R("release"))),

@@ -8,10 +8,11 @@
 # Classification of the exports (checked to be complete below):
 leak_class <- list(
   private = c("analyze_gauss", "wishart_noise", "jl_ridge", "jl_adaptive", "iwishart_posterior",
-              "iwishart_adaptive", "dp_threshold", "ldp_perturb", "ldp_aggregate", "dp_compress"),
+              "iwishart_adaptive", "dp_threshold", "ldp_perturb", "ldp_aggregate", "dp_compress",
+              "dp_cov"),
   # post-processing of a release (clean when its input is a release)
   post_processing = c("compressed_cov", "compressed_pca", "compressed_lm", "dp_regression",
-                      "cov_error", "subspace_distance", "as.matrix.dp_release"),
+                      "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov"),
   # labelled dp_nonprivate
   nonprivate = c("second_moment", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study",
                  "compression_alpha", "sheffet_study", "run_study", "combo_read", "combo_preprocess",

@@ -49,7 +49,7 @@ test_that("scores follow the paper's formula for any plug-in covariance and form
   expect_equal(predict(qda_plugin(x, g, cov = function(x, g) sigma), y, type = "score"),
                predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
   rel <- dpcov:::new_dp_release(sigma, "test", "test", 1, 0.1, neighbor = "replace-one", clip = 1,
-                                n = 60, p = 3, n_public = TRUE)
+                                n = 60, p = 3, n_public = TRUE, scale = "covariance", centred = TRUE)
   expect_equal(predict(qda_plugin(x, g, cov = rel), y, type = "score"),
                predict(qda_plugin(x, g, cov = sigma), y, type = "score"))
   # classes are the argmax of the scores, posteriors their softmax

@@ -25,7 +25,11 @@ test_that("the release object holds no raw data and states its guarantee", {
   r <- analyze_gauss(x, 0.5, 1e-5, clip = 2)
   expect_s3_class(r, c("dp_second_moment", "dp_release"))
   expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
-                              "clip", "n", "p", "params", "tuning", "guarantee", "call"))
+                              "clip", "n", "p", "scale", "centred", "ridge", "params", "tuning",
+                              "guarantee", "call"))
+  expect_identical(r$scale, "sum")
+  expect_false(r$centred)
+  expect_output(print(r), "Estimates: A'A, the sum of outer products")
   gram <- second_moment(x, clip = 2)$gram
   # no stored number equals an entry of the data or of its noiseless Gram matrix
   stored <- unlist(lapply(r[setdiff(names(r), "call")], unlist))

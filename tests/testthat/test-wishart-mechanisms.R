@@ -315,7 +315,9 @@ test_that("releases hold no data or Gram matrix and state their guarantee", {
     expect_identical(r$neighbor, if (alg4) "replace-one" else "add-remove")
     expect_true(has_guarantee(r))
     expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
-                                "clip", "n", "p", "params", "tuning", "guarantee", "call"))
+                                "clip", "n", "p", "scale", "centred", "ridge", "params", "tuning",
+                                "guarantee", "call"))
+    expect_false(r$centred)
     # add/remove neighbours: n is neither released nor used by the noise,
     # except in Algorithm 4, whose prior psi and df grow with n (replace-one)
     expect_identical(r$n_public, alg4)

@@ -1,0 +1,448 @@
+# dp_cov(): a private covariance (or correlation) of a data frame, centred at a
+# private mean; and dp_as_cov(): a release converted to a covariance or a
+# correlation by post-processing only.
+
+#' Private covariance or correlation matrix, centred at a private mean
+#'
+#' The private counterpart of [stats::cov()] (and [stats::cor()]): column
+#' names kept, rows centred, divided by n (or n - 1). Exact centring is itself
+#' a leak (the column means are statistics of the data), so the rows are
+#' centred at a *private* mean, by composing two mechanisms:
+#'
+#' 1. **Mean step** (share `split` of epsilon and delta): the Gaussian
+#'    mechanism on the column sums of the raw rows clipped to L2 norm
+#'    `clip_mean`. Its sensitivity is \eqn{2C} (replace-one) or \eqn{C}
+#'    (zero-out), C = `clip_mean`; under add/remove n is private, so the step
+#'    releases the sums together with the count scaled by C, sensitivity
+#'    \eqn{\sqrt2 C}, and the mean is the noisy sums over the noisy count
+#'    (floored at 2). The released mean is returned in `center`, and the noisy
+#'    count in `params$n_noisy`.
+#' 2. **Second-moment step** (the rest of the budget): the rows centred at
+#'    that released mean (public now), clipped to L2 norm `clip`, go through
+#'    `mechanism`: `"analyze_gauss"` ([analyze_gauss()], the default),
+#'    `"threshold"` ([dp_threshold()], modified variant with the theory
+#'    constant, for sparse high-dimensional data; its noise scale uses n, so
+#'    under add/remove n is treated as public), or `"wishart"`
+#'    ([wishart_noise()] with the shift; needs its share of epsilon < 1).
+#' 3. **Combination** (post-processing): with S the second step's estimate of
+#'    the centred sum \eqn{\sum_i (x_i - \hat\mu)(x_i - \hat\mu)^T}, the
+#'    covariance is \eqn{(S - \sigma_m^2/\hat n\, I) / \hat n} (divisor
+#'    `"n"`) or \eqn{/(\hat n - 1)} (`"n - 1"`): centring at \eqn{\hat\mu}
+#'    instead of the sample mean adds \eqn{n(\bar x - \hat\mu)(\bar x -
+#'    \hat\mu)^T}, whose expectation \eqn{\sigma_m^2/n\, I} (\eqn{\sigma_m} the
+#'    mean step's noise sd) is subtracted. The result is projected to the PSD
+#'    cone, and with `type = "correlation"` scaled to unit diagonal (a
+#'    variable whose variance estimate is 0 gets correlation 0 with the
+#'    others, recorded in `params$zero_variance`).
+#'
+#' The guarantee is the sum of the two steps' (epsilon, delta) by basic
+#' composition; the release states both shares. `clip_mean` bounds the raw
+#' rows (for data with large means it must be about the norm of the mean
+#' plus the spread), `clip` the centred rows (about the spread); rows beyond
+#' either bound are shrunk, which biases the estimate but never the guarantee.
+#'
+#' **Default split.** `split = 0.6` (60% of epsilon and delta for the mean)
+#' had the smallest Frobenius error against [stats::cov()], relative to the
+#' best split of each setting, in a simulation over n in \{1000, 10000,
+#' 100000\}, p in \{5, 20\} and epsilon in \{0.5, 1, 2\} with means 50,
+#' unit variances, `clip_mean` and `clip` the 0.99 quantiles of the raw and
+#' centred row norms (tools/dp-cov-split.R; table in bench/RESULTS-dpcov.md):
+#' on average 1.17 times the best error, against 1.44 for 0.5 and 2.84 for
+#' 0.25. The mean needs the larger share because `clip_mean` is far larger
+#' than `clip`; for n near 1e5, 0.35 to 0.5 does slightly better.
+#'
+#' The mean correction assumes few centred rows are clipped; when the private
+#' mean is far off (small n, large means) every split gives a poor estimate.
+#'
+#' @param x A numeric matrix or data frame (rows are records, all columns
+#'   numeric or logical, no missing values), or a *re-readable* chunk reader:
+#'   a function of no arguments returning the next block of rows and `NULL`
+#'   when done, which must start again from the first block after returning
+#'   `NULL` (it is read twice: once for the mean, once for the second moment).
+#'   A [second_moment()] object cannot be used: it holds no column sums, so it
+#'   cannot be centred privately.
+#' @param epsilon,delta The total privacy budget of the release (both steps).
+#' @param clip Row-norm bound for the rows centred at the private mean.
+#' @param clip_mean Row-norm bound for the raw rows in the mean step.
+#' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
+#' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1).
+#' @param type `"covariance"` or `"correlation"`.
+#' @param divisor `"n"` or `"n - 1"` (with the private or public n).
+#' @param neighbor `"add-remove"` (default; n private), `"replace-one"` or
+#'   `"zero-out"` (n public).
+#' @param calibration `"analytic"` or `"classic"` Gaussian calibration (see
+#'   [gaussian_sigma()]), for the mean and the Gaussian second-moment steps.
+#' @return A `dp_release` of class `c("dp_cov", "dp_release")` with `scale`
+#'   `"covariance"` or `"correlation"`, `centred = TRUE`, and `center`, the
+#'   released private mean. `params` records the split, the two clips, both
+#'   steps' epsilon, delta and noise sds, the correction subtracted and the
+#'   second-moment mechanism's own parameters (`params$second_moment`).
+#' @seealso [dp_as_cov()], [dp_scales].
+#' @examples
+#' set.seed(1)
+#' x <- data.frame(a = rnorm(2000, 50), b = rnorm(2000, 50), c = rnorm(2000, 50))
+#' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95)
+#' r
+#' r$center
+#' dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95, type = "correlation")$estimate
+#' @export
+dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gauss", split = 0.6,
+                   type = "covariance", divisor = "n", neighbor = "add-remove",
+                   calibration = "analytic") {
+  call <- match.call()
+  mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
+  type <- check_choice(type, c("covariance", "correlation"), "type")
+  divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  if (missing(clip)) abort_missing("clip")
+  if (missing(clip_mean)) abort_missing("clip_mean")
+  clip <- check_finite_clip(clip, "clip")
+  clip_mean <- check_finite_clip(clip_mean, "clip_mean")
+  split <- check_number(split, "split", lower = 0, upper = 1)
+  eps_mean <- split * epsilon
+  delta_mean <- split * delta
+  eps_second <- epsilon - eps_mean
+  delta_second <- delta - delta_mean
+  if (calibration == "classic" && (eps_mean >= 1 || eps_second >= 1)) {
+    abort("the classic Gaussian calibration is proven only for epsilon < 1 in each step (mean: %s, second moment: %s); use calibration = \"analytic\".",
+          format(eps_mean), format(eps_second), .arg = "calibration")
+  }
+  if (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1]) {
+    abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
+          format(dp_limits$epsilon[1]), .arg = "split")
+  }
+  if (mechanism == "wishart") {
+    if (eps_second >= 1) {
+      abort("`mechanism` = \"wishart\" needs the second moment's share of epsilon, (1 - split) * epsilon = %s, below 1 (Sheffet, Theorem 4.1); lower `epsilon` or use \"analyze_gauss\".",
+            format(eps_second), .arg = "epsilon")
+    }
+    if (delta_second >= exp(-1)) {
+      abort("`mechanism` = \"wishart\" needs the second moment's share of delta below 1/e.", .arg = "delta")
+    }
+  }
+  src <- dp_cov_source(x)
+  check_threshold_p <- function(p) {
+    if (mechanism == "threshold" && p < 2L) {
+      abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(p), .arg = "mechanism")
+    }
+  }
+  if (is.null(src$reader)) check_threshold_p(src$p)
+
+  # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
+  # a reader's shape is learnt in this pass
+  mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
+  src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
+  check_threshold_p(src$p)
+  # step 2 (a charge for (eps_second, delta_second) can precede this call)
+  second <- dp_cov_second_step(src, mean_step$center, clip, mechanism, neighbor, eps_second,
+                               delta_second, calibration)
+
+  n_public <- neighbor != "add-remove" || second$n_public
+  n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+  correction <- mean_step$sigma^2 / n_hat
+  S <- second$sum - diag(correction, src$p)
+  cov <- psd_project_cpp((S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1)))$matrix
+  params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
+                 epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
+                 sigma_mean = mean_step$sigma, second_mechanism = mechanism,
+                 sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
+                 calibration = calibration)
+  if (!n_public) params$n_noisy <- mean_step$n_noisy
+  est <- cov
+  scale <- "covariance"
+  if (type == "correlation") {
+    cc <- cov_to_cor(cov)
+    est <- cc$matrix
+    params$zero_variance <- cc$zero_variance
+    scale <- "correlation"
+  }
+  params$second_moment <- second$params
+  nm <- src$colnames
+  dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
+  center <- mean_step$center
+  names(center) <- nm
+  rel <- new_dp_release(
+    est, "cov",
+    sprintf("Private %s: Gaussian mean, then %s on the rows centred at it", scale, second$mechanism),
+    epsilon, delta, neighbor, clip, src$n, src$p, n_public = n_public, scale = scale, centred = TRUE,
+    params = params,
+    guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                      clip_mean, clip, n_public),
+    call = call)
+  # the private mean is a release component, after the estimate
+  structure(c(unclass(rel)[1L], list(center = center), unclass(rel)[-1L]), class = class(rel))
+}
+
+# A finite row-norm bound: dp_cov() has no experimental clip = Inf mode.
+check_finite_clip <- function(clip, arg) {
+  clip <- check_clip(clip, arg)
+  if (!is.finite(clip)) {
+    abort("`%s` must be finite: dp_cov() always clips, as its guarantee needs.", arg, .arg = arg)
+  }
+  clip
+}
+
+# The data source: a checked matrix, or a chunk reader read once per step.
+dp_cov_source <- function(x) {
+  if (missing(x)) abort_missing("x")
+  if (inherits(x, "dp_suffstat")) {
+    abort(paste0("`x` is a dp_suffstat: it holds the clipped Gram matrix and n but no column sums, so ",
+                 "it cannot be centred privately after the fact. Pass the data, or a re-readable ",
+                 "chunk reader (see ?dp_cov)."), .arg = "x")
+  }
+  if (is.function(x)) {
+    check_reader(x)
+    return(list(reader = x, X = NULL, n = NA_real_, p = NA_integer_, colnames = NULL))
+  }
+  X <- check_data_matrix(x, min_rows = 2L)
+  list(reader = NULL, X = X, n = nrow(X), p = ncol(X), colnames = colnames(X))
+}
+
+# One pass over a reader: `f(block)` on each validated block; the results summed.
+dp_cov_stream <- function(reader, f, p = NULL) {
+  total <- NULL
+  n <- 0
+  nm <- NULL
+  repeat {
+    block <- tryCatch(reader(), error = function(e) {
+      abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
+    })
+    if (is.null(block)) break
+    block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
+                      "x", "the reader")
+    if (is.null(p)) {
+      p <- ncol(block)
+      nm <- colnames(block)
+    } else if (ncol(block) != p) {
+      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), as.integer(p), .arg = "x")
+    }
+    if (!nrow(block)) next
+    n <- n + nrow(block)
+    v <- f(block)
+    if (!is.null(v)) total <- if (is.null(total)) v else total + v
+  }
+  if (n < 2) {
+    abort("the reader `x` returned %s row(s); dp_cov() needs at least 2, and reads the reader twice: it must start again after returning NULL.",
+          format(n), .arg = "x")
+  }
+  list(total = total, n = n, p = p, colnames = nm)
+}
+
+# Column sums of rows clipped to L2 norm `bound`.
+clipped_col_sums <- function(X, bound) {
+  norms <- sqrt(rowSums(X^2))
+  scale <- ifelse(norms > bound, bound / norms, 1)
+  colSums(X * scale)
+}
+
+#' Step 1: the private mean. Releases the noisy column sums of the clipped raw
+#' rows (and under add/remove the noisy count, scaled by clip_mean, from the
+#' same noise draw): noise N(0, sigma^2) per coordinate, sums first.
+#' @noRd
+dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibration) {
+  sigma <- mean_step_sigma(clip_mean, neighbor, epsilon, delta, calibration)
+  if (is.null(src$reader)) {
+    sums <- clipped_col_sums(src$X, clip_mean)
+    n <- src$n
+    nm <- src$colnames
+  } else {
+    pass <- dp_cov_stream(src$reader, function(b) clipped_col_sums(b, clip_mean))
+    sums <- pass$total
+    n <- pass$n
+    nm <- pass$colnames
+  }
+  p <- length(sums)
+  if (neighbor == "add-remove") {
+    noisy <- c(sums, clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
+    n_noisy <- unname(noisy[p + 1L]) / clip_mean
+    center <- noisy[seq_len(p)] / max(2, n_noisy)
+  } else {
+    center <- (sums + stats::rnorm(p, 0, sigma)) / n
+    n_noisy <- NA_real_
+  }
+  list(center = center, n_noisy = n_noisy, sigma = sigma, n = n, p = p, colnames = nm)
+}
+
+#' Step 2: the second moment of the rows centred at the released mean,
+#' through one of the package's mechanisms, returned on the scale of the sum.
+#' @noRd
+dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, delta, calibration) {
+  ss <- if (is.null(src$reader)) {
+    second_moment(sweep(src$X, 2L, center), clip)
+  } else {
+    pass <- dp_cov_stream(src$reader, function(b) clipped_gram_cpp(sweep(b, 2L, center), clip)$gram, src$p)
+    if (pass$n != src$n) {
+      abort("the reader `x` returned %s rows on the second pass and %s on the first: dp_cov() needs a re-readable reader that returns the same rows each time.",
+            format(pass$n), format(src$n), .arg = "x")
+    }
+    new_suffstat(pass$total, pass$n, clip, src$colnames, 0)
+  }
+  rel <- switch(mechanism,
+    analyze_gauss = analyze_gauss(ss, epsilon, delta, neighbor = neighbor, calibration = calibration),
+    threshold = dp_threshold(ss, epsilon, delta, clip = clip, neighbor = neighbor,
+                             calibration = calibration),
+    wishart = wishart_noise(ss, epsilon, delta, shift = TRUE))
+  sigma <- switch(mechanism, analyze_gauss = rel$params$sigma, threshold = rel$params$noise_sd,
+                  wishart = NA_real_)
+  # the mechanism's own estimate, as the centred sum (the average scaled by n)
+  sum <- release_sum(rel, ss$n)
+  list(sum = sum, sigma = sigma, n_public = rel$n_public, mechanism = rel$mechanism,
+       params = rel$params[vapply(rel$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))])
+}
+
+#' A release's estimate of the sum A'A (post-processing, public quantities
+#' only). `n` is the number of rows where the caller knows it is public.
+#' @noRd
+release_sum <- function(release, n = release$n) {
+  est <- release$estimate
+  p <- ncol(est)
+  ridge <- if (is.null(release$ridge)) 0 else release$ridge
+  switch(release$scale,
+    "sum" = est,
+    "sum + ridge" = est - diag(ridge, p),
+    "posterior sample" = {
+      df <- release$params$df
+      if (!(df > p + 1)) {
+        abort("`release` is an inverse-Wishart draw with df = %s <= p + 1 = %d: its mean is not finite, so it does not estimate a scaled A'A.",
+              format(df), as.integer(p + 1), .arg = "release")
+      }
+      est * (df - p - 1) - diag(ridge, p)
+    },
+    "average" = {
+      if (is.na(n)) abort("`release` is an average but does not release n.", .arg = "release")
+      est * n
+    },
+    abort("`release` of scale \"%s\" is not a second-moment estimate.", release$scale, .arg = "release"))
+}
+
+#' Covariance to correlation; a variable with variance estimate <= 0 gets
+#' correlation 0 with the others (the input is PSD, so only 0 occurs).
+#' @noRd
+cov_to_cor <- function(cov) {
+  d <- diag(cov)
+  zero <- !(d > 0)
+  s <- ifelse(zero, 1, 1 / sqrt(ifelse(zero, 1, d)))
+  r <- cov * tcrossprod(s)
+  r[zero, ] <- 0
+  r[, zero] <- 0
+  diag(r) <- 1
+  r <- pmin(pmax(r, -1), 1)
+  list(matrix = r, zero_variance = sum(zero))
+}
+
+#' Convert a release to a covariance or correlation matrix
+#'
+#' Post-processing only (no privacy cost, no data): turns a release of any
+#' [scale][dp_scales] into an estimate of the covariance (divisor n) or the
+#' correlation matrix, where that is possible:
+#'
+#' * `"covariance"`: returned as is, or scaled to a correlation. When a
+#'   diagonal entry is not positive the matrix is first projected to the PSD
+#'   cone (negative eigenvalues set to 0), and a variable whose variance is
+#'   still 0 gets correlation 0 with the others; a warning says so.
+#' * `"sum"`, `"sum + ridge"`, `"posterior sample"`: the public ridge is
+#'   removed (and a posterior draw rescaled by \eqn{df - p - 1}) to estimate
+#'   \eqn{A^TA}, which is divided by n, so only when the release made n
+#'   public (`release$n` not `NA`).
+#' * `"average"`: \eqn{A^TA/n} as is.
+#' * Uncentred second moments are centred with `center`, a private mean of
+#'   the same (clipped) rows released separately, e.g. the `center` of a
+#'   [dp_cov()] release: covariance = average - center center'. The total
+#'   privacy loss is then that of both releases (the guarantee text says so).
+#' * `"correlation"` cannot be turned back into a covariance (the scale is
+#'   gone), and `"compressed rows"` are not second moments (use
+#'   [compressed_cov()]); both are errors.
+#'
+#' @param release A `dp_release`.
+#' @param to `"covariance"` or `"correlation"`.
+#' @param center For an uncentred release: a private mean (numeric vector of
+#'   length p) or a [dp_cov()] release whose `center` to use.
+#' @return A `dp_release` of the same class whose `estimate` is the
+#'   covariance or correlation, `scale` and `centred` updated, and
+#'   `params$converted_from` the original scale.
+#' @seealso [dp_cov()], which centres privately itself.
+#' @examples
+#' set.seed(2)
+#' x <- matrix(rnorm(3000, 5), 1000, 3)
+#' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 12)
+#' dp_as_cov(r, "correlation")$estimate
+#' # an uncentred average, centred with dp_cov()'s private mean
+#' a <- dp_threshold(x, epsilon = 1, delta = 1e-6, clip = 12)
+#' dp_as_cov(a, center = r)$estimate
+#' @export
+dp_as_cov <- function(release, to = "covariance", center = NULL) {
+  check_release(release, "release", square = TRUE)
+  to <- check_choice(to, c("covariance", "correlation"), "to")
+  if (!is.null(center)) center <- check_center(center, release$p)
+  sc <- release$scale
+  if (sc == "compressed rows") {
+    abort("`release` holds compressed rows, not second moments; use compressed_cov() for their covariance.", .arg = "release")
+  }
+  if (sc == "correlation") {
+    if (to == "correlation") return(release)
+    abort("`release` is a correlation matrix: the variances are not in it, so it cannot be turned into a covariance.", .arg = "to")
+  }
+  out <- release
+  guarantee_note <- NULL
+  if (sc == "covariance") {
+    if (to == "covariance") return(release)
+    cov <- release$estimate
+  } else {
+    if (sc != "average" && is.na(release$n)) {
+      abort("`release` estimates a sum (scale \"%s\") but does not release n (add/remove neighbours), so it cannot be divided by n; release under neighbor = \"replace-one\" or \"zero-out\", or use dp_cov().",
+            sc, .arg = "release")
+    }
+    avg <- if (sc == "average") release$estimate else release_sum(release) / release$n
+    if (isTRUE(release$centred)) {
+      cov <- avg
+    } else {
+      if (is.null(center)) {
+        abort("`release` is an uncentred second moment: give `center`, a private mean of the same rows released separately (e.g. the `center` of dp_cov()), or use dp_cov(), which centres privately.",
+              .arg = "center")
+      }
+      cov <- avg - tcrossprod(center)
+      guarantee_note <- "centred with a separately released mean: the total privacy loss adds that release's"
+    }
+    cov <- (cov + t(cov)) / 2
+    out$params$divisor <- "n"
+  }
+  if (to == "correlation") {
+    if (any(!(diag(cov) > 0))) {
+      warning("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.",
+              call. = FALSE)
+      cov <- psd_project_cpp(cov)$matrix
+    }
+    cc <- cov_to_cor(cov)
+    est <- cc$matrix
+    out$params$zero_variance <- cc$zero_variance
+  } else {
+    est <- cov
+  }
+  dimnames(est) <- dimnames(release$estimate)
+  out$estimate <- est
+  out$scale <- to
+  out$centred <- TRUE
+  out$ridge <- 0
+  out$params$converted_from <- sc
+  if (!is.null(guarantee_note) && !startsWith(out$guarantee, "NONE")) {
+    out$guarantee <- paste0(out$guarantee, " Then ", guarantee_note, ".")
+  }
+  out
+}
+
+# A private mean given to dp_as_cov(): numbers, or a dp_cov() release.
+check_center <- function(center, p) {
+  if (inherits(center, "dp_cov")) {
+    check_release(center, "center")
+    center <- center$center
+  }
+  center <- check_numeric_vector(center, "center")
+  if (length(center) != p) {
+    abort("`center` must have one entry per column of the release (%d); it has %d.", as.integer(p),
+          length(center), .arg = "center")
+  }
+  unname(center)
+}

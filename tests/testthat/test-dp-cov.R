@@ -1,0 +1,316 @@
+# dp_cov(): private covariance centred at a private mean; what every release
+# estimates (scale, centred, ridge) and dp_as_cov().
+
+# Data with large means (50, 75, 50), unit-scale spread, correlated columns.
+big_mean_data <- function(n) {
+  z <- matrix(rnorm(n * 3), n, 3)
+  x <- cbind(a = z[, 1] + 50, b = z[, 2] + 0.5 * z[, 1] + 75, c = z[, 3] + 50)
+  x
+}
+
+# Plain-R dp_cov() (add/remove, Analyze Gauss, analytic), drawing from R's RNG
+# in the same order: the p noisy sums and the scaled count, then the upper
+# triangle of the symmetric noise column by column.
+ref_dp_cov <- function(x, epsilon, delta, clip, clip_mean, split) {
+  n <- nrow(x); p <- ncol(x)
+  e1 <- split * epsilon; d1 <- split * delta
+  s1 <- gaussian_sigma(sqrt(2) * clip_mean, e1, d1)
+  norms <- sqrt(rowSums(x^2))
+  sums <- colSums(x * ifelse(norms > clip_mean, clip_mean / norms, 1))
+  noisy <- c(sums, clip_mean * n) + s1 * rnorm(p + 1)
+  n_hat <- max(2, noisy[p + 1] / clip_mean)
+  mu <- noisy[1:p] / n_hat
+  G <- ref_clipped_gram(sweep(x, 2, mu), clip)
+  s2 <- gaussian_sigma(clip^2, epsilon - e1, delta - d1)
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    z <- s2 * rnorm(1)
+    N[i, j] <- N[i, j] + z
+    if (i != j) N[j, i] <- N[j, i] + z
+  }
+  C <- (G + N - diag(s1^2 / n_hat, p)) / n_hat
+  e <- eigen(C, symmetric = TRUE)
+  list(cov = e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors), center = mu, n_hat = n_hat)
+}
+
+test_that("dp_cov equals a plain-R reference under the same seed", {
+  set.seed(1)
+  x <- big_mean_data(500)
+  set.seed(2); r <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110)
+  set.seed(2); ref <- ref_dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110, split = 0.6)
+  expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9)
+  expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12)
+  expect_equal(r$params$n_noisy, ref$n_hat)
+})
+
+test_that("dp_cov is close to stats::cov() on data with means 50 (tolerance from the calibration, 20 seeds)", {
+  n <- 40000; p <- 3; eps <- 1; del <- 1e-6; clip <- 7; clip_mean <- 110; split <- 0.6
+  s_mean <- gaussian_sigma(sqrt(2) * clip_mean, split * eps, split * del)
+  s_second <- gaussian_sigma(clip^2, (1 - split) * eps, (1 - split) * del)
+  # entry sd of the covariance error: the second-moment noise over n, the
+  # centring error's squares (sd sqrt(2) (s_mean / n)^2 around the correction),
+  # plus the noisy count's relative error times the entries (all below 3)
+  entry_sd <- s_second / n + 2 * (s_mean / n)^2 + 3 * s_mean / (clip_mean * n)
+  # every entry within 6 sd (p.s. the projection onto the PSD cone only moves
+  # the estimate closer to the PSD truth in Frobenius norm)
+  tol_frob <- 6 * entry_sd * p
+  # the centre: sums' noise over n and the count's relative error times the mean
+  tol_center <- 6 * (s_mean / n + 80 * s_mean / (clip_mean * n))
+  for (seed in 1:20) {
+    set.seed(seed)
+    x <- big_mean_data(n)
+    r <- dp_cov(as.data.frame(x), eps, del, clip = clip, clip_mean = clip_mean)
+    expect_lt(norm(r$estimate - stats::cov(x), "F"), tol_frob)
+    expect_lt(max(abs(r$center - colMeans(x))), tol_center)
+  }
+  expect_lt(tol_frob, 0.4)  # the tolerance is informative: the entries are near 1
+})
+
+test_that("dp_cov has a guarantee by default that states both shares, and keeps column names", {
+  set.seed(3)
+  x <- as.data.frame(big_mean_data(300))
+  r <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110)
+  expect_s3_class(r, c("dp_cov", "dp_release"))
+  expect_true(has_guarantee(r))
+  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition")
+  expect_match(r$guarantee, "\\(0.6, 6e-07\\)-DP; raw rows clipped to L2 norm <= 110", fixed = FALSE)
+  expect_match(r$guarantee, "\\(0.4, 4e-07\\)-DP; centred rows clipped to L2 norm <= 5")
+  expect_identical(dimnames(r$estimate), list(c("a", "b", "c"), c("a", "b", "c")))
+  expect_named(r$center, c("a", "b", "c"))
+  expect_identical(r$scale, "covariance")
+  expect_true(r$centred)
+  expect_true(is.na(r$n))          # add/remove: n not released ...
+  expect_true(is.finite(r$params$n_noisy))  # ... a noisy count is
+  expect_equal(r$params$epsilon_mean + r$params$epsilon_second, 1)
+  expect_output(print(r), "Estimates: the covariance matrix, centred at a private mean")
+  expect_gte(min(eigen(r$estimate, only.values = TRUE)$values), -1e-10)
+  rc <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110, type = "correlation")
+  expect_identical(rc$scale, "correlation")
+  expect_equal(unname(diag(rc$estimate)), rep(1, 3))
+  r1 <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110, neighbor = "replace-one", divisor = "n - 1")
+  expect_identical(r1$n, 300)
+  expect_match(r1$guarantee, "n is public")
+  for (m in c("threshold", "wishart")) {
+    rm <- dp_cov(x, 0.5, 1e-6, clip = 5, clip_mean = 110, mechanism = m)
+    expect_true(has_guarantee(rm))
+    expect_identical(rm$params$second_mechanism, m)
+  }
+})
+
+test_that("dp_cov holds no noiseless statistic (leak scanner, with its secrets)", {
+  X <- audit_matrix(60, 4) * 3 + 5
+  X2 <- X + 0.013 * cos(outer(seq_len(60), 1:4, function(i, j) 0.71 * i + 1.3 * j))
+  secrets <- function(x, r) {
+    centred <- sweep(x, 2, r$center)
+    list(mean_step = leak_secrets(x, 12), second = leak_secrets(x, 2),
+         centred = leak_secrets(centred, 2)[c("raw", "clipped")])
+  }
+  for (m in c("analyze_gauss", "threshold", "wishart")) {
+    for (nb in c("add-remove", "replace-one")) {
+      set.seed(7); r <- dp_cov(X, 0.5, 1e-5, clip = 2, clip_mean = 12, mechanism = m, neighbor = nb)
+      set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, clip = 2, clip_mean = 12, mechanism = m, neighbor = nb)
+      expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2),
+                     label = paste("dp_cov", m, nb))
+      expect_length(calls_with_values(r), 0L)
+    }
+  }
+  r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, clip = 2, clip_mean = 12, type = "correlation"))
+  expect_identical(r$call[[2]], as.symbol("<data>"))
+  expect_no_leak(r, secrets(X, r), label = "dp_cov correlation via do.call")
+})
+
+test_that("noise audit: the mean step's noise is N(0, sigma^2); an under-noised control fails", {
+  X <- audit_matrix(400, 3) * 4 + 2
+  clip_mean <- 5
+  norms <- sqrt(rowSums(X^2))
+  sums <- colSums(X * ifelse(norms > clip_mean, clip_mean / norms, 1))
+  set.seed(9)
+  for (nb in c("add-remove", "replace-one", "zero-out")) {
+    sigma <- dpcov:::mean_step_sigma(clip_mean, nb, 1.2, 6e-7)
+    expect_equal(sigma, gaussian_sigma(c("add-remove" = sqrt(2), "replace-one" = 2, "zero-out" = 1)[[nb]] * clip_mean, 1.2, 6e-7))
+    draw <- function() dp_cov(X, 2, 1e-6, clip = 2, clip_mean = clip_mean, neighbor = nb)
+    pivot <- function(r) {
+      if (nb == "add-remove") {
+        n_hat <- r$params$n_noisy  # the noisy count is far above the floor of 2
+        c(r$center * n_hat - sums, clip_mean * (n_hat - 400)) / sigma
+      } else {
+        (r$center * 400 - sums) / sigma
+      }
+    }
+    expect_true(privacy_audit(draw, pivot, 300))
+    # the same releases, judged as if half the noise had been added, fail
+    expect_false(privacy_audit(draw, function(r) 2 * pivot(r), 300))
+  }
+})
+
+test_that("noise audit: the second-moment step given the released mean; an under-noised control fails", {
+  # n large enough that the projection to the PSD cone is inactive, so the
+  # noisy centred sum is recovered exactly from the estimate (n is public)
+  set.seed(10)
+  X <- matrix(rnorm(3000 * 3), 3000, 3) + 4
+  clip <- 3
+  sigma <- gaussian_sigma(sqrt(2) * clip^2, 0.4, 4e-7)
+  draw <- function() dp_cov(X, 1, 1e-6, clip = clip, clip_mean = 12, neighbor = "replace-one")
+  pivot <- function(r) {
+    S <- r$estimate * 3000 + diag(r$params$mean_correction, 3)
+    G <- ref_clipped_gram(sweep(X, 2, r$center), clip)
+    upper_entries(S - G) / sigma
+  }
+  expect_true(privacy_audit(draw, pivot, 300))
+  expect_false(privacy_audit(draw, function(r) 2 * pivot(r), 300))
+})
+
+test_that("a re-readable chunk reader gives the release of the matrix; a one-shot reader is refused", {
+  set.seed(11)
+  x <- big_mean_data(700)
+  i <- 0
+  reader <- function() {
+    if (i >= 700) { i <<- 0; return(NULL) }
+    rows <- (i + 1):min(i + 250, 700); i <<- i + 250
+    x[rows, , drop = FALSE]
+  }
+  set.seed(12); a <- dp_cov(reader, 1, 1e-6, clip = 5, clip_mean = 110)
+  set.seed(12); b <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110)
+  expect_equal(a$estimate, b$estimate, tolerance = 1e-10)
+  expect_equal(a$center, b$center)
+  done <- FALSE
+  once <- function() if (done) NULL else { done <<- TRUE; x }
+  e <- expect_error(dp_cov(once, 1, 1e-6, clip = 5, clip_mean = 110), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_match(conditionMessage(e), "reads the reader twice")
+})
+
+test_that("hostile inputs to dp_cov give classed errors that say what to do", {
+  x <- big_mean_data(50)
+  err <- function(expr, arg, pattern = NULL) {
+    e <- expect_error(expr, class = "dpcov_error")
+    expect_identical(e$arg, arg)
+    if (!is.null(pattern)) expect_match(conditionMessage(e), pattern)
+  }
+  na <- x; na[3, 2] <- NA
+  err(dp_cov(na, 1, 1e-6, 5, 110), "x", "remove or impute")
+  df <- as.data.frame(x); df$g <- factor(rep(c("u", "v"), 25))
+  err(dp_cov(df, 1, 1e-6, 5, 110), "x", "model.matrix")
+  df$g <- as.character(df$g)
+  err(dp_cov(df, 1, 1e-6, 5, 110), "x", "non-numeric")
+  err(dp_cov(second_moment(x, 5), 1, 1e-6, 5, 110), "x", "column sums")
+  err(dp_cov(x, 1, 1e-6, Inf, 110), "clip", "finite")
+  err(dp_cov(x, 1, 1e-6, 5), "clip_mean")
+  err(dp_cov(x, 1, 1e-6, 5, -1), "clip_mean")
+  err(dp_cov(x, 1, 1e-6, 5, 110, split = 1), "split")
+  err(dp_cov(x, 1, 1e-6, 5, 110, split = 0), "split")
+  err(dp_cov(x, 3, 1e-6, 5, 110, mechanism = "wishart"), "epsilon", "below 1")
+  err(dp_cov(x, 1, 1e-6, 5, 110, mechanism = "bogus"), "mechanism")
+  err(dp_cov(x, 1, 1e-6, 5, 110, type = "cor"), "type")
+  err(dp_cov(x, 1, 1e-6, 5, 110, divisor = "n-1"), "divisor")
+  err(dp_cov(x[, 1, drop = FALSE], 1, 1e-6, 5, 110, mechanism = "threshold"), "mechanism")
+  err(dp_cov(x[1, , drop = FALSE], 1, 1e-6, 5, 110), "x")
+  err(dp_cov(x, 2, 1e-6, 5, 110, calibration = "classic"), "calibration")
+})
+
+# ---- what every release estimates ----------------------------------------------
+
+test_that("every family records its scale and centring, prints it, and dp_as_cov converts or refuses", {
+  set.seed(13)
+  x <- matrix(rnorm(400 * 3), 400, 3) / 2 + 1
+  colnames(x) <- c("a", "b", "c")
+  mu <- colMeans(x)  # a stand-in for a private mean (tests only)
+  scale_of <- function(r) c(r$scale, r$centred)
+  # the sum A'A
+  ag <- analyze_gauss(x, 0.5, 1e-5, clip = 3, neighbor = "replace-one")
+  expect_identical(scale_of(ag), c("sum", "FALSE"))
+  cv <- dp_as_cov(ag, center = mu)
+  expect_identical(cv$scale, "covariance")
+  expect_true(cv$centred)
+  expect_equal(cv$estimate, ag$estimate / 400 - tcrossprod(mu), ignore_attr = TRUE)
+  expect_match(cv$guarantee, "separately released mean")
+  # a noisy covariance need not be PSD: correlations are kept in [-1, 1]
+  expect_equal(dp_as_cov(ag, "correlation", center = mu)$estimate,
+               pmin(pmax(stats::cov2cor(cv$estimate), -1), 1))
+  # near-noiseless release: the conversion estimates the covariance (divisor n)
+  big <- analyze_gauss(x, 1000, 0.1, clip = 5, neighbor = "replace-one")
+  big_sd <- gaussian_sigma(sqrt(2) * 25, 1000, 0.1) / 400
+  expect_lt(max(abs(dp_as_cov(big, center = mu)$estimate - cov(x) * 399 / 400)), 6 * big_sd)
+  expect_lt(6 * big_sd, 0.02)
+  # add/remove: n not released, so a sum cannot be divided by it
+  e <- expect_error(dp_as_cov(analyze_gauss(x, 0.5, 1e-5, clip = 3), center = mu), class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  e <- expect_error(dp_as_cov(ag), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  agp <- analyze_gauss(x, 0.5, 1e-5, clip = 3, post = "psd")
+  expect_identical(agp$scale, "sum")
+  # sum + ridge
+  jl <- jl_ridge(x, 0.5, 1e-4, clip = 3)
+  expect_identical(scale_of(jl), c("sum + ridge", "FALSE"))
+  expect_identical(jl$ridge, jl$params$w2)
+  expect_output(print(jl), "Estimates: A'A \\+ w I with public w")
+  expect_error(dp_as_cov(jl, center = mu), class = "dpcov_error")
+  ja <- jl_adaptive(x, 0.5, 1e-4, clip = 3)
+  expect_identical(ja$scale, if (ja$params$w2 > 0) "sum + ridge" else "sum")
+  w <- wishart_noise(x, 0.5, 1e-4, clip = 3)
+  expect_identical(w$scale, "sum + ridge")
+  expect_equal(w$ridge, w$params$k * 9)
+  ws <- wishart_noise(x, 0.5, 1e-4, clip = 3, shift = TRUE)
+  expect_identical(ws$scale, if (ws$params$shift_type == "expected") "sum" else "sum + ridge")
+  expect_equal(ws$ridge, ws$params$k * 9 - ws$params$shift)
+  # posterior sample: E M = (A'A + psi I) / (n - 1) for Algorithm 4
+  iw <- iwishart_posterior(x, 0.5, 1e-4, clip = 3)
+  expect_identical(scale_of(iw), c("posterior sample", "FALSE"))
+  expect_output(print(iw), "Estimates: one posterior draw")
+  expect_equal(dp_as_cov(iw, center = mu)$estimate,
+               (iw$estimate * (iw$params$df - 4) - diag(iw$params$psi, 3)) / 400 - tcrossprod(mu),
+               ignore_attr = TRUE)
+  ia <- iwishart_adaptive(x, 0.5, 1e-4, clip = 3)
+  expect_identical(ia$scale, "posterior sample")
+  expect_error(dp_as_cov(ia, center = mu), class = "dpcov_error")  # n not released
+  # averages
+  th <- dp_threshold(x, 0.5, 1e-3, clip = 3)
+  expect_identical(scale_of(th), c("average", "FALSE"))
+  expect_equal(dp_as_cov(th, center = mu)$estimate, th$estimate - tcrossprod(mu), ignore_attr = TRUE)
+  agg <- ldp_aggregate(ldp_perturb(x, 0.5, 1e-3, clip = 3))
+  expect_identical(scale_of(agg), c("average", "FALSE"))
+  expect_output(print(agg), "Estimates: A'A / n")
+  # compressed rows
+  cp <- suppressWarnings(dp_compress(matrix(rnorm(600), 200, 3), m = 60))
+  expect_identical(scale_of(cp), c("compressed rows", "FALSE"))
+  expect_output(print(cp), "not a second-moment matrix")
+  e <- expect_error(dp_as_cov(cp), class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  # dp_cov: covariance and correlation; dp_cov's own centre can centre others
+  dc <- dp_cov(x, 1, 1e-6, clip = 3, clip_mean = 6)
+  expect_identical(dp_as_cov(dc), dc)
+  expect_equal(dp_as_cov(dc, "correlation")$estimate, stats::cov2cor(dc$estimate))
+  expect_equal(dp_as_cov(th, center = dc)$estimate, th$estimate - tcrossprod(dc$center),
+               ignore_attr = TRUE)
+  dr <- dp_cov(x, 1, 1e-6, clip = 3, clip_mean = 6, type = "correlation")
+  expect_identical(dp_as_cov(dr, "correlation"), dr)
+  e <- expect_error(dp_as_cov(dr), class = "dpcov_error")
+  expect_identical(e$arg, "to")
+  e <- expect_error(dp_as_cov(th, center = 1:2), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+})
+
+test_that("a covariance with a non-positive diagonal is projected before scaling, and says so", {
+  set.seed(14)
+  r <- dp_cov(matrix(rnorm(300), 100, 3), 1, 1e-6, clip = 3, clip_mean = 4)
+  r$estimate <- matrix(c(-1, 0.5, 0, 0.5, 2, 0.3, 0, 0.3, 1), 3)
+  expect_warning(cr <- dp_as_cov(r, "correlation"), "projected to the PSD cone")
+  expect_equal(diag(cr$estimate), rep(1, 3))
+  expect_true(all(abs(cr$estimate) <= 1))
+  expect_gte(min(eigen(cr$estimate, only.values = TRUE)$values), -1e-10)
+})
+
+test_that("check_release validates the scale fields of hand-made objects", {
+  r <- analyze_gauss(matrix(rnorm(30), 10, 3), 0.5, 1e-5, clip = 1)
+  bad <- function(obj) {
+    e <- expect_error(print(obj), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  bad(within(unclass(r), scale <- NULL) |> structure(class = class(r)))
+  r1 <- r; r1$scale <- "bogus"; bad(r1)
+  r1 <- r; r1$scale <- NA_character_; bad(r1)
+  r1 <- r; r1$centred <- NA; bad(r1)
+  r1 <- r; r1$ridge <- -1; bad(r1)
+  r1 <- r; r1$scale <- "compressed rows"; bad(r1)
+  r1 <- r; r1$scale <- "posterior sample"; bad(r1)  # no df
+})
