@@ -467,6 +467,7 @@ geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 rgeometric2 <- function(sensitivity, epsilon) {
   p <- -expm1(-epsilon / sensitivity)  # 1 - alpha, exact for small epsilon
   stats::rgeom(1L, p) - stats::rgeom(1L, p)
+}
 
 # ---- The private mean of dp_cov() -------------------------------------------------
 
