@@ -35,8 +35,14 @@
 #'    variable whose variance estimate is 0 gets correlation 0 with the
 #'    others, recorded in `params$zero_variance`).
 #'
-#' The guarantee is the sum of the two steps' (epsilon, delta) by basic
-#' composition; the release states both shares. `clip_mean` bounds the raw
+#' **Clipping bounds.** Without `clip_mean` (or `clip`), the bound is chosen
+#' privately before its step, as a quantile of the row norms ([dp_clip_bound()],
+#' the exponential mechanism over a data-free grid), with `bound_share` of
+#' epsilon; the release says so in `tuning`. Giving a bound from public
+#' knowledge saves that share.
+#'
+#' The guarantee is the sum of the steps' (epsilon, delta) by basic
+#' composition; the release states every share. `clip_mean` bounds the raw
 #' rows (for data with large means it must be about the norm of the mean
 #' plus the spread), `clip` the centred rows (about the spread); rows beyond
 #' either bound are shrunk, which biases the estimate but never the guarantee.
@@ -62,8 +68,17 @@
 #'   A [second_moment()] object cannot be used: it holds no column sums, so it
 #'   cannot be centred privately.
 #' @param epsilon,delta The total privacy budget of the release (both steps).
-#' @param clip Row-norm bound for the rows centred at the private mean.
-#' @param clip_mean Row-norm bound for the raw rows in the mean step.
+#' @param clip Row-norm bound for the rows centred at the private mean, or
+#'   `NULL` (default): chosen privately, as the `bound_quantile` quantile of
+#'   the centred rows' norms, by [dp_clip_bound()] with `bound_share` of
+#'   `epsilon`.
+#' @param clip_mean Row-norm bound for the raw rows in the mean step, or
+#'   `NULL` (default): chosen privately in the same way from the raw rows.
+#' @param bound_share Share of `epsilon` spent on each bound chosen privately
+#'   (in (0, 0.5); default 0.1). The choice is pure epsilon-DP, so it takes no
+#'   delta. What remains of epsilon is divided by `split`.
+#' @param bound_quantile The quantile of the row norms a private bound aims at
+#'   (default 0.95: about 5\% of the rows are shrunk).
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
 #' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1).
 #' @param type `"covariance"` or `"correlation"`.
@@ -81,14 +96,16 @@
 #' @examples
 #' set.seed(1)
 #' x <- data.frame(a = rnorm(2000, 50), b = rnorm(2000, 50), c = rnorm(2000, 50))
-#' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95)
+#' r <- dp_cov(x, epsilon = 1, delta = 1e-6)   # bounds chosen privately
 #' r
+#' # bounds known in advance save their share of epsilon
+#' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95)
 #' r$center
 #' dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95, type = "correlation")$estimate
 #' @export
-dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gauss", split = 0.6,
-                   type = "covariance", divisor = "n", neighbor = "add-remove",
-                   calibration = "analytic") {
+dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
+                   split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
+                   calibration = "analytic", bound_share = 0.1, bound_quantile = 0.95) {
   call <- match.call()
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   type <- check_choice(type, c("covariance", "correlation"), "type")
@@ -97,14 +114,20 @@ dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gaus
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
-  if (missing(clip)) abort_missing("clip")
-  if (missing(clip_mean)) abort_missing("clip_mean")
-  clip <- check_finite_clip(clip, "clip")
-  clip_mean <- check_finite_clip(clip_mean, "clip_mean")
+  auto_clip <- is.null(clip)
+  auto_mean <- is.null(clip_mean)
+  if (!auto_clip) clip <- check_finite_clip(clip, "clip")
+  if (!auto_mean) clip_mean <- check_finite_clip(clip_mean, "clip_mean")
   split <- check_number(split, "split", lower = 0, upper = 1)
-  eps_mean <- split * epsilon
+  bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
+  bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
+  # each bound not given is chosen privately with bound_share of epsilon
+  # (pure epsilon-DP: no delta); the rest is split between the two steps
+  eps_bound <- bound_share * epsilon
+  eps_rest <- epsilon - (auto_clip + auto_mean) * eps_bound
+  eps_mean <- split * eps_rest
   delta_mean <- split * delta
-  eps_second <- epsilon - eps_mean
+  eps_second <- eps_rest - eps_mean
   delta_second <- delta - delta_mean
   if (calibration == "classic" && (eps_mean >= 1 || eps_second >= 1)) {
     abort("the classic Gaussian calibration is proven only for epsilon < 1 in each step (mean: %s, second moment: %s); use calibration = \"analytic\".",
@@ -113,6 +136,10 @@ dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gaus
   if (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1]) {
     abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
           format(dp_limits$epsilon[1]), .arg = "split")
+  }
+  if ((auto_clip || auto_mean) && eps_bound < dp_limits$epsilon[1]) {
+    abort("`bound_share` = %s leaves the private choice of a bound epsilon below %s.", format(bound_share),
+          format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
   if (mechanism == "wishart") {
     if (eps_second >= 1) {
@@ -131,11 +158,22 @@ dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gaus
   }
   if (is.null(src$reader)) check_threshold_p(src$p)
 
+  # step 0 (only without `clip_mean`): a private quantile of the raw row norms
+  if (auto_mean) {
+    clip_mean <- dp_clip_bound(if (is.null(src$reader)) src$X else src$reader, eps_bound,
+                               quantile = bound_quantile, neighbor = neighbor, count_share = 0)$bound
+  }
   # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
   # a reader's shape is learnt in this pass
   mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
   src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
   check_threshold_p(src$p)
+  # step 1b (only without `clip`): a private quantile of the norms of the rows
+  # centred at the released (hence public) mean
+  if (auto_clip) {
+    clip <- dp_clip_bound(centred_source(src, mean_step$center), eps_bound,
+                          quantile = bound_quantile, neighbor = neighbor, count_share = 0)$bound
+  }
   # step 2 (a charge for (eps_second, delta_second) can precede this call)
   second <- dp_cov_second_step(src, mean_step$center, clip, mechanism, neighbor, eps_second,
                                delta_second, calibration)
@@ -169,11 +207,39 @@ dp_cov <- function(x, epsilon, delta, clip, clip_mean, mechanism = "analyze_gaus
     sprintf("Private %s: Gaussian mean, then %s on the rows centred at it", scale, second$mechanism),
     epsilon, delta, neighbor, clip, src$n, src$p, n_public = n_public, scale = scale, centred = TRUE,
     params = params,
+    tuning = bound_tuning(auto_mean, auto_clip, eps_bound, bound_quantile, clip_mean, clip),
     guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                      clip_mean, clip, n_public),
+                                      clip_mean, clip, n_public,
+                                      eps_bounds = (auto_mean + auto_clip) * eps_bound),
     call = call)
   # the private mean is a release component, after the estimate
   structure(c(unclass(rel)[1L], list(center = center), unclass(rel)[-1L]), class = class(rel))
+}
+
+# How the bounds were chosen: given (public), or by dp_clip_bound() (private,
+# inside the stated budget).
+bound_tuning <- function(auto_mean, auto_clip, eps_bound, quantile, clip_mean, clip) {
+  if (!auto_mean && !auto_clip) return(tuning_record("none"))
+  which <- c("clip_mean"[auto_mean], "clip"[auto_clip])
+  tuning_record("private clipping bound", private = TRUE,
+                detail = sprintf(paste0("%s chosen as the private %s quantile of the %s row norms ",
+                                        "(dp_clip_bound(), exponential mechanism, epsilon = %s each, ",
+                                        "inside the stated budget)"),
+                                 paste(which, collapse = " and "), format(quantile),
+                                 paste(c("raw"[auto_mean], "centred"[auto_clip]), collapse = " and "),
+                                 format(eps_bound)),
+                value = c(clip_mean = clip_mean, clip = clip)[c(auto_mean, auto_clip)])
+}
+
+# The rows centred at a released mean, as dp_clip_bound() input: a matrix, or
+# a reader that centres each block.
+centred_source <- function(src, center) {
+  if (is.null(src$reader)) return(sweep(src$X, 2L, center))
+  function() {
+    b <- src$reader()
+    if (is.null(b)) return(NULL)
+    sweep(check_data_matrix(b, arg = "a block returned by the reader", min_rows = 0L), 2L, center)
+  }
 }
 
 # A finite row-norm bound: dp_cov() has no experimental clip = Inf mode.

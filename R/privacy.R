@@ -447,6 +447,19 @@ exp_mech_log_prob <- function(utility, epsilon, sensitivity = 1) {
   s - (top + log(sum(exp(s - top))))
 }
 
+#' The exponential mechanism over an interval (Smith 2011), on the log scale:
+#' the values, clamped to [lower, upper], cut [log lower, log upper] into
+#' n + 1 intervals with k = 0..n values at or below their points; interval k
+#' has utility -|k - q n| and weight width_k exp(epsilon u_k / (2 sensitivity)).
+#' Returns the interval ends `z` (length n + 2) and the log-weights (n + 1).
+#' @noRd
+quantile_intervals <- function(values, quantile, lower, upper, epsilon, sensitivity = 1) {
+  z <- c(log(lower), sort(log(pmin(pmax(values, lower), upper))), log(upper))
+  n <- length(values)
+  u <- -abs(seq.int(0, n) - quantile * n)
+  list(z = z, log_weight = log(diff(z)) + epsilon * u / (2 * sensitivity))
+}
+
 #' Sensitivity of the quantile utility of [dp_clip_bound()],
 #' \eqn{u(b) = -|c(b) - q n|} with \eqn{c(b) = \#\{i : \|x_i\| \le b\}}:
 #' replace-one changes c(b) by at most 1 and leaves n fixed; zero-out likewise
@@ -503,7 +516,7 @@ mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "
 #' composition (Dwork and Roth 2014, Theorem 3.16).
 #' @noRd
 dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                  clip_mean, clip, n_public) {
+                                  clip_mean, clip, n_public, eps_bounds = 0) {
   notion <- switch(neighbor,
                    "replace-one" = "replace-one-row neighbours",
                    "add-remove" = "add/remove-one-row neighbours",
@@ -515,11 +528,14 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
   } else {
     "n is not released (a noisy count is, from the mean step's share)"
   }
+  bounds_txt <- if (eps_bounds > 0) {
+    sprintf(", after choosing the clipping bound(s) privately (%s-DP in all)", format(eps_bounds))
+  } else ""
   sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ",
                  "((%s, %s)-DP; raw rows clipped to L2 norm <= %s) and a private second moment ",
                  "of the rows centred at that released mean ((%s, %s)-DP; centred rows clipped ",
-                 "to L2 norm <= %s), %s; %s."),
-          format(eps_mean + eps_second), format(delta_mean + delta_second),
+                 "to L2 norm <= %s)%s, %s; %s."),
+          format(eps_mean + eps_second + eps_bounds), format(delta_mean + delta_second),
           format(eps_mean), format(delta_mean), format(clip_mean),
-          format(eps_second), format(delta_second), format(clip), notion, n_txt)
+          format(eps_second), format(delta_second), format(clip), bounds_txt, notion, n_txt)
 }

@@ -294,7 +294,7 @@ sweep_specs <- function() {
     sweep_spec("cov_model", list(p = 4, type = "random_sparse", sparsity = 0.3, lambda = 50, scale = 200),
                list(sparsity = NUM, lambda = NUM, scale = NUM), label = "cov_model (random_sparse)"),
     sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5),
-               list(x = DATA, epsilon = EPS, quantile = NUM, lower = CLIP, upper = CLIP, bins = CNT,
+               list(x = DATA, epsilon = EPS, quantile = NUM, lower = CLIP, upper = CLIP,
                     neighbor = nbr, count_share = NUM)),
     sweep_spec("dp_clip_bound", list(x = local({
       done <- FALSE
@@ -472,10 +472,10 @@ sweep_specs <- function() {
                     digits = CNT), label = "print.summary.dp_release"),
     sweep_spec("print", list(x = ss), list(x = R("suffstat")), label = "print.dp_suffstat"),
     sweep_spec("print", list(x = bnd),
-               list(x = R("object", fields = c("bound", "grid", "quantile", "epsilon", "neighbor", "guarantee",
-                                               "n_clipped", "bins")), digits = CNT),
+               list(x = R("object", fields = c("bound", "lower", "quantile", "epsilon", "neighbor", "guarantee",
+                                               "n_clipped", "upper")), digits = CNT),
                label = "print.dp_bound"),
-    sweep_spec("as.double", list(x = bnd), list(x = R("object", fields = c("bound", "grid", "guarantee"))),
+    sweep_spec("as.double", list(x = bnd), list(x = R("object", fields = c("bound", "lower", "guarantee"))),
                label = "as.double.dp_bound"),
     sweep_spec("print", list(x = dpcov::compression_alpha(comp_x, comp_x * 1.01, m = 60)),
                list(x = R("custom", values = list(

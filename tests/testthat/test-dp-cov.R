@@ -195,7 +195,8 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(df, 1, 1e-6, 5, 110), "x", "non-numeric")
   err(dp_cov(second_moment(x, 5), 1, 1e-6, 5, 110), "x", "column sums")
   err(dp_cov(x, 1, 1e-6, Inf, 110), "clip", "finite")
-  err(dp_cov(x, 1, 1e-6, 5), "clip_mean")
+  err(dp_cov(x, 1, 1e-6, 5, bound_share = 0.7), "bound_share")
+  err(dp_cov(x, 1, 1e-6, 5, bound_quantile = 2), "bound_quantile")
   err(dp_cov(x, 1, 1e-6, 5, -1), "clip_mean")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 1), "split")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 0), "split")
@@ -313,4 +314,40 @@ test_that("check_release validates the scale fields of hand-made objects", {
   r1 <- r; r1$ridge <- -1; bad(r1)
   r1 <- r; r1$scale <- "compressed rows"; bad(r1)
   r1 <- r; r1$scale <- "posterior sample"; bad(r1)  # no df
+})
+
+test_that("without bounds, dp_cov chooses both privately inside the budget and says so", {
+  set.seed(31)
+  x <- big_mean_data(20000)
+  set.seed(32)
+  r <- dp_cov(x, epsilon = 1, delta = 1e-6)
+  expect_true(has_guarantee(r))
+  expect_identical(r$tuning$method, "private clipping bound")
+  expect_true(r$tuning$private)
+  expect_named(r$tuning$value, c("clip_mean", "clip"))
+  expect_identical(r$clip, unname(r$tuning$value[["clip"]]))
+  # the budget is shared: 0.1 epsilon per bound, the rest split 0.6 / 0.4
+  expect_equal(r$params$epsilon_mean, 0.6 * 0.8)
+  expect_equal(r$params$epsilon_second, 0.4 * 0.8)
+  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy")
+  expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.2-DP in all\\)")
+  # the bounds are the ones dp_clip_bound() picks under the same seed: the raw
+  # rows' 0.95 quantile first, then the centred rows' after the mean step
+  set.seed(32)
+  b1 <- dp_clip_bound(x, 0.1, quantile = 0.95, count_share = 0)$bound
+  expect_equal(r$params$clip_mean, b1)
+  norms <- sqrt(rowSums(x^2))
+  expect_gt(b1, unname(stats::quantile(norms, 0.9)))
+  expect_lt(b1, 1.2 * unname(stats::quantile(norms, 0.99)))
+  cn <- sqrt(rowSums(sweep(x, 2, r$center)^2))
+  expect_gt(r$clip, unname(stats::quantile(cn, 0.85)))
+  expect_lt(r$clip, 1.2 * unname(stats::quantile(cn, 0.99)))
+  # and the estimate is useful: close to stats::cov() at this n
+  expect_lt(max(abs(r$estimate - stats::cov(x))), 0.5)
+  expect_no_leak(r, leak_secrets(x))
+  # one bound given: only the other is chosen, with its share
+  set.seed(33)
+  r1 <- dp_cov(x, epsilon = 1, delta = 1e-6, clip_mean = 120)
+  expect_named(r1$tuning$value, "clip")
+  expect_equal(r1$params$epsilon_mean, 0.6 * 0.9)
 })
