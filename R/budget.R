@@ -57,8 +57,9 @@
 #' @param epsilon,delta The total budget (delta in (0, 1)).
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
-#'   `epsilon_zcdp`, `rho` (the Gaussian charges' total), `epsilon_left`,
-#'   `delta_left` and `charges` (their number).
+#'   `epsilon_zcdp`, `rho` (the Gaussian charges' total), `path` (`"zCDP"`
+#'   or `"basic"`, the one reported), `epsilon_left`, `delta_left` and
+#'   `charges` (their number).
 #' @references Bun, M. and Steinke, T. (2016). Concentrated differential
 #'   privacy: simplifications, extensions, and lower bounds. *TCC*.
 #'
