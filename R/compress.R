@@ -76,6 +76,8 @@
 #' @param reference Optional public p x p reference \eqn{\Sigma_1} for the
 #'   truncation; `NULL` uses the input's own normalised \eqn{X^T X / n}.
 #' @param max_tries Maximum number of draws before giving up (default 100).
+#' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
+#'   so it cannot be charged to a [dp_budget()].
 #' @return A `dp_release` of class `dp_compress`: `estimate` is the m x p
 #'   compressed matrix; `params` holds m, the threshold, `delta_max`,
 #'   `affine_sd`, the method and whether \eqn{m \ge} [compression_m_min()].
@@ -93,8 +95,11 @@
 #' @export
 dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
                         affine_sd = 0, method = "gram", reference = NULL,
-                        max_tries = 100L) {
+                        max_tries = 100L, budget = NULL) {
   call <- match.call()
+  if (!is.null(budget)) {
+    abort_budget("`budget` cannot be charged by dp_compress(): compression is distributionally private (Zhou, Ligett and Wasserman), not (epsilon, delta)-differentially private, so it has no epsilon to account. Leave `budget` = NULL.")
+  }
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   check_flag(truncate, "truncate")

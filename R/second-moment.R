@@ -170,6 +170,11 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #'   positive definite add \eqn{cI} with \eqn{c = E\|N\|} ([analyze_gauss_shift()]);
 #'   `"psd"`: the nearest PSD matrix in Frobenius norm (negative eigenvalues
 #'   set to 0).
+#' @param budget A [dp_budget()] to charge before the data is read, or `NULL`
+#'   (no accounting). An over-spend is refused with a `dpcov_budget_error`
+#'   and nothing is charged; the release records its charge's index in
+#'   `params$budget_charge`. A release with `clip = Inf` has no guarantee and
+#'   cannot be charged.
 #' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
 #'   `params$shift` is the c added (0 when the output was already positive
 #'   definite).
@@ -184,19 +189,24 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #' @export
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                           calibration = "analytic", sigma_clip_inf = NULL,
-                          post = "none") {
+                          post = "none", budget = NULL) {
   call <- match.call()
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   post <- check_choice(post, c("none", "shift", "psd"), "post")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  # sigma / sensitivity depends only on (epsilon, delta, calibration)
+  charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
+                          clip = budget_clip(x, if (missing(clip)) NULL else clip))
   s <- as_suffstat(x, if (missing(clip)) NULL else clip)
   B <- noise_clip(s$clip, sigma_clip_inf)
   sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration,
                        proven = is.finite(s$clip))
   est <- s$gram + symmetric_gaussian_cpp(s$p, sigma)
   params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post)
+  params$budget_charge <- charge
   mechanism <- "Analyze Gauss (Dwork et al. 2014)"
   if (post == "shift") {
     params$shift <- 0

@@ -87,6 +87,11 @@
 #'   \eqn{k s \sqrt{\log p}}; 4 in both papers. With `noise_multiplier = 0`
 #'   and `tune = "cv"` the whole threshold level is cross-validated (an
 #'   exploration of how much the fixed noise term costs; not in the papers).
+#' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
+#'   The charge is that of the Gaussian noise (central: the averaged second
+#'   moment; local model or an aggregate: the per-record reports); with
+#'   `tune = "cv"` the release is charged but has no guarantee. See
+#'   [analyze_gauss()].
 #' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
 #'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
 #'   `params` holds the noise sds, the threshold and the constant. With
@@ -109,7 +114,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          model = "central", tune = "theory", neighbor = NULL,
                          ldp_threshold = "averaged", keep_diagonal = FALSE,
                          calibration = "analytic", sigma_clip_inf = NULL,
-                         method = "aggregate", noise_multiplier = 4) {
+                         method = "aggregate", noise_multiplier = 4, budget = NULL) {
   call <- match.call()
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
@@ -125,7 +130,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                if (missing(epsilon)) NULL else epsilon,
                                if (missing(delta)) NULL else delta, noise_multiplier,
-                               if (missing(clip)) NULL else clip, neighbor))
+                               if (missing(clip)) NULL else clip, neighbor, budget))
   }
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
@@ -133,6 +138,10 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   clip <- check_clip(clip)
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
+  # sigma / sensitivity is fixed by (epsilon, delta, calibration), in both
+  # models and whatever n is
+  charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip)
   if (tune$method == "cv" && (!is.matrix(x) && !is.data.frame(x))) {
     abort("`tune = \"cv\"` needs the data matrix `x`; with sufficient statistics or a reader use a public sample, a fixed constant or \"theory\".")
   }
@@ -157,7 +166,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   t <- threshold_level(tuned$constant, n, p, noise$t_noise, noise$multiplier)
   finish_threshold(avg, t, keep_diagonal, colnames_of(x, X, s), variant, model, epsilon, delta,
                    neighbor, clip, n, p, noise, B, calibration, ldp_threshold, tuned,
-                   method = if (model == "local") method else NULL, call = call)
+                   method = if (model == "local") method else NULL, call = call, charge = charge)
 }
 
 # Step 1: the noisy average. Central, and local by default: the exact
@@ -179,7 +188,8 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
 
 # Shared tail of dp_threshold(): threshold, project, wrap.
 finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon, delta, neighbor,
-                             clip, n, p, noise, B, calibration, ldp_threshold, tuned, method, call) {
+                             clip, n, p, noise, B, calibration, ldp_threshold, tuned, method, call,
+                             charge = NULL) {
   thr <- hard_threshold_cpp(avg, t, keep_diagonal)
   zero_frac <- mean(thr == 0)
   proj <- psd_project_cpp(thr)
@@ -190,6 +200,7 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
                  thresholded_fraction = zero_frac, negative_eigenvalues = proj$n_negative,
                  noise_clip = B, calibration = calibration, keep_diagonal = keep_diagonal,
                  noise_multiplier = noise$multiplier)
+  params$budget_charge <- charge
   if (model == "local") {
     params$ldp_threshold <- if (variant == "modified") ldp_threshold else "averaged"
     if (!is.null(method)) params$method <- method
@@ -527,6 +538,9 @@ plot.threshold_cv <- function(x, ...) {
 #' @param clip Row-norm bound B (finite).
 #' @param neighbor `"replace-one"` (default) or `"zero-out"`.
 #' @param calibration `"analytic"` (default) or `"classic"` (epsilon < 1).
+#' @param budget A [dp_budget()] to charge (one Gaussian charge for the
+#'   reports, before `x` is read), or `NULL`. Charge the reports once: here on
+#'   the client, or on the server through [dp_threshold()] with the aggregate.
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
 #'   and the privacy settings.
@@ -538,8 +552,10 @@ plot.threshold_cv <- function(x, ...) {
 #' as.matrix(agg)
 #' @export
 ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
-                        calibration = "analytic") {
+                        calibration = "analytic", budget = NULL) {
   set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
+  charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
+                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor))
   if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
   X <- check_data_matrix(x)
   p <- ncol(X)
@@ -548,8 +564,10 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
     matrix(stats::rnorm(nrow(X) * nrow(ij), sd = set$sigma), nrow(X))
-  structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),
-            class = "ldp_reports")
+  out <- structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),
+                   class = "ldp_reports")
+  out$budget_charge <- charge
+  out
 }
 
 # The settings of the local model, validated, with the per-record sigma they imply.
@@ -722,7 +740,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
 # aggregate is input like any other (it may be hand-made): its settings are
 # re-validated and must match any the caller gives.
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
-                                epsilon, delta, noise_multiplier, clip, neighbor) {
+                                epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
   if (model != "local") abort("`x` is an `ldp_aggregate()` result, a local-model release; use model = \"local\".", .arg = "model")
   check_release(agg, "x", square = TRUE)
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
@@ -738,6 +756,9 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   if (tune$method %in% c("cv")) {
     abort("the server holds only the aggregate, so it cannot cross-validate on the records; use a public sample, a fixed constant or \"theory\" for `tune`.", .arg = "tune")
   }
+  # the reports' per-record Gaussian noise (thresholding them is post-processing)
+  charge <- budget_charge(budget, threshold_mechanism_name(variant, "local"), set$epsilon, set$delta,
+                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor))
   n <- agg$n
   p <- agg$p
   if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(p))
@@ -753,5 +774,5 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   storage.mode(est) <- "double"
   finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
                    set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
-                   method = "client reports", call = call)
+                   method = "client reports", call = call, charge = charge)
 }

@@ -34,6 +34,7 @@
 #' @param method `"bartlett"` (exact fast path) or `"explicit"` (literal).
 #' @param sigma_clip_inf With `clip = Inf` only: the bound B to calibrate the
 #'   noise as if it held (experiments; no guarantee).
+#' @inheritParams analyze_gauss
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `w2`
 #'   (the ridge \eqn{w^2}), `r` and `method`.
 #' @references Sheffet, O. Private approximations of the 2nd-moment matrix
@@ -44,12 +45,12 @@
 #' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
-                     method = "bartlett", sigma_clip_inf = NULL) {
+                     method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 1 (JL ridge)")
+                       "Algorithm 1 (JL ridge)", budget)
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -89,12 +90,12 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
 jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
-                        method = "bartlett", sigma_clip_inf = NULL) {
+                        method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 2 (adaptive JL)")
+                       "Algorithm 2 (adaptive JL)", budget)
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -152,13 +153,13 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
 #' @export
 wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
-                          method = "bartlett", sigma_clip_inf = NULL) {
+                          method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
   call <- match.call()
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   check_flag(shift, "shift")
   epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 3 (additive Wishart noise)")
+                       "Algorithm 3 (additive Wishart noise)", budget)
   delta <- inp$delta
   d <- inp$s$p
   B <- inp$B
@@ -213,10 +214,10 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
 #' iwishart_posterior(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
-iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
+iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL) {
   call <- match.call()
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 4 (inverse-Wishart posterior)")
+                       "Algorithm 4 (inverse-Wishart posterior)", budget)
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -252,11 +253,12 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL) {
 #' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
 #' iwishart_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @export
-iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL) {
+iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL,
+                              budget = NULL) {
   call <- match.call()
   if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 5 (adaptive inverse-Wishart)")
+                       "Algorithm 5 (adaptive inverse-Wishart)", budget)
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -292,10 +294,13 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 
 # Validates the shared arguments and resolves the data. The explicit JL path
 # projects the data itself, so it keeps the (clipped inside C++) data matrix.
-sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what) {
+sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget = NULL) {
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
   if (missing(clip)) clip <- NULL
+  # one non-Gaussian (epsilon, delta) charge, before the data is read; the
+  # adaptive algorithms' internal split (Laplace + Wishart) is inside it
+  charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip))
   X <- NULL
   if (method == "explicit") {
     if (inherits(x, "dp_suffstat") || is.function(x)) {
@@ -308,7 +313,7 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what)
     s <- as_suffstat(x, clip)
   }
   B <- noise_clip(s$clip, sigma_clip_inf)
-  list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta)
+  list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge)
 }
 
 # The literal paths cost O(rows x n x d) or O(k d^2): refuse sizes that would
@@ -363,6 +368,7 @@ sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, sca
                             neighbor = "add-remove") {
   M <- (M + t(M)) / 2
   dimnames(M) <- dimnames(inp$s$gram)
+  params$budget_charge <- inp$charge
   new_dp_release(M, "second_moment", mechanism, epsilon, delta, neighbor,
                  inp$s$clip, inp$s$n, inp$s$p, n_public = neighbor != "add-remove",
                  scale = scale, centred = FALSE, ridge = ridge, params = params,

@@ -248,6 +248,9 @@ sweep_specs <- function() {
     sweep_h("function", function() 1)))
   release_sq <- R("release", square = TRUE)
   dp_cov_rel <- dpcov::dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 3)
+  bud <- dpcov::dp_budget(100, 0.5)
+  dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2, budget = bud)  # a ledger with one charge
+  BUDGET <- R("object", fields = c("account"))
 
   specs <- list(
     sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2),
@@ -260,6 +263,10 @@ sweep_specs <- function() {
                list(sigma_clip_inf = CLIP), label = "analyze_gauss (clip = Inf)"),
     sweep_spec("analyze_gauss", list(x = ss, epsilon = 0.5, delta = 1e-5),
                list(x = R("suffstat")), label = "analyze_gauss (dp_suffstat)"),
+    sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2, budget = bud),
+               list(budget = BUDGET), label = "analyze_gauss (budget)"),
+    sweep_spec("dp_budget", list(epsilon = 1, delta = 1e-5), list(epsilon = EPS, delta = DEL)),
+    sweep_spec("budget_spent", list(budget = bud), list(budget = BUDGET)),
     sweep_spec("analyze_gauss_shift", list(p = 3, sigma = 1, reps = 20),
                list(p = CNT, sigma = NUM, reps = CNT)),
     sweep_spec("combo_data_dir", list(start = tempdir()), list(start = R("custom", values = list(
@@ -477,6 +484,9 @@ sweep_specs <- function() {
                label = "print.dp_bound"),
     sweep_spec("as.double", list(x = bnd), list(x = R("object", fields = c("bound", "lower", "guarantee"))),
                label = "as.double.dp_bound"),
+    sweep_spec("print", list(x = bud), list(x = BUDGET), label = "print.dp_budget"),
+    sweep_spec("summary", list(object = bud), list(object = BUDGET), label = "summary.dp_budget"),
+    sweep_spec("as.data.frame", list(x = bud), list(x = BUDGET), label = "as.data.frame.dp_budget"),
     sweep_spec("print", list(x = dpcov::compression_alpha(comp_x, comp_x * 1.01, m = 60)),
                list(x = R("custom", values = list(
                  sweep_h("no fields", structure(list(), class = "dp_nonprivate"), "either"),

@@ -24,7 +24,9 @@ leak_class <- list(
   not_data = c("gaussian_sigma", "laplace_scale", "second_moment_sensitivity", "analyze_gauss_shift",
                "compression_condition", "compression_m_min", "compression_threshold", "cov_model",
                "rdata", "rwishart", "riwishart", "sheffet_data", "threshold_methods", "threshold_tune",
-               "has_guarantee", "combo_data_dir", "qda_estimators")
+               "has_guarantee", "combo_data_dir", "qda_estimators",
+               # the privacy budget: a ledger of public parameters only
+               "dp_budget", "budget_spent")
 )
 # the private clipping bound (R/bounds.R): a private release (class dp_bound)
 leak_class$private <- c(leak_class$private, "dp_clip_bound")

@@ -1,0 +1,261 @@
+# A privacy budget (accountant) that every mechanism charges before it reads
+# the data. Reference semantics: the account lives in an environment, so every
+# copy of a dp_budget object charges and sees the same ledger. The ledger holds
+# public parameters only (what, when, epsilon, delta, rho), never a value
+# computed from data.
+
+#' A privacy budget that every release charges
+#'
+#' `dp_budget(epsilon, delta)` creates an accountant for a total
+#' (epsilon, delta)-differential-privacy budget. Pass it as `budget =` to any
+#' mechanism ([analyze_gauss()], [wishart_noise()], [jl_ridge()],
+#' [jl_adaptive()], [iwishart_posterior()], [iwishart_adaptive()],
+#' [dp_threshold()], [ldp_perturb()]): the mechanism charges its
+#' (epsilon, delta) *before it reads the data*, and when the charge would take
+#' the total spent above the budget it stops with an error of class
+#' `dpcov_budget_error` (also a `dpcov_error`, naming `budget`) and records
+#' nothing. The release records the index of its charge in
+#' `params$budget_charge`. The object has reference semantics: copies of it
+#' (assignments, function arguments) share one account.
+#'
+#' @section Composition rule: Every charge is an (epsilon_i, delta_i)
+#'   guarantee; a charge from a Gaussian mechanism also gives its noise-to-
+#'   sensitivity ratio \eqn{s_i = \sigma_i/\Delta_i}, and such a mechanism is
+#'   \eqn{\rho_i}-zero-concentrated DP with \eqn{\rho_i = 1/(2 s_i^2)}
+#'   whatever calibration (classic or analytic) chose \eqn{\sigma_i} (Bun and
+#'   Steinke 2016, Proposition 1.6). Two totals are computed, both at the same
+#'   total delta \eqn{\delta = \sum_i \delta_i}:
+#'
+#'   * basic composition: \eqn{\epsilon_{basic} = \sum_i \epsilon_i};
+#'   * zCDP: the Gaussian charges compose to \eqn{\rho = \sum_{i \in G} \rho_i}
+#'     (zCDP composes additively), converted to
+#'     \eqn{(\epsilon_G, \delta_G)}-DP at \eqn{\delta_G = \sum_{i \in G}\delta_i}
+#'     by the optimal conversion of Canonne, Kamath and Steinke (2020,
+#'     Proposition 12 / Corollary 13),
+#'     \eqn{\epsilon_G = \inf_{\alpha > 1} \alpha\rho + (\log(1/\delta_G) +
+#'     (\alpha-1)\log(1 - 1/\alpha) - \log\alpha)/(\alpha - 1)}, which is
+#'     never larger than Bun and Steinke's \eqn{\rho + 2\sqrt{\rho\log(1/\delta_G)}};
+#'     the other charges are added by basic composition:
+#'     \eqn{\epsilon_{zCDP} = \epsilon_G + \sum_{i \notin G}\epsilon_i}.
+#'
+#'   Both are valid (epsilon, delta) guarantees for the whole sequence of
+#'   releases with the same delta, so the smaller epsilon is reported. A
+#'   charge is refused when the reported epsilon or the total delta after it
+#'   would exceed the budget's (up to a relative rounding tolerance of
+#'   1e-9). "Left" is the budget minus the reported total; because the zCDP
+#'   conversion is not additive, a later Gaussian charge may fit even when
+#'   its own epsilon exceeds the epsilon left.
+#'
+#'   Adaptive algorithms that split their budget internally (Sheffet's
+#'   Algorithms 2 and 5: a Laplace step and a Wishart or projection step) are
+#'   charged as one non-Gaussian (epsilon, delta) charge, the guarantee they
+#'   prove. Releases without an (epsilon, delta) guarantee cannot be charged:
+#'   `clip = Inf` and [dp_compress()] refuse a budget. A release tuned with
+#'   `tune = "cv"` in [dp_threshold()] is charged for its noise, but has no
+#'   guarantee (the tuning looked at the data), which the release states.
+#'
+#' @param epsilon,delta The total budget (delta in (0, 1)).
+#' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
+#'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
+#'   `epsilon_zcdp`, `rho` (the Gaussian charges' total), `path` (`"zCDP"`
+#'   or `"basic"`, the one reported), `epsilon_left`, `delta_left` and
+#'   `charges` (their number).
+#' @references Bun, M. and Steinke, T. (2016). Concentrated differential
+#'   privacy: simplifications, extensions, and lower bounds. *TCC*.
+#'
+#'   Canonne, C., Kamath, G. and Steinke, T. (2020). The discrete Gaussian for
+#'   differential privacy. *NeurIPS*.
+#' @examples
+#' b <- dp_budget(epsilon = 1, delta = 1e-5)
+#' x <- matrix(rnorm(400), 100, 4)
+#' r1 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
+#' r2 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
+#' b
+#' budget_spent(b)$epsilon   # below 0.6: the zCDP total is tighter
+#' as.data.frame(b)
+#' # an over-spend is refused before the data is read, and nothing is charged
+#' try(wishart_noise(x, 0.9, 1e-6, clip = 2, budget = b))
+#' @export
+dp_budget <- function(epsilon, delta) {
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  account <- new.env(parent = emptyenv())
+  account$epsilon <- epsilon
+  account$delta <- delta
+  account$ledger <- empty_ledger()
+  structure(list(account = account), class = "dp_budget")
+}
+
+#' @rdname dp_budget
+#' @param budget A `dp_budget`.
+#' @export
+budget_spent <- function(budget) {
+  acc <- check_budget(budget)
+  tot <- compose_ledger(acc$ledger)
+  c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = acc$delta - tot$delta,
+              charges = nrow(acc$ledger)))
+}
+
+empty_ledger <- function() {
+  data.frame(what = character(0), when = .POSIXct(numeric(0)), epsilon = numeric(0),
+             delta = numeric(0), rho = numeric(0), stringsAsFactors = FALSE)
+}
+
+# The budget error: a dpcov_error that also says it is about the budget.
+abort_budget <- function(fmt, ...) {
+  e <- tryCatch(abort(fmt, ..., .arg = "budget"), dpcov_error = function(e) e)
+  class(e) <- c("dpcov_budget_error", class(e))
+  stop(e)
+}
+
+#' Validate a `dp_budget` (hand-made objects included); returns its account.
+#' @noRd
+check_budget <- function(budget, arg = "budget") {
+  if (missing(budget)) abort_missing(arg)
+  bad <- function(what) abort("`%s` is not a valid dp_budget: %s; create one with dp_budget().", arg, what, .arg = arg)
+  if (!inherits(budget, "dp_budget") || !is.list(budget)) {
+    abort("`%s` must be a dp_budget object (from dp_budget()) or NULL.", arg, .arg = arg)
+  }
+  acc <- budget$account
+  if (!is.environment(acc)) bad("it has no account")
+  for (f in c("epsilon", "delta")) {
+    v <- get0(f, envir = acc, inherits = FALSE)
+    if (!is_number(v) || !is.finite(v) || v <= 0 || (f == "delta" && v >= 1)) bad(sprintf("its total `%s` is malformed", f))
+  }
+  led <- get0("ledger", envir = acc, inherits = FALSE)
+  ok <- is.data.frame(led) && identical(names(led), names(empty_ledger())) &&
+    is.character(led$what) && inherits(led$when, "POSIXct") && is.double(led$epsilon) &&
+    is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
+    all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
+    all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0)
+  if (!isTRUE(ok)) bad("its ledger is malformed")
+  list(epsilon = acc$epsilon, delta = acc$delta, ledger = led, env = acc)
+}
+
+#' Charge a budget for one release, before the release reads the data.
+#'
+#' `sigma_ratio` = sigma / sensitivity of a Gaussian mechanism (its zCDP rho is
+#' 1 / (2 sigma_ratio^2)); `NULL` for any other mechanism. `clip` = Inf
+#' refuses: a release without a guarantee cannot be accounted. With `budget = NULL` nothing happens (and the lazy arguments are
+#' never evaluated). Returns the index of the charge in the ledger, or NULL.
+#' A refused charge records nothing.
+#' @noRd
+budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL) {
+  if (is.null(budget)) return(NULL)
+  acc <- check_budget(budget)
+  if (identical(clip, Inf)) {
+    abort_budget("`budget` cannot be charged for %s: with `clip` = Inf the release has no (epsilon, delta) guarantee to account; give a finite `clip`.", what)
+  }
+  rho <- if (is.null(sigma_ratio)) NA_real_ else 1 / (2 * sigma_ratio^2)
+  if (!is.na(rho) && !(is.finite(rho) && rho > 0)) abort("internal: the noise ratio of %s is not a positive number.", what)
+  row <- data.frame(what = what, when = Sys.time(), epsilon = epsilon, delta = delta, rho = rho,
+                    stringsAsFactors = FALSE)
+  after <- rbind(acc$ledger, row)
+  tot <- compose_ledger(after)
+  tol <- 1 + 1e-9
+  if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol) {
+    now <- compose_ledger(acc$ledger)
+    abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent would be ",
+                        "(epsilon, delta) = (%s, %s), above the budget (%s, %s); spent so far (%s, %s). ",
+                        "Nothing was charged and the data was not read."),
+                 what, format(epsilon, digits = 4), format(delta, digits = 4),
+                 format(tot$epsilon, digits = 6), format(tot$delta, digits = 4),
+                 format(acc$epsilon), format(acc$delta),
+                 format(now$epsilon, digits = 6), format(now$delta, digits = 4))
+  }
+  assign("ledger", after, envir = acc$env)
+  nrow(after)
+}
+
+#' Totals of a ledger by both composition paths (see ?dp_budget).
+#' @noRd
+compose_ledger <- function(ledger) {
+  gauss <- !is.na(ledger$rho)
+  delta <- sum(ledger$delta)
+  eps_basic <- sum(ledger$epsilon)
+  rho <- sum(ledger$rho[gauss])
+  eps_zcdp <- zcdp_epsilon(rho, sum(ledger$delta[gauss])) + sum(ledger$epsilon[!gauss])
+  list(epsilon = min(eps_basic, eps_zcdp), delta = delta, epsilon_basic = eps_basic,
+       epsilon_zcdp = eps_zcdp, rho = rho,
+       path = if (eps_zcdp < eps_basic) "zCDP" else "basic")
+}
+
+#' The smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP by the
+#' conversion of Canonne, Kamath and Steinke (2020, Corollary 13):
+#' inf over alpha > 1 of alpha rho + (log(1/delta) + (alpha - 1) log(1 - 1/alpha)
+#' - log(alpha)) / (alpha - 1). Minimised over u = log(alpha - 1), around Bun
+#' and Steinke's optimum alpha = 1 + sqrt(log(1/delta) / rho).
+#' @noRd
+zcdp_epsilon <- function(rho, delta) {
+  if (rho <= 0) return(0)
+  if (delta >= 1) return(0)
+  L <- log(1 / delta)
+  f <- function(u) {
+    a <- 1 + exp(u)
+    a * rho + (L + (a - 1) * (u - log(a)) - log(a)) / (a - 1)
+  }
+  u0 <- 0.5 * (log(L) - log(rho))
+  opt <- stats::optimize(f, c(u0 - 30, u0 + 30), tol = 1e-10)
+  # the bound is never worse than Bun and Steinke's (the same alpha without the negative terms)
+  max(0, min(opt$objective, rho + 2 * sqrt(rho * L)))
+}
+
+#' @export
+print.dp_budget <- function(x, ...) {
+  acc <- check_budget(x, "x")
+  tot <- compose_ledger(acc$ledger)
+  cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s); %d charge(s)\n",
+              format(acc$epsilon), format(acc$delta), nrow(acc$ledger)))
+  if (nrow(acc$ledger)) {
+    led <- acc$ledger
+    show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"),
+                       epsilon = signif(led$epsilon, 4), delta = signif(led$delta, 4),
+                       rho = signif(led$rho, 4), stringsAsFactors = FALSE)
+    rownames(show) <- seq_len(nrow(show))
+    print(show, right = FALSE)
+  }
+  cat(sprintf("Spent, basic composition:  epsilon = %s, delta = %s\n",
+              format(tot$epsilon_basic, digits = 6), format(tot$delta, digits = 4)))
+  cat(sprintf("Spent, zCDP (rho = %s) + basic: epsilon = %s, delta = %s\n", format(tot$rho, digits = 4),
+              format(tot$epsilon_zcdp, digits = 6), format(tot$delta, digits = 4)))
+  cat(sprintf("Spent (reported, %s): epsilon = %s, delta = %s\n", tot$path,
+              format(tot$epsilon, digits = 6), format(tot$delta, digits = 4)))
+  cat(sprintf("Left: epsilon = %s, delta = %s\n", format(acc$epsilon - tot$epsilon, digits = 6),
+              format(acc$delta - tot$delta, digits = 4)))
+  invisible(x)
+}
+
+#' @rdname dp_budget
+#' @param x,object A `dp_budget`.
+#' @param row.names,optional,... Ignored (for the generics).
+#' @return `as.data.frame()`: the ledger, one row per charge (`what`, `when`,
+#'   `epsilon`, `delta`, `rho`, NA for non-Gaussian charges). `summary()`: a
+#'   data frame of the totals by each composition path, the reported total,
+#'   the budget and what is left.
+#' @export
+as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) {
+  acc <- check_budget(x, "x")
+  led <- acc$ledger
+  rownames(led) <- NULL
+  led
+}
+
+#' @rdname dp_budget
+#' @export
+summary.dp_budget <- function(object, ...) {
+  acc <- check_budget(object, "object")
+  tot <- compose_ledger(acc$ledger)
+  data.frame(total = c("basic composition", "zCDP + basic", "reported", "budget", "left"),
+             epsilon = c(tot$epsilon_basic, tot$epsilon_zcdp, tot$epsilon, acc$epsilon, acc$epsilon - tot$epsilon),
+             delta = c(tot$delta, tot$delta, tot$delta, acc$delta, acc$delta - tot$delta),
+             rho = c(NA, tot$rho, NA, NA, NA), stringsAsFactors = FALSE)
+}
+
+# The clip bound a release will use, known before the data is read: the
+# argument, or that of the sufficient statistics passed as `x` (validated as
+# the mechanism would; a chunk reader is not called).
+budget_clip <- function(x, clip) {
+  if (inherits(x, "dp_suffstat")) return(check_suffstat(x)$clip)
+  if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.", .arg = "clip")
+  check_clip(clip)
+}

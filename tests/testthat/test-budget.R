@@ -1,0 +1,241 @@
+# The privacy budget: composition arithmetic against hand computations and
+# published conversions, refusal before the data is read, reference
+# semantics, every mechanism charging, print, and hostile budgets.
+
+# Independent of the package's closed form: the CKS delta(eps) curve as
+# printed (an infimum over alpha, here over a fine grid), inverted for eps.
+cks_delta_log <- function(eps, rho) {
+  a <- 1 + exp(seq(-14, 14, length.out = 40001))
+  min((a - 1) * (a * rho - eps) - log(a - 1) + a * log1p(-1 / a))
+}
+cks_epsilon_by_hand <- function(rho, delta) {
+  stats::uniroot(function(e) cks_delta_log(e, rho) - log(delta), c(0, 100), tol = 1e-12)$root
+}
+bun_steinke <- function(rho, delta) rho + 2 * sqrt(rho * log(1 / delta))
+
+# The exact epsilon of one Gaussian mechanism (Balle and Wang) at a delta.
+exact_gauss_epsilon <- function(s, delta) {
+  stats::uniroot(function(e) gaussian_mechanism_delta(s, 1, e) - delta, c(1e-8, 100), tol = 1e-12)$root
+}
+
+charge_reader <- function() {
+  state <- new.env()
+  state$called <- FALSE
+  reader <- function() {
+    state$called <- TRUE
+    NULL
+  }
+  list(reader = reader, called = function() state$called)
+}
+
+test_that("k Gaussian charges: rho = k / (2 s^2), converted by the CKS formula", {
+  for (k in c(1, 3, 10)) for (s in c(2, 10)) for (delta in c(1e-5, 1e-8)) {
+    b <- dp_budget(1000, 0.5)
+    for (i in seq_len(k)) budget_charge(b, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s)
+    sp <- budget_spent(b)
+    rho <- k / (2 * s^2)
+    expect_equal(sp$rho, rho, tolerance = 1e-12)
+    expect_equal(sp$epsilon_zcdp, cks_epsilon_by_hand(rho, delta), tolerance = 1e-6)
+    expect_equal(sp$epsilon_basic, k)
+    expect_equal(sp$delta, delta, tolerance = 1e-12)
+    expect_equal(sp$epsilon, min(k, sp$epsilon_zcdp))
+  }
+})
+
+test_that("the CKS conversion is never above Bun & Steinke's and is tighter", {
+  for (rho in c(1e-4, 0.01, 0.1, 0.5, 2, 10)) for (delta in c(1e-3, 1e-6, 1e-10)) {
+    e <- zcdp_epsilon(rho, delta)
+    bs <- bun_steinke(rho, delta)
+    expect_lt(e, bs)
+    expect_gt(e, rho)  # alpha -> infinity alone gives rho; every finite delta costs more
+  }
+  # Bun & Steinke (2016), Proposition 1.3, by hand: rho = 0.5, delta = 1e-5
+  expect_equal(bun_steinke(0.5, 1e-5), 0.5 + 2 * sqrt(0.5 * 5 * log(10)), tolerance = 1e-15)
+  expect_lt(zcdp_epsilon(0.5, 1e-5), 5.2985)
+  expect_equal(zcdp_epsilon(0.5, 1e-5), cks_epsilon_by_hand(0.5, 1e-5), tolerance = 1e-6)
+})
+
+test_that("one Gaussian mechanism: the converted epsilon is at least its exact epsilon, and close", {
+  for (delta in c(1e-5, 1e-8)) for (eps in c(0.1, 0.5, 1, 3)) {
+    for (cal in c("analytic", "classic")) {
+      if (cal == "classic" && eps >= 1) next
+      s <- gaussian_sigma(1, eps, delta, calibration = cal)
+      rho <- 1 / (2 * s^2)
+      exact <- exact_gauss_epsilon(s, delta)
+      conv <- zcdp_epsilon(rho, delta)
+      expect_gte(conv, exact * (1 - 1e-9))
+      expect_lt(conv, 1.15 * exact)    # the conversion loses little for one mechanism
+      expect_lt(conv, bun_steinke(rho, delta))
+    }
+  }
+})
+
+test_that("basic composition, and the mixed rule (zCDP for Gaussians + basic for the rest)", {
+  b <- dp_budget(10, 1e-3)
+  budget_charge(b, "laplace", 0.5, 0)
+  budget_charge(b, "wishart", 0.25, 1e-6)
+  sp <- budget_spent(b)
+  expect_equal(sp$epsilon_basic, 0.75)
+  expect_equal(sp$epsilon_zcdp, 0.75)
+  expect_equal(sp$rho, 0)
+  expect_equal(sp$delta, 1e-6)
+  expect_equal(sp$epsilon, 0.75)
+  s <- gaussian_sigma(1, 0.3, 1e-6)
+  for (i in 1:4) budget_charge(b, "gauss", 0.3, 1e-6, sigma_ratio = s)
+  sp <- budget_spent(b)
+  rho <- 4 / (2 * s^2)
+  expect_equal(sp$epsilon_basic, 0.75 + 1.2)
+  # the Gaussian part converted at the sum of the Gaussian charges' deltas
+  expect_equal(sp$epsilon_zcdp, cks_epsilon_by_hand(rho, 4e-6) + 0.75, tolerance = 1e-6)
+  expect_equal(sp$delta, 5e-6, tolerance = 1e-12)
+  expect_lt(sp$epsilon_zcdp, sp$epsilon_basic)
+  expect_equal(sp$epsilon, sp$epsilon_zcdp)
+  expect_equal(sp$epsilon_left, 10 - sp$epsilon)
+  expect_equal(sp$path, "zCDP")
+})
+
+test_that("an over-spend is refused before the data is read, and nothing is recorded", {
+  X <- matrix(rnorm(200), 50, 4)
+  b <- dp_budget(1, 1e-5)
+  analyze_gauss(X, 0.6, 5e-6, clip = 1, budget = b)
+  before <- as.data.frame(b)
+  calls <- list(
+    ag = function(x) analyze_gauss(x, 0.9, 1e-6, clip = 1, budget = b),
+    jl = function(x) jl_ridge(x, 0.6, 1e-6, clip = 1, budget = b),
+    jl_adaptive = function(x) jl_adaptive(x, 0.6, 1e-6, clip = 1, budget = b),
+    wishart = function(x) wishart_noise(x, 0.6, 1e-6, clip = 1, budget = b),
+    iw = function(x) iwishart_posterior(x, 0.6, 1e-6, clip = 1, budget = b),
+    iw_adaptive = function(x) iwishart_adaptive(x, 0.6, 1e-6, clip = 1, budget = b),
+    threshold = function(x) dp_threshold(x, 0.9, 1e-6, clip = 1, budget = b),
+    delta_over = function(x) analyze_gauss(x, 0.01, 6e-6, clip = 1, budget = b)
+  )
+  for (nm in names(calls)) {
+    rd <- charge_reader()
+    err <- expect_error(calls[[nm]](rd$reader), class = "dpcov_budget_error")
+    expect_s3_class(err, "dpcov_error")
+    expect_identical(err$arg, "budget")
+    expect_false(rd$called(), label = paste(nm, "read the data"))
+    expect_identical(as.data.frame(b), before)
+  }
+  # the control: a charge that fits does read the data
+  rd <- charge_reader()
+  expect_error(analyze_gauss(rd$reader, 0.2, 1e-6, clip = 1, budget = b), "returned no rows")
+  expect_true(rd$called())
+  # refused outright: no guarantee to account
+  expect_error(analyze_gauss(X, 0.1, 1e-7, clip = Inf, sigma_clip_inf = 1, budget = b),
+               class = "dpcov_budget_error")
+  expect_error(dp_compress(matrix(rnorm(400), 100, 4), m = 50, budget = b), class = "dpcov_budget_error")
+  expect_error(ldp_perturb(X, 5, 1e-7, clip = 1, budget = b), class = "dpcov_budget_error")
+})
+
+test_that("a budget spent exactly to its total is accepted (rounding tolerance)", {
+  b <- dp_budget(0.3, 3e-6)
+  for (i in 1:3) budget_charge(b, "laplace", 0.1, 1e-6)
+  expect_equal(budget_spent(b)$charges, 3L)
+  expect_error(budget_charge(b, "laplace", 1e-6, 0), class = "dpcov_budget_error")
+})
+
+test_that("the budget has reference semantics", {
+  b <- dp_budget(2, 1e-5)
+  b2 <- b
+  spend <- function(bud) budget_charge(bud, "laplace", 0.5, 0)
+  spend(b2)
+  expect_equal(budget_spent(b)$epsilon, 0.5)
+  analyze_gauss(matrix(rnorm(40), 10, 4), 0.5, 1e-6, clip = 1, budget = b)
+  expect_equal(budget_spent(b2)$charges, 2L)
+})
+
+test_that("every mechanism charges, with its rho when it is Gaussian, and the release says which charge", {
+  set.seed(3)
+  X <- matrix(rnorm(400), 100, 4) / 2
+  b <- dp_budget(100, 0.9)
+  rel <- list(
+    ag = analyze_gauss(X, 0.5, 1e-5, clip = 1, budget = b),
+    ag_classic = analyze_gauss(X, 0.5, 1e-5, clip = 1, calibration = "classic", neighbor = "replace-one", budget = b),
+    jl = jl_ridge(X, 0.5, 1e-4, clip = 1, budget = b),
+    jl_adaptive = jl_adaptive(X, 0.5, 1e-4, clip = 1, budget = b),
+    wishart = wishart_noise(X, 0.5, 1e-4, clip = 1, budget = b),
+    iw = iwishart_posterior(X, 0.5, 1e-4, clip = 1, budget = b),
+    iw_adaptive = iwishart_adaptive(X, 0.5, 1e-4, clip = 1, budget = b),
+    thr = dp_threshold(X, 0.5, 1e-4, clip = 1, budget = b),
+    thr_local = dp_threshold(X, 0.5, 1e-4, clip = 1, model = "local", budget = b),
+    thr_cv = dp_threshold(X, 0.5, 1e-4, clip = 1, tune = "cv", budget = b)
+  )
+  reps <- ldp_perturb(X, 0.5, 1e-4, clip = 1, budget = b)
+  agg <- ldp_aggregate(reps)
+  rel$thr_agg <- dp_threshold(agg, model = "local", budget = b)
+  led <- as.data.frame(b)
+  expect_equal(nrow(led), length(rel) + 1L)
+  idx <- vapply(rel, function(r) r$params$budget_charge, integer(1))
+  expect_setequal(c(idx, reps$budget_charge), seq_len(nrow(led)))
+  expect_identical(unname(idx[1:10]), 1:10)
+  gauss <- c("ag", "ag_classic", "thr", "thr_local", "thr_cv", "thr_agg")
+  expect_true(all(!is.na(led$rho[idx[gauss]])))
+  expect_true(all(is.na(led$rho[idx[setdiff(names(rel), gauss)]])))
+  expect_false(is.na(led$rho[reps$budget_charge]))
+  expect_equal(led$epsilon, rep(0.5, nrow(led)))
+  # rho = Delta^2 / (2 sigma^2) whatever the calibration
+  sens_sum <- second_moment_sensitivity(1, "add-remove")
+  expect_equal(led$rho[idx[["ag"]]], sens_sum^2 / (2 * rel$ag$params$sigma^2), tolerance = 1e-10)
+  sens_r1 <- second_moment_sensitivity(1, "replace-one")
+  expect_equal(led$rho[idx[["ag_classic"]]], sens_r1^2 / (2 * rel$ag_classic$params$sigma^2), tolerance = 1e-10)
+  sens_avg <- second_moment_sensitivity(1, "replace-one", n = 100)
+  expect_equal(led$rho[idx[["thr"]]], sens_avg^2 / (2 * rel$thr$params$noise_sd^2), tolerance = 1e-10)
+  expect_equal(led$rho[reps$budget_charge], sens_r1^2 / (2 * reps$sigma^2), tolerance = 1e-10)
+  # the cv-tuned release is charged but still says it has no guarantee
+  expect_false(has_guarantee(rel$thr_cv))
+  # no budget: nothing recorded, nothing in the release
+  r0 <- analyze_gauss(X, 0.5, 1e-5, clip = 1)
+  expect_null(r0$params$budget_charge)
+  expect_equal(nrow(as.data.frame(b)), nrow(led))
+})
+
+test_that("the ledger holds public parameters only, and print lists the charges", {
+  X <- matrix(rnorm(200), 50, 4)
+  b <- dp_budget(1, 1e-5)
+  analyze_gauss(X, 0.2, 1e-6, clip = 1, budget = b)
+  wishart_noise(X, 0.2, 1e-6, clip = 1, budget = b)
+  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "ledger"))
+  led <- as.data.frame(b)
+  expect_named(led, c("what", "when", "epsilon", "delta", "rho"))
+  expect_s3_class(led$when, "POSIXct")
+  out <- capture.output(print(b))
+  expect_true(any(grepl("Analyze Gauss", out)))
+  expect_true(any(grepl("Algorithm 3", out)))
+  expect_true(any(grepl("^Left: epsilon", out)))
+  expect_true(any(grepl("basic composition", out)))
+  expect_true(any(grepl("zCDP", out)))
+  expect_false(any(grepl(format(sum(X^2), digits = 6), out, fixed = TRUE)))
+  sm <- summary(b)
+  expect_equal(sm$epsilon[sm$total == "reported"], budget_spent(b)$epsilon)
+  expect_equal(sm$epsilon[sm$total == "left"], 1 - budget_spent(b)$epsilon)
+  expect_output(print(dp_budget(1, 1e-5)), "0 charge")
+})
+
+test_that("hostile budgets and hand-made dp_budget objects give classed errors naming the argument", {
+  X <- matrix(rnorm(40), 10, 4)
+  good <- dp_budget(1, 1e-5)
+  broken_env <- dp_budget(1, 1e-5)
+  assign("ledger", "junk", envir = broken_env$account)
+  broken_eps <- dp_budget(1, 1e-5)
+  assign("epsilon", -1, envir = broken_eps$account)
+  nan_rho <- dp_budget(1, 1e-5)
+  assign("ledger", data.frame(what = "a", when = Sys.time(), epsilon = 0.1, delta = 0, rho = NaN),
+         envir = nan_rho$account)
+  hostile <- list("a", 1, NA, list(), TRUE, structure(list(), class = "dp_budget"),
+                  structure(list(account = 1), class = "dp_budget"), unclass(good),
+                  broken_env, broken_eps, nan_rho, function() 1)
+  for (h in hostile) {
+    expect_error(analyze_gauss(X, 0.5, 1e-6, clip = 1, budget = h), class = "dpcov_error")
+    err <- tryCatch(budget_spent(h), dpcov_error = function(e) e)
+    expect_identical(err$arg, "budget")
+    err <- tryCatch(jl_ridge(X, 0.5, 1e-6, clip = 1, budget = h), dpcov_error = function(e) e)
+    expect_identical(err$arg, "budget")
+  }
+  expect_error(print(broken_env), class = "dpcov_error")
+  expect_error(dp_budget(0, 1e-5), class = "dpcov_error")
+  expect_error(dp_budget(1, 1), class = "dpcov_error")
+  expect_error(dp_budget(1), class = "dpcov_error")
+  expect_error(dp_budget(c(1, 2), 1e-5), class = "dpcov_error")
+  expect_error(budget_spent(), class = "dpcov_error")
+})
