@@ -98,6 +98,8 @@
 #'   or `"zero-out"` (n public). The sensitivities are 1 for all three (see
 #'   above), so the output distribution is the same; the notion is recorded so
 #'   the guarantee names it, and should match the release B is used for.
+#' @param budget A [dp_budget()] to charge (epsilon, 0) before the data is
+#'   read, or `NULL`.
 #' @param count_share Share of `epsilon` spent on the noisy count of clipped
 #'   rows, in \[0, 1); default 0.1. 0 releases no count.
 #' @return An object of class `dp_bound`: a list with `bound` (the chosen B;
@@ -129,7 +131,7 @@
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-6, clip = b$bound)
 #' @export
 dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
-                          neighbor = "add-remove", count_share = 0.1) {
+                          neighbor = "add-remove", count_share = 0.1, budget = NULL) {
   call <- match.call()
   if (missing(x)) abort_missing("x")
   epsilon <- check_epsilon(epsilon)
@@ -146,6 +148,7 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
     abort(paste0("`x` is a dp_suffstat (a clipped Gram matrix): it holds no row norms, so no bound ",
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")
   }
+  charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0)
   norms <- if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x)))
 
   # everything below the norms is the mechanism; nothing derived from them
@@ -172,7 +175,7 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
     count_noise_sd = count_sd, lower = lower, upper = upper,
     mechanism = "exponential mechanism over [lower, upper] on the log scale (McSherry and Talwar 2007; Smith 2011)",
     guarantee = bound_guarantee_text(epsilon, neighbor),
-    call = release_call(call)), class = "dp_bound")
+    budget_charge = charge, call = release_call(call)), class = "dp_bound")
 }
 
 # The ends of the grid: positive, finite, in the range of a `clip`.

@@ -146,10 +146,16 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   if (identical(clip, Inf)) {
     abort_budget("`budget` cannot be charged for %s: with `clip` = Inf the release has no (epsilon, delta) guarantee to account; give a finite `clip`.", what)
   }
-  rho <- if (is.null(sigma_ratio)) NA_real_ else 1 / (2 * sigma_ratio^2)
-  if (!is.na(rho) && !(is.finite(rho) && rho > 0)) abort("internal: the noise ratio of %s is not a positive number.", what)
+  # several charges at once (one release made of several steps) are refused
+  # or recorded together; sigma_ratio NA marks a non-Gaussian step
+  if (is.null(sigma_ratio)) sigma_ratio <- NA_real_
+  rho <- ifelse(is.na(sigma_ratio), NA_real_, 1 / (2 * sigma_ratio^2))
+  if (any(!is.na(rho) & !(is.finite(rho) & rho > 0))) abort("internal: the noise ratio of %s is not a positive number.", what[1])
   row <- data.frame(what = what, when = Sys.time(), epsilon = epsilon, delta = delta, rho = rho,
                     stringsAsFactors = FALSE)
+  what <- paste(what, collapse = " + ")
+  epsilon <- sum(epsilon)
+  delta <- sum(delta)
   after <- rbind(acc$ledger, row)
   tot <- compose_ledger(after)
   tol <- 1 + 1e-9
@@ -164,7 +170,7 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
                  format(now$epsilon, digits = 6), format(now$delta, digits = 4))
   }
   assign("ledger", after, envir = acc$env)
-  nrow(after)
+  seq.int(nrow(after) - nrow(row) + 1L, nrow(after))
 }
 
 #' Totals of a ledger by both composition paths (see ?dp_budget).

@@ -77,6 +77,11 @@
 #' @param bound_share Share of `epsilon` spent on each bound chosen privately
 #'   (in (0, 0.5); default 0.1). The choice is pure epsilon-DP, so it takes no
 #'   delta. What remains of epsilon is divided by `split`.
+#' @param budget A [dp_budget()] to charge, or `NULL`. Every step (the bounds
+#'   chosen privately, the mean, the second moment) is charged before the
+#'   data is read, all or none: the mean and the Gaussian second-moment
+#'   mechanisms as Gaussian charges (zero-concentrated DP), the bounds and
+#'   the Wishart mechanism as pure (epsilon, delta) charges.
 #' @param bound_quantile The quantile of the row norms a private bound aims at
 #'   (default 0.95: about 5\% of the rows are shrunk).
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
@@ -105,7 +110,8 @@
 #' @export
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
-                   calibration = "analytic", bound_share = 0.1, bound_quantile = 0.95) {
+                   calibration = "analytic", bound_share = 0.1, bound_quantile = 0.95,
+                   budget = NULL) {
   call <- match.call()
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   type <- check_choice(type, c("covariance", "correlation"), "type")
@@ -150,6 +156,15 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
       abort("`mechanism` = \"wishart\" needs the second moment's share of delta below 1/e.", .arg = "delta")
     }
   }
+  # every step is charged before the data is read, all or nothing
+  steps <- c("private clip_mean"[auto_mean], "private clip"[auto_clip], "dp_cov mean",
+             paste("dp_cov second moment:", mechanism))
+  ratio <- function(e, d) noise_sigma(1, e, d, calibration)
+  charge <- budget_charge(budget, steps,
+                          c(rep(eps_bound, auto_mean + auto_clip), eps_mean, eps_second),
+                          c(rep(0, auto_mean + auto_clip), delta_mean, delta_second),
+                          sigma_ratio = c(rep(NA_real_, auto_mean + auto_clip), ratio(eps_mean, delta_mean),
+                                          if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)))
   src <- dp_cov_source(x)
   check_threshold_p <- function(p) {
     if (mechanism == "threshold" && p < 2L) {
@@ -189,6 +204,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                  sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
                  calibration = calibration)
   if (!n_public) params$n_noisy <- mean_step$n_noisy
+  if (!is.null(charge)) params$budget_charge <- paste(charge, collapse = ", ")
   est <- cov
   scale <- "covariance"
   if (type == "correlation") {

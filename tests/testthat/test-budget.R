@@ -239,3 +239,31 @@ test_that("hostile budgets and hand-made dp_budget objects give classed errors n
   expect_error(dp_budget(c(1, 2), 1e-5), class = "dpcov_error")
   expect_error(budget_spent(), class = "dpcov_error")
 })
+
+test_that("dp_cov and dp_clip_bound charge every step before reading the data, all or nothing", {
+  set.seed(41)
+  x <- matrix(rnorm(3000, 50), 1000, 3)
+  b <- dp_budget(2, 1e-5)
+  r <- dp_cov(x, 1, 1e-6, budget = b)
+  led <- as.data.frame(b)
+  expect_identical(nrow(led), 4L)
+  expect_equal(sum(led$epsilon), 1)
+  expect_equal(sum(led$delta), 1e-6)
+  # the bounds are pure epsilon-DP charges; the mean and Analyze Gauss are Gaussian (zCDP)
+  expect_true(all(is.na(led$rho[1:2])))
+  expect_equal(led$rho[3], 1 / (2 * gaussian_sigma(1, r$params$epsilon_mean, r$params$delta_mean)^2))
+  expect_equal(led$rho[4], 1 / (2 * gaussian_sigma(1, r$params$epsilon_second, r$params$delta_second)^2))
+  expect_identical(r$params$budget_charge, "1, 2, 3, 4")
+  # an over-spend is refused before the reader is called, and nothing is recorded
+  called <- FALSE
+  reader <- function() { called <<- TRUE; NULL }
+  expect_error(dp_cov(reader, 3, 1e-6, budget = b), class = "dpcov_budget_error")
+  expect_false(called)
+  expect_identical(nrow(as.data.frame(b)), 4L)
+  expect_error(dp_clip_bound(reader, 3, budget = b), class = "dpcov_budget_error")
+  expect_false(called)
+  bb <- dp_clip_bound(x, 0.5, budget = b)
+  expect_identical(bb$budget_charge, 5L)
+  expect_equal(tail(as.data.frame(b)$epsilon, 1), 0.5)
+  expect_equal(tail(as.data.frame(b)$delta, 1), 0)
+})
