@@ -330,7 +330,7 @@ sweep_specs <- function() {
                list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, clip_mean = CLIP,
                     mechanism = CH("analyze_gauss", "threshold", "wishart"), split = NUM,
                     type = CH("covariance", "correlation"), divisor = CH("n", "n - 1"), neighbor = nbr,
-                    calibration = cal, bound_share = NUM, bound_quantile = NUM)),
+                    calibration = cal, bound_share = NUM, bound_quantile = NUM, bound_factor = NUM)),
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, budget = bud),
                list(budget = BUDGET), label = "dp_cov (budget)"),
     sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5, budget = bud),

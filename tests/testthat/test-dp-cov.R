@@ -197,6 +197,7 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(x, 1, 1e-6, Inf, 110), "clip", "finite")
   err(dp_cov(x, 1, 1e-6, 5, bound_share = 0.7), "bound_share")
   err(dp_cov(x, 1, 1e-6, 5, bound_quantile = 2), "bound_quantile")
+  err(dp_cov(x, 1, 1e-6, 5, bound_factor = -1), "bound_factor")
   err(dp_cov(x, 1, 1e-6, 5, -1), "clip_mean")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 1), "split")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 0), "split")
@@ -331,17 +332,18 @@ test_that("without bounds, dp_cov chooses both privately inside the budget and s
   expect_equal(r$params$epsilon_second, 0.4 * 0.8)
   expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy")
   expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.2-DP in all\\)")
-  # the bounds are the ones dp_clip_bound() picks under the same seed: the raw
-  # rows' 0.95 quantile first, then the centred rows' after the mean step
+  # the bounds are twice what dp_clip_bound() picks under the same seed: the
+  # raw rows' private median first, then the centred rows' after the mean step
   set.seed(32)
-  b1 <- dp_clip_bound(x, 0.1, quantile = 0.95, count_share = 0)$bound
+  b1 <- 2 * dp_clip_bound(x, 0.1, quantile = 0.5, count_share = 0)$bound
   expect_equal(r$params$clip_mean, b1)
   norms <- sqrt(rowSums(x^2))
-  expect_gt(b1, unname(stats::quantile(norms, 0.9)))
-  expect_lt(b1, 1.2 * unname(stats::quantile(norms, 0.99)))
+  expect_gt(b1, 2 * unname(stats::quantile(norms, 0.45)))
+  expect_lt(b1, 2 * unname(stats::quantile(norms, 0.55)))
   cn <- sqrt(rowSums(sweep(x, 2, r$center)^2))
-  expect_gt(r$clip, unname(stats::quantile(cn, 0.85)))
-  expect_lt(r$clip, 1.2 * unname(stats::quantile(cn, 0.99)))
+  expect_gt(r$clip, 2 * unname(stats::quantile(cn, 0.45)))
+  expect_lt(r$clip, 2 * unname(stats::quantile(cn, 0.55)))
+  expect_match(r$tuning$detail, "2 times the private 0.5 quantile")
   # and the estimate is useful: close to stats::cov() at this n
   expect_lt(max(abs(r$estimate - stats::cov(x))), 0.5)
   expect_no_leak(r, leak_secrets(x))
