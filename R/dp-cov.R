@@ -77,6 +77,9 @@
 #' @param bound_share Share of `epsilon` spent on each bound chosen privately
 #'   (in (0, 0.5); default 0.1). The choice is pure epsilon-DP, so it takes no
 #'   delta. What remains of epsilon is divided by `split`.
+#' @param bound_range The public range, `c(lower, upper)`, that a bound chosen
+#'   privately is searched in (see [dp_clip_bound()]); fix it without the
+#'   data. A narrower range helps when n epsilon is small.
 #' @param budget A [dp_budget()] to charge, or `NULL`. Every step (the bounds
 #'   chosen privately, the mean, the second moment) is charged before the
 #'   data is read, all or none: the mean and the Gaussian second-moment
@@ -119,7 +122,7 @@
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
                    calibration = "analytic", bound_share = 0.1, bound_quantile = 0.5,
-                   bound_factor = 2, budget = NULL) {
+                   bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL) {
   call <- match.call()
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   type <- check_choice(type, c("covariance", "correlation"), "type")
@@ -136,6 +139,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
   bound_factor <- check_number(bound_factor, "bound_factor", lower = 0, upper = 1e6)
+  if (!is.numeric(bound_range) || is.object(bound_range) || length(bound_range) != 2L || anyNA(bound_range) ||
+      !all(is.finite(bound_range)) || bound_range[1] <= 0 || bound_range[1] >= bound_range[2]) {
+    abort("`bound_range` must be two finite numbers 0 < lower < upper (a public range of row norms).",
+          .arg = "bound_range")
+  }
   # each bound not given is chosen privately with bound_share of epsilon
   # (pure epsilon-DP: no delta); the rest is split between the two steps
   eps_bound <- bound_share * epsilon
@@ -185,7 +193,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # step 0 (only without `clip_mean`): a private quantile of the raw row norms
   if (auto_mean) {
     clip_mean <- bound_factor * dp_clip_bound(if (is.null(src$reader)) src$X else src$reader, eps_bound,
-                                              quantile = bound_quantile, neighbor = neighbor,
+                                              quantile = bound_quantile, lower = bound_range[1],
+                                              upper = bound_range[2], neighbor = neighbor,
                                               count_share = 0)$bound
   }
   # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
@@ -197,7 +206,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # centred at the released (hence public) mean
   if (auto_clip) {
     clip <- bound_factor * dp_clip_bound(centred_source(src, mean_step$center), eps_bound,
-                                         quantile = bound_quantile, neighbor = neighbor,
+                                         quantile = bound_quantile, lower = bound_range[1],
+                                         upper = bound_range[2], neighbor = neighbor,
                                          count_share = 0)$bound
   }
   # step 2 (a charge for (eps_second, delta_second) can precede this call)

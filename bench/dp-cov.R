@@ -1,6 +1,6 @@
 # Error of dp_cov() against stats::cov() (issue 11, bench). Run from the
 # package root with dpcov installed:  Rscript bench/dp-cov.R
-# Prints a markdown table; bench/RESULTS-dpcov-bench.md records a run.
+# Prints a markdown table; bench/RESULTS.md (section "dp_cov() against stats::cov()") records a run.
 #
 # Error: ||Sigma_hat - S||_F / ||S||_F, S = cov(x) * (n - 1) / n (divisor n),
 # mean over `reps` releases of one simulated data set per (n, p). All releases

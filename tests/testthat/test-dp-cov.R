@@ -198,6 +198,7 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(x, 1, 1e-6, 5, bound_share = 0.7), "bound_share")
   err(dp_cov(x, 1, 1e-6, 5, bound_quantile = 2), "bound_quantile")
   err(dp_cov(x, 1, 1e-6, 5, bound_factor = -1), "bound_factor")
+  for (v in list(c(10, 1), c(0, 1), NA, 1, c(1, Inf), "a")) err(dp_cov(x, 1, 1e-6, bound_range = v), "bound_range")
   err(dp_cov(x, 1, 1e-6, 5, -1), "clip_mean")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 1), "split")
   err(dp_cov(x, 1, 1e-6, 5, 110, split = 0), "split")
@@ -344,6 +345,12 @@ test_that("without bounds, dp_cov chooses both privately inside the budget and s
   expect_gt(r$clip, 2 * unname(stats::quantile(cn, 0.45)))
   expect_lt(r$clip, 2 * unname(stats::quantile(cn, 0.55)))
   expect_match(r$tuning$detail, "2 times the private 0.5 quantile")
+  # the public range is passed on: every bound lies in twice the range
+  set.seed(34)
+  r2 <- dp_cov(x, epsilon = 1, delta = 1e-6, bound_range = c(500, 1000))
+  expect_gte(r2$params$clip_mean, 2 * 500)
+  expect_lte(r2$params$clip_mean, 2 * 1000)
+  expect_gte(r2$clip, 2 * 500)
   # and the estimate is useful: close to stats::cov() at this n
   expect_lt(max(abs(r$estimate - stats::cov(x))), 0.5)
   expect_no_leak(r, leak_secrets(x))
