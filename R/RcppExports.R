@@ -61,8 +61,8 @@ simulate_regression_gram_cpp <- function(n, Beta, noise_sd, clip) {
     .Call(`_dpcov_simulate_regression_gram_cpp`, n, Beta, noise_sd, clip)
 }
 
-expected_sym_gaussian_norm_cpp <- function(p, reps) {
-    .Call(`_dpcov_expected_sym_gaussian_norm_cpp`, p, reps)
+expected_sym_gaussian_norm_cpp <- function(p, reps, seed = 20160219) {
+    .Call(`_dpcov_expected_sym_gaussian_norm_cpp`, p, reps, seed)
 }
 
 hard_threshold_cpp <- function(A, t, keep_diag) {

@@ -203,13 +203,14 @@ BEGIN_RCPP
 END_RCPP
 }
 // expected_sym_gaussian_norm_cpp
-double expected_sym_gaussian_norm_cpp(int p, int reps);
-RcppExport SEXP _dpcov_expected_sym_gaussian_norm_cpp(SEXP pSEXP, SEXP repsSEXP) {
+Rcpp::NumericVector expected_sym_gaussian_norm_cpp(int p, int reps, double seed);
+RcppExport SEXP _dpcov_expected_sym_gaussian_norm_cpp(SEXP pSEXP, SEXP repsSEXP, SEXP seedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< int >::type p(pSEXP);
     Rcpp::traits::input_parameter< int >::type reps(repsSEXP);
-    rcpp_result_gen = Rcpp::wrap(expected_sym_gaussian_norm_cpp(p, reps));
+    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(expected_sym_gaussian_norm_cpp(p, reps, seed));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -296,7 +297,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_wishart_outer_sum_cpp", (DL_FUNC) &_dpcov_wishart_outer_sum_cpp, 3},
     {"_dpcov_laplace_draw_cpp", (DL_FUNC) &_dpcov_laplace_draw_cpp, 1},
     {"_dpcov_simulate_regression_gram_cpp", (DL_FUNC) &_dpcov_simulate_regression_gram_cpp, 4},
-    {"_dpcov_expected_sym_gaussian_norm_cpp", (DL_FUNC) &_dpcov_expected_sym_gaussian_norm_cpp, 2},
+    {"_dpcov_expected_sym_gaussian_norm_cpp", (DL_FUNC) &_dpcov_expected_sym_gaussian_norm_cpp, 3},
     {"_dpcov_hard_threshold_cpp", (DL_FUNC) &_dpcov_hard_threshold_cpp, 3},
     {"_dpcov_psd_project_cpp", (DL_FUNC) &_dpcov_psd_project_cpp, 1},
     {"_dpcov_ldp_report_sum_cpp", (DL_FUNC) &_dpcov_ldp_report_sum_cpp, 3},

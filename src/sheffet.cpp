@@ -30,7 +30,13 @@ Rcpp::List simulate_regression_gram_cpp(double n, const Eigen::Map<Eigen::Matrix
                             Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()));
 }
 
+// Monte Carlo mean and sd of ||N|| over `reps` draws from the fixed stream
+// seeded with `seed` (a whole number below 2^53; the default is the stream of
+// the Monte Carlo shift before the table). Internal: for
+// analyze_gauss_shift(reps = ), tools/shift-table.R and the tests.
 // [[Rcpp::export(rng = false)]]
-double expected_sym_gaussian_norm_cpp(int p, int reps) {
-  return dpcov::expected_sym_gaussian_norm(p, reps);
+Rcpp::NumericVector expected_sym_gaussian_norm_cpp(int p, int reps, double seed = 20160219) {
+  double sd = NAN;
+  const double m = dpcov::expected_sym_gaussian_norm(p, reps, static_cast<std::uint64_t>(seed), &sd);
+  return Rcpp::NumericVector::create(Rcpp::Named("mean") = m, Rcpp::Named("sd") = sd);
 }

@@ -156,7 +156,7 @@ test_that("Analyze Gauss post-processing: scaled adds E||N|| I only when not PD;
   expect_equal(pd$params$shift, 0)
 })
 
-test_that("E||N|| is deterministic, leaves R's RNG alone, and matches a Monte Carlo in R", {
+test_that("E||N|| by explicit Monte Carlo (reps =) is deterministic, leaves R's RNG alone, matches R and the table", {
   set.seed(15); before <- .Random.seed
   e1 <- analyze_gauss_shift(6, 1, reps = 2000)
   expect_identical(.Random.seed, before)
@@ -165,6 +165,7 @@ test_that("E||N|| is deterministic, leaves R's RNG alone, and matches a Monte Ca
   nrm <- replicate(4000, { N <- matrix(0, 6, 6); N[upper.tri(N, TRUE)] <- rnorm(21)
     N <- N + t(N) - diag(diag(N)); max(abs(eigen(N, TRUE, only.values = TRUE)$values)) })
   expect_lt(abs(mean(nrm) - e1) / sqrt(var(nrm) / 4000 + var(nrm) / 2000), 5)
+  expect_lt(abs(analyze_gauss_shift(6, 1) - e1) / sqrt(var(nrm) / 2000), 5)  # the default table
 })
 
 test_that("additive Wishart noise: diag/B^2 is chi-square(k), mean k B^2 I, variances; scale B/sqrt(2) fails", {

@@ -113,11 +113,16 @@ inline ClippedGram simulate_regression_gram(Index n, const Ref<const MatrixXd>& 
 
 // E||N|| (spectral norm) for a p x p symmetric N with iid N(0, 1) entries on
 // and above the diagonal, averaged over `reps` draws from a FIXED internal
-// stream (mt19937_64, whose output the C++ standard specifies, and our own
-// Box-Muller): a deterministic numerical constant, not randomness of any
-// release, so R's stream is neither used nor changed.
-inline double expected_sym_gaussian_norm(Index p, int reps) {
-  std::mt19937_64 gen(20160219ULL);
+// stream (mt19937_64 seeded with `seed`, whose output the C++ standard
+// specifies, and our own Box-Muller): a deterministic numerical constant, not
+// randomness of any release, so R's stream is neither used nor changed. The
+// default seed is the stream of analyze_gauss_shift(reps = ) (and of its
+// Monte Carlo before the precomputed table existed); tools/shift-table.R
+// uses one seed per p for independent table entries. If `sd` is not null it
+// receives the sample standard deviation of the `reps` norms (Welford).
+inline double expected_sym_gaussian_norm(Index p, int reps, std::uint64_t seed = 20160219ULL,
+                                         double* sd = nullptr) {
+  std::mt19937_64 gen(seed);
   const double two_pi = 6.283185307179586;
   auto unif = [&gen]() { return (static_cast<double>(gen() >> 11) + 0.5) * (1.0 / 9007199254740992.0); };
   bool have = false;
@@ -131,15 +136,20 @@ inline double expected_sym_gaussian_norm(Index p, int reps) {
     return rad * std::cos(two_pi * u2);
   };
   MatrixXd N(p, p);
-  double total = 0.0;
+  double total = 0.0, mean = 0.0, m2 = 0.0;
   Eigen::SelfAdjointEigenSolver<MatrixXd> es;
   for (int t = 0; t < reps; ++t) {
     for (Index j = 0; j < p; ++j)
       for (Index i = 0; i <= j; ++i) N(i, j) = N(j, i) = gauss();
     es.compute(N, Eigen::EigenvaluesOnly);
     const VectorXd& ev = es.eigenvalues();
-    total += std::max(std::abs(ev(0)), std::abs(ev(p - 1)));
+    const double nrm = std::max(std::abs(ev(0)), std::abs(ev(p - 1)));
+    total += nrm;
+    const double dlt = nrm - mean;
+    mean += dlt / (t + 1);
+    m2 += dlt * (nrm - mean);
   }
+  if (sd) *sd = reps > 1 ? std::sqrt(m2 / (reps - 1)) : NAN;
   return total / reps;
 }
 
