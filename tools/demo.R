@@ -22,6 +22,16 @@ print(rwishart(1, df = 10, Sigma = S)[, , 1])
 print(riwishart(1, df = 10, Psi = S)[, , 1])
 
 cat("\n== Gaussian mechanism calibrations (sensitivity 1, delta = 1e-5) ==\n")
+# the classic formula is proven (and accepted) only for epsilon < 1
 print(sapply(c(0.1, 0.5, 1, 4), function(e) c(epsilon = e,
-  classic = suppressWarnings(gaussian_sigma(1, e, 1e-5, "classic")),
+  classic = if (e < 1) gaussian_sigma(1, e, 1e-5, "classic") else NA,
   analytic = gaussian_sigma(1, e, 1e-5, "analytic"))))
+
+cat("\n== The front door: a private covariance from a data frame, charged to a budget ==\n")
+set.seed(5)
+df <- data.frame(height = rnorm(5000, 170, 8), weight = rnorm(5000, 70, 10))
+df$weight <- df$weight + 0.5 * (df$height - 170)
+b <- dp_budget(epsilon = 2, delta = 1e-5)
+print(dp_cov(df, epsilon = 1, delta = 5e-6, budget = b))
+print(round(cov(df), 2))
+print(b)
