@@ -1,7 +1,7 @@
 # Runs the bad-input sweep of tests/testthat/helper-sweep.R against the
 # installed dpcov and prints a markdown table per export plus totals (the
-# content of bench/RESULTS-sweep.md). From the package root:
-#   Rscript tools/sweep-table.R > bench/RESULTS-sweep.md
+# "Bad-input sweep" section of bench/RESULTS.md). From the package root:
+#   Rscript tools/sweep-table.R
 suppressPackageStartupMessages(library(dpcov))
 source(file.path("tests", "testthat", "helper-sweep.R"))
 
