@@ -195,26 +195,7 @@ row_sq_norms <- function(x) {
 
 # The row norms of a chunk reader's blocks, in one pass.
 row_norms_stream <- function(reader) {
-  check_reader(reader)
-  out <- list()
-  p <- NULL
-  repeat {
-    block <- tryCatch(reader(), error = function(e) {
-      abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
-    })
-    if (is.null(block)) break
-    block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
-                      "x", "the reader")
-    if (is.null(p)) {
-      p <- ncol(block)
-    } else if (ncol(block) != p) {
-      abort("the reader `x` returned a block with %d columns after blocks with %d.", ncol(block), p, .arg = "x")
-    }
-    if (nrow(block)) out[[length(out) + 1L]] <- sqrt(row_sq_norms(block))
-  }
-  norms <- unlist(out)
-  if (!length(norms)) abort("the reader `x` returned no rows.", .arg = "x")
-  norms
+  reader_fold(reader, function(b) sqrt(row_sq_norms(b)), combine = c)$total
 }
 
 # The guarantee of dp_clip_bound(), in words.

@@ -305,42 +305,15 @@ dp_cov_source <- function(x) {
   list(reader = NULL, X = X, n = nrow(X), p = ncol(X), colnames = colnames(X))
 }
 
-# One pass over a reader: `f(block)` on each validated block; the results summed.
+# One pass over a reader (reader_fold()), at least 2 rows.
 dp_cov_stream <- function(reader, f, p = NULL) {
-  total <- NULL
-  n <- 0
-  nm <- NULL
-  repeat {
-    block <- tryCatch(reader(), error = function(e) {
-      abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
-    })
-    if (is.null(block)) break
-    block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
-                      "x", "the reader")
-    if (is.null(p)) {
-      p <- ncol(block)
-      nm <- colnames(block)
-    } else if (ncol(block) != p) {
-      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), as.integer(p), .arg = "x")
-    }
-    if (!nrow(block)) next
-    n <- n + nrow(block)
-    v <- f(block)
-    if (!is.null(v)) total <- if (is.null(total)) v else total + v
-  }
-  if (n < 2) {
-    abort("the reader `x` returned %s row(s); dp_cov() needs at least 2, and reads the reader twice: it must start again after returning NULL.",
-          format(n), .arg = "x")
-  }
-  list(total = total, n = n, p = p, colnames = nm)
+  reader_fold(reader, f, p = p, min_rows = 2L,
+              too_few = paste0("the reader `x` returned fewer than 2 rows; dp_cov() needs at least 2, and reads ",
+                               "the reader twice: it must start again after returning NULL."))
 }
 
 # Column sums of rows clipped to L2 norm `bound`.
-clipped_col_sums <- function(X, bound) {
-  norms <- sqrt(rowSums(X^2))
-  scale <- ifelse(norms > bound, bound / norms, 1)
-  colSums(X * scale)
-}
+clipped_col_sums <- function(X, bound) colSums(X * clip_factors(X, bound))
 
 #' Step 1: the private mean. Releases the noisy column sums of the clipped raw
 #' rows (and under add/remove the noisy count, scaled by clip_mean, from the

@@ -39,10 +39,23 @@ second_moment <- function(x, clip = Inf) {
 }
 
 second_moment_stream <- function(reader, clip) {
+  pass <- reader_fold(reader, function(b) clipped_gram_cpp(b, clip)[c("gram", "n_clipped")],
+                      combine = function(a, b) Map(`+`, a, b))
+  new_suffstat(pass$total$gram, pass$n, clip, pass$colnames, pass$total$n_clipped)
+}
+
+#' One pass over a chunk reader: each block validated (a numeric matrix, the
+#' same number of columns as the first, or `p` when given), `f(block)` folded
+#' over the non-empty blocks with `combine`. Returns the fold `total`, the
+#' row count `n`, `p` and the first block's column names; fewer than
+#' `min_rows` rows is an error (`too_few`, given n). Every reader of the
+#' package goes through here.
+#' @noRd
+reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 1L,
+                        too_few = "the reader `x` returned no rows.") {
   check_reader(reader)
-  gram <- NULL
+  total <- NULL
   n <- 0
-  n_clipped <- 0
   nm <- NULL
   repeat {
     block <- tryCatch(reader(), error = function(e) {
@@ -51,20 +64,33 @@ second_moment_stream <- function(reader, clip) {
     if (is.null(block)) break
     block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
                       "x", "the reader")
-    if (is.null(gram)) {
-      gram <- matrix(0, ncol(block), ncol(block))
+    if (is.null(p)) {
+      p <- ncol(block)
       nm <- colnames(block)
-    } else if (ncol(block) != ncol(gram)) {
-      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), ncol(gram), .arg = "x")
+    } else if (ncol(block) != p) {
+      abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), as.integer(p),
+            .arg = "x")
     }
     if (!nrow(block)) next
-    g <- clipped_gram_cpp(block, clip)
-    gram <- gram + g$gram
-    n <- n + g$n
-    n_clipped <- n_clipped + g$n_clipped
+    n <- n + nrow(block)
+    v <- f(block)
+    total <- if (is.null(total)) v else combine(total, v)
   }
-  if (is.null(gram) || n == 0) abort("the reader `x` returned no rows.", .arg = "x")
-  new_suffstat(gram, n, clip, nm, n_clipped)
+  if (n < min_rows) abort(too_few, .arg = "x")
+  list(total = total, n = n, p = p, colnames = nm)
+}
+
+# Per-row factors min(1, clip / ||x||), with norms that overflow when squared
+# computed after scaling by the row's largest entry.
+clip_factors <- function(X, clip) {
+  sq <- rowSums(X^2)
+  f <- ifelse(sq > clip^2, clip / sqrt(sq), 1)
+  big <- which(!is.finite(sq))
+  for (i in big) {
+    top <- max(abs(X[i, ]))
+    f[i] <- (clip / top) / sqrt(sum((X[i, ] / top)^2))
+  }
+  f
 }
 
 # A reader is called with no arguments: every formal but `...` needs a default.

@@ -386,8 +386,7 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
   if (is.null(grid)) {
     # from no thresholding beyond the noise term to zeroing every entry:
     # |a_ij| <= max_k a_kk for a second moment, so O(n p) suffices
-    scale <- pmin(1, clip / sqrt(rowSums(X^2)))
-    top <- max(colSums((X * scale)^2)) / n
+    top <- max(colSums((X * clip_factors(X, clip))^2)) / n
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
   terms <- lapply(n_train, cal)
@@ -584,19 +583,6 @@ ldp_settings <- function(epsilon, delta, clip, neighbor, calibration) {
   sigma <- noise_sigma(gram_sensitivity(clip, neighbor), epsilon, delta, calibration)
   list(sigma = sigma, epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor,
        calibration = calibration)
-}
-
-# Per-row factors min(1, clip / ||x||), with norms that overflow when squared
-# computed after scaling by the row's largest entry.
-clip_factors <- function(X, clip) {
-  sq <- rowSums(X^2)
-  f <- ifelse(sq > clip^2, clip / sqrt(sq), 1)
-  big <- which(!is.finite(sq))
-  for (i in big) {
-    top <- max(abs(X[i, ]))
-    f[i] <- (clip / top) / sqrt(sum((X[i, ] / top)^2))
-  }
-  f
 }
 
 #' @export

@@ -154,6 +154,12 @@ test_that("extreme arguments never remove the noise: they compute correctly or r
   r <- analyze_gauss(X * 1e200, 0.5, 1e-5, clip = 2)
   expect_true(all(is.finite(r$estimate)))
   expect_gt(max(abs(r$estimate - s$gram)), 0)
+  # every R-side clipping (dp_cov()'s mean, the CV grid) shares the same
+  # overflow-safe factors: a huge row is shrunk to the bound, not zeroed
+  big <- rbind(X[1:4, ], X[5, ] * 1e200)
+  ref <- rbind(X[1:4, ] * pmin(1, 3 / sqrt(rowSums(X[1:4, ]^2))), X[5, ] / sqrt(sum(X[5, ]^2)) * 3)
+  expect_equal(dpcov:::clipped_col_sums(big, 3), colSums(ref))
+  expect_equal(sqrt(sum((big[5, ] * dpcov:::clip_factors(big, 3)[5])^2)), 3)
   # the largest accepted clip still gives a finite, noisy release
   r_big <- analyze_gauss(X * 1e49, 0.5, 1e-5, clip = 1e50)
   expect_true(all(is.finite(r_big$estimate)))
