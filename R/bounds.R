@@ -136,8 +136,8 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
   if (missing(x)) abort_missing("x")
   epsilon <- check_epsilon(epsilon)
   quantile <- check_number(quantile, "quantile", lower = 0, upper = 1, upper_open = FALSE)
-  lower <- check_grid_end(lower, "lower")
-  upper <- check_grid_end(upper, "upper")
+  lower <- check_finite_clip(lower, "lower", "the candidate range is finite")
+  upper <- check_finite_clip(upper, "upper", "the candidate range is finite")
   if (lower >= upper) {
     abort("`upper` must be larger than `lower`; got lower = %s, upper = %s.", format(lower), format(upper),
           .arg = "upper")
@@ -178,13 +178,6 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
     budget_charge = charge, call = release_call(call)), class = "dp_bound")
 }
 
-# The ends of the grid: positive, finite, in the range of a `clip`.
-check_grid_end <- function(v, arg) {
-  v <- check_clip(v, arg)
-  if (!is.finite(v)) abort("`%s` must be finite (the candidate grid is finite).", arg, .arg = arg)
-  v
-}
-
 # Squared row norms, one column at a time: n-vectors only, no n x p copy.
 # A square that overflows to Inf is a row longer than any bound.
 row_sq_norms <- function(x) {
@@ -198,16 +191,6 @@ row_norms_stream <- function(reader) {
   reader_fold(reader, function(b) sqrt(row_sq_norms(b)), combine = c)$total
 }
 
-# The guarantee of dp_clip_bound(), in words.
-bound_guarantee_text <- function(epsilon, neighbor) {
-  notion <- switch(neighbor,
-                   "replace-one" = "replace-one-row neighbours",
-                   "add-remove" = "add/remove-one-row neighbours",
-                   "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
-  n_words <- if (neighbor == "add-remove") "n is not released" else
-    "n is public (neighbouring data sets have the same size) but not released"
-  sprintf("%s-differential privacy (delta = 0), %s; %s.", format(epsilon), notion, n_words)
-}
 
 # Validate a dp_bound given as input (hand-made objects included).
 check_bound <- function(x, arg = "x") {

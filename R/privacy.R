@@ -12,6 +12,21 @@
 #    Xu's printed noise and the papers' local-model noise are calibrated for.
 dp_neighbors <- c("replace-one", "add-remove", "zero-out")
 
+# A central neighbour notion, in words.
+neighbor_words <- function(neighbor) {
+  switch(neighbor,
+         "replace-one" = "replace-one-row neighbours",
+         "add-remove" = "add/remove-one-row neighbours",
+         "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+}
+
+# The guarantee of dp_clip_bound(), in words.
+bound_guarantee_text <- function(epsilon, neighbor) {
+  n_words <- if (neighbor == "add-remove") "n is not released" else
+    "n is public (neighbouring data sets have the same size) but not released"
+  sprintf("%s-differential privacy (delta = 0), %s; %s.", format(epsilon), neighbor_words(neighbor), n_words)
+}
+
 #' The guarantee of a release, in words
 #'
 #' @param n_public `TRUE` when the release discloses n (exactly) or its noise
@@ -29,10 +44,7 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
            "replace-one" = "replace-one (any two values of a record)",
            "zero-out" = "zero-out (a record against the all-zero record)")
   } else {
-    switch(neighbor,
-           "replace-one" = "replace-one-row neighbours",
-           "add-remove" = "add/remove-one-row neighbours",
-           "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+    neighbor_words(neighbor)
   }
   n_text <- if (local) {
     "the number of reports n is public"
@@ -591,10 +603,7 @@ mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "
 #' @noRd
 dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
                                   clip_mean, clip, n_public, eps_bounds = 0) {
-  notion <- switch(neighbor,
-                   "replace-one" = "replace-one-row neighbours",
-                   "add-remove" = "add/remove-one-row neighbours",
-                   "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+  notion <- neighbor_words(neighbor)
   n_txt <- if (neighbor != "add-remove") {
     "n is public (neighbouring data sets have the same size)"
   } else if (n_public) {

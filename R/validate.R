@@ -141,6 +141,15 @@ check_clip <- function(clip, arg = "clip") {
   as.double(clip)
 }
 
+#' A finite row-norm bound (`clip` without its Inf mode); `why` says why Inf
+#' is refused here.
+#' @noRd
+check_finite_clip <- function(clip, arg, why) {
+  clip <- check_clip(clip, arg)
+  if (!is.finite(clip)) abort("`%s` must be finite: %s.", arg, why, .arg = arg)
+  clip
+}
+
 #' Single TRUE/FALSE.
 #' @noRd
 check_flag <- function(x, arg) {
