@@ -57,6 +57,21 @@
 #' 0.25. The mean needs the larger share because `clip_mean` is far larger
 #' than `clip`; for n near 1e5, 0.35 to 0.5 does slightly better.
 #'
+#' **One pass.** From a [second_moment()] object (computed in one pass over
+#' data in memory, from a chunk reader, or inside a database) the rows cannot
+#' be centred before clipping, so both steps use the raw rows clipped to the
+#' statistics' bound B: the mean step releases the noisy column sums (as
+#' above), the second mechanism releases the uncentred Gram \eqn{\tilde G},
+#' and the covariance is \eqn{(\tilde G - \hat n\hat\mu\hat\mu^T +
+#' \sigma_m^2/\hat n\, I)/\hat n} (the last term removes the bias of
+#' \eqn{\hat\mu\hat\mu^T}). No bound is chosen privately, so `clip` and
+#' `clip_mean` must be `NULL` (or equal B). The price: the second step's noise
+#' scales with \eqn{B^2}, and B must cover the raw rows, mean included; for
+#' data whose means are large against their spread, two passes (data or a
+#' re-readable reader) are far more accurate. With `mechanism = "threshold"`
+#' the uncentred second moment is thresholded, which suits data with means
+#' near 0 only.
+#'
 #' The mean correction assumes few centred rows are clipped; when the private
 #' mean is far off (small n, large means) every split gives a poor estimate.
 #'
@@ -64,9 +79,8 @@
 #'   numeric or logical, no missing values), or a *re-readable* chunk reader:
 #'   a function of no arguments returning the next block of rows and `NULL`
 #'   when done, which must start again from the first block after returning
-#'   `NULL` (it is read twice: once for the mean, once for the second moment).
-#'   A [second_moment()] object cannot be used: it holds no column sums, so it
-#'   cannot be centred privately.
+#'   `NULL` (it is read twice: once for the mean, once for the second moment);
+#'   or a [second_moment()] object (see *One pass* below).
 #' @param epsilon,delta The total privacy budget of the release (both steps).
 #' @param clip Row-norm bound for the rows centred at the private mean, or
 #'   `NULL` (default): chosen privately, as the `bound_quantile` quantile of
@@ -132,12 +146,18 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
-  auto_clip <- is.null(clip)
-  auto_mean <- is.null(clip_mean)
   # dp_cov() has no experimental clip = Inf mode
   why <- "dp_cov() always clips, as its guarantee needs"
-  if (!auto_clip) clip <- check_finite_clip(clip, "clip", why)
-  if (!auto_mean) clip_mean <- check_finite_clip(clip_mean, "clip_mean", why)
+  if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", why)
+  if (!is.null(clip_mean)) clip_mean <- check_finite_clip(clip_mean, "clip_mean", why)
+  one_pass <- inherits(x, "dp_suffstat")
+  if (one_pass) {
+    # the statistics fix the one bound both steps use
+    x <- dp_cov_suffstat(x, clip, clip_mean)
+    clip <- clip_mean <- x$clip
+  }
+  auto_clip <- is.null(clip)
+  auto_mean <- is.null(clip_mean)
   split <- check_number(split, "split", lower = 0, upper = 1)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
@@ -185,6 +205,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           c(rep(0, auto_mean + auto_clip), delta_mean, delta_second),
                           sigma_ratio = c(rep(NA_real_, auto_mean + auto_clip), ratio(eps_mean, delta_mean),
                                           if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)))
+  if (one_pass) {
+    return(dp_cov_one_pass(x, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, mechanism,
+                           type, divisor, neighbor, calibration, charge, call))
+  }
   src <- dp_cov_source(x)
   check_threshold_p <- function(p) {
     if (mechanism == "threshold" && p < 2L) {
@@ -219,14 +243,31 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
 
   n_public <- neighbor != "add-remove" || second$n_public
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+  # centring at the released mean instead of the clipped rows' mean adds
+  # n (xbar - mu)(xbar - mu)', of expectation sigma_m^2 / n I
   correction <- mean_step$sigma^2 / n_hat
   S <- second$sum - diag(correction, src$p)
-  cov <- psd_project_cpp((S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1)))$matrix
   params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
                  epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
                  sigma_mean = mean_step$sigma, second_mechanism = mechanism,
                  sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
-                 calibration = calibration)
+                 calibration = calibration, passes = 2)
+  dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, src$p, params, type, divisor, epsilon,
+                delta, neighbor, clip, n_public, charge, call,
+                mechanism_text = sprintf("Gaussian mean, then %s on the rows centred at it", second$mechanism),
+                tuning = bound_tuning(auto_mean, auto_clip, eps_bound, bound_quantile, bound_factor,
+                                      clip_mean, clip),
+                guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                                  clip_mean, clip, n_public,
+                                                  eps_bounds = (auto_mean + auto_clip) * eps_bound))
+}
+
+# Both routes end here: S estimates the centred sum of squares; it is divided
+# by n (or n - 1), projected to the PSD cone, optionally scaled to a
+# correlation, and released with the private mean.
+dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, divisor, epsilon, delta,
+                          neighbor, clip, n_public, charge, call, mechanism_text, tuning, guarantee) {
+  cov <- psd_project_cpp((S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1)))$matrix
   if (!n_public) params$n_noisy <- mean_step$n_noisy
   if (!is.null(charge)) params$budget_charge <- paste(charge, collapse = ", ")
   est <- cov
@@ -238,22 +279,71 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     scale <- "correlation"
   }
   params$second_moment <- second$params
-  nm <- src$colnames
   dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
   center <- mean_step$center
   names(center) <- nm
-  rel <- new_dp_release(
-    est, "cov",
-    sprintf("Private %s: Gaussian mean, then %s on the rows centred at it", scale, second$mechanism),
-    epsilon, delta, neighbor, clip, src$n, src$p, n_public = n_public, scale = scale, centred = TRUE,
-    params = params,
-    tuning = bound_tuning(auto_mean, auto_clip, eps_bound, bound_quantile, bound_factor, clip_mean, clip),
-    guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                      clip_mean, clip, n_public,
-                                      eps_bounds = (auto_mean + auto_clip) * eps_bound),
-    call = call)
+  rel <- new_dp_release(est, "cov", sprintf("Private %s: %s", scale, mechanism_text),
+                        epsilon, delta, neighbor, clip, n, p, n_public = n_public, scale = scale,
+                        centred = TRUE, params = params, tuning = tuning, guarantee = guarantee, call = call)
   # the private mean is a release component, after the estimate
   structure(c(unclass(rel)[1L], list(center = center), unclass(rel)[-1L]), class = class(rel))
+}
+
+# A dp_suffstat given to dp_cov(): it must carry the column sums, and its
+# clip bound (the only one both steps can use) must be finite and agree with
+# any bound the caller gives.
+dp_cov_suffstat <- function(s, clip, clip_mean) {
+  s <- check_suffstat(s)
+  if (is.null(s$sum)) {
+    abort(paste0("`x` is a dp_suffstat without column sums (`sum`), so it cannot be centred privately; ",
+                 "compute it with second_moment(), which records them, or pass the data."), .arg = "x")
+  }
+  if (!is.finite(s$clip)) {
+    abort("`x` is a dp_suffstat computed with clip = Inf; dp_cov() needs rows clipped to a finite bound.",
+          .arg = "x")
+  }
+  if (s$n < 2) abort("dp_cov() needs at least 2 rows; `x` has %s.", format(s$n), .arg = "x")
+  for (arg in c("clip", "clip_mean")) {
+    v <- if (arg == "clip") clip else clip_mean
+    if (!is.null(v) && !isTRUE(all.equal(v, s$clip))) {
+      abort(paste0("`%s` = %s differs from the bound %s that the sufficient statistics `x` were clipped to; ",
+                   "from a dp_suffstat both steps use that bound: leave `%s` NULL."),
+            arg, format(v), format(s$clip), arg, .arg = arg)
+    }
+  }
+  s
+}
+
+#' dp_cov() from a dp_suffstat, in one pass over the data: the private mean
+#' from the clipped rows' column sums, the second mechanism on their
+#' uncentred Gram, and the covariance \eqn{(\tilde G - \hat n \hat\mu
+#' \hat\mu^T + \sigma_m^2/\hat n\, I)/\hat n}: \eqn{\hat n \hat\mu \hat\mu^T}
+#' over-estimates \eqn{n \bar x \bar x^T} by \eqn{\sigma_m^2/n\, I} in
+#' expectation. Both steps clip the raw rows to the same bound.
+#' @noRd
+dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, mechanism,
+                            type, divisor, neighbor, calibration, charge, call) {
+  if (mechanism == "threshold" && s$p < 2L) {
+    abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(s$p), .arg = "mechanism")
+  }
+  mean_step <- noisy_mean(s$sum, s$n, s$clip, neighbor, eps_mean, delta_mean, calibration)
+  second <- second_moment_step(s, mechanism, neighbor, eps_second, delta_second, calibration)
+  n_public <- neighbor != "add-remove" || second$n_public
+  n_hat <- if (n_public) s$n else max(2, mean_step$n_noisy)
+  correction <- mean_step$sigma^2 / n_hat
+  S <- second$sum - n_hat * tcrossprod(mean_step$center) + diag(correction, s$p)
+  params <- list(split = eps_mean / (eps_mean + eps_second), epsilon_mean = eps_mean,
+                 delta_mean = delta_mean, epsilon_second = eps_second, delta_second = delta_second,
+                 clip_mean = s$clip, sigma_mean = mean_step$sigma, second_mechanism = mechanism,
+                 sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
+                 calibration = calibration, passes = 1)
+  dp_cov_finish(S, n_hat, mean_step, second, s$colnames, s$n, s$p, params, type, divisor, epsilon,
+                delta, neighbor, s$clip, n_public, charge, call,
+                mechanism_text = sprintf(paste0("Gaussian mean and %s on the uncentred rows, from sufficient ",
+                                                "statistics (one pass)"), second$mechanism),
+                tuning = tuning_record("none"),
+                guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                                  s$clip, s$clip, n_public, one_pass = TRUE))
 }
 
 # How the bounds were chosen: given (public), or by dp_clip_bound() (private,
@@ -285,11 +375,6 @@ centred_source <- function(src, center) {
 # The data source: a checked matrix, or a chunk reader read once per step.
 dp_cov_source <- function(x) {
   if (missing(x)) abort_missing("x")
-  if (inherits(x, "dp_suffstat")) {
-    abort(paste0("`x` is a dp_suffstat: it holds the clipped Gram matrix and n but no column sums, so ",
-                 "it cannot be centred privately after the fact. Pass the data, or a re-readable ",
-                 "chunk reader (see ?dp_cov)."), .arg = "x")
-  }
   if (is.function(x)) {
     check_reader(x)
     return(list(reader = x, X = NULL, n = NA_real_, p = NA_integer_, colnames = NULL))
@@ -313,7 +398,6 @@ clipped_col_sums <- function(X, bound) colSums(X * clip_factors(X, bound))
 #' same noise draw): noise N(0, sigma^2) per coordinate, sums first.
 #' @noRd
 dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibration) {
-  sigma <- mean_step_sigma(clip_mean, neighbor, epsilon, delta, calibration)
   if (is.null(src$reader)) {
     sums <- clipped_col_sums(src$X, clip_mean)
     n <- src$n
@@ -324,16 +408,24 @@ dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibrati
     n <- pass$n
     nm <- pass$colnames
   }
+  c(noisy_mean(sums, n, clip_mean, neighbor, epsilon, delta, calibration),
+    list(n = n, p = length(sums), colnames = nm))
+}
+
+# The Gaussian mechanism on the column sums of rows clipped to `clip_mean`
+# (and under add/remove on the count scaled by clip_mean, from the same draw).
+noisy_mean <- function(sums, n, clip_mean, neighbor, epsilon, delta, calibration) {
+  sigma <- mean_step_sigma(clip_mean, neighbor, epsilon, delta, calibration)
   p <- length(sums)
   if (neighbor == "add-remove") {
-    noisy <- c(sums, clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
-    n_noisy <- unname(noisy[p + 1L]) / clip_mean
+    noisy <- c(unname(sums), clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
+    n_noisy <- noisy[p + 1L] / clip_mean
     center <- noisy[seq_len(p)] / max(2, n_noisy)
   } else {
-    center <- (sums + stats::rnorm(p, 0, sigma)) / n
+    center <- (unname(sums) + stats::rnorm(p, 0, sigma)) / n
     n_noisy <- NA_real_
   }
-  list(center = center, n_noisy = n_noisy, sigma = sigma, n = n, p = p, colnames = nm)
+  list(center = center, n_noisy = n_noisy, sigma = sigma)
 }
 
 #' Step 2: the second moment of the rows centred at the released mean,
@@ -350,6 +442,13 @@ dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, 
     }
     new_suffstat(pass$total, pass$n, clip, src$colnames, 0)
   }
+  second_moment_step(ss, mechanism, neighbor, epsilon, delta, calibration)
+}
+
+# The second-moment mechanism on sufficient statistics, its estimate returned
+# as a sum.
+second_moment_step <- function(ss, mechanism, neighbor, epsilon, delta, calibration) {
+  clip <- ss$clip
   rel <- switch(mechanism,
     analyze_gauss = analyze_gauss(ss, epsilon, delta, neighbor = neighbor, calibration = calibration),
     threshold = dp_threshold(ss, epsilon, delta, clip = clip, neighbor = neighbor,

@@ -602,7 +602,7 @@ mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "
 #' composition (Dwork and Roth 2014, Theorem 3.16).
 #' @noRd
 dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                  clip_mean, clip, n_public, eps_bounds = 0) {
+                                  clip_mean, clip, n_public, eps_bounds = 0, one_pass = FALSE) {
   notion <- neighbor_words(neighbor)
   n_txt <- if (neighbor != "add-remove") {
     "n is public (neighbouring data sets have the same size)"
@@ -614,10 +614,14 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
   bounds_txt <- if (eps_bounds > 0) {
     sprintf(", after choosing the clipping bound(s) privately (%s-DP in all)", format(eps_bounds))
   } else ""
+  second_txt <- if (one_pass) {
+    "of the same clipped rows, uncentred ((%s, %s)-DP; the same bound %s)"
+  } else {
+    "of the rows centred at that released mean ((%s, %s)-DP; centred rows clipped to L2 norm <= %s)"
+  }
   sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ",
                  "((%s, %s)-DP; raw rows clipped to L2 norm <= %s) and a private second moment ",
-                 "of the rows centred at that released mean ((%s, %s)-DP; centred rows clipped ",
-                 "to L2 norm <= %s)%s, %s; %s."),
+                 second_txt, "%s, %s; %s."),
           format(eps_mean + eps_second + eps_bounds), format(delta_mean + delta_second),
           format(eps_mean), format(delta_mean), format(clip_mean),
           format(eps_second), format(delta_second), format(clip), bounds_txt, notion, n_txt)

@@ -15,8 +15,10 @@
 #'   that returns the next block of rows on each call and `NULL` when done.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
 #' @return An object of class `c("dp_suffstat", "dp_nonprivate")` with
-#'   `gram`, `n`, `p`, `clip`, `colnames` and `n_clipped` (rows shrunk).
-#'   Its print method says that it is not private.
+#'   `gram`, `sum` (the column sums \eqn{\sum_i c_i x_i} of the clipped rows,
+#'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
+#'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk). Its print method
+#'   says that it is not private.
 #' @examples
 #' x <- matrix(rnorm(300), 100, 3)
 #' s <- second_moment(x, clip = 2)
@@ -35,13 +37,13 @@ second_moment <- function(x, clip = Inf) {
   if (is.function(x)) return(second_moment_stream(x, clip))
   x <- check_data_matrix(x)
   g <- clipped_gram_cpp(x, clip)
-  new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped)
+  new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped, g$sum)
 }
 
 second_moment_stream <- function(reader, clip) {
-  pass <- reader_fold(reader, function(b) clipped_gram_cpp(b, clip)[c("gram", "n_clipped")],
+  pass <- reader_fold(reader, function(b) clipped_gram_cpp(b, clip)[c("gram", "sum", "n_clipped")],
                       combine = function(a, b) Map(`+`, a, b))
-  new_suffstat(pass$total$gram, pass$n, clip, pass$colnames, pass$total$n_clipped)
+  new_suffstat(pass$total$gram, pass$n, clip, pass$colnames, pass$total$n_clipped, pass$total$sum)
 }
 
 #' One pass over a chunk reader: each block validated (a numeric matrix, the
@@ -103,13 +105,16 @@ check_reader <- function(reader, arg = "x") {
   invisible(reader)
 }
 
-new_suffstat <- function(gram, n, clip, colnames, n_clipped) {
-  if (!all(is.finite(range(gram)))) {
+# `sum` (column sums of the clipped rows) is NULL where a caller has only the
+# Gram (e.g. rows centred at a released mean, whose sums nobody needs).
+new_suffstat <- function(gram, n, clip, colnames, n_clipped, sum = NULL) {
+  if (!all(is.finite(range(gram))) || (!is.null(sum) && !all(is.finite(sum)))) {
     # only reachable with clip = Inf: clipped rows have norm <= clip <= 1e50
     abort("the squared row norms of `x` overflow; rescale the data or give a finite `clip`.", .arg = "x")
   }
   dimnames(gram) <- if (is.null(colnames)) NULL else list(colnames, colnames)
-  structure(list(gram = gram, n = as.double(n), p = as.double(ncol(gram)), clip = clip,
+  if (!is.null(sum)) sum <- stats::setNames(as.double(sum), colnames)
+  structure(list(gram = gram, sum = sum, n = as.double(n), p = as.double(ncol(gram)), clip = clip,
                  colnames = colnames, n_clipped = as.double(n_clipped)),
             class = c("dp_suffstat", "dp_nonprivate"))
 }
@@ -130,6 +135,16 @@ check_suffstat <- function(s, arg = "x") {
   if (is.finite(s$clip) && any(diag(g) < 0 | diag(g) > s$n * s$clip^2 * (1 + 1e-8))) {
     bad("its diagonal is not that of rows with norm <= `clip`")
   }
+  if (!is.null(s$sum)) {
+    v <- s$sum
+    if (!is.numeric(v) || is.object(v) || length(v) != ncol(g) || anyNA(v) || !all(is.finite(v))) {
+      bad("`sum` must be NULL or p finite numbers (the column sums of the clipped rows)")
+    }
+    # Cauchy-Schwarz: (sum_i c_i x_ij)^2 <= n sum_i c_i^2 x_ij^2
+    if (any(v^2 > s$n * diag(g) * (1 + 1e-8) + 1e-300)) bad("`sum` is not the column sums of the rows whose Gram is `gram`")
+    s$sum <- as.double(v)
+    names(s$sum) <- colnames(g)
+  }
   storage.mode(g) <- "double"
   s$gram <- g
   s$n <- as.double(s$n)
@@ -141,8 +156,8 @@ check_suffstat <- function(s, arg = "x") {
 #' @export
 print.dp_suffstat <- function(x, ...) {
   x <- check_suffstat(x)
-  cat(sprintf("<dp_suffstat> clipped Gram matrix of n = %s rows, p = %d columns, clip = %s\n",
-              format(x$n), x$p, format(x$clip)))
+  cat(sprintf("<dp_suffstat> clipped Gram matrix%s of n = %s rows, p = %d columns, clip = %s\n",
+              if (is.null(x$sum)) "" else " and column sums", format(x$n), x$p, format(x$clip)))
   cat("NOT a private release: exact statistics of the data. Pass it to a mechanism;",
       "do not publish it.\n")
   invisible(x)

@@ -6,6 +6,7 @@ Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip) {
   dpcov::ClippedGram acc(X.cols(), clip);
   acc.add(X);
   return Rcpp::List::create(Rcpp::Named("gram") = acc.result(),
+                            Rcpp::Named("sum") = Rcpp::NumericVector(acc.sum().data(), acc.sum().data() + acc.sum().size()),
                             Rcpp::Named("n") = static_cast<double>(acc.n()),
                             Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()));
 }

@@ -114,6 +114,10 @@ test_that("dp_cov holds no noiseless statistic (leak scanner, with its secrets)"
       expect_length(calls_with_values(r), 0L)
     }
   }
+  # one pass, from the statistics (which hold the sums and the Gram)
+  set.seed(7); r <- dp_cov(second_moment(X, 12), 0.5, 1e-5)
+  set.seed(8); r2 <- dp_cov(second_moment(X2, 12), 0.5, 1e-5)
+  expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2), label = "dp_cov one pass")
   r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, clip = 2, clip_mean = 12, type = "correlation"))
   expect_identical(r$call[[2]], as.symbol("<data>"))
   expect_no_leak(r, secrets(X, r), label = "dp_cov correlation via do.call")
@@ -193,7 +197,17 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(df, 1, 1e-6, 5, 110), "x", "model.matrix")
   df$g <- as.character(df$g)
   err(dp_cov(df, 1, 1e-6, 5, 110), "x", "non-numeric")
-  err(dp_cov(second_moment(x, 5), 1, 1e-6, 5, 110), "x", "column sums")
+  s <- second_moment(x, 110)
+  err(dp_cov(s, 1, 1e-6, 5), "clip", "differs from the bound")
+  err(dp_cov(s, 1, 1e-6, clip_mean = 100), "clip_mean", "differs from the bound")
+  no_sums <- s; no_sums["sum"] <- list(NULL)
+  err(dp_cov(no_sums, 1, 1e-6), "x", "column sums")
+  err(dp_cov(second_moment(x, Inf), 1, 1e-6), "x", "finite")
+  forged <- s; forged$sum <- s$sum * 100
+  err(dp_cov(forged, 1, 1e-6), "x", "column sums of the rows")
+  forged$sum <- c(1, 2)
+  err(dp_cov(forged, 1, 1e-6), "x", "p finite numbers")
+  err(dp_cov(second_moment(x[1, , drop = FALSE], 110), 1, 1e-6), "x", "at least 2 rows")
   err(dp_cov(x, 1, 1e-6, Inf, 110), "clip", "finite")
   err(dp_cov(x, 1, 1e-6, 5, bound_share = 0.7), "bound_share")
   err(dp_cov(x, 1, 1e-6, 5, bound_quantile = 2), "bound_quantile")
@@ -359,4 +373,99 @@ test_that("without bounds, dp_cov chooses both privately inside the budget and s
   r1 <- dp_cov(x, epsilon = 1, delta = 1e-6, clip_mean = 120)
   expect_named(r1$tuning$value, "clip")
   expect_equal(r1$params$epsilon_mean, 0.6 * 0.9)
+})
+
+# ---- one pass: dp_cov() from sufficient statistics --------------------------------
+
+# Plain-R one-pass dp_cov() (Analyze Gauss, analytic): the noisy sums (and
+# scaled count under add/remove), then the symmetric noise column by column.
+ref_dp_cov_one_pass <- function(x, epsilon, delta, clip, split, neighbor) {
+  n <- nrow(x); p <- ncol(x)
+  e1 <- split * epsilon; d1 <- split * delta
+  sens1 <- if (neighbor == "add-remove") sqrt(2) * clip else 2 * clip
+  s1 <- gaussian_sigma(sens1, e1, d1)
+  norms <- sqrt(rowSums(x^2))
+  xc <- x * ifelse(norms > clip, clip / norms, 1)
+  if (neighbor == "add-remove") {
+    noisy <- c(colSums(xc), clip * n) + s1 * rnorm(p + 1)
+    n_hat <- max(2, noisy[p + 1] / clip)
+  } else {
+    noisy <- colSums(xc) + s1 * rnorm(p)
+    n_hat <- n
+  }
+  mu <- noisy[1:p] / n_hat
+  s2 <- gaussian_sigma(if (neighbor == "add-remove") clip^2 else sqrt(2) * clip^2, epsilon - e1, delta - d1)
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    z <- s2 * rnorm(1)
+    N[i, j] <- N[i, j] + z
+    if (i != j) N[j, i] <- N[j, i] + z
+  }
+  C <- (crossprod(xc) + N - n_hat * tcrossprod(mu) + diag(s1^2 / n_hat, p)) / n_hat
+  e <- eigen(C, symmetric = TRUE)
+  list(cov = e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors), center = mu)
+}
+
+test_that("dp_cov from a dp_suffstat (one pass) equals a plain-R reference, from a matrix and a reader", {
+  set.seed(3)
+  x <- matrix(rnorm(600 * 3), 600, 3) %*% diag(c(1, 2, 0.5)) + 1
+  colnames(x) <- c("a", "b", "c")
+  i <- 0
+  reader <- function() {
+    if (i >= 600) return(NULL)
+    rows <- (i + 1):min(i + 250, 600); i <<- i + 250
+    x[rows, , drop = FALSE]
+  }
+  s_mat <- second_moment(x, 4)
+  s_read <- second_moment(reader, 4)
+  expect_gt(s_mat$n_clipped, 0)   # clipping active
+  expect_equal(s_read$sum, s_mat$sum, tolerance = 1e-12)
+  for (nb in c("add-remove", "replace-one")) {
+    set.seed(9); r <- dp_cov(s_mat, 2, 1e-6, neighbor = nb)
+    set.seed(9); r2 <- dp_cov(s_read, 2, 1e-6, neighbor = nb)
+    set.seed(9); ref <- ref_dp_cov_one_pass(x, 2, 1e-6, 4, 0.6, nb)
+    expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9)
+    expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12)
+    # the same noise; the statistics differ only by the reader's summation order
+    expect_equal(r$estimate, r2$estimate, tolerance = 1e-12)
+    expect_identical(dimnames(r$estimate), list(colnames(x), colnames(x)))
+    expect_identical(r$params$passes, 1)
+    expect_match(r$guarantee, "same clipped rows, uncentred")
+    expect_match(r$guarantee, "(2, 1e-06)-differential privacy", fixed = TRUE)
+    expect_identical(r$tuning$method, "none")
+  }
+  # every second-moment mechanism runs from the statistics
+  set.seed(1); expect_s3_class(dp_cov(s_mat, 0.9, 1e-6, mechanism = "wishart"), "dp_cov")
+  set.seed(1); expect_s3_class(dp_cov(s_mat, 2, 1e-6, mechanism = "threshold"), "dp_cov")
+  # the budget is charged for both steps, none for bounds
+  b <- dp_budget(5, 1e-5)
+  dp_cov(s_mat, 2, 1e-6, budget = b)
+  expect_equal(budget_spent(b)$epsilon_basic, 2)
+  expect_identical(budget_spent(b)$charges, 2L)
+})
+
+test_that("one-pass dp_cov is unbiased for the clipped rows' covariance; omitting the centring correction fails", {
+  # a noisy mean step (its bias term sigma_m^2 / n^2 is large) and a precise
+  # second step, so the PSD projection is inactive and the mean is testable
+  set.seed(11)
+  n <- 1000
+  x <- matrix(rnorm(n * 2), n, 2) %*% diag(c(1, sqrt(0.5)))
+  s <- second_moment(x, 3)
+  truth <- (s$gram - tcrossprod(s$sum) / n) / n
+  eps <- 5.23; split <- 0.23 / eps
+  R <- 2000
+  est <- matrix(0, R, 3); corr <- numeric(R)
+  set.seed(12)
+  for (k in seq_len(R)) {
+    r <- dp_cov(s, eps, 2e-6, split = split, neighbor = "replace-one")
+    est[k, ] <- r$estimate[c(1, 2, 4)]
+    corr[k] <- r$params$mean_correction / n
+  }
+  expect_gt(mean(corr), 0.01)           # the correction matters
+  zstat <- function(e) (colMeans(e) - truth[c(1, 2, 4)]) / (apply(e, 2, sd) / sqrt(R))
+  crit <- stats::qnorm(1 - 1e-6 / 6)
+  expect_true(all(abs(zstat(est)) < crit))
+  # control: without the correction the diagonal is biased
+  under <- est - cbind(corr, 0, corr)
+  expect_true(any(abs(zstat(under)) > crit))
 })

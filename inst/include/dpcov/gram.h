@@ -18,18 +18,20 @@ inline double clip_scale(double norm, double clip) {
   return (std::isfinite(clip) && norm > clip) ? clip / norm : 1.0;
 }
 
-// Accumulates sum_i c_i^2 x_i x_i' with c_i = min(1, clip / ||x_i||). Rows may
+// Accumulates sum_i c_i^2 x_i x_i' and sum_i c_i x_i with c_i = min(1, clip / ||x_i||)
+// (the column sums let a private mean be released from the same pass). Rows may
 // arrive in any number of blocks (chunks of a larger data set); only the upper
 // triangle is updated until result().
 class ClippedGram {
  public:
   ClippedGram(Eigen::Index p, double clip, Eigen::Index block_rows = 512)
-      : gram_(MatrixXd::Zero(p, p)), clip_(clip), block_(block_rows), n_(0),
+      : gram_(MatrixXd::Zero(p, p)), sum_(Eigen::VectorXd::Zero(p)), clip_(clip), block_(block_rows), n_(0),
         n_clipped_(0) {}
 
   void add(const Ref<const MatrixXd>& X) {
     if (!std::isfinite(clip_)) {  // nothing to clip: one rank update, no row copies
       gram_.selfadjointView<Eigen::Upper>().rankUpdate(X.transpose());
+      sum_ += X.colwise().sum().transpose();
       n_ += X.rows();
       return;
     }
@@ -52,6 +54,8 @@ class ClippedGram {
   // The accumulator itself: only its upper triangle (i <= j) is meaningful.
   // Readers that walk column j over rows 0..j skip result()'s full copy.
   const MatrixXd& upper() const { return gram_; }
+  // Column sums of the clipped rows.
+  const Eigen::VectorXd& sum() const { return sum_; }
   Eigen::Index n() const { return n_; }
   Eigen::Index n_clipped() const { return n_clipped_; }
 
@@ -103,10 +107,12 @@ class ClippedGram {
       n_clipped_ += clipped;
     }
     gram_.selfadjointView<Eigen::Upper>().rankUpdate(B.transpose());
+    sum_ += B.colwise().sum().transpose();
     n_ += B.rows();
   }
 
   MatrixXd gram_;
+  Eigen::VectorXd sum_;
   double clip_;
   Eigen::Index block_;
   Eigen::Index n_;
