@@ -173,6 +173,20 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   seq.int(nrow(after) - nrow(row) + 1L, nrow(after))
 }
 
+#' Withdraws a charge made by this call when the call then fails on a shape
+#' or argument check (only public facts: the data's dimensions) before any
+#' noisy value exists: nothing was released, so nothing is spent. The error is
+#' re-raised with a note saying so.
+#' @noRd
+with_refund <- function(budget, charge, expr) {
+  if (is.null(charge)) return(expr)
+  withCallingHandlers(expr, dpcov_error = function(e) {
+    acc <- check_budget(budget)
+    ledger <- acc$ledger
+    if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
+  })
+}
+
 #' Totals of a ledger by both composition paths (see ?dp_budget).
 #' @noRd
 compose_ledger <- function(ledger) {

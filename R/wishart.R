@@ -50,13 +50,15 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 1 (JL ridge)", budget)
+                       "Algorithm 1 (JL ridge)", budget, shape_check = function(inp) {
+                         d <- inp$s$p
+                         check_explicit_size(inp, check_count(if (is.null(r)) 2 * d else r, "r",
+                                                              min = d + 1, max = 1e12), "r")
+                       })
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
-  if (is.null(r)) r <- 2 * d
-  r <- check_count(r, "r", min = d + 1, max = 1e12)
-  check_explicit_size(inp, r, "r")
+  r <- inp$shape
   w2 <- sheffet_jl_w2(inp$B, r, epsilon, delta)
   M <- jl_draw(inp, w2, r)
   sheffet_release(M, inp, "JL projection with privacy ridge (Sheffet, Algorithm 1)",
@@ -95,13 +97,15 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 2 (adaptive JL)", budget)
+                       "Algorithm 2 (adaptive JL)", budget, shape_check = function(inp) {
+                         d <- inp$s$p
+                         check_explicit_size(inp, check_count(if (is.null(r0)) 2 * d else r0, "r0",
+                                                              min = d + 1, max = 1e12), "r0")
+                       })
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
-  if (is.null(r0)) r0 <- 2 * d
-  r0 <- check_count(r0, "r0", min = d + 1, max = 1e12)
-  check_explicit_size(inp, r0, "r0")
+  r0 <- inp$shape
   s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
   w2 <- max(0, sheffet_jl_adaptive_w2(inp$B, r0, epsilon, delta) - s)
   if (w2 > 0) {
@@ -159,15 +163,18 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
   check_flag(shift, "shift")
   epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 3 (additive Wishart noise)", budget)
+                       "Algorithm 3 (additive Wishart noise)", budget, shape_check = function(inp) {
+                         k <- sheffet_wishart_k(inp$s$p, epsilon, inp$delta)
+                         if (method == "explicit" && k * inp$s$p > explicit_limit) {
+                           abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
+                                 format(k, big.mark = ","), .arg = "method")
+                         }
+                         k
+                       })
   delta <- inp$delta
   d <- inp$s$p
   B <- inp$B
-  k <- sheffet_wishart_k(d, epsilon, delta)
-  if (method == "explicit" && k * d > explicit_limit) {
-    abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
-          format(k, big.mark = ","), .arg = "method")
-  }
+  k <- inp$shape
   W <- if (method == "bartlett") {
     wishart_factor_draw_cpp(diag(B, d), k)
   } else {
@@ -258,12 +265,14 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
   call <- match.call()
   if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 5 (adaptive inverse-Wishart)", budget)
+                       "Algorithm 5 (adaptive inverse-Wishart)", budget, shape_check = function(inp) {
+                         d <- inp$s$p
+                         check_count(if (is.null(k0)) 2 * d else k0, "k0", min = d, max = 1e15)
+                       })
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
-  if (is.null(k0)) k0 <- 2 * d
-  k0 <- check_count(k0, "k0", min = d, max = 1e15)
+  k0 <- inp$shape
   s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
   psi0 <- sheffet_iwishart_adaptive_psi(inp$B, k0, epsilon, delta)
   psi <- max(0, psi0 - s)
@@ -294,26 +303,34 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 
 # Validates the shared arguments and resolves the data. The explicit JL path
 # projects the data itself, so it keeps the (clipped inside C++) data matrix.
-sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget = NULL) {
+# `shape_check(d)` validates arguments that depend on the dimension d (r >= d
+# + 1, ...): for a reader d is known only after the charge, which is then
+# withdrawn if the check fails.
+sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget = NULL,
+                          shape_check = function(d) NULL) {
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it
   charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip))
-  X <- NULL
-  if (method == "explicit") {
-    if (inherits(x, "dp_suffstat") || is.function(x)) {
-      abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.", .arg = "method")
+  with_refund(budget, charge, {
+    X <- NULL
+    if (method == "explicit") {
+      if (inherits(x, "dp_suffstat") || is.function(x)) {
+        abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.", .arg = "method")
+      }
+      if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
+      X <- check_data_matrix(x)
+      s <- second_moment(X, clip)
+    } else {
+      s <- as_suffstat(x, clip)
     }
-    if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
-    X <- check_data_matrix(x)
-    s <- second_moment(X, clip)
-  } else {
-    s <- as_suffstat(x, clip)
-  }
-  B <- noise_clip(s$clip, sigma_clip_inf)
-  list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge)
+    B <- noise_clip(s$clip, sigma_clip_inf)
+    inp <- list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge)
+    inp$shape <- shape_check(inp)
+    inp
+  })
 }
 
 # The literal paths cost O(rows x n x d) or O(k d^2): refuse sizes that would

@@ -267,3 +267,25 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_equal(tail(as.data.frame(b)$epsilon, 1), 0.5)
   expect_equal(tail(as.data.frame(b)$delta, 1), 0)
 })
+
+test_that("a charge is withdrawn when the release then fails on a dimension check (nothing released)", {
+  x <- matrix(rnorm(60 * 4), 60, 4)
+  i <- 0
+  reader <- function() {
+    if (i >= 60) { i <<- 0; return(NULL) }
+    i <<- i + 30
+    x[(i - 29):i, , drop = FALSE]
+  }
+  b <- dp_budget(10, 1e-3)
+  # r, r0 and k0 below the dimension are known to be wrong only once a reader is read
+  expect_error(jl_ridge(reader, 0.5, 1e-5, clip = 3, r = 3, budget = b), class = "dpcov_error")
+  expect_error(jl_adaptive(reader, 0.5, 1e-5, clip = 3, r0 = 4, budget = b), class = "dpcov_error")
+  expect_error(iwishart_adaptive(reader, 0.5, 1e-5, clip = 3, k0 = 3, budget = b), class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  expect_equal(budget_spent(b)$epsilon, 0)
+  # control: the same calls with valid shapes are charged
+  jl_ridge(reader, 0.5, 1e-5, clip = 3, r = 5, budget = b)
+  iwishart_adaptive(reader, 0.5, 1e-5, clip = 3, k0 = 4, budget = b)
+  expect_identical(budget_spent(b)$charges, 2L)
+  expect_equal(budget_spent(b)$epsilon_basic, 1)
+})
