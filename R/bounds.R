@@ -149,7 +149,8 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")
   }
   charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0)
-  norms <- if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x)))
+  norms <- with_refund(budget, charge,
+                       if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x))))
 
   # everything below the norms is the mechanism; nothing derived from them
   # without noise leaves this function

@@ -205,61 +205,65 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           c(rep(0, auto_mean + auto_clip), delta_mean, delta_second),
                           sigma_ratio = c(rep(NA_real_, auto_mean + auto_clip), ratio(eps_mean, delta_mean),
                                           if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)))
+  # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (one_pass) {
-    return(dp_cov_one_pass(x, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, mechanism,
-                           type, divisor, neighbor, calibration, charge, call))
+    return(with_refund(budget, charge,
+                       dp_cov_one_pass(x, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second,
+                                       mechanism, type, divisor, neighbor, calibration, charge, call)))
   }
-  src <- dp_cov_source(x)
-  check_threshold_p <- function(p) {
-    if (mechanism == "threshold" && p < 2L) {
-      abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(p), .arg = "mechanism")
+  with_refund(budget, charge, {
+    src <- dp_cov_source(x)
+    check_threshold_p <- function(p) {
+      if (mechanism == "threshold" && p < 2L) {
+        abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(p), .arg = "mechanism")
+      }
     }
-  }
-  if (is.null(src$reader)) check_threshold_p(src$p)
+    if (is.null(src$reader)) check_threshold_p(src$p)
 
-  # step 0 (only without `clip_mean`): a private quantile of the raw row norms
-  if (auto_mean) {
-    clip_mean <- bound_factor * dp_clip_bound(if (is.null(src$reader)) src$X else src$reader, eps_bound,
-                                              quantile = bound_quantile, lower = bound_range[1],
-                                              upper = bound_range[2], neighbor = neighbor,
-                                              count_share = 0)$bound
-  }
-  # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
-  # a reader's shape is learnt in this pass
-  mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
-  src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
-  check_threshold_p(src$p)
-  # step 1b (only without `clip`): a private quantile of the norms of the rows
-  # centred at the released (hence public) mean
-  if (auto_clip) {
-    clip <- bound_factor * dp_clip_bound(centred_source(src, mean_step$center), eps_bound,
-                                         quantile = bound_quantile, lower = bound_range[1],
-                                         upper = bound_range[2], neighbor = neighbor,
-                                         count_share = 0)$bound
-  }
-  # step 2 (a charge for (eps_second, delta_second) can precede this call)
-  second <- dp_cov_second_step(src, mean_step$center, clip, mechanism, neighbor, eps_second,
-                               delta_second, calibration)
+    # step 0 (only without `clip_mean`): a private quantile of the raw row norms
+    if (auto_mean) {
+      clip_mean <- bound_factor * dp_clip_bound(if (is.null(src$reader)) src$X else src$reader, eps_bound,
+                                                quantile = bound_quantile, lower = bound_range[1],
+                                                upper = bound_range[2], neighbor = neighbor,
+                                                count_share = 0)$bound
+    }
+    # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
+    # a reader's shape is learnt in this pass
+    mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
+    src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
+    check_threshold_p(src$p)
+    # step 1b (only without `clip`): a private quantile of the norms of the rows
+    # centred at the released (hence public) mean
+    if (auto_clip) {
+      clip <- bound_factor * dp_clip_bound(centred_source(src, mean_step$center), eps_bound,
+                                           quantile = bound_quantile, lower = bound_range[1],
+                                           upper = bound_range[2], neighbor = neighbor,
+                                           count_share = 0)$bound
+    }
+    # step 2 (a charge for (eps_second, delta_second) can precede this call)
+    second <- dp_cov_second_step(src, mean_step$center, clip, mechanism, neighbor, eps_second,
+                                 delta_second, calibration)
 
-  n_public <- neighbor != "add-remove" || second$n_public
-  n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
-  # centring at the released mean instead of the clipped rows' mean adds
-  # n (xbar - mu)(xbar - mu)', of expectation sigma_m^2 / n I
-  correction <- mean_step$sigma^2 / n_hat
-  S <- second$sum - diag(correction, src$p)
-  params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
-                 epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
-                 sigma_mean = mean_step$sigma, second_mechanism = mechanism,
-                 sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
-                 calibration = calibration, passes = 2)
-  dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, src$p, params, type, divisor, epsilon,
-                delta, neighbor, clip, n_public, charge, call,
-                mechanism_text = sprintf("Gaussian mean, then %s on the rows centred at it", second$mechanism),
-                tuning = bound_tuning(auto_mean, auto_clip, eps_bound, bound_quantile, bound_factor,
-                                      clip_mean, clip),
-                guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                                  clip_mean, clip, n_public,
-                                                  eps_bounds = (auto_mean + auto_clip) * eps_bound))
+    n_public <- neighbor != "add-remove" || second$n_public
+    n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+    # centring at the released mean instead of the clipped rows' mean adds
+    # n (xbar - mu)(xbar - mu)', of expectation sigma_m^2 / n I
+    correction <- mean_step$sigma^2 / n_hat
+    S <- second$sum - diag(correction, src$p)
+    params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
+                   epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
+                   sigma_mean = mean_step$sigma, second_mechanism = mechanism,
+                   sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
+                   calibration = calibration, passes = 2)
+    dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, src$p, params, type, divisor, epsilon,
+                  delta, neighbor, clip, n_public, charge, call,
+                  mechanism_text = sprintf("Gaussian mean, then %s on the rows centred at it", second$mechanism),
+                  tuning = bound_tuning(auto_mean, auto_clip, eps_bound, bound_quantile, bound_factor,
+                                        clip_mean, clip),
+                  guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                                    clip_mean, clip, n_public,
+                                                    eps_bounds = (auto_mean + auto_clip) * eps_bound))
+  })
 }
 
 # Both routes end here: S estimates the centred sum of squares; it is divided

@@ -241,7 +241,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
                           clip = budget_clip(x, if (missing(clip)) NULL else clip))
-  s <- as_suffstat(x, if (missing(clip)) NULL else clip)
+  s <- with_refund(budget, charge, as_suffstat(x, if (missing(clip)) NULL else clip))
   B <- noise_clip(s$clip, sigma_clip_inf)
   sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration,
                        proven = is.finite(s$clip))

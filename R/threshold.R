@@ -140,21 +140,23 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   B <- noise_clip(clip, sigma_clip_inf)
   # sigma / sensitivity is fixed by (epsilon, delta, calibration), in both
   # models and whatever n is
-  charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
-                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip)
   if (tune$method == "cv" && (!is.matrix(x) && !is.data.frame(x))) {
     abort("`tune = \"cv\"` needs the data matrix `x`; with sufficient statistics or a reader use a public sample, a fixed constant or \"theory\".")
   }
-  X <- NULL
-  if (is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x)))) {
-    X <- check_threshold_data(x)
-  } else if (model == "local") {
+  if (model == "local" && !(is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x))))) {
     abort("the local model needs the records `x` as a matrix (each is perturbed by its owner), or an `ldp_aggregate()` result.")
   }
-  s <- if (is.null(X)) as_suffstat(x, clip, min_rows = 2L) else NULL
-  n <- if (is.null(X)) s$n else nrow(X)
-  p <- if (is.null(X)) s$p else ncol(X)
-  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
+  charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip)
+  X <- NULL
+  # a failure on the input's shape withdraws the charge (nothing is released)
+  with_refund(budget, charge, {
+    if (is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x)))) X <- check_threshold_data(x)
+    s <- if (is.null(X)) as_suffstat(x, clip, min_rows = 2L) else NULL
+    n <- if (is.null(X)) s$n else nrow(X)
+    p <- if (is.null(X)) s$p else ncol(X)
+    if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
+  })
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
                                            calibration, ldp_threshold, noise_multiplier,
                                            proven = is.finite(clip))

@@ -289,3 +289,21 @@ test_that("a charge is withdrawn when the release then fails on a dimension chec
   expect_identical(budget_spent(b)$charges, 2L)
   expect_equal(budget_spent(b)$epsilon_basic, 1)
 })
+
+test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the charge when the input fails its checks", {
+  b <- dp_budget(10, 1e-3)
+  one_col <- function() {
+    i <- 0
+    function() { if (i >= 1) { i <<- 0; return(NULL) }; i <<- 1; matrix(rnorm(20), 20, 1) }
+  }
+  na <- matrix(c(NA, rnorm(39)), 20, 2)
+  expect_error(dp_cov(one_col(), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", budget = b),
+               class = "dpcov_error")
+  expect_error(dp_threshold(one_col(), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
+  expect_error(analyze_gauss(na, 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
+  expect_error(dp_clip_bound(na, 0.5, budget = b), class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # control: a valid call is charged
+  analyze_gauss(na[-1, ], 1, 1e-6, clip = 2, budget = b)
+  expect_identical(budget_spent(b)$charges, 1L)
+})
