@@ -631,7 +631,7 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
 #' @rdname compression_pca_study
 #' @param main Plot title.
 #' @param legend_pos `"outside"` (default: in the right margin, beside the
-#'   data) or a [graphics::legend()] keyword to put it inside.
+#'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
 #' @param ... Passed to [graphics::plot()].
 #' @export
 plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) {
@@ -657,7 +657,7 @@ plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) 
   graphics::lines(a$m, a$worst_case, type = "b", pch = 4, lty = 3)
   if (legend_pos == "outside") {
     legend_outside(labels, pch = c(19, 2, 4), lty = 1:3, cex = leg$cex)
-  } else {
+  } else if (legend_pos != "none") {
     graphics::legend(legend_pos, labels, pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
   }
   invisible(a)

@@ -282,10 +282,10 @@ print.dp_pca <- function(x, digits = 4, ...) {
                 x$n_negative))
   }
   cat(sprintf("Standard deviations (1, .., p=%d):\n", length(x$sdev)))
-  print(signif(x$sdev, digits))
+  print(signif(x$sdev, digits), digits = digits)
   k <- ncol(x$rotation)
   cat(sprintf("\nRotation (p x k) = (%d x %d)%s:\n", nrow(x$rotation), k, if (k > 5) ", first 5 columns" else ""))
-  print(signif(x$rotation[, seq_len(min(k, 5L)), drop = FALSE], digits))
+  print(signif(x$rotation[, seq_len(min(k, 5L)), drop = FALSE], digits), digits = digits)
   invisible(x)
 }
 
@@ -317,7 +317,7 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
   cat("Units:", x$units, "\n")
   if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))
   cat("Importance of components:\n")
-  print(signif(x$importance, digits))
+  print(signif(x$importance, digits), digits = digits)
   if (!is.null(x$subspace_bound)) {
     cat("\nSubspace error of the top-D components, Proposition 3.4 (Zhou, Ligett and Wasserman),\n",
         "with ||B||_F <= p * truncation threshold and the eigengap bounded by Weyl's inequality\n",

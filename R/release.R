@@ -370,7 +370,7 @@ nonprivate_banner <- function(x, why = NULL) {
 #' row per entry, columns `row`, `col` and `estimate` (names where the
 #' estimate has them, else indices). Both read only the released estimate.
 #' @param x A [dp_release].
-#' @param main Title (`NULL` for the mechanism).
+#' @param main Title (`NULL` for the release's class and scale).
 #' @param row.names,optional Ignored (as in [base::as.data.frame()]).
 #' @param ... `plot`: passed to [graphics::image()] or [graphics::pairs()];
 #'   `as.data.frame`: unused.
@@ -390,7 +390,7 @@ plot.dp_release <- function(x, main = NULL, ...) {
   check_release(x)
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   est <- x$estimate
-  if (is.null(main)) main <- x$mechanism
+  if (is.null(main)) main <- sprintf("<%s> release: %s", class(x)[1], x$scale)
   p <- ncol(est)
   cols <- colnames(est)
   if (is.null(cols)) cols <- paste0("V", seq_len(p))

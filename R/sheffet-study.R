@@ -331,7 +331,7 @@ study_style <- list(
 
 #' @rdname sheffet_study_methods
 #' @param legend_pos `"outside"` (default: in the right margin, beside the
-#'   data) or a [graphics::legend()] keyword to put it inside.
+#'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
 #' @export
 plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL, main = NULL,
                                legend_pos = "outside", ...) {
@@ -396,7 +396,7 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
   }
   if (legend_pos == "outside") {
     legend_outside(unname(est), col = cols, pch = pchs, lty = 1, cex = leg$cex)
-  } else {
+  } else if (legend_pos != "none") {
     graphics::legend(legend_pos, legend = unname(est), bty = "n", cex = 0.7, col = cols, pch = pchs, lty = 1)
   }
   invisible(x)

@@ -152,6 +152,9 @@ plot.dp_study <- function(x, measure = "spectral", main = NULL, ...) {
 #' @export
 as.data.frame.dp_study <- function(x, row.names = NULL, optional = FALSE, ...) {
   kind <- check_study(x)
+  if (kind == "qda_study" && !is_frame_with(x$errors, numeric = c("rep", "p", "errors"), character = "estimator")) {
+    abort("`x` is not a valid qda_study: its `errors` table (rep, p, estimator, errors) is missing or malformed.", .arg = "x")
+  }
   out <- if (kind == "qda_study") x$errors else x
   out <- as.data.frame(unclass(out), stringsAsFactors = FALSE)
   rownames(out) <- NULL
@@ -194,7 +197,7 @@ plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
     fixed <- setdiff(others, varying)
     fixed <- fixed[vapply(fixed, function(k) !all(is.na(s[[k]])), logical(1))]
     main <- paste0("Thresholding, ", measure, " error",
-                   if (length(fixed)) paste0(": ", paste(fixed, vapply(fixed, function(k) format(s[[k]][1]), ""),
+                   if (length(fixed)) paste0("\n", paste(fixed, vapply(fixed, function(k) format(s[[k]][1]), ""),
                                                          sep = " = ", collapse = ", ")))
   }
   if (length(varying)) {
@@ -245,7 +248,7 @@ legend_outside_setup <- function(labels, cex = 0.8) {
   need <- function(cx) max(graphics::strwidth(labels, units = "inches", cex = cx)) + 0.55 * cx / 0.8
   while (cex > 0.55 && need(cex) > 0.42 * fig_w) cex <- cex - 0.05
   mar <- graphics::par("mar")
-  mar[4] <- max(mar[4], need(cex) / graphics::par("csi") + 0.6)
+  mar[4] <- max(mar[4], need(cex) / graphics::par("csi") + 1)
   graphics::par(mar = mar)
   list(op = op["mar"], cex = cex)
 }
@@ -285,6 +288,6 @@ study_axis <- function(side, at = NULL, log = FALSE, base = 2) {
 }
 
 check_legend_pos <- function(legend_pos) {
-  check_choice(legend_pos, c("outside", "bottomright", "bottom", "bottomleft", "left", "topleft", "top",
+  check_choice(legend_pos, c("outside", "none", "bottomright", "bottom", "bottomleft", "left", "topleft", "top",
                              "topright", "right", "center"), "legend_pos")
 }
