@@ -656,7 +656,7 @@ plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) 
   graphics::lines(a$m, a$bound, type = "b", pch = 2, lty = 2)
   graphics::lines(a$m, a$worst_case, type = "b", pch = 4, lty = 3)
   if (legend_pos == "outside") {
-    legend_outside(labels, pch = c(19, 2, 4), lty = 1:3, cex = leg$cex)
+    legend_outside(labels, pch = c(19, 2, 4), lty = 1:3, leg = leg)
   } else if (legend_pos != "none") {
     graphics::legend(legend_pos, labels, pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
   }

@@ -395,7 +395,7 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
     }
   }
   if (legend_pos == "outside") {
-    legend_outside(unname(est), col = cols, pch = pchs, lty = 1, cex = leg$cex)
+    legend_outside(unname(est), col = cols, pch = pchs, lty = 1, leg = leg)
   } else if (legend_pos != "none") {
     graphics::legend(legend_pos, legend = unname(est), bty = "n", cex = 0.7, col = cols, pch = pchs, lty = 1)
   }

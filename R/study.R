@@ -228,7 +228,7 @@ plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
                        g[[mean_col]][ok] + 2 * g[[se_col]][ok], angle = 90, code = 3, length = 0.03, col = cols[i])
     }
   }
-  legend_outside(series, col = cols, pch = 15 + (seq_along(series) - 1) %% 5, lty = 1, cex = leg$cex)
+  legend_outside(series, col = cols, pch = 15 + (seq_along(series) - 1) %% 5, lty = 1, leg = leg)
   invisible(s)
 }
 
@@ -239,24 +239,41 @@ study_palette <- function(k) {
 
 # ---- legends outside the data, headroom, tick labels -------------------------------
 
-# Widen the right margin so that a legend of `labels` fits beside the plot
-# region; returns the old par (to restore) and the cex used. On a device too
-# narrow for it, the text shrinks down to cex 0.55.
+# Make room for a legend of `labels` outside the plot region: in the right
+# margin when it takes at most 30% of the figure's width, else (a figure in
+# a multi-panel layout) under the x axis label, in as many columns as fit.
+# Returns what legend_outside() needs and the old par (to restore).
 legend_outside_setup <- function(labels, cex = 0.8) {
-  op <- graphics::par(no.readonly = TRUE)
+  op <- graphics::par(no.readonly = TRUE)["mar"]
   fig_w <- graphics::par("fin")[1]
-  need <- function(cx) max(graphics::strwidth(labels, units = "inches", cex = cx)) + 0.55 * cx / 0.8
-  while (cex > 0.55 && need(cex) > 0.42 * fig_w) cex <- cex - 0.05
+  csi <- graphics::par("csi")
+  col_w <- max(graphics::strwidth(labels, units = "inches", cex = cex)) + 0.55 * cex / 0.8
   mar <- graphics::par("mar")
-  mar[4] <- max(mar[4], need(cex) / graphics::par("csi") + 1)
+  if (col_w <= 0.3 * fig_w) {
+    mar[4] <- max(mar[4], col_w / csi + 1)
+    graphics::par(mar = mar)
+    return(list(op = op, cex = cex, where = "right", ncol = 1L))
+  }
+  cex <- max(0.6, cex - 0.1)
+  col_w <- max(graphics::strwidth(labels, units = "inches", cex = cex)) + 0.5 * cex / 0.8
+  ncol <- max(1L, min(length(labels), floor(0.95 * fig_w / col_w)))
+  rows <- ceiling(length(labels) / ncol)
+  below <- mar[1]
+  mar[1] <- mar[1] + rows * 1.15 * cex + 0.6
   graphics::par(mar = mar)
-  list(op = op["mar"], cex = cex)
+  list(op = op, cex = cex, where = "bottom", ncol = as.integer(ncol), below = below)
 }
 
-# The legend in the right margin, top-aligned with the plot region.
-legend_outside <- function(labels, ..., cex = 0.8) {
-  graphics::legend("topleft", legend = labels, inset = c(1.02, 0), xpd = TRUE, bty = "n", cex = cex,
-                   y.intersp = 1.1, ...)
+# The legend where legend_outside_setup() made room for it.
+legend_outside <- function(labels, ..., leg) {
+  if (leg$where == "right") {
+    graphics::legend("topleft", legend = labels, inset = c(1.02, 0), xpd = TRUE, bty = "n", cex = leg$cex,
+                     y.intersp = 1.1, ...)
+  } else {
+    inset <- 1 + (leg$below + 0.1) * graphics::par("csi") / graphics::par("pin")[2]
+    graphics::legend("top", legend = labels, inset = c(0, inset), xpd = TRUE, bty = "n", cex = leg$cex,
+                     ncol = leg$ncol, ...)
+  }
 }
 
 # Room so that no series touches the frame: 8% on each side (in log space on
