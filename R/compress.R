@@ -266,37 +266,55 @@ compressed_matrix <- function(object, arg = "object") {
 #'
 #' \eqn{C^T C / m}, the compressed sample covariance of Zhou, Ligett and
 #' Wasserman; its expectation is \eqn{X^T X / n} (of the normalised data).
-#' @param object A `dp_compress` release or an m x p matrix.
+#' @param release A `dp_compress` release or an m x p matrix.
+#' @param ... Only the deprecated name `object` of `release`.
 #' @return The p x p matrix \eqn{C^T C / m}.
+#' @seealso [dpcov_arguments] for the shared argument names.
 #' @examples
 #' set.seed(1)
 #' r <- dp_compress(matrix(rnorm(4000 * 3), 4000, 3), m = 300)
 #' compressed_cov(r)
 #' @export
-compressed_cov <- function(object) {
-  C <- compressed_matrix(object)
+compressed_cov <- function(release, ...) {
+  release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
+  C <- compressed_matrix(release, "release")
   crossprod(C) / nrow(C)
 }
 
 #' PCA on compressed data
 #'
 #' Principal components of the compressed covariance \eqn{C^T C / m}
-#' (uncentred, as in the paper's Theorem 3.5), returned as a `prcomp` object:
-#' `rotation` (loadings), `sdev` (square roots of the eigenvalues of
-#' \eqn{C^T C/m}, i.e. the singular values of C over \eqn{\sqrt m}), and `x`
-#' (scores of the compressed rows). It equals `prcomp(C, center = FALSE)`
-#' except that the variances divide by m, not m - 1.
-#' @param object A `dp_compress` release or an m x p matrix.
+#' (uncentred, as in the paper's Theorem 3.5): for a [dp_compress()] release
+#' this is [dp_pca()] (with its units, guarantee and the subspace-error bound
+#' of Proposition 3.4), plus class `compressed_pca`; a plain m x p matrix
+#' gives the same decomposition without a guarantee. `rotation` holds the
+#' loadings, `sdev` the square roots of the eigenvalues of \eqn{C^T C/m}
+#' (the singular values of C over \eqn{\sqrt m}), and `x` the scores of the
+#' compressed rows. It equals `prcomp(C, center = FALSE)` except that the
+#' variances divide by m, not m - 1.
+#' @param release A `dp_compress` release or an m x p matrix.
 #' @param rank Number of components to keep (default all).
-#' @return An object of class `c("compressed_pca", "prcomp")`.
+#' @param ... Only the deprecated name `object` of `release`.
+#' @return An object of class `c("compressed_pca", "dp_pca", "prcomp")`; see
+#'   [dp_pca()].
+#' @seealso [dp_pca()], [dpcov_arguments].
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(4000 * 4), 4000, 4) %*% diag(c(3, 2, 1, 0.5))
 #' pc <- compressed_pca(dp_compress(x, m = 400))
 #' summary(pc)
 #' @export
-compressed_pca <- function(object, rank = NULL) {
-  C <- compressed_matrix(object)
+compressed_pca <- function(release, rank = NULL, ...) {
+  release <- renamed_arg(release, missing(release), list(...), "compressed_pca")
+  call <- match.call()
+  if (inherits(release, "dp_release")) {
+    if (!inherits(release, "dp_compress")) abort("`release` must be a `dp_compress` release or a matrix; use dp_pca() for other releases.", .arg = "release")
+    out <- dp_pca(release, rank)
+    out$call <- release_call(call, character(0))
+    class(out) <- c("compressed_pca", class(out))
+    return(out)
+  }
+  C <- compressed_matrix(release, "release")
   p <- ncol(C)
   k <- if (is.null(rank)) p else {
     rank <- check_count(rank, "rank")
@@ -306,9 +324,14 @@ compressed_pca <- function(object, rank = NULL) {
   s <- svd(C, nu = 0, nv = k)  # as prcomp, so loadings carry the same signs
   rotation <- s$v
   dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(k)))
-  structure(list(sdev = s$d / sqrt(nrow(C)), rotation = rotation, center = FALSE,
-                 scale = FALSE, x = C %*% rotation),
-            class = c("compressed_pca", "prcomp"))
+  sdev <- s$d / sqrt(nrow(C))
+  if (length(sdev) < p) sdev <- c(sdev, rep(0, p - length(sdev)))
+  structure(list(sdev = sdev, rotation = rotation, center = FALSE, scale = FALSE,
+                 x = C %*% rotation, units = "those of the matrix given; uncentred, per row (C'C / m)",
+                 per_row = TRUE, n_negative = 0L, subspace_bound = NULL, source = NULL,
+                 guarantee = "none stated: computed from a plain matrix, not from a release",
+                 call = release_call(call, character(0))),
+            class = c("compressed_pca", "dp_pca", "prcomp"))
 }
 
 #' Distance between principal subspaces, and the bound of Proposition 3.4
@@ -557,17 +580,18 @@ normalized_cov <- function(x, normalize) {
 #' @param dim Principal subspace dimension D.
 #' @param reps Replications per m.
 #' @param normalize,method Passed to [dp_compress()].
-#' @return A data frame of class `compression_study` with one row per
-#'   (m, replication): `m`, `rep`, the columns of [subspace_distance()], and
-#'   `worst_case`, also of class `dp_nonprivate` (`delta_D` and the bounds are
-#'   exact statistics of `x`). Its `plot` method draws the mean distance and
-#'   both bounds against m.
+#' @return A data frame of class `c("compression_study", "dp_study",
+#'   "dp_nonprivate")` (see [dp_study]) with one row per (m, replication):
+#'   `m`, `rep`, the columns of [subspace_distance()], and `worst_case`
+#'   (`delta_D` and the bounds are exact statistics of `x`, hence not
+#'   private). Its `plot` method draws the mean distance and both bounds
+#'   against m, `summary` their means per m.
 #' @examples
 #' set.seed(1)
 #' f <- rnorm(2000)
 #' x <- cbind(f, f, f, 0, 0) + matrix(rnorm(2000 * 5), 2000, 5)
 #' s <- compression_pca_study(x, m = c(300, 1000), dim = 1, reps = 3)
-#' aggregate(cbind(distance, bound) ~ m, data = s, FUN = mean)
+#' summary(s)
 #' plot(s)
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
@@ -601,30 +625,40 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   out <- cbind(grid, do.call(rbind, rows))
   out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
   # delta_D and the bounds are exact statistics of x
-  as_nonprivate(out, "compression_study")
+  new_study(out, "compression_study")
 }
 
 #' @rdname compression_pca_study
-#' @param main,legend_pos Plot title and legend position.
+#' @param main Plot title.
+#' @param legend_pos `"outside"` (default: in the right margin, beside the
+#'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
 #' @param ... Passed to [graphics::plot()].
 #' @export
-plot.compression_study <- function(x, main = NULL, legend_pos = "bottomleft", ...) {
-  if (!inherits(x, "compression_study") ||
-      !is_frame_with(x, numeric = c("m", "dim", "distance", "bound", "worst_case")) ||
-      !all(is.finite(x$m)) || !all(is.finite(x$distance))) {
-    abort("`x` is not a valid compression_study: it needs rows with numeric m, dim, distance, bound and worst_case.", .arg = "x")
-  }
+plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) {
+  check_compression_study(x)
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
-  legend_pos <- check_choice(legend_pos, c("bottomright", "bottom", "bottomleft", "left", "topleft", "top",
-                                           "topright", "right", "center"), "legend_pos")
-  a <- stats::aggregate(cbind(distance, bound, worst_case) ~ m, data = as.data.frame(x), FUN = mean)
+  legend_pos <- check_legend_pos(legend_pos)
+  a <- stats::aggregate(cbind(distance, bound, worst_case) ~ m, data = as.data.frame(unclass(x)), FUN = mean)
   if (is.null(main)) main <- sprintf("PCA subspace error, D = %d", x$dim[1])
+  labels <- c("observed (mean)", "Prop. 3.4 bound", "Thm 5.1 worst case")
+  if (legend_pos == "outside") {
+    leg <- legend_outside_setup(labels, cex = 0.8)
+    on.exit(graphics::par(leg$op))
+  }
+  yr <- range(c(a$distance, a$bound, a$worst_case))
+  xr <- range(a$m)
   graphics::plot(a$m, a$distance, log = "xy", type = "b", pch = 19,
-                 ylim = range(c(a$distance, a$bound, a$worst_case)), main = main,
-                 xlab = "m (compressed rows)", ylab = "subspace distance", ...)
+                 xlim = headroom(xr, log = TRUE), ylim = headroom(yr, log = TRUE), main = main,
+                 xlab = "m (compressed rows)", ylab = "subspace distance", axes = FALSE, ...)
+  study_axis(1, NULL)
+  study_axis(2, NULL)
+  graphics::box()
   graphics::lines(a$m, a$bound, type = "b", pch = 2, lty = 2)
   graphics::lines(a$m, a$worst_case, type = "b", pch = 4, lty = 3)
-  graphics::legend(legend_pos, c("observed (mean)", "Prop. 3.4 bound", "Thm 5.1 worst case"),
-                   pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
+  if (legend_pos == "outside") {
+    legend_outside(labels, pch = c(19, 2, 4), lty = 1:3, leg = leg)
+  } else if (legend_pos != "none") {
+    graphics::legend(legend_pos, labels, pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
+  }
   invisible(a)
 }

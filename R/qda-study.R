@@ -40,8 +40,10 @@
 #'   per replication, p and estimator: `rep`, `p`, `estimator`, `errors`,
 #'   `threshold` (the estimator's threshold when it reports one, else NA)),
 #'   `summary` (mean misclassifications and their standard error over the
-#'   replications, per p and estimator), `settings` and `call`.
-#' @seealso [qda_estimators()], [combo_preprocess()]
+#'   replications, per p and estimator), `settings` and `call`; class
+#'   `c("qda_study", "dp_study", "dp_nonprivate")` (see [dp_study]:
+#'   `summary` gives the `summary` table, `as.data.frame` the `errors`).
+#' @seealso [qda_estimators()], [combo_preprocess()], [dp_study]
 #' @examples
 #' set.seed(1)
 #' x <- rbind(matrix(rnorm(60 * 4), 60), matrix(rnorm(30 * 4, 0.8), 30))
@@ -128,7 +130,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                                  singular = singular, tol = tol,
                                  features = features$settings, n = nrow(x),
                                  n_group = as.integer(table(group)), estimators = names(estimators))),
-            class = c("qda_study", "dp_nonprivate"), call = release_call(call, c("x", "features")))
+            class = c("qda_study", "dp_study", "dp_nonprivate"), call = release_call(call, c("x", "features")))
 }
 
 # A study given as input (hand-made ones included): its summary table, and
@@ -187,7 +189,8 @@ print.qda_study <- function(x, digits = 2, ...) {
 #' One panel per number of features: the mean misclassifications of each
 #' estimator with bars of plus or minus two standard errors, the trivial
 #' majority-class rule as a dashed line, and optionally reference values (for
-#' example a paper's table) as crosses.
+#' example a paper's table) as crosses; the legend sits at the right of the
+#' panels, outside the data.
 #'
 #' @param x A [qda_study()] result.
 #' @param reference Optional data frame with a column `p` and one column per
@@ -223,15 +226,21 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     ref_vals <- if (is.null(reference)) numeric(0) else unlist(reference[setdiff(names(reference), "p")])
     ylim <- c(0, max(c(s$mean + 2 * s$se, trivial$mean, ref_vals), na.rm = TRUE) * 1.1)
   }
-  op <- graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1))
+  labels_leg <- c("mean +- 2 se", if (nrow(trivial)) "majority-class rule",
+                  if (!is.null(reference)) "reference")
+  op <- graphics::par(no.readonly = TRUE)[c("mfrow", "mar", "oma")]
   on.exit(graphics::par(op))
+  # the legend gets its own column at the right of the panels, outside the data
+  leg_w <- max(graphics::strwidth(labels_leg, units = "inches", cex = 0.8)) + 0.6
+  graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1),
+                oma = c(0, 0, 0, leg_w / graphics::par("csi") + 0.5))
   for (p in ps) {
     si <- s[s$p == p, ]
     at <- seq_len(nrow(si))
     est <- as.character(si$estimator)
     lab <- if (is.null(labels)) est else ifelse(est %in% names(labels), labels[est], est)
     plot(at, si$mean, ylim = ylim, xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19,
-         xlab = "", ylab = "misclassifications", main = paste("p =", p), ...)
+         xlab = "", ylab = "misclassifications", main = paste("p =", p), las = 1, ...)
     graphics::axis(1, at = at, labels = lab, las = 2, cex.axis = 0.8)
     ok <- si$se > 0
     if (any(ok)) {
@@ -245,6 +254,11 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
       graphics::points(at[have], vals, pch = 4, cex = 1.4, col = "red")
     }
   }
+  graphics::par(fig = c(0, 1, 0, 1), oma = c(0, 0, 0, 0), mar = c(0, 0, 0, 0), new = TRUE)
+  graphics::plot.new()
+  sel <- c(TRUE, nrow(trivial) > 0, !is.null(reference))
+  graphics::legend("right", legend = labels_leg, pch = c(19, NA, 4)[sel], lty = c(1, 2, NA)[sel],
+                   col = c("black", "black", "red")[sel], bty = "n", cex = 0.8, inset = 0.01)
   invisible(x)
 }
 

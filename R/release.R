@@ -360,3 +360,89 @@ nonprivate_banner <- function(x, why = NULL) {
   cat(sprintf("<%s> NOT a private release: %s.\n", cls, why))
   invisible()
 }
+
+#' Plot a release, or turn it into a long table
+#'
+#' `plot` draws a square release as a heat map of its estimate (row 1 at the
+#' top) with a colour scale symmetric about 0 beside it, and compressed rows
+#' ([dp_compress()]) as a scatterplot matrix of (at most) their first five
+#' columns. `as.data.frame` gives the released values in long format: one
+#' row per entry, columns `row`, `col` and `estimate` (names where the
+#' estimate has them, else indices). Both read only the released estimate.
+#' @param x A [dp_release].
+#' @param main Title (`NULL` for the release's class and scale).
+#' @param row.names,optional Ignored (as in [base::as.data.frame()]).
+#' @param ... `plot`: passed to [graphics::image()] or [graphics::pairs()];
+#'   `as.data.frame`: unused.
+#' @return `plot`: `x`, invisibly. `as.data.frame`: a data frame.
+#' @seealso [dp_release], [dp_pca()].
+#' @examples
+#' set.seed(1)
+#' r <- analyze_gauss(matrix(rnorm(400), 100, 4), epsilon = 1, delta = 1e-5, clip = 3)
+#' plot(r)
+#' head(as.data.frame(r))
+#' @name dp_release_plot
+NULL
+
+#' @rdname dp_release_plot
+#' @export
+plot.dp_release <- function(x, main = NULL, ...) {
+  check_release(x)
+  if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
+  est <- x$estimate
+  if (is.null(main)) main <- sprintf("<%s> release: %s", class(x)[1], x$scale)
+  p <- ncol(est)
+  cols <- colnames(est)
+  if (is.null(cols)) cols <- paste0("V", seq_len(p))
+  if (inherits(x, "dp_compress")) {
+    k <- min(p, 5L)
+    C <- est[, seq_len(k), drop = FALSE]
+    colnames(C) <- cols[seq_len(k)]
+    if (k == 1L) {
+      graphics::hist(C[, 1], main = main, xlab = cols[1], col = "grey80", ...)
+    } else {
+      graphics::pairs(C, main = main, pch = 20, cex = 0.5, col = grDevices::adjustcolor("black", 0.5), ...)
+    }
+    return(invisible(x))
+  }
+  lim <- max(abs(est))
+  if (!(lim > 0)) lim <- 1
+  nb <- 21L
+  breaks <- seq(-lim, lim, length.out = nb + 1L)
+  pal <- grDevices::hcl.colors(nb, "Blue-Red 3")
+  op <- graphics::par(mar = c(5, 5, 3, 7))
+  on.exit(graphics::par(op))
+  graphics::image(seq_len(p), seq_len(p), t(est)[, p:1, drop = FALSE], breaks = breaks, col = pal,
+                  axes = FALSE, xlab = "", ylab = "", main = main, ...)
+  lab_at <- if (p <= 25) seq_len(p) else unique(round(seq(1, p, length.out = 10)))
+  graphics::axis(1, at = lab_at, labels = cols[lab_at], las = 2, cex.axis = 0.75)
+  graphics::axis(2, at = p + 1 - lab_at, labels = cols[lab_at], las = 1, cex.axis = 0.75)
+  graphics::box()
+  # the colour scale, in the right margin
+  u <- graphics::par("usr")
+  w <- diff(u[1:2])
+  x0 <- u[2] + 0.04 * w
+  x1 <- x0 + 0.05 * w
+  ys <- seq(u[3], u[4], length.out = nb + 1L)
+  graphics::rect(x0, ys[-(nb + 1L)], x1, ys[-1L], col = pal, border = NA, xpd = TRUE)
+  graphics::rect(x0, u[3], x1, u[4], border = "grey40", xpd = TRUE)
+  ticks <- pretty(c(-lim, lim), n = 5)
+  ticks <- ticks[abs(ticks) <= lim]
+  yt <- u[3] + (ticks + lim) / (2 * lim) * diff(u[3:4])
+  graphics::segments(x1, yt, x1 + 0.015 * w, yt, xpd = TRUE)
+  graphics::text(x1 + 0.02 * w, yt, axis_labels(ticks), pos = 4, cex = 0.7, xpd = TRUE, offset = 0.1)
+  invisible(x)
+}
+
+#' @rdname dp_release_plot
+#' @export
+as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_release(x)
+  est <- x$estimate
+  rn <- rownames(est)
+  cn <- colnames(est)
+  rows <- if (is.null(rn)) seq_len(nrow(est)) else rn
+  cols <- if (is.null(cn)) seq_len(ncol(est)) else cn
+  data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
+             estimate = as.vector(est), stringsAsFactors = FALSE)
+}

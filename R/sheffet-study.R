@@ -116,10 +116,11 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' @param p Number of features (paper: 20).
 #' @param noise_sd Label noise sd (0.5).
 #' @param beta Coefficients ((p + 1) x labels); default drawn uniformly on \[-1, 1\].
-#' @return A data frame of class `sheffet_study` with columns `experiment`,
-#'   `rep`, `n`, `epsilon`, `m`, `estimator`, `error`; attributes `beta`,
-#'   `settings` and `elapsed` (seconds).
-#' @seealso [summary.sheffet_study()], [plot.sheffet_study()].
+#' @return A data frame of class `c("sheffet_study", "dp_study",
+#'   "dp_nonprivate")` (see [dp_study]) with columns `experiment`, `rep`, `n`,
+#'   `epsilon`, `m`, `estimator`, `error`; attributes `beta`, `settings` and
+#'   `elapsed` (seconds).
+#' @seealso [summary.sheffet_study()], [plot.sheffet_study()], [dp_study].
 #' @examples
 #' set.seed(3)
 #' st <- sheffet_study("single", n = 2^c(12, 14), epsilon = 0.25, reps = 2)
@@ -162,7 +163,7 @@ sheffet_study <- function(experiment = "single", n = 2^(14:18),
   }, future.seed = TRUE, future.packages = "dpcov")
   res <- do.call(rbind, out)
   rownames(res) <- NULL
-  structure(res, class = c("sheffet_study", "dp_nonprivate", "data.frame"), beta = beta, settings = settings,
+  structure(new_study(res, "sheffet_study"), beta = beta, settings = settings,
             elapsed = proc.time()[["elapsed"]] - t0)
 }
 
@@ -329,8 +330,11 @@ study_style <- list(
 )
 
 #' @rdname sheffet_study_methods
+#' @param legend_pos `"outside"` (default: in the right margin, beside the
+#'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
 #' @export
-plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL, main = NULL, ...) {
+plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL, main = NULL,
+                               legend_pos = "outside", ...) {
   check_sheffet_study(x)
   if (!(is_number(figure) || is_string(figure)) || !as.character(figure) %in% names(study_figures)) {
     abort("`figure` must be one of 1, 2, 3, 4, 5.")
@@ -340,8 +344,9 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
   m <- check_count(m, "m", min = 0)
   ylim <- check_ylim(ylim)
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
+  legend_pos <- check_legend_pos(legend_pos)
   exper <- if (figure == "5") "multiple" else "single"
-  sm <- summary(x)
+  sm <- summary.sheffet_study(x)
   sm <- sm[sm$experiment == exper, , drop = FALSE]
   if (!nrow(sm)) abort("this study has no \"%s\" experiment (figure %s).", exper, figure)
   if (is.null(epsilon)) epsilon <- sort(unique(sm$epsilon[!is.na(sm$epsilon)]))[1]
@@ -357,29 +362,42 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
   # on the log axis a bar's lower end is truncated at mean / 10
   lo <- pmax(sm$mean - ifelse(is.na(sm$sd), 0, sm$sd), sm$mean / 10)
   hi <- sm$mean + ifelse(is.na(sm$sd), 0, sm$sd)
-  if (is.null(ylim)) ylim <- range(c(lo, hi))
+  if (is.null(ylim)) ylim <- headroom(range(c(lo, hi)), log = TRUE)
   if (is.null(main)) {
     main <- sprintf("Figure %s: epsilon = %s%s", figure, format(epsilon),
                     if (exper == "multiple") paste0(", m = ", m) else "")
   }
-  graphics::plot(NA, xlim = range(log2(sm$n)), ylim = ylim, log = "y",
-                 xlab = "log2(n)", ylab = "mean L2 error of beta", main = main, ...)
+  cols <- vapply(names(est), function(e) study_style[[e]][1], "")
+  pchs <- vapply(names(est), function(e) as.integer(study_style[[e]][2]), 1L)
+  if (legend_pos == "outside") {
+    leg <- legend_outside_setup(unname(est), cex = 0.75)
+    on.exit(graphics::par(leg$op))
+  }
+  xr <- range(log2(sm$n))
+  graphics::plot(NA, xlim = xr + c(-1, 1) * max(0.25, 0.04 * diff(xr)), ylim = ylim, log = "y",
+                 xlab = "n (rows)", ylab = "mean L2 error of beta", main = main, axes = FALSE, ...)
+  ks <- sort(unique(log2(sm$n)))
+  if (length(ks) > 8) ks <- ks[round(ks) %% 2 == round(ks[1]) %% 2]
+  graphics::axis(1, at = ks, labels = axis_labels(2^ks, 2), cex.axis = 0.85)
+  study_axis(2, NULL)
+  graphics::box()
   for (i in seq_along(est)) {
     g <- sm[sm$estimator == names(est)[i], , drop = FALSE]
     g <- g[order(g$n), , drop = FALSE]
-    sty <- study_style[[names(est)[i]]]
-    graphics::lines(log2(g$n), g$mean, col = sty[1], type = "b", pch = as.integer(sty[2]))
+    graphics::lines(log2(g$n), g$mean, col = cols[i], type = "b", pch = pchs[i])
     ok <- !is.na(g$sd) & g$sd > 0
     if (any(ok)) {
       # error bars: mean +- sd, the lower end floored at the plot's bottom (log axis)
       xs <- log2(g$n[ok]); lo <- pmax(g$mean[ok] - g$sd[ok], g$mean[ok] / 10, ylim[1])
       hi <- g$mean[ok] + g$sd[ok]
-      graphics::segments(xs, lo, xs, hi, col = sty[1])
-      graphics::segments(xs - 0.08, c(lo, hi), xs + 0.08, c(lo, hi), col = sty[1])
+      graphics::segments(xs, lo, xs, hi, col = cols[i])
+      graphics::segments(xs - 0.08, c(lo, hi), xs + 0.08, c(lo, hi), col = cols[i])
     }
   }
-  graphics::legend("bottomleft", legend = unname(est), bty = "n", cex = 0.7,
-                   col = vapply(names(est), function(e) study_style[[e]][1], ""),
-                   pch = vapply(names(est), function(e) as.integer(study_style[[e]][2]), 1L), lty = 1)
+  if (legend_pos == "outside") {
+    legend_outside(unname(est), col = cols, pch = pchs, lty = 1, leg = leg)
+  } else if (legend_pos != "none") {
+    graphics::legend(legend_pos, legend = unname(est), bty = "n", cex = 0.7, col = cols, pch = pchs, lty = 1)
+  }
   invisible(x)
 }

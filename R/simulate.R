@@ -179,14 +179,16 @@ threshold_methods <- function() {
 #' @return A data frame with one row per setting x replication x method x
 #'   truth: the setting's columns, `rep`, `method`, `truth`, `constant`
 #'   (the tuned c), `spectral`, `frobenius`, `l1` (and `rel_*` columns when
-#'   `relative`), of class `c("threshold_study", "dp_nonprivate",
-#'   "data.frame")`: a simulation, not a release; attribute `dpcov_version`
-#'   records the package version.
+#'   `relative`), of class `c("threshold_study", "dp_study", "dp_nonprivate",
+#'   "data.frame")` (see [dp_study]: `summary` is [study_summary()], `plot`
+#'   the mean error against n): a simulation, not a release; attribute
+#'   `dpcov_version` records the package version.
 #' @examples
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
 #' res <- run_study(s, reps = 2, tune = "theory")
-#' head(res)
+#' res
+#' head(as.data.frame(res))
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
@@ -257,7 +259,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   out <- do.call(rbind, res)
   rownames(out) <- NULL
   attr(out, "dpcov_version") <- as.character(utils::packageVersion("dpcov"))
-  as_nonprivate(out, "threshold_study")
+  new_study(out, "threshold_study")
 }
 
 # One row of run_study()'s settings.
@@ -287,6 +289,7 @@ check_study_setting <- function(st) {
 #' @export
 study_summary <- function(results, measure = c("spectral", "frobenius")) {
   if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")
+  results <- as.data.frame(unclass(results), stringsAsFactors = FALSE)  # a plain table, not a study
   if (!is.character(measure) || !length(measure) || anyNA(measure) || anyDuplicated(measure)) {
     abort("`measure` must be one or more names of error columns of `results`.")
   }

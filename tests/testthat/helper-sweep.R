@@ -227,6 +227,13 @@ sweep_specs <- function() {
   est_np <- dpcov::qda_estimators(private = FALSE)
   qst <- dpcov::qda_study(feats, est_np, p = 2, reps = 2, n_test = c(lean = 4, obese = 2))
   cst <- suppressWarnings(dpcov::compression_pca_study(comp_x, m = 60, dim = 1, reps = 2))
+  pca <- dpcov::dp_pca(rel)
+  pca_c <- dpcov::dp_pca(comp)
+  PCA_OBJ <- R("object", fields = c("sdev", "rotation", "units", "guarantee", "per_row", "n_negative"))
+  study_junk <- function(st, col) R("custom", values = list(
+    sweep_h(paste("character", col), do.call(sweep_modify, c(list(st), stats::setNames(list("a"), col)))),
+    sweep_h("no fields", structure(list(), class = class(st))),
+    sweep_h("string", structure("a", class = class(st)))))
   settings <- data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01)
   rst <- dpcov::run_study(settings, reps = 1, tune = "theory")
   sst <- dpcov::sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
@@ -272,7 +279,7 @@ sweep_specs <- function() {
     sweep_spec("combo_data_dir", list(start = tempdir()), list(start = R("custom", values = list(
       sweep_h("NA", NA_character_), sweep_h("two paths", c(tempdir(), tempdir())), sweep_h("number", 1),
       sweep_h("NULL", NULL), sweep_h("missing directory", file.path(tempdir(), "no-such-dir"), "either"))))),
-    sweep_spec("compressed_cov", list(object = comp), list(object = R("release", matrix = "either", wrong_shape = "either"))),
+    sweep_spec("compressed_cov", list(release = comp), list(release = R("release", matrix = "either", wrong_shape = "either"))),
     sweep_spec("compressed_lm", list(object = comp_lm, response = "y", features = NULL, lambda = 0.1),
                list(object = R("release", matrix = "skip", wrong_shape = "either"),
                     response = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
@@ -280,8 +287,22 @@ sweep_specs <- function() {
                     features = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
                                                          sweep_h("response", 4), sweep_h("fraction", 1.5), sweep_h("list", list(1)))),
                     lambda = NUM)),
-    sweep_spec("compressed_pca", list(object = comp, rank = 2),
-               list(object = R("release", matrix = "either", wrong_shape = "either"), rank = CNT)),
+    sweep_spec("compressed_pca", list(release = comp, rank = 2),
+               list(release = R("release", matrix = "either", wrong_shape = "either"), rank = CNT)),
+    sweep_spec("dp_pca", list(release = rel, rank = 2),
+               list(release = release_sq, rank = CNT)),
+    sweep_spec("dp_pca", list(release = dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2, neighbor = "replace-one"),
+                              center = c(0.1, 0, -0.1)),
+               list(center = R("vector", fraction = "either", int = "either")), label = "dp_pca (center)"),
+    sweep_spec("dp_pca", list(release = comp, scale = c(1, 2, 1)),
+               list(release = R("release", matrix = "error", wrong_shape = "either"),
+                    scale = R("vector", fraction = "either", int = "either")), label = "dp_pca (compressed)"),
+    sweep_spec("as_dp_study", list(x = rst),
+               list(x = R("custom", values = list(
+                 sweep_h("NULL", NULL), sweep_h("string", "a"), sweep_h("unrelated data frame", data.frame(a = 1)),
+                 sweep_h("character errors", sweep_modify(rst, spectral = "a")),
+                 sweep_h("compression study without distance", sweep_drop(cst, "distance")),
+                 sweep_h("qda study without summary", structure(list(), class = "qda_study")))))),
     sweep_spec("compression_alpha", list(x1 = comp_x, x2 = comp_x[c(2, 1, 3:200), ] * 1.01, m = 60, normalize = TRUE),
                list(x1 = DATA, x2 = DATA, m = R("vector"), normalize = FLAG, delta_max = NUM)),
     sweep_spec("compression_condition", list(n = 1000, p = 3, m = 60, delta_max = 0.01),
@@ -563,7 +584,37 @@ sweep_specs <- function() {
                                                         sweep_h("string", "a"), sweep_h("two", c(0.5, 0.5)))),
                     ylim = R("custom", values = list(sweep_h("NA", c(NA, 1)), sweep_h("string", "a"),
                                                      sweep_h("one value", 1)))),
-               label = "plot.sheffet_study")
+               label = "plot.sheffet_study"),
+    sweep_spec("print", list(x = pca), list(x = PCA_OBJ, digits = CNT), label = "print.dp_pca"),
+    sweep_spec("summary", list(object = pca), list(object = PCA_OBJ), label = "summary.dp_pca"),
+    sweep_spec("print", list(x = summary(pca)),
+               list(x = R("object", fields = c("importance", "units", "guarantee", "n_negative")), digits = CNT),
+               label = "print.summary.dp_pca"),
+    sweep_spec("plot", list(x = pca),
+               list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
+               label = "plot.dp_pca"),
+    sweep_spec("predict", list(object = pca_c, newdata = comp_x, scale = c(1, 2, 1)),
+               list(object = PCA_OBJ, newdata = DATA, scale = R("vector", fraction = "either", int = "either")),
+               label = "predict.dp_pca"),
+    sweep_spec("predict", list(object = pca, newdata = x),
+               list(newdata = R("custom", values = list(sweep_h("too few columns", x[, 1:2]),
+                                                        sweep_h("too many columns", cbind(x, x)))),
+                    center = R("custom", values = list(sweep_h("given to a PCA with its center", c(0, 0, 0))))),
+               label = "predict.dp_pca (shape)"),
+    sweep_spec("plot", list(x = rel), list(x = R("release"), main = R("custom", values = list(sweep_h("number", 1)))),
+               label = "plot.dp_release"),
+    sweep_spec("as.data.frame", list(x = rel), list(x = R("release")), label = "as.data.frame.dp_release"),
+    sweep_spec("print", list(x = rst), list(x = study_junk(rst, "spectral"), n_rows = CNT), label = "print.dp_study"),
+    sweep_spec("summary", list(object = cst), list(object = study_junk(cst, "distance")), label = "summary.dp_study"),
+    sweep_spec("plot", list(x = rst),
+               list(x = study_junk(rst, "spectral"), measure = CH("spectral", "frobenius"),
+                    main = R("custom", values = list(sweep_h("function", function() 1)))),
+               label = "plot.dp_study"),
+    sweep_spec("as.data.frame", list(x = qst),
+               list(x = R("custom", values = list(
+                 sweep_h("no errors", sweep_drop(qst, "errors")), sweep_h("junk errors", sweep_modify(qst, errors = "a")),
+                 sweep_h("no fields", structure(list(), class = class(qst)))))),
+               label = "as.data.frame.dp_study")
   )
   if (!is.null(sdir)) {
     specs <- c(specs, list(

@@ -257,7 +257,10 @@ test_that("compressed PCA matches prcomp on C", {
   C <- as.matrix(r)
   pc <- compressed_pca(r)
   ref <- prcomp(C, center = FALSE)
-  expect_s3_class(pc, "prcomp")
+  expect_s3_class(pc, c("compressed_pca", "dp_pca", "prcomp"))
+  expect_true(is.na(pc$scale))  # normalised columns: scales not in the release
+  expect_false(pc$center)
+  expect_identical(pc$guarantee, r$guarantee)
   expect_equal(unname(pc$rotation), unname(ref$rotation), tolerance = 1e-10)
   expect_equal(pc$sdev * sqrt(200 / 199), ref$sdev, tolerance = 1e-10)
   expect_equal(unname(pc$x), unname(ref$x), tolerance = 1e-10)

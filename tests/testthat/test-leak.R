@@ -11,10 +11,10 @@ leak_class <- list(
               "iwishart_adaptive", "dp_threshold", "ldp_perturb", "ldp_aggregate", "dp_compress",
               "dp_cov"),
   # post-processing of a release (clean when its input is a release)
-  post_processing = c("compressed_cov", "compressed_pca", "compressed_lm", "dp_regression",
+  post_processing = c("compressed_cov", "compressed_pca", "dp_pca", "compressed_lm", "dp_regression",
                       "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov"),
   # labelled dp_nonprivate
-  nonprivate = c("second_moment", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study",
+  nonprivate = c("second_moment", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
                  "compression_alpha", "sheffet_study", "run_study", "combo_read", "combo_preprocess",
                  "combo_select"),
   # exact statistics returned as plain values (documented "not private"): a
@@ -180,6 +180,8 @@ test_that("compression releases and their analyses hold no secret", {
   compress <- function(x) suppressWarnings(dp_compress(x, m = 40))
   expect_private(function(x) compressed_cov(compress(x)), Xc, label = "compressed_cov")
   expect_private(function(x) compressed_pca(compress(x)), Xc, label = "compressed_pca")
+  expect_private(function(x) dp_pca(compress(x)), Xc, label = "dp_pca (compressed)")
+  expect_private(function(x) do.call(dp_pca, list(compress(x))), Xc, label = "dp_pca (do.call)")
   expect_private(function(x) compressed_lm(compress(x), response = "y"), Xc, label = "compressed_lm")
   expect_private(function(x) suppressWarnings(dp_compress(second_moment(x), m = 40)), Xc,
                  label = "dp_compress suffstat")
@@ -253,6 +255,16 @@ test_that("studies are labelled and keep no data-generating input or call with v
   rs <- run_study(data.frame(cov = "model2", dist = "gaussian", p = 4, n = 50, epsilon = 0.5,
                              delta = 1e-3), reps = 1, tune = "theory")
   expect_nonprivate(rs, NULL, "run_study")
+})
+
+test_that("dp_pca() of a dp_cov() release holds no secret; converted studies stay labelled", {
+  expect_private(function(x) dp_pca(dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 2)), X, label = "dp_pca (dp_cov)")
+  expect_private(function(x) dp_pca(analyze_gauss(x, 1, 1e-5, clip = 1, neighbor = "replace-one"), rank = 2),
+                 X, clip = 1, label = "dp_pca (analyze_gauss)")
+  Xs <- audit_matrix(80, 5)
+  st <- suppressWarnings(compression_pca_study(Xs, m = 20, dim = 1, reps = 1))
+  class(st) <- c("compression_study", "data.frame")  # as saved by an earlier version
+  expect_nonprivate(as_dp_study(st), Xs, "as_dp_study")
 })
 
 test_that("the COMBO loaders are labelled (skipped where the data is absent)", {

@@ -63,3 +63,33 @@ test_that("the same seed gives the same release", {
   set.seed(1); b <- analyze_gauss(x, 0.5, 1e-5, clip = 1)
   expect_identical(a$estimate, b$estimate)
 })
+
+test_that("plot() and as.data.frame() of a release read only the released values", {
+  set.seed(21)
+  x <- matrix(rnorm(400), 100, 4)
+  colnames(x) <- paste0("v", 1:4)
+  r <- analyze_gauss(x, 1, 1e-5, clip = 3)
+  df <- as.data.frame(r)
+  expect_named(df, c("row", "col", "estimate"))
+  expect_equal(nrow(df), 16L)
+  # one row per entry, the entry the release holds
+  expect_equal(df$estimate[df$row == "v2" & df$col == "v3"], r$estimate["v2", "v3"])
+  expect_equal(sort(df$estimate), sort(as.vector(r$estimate)))
+  rc <- suppressWarnings(dp_compress(x, m = 30))
+  dfc <- as.data.frame(rc)
+  expect_equal(nrow(dfc), 30L * 4L)
+  expect_equal(dfc$estimate, as.vector(rc$estimate))
+  pdf(NULL)
+  on.exit(dev.off())
+  op <- par("mar")
+  expect_identical(plot(r), r)
+  expect_equal(par("mar"), op)
+  expect_no_error(plot(rc))
+  expect_no_error(plot(suppressWarnings(dp_compress(x[, 1:2], m = 30))))
+  e <- expect_error(plot(r, main = 1), class = "dpcov_error")
+  expect_identical(e$arg, "main")
+  bad <- r
+  bad$estimate <- "a"
+  expect_error(as.data.frame(bad), class = "dpcov_error")
+  expect_error(plot(bad), class = "dpcov_error")
+})

@@ -1,0 +1,409 @@
+# Private principal components: post-processing of any release (a second-
+# moment or covariance matrix, or compressed rows) into a prcomp-like object
+# that says what units its components are in and what guarantee it inherits.
+
+#' Private principal components from a release
+#'
+#' Principal components of what a [dp_release] estimates, as a `prcomp`-like
+#' object. Only the release is read, so the result is post-processing: it
+#' carries the release's guarantee (and costs no privacy), and it holds no
+#' data.
+#'
+#' What is decomposed, and on which scale `sdev` is (see [dp_scales]):
+#'
+#' | release `scale` | matrix | `center` | `sdev` |
+#' |---|---|---|---|
+#' | `"covariance"` ([dp_cov()]) | the covariance | the release's private `center` | per row (the release's divisor) |
+#' | `"correlation"` | the correlation | the private `center` | per row, standardised columns |
+#' | `"average"` | \eqn{A^TA/n} (uncentred) | `FALSE` | per row (divisor n) |
+#' | `"sum"`, `"sum + ridge"`, `"posterior sample"` | the estimate of \eqn{A^TA} (ridge removed), over n when n is public | `FALSE` | per row when n is public, else on the sum scale (`per_row = FALSE`, and `print` says so) |
+#' | `"compressed rows"` ([dp_compress()]) | \eqn{C^TC/m} (uncentred, Theorem 3.5) | `FALSE` | per row, in normalised units when the columns were normalised |
+#'
+#' An uncentred second moment is centred when `center` (a private mean of the
+#' same rows, e.g. a [dp_cov()] release, as in [dp_as_cov()]) is given; the
+#' total privacy loss then adds that mean's. Noise can make a released
+#' matrix indefinite: its negative eigenvalues become zero standard
+#' deviations and are counted in `n_negative`.
+#'
+#' **Units.** Compression with `normalize = TRUE` divides every column by its
+#' root mean square \eqn{\sqrt{\sum_i x_{ij}^2/n}}, and a correlation divides
+#' by the standard deviations; neither release holds those scales, so the
+#' components are in standardised units (`scale = NA`) and [predict()]
+#' refuses raw data with a `dpcov_units_error` unless the column scales are
+#' given (here in `scale`, or to `predict`), public or privately released.
+#'
+#' **Subspace error.** For compressed data with truncation against the data's
+#' own covariance (the default of [dp_compress()]) and no affine noise, every
+#' accepted draw satisfies \eqn{\max_{jk}|B_{jk}| \le \tau} (`params$threshold`),
+#' with \eqn{B = C^TC/m - X^TX/n}, so \eqn{\|B\|_F \le p\tau}. By Weyl's
+#' inequality the eigengap \eqn{\delta_D = (\lambda_D - \lambda_{D+1})/2} of
+#' \eqn{X^TX/n} is at least \eqn{\hat\delta_D - p\tau}, with \eqn{\hat\delta_D}
+#' that of \eqn{C^TC/m}. Proposition 3.4 of Zhou, Ligett and Wasserman (Zwald
+#' and Blanchard) then bounds the distance between the top-D principal
+#' subspaces of the data and of the compressed data by
+#' \eqn{p\tau / (\hat\delta_D - p\tau)} whenever \eqn{3p\tau \le
+#' \hat\delta_D}. `subspace_bound` holds it for each D; it is computed from
+#' the release only. Other releases have no such bound here (`NULL`).
+#'
+#' @param release A [dp_release]: a square release of any family, or a
+#'   [dp_compress()] release.
+#' @param rank Number of components to keep in `rotation` (default all); as
+#'   in [stats::prcomp()], `sdev` keeps all of them.
+#' @param center For an uncentred second-moment release only: a private mean
+#'   (numeric vector of length p) or a [dp_cov()] release whose `center` to
+#'   use; see [dp_as_cov()].
+#' @param scale For a release in standardised units (normalised compressed
+#'   data, a correlation): the column scales of the data (public, or released
+#'   privately), so that [predict()] can take raw data.
+#' @return An object of class `c("dp_pca", "prcomp")`: `sdev`, `rotation`,
+#'   `center` (numeric where private, `FALSE` for uncentred components, `NA`
+#'   when the components are centred at a mean the release does not hold),
+#'   `scale` (`FALSE` in the data's units, numeric when given, `NA` when the
+#'   columns were scaled by unreleased factors), `x` (scores of the compressed
+#'   rows; `NULL` for square releases), `units` and `per_row` (what `sdev`
+#'   measures), `n_negative`, `subspace_bound` (a data frame or `NULL`),
+#'   `source` (the release's mechanism, scale, epsilon, delta, neighbour, n
+#'   when public), `guarantee` and `call`.
+#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
+#'   privacy with compression. *Proceedings of the IEEE International
+#'   Symposium on Information Theory (ISIT)*, 2718-2722. (Full version
+#'   arXiv:0901.1365.)
+#'
+#'   Zwald, L. and Blanchard, G. (2006). On the convergence of eigenspaces in
+#'   kernel principal component analysis. *Advances in Neural Information
+#'   Processing Systems 18*, 1649-1656.
+#' @seealso [predict.dp_pca()], [compressed_pca()], [dp_as_cov()],
+#'   [dpcov_arguments] for the argument names shared across the package.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(2000 * 3), 2000, 3) %*% diag(c(3, 1, 0.5))
+#' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 10, clip_mean = 10)
+#' pc <- dp_pca(r)
+#' pc
+#' summary(pc)
+#' head(predict(pc, x[1:3, ]))
+#' @export
+dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL) {
+  call <- match.call()
+  check_release(release, "release")
+  p <- as.integer(release$p)
+  k <- if (is.null(rank)) p else {
+    rank <- check_count(rank, "rank")
+    if (rank > p) abort("`rank` must be <= p = %d; got %s.", p, format(rank), .arg = "rank")
+    as.integer(rank)
+  }
+  src <- pca_source(release, center)
+  if (src$compressed) {
+    C <- release$estimate
+    s <- svd(C, nu = 0, nv = k)  # as prcomp(C, center = FALSE): the same signs
+    values <- s$d^2 / nrow(C)
+    vectors <- s$v
+    if (length(values) < p) values <- c(values, rep(0, p - length(values)))
+  } else {
+    e <- eigen(src$matrix, symmetric = TRUE)
+    values <- e$values
+    vectors <- e$vectors[, seq_len(k), drop = FALSE]
+  }
+  tol <- 1e-12 * max(abs(values), 1e-300)
+  n_negative <- sum(values < -tol)
+  sdev <- sqrt(pmax(values, 0))
+  cols <- colnames(release$estimate)
+  dimnames(vectors) <- list(cols, paste0("PC", seq_len(k)))
+  names(sdev) <- NULL
+  col_scale <- src$scale
+  if (!is.null(scale)) {
+    if (!identical(col_scale, NA)) {
+      abort("`scale`: the components of this release are already in the data's units; give `scale` only for standardised releases (normalised compressed data, a correlation).",
+            .arg = "scale")
+    }
+    col_scale <- check_col_scale(scale, p, "scale")
+  }
+  out <- list(sdev = sdev, rotation = vectors, center = src$center, scale = col_scale,
+              x = if (src$compressed) release$estimate %*% vectors else NULL,
+              units = src$units, per_row = src$per_row, n_negative = as.integer(n_negative),
+              subspace_bound = if (src$compressed) compression_subspace_bound(release, values) else NULL,
+              source = list(class = class(release)[1], mechanism = release$mechanism,
+                            scale = release$scale, epsilon = release$epsilon, delta = release$delta,
+                            neighbor = release$neighbor, n = release$n,
+                            has_guarantee = has_guarantee(release)),
+              guarantee = src$guarantee,
+              call = release_call(call, character(0)))
+  class(out) <- c("dp_pca", "prcomp")
+  out
+}
+
+# What a release's PCA decomposes: the matrix (per row where n allows), its
+# center and column scale, the units in words.
+pca_source <- function(release, center) {
+  sc <- release$scale
+  guarantee <- release$guarantee
+  if (sc == "compressed rows") {
+    if (!is.null(center)) abort("`center`: compressed rows are uncentred (Theorem 3.5); `center` applies to second-moment releases only.", .arg = "center")
+    norm <- !isFALSE(release$params$normalize)
+    return(list(compressed = TRUE, matrix = NULL, center = FALSE, scale = if (norm) NA else FALSE,
+                per_row = TRUE, guarantee = guarantee,
+                units = if (norm) {
+                  "normalised columns (each divided by its root mean square sqrt(sum x^2 / n), which the release does not hold); uncentred, per row (C'C / m)"
+                } else "the data's units; uncentred, per row (C'C / m)"))
+  }
+  if (!is.null(center)) {
+    if (sc %in% c("covariance", "correlation") || isTRUE(release$centred)) {
+      abort("`center`: the release is already centred (scale \"%s\"); `center` applies to uncentred second moments only.", sc, .arg = "center")
+    }
+    conv <- dp_as_cov(release, "covariance", center)
+    return(list(compressed = FALSE, matrix = conv$estimate, center = check_center(center, release$p),
+                scale = FALSE, per_row = TRUE, guarantee = conv$guarantee,
+                units = "the data's units; centred at the given private mean, per row (divisor n)"))
+  }
+  rel_center <- if (is.numeric(release$center) && length(release$center) == release$p) unname(release$center) else NA
+  switch(sc,
+    covariance = list(compressed = FALSE, matrix = release$estimate, center = rel_center, scale = FALSE,
+                      per_row = TRUE, guarantee = guarantee,
+                      units = sprintf("the data's units; centred at %s, per row (divisor %s)",
+                                      if (identical(rel_center, NA)) "a private mean not held by the release" else "the released private mean",
+                                      if (is.null(release$params$divisor)) "n" else release$params$divisor)),
+    correlation = list(compressed = FALSE, matrix = release$estimate, center = rel_center, scale = NA,
+                       per_row = TRUE, guarantee = guarantee,
+                       units = "standardised columns (a correlation: each column divided by its standard deviation, which the release does not hold)"),
+    average = list(compressed = FALSE, matrix = release$estimate,
+                   center = if (isTRUE(release$centred)) rel_center else FALSE, scale = FALSE,
+                   per_row = TRUE, guarantee = guarantee,
+                   units = "the data's units; uncentred second moment, per row (A'A / n)"),
+    {
+      total <- release_sum(release)  # sum, sum + ridge, posterior sample: A'A
+      n <- release$n
+      per_row <- !is.na(n)
+      list(compressed = FALSE, matrix = if (per_row) total / n else total,
+           center = if (isTRUE(release$centred)) rel_center else FALSE, scale = FALSE,
+           per_row = per_row, guarantee = guarantee,
+           units = if (per_row) {
+             "the data's units; uncentred second moment, per row (the estimated A'A divided by the public n)"
+           } else {
+             "the data's units, but on the SUM scale: sdev^2 are eigenvalues of the estimated A'A; n is not released (add/remove neighbours), so they are not divided by n"
+           })
+    })
+}
+
+# Proposition 3.4 with ||B||_F <= p * threshold (truncation) and Weyl's
+# inequality for the unknown eigengap: computed from the release only.
+compression_subspace_bound <- function(release, values) {
+  pr <- release$params
+  p <- length(values)
+  applies <- isTRUE(pr$truncate) && identical(pr$reference, "own X'X/n") &&
+    is_num1(pr$affine_sd) && pr$affine_sd == 0 && is_num1(pr$threshold) && p >= 2
+  if (!applies) return(NULL)
+  norm_b <- p * pr$threshold
+  d <- seq_len(p - 1L)
+  gap <- (values[d] - values[d + 1L]) / 2
+  ok <- 3 * norm_b <= gap
+  data.frame(dim = d, delta_D_hat = gap, norm_B_max = norm_b,
+             bound = ifelse(ok, norm_b / (gap - norm_b), NA_real_), bound_applies = ok)
+}
+
+check_col_scale <- function(scale, p, arg) {
+  scale <- check_numeric_vector(scale, arg)
+  if (length(scale) != p) abort("`%s` must have one entry per column (%d); it has %d.", arg, as.integer(p), length(scale), .arg = arg)
+  if (any(scale <= 0)) abort("`%s` must be positive column scales.", arg, .arg = arg)
+  unname(scale)
+}
+
+# A dp_pca given as input (hand-made ones included): the fields methods read.
+check_dp_pca <- function(x, arg = "x") {
+  check_object(x, "dp_pca", list(
+    sdev = function(v) is_finite_num(v) && all(v >= 0),
+    rotation = function(v) is_finite_matrix(v) && ncol(v) >= 1L && ncol(v) <= length(x$sdev) &&
+      nrow(v) == length(x$sdev),
+    center = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation),
+    scale = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation) && all(v > 0),
+    units = is_string, per_row = is_flag, guarantee = is_string,
+    n_negative = function(v) is_whole1(v, 0),
+    x = function(v) is.null(v) || is_finite_matrix(v) && ncol(v) == ncol(x$rotation),
+    subspace_bound = function(v) is.null(v) || is_frame_with(v, numeric = c("dim", "bound"), min_rows = 0L)),
+    arg = arg)
+}
+
+# The classed error of a units mismatch (newdata in other units than the components).
+abort_units <- function(fmt, ..., .arg) {
+  e <- tryCatch(abort(fmt, ..., .arg = .arg), dpcov_error = function(e) e)
+  class(e) <- c("dpcov_units_error", class(e))
+  stop(e)
+}
+
+#' Methods for private principal components
+#'
+#' `print` shows the guarantee, the units and the leading loadings;
+#' `summary` the importance of the components (as [summary.prcomp()]) and,
+#' for compressed data, the subspace-error bound of Proposition 3.4;
+#' `plot` a scree plot of the variances (sdev^2) with the share of each;
+#' `predict` the scores of new rows.
+#'
+#' `predict` centres `newdata` at the PCA's `center` and divides it by its
+#' `scale` before rotating. When the components are in units the data are
+#' not in (normalised compressed data or a correlation without column scales,
+#' or a centred PCA whose mean is not in the release) it refuses with an
+#' error of class `dpcov_units_error` unless `scale` (the column scales:
+#' root mean squares for normalised compression, standard deviations for a
+#' correlation) or `center` is given here.
+#' @param object,x A [dp_pca()] result.
+#' @param newdata A numeric matrix or data frame with the release's columns
+#'   (matched by name when both have names). Missing: the scores of the
+#'   compressed rows (compressed releases only).
+#' @param center,scale Column means and scales of the data, needed only when
+#'   the PCA does not hold them (see Details).
+#' @param digits Significant digits.
+#' @param npcs Components shown in the scree plot.
+#' @param main Plot title (`NULL` for a default).
+#' @param ... Unused (`plot`: passed to [graphics::plot()]).
+#' @return `predict`: a matrix of scores (rows x components). `summary`: a
+#'   `summary.dp_pca` list with `importance`. `plot`: the variances shown,
+#'   invisibly. `print`: `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(5000 * 3), 5000, 3) %*% diag(c(3, 1, 0.5))
+#' pc <- dp_pca(dp_compress(x, m = 500))
+#' summary(pc)
+#' rms <- sqrt(colMeans(x^2))         # public here, for the example
+#' head(predict(pc, x[1:3, ], scale = rms))
+#' plot(pc)
+#' @name dp_pca_methods
+NULL
+
+#' @rdname dp_pca_methods
+#' @export
+print.dp_pca <- function(x, digits = 4, ...) {
+  check_dp_pca(x)
+  digits <- check_digits(digits)
+  src <- if (is.list(x$source) && is_string(x$source$class)) x$source$class else "matrix"
+  cat(sprintf("<dp_pca> Principal components of a <%s> release (post-processing)\n", src))
+  cat("Guarantee:", x$guarantee, "\n")
+  cat("Units:", x$units, "\n")
+  if (x$n_negative > 0) {
+    cat(sprintf("Note: the released matrix has %d negative eigenvalue(s) (privacy noise); their sdev is 0.\n",
+                x$n_negative))
+  }
+  cat(sprintf("Standard deviations (1, .., p=%d):\n", length(x$sdev)))
+  print(signif(x$sdev, digits), digits = digits)
+  k <- ncol(x$rotation)
+  cat(sprintf("\nRotation (p x k) = (%d x %d)%s:\n", nrow(x$rotation), k, if (k > 5) ", first 5 columns" else ""))
+  print(signif(x$rotation[, seq_len(min(k, 5L)), drop = FALSE], digits), digits = digits)
+  invisible(x)
+}
+
+#' @rdname dp_pca_methods
+#' @export
+summary.dp_pca <- function(object, ...) {
+  check_dp_pca(object, "object")
+  v <- object$sdev^2
+  share <- if (sum(v) > 0) v / sum(v) else rep(0, length(v))  # all-zero release: no variance to share
+  importance <- rbind(`Standard deviation` = object$sdev, `Proportion of Variance` = round(share, 5),
+                      `Cumulative Proportion` = round(cumsum(share), 5))
+  colnames(importance) <- paste0("PC", seq_along(v))
+  structure(list(importance = importance, units = object$units, per_row = object$per_row,
+                 guarantee = object$guarantee, n_negative = object$n_negative,
+                 subspace_bound = object$subspace_bound,
+                 compressed = !is.null(object$x)),
+            class = "summary.dp_pca")
+}
+
+#' @export
+print.summary.dp_pca <- function(x, digits = 4, ...) {
+  check_object(x, "summary.dp_pca", list(
+    importance = is_finite_matrix, units = is_string, guarantee = is_string,
+    n_negative = function(v) is_whole1(v, 0),
+    subspace_bound = function(v) is.null(v) || is.data.frame(v)))
+  digits <- check_digits(digits)
+  cat("Private principal components (post-processing of a release)\n")
+  cat("Guarantee:", x$guarantee, "\n")
+  cat("Units:", x$units, "\n")
+  if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))
+  cat("Importance of components:\n")
+  print(signif(x$importance, digits), digits = digits)
+  if (!is.null(x$subspace_bound)) {
+    cat("\nSubspace error of the top-D components, Proposition 3.4 (Zhou, Ligett and Wasserman),\n",
+        "with ||B||_F <= p * truncation threshold and the eigengap bounded by Weyl's inequality\n",
+        "(NA where 3 ||B||_F > the released eigengap: the proposition does not apply):\n", sep = "")
+    print(x$subspace_bound, digits = digits, row.names = FALSE)
+  } else if (isTRUE(x$compressed)) {
+    cat("\nNo subspace-error bound: it needs truncation against the data's own covariance and no affine noise.\n")
+  }
+  invisible(x)
+}
+
+#' @rdname dp_pca_methods
+#' @export
+predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
+  check_dp_pca(object, "object")
+  if (missing(newdata)) {
+    if (is.null(object$x)) abort("`newdata` is missing: a PCA of a square release has no rows of its own to score.", .arg = "newdata")
+    return(object$x)
+  }
+  R <- object$rotation
+  p <- nrow(R)
+  X <- check_data_matrix(newdata, "newdata")
+  if (!is.null(rownames(R)) && !is.null(colnames(X))) {
+    miss <- setdiff(rownames(R), colnames(X))
+    if (length(miss)) abort("`newdata` lacks the column(s) %s of the release.", paste(miss, collapse = ", "), .arg = "newdata")
+    X <- X[, rownames(R), drop = FALSE]
+  }
+  if (ncol(X) != p) abort("`newdata` must have %d columns (the release's); it has %d.", p, ncol(X), .arg = "newdata")
+  mu <- object$center
+  if (!is.null(center)) {
+    if (!identical(mu, NA)) abort("`center`: this PCA %s; give `center` only when the release does not hold its mean.",
+                                  if (isFALSE(mu)) "is uncentred" else "already holds its private center", .arg = "center")
+    mu <- check_center(center, p)
+  } else if (identical(mu, NA)) {
+    abort_units("`center` is needed: the components are centred at a private mean the release does not hold; give it (e.g. the `center` of a dp_cov() release).",
+                .arg = "center")
+  }
+  sc <- object$scale
+  if (!is.null(scale)) {
+    if (!identical(sc, NA)) abort("`scale`: the components %s; give `scale` only for standardised components.",
+                                  if (isFALSE(sc)) "are in the data's units" else "already hold their column scales", .arg = "scale")
+    sc <- check_col_scale(scale, p, "scale")
+  } else if (identical(sc, NA)) {
+    abort_units(paste0("`scale` is needed: the components are in %s, and `newdata` is not. Give the column scales ",
+                       "(public, or released privately) in `scale`, or standardise `newdata` yourself and pass it ",
+                       "with scale = rep(1, %d)."), x_units_short(object$units), p, .arg = "scale")
+  }
+  if (is.numeric(mu)) X <- sweep(X, 2L, mu)
+  if (is.numeric(sc)) X <- sweep(X, 2L, sc, "/")
+  X %*% R
+}
+
+x_units_short <- function(units) sub("\\s*\\(.*$", "", sub(";.*$", "", units))
+
+#' @rdname dp_pca_methods
+#' @export
+plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
+  check_dp_pca(x)
+  npcs <- check_count(npcs, "npcs")
+  if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
+  npcs <- min(npcs, length(x$sdev))
+  v <- x$sdev[seq_len(npcs)]^2
+  share <- if (sum(x$sdev^2) > 0) v / sum(x$sdev^2) else rep(0, npcs)
+  if (is.null(main)) main <- "Scree plot of private principal components"
+  top <- if (max(v) > 0) max(v) else 1
+  mid <- graphics::barplot(v, names.arg = paste0("PC", seq_len(npcs)), ylim = c(0, 1.15 * top),
+                           main = main, axes = FALSE, col = "grey80",
+                           ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A", ...)
+  at <- pretty(c(0, top))
+  at <- at[at <= 1.15 * top]
+  graphics::axis(2, at = at, labels = axis_labels(at), las = 1)
+  graphics::text(mid, v, sprintf("%.0f%%", 100 * share), pos = 3, cex = 0.8, xpd = TRUE)
+  graphics::box()
+  invisible(v)
+}
+
+# Axis tick labels without scientific notation mixed with decimals: plain
+# numbers with thousands separators, or 10^k / 2^k on log axes.
+axis_labels <- function(at, log_base = NULL) {
+  if (!is.null(log_base)) {
+    k <- log(at, log_base)
+    if (all(abs(k - round(k)) < 1e-8)) {
+      return(as.expression(lapply(round(k), function(e) bquote(.(log_base)^.(e)))))
+    }
+  }
+  big <- max(abs(at), 0, na.rm = TRUE)
+  if (big >= 1e6 || big > 0 && big < 1e-3) return(format(at, scientific = TRUE, digits = 3))
+  format(at, big.mark = ",", scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
+}

@@ -1,0 +1,57 @@
+# One vocabulary: the argument names and defaults shared by every family,
+# documented in one place, and the shim that keeps renamed arguments working.
+
+#' Arguments shared across dpcov
+#'
+#' The same thing has the same name, position and default in every family.
+#'
+#' | argument | meaning | where | default |
+#' |---|---|---|---|
+#' | `x` | the data, first argument: an n x p numeric matrix or data frame (rows are records), or where stated a [second_moment()] result or a chunk reader function | every mechanism ([analyze_gauss()], [wishart_noise()], [jl_ridge()], [jl_adaptive()], [iwishart_posterior()], [iwishart_adaptive()], [dp_threshold()], [ldp_perturb()], [dp_compress()], [dp_cov()], [dp_clip_bound()]), [second_moment()], the studies' data ([compression_pca_study()]) | none |
+#' | `release` | a [dp_release] to post-process, first argument | [dp_as_cov()], [dp_pca()], [compressed_cov()], [compressed_pca()], [dp_regression()], [compressed_lm()] (the last two: their own pages) | none |
+#' | `epsilon`, `delta` | the privacy parameters, in this order after `x` | every mechanism | none (`delta` only for Gaussian / Wishart noise) |
+#' | `clip` | the row-norm bound: rows longer than `clip` are shrunk to it; `Inf` means no clipping and no formal guarantee | every central mechanism; `NULL` in [dp_cov()] means "choose privately" | none (must be given) |
+#' | `sigma_clip_inf` | with `clip = Inf`, the row norm the noise is calibrated for (papers' reproductions) | the mechanisms that take `clip` | `NULL` |
+#' | `neighbor` | the neighbour notion: `"add-remove"` (n private), `"replace-one"` or `"zero-out"` (n public) | [analyze_gauss()], [dp_cov()], [dp_clip_bound()] (`"add-remove"`); [ldp_perturb()] (`"replace-one"`: a local report has no add/remove neighbour); [dp_threshold()] (`NULL`: the variant's own notion); [second_moment_sensitivity()] (`"replace-one"`, a sensitivity table, not a release) | `"add-remove"` where the mechanism allows it |
+#' | `calibration` | Gaussian noise calibration: `"analytic"` (Balle and Wang, exact) or `"classic"` (\eqn{\sqrt{2\log(1.25/\delta)}/\epsilon}, valid for \eqn{\epsilon < 1}) | every Gaussian mechanism, [gaussian_sigma()] | `"analytic"`; the paper reproductions [run_study()] and [qda_estimators()] default to the papers' `"classic"` |
+#' | `method` | how a mechanism is computed; every value of one function gives the same output distribution (e.g. `"gram"` / `"explicit"`, `"bartlett"` / `"explicit"`, `"aggregate"` / `"explicit"`) | [dp_compress()], [jl_ridge()], [jl_adaptive()], [wishart_noise()], [dp_threshold()], [threshold_cv()], [compression_pca_study()] | the fast exact path |
+#' | `mechanism` | which privacy mechanism (changes the output distribution) | [dp_cov()] | `"analyze_gauss"` |
+#' | `budget` | a [dp_budget()] to charge before any data are read | every mechanism with an (epsilon, delta) guarantee | `NULL` |
+#' | `rank` | components kept | [dp_pca()], [compressed_pca()] | all |
+#' | `dim` | dimension D of a principal subspace | [subspace_distance()], [compression_pca_study()] | none |
+#' | `reps` | replications of a study | [sheffet_study()], [run_study()], [qda_study()], [compression_pca_study()] | the paper's |
+#' | `object`, `x` of methods | the object, as in base R (`summary(object)`, `print(x)`, `predict(object, newdata)`) | S3 methods | |
+#'
+#' The four study runners ([sheffet_study()], [run_study()], [qda_study()],
+#' [compression_pca_study()]) return one kind of object, class `dp_study`
+#' (see [dp_study]), with `print`, `summary`, `plot` and `as.data.frame`.
+#'
+#' **Renamed arguments.** `compressed_cov(object)` and
+#' `compressed_pca(object)` are now `compressed_cov(release)` and
+#' `compressed_pca(release)`; the old name still works, with a deprecation
+#' warning.
+#' @name dpcov_arguments
+#' @seealso [dp_scales] (what a release estimates), [dp_release].
+NULL
+
+#' The value of a renamed first argument: `new` when given, else the
+#' deprecated name `old` captured in `...` (with a deprecation warning).
+#' Anything else in `...` is an unused argument, as R would say.
+#' @noRd
+renamed_arg <- function(value, is_missing, dots, fun, old = "object", new = "release") {
+  nm <- names(dots)
+  if (is.null(nm)) nm <- rep("", length(dots))
+  extra <- setdiff(nm, old)
+  if (length(dots) && (length(extra) || anyDuplicated(nm))) {
+    abort("%s(): unused argument(s) %s.", fun,
+          paste0("`", ifelse(nzchar(nm), nm, "<unnamed>"), "`", collapse = ", "), .arg = if (nzchar(extra[1])) extra[1] else "...")
+  }
+  if (old %in% nm) {
+    if (!is_missing) abort("`%s` and its deprecated name `%s` are both given to %s().", new, old, fun, .arg = new)
+    .Deprecated(msg = sprintf("%s(%s = ) is deprecated; use %s(%s = ) (see ?dpcov_arguments).",
+                              fun, old, fun, new))
+    return(dots[[old]])
+  }
+  if (is_missing) abort_missing(new)
+  value
+}

@@ -1,0 +1,203 @@
+# dp_pca(): prcomp-like principal components of any release.
+
+# a release holding an exact (noiseless) matrix: a reference point only
+exact_release <- function(M, scale, n = NA, center = NULL, divisor = NULL) {
+  r <- new_dp_release(M, "test", "exact (test only)", epsilon = 1, delta = 1e-6,
+                      neighbor = if (is.na(n)) "add-remove" else "replace-one", clip = 10,
+                      n = n, p = ncol(M), n_public = !is.na(n), scale = scale,
+                      centred = scale %in% c("covariance", "correlation"),
+                      params = if (is.null(divisor)) list() else list(divisor = divisor))
+  if (!is.null(center)) r$center <- center
+  r
+}
+
+# columns of a equal columns of b up to sign
+expect_equal_up_to_sign <- function(a, b, tol = 1e-8) {
+  s <- sign(colSums(a * b))
+  expect_equal(unname(a %*% diag(s, ncol(a))), unname(b), tolerance = tol)
+}
+
+set.seed(42)
+n <- 300
+X <- matrix(rnorm(n * 4), n, 4) %*% matrix(c(2, 0.5, 0, 0, 0.5, 1.5, 0.3, 0, 0, 0.3, 1, 0.2, 0, 0, 0.2, 0.6), 4)
+colnames(X) <- paste0("v", 1:4)
+
+test_that("PCA of the exact covariance equals prcomp() (sdev, rotation up to sign)", {
+  ref <- prcomp(X)
+  pc <- dp_pca(exact_release(cov(X), "covariance", center = colMeans(X), divisor = "n - 1"))
+  expect_s3_class(pc, c("dp_pca", "prcomp"))
+  expect_equal(pc$sdev, ref$sdev, tolerance = 1e-8)
+  expect_equal_up_to_sign(pc$rotation, ref$rotation)
+  expect_equal(pc$center, unname(colMeans(X)))
+  expect_false(pc$scale)
+  # predict: centre at the private center, rotate (a plain-R reference)
+  new <- X[1:7, ]
+  expect_equal(predict(pc, new), sweep(new, 2, colMeans(X)) %*% pc$rotation, tolerance = 1e-12)
+  expect_equal_up_to_sign(predict(pc, new), predict(ref, new))
+})
+
+test_that("PCA of the exact Gram matrix equals prcomp(center = FALSE), per row when n is public", {
+  ref <- prcomp(X, center = FALSE)
+  pc <- dp_pca(exact_release(crossprod(X), "sum", n = n))
+  expect_true(pc$per_row)
+  expect_equal(pc$sdev * sqrt(n / (n - 1)), ref$sdev, tolerance = 1e-8)  # divisor n, not n - 1
+  expect_equal_up_to_sign(pc$rotation, ref$rotation)
+  expect_false(pc$center)
+  # n not public: the same rotation, sdev on the sum scale, and it says so
+  pc_sum <- dp_pca(exact_release(crossprod(X), "sum"))
+  expect_false(pc_sum$per_row)
+  expect_equal(pc_sum$sdev, pc$sdev * sqrt(n), tolerance = 1e-8)
+  expect_match(paste(capture.output(print(pc_sum)), collapse = " "), "SUM scale")
+  # an average: the same as the sum over n
+  pc_avg <- dp_pca(exact_release(crossprod(X) / n, "average"))
+  expect_equal(pc_avg$sdev, pc$sdev, tolerance = 1e-10)
+  # rank keeps all sdev and the first columns of rotation, as prcomp(rank. = )
+  pc2 <- dp_pca(exact_release(crossprod(X), "sum", n = n), rank = 2)
+  expect_equal(dim(pc2$rotation), c(4L, 2L))
+  expect_length(pc2$sdev, 4L)
+})
+
+test_that("an uncentred release centred with a private mean equals prcomp() with divisor n", {
+  mu <- colMeans(X)
+  pc <- dp_pca(exact_release(crossprod(X), "sum", n = n), center = mu)
+  ref <- prcomp(X)
+  expect_equal(pc$sdev * sqrt(n / (n - 1)), ref$sdev, tolerance = 1e-8)
+  expect_equal(pc$center, unname(mu))
+  expect_match(pc$guarantee, "separately released mean")
+})
+
+test_that("indefinite releases: negative eigenvalues become zero sdev and are counted", {
+  M <- diag(c(3, 1, -0.5))
+  pc <- dp_pca(exact_release(M, "sum", n = 10))
+  expect_equal(pc$n_negative, 1L)
+  expect_equal(pc$sdev[3], 0)
+  expect_true(all(is.finite(summary(pc)$importance)))
+})
+
+test_that("every mechanism's release gives a valid PCA", {
+  set.seed(3)
+  x <- X / 4
+  rels <- list(
+    analyze_gauss(x, 1, 1e-5, clip = 2), analyze_gauss(x, 1, 1e-5, clip = 2, neighbor = "replace-one"),
+    wishart_noise(x, 0.5, 1e-4, clip = 2), jl_ridge(x, 0.5, 1e-4, clip = 2),
+    jl_adaptive(x, 0.5, 1e-4, clip = 2), iwishart_posterior(x, 0.5, 1e-4, clip = 2),
+    iwishart_adaptive(x, 0.5, 1e-4, clip = 2), dp_threshold(x, 1, 1e-3, clip = 2),
+    dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 2), dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 2, type = "correlation"),
+    suppressWarnings(dp_compress(x, m = 100)))
+  pdf(NULL)
+  on.exit(dev.off())
+  for (r in rels) {
+    pc <- dp_pca(r)
+    expect_s3_class(pc, "dp_pca")
+    expect_identical(pc$guarantee, r$guarantee)
+    expect_true(all(pc$sdev >= 0))
+    expect_equal(crossprod(pc$rotation), diag(4), tolerance = 1e-8, ignore_attr = TRUE)
+    expect_output(print(pc), "Guarantee")
+    expect_output(print(summary(pc)), "Importance")
+    expect_silent(plot(pc))
+  }
+})
+
+test_that("predict refuses mismatched units with a classed error, converts with scales", {
+  set.seed(5)
+  x <- X
+  r <- suppressWarnings(dp_compress(x, m = 200))
+  pc <- dp_pca(r)
+  expect_true(is.na(pc$scale))
+  err <- expect_error(predict(pc, x[1:5, ]), class = "dpcov_units_error")
+  expect_s3_class(err, "dpcov_error")
+  expect_identical(err$arg, "scale")
+  rms <- sqrt(colMeans(x^2))
+  ref <- sweep(x[1:5, ], 2, rms, "/") %*% pc$rotation
+  expect_equal(predict(pc, x[1:5, ], scale = rms), ref, tolerance = 1e-12)
+  # given at construction, the scales are used by predict
+  expect_equal(predict(dp_pca(r, scale = rms), x[1:5, ]), ref, tolerance = 1e-12)
+  # without newdata: the scores of the compressed rows
+  expect_equal(predict(pc), r$estimate %*% pc$rotation)
+  # a correlation release: the standard deviations are not in it
+  rc <- dp_cov(x / 4, 1, 1e-6, clip = 2, clip_mean = 2, type = "correlation")
+  expect_error(predict(dp_pca(rc), x[1:3, ]), class = "dpcov_units_error")
+  # a covariance whose mean is not in the release
+  conv <- dp_as_cov(analyze_gauss(x / 4, 1, 1e-5, clip = 2, neighbor = "replace-one"), center = colMeans(x / 4) + 0.01)
+  expect_error(predict(dp_pca(conv), x[1:3, ]), class = "dpcov_units_error")
+  expect_equal(predict(dp_pca(conv), x[1:3, ], center = rep(0, 4)), x[1:3, ] %*% dp_pca(conv)$rotation)
+  # data in units already: no scale to give
+  expect_error(predict(dp_pca(exact_release(cov(x), "covariance", center = colMeans(x))), x, scale = rep(1, 4)),
+               class = "dpcov_error")
+  # columns matched by name
+  pcx <- dp_pca(exact_release(cov(x), "covariance", center = colMeans(x)))
+  expect_equal(predict(pcx, x[1:3, 4:1]), predict(pcx, x[1:3, ]))
+})
+
+test_that("compressed_pca() is dp_pca() on a release, and the subspace bound holds where it applies", {
+  set.seed(7)
+  # the truncation threshold is loose (Lemma B.1's constants): the bound needs large m
+  nn <- 1e5
+  f <- rnorm(nn)
+  x <- cbind(f, f, f) + matrix(rnorm(nn * 3, sd = 0.2), nn, 3)
+  r <- dp_compress(x, m = 5e4)
+  pc <- compressed_pca(r)
+  expect_s3_class(pc, c("compressed_pca", "dp_pca", "prcomp"))
+  expect_equal(pc$sdev, dp_pca(r)$sdev)
+  C <- as.matrix(r)
+  expect_equal(pc$sdev, prcomp(C, center = FALSE)$sdev * sqrt((nrow(C) - 1) / nrow(C)), tolerance = 1e-10)
+  b <- pc$subspace_bound
+  expect_true(b$bound_applies[1])
+  A <- crossprod(scale(x, center = FALSE, scale = sqrt(colMeans(x^2)))) / nn
+  truth <- subspace_distance(A, compressed_cov(r), dim = 1)$distance
+  expect_lte(truth, b$bound[1])
+  expect_output(print(summary(pc)), "Proposition 3.4")
+  # no bound with affine noise or a public reference
+  expect_null(dp_pca(dp_compress(x, m = 2000, affine_sd = 0.1))$subspace_bound)
+  # a plain matrix: the old behaviour, no guarantee
+  pm <- compressed_pca(C[1:50, ])
+  expect_match(pm$guarantee, "none stated")
+})
+
+test_that("bad input gets classed errors naming the argument", {
+  r <- analyze_gauss(X / 4, 1, 1e-5, clip = 2)
+  expect_error(dp_pca("a"), class = "dpcov_error")
+  e <- expect_error(dp_pca(r, rank = 0), class = "dpcov_error")
+  expect_identical(e$arg, "rank")
+  e <- expect_error(dp_pca(r, rank = 9), class = "dpcov_error")
+  expect_identical(e$arg, "rank")
+  e <- expect_error(dp_pca(r, scale = rep(1, 4)), class = "dpcov_error")
+  expect_identical(e$arg, "scale")
+  rc <- suppressWarnings(dp_compress(X, m = 50))
+  e <- expect_error(dp_pca(rc, center = rep(0, 4)), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  e <- expect_error(dp_pca(rc, scale = c(1, 1)), class = "dpcov_error")
+  expect_identical(e$arg, "scale")
+  pc <- dp_pca(r)
+  e <- expect_error(predict(pc, X[, 1:3]), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  bad <- pc
+  bad$rotation <- "junk"
+  e <- expect_error(print(bad), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  bad <- pc
+  bad$sdev <- -1
+  expect_error(summary(bad), class = "dpcov_error")
+  expect_error(plot(pc, npcs = 0), class = "dpcov_error")
+})
+
+test_that("renamed arguments: object = still works with a deprecation warning", {
+  r <- suppressWarnings(dp_compress(X, m = 50))
+  expect_warning(a <- compressed_pca(object = r), "deprecated")
+  expect_equal(a$sdev, compressed_pca(r)$sdev)
+  expect_warning(b <- compressed_cov(object = r), "deprecated")
+  expect_equal(b, compressed_cov(release = r))
+  expect_error(compressed_cov(r, object = r), class = "dpcov_error")
+  expect_error(compressed_cov(r, bogus = 1), class = "dpcov_error")
+  e <- expect_error(compressed_cov(), class = "dpcov_error")
+  expect_identical(e$arg, "release")
+})
+
+test_that("the PCA holds no data and no call with values", {
+  set.seed(9)
+  x <- X
+  r <- suppressWarnings(dp_compress(x, m = 60))
+  pc <- do.call(dp_pca, list(r))
+  expect_length(calls_with_values(pc), 0L)
+  expect_length(leak_scan(pc, leak_secrets(x, Inf)), 0L)
+})

@@ -1,0 +1,113 @@
+# One kind of study object: the four runners share class dp_study, with
+# print, summary, plot and as.data.frame; saved studies of earlier versions
+# convert with as_dp_study().
+
+tiny_studies <- function() {
+  set.seed(1)
+  sh <- sheffet_study("single", n = 2^c(7, 8), epsilon = 0.5, reps = 2, p = 2)
+  th <- run_study(data.frame(cov = "model2", dist = "gaussian", p = 4, n = c(30, 60), epsilon = 0.5, delta = 0.01),
+                  reps = 2, tune = "theory")
+  x <- rbind(matrix(rnorm(40 * 3), 40), matrix(rnorm(20 * 3, 1), 20))
+  feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(40, 20))))
+  qd <- qda_study(feats, qda_estimators(private = FALSE), p = c(2, 3), reps = 2, n_test = c(lean = 6, obese = 3))
+  f <- rnorm(300)
+  cx <- cbind(f, f, 0) + matrix(rnorm(900), 300, 3)
+  cs <- suppressWarnings(compression_pca_study(cx, m = c(50, 100), dim = 1, reps = 2))
+  list(sheffet_study = sh, threshold_study = th, qda_study = qd, compression_study = cs)
+}
+studies <- tiny_studies()
+
+test_that("every runner returns a dp_study that prints, summarises, plots and converts", {
+  pdf(NULL)
+  on.exit(dev.off())
+  for (kind in names(studies)) {
+    st <- studies[[kind]]
+    expect_s3_class(st, c(kind, "dp_study", "dp_nonprivate"))
+    out <- capture.output(print(st))
+    expect_match(out[1], "NOT a private release", info = kind)
+    sm <- summary(st)
+    expect_true(is.data.frame(sm) && nrow(sm) > 0, info = kind)
+    df <- as.data.frame(st)
+    expect_identical(class(df), "data.frame", info = kind)
+    expect_false(inherits(df, "dp_study"))
+    expect_no_error(plot(st))
+  }
+})
+
+test_that("as.data.frame is the long format: one row per setting x method x replication", {
+  sh <- as.data.frame(studies$sheffet_study)
+  expect_equal(nrow(sh), nrow(unique(sh[c("rep", "n", "epsilon", "estimator")])))
+  th <- as.data.frame(studies$threshold_study)
+  expect_equal(nrow(th), nrow(unique(th[c("n", "rep", "method", "truth")])))
+  qd <- as.data.frame(studies$qda_study)
+  expect_identical(qd, studies$qda_study$errors)
+  cs <- as.data.frame(studies$compression_study)
+  expect_equal(nrow(cs), 4L)
+  # the summaries agree with the long format
+  s <- summary(studies$compression_study)
+  expect_equal(s$distance, as.vector(tapply(cs$distance, cs$m, mean)))
+  expect_equal(summary(studies$threshold_study), study_summary(th, c("spectral", "frobenius", "l1")))
+  expect_identical(summary(studies$qda_study), studies$qda_study$summary)
+})
+
+test_that("old fields keep working", {
+  sh <- studies$sheffet_study
+  expect_true(is.list(attr(sh, "settings")))
+  expect_true(all(c("experiment", "estimator", "error") %in% names(sh)))
+  expect_true(is.data.frame(studies$qda_study$summary))
+  expect_true(is.data.frame(study_summary(studies$threshold_study)))
+  expect_false(inherits(study_summary(studies$threshold_study), "dp_study"))
+})
+
+test_that("studies saved by earlier versions convert to the current class", {
+  old_cs <- studies$compression_study
+  class(old_cs) <- c("compression_study", "data.frame")  # as saved before dp_study and dp_nonprivate
+  new <- as_dp_study(old_cs)
+  expect_s3_class(new, c("compression_study", "dp_study", "dp_nonprivate"))
+  expect_equal(summary(new), summary(studies$compression_study))
+  old_th <- as.data.frame(studies$threshold_study)  # run_study() results saved as a plain data frame
+  expect_s3_class(as_dp_study(old_th), "threshold_study")
+  old_q <- studies$qda_study
+  class(old_q) <- c("qda_study", "dp_nonprivate")
+  expect_s3_class(as_dp_study(old_q), "dp_study")
+  # the saved results the vignettes read
+  for (f in c("compression-pca.rds", "qda-table7.rds", "sheffet-single.rds")) {
+    o <- readRDS(system.file("extdata", f, package = "dpcov"))
+    objs <- if (inherits(o, "sheffet_study")) list(o) else Filter(function(v) inherits(v, c("compression_study", "qda_study")), o)
+    for (v in objs) {
+      s <- as_dp_study(v)
+      expect_s3_class(s, "dp_study")
+      expect_output(print(s), "NOT a private release")
+      expect_true(nrow(as.data.frame(s)) > 0)
+    }
+  }
+  e <- expect_error(as_dp_study(data.frame(a = 1)), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+})
+
+test_that("plot methods: legend outside by default, choices checked, bad studies refused", {
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_no_error(plot(studies$sheffet_study, figure = 4, legend_pos = "topright"))
+  expect_no_error(plot(studies$compression_study, legend_pos = "none"))
+  e <- expect_error(plot(studies$compression_study, legend_pos = "inside"), class = "dpcov_error")
+  expect_identical(e$arg, "legend_pos")
+  e <- expect_error(plot(studies$threshold_study, measure = "max"), class = "dpcov_error")
+  expect_identical(e$arg, "measure")
+  bad <- studies$threshold_study
+  bad$spectral <- "a"
+  e <- expect_error(summary(bad), class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  expect_error(as.data.frame(structure(list(), class = c("qda_study", "dp_study"))), class = "dpcov_error")
+  # the figure leaves the graphics state as it was
+  op <- par("mar")
+  plot(studies$sheffet_study)
+  expect_equal(par("mar"), op)
+})
+
+test_that("tick labels: one format per axis, powers of two for n", {
+  expect_identical(axis_labels(c(0.5, 1, 2, 100)), c("0.5", "1", "2", "100"))
+  expect_identical(axis_labels(c(1000, 1e5)), c("1,000", "100,000"))
+  expect_false(any(grepl("e+", axis_labels(c(0.01, 0.1, 1, 10, 100)), fixed = TRUE)))
+  expect_true(is.expression(axis_labels(2^(10:12), 2)))
+})
