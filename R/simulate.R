@@ -23,6 +23,7 @@
 #' cov_model(5, "model1")
 #' cov_model(5, "model2")
 #' set.seed(1); round(cov_model(6, "random_sparse", sparsity = 0.2), 3)
+#' @template ref-wangxu
 #' @export
 cov_model <- function(p, type = "model1", rho = 0.6,
                       sparsity = 0.2, lambda = 50, scale = 200) {
@@ -74,6 +75,7 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 #' @examples
 #' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
 #' round(cov(x), 2) # close to 5/3 of the scale matrix
+#' @template ref-wangxu
 #' @export
 rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
@@ -104,6 +106,7 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' S <- cov_model(4, "model1")
 #' cov_error(S + 0.1 * diag(4), S)
 #' cov_error(S + 0.1 * diag(4), S, relative = TRUE)
+#' @template ref-wangxu
 #' @export
 cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
   if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
@@ -139,6 +142,7 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
 #' @return A data frame.
 #' @examples
 #' threshold_methods()
+#' @template ref-wangxu
 #' @export
 threshold_methods <- function() {
   data.frame(label = c("modified DP", "Wang-Xu DP", "modified LDP", "Wang-Xu LDP"),
@@ -187,6 +191,7 @@ threshold_methods <- function() {
 #'                 epsilon = 0.5, delta = 1 / 400)
 #' res <- run_study(s, reps = 2, tune = "theory")
 #' head(res)
+#' @template ref-wangxu
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
@@ -284,6 +289,7 @@ check_study_setting <- function(st) {
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
 #' study_summary(run_study(s, reps = 2, tune = "theory"))
+#' @template ref-wangxu
 #' @export
 study_summary <- function(results, measure = c("spectral", "frobenius")) {
   if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")
