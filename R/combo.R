@@ -54,8 +54,10 @@
 #' dir.create(dir, showWarnings = FALSE)
 #' # a three-subject, two-genus file in the 96-subject layout
 #' writeLines(c("3,0,5", "1,2,0"), file.path(dir, "GeneraCounts.csv"))
-#' writeLines(c("OTU_1, Bacteria, Firmicutes, Clostridia, Clostridiales, Lachnospiraceae, Blautia",
-#'              "OTU_2, Bacteria, Bacteroidetes, Bacteroidia, Bacteroidales, Bacteroidaceae, Bacteroides"),
+#' writeLines(c(paste("OTU_1, Bacteria, Firmicutes, Clostridia, Clostridiales,",
+#'                    "Lachnospiraceae, Blautia"),
+#'              paste("OTU_2, Bacteria, Bacteroidetes, Bacteroidia, Bacteroidales,",
+#'                    "Bacteroidaceae, Bacteroides")),
 #'            file.path(dir, "GeneraPhylo.csv"))
 #' writeLines(c("22.1", "27.5", "19.9"), file.path(dir, "BMI.csv"))
 #' combo_read(dir)
