@@ -193,7 +193,7 @@ check_combo_data <- function(x, arg = "x") {
 #' Preprocess COMBO counts for the QDA study
 #'
 #' Turns genus counts into the features of the paper's QDA study. The paper
-#' (Section 4.2 of the modified-thresholding paper) states only "we select
+#' (Section 4.2 of Li and Wang 2023) states only "we select
 #' p = 40 bacterial genera that appeared in at least four samples" and a
 #' per-genus two-sample t-test on the training part; the rest is ours, with
 #' these readings:

@@ -4,7 +4,7 @@
 #' Covariance models of the thresholding simulations
 #'
 #' * `"model1"`: \eqn{\sigma_{ij} = \rho^{|i-j|}} with \eqn{\rho = 0.6}
-#'   (Model 1 of the modified paper).
+#'   (Model 1 of Li and Wang 2023).
 #' * `"model2"`: banded, \eqn{\sigma_{ii} = 1}, \eqn{\sigma_{i,i\pm1} = 0.6},
 #'   \eqn{\sigma_{i,i\pm2} = 0.3}, 0 beyond (Model 2).
 #' * `"random_sparse"`: Wang and Xu's Section 5 model: a symmetric matrix
@@ -132,7 +132,7 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   out
 }
 
-#' The four thresholding methods compared in the modified paper
+#' The four thresholding methods compared in Li and Wang (2023)
 #'
 #' A data frame with columns `label` (the paper's notation), `variant`,
 #' `model` and `neighbor` (the neighbour notion each paper's printed noise is
