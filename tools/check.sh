@@ -10,7 +10,10 @@
 #     and "New submission" (dpcov has never been on CRAN).
 #   * "checking for future file timestamps": "unable to verify current time"
 #     (the check asks a time server; offline machines cannot answer).
-# Any other NOTE, any WARNING or ERROR fails the script.
+# Any other NOTE, any WARNING or ERROR fails the script. Without network
+# access the remote parts of the incoming check (URLs, DOIs, arXiv ids, the
+# CRAN package database) cannot run and are switched off
+# (_R_CHECK_CRAN_INCOMING_REMOTE_=false); the script says so when it does.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh || exit 1
@@ -20,9 +23,10 @@ bash tools/install-deps.sh || exit 1
 if [ -z "${DPCOV_COMBO_DIR:-}" ] && [ -d ../shared/data ]; then
   export DPCOV_COMBO_DIR="$(cd ../shared/data && pwd)"
 fi
-# Strip the shared library when the check installs it (R's own mechanism, the
-# platform's strip command): Eigen's debug information is megabytes.
-export _R_SHLIB_STRIP_=true
+if ! Rscript --vanilla -e 'options(timeout = 10); invisible(readLines(url("https://cran.r-project.org/"), n = 1L))' >/dev/null 2>&1; then
+  echo "check.sh: no network access: remote incoming checks (URLs, DOIs, arXiv ids, CRAN database) are skipped"
+  export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
