@@ -61,10 +61,13 @@
 #'   or `"basic"`, the one reported), `epsilon_left`, `delta_left` and
 #'   `charges` (their number).
 #' @references Bun, M. and Steinke, T. (2016). Concentrated differential
-#'   privacy: simplifications, extensions, and lower bounds. *TCC*.
+#'   privacy: simplifications, extensions, and lower bounds. *Theory of
+#'   Cryptography Conference (TCC 2016-B)*, LNCS 9985, 635-658.
+#'   arXiv:1605.02065.
 #'
-#'   Canonne, C., Kamath, G. and Steinke, T. (2020). The discrete Gaussian for
-#'   differential privacy. *NeurIPS*.
+#'   Canonne, C. L., Kamath, G. and Steinke, T. (2020). The discrete Gaussian
+#'   for differential privacy. *Advances in Neural Information Processing
+#'   Systems 33 (NeurIPS 2020)*. arXiv:2004.00010.
 #' @examples
 #' b <- dp_budget(epsilon = 1, delta = 1e-5)
 #' x <- matrix(rnorm(400), 100, 4)

@@ -21,6 +21,23 @@
 #' Only genera with a non-zero count in at least one subject are returned (87
 #' in both layouts, in the same order), named by their genus.
 #'
+#' @section Where the data come from:
+#' dpcov does not ship the data. The COMBO study (Wu et al. 2011) collected
+#' gut-microbiome samples and diet and BMI records of healthy adults at the
+#' University of Pennsylvania; its primary sequence data are not readily
+#' available, but processed genus-level tables circulate publicly. The
+#' 96-subject layout is the copy distributed, under the MIT licence, in the
+#' `COMBO_data` folder of the c-lasso project
+#' (<https://github.com/Leo-Simpson/c-lasso>), processed data provided by
+#' Pixu Shi and used in Shi, Zhang and Li (2016), *Annals of Applied
+#' Statistics* 10(2), 1019-1040: its `complete_data` files are the three
+#' files read here. The 98-subject layout is a count table at every
+#' taxonomic rank with a separate BMI table; it holds the same 87 genera, and
+#' its subjects are the 96 plus two. Download either copy, put its files in a
+#' directory of your choice, and pass that directory as `dir` (or set the
+#' environment variable `DPCOV_COMBO_DIR` to it and use
+#' `combo_read(combo_data_dir())`).
+#'
 #' @param dir A directory holding one layout, or a directory with
 #'   sub-directories `combo98/` and/or `combo96/` (then `combo98` is read
 #'   unless `layout = "genera_csv"`).
@@ -37,11 +54,14 @@
 #' dir.create(dir, showWarnings = FALSE)
 #' # a three-subject, two-genus file in the 96-subject layout
 #' writeLines(c("3,0,5", "1,2,0"), file.path(dir, "GeneraCounts.csv"))
-#' writeLines(c("OTU_1, Bacteria, Firmicutes, Clostridia, Clostridiales, Lachnospiraceae, Blautia",
-#'              "OTU_2, Bacteria, Bacteroidetes, Bacteroidia, Bacteroidales, Bacteroidaceae, Bacteroides"),
+#' writeLines(c(paste("OTU_1, Bacteria, Firmicutes, Clostridia, Clostridiales,",
+#'                    "Lachnospiraceae, Blautia"),
+#'              paste("OTU_2, Bacteria, Bacteroidetes, Bacteroidia, Bacteroidales,",
+#'                    "Bacteroidaceae, Bacteroides")),
 #'            file.path(dir, "GeneraPhylo.csv"))
 #' writeLines(c("22.1", "27.5", "19.9"), file.path(dir, "BMI.csv"))
 #' combo_read(dir)
+#' @template ref-combo
 #' @export
 combo_read <- function(dir, layout = "auto") {
   layout <- check_choice(layout, c("auto", "count_table", "genera_csv"), "layout")
@@ -173,7 +193,7 @@ check_combo_data <- function(x, arg = "x") {
 #' Preprocess COMBO counts for the QDA study
 #'
 #' Turns genus counts into the features of the paper's QDA study. The paper
-#' (Section 4.2 of the modified-thresholding paper) states only "we select
+#' (Section 4.2 of Li and Wang 2023) states only "we select
 #' p = 40 bacterial genera that appeared in at least four samples" and a
 #' per-genus two-sample t-test on the training part; the rest is ours, with
 #' these readings:
@@ -215,6 +235,7 @@ check_combo_data <- function(x, arg = "x") {
 #'                        group = factor(c("lean", "obese", "lean", "obese"))),
 #'                   class = "combo_data")
 #' combo_preprocess(data, min_samples = 1)$x
+#' @template ref-combo
 #' @export
 combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                              zero = "pseudocount", pseudocount = 0.5,
@@ -277,6 +298,7 @@ print.combo_features <- function(x, ...) {
 #' @examples
 #' x <- cbind(a = c(1, 2, 3, 7, 8, 9), b = c(1, 5, 2, 4, 3, 6), c = c(3, 1, 2, 2, 3, 1))
 #' combo_select(x, factor(rep(c("lean", "obese"), each = 3)), p = 2)
+#' @template ref-combo
 #' @export
 combo_select <- function(x, group, p, var_equal = FALSE) {
   x <- check_data_matrix(x, min_rows = 4L)
@@ -297,17 +319,23 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
 
 #' Locate a local copy of the COMBO data
 #'
-#' dpcov does not ship the COMBO data. This finds a copy: the directory in the
-#' environment variable `DPCOV_COMBO_DIR` if set, else the first directory
-#' `shared/data` (holding `combo98/` or `combo96/`) in `start` or one of its
-#' ancestors, which finds a `shared/` directory beside a source checkout from
-#' anywhere inside it. Tests and the vignette use it and skip the parts that
-#' need the data when it returns `NULL`.
+#' dpcov does not ship the COMBO data (see [combo_read()] for where public
+#' copies come from). Users point [combo_read()] at the directory holding
+#' their copy, directly (`combo_read("path/to/combo")`) or through the
+#' environment variable `DPCOV_COMBO_DIR`, which this function returns when
+#' it is set to an existing directory. Tests and the QDA vignette call it and
+#' skip the parts that need the data when it returns `NULL`.
+#'
+#' As a development convenience only, when the variable is unset it also
+#' looks for a directory `shared/data` (holding `combo98/` or `combo96/`) in
+#' `start` or one of its ancestors, where the developers keep their copy
+#' beside the source checkout.
 #'
 #' @param start Directory where the upward search begins.
 #' @return A directory path for [combo_read()], or `NULL` if none is found.
 #' @examples
 #' combo_data_dir(tempdir())
+#' @template ref-combo
 #' @export
 combo_data_dir <- function(start = getwd()) {
   if (!is_string(start)) abort("`start` must be a single directory path.")

@@ -81,8 +81,7 @@
 #' @return A `dp_release` of class `dp_compress`: `estimate` is the m x p
 #'   compressed matrix; `params` holds m, the threshold, `delta_max`,
 #'   `affine_sd`, the method and whether \eqn{m \ge} [compression_m_min()].
-#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
-#'   privacy with compression. ISIT. (Full version arXiv:0901.1365.)
+#' @template ref-zhou
 #' @seealso [compressed_cov()], [compressed_pca()], [compressed_lm()],
 #'   [compression_alpha()], [subspace_distance()].
 #' @examples
@@ -274,6 +273,7 @@ compressed_matrix <- function(object, arg = "object") {
 #' set.seed(1)
 #' r <- dp_compress(matrix(rnorm(4000 * 3), 4000, 3), m = 300)
 #' compressed_cov(r)
+#' @template ref-zhou
 #' @export
 compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
@@ -303,6 +303,7 @@ compressed_cov <- function(release, ...) {
 #' x <- matrix(rnorm(4000 * 4), 4000, 4) %*% diag(c(3, 2, 1, 0.5))
 #' pc <- compressed_pca(dp_compress(x, m = 400))
 #' summary(pc)
+#' @template ref-zhou
 #' @export
 compressed_pca <- function(release, rank = NULL, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_pca")
@@ -353,6 +354,7 @@ compressed_pca <- function(release, rank = NULL, ...) {
 #' @examples
 #' a <- diag(c(4, 2, 1))
 #' subspace_distance(a, a + 0.05 * matrix(c(0, 1, 0, 1, 0, 0, 0, 0, 0), 3), dim = 1)
+#' @template ref-zhou
 #' @export
 subspace_distance <- function(a, b, dim) {
   if (inherits(b, "dp_compress")) b <- compressed_cov(b)
@@ -409,6 +411,7 @@ check_symmetric_matrix <- function(s, arg) {
 #' y <- drop(x %*% c(1, -1, 0.5)) + rnorm(5000)
 #' r <- dp_compress(cbind(x, y = y), m = 1000)
 #' coef(compressed_lm(r, response = "y"))
+#' @template ref-zhou
 #' @export
 compressed_lm <- function(object, response, features = NULL, lambda = 0) {
   C <- compressed_matrix(object)
@@ -504,6 +507,7 @@ print.compressed_lm <- function(x, digits = 4, ...) {
 #' x2[1, ] <- rnorm(3)            # a neighbouring database
 #' compression_alpha(x1, x2, m = c(200, 400, 800))
 #' compression_condition(n = 2000, p = 3, m = 400, delta_max = 1e-3)
+#' @template ref-zhou
 #' @export
 compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   check_flag(normalize, "normalize")
@@ -593,6 +597,7 @@ normalized_cov <- function(x, normalize) {
 #' s <- compression_pca_study(x, m = c(300, 1000), dim = 1, reps = 3)
 #' summary(s)
 #' plot(s)
+#' @template ref-zhou
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
                                   method = "gram") {

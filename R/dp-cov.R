@@ -133,6 +133,16 @@
 #' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95)
 #' r$center
 #' dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95, type = "correlation")$estimate
+#' @references Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian
+#'   mechanism for differential privacy: analytical calibration and optimal
+#'   denoising. *Proceedings of the 35th International Conference on Machine
+#'   Learning (ICML)*, PMLR 80, 394-403.
+#'
+#'   Smith, A. (2011). Privacy-preserving statistical estimation with optimal
+#'   convergence rates. *Proceedings of the 43rd ACM Symposium on Theory of
+#'   Computing (STOC)*, 813-822.
+#' @template ref-analyze-gauss
+#' @template ref-sheffet
 #' @export
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",

@@ -156,6 +156,7 @@ analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
 #' @return The Laplace scale b.
 #' @examples
 #' laplace_scale(2, epsilon = 0.5)
+#' @template ref-dwork-roth
 #' @export
 laplace_scale <- function(sensitivity, epsilon) {
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
@@ -197,6 +198,7 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' second_moment_sensitivity(1, "zero-out", n = 200)    # 1/200
 #' second_moment_sensitivity(1, "add-remove", n = 200)  # sqrt(2)/200
 #' second_moment_sensitivity(1, "add-remove")           # 1 (the sum)
+#' @template ref-dwork-roth
 #' @export
 second_moment_sensitivity <- function(clip, neighbor = "replace-one", n = NULL) {
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -388,6 +390,7 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 #' @examples
 #' analyze_gauss_shift(22, sigma = 1) # 8.76, a little below 2 * sqrt(22) = 9.38
 #' analyze_gauss_shift(500, sigma = 2) # fast at any p
+#' @template ref-sheffet
 #' @export
 analyze_gauss_shift <- function(p, sigma, reps = NULL) {
   p <- check_count(p, "p", max = .shift_pmax)
@@ -494,8 +497,7 @@ zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp
 #'   protected.
 #' @return `compression_threshold()`: the threshold(s);
 #'   `compression_m_min()`: an integer.
-#' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
-#'   privacy with compression. ISIT. (Full version arXiv:0901.1365.)
+#' @template ref-zhou
 #' @examples
 #' compression_m_min(n = 10000, p = 10)
 #' compression_threshold(n = 10000, p = 10, m = c(500, 1000), delta_max = 0.01)

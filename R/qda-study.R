@@ -49,6 +49,7 @@
 #' x <- rbind(matrix(rnorm(60 * 4), 60), matrix(rnorm(30 * 4, 0.8), 30))
 #' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
 #' qda_study(feats, p = c(2, 4), reps = 3, n_test = c(lean = 12, obese = 6))
+#' @template ref-combo
 #' @export
 qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
@@ -273,6 +274,7 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
 #' x <- rbind(matrix(rnorm(60 * 3), 60), matrix(rnorm(30 * 3, 0.8), 30))
 #' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
 #' qda_study_table(qda_study(feats, p = 3, reps = 2, n_test = c(lean = 12, obese = 6)))
+#' @template ref-combo
 #' @export
 qda_study_table <- function(x, digits = 2) {
   check_qda_study(x)
@@ -341,6 +343,7 @@ qda_study_table <- function(x, digits = 2) {
 #' x <- matrix(rnorm(60 * 3), 60, 3)
 #' g <- factor(rep(c("lean", "obese"), c(40, 20)))
 #' est$modified_dp(x, g)
+#' @template ref-combo
 #' @export
 qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip = Inf,
                            sigma_clip_inf = 1, tune = "cv", calibration = "classic",

@@ -52,6 +52,7 @@
 #' fit_diag <- qda_plugin(iris[, 1:4], iris$Species,
 #'                        cov = function(x, g) diag(diag(pooled_cov(x, g))))
 #' mean(predict(fit_diag, iris[, 1:4]) == iris$Species)
+#' @template ref-combo
 #' @export
 qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
                        tol = sqrt(.Machine$double.eps)) {
@@ -140,6 +141,7 @@ check_qda_plugin <- function(x, arg = "x") {
 #' @return A p x p matrix.
 #' @examples
 #' pooled_cov(iris[, 1:4], iris$Species)
+#' @template ref-combo
 #' @export
 pooled_cov <- function(x, group) {
   x <- check_data_matrix(x, min_rows = 2L)

@@ -37,6 +37,7 @@
 #' # from a private release
 #' rel <- wishart_noise(A, epsilon = 0.5, delta = 1e-4, clip = 10, shift = TRUE)
 #' dp_regression(rel, "y", features = c("a", "b"), intercept = "one")
+#' @template ref-sheffet
 #' @export
 dp_regression <- function(release, response, features = NULL, intercept = NULL) {
   M <- regression_matrix(release)

@@ -21,6 +21,7 @@
 #' W[, , 1]
 #' M <- riwishart(1000, df = 10, Psi = S)
 #' apply(M, 1:2, mean) # about S / (10 - 3 - 1)
+#' @template ref-bartlett
 #' @export
 rwishart <- function(n, df, Sigma, chol = FALSE) {
   n <- check_count(n, "n")

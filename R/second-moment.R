@@ -223,6 +223,7 @@ as_suffstat <- function(x, clip, min_rows = 1L) {
 #'   Analyze Gauss: optimal bounds for privacy-preserving principal component
 #'   analysis. *Proceedings of the 46th ACM Symposium on Theory of Computing
 #'   (STOC)*, 11-20.
+#' @template ref-sheffet
 #' @examples
 #' x <- matrix(rnorm(200), 50, 4)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2)

@@ -28,6 +28,7 @@
 #' dim(A) # 1000 x 22
 #' dp_regression(second_moment(A), "y1", features = 1:21)
 #' attr(A, "beta")
+#' @template ref-sheffet
 #' @export
 sheffet_data <- function(n, beta = NULL, noise_sd = 0.5) {
   n <- check_count(n, "n")
@@ -125,6 +126,7 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' set.seed(3)
 #' st <- sheffet_study("single", n = 2^c(12, 14), epsilon = 0.25, reps = 2)
 #' summary(st)[1:4, ]
+#' @template ref-sheffet
 #' @export
 sheffet_study <- function(experiment = "single", n = 2^(14:18),
                           epsilon = c(0.05, 0.1, 0.15, 0.2, 0.25, 0.5), reps = 15,

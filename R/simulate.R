@@ -4,7 +4,7 @@
 #' Covariance models of the thresholding simulations
 #'
 #' * `"model1"`: \eqn{\sigma_{ij} = \rho^{|i-j|}} with \eqn{\rho = 0.6}
-#'   (Model 1 of the modified paper).
+#'   (Model 1 of Li and Wang 2023).
 #' * `"model2"`: banded, \eqn{\sigma_{ii} = 1}, \eqn{\sigma_{i,i\pm1} = 0.6},
 #'   \eqn{\sigma_{i,i\pm2} = 0.3}, 0 beyond (Model 2).
 #' * `"random_sparse"`: Wang and Xu's Section 5 model: a symmetric matrix
@@ -23,6 +23,7 @@
 #' cov_model(5, "model1")
 #' cov_model(5, "model2")
 #' set.seed(1); round(cov_model(6, "random_sparse", sparsity = 0.2), 3)
+#' @template ref-wangxu
 #' @export
 cov_model <- function(p, type = "model1", rho = 0.6,
                       sparsity = 0.2, lambda = 50, scale = 200) {
@@ -74,6 +75,7 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 #' @examples
 #' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
 #' round(cov(x), 2) # close to 5/3 of the scale matrix
+#' @template ref-wangxu
 #' @export
 rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
@@ -104,6 +106,7 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' S <- cov_model(4, "model1")
 #' cov_error(S + 0.1 * diag(4), S)
 #' cov_error(S + 0.1 * diag(4), S, relative = TRUE)
+#' @template ref-wangxu
 #' @export
 cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
   if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
@@ -129,7 +132,7 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   out
 }
 
-#' The four thresholding methods compared in the modified paper
+#' The four thresholding methods compared in Li and Wang (2023)
 #'
 #' A data frame with columns `label` (the paper's notation), `variant`,
 #' `model` and `neighbor` (the neighbour notion each paper's printed noise is
@@ -139,6 +142,7 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
 #' @return A data frame.
 #' @examples
 #' threshold_methods()
+#' @template ref-wangxu
 #' @export
 threshold_methods <- function() {
   data.frame(label = c("modified DP", "Wang-Xu DP", "modified LDP", "Wang-Xu LDP"),
@@ -189,6 +193,7 @@ threshold_methods <- function() {
 #' res <- run_study(s, reps = 2, tune = "theory")
 #' res
 #' head(as.data.frame(res))
+#' @template ref-wangxu
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
@@ -286,6 +291,7 @@ check_study_setting <- function(st) {
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
 #' study_summary(run_study(s, reps = 2, tune = "theory"))
+#' @template ref-wangxu
 #' @export
 study_summary <- function(results, measure = c("spectral", "frobenius")) {
   if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")

@@ -98,8 +98,7 @@
 #'   `tune = "cv"` the class is `c("dp_threshold", "dp_nonprivate",
 #'   "dp_release")`: the cross-validated constant is a noiseless statistic of
 #'   `x`, and print says so.
-#' @references Wang, D. and Xu, J. (2019). Differentially private high
-#'   dimensional sparse covariance matrix estimation. CISS.
+#' @template ref-wangxu
 #' @seealso [threshold_cv()], [ldp_perturb()], [ldp_aggregate()].
 #' @examples
 #' set.seed(1)
@@ -285,6 +284,7 @@ colnames_of <- function(x, X, s) {
 #' @examples
 #' threshold_tune("cv", folds = 5)
 #' threshold_tune("fixed", constant = 2)
+#' @template ref-wangxu
 #' @export
 threshold_tune <- function(method = "theory", folds = 10,
                            grid = NULL, public = NULL, constant = NULL, noise = TRUE) {
@@ -439,6 +439,7 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #' x <- matrix(rnorm(300 * 8), 300, 8) / 3
 #' cv <- threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5)
 #' cv$constant
+#' @template ref-wangxu
 #' @export
 threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
                          model = "central", folds = 10, grid = NULL,
@@ -551,6 +552,7 @@ plot.threshold_cv <- function(x, ...) {
 #' rep2 <- ldp_perturb(c(0.1, 0.4, -0.1), epsilon = 0.5, delta = 1e-3, clip = 1)
 #' agg <- ldp_aggregate(rep1, rep2)
 #' as.matrix(agg)
+#' @template ref-wangxu
 #' @export
 ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
                         calibration = "analytic", budget = NULL) {
@@ -658,6 +660,7 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' # the server states the settings it asked its clients to use
 #' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
 #'               calibration = "analytic")
+#' @template ref-wangxu
 #' @export
 ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighbor = NULL,
                           calibration = NULL) {

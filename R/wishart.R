@@ -37,8 +37,7 @@
 #' @inheritParams analyze_gauss
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `w2`
 #'   (the ridge \eqn{w^2}), `r` and `method`.
-#' @references Sheffet, O. Private approximations of the 2nd-moment matrix
-#'   using existing techniques in linear regression. arXiv:1507.00056.
+#' @template ref-sheffet
 #' @seealso [jl_adaptive()], [dp_regression()].
 #' @examples
 #' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
