@@ -243,12 +243,13 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
     res <<- NULL
   }
   reader <- function(reset = FALSE) {
-    if (isTRUE(reset)) return(invisible(close_res()))
+    if (isTRUE(reset)) {
+      close_res()
+      return(invisible(NULL))
+    }
     tryCatch({
-      if (is.null(res)) {
-        db_check_conn(conn)
-        res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
-      }
+      db_check_conn(conn)  # each block: a connection dropped mid-pass is not a short table
+      if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
       block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg)
       if (!nrow(block)) {
         close_res()
@@ -314,7 +315,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     line <<- 0
   }
   reader <- function(reset = FALSE) {
-    if (isTRUE(reset)) return(invisible(close_con()))
+    if (isTRUE(reset)) {
+      close_con()
+      return(invisible(NULL))
+    }
     if (is.null(con)) {
       con <<- file(file, "rt")
       if (header) {

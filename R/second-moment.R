@@ -105,6 +105,20 @@ check_reader <- function(reader, arg = "x") {
   invisible(reader)
 }
 
+# A function that needs the rows themselves (the local model, cross-validation,
+# labels per row) refuses sufficient statistics and chunk readers, saying why
+# and what works instead.
+refuse_summary_source <- function(x, what, needs, instead, arg = "x") {
+  kind <- if (inherits(x, "dp_suffstat")) {
+    "a dp_suffstat (a clipped Gram matrix and n, with no rows)"
+  } else if (is.function(x)) {
+    "a chunk reader"
+  } else {
+    return(invisible(x))
+  }
+  abort("`%s` is %s, but %s needs %s; %s", arg, kind, what, needs, instead, .arg = arg)
+}
+
 # `sum` (column sums of the clipped rows) is NULL where a caller has only the
 # Gram (e.g. rows centred at a released mean, whose sums nobody needs).
 new_suffstat <- function(gram, n, clip, colnames, n_clipped, sum = NULL) {
