@@ -220,7 +220,7 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #'   no arguments for the next block, or with `reset = TRUE` to start again.
 #' @examplesIf requireNamespace("RSQLite", quietly = TRUE)
 #' set.seed(1)
-#' x <- data.frame(a = rnorm(1000), b = rnorm(1000), c = rnorm(1000))
+#' x <- data.frame(a = rnorm(500), b = rnorm(500), c = rnorm(500))
 #' con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
 #' DBI::dbWriteTable(con, "t", x)
 #' r <- db_reader(con, "t", chunk_rows = 300)

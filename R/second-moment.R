@@ -19,6 +19,8 @@
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
 #'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk). Its print method
 #'   says that it is not private.
+#' @seealso [second_moment_db()] computes the same statistics inside a
+#'   database; [db_reader()] and [csv_reader()] are ready chunk readers.
 #' @examples
 #' x <- matrix(rnorm(300), 100, 3)
 #' s <- second_moment(x, clip = 2)
