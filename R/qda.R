@@ -57,6 +57,7 @@
 qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
                        tol = sqrt(.Machine$double.eps)) {
   call <- match.call()
+  refuse_summary_source(x, "qda_plugin()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L)
   group <- check_group(group, nrow(x))
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
@@ -144,6 +145,7 @@ check_qda_plugin <- function(x, arg = "x") {
 #' @template ref-combo
 #' @export
 pooled_cov <- function(x, group) {
+  refuse_summary_source(x, "pooled_cov()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L)
   check_no_overflow(x, "x")
   group <- check_group(group, nrow(x))

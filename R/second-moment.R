@@ -19,6 +19,8 @@
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
 #'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk). Its print method
 #'   says that it is not private.
+#' @seealso [second_moment_db()] computes the same statistics inside a
+#'   database; [db_reader()] and [csv_reader()] are ready chunk readers.
 #' @examples
 #' x <- matrix(rnorm(300), 100, 3)
 #' s <- second_moment(x, clip = 2)
@@ -103,6 +105,20 @@ check_reader <- function(reader, arg = "x") {
           arg, .arg = arg)
   }
   invisible(reader)
+}
+
+# A function that needs the rows themselves (the local model, cross-validation,
+# labels per row) refuses sufficient statistics and chunk readers, saying why
+# and what works instead.
+refuse_summary_source <- function(x, what, needs, instead, arg = "x") {
+  kind <- if (inherits(x, "dp_suffstat")) {
+    "a dp_suffstat (a clipped Gram matrix and n, with no rows)"
+  } else if (is.function(x)) {
+    "a chunk reader"
+  } else {
+    return(invisible(x))
+  }
+  abort("`%s` is %s, but %s needs %s; %s", arg, kind, what, needs, instead, .arg = arg)
 }
 
 # `sum` (column sums of the clipped rows) is NULL where a caller has only the

@@ -460,6 +460,8 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
                                    lower_open = FALSE, upper_open = FALSE)
   tune <- threshold_tune("cv", folds = folds, grid = grid, noise = noise)
   folds <- tune$folds
+  refuse_summary_source(x, "threshold_cv()", "the rows, to split them into folds",
+                        "pass the data matrix, or give dp_threshold() a fixed constant, \"theory\" or a public sample as `tune`.")
   X <- check_threshold_data(x)
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
                              as.integer(folds), as.integer(folds), nrow(X), .arg = "folds")
@@ -559,6 +561,8 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
                           sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor))
+  refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
+                        "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
   if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
   X <- check_data_matrix(x)
   p <- ncol(X)

@@ -201,7 +201,41 @@ sweep_combo_dir <- function() {
   NULL
 }
 
+# The child's SQLite connection, made where it is used (see second_moment_db).
+sweep_db_conn <- function(closed = FALSE) {
+  substitute(local({
+    con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+    DBI::dbWriteTable(con, "t", data.frame(a = c(1, 2, 3, 0.5), b = c(0.5, -1, 2, 1)))
+    if (CLOSED) DBI::dbDisconnect(con)
+    con
+  }), list(CLOSED = closed))
+}
+
+sweep_db_roles <- function() {
+  R <- sweep_role
+  list(conn = R("custom", values = list(
+         sweep_h("NULL", NULL), sweep_h("string", "a"), sweep_h("number", 1), sweep_h("list", list()),
+         sweep_h("data frame", data.frame(a = 1)), sweep_h("closed connection", sweep_db_conn(closed = TRUE)))),
+       table = R("custom", values = list(
+         sweep_h("NA", NA_character_), sweep_h("empty", ""), sweep_h("no such table", "no_such"),
+         sweep_h("number", 1), sweep_h("two", c("t", "t")), sweep_h("list", list("t")), sweep_h("factor", factor("t")))),
+       columns = R("custom", values = list(
+         sweep_h("unknown", "zz"), sweep_h("twice", c("a", "a")), sweep_h("number", 1), sweep_h("NA", NA_character_),
+         sweep_h("zero-length", character(0)), sweep_h("logical", TRUE), sweep_h("one", "b", "ok"))),
+       query = R("custom", values = list(
+         sweep_h("not SQL", "SELEC a FROM t"), sweep_h("number", 1), sweep_h("two", c("SELECT a FROM t", "x")),
+         sweep_h("NA", NA_character_), sweep_h("empty", ""))),
+       na = sweep_role("choice", choices = c("error", "zero")))
+}
+
+sweep_csv_file <- function() {
+  f <- file.path(tempdir(), "dpcov-sweep.csv")
+  writeLines(c("a,b,c", "1,2,3", "0.5,-1,2", "3,0,1"), f)
+  f
+}
+
 sweep_specs <- function() {
+  sweep_csv <- sweep_csv_file()
   R <- sweep_role
   EPS <- R("epsilon"); DEL <- R("delta"); CLIP <- R("clip"); CNT <- R("count"); NUM <- R("number")
   FLAG <- R("flag"); DATA <- R("data")
@@ -455,6 +489,34 @@ sweep_specs <- function() {
       done <- FALSE
       function() if (done) NULL else { done <<- TRUE; matrix(c(1, 2, 3, 4), 2) }
     }), clip = 2), list(x = R("fun", number = "either")), label = "second_moment (reader)"),
+    # a DBI connection cannot be sent to the child: it is made there, from a
+    # call that do.call() evaluates when the argument is forced
+    sweep_spec("second_moment_db", list(conn = sweep_db_conn(), table = "t", clip = 2, max_terms = 1600),
+               c(sweep_db_roles(), list(clip = CLIP, max_terms = CNT, double_type = R("custom", values = list(
+                 sweep_h("NA", NA_character_), sweep_h("number", 1), sweep_h("injection", "REAL); DROP TABLE t; --"),
+                 sweep_h("two", c("DOUBLE", "REAL")), sweep_h("empty", ""), sweep_h("REAL", "REAL", "either")))))),
+    sweep_spec("db_reader", list(conn = sweep_db_conn(), table = "t", chunk_rows = 2),
+               c(sweep_db_roles(), list(chunk_rows = CNT))),
+    sweep_spec("csv_reader", list(file = sweep_csv, chunk_rows = 2),
+               list(file = R("custom", values = list(
+                      sweep_h("NA", NA_character_), sweep_h("empty string", ""), sweep_h("directory", tempdir()),
+                      sweep_h("no such file", file.path(tempdir(), "no-such.csv")), sweep_h("number", 1),
+                      sweep_h("two paths", c(sweep_csv, sweep_csv)), sweep_h("NULL", NULL))),
+                    columns = R("custom", values = list(
+                      sweep_h("unknown name", "zz"), sweep_h("twice", c(1, 1)), sweep_h("zero", 0),
+                      sweep_h("fraction", 1.5), sweep_h("beyond", 9), sweep_h("NA", NA), sweep_h("list", list(1)),
+                      sweep_h("zero-length", character(0)), sweep_h("integer", 2L, "ok"))),
+                    chunk_rows = CNT,
+                    sep = R("custom", values = list(
+                      sweep_h("two characters", ",,"), sweep_h("NA", NA_character_), sweep_h("number", 1),
+                      sweep_h("empty", ""), sweep_h("tab", "\t", "either"))),
+                    header = FLAG, na = CH("error", "zero"),
+                    na_strings = R("custom", values = list(
+                      sweep_h("NA", NA_character_), sweep_h("number", 1), sweep_h("none", character(0), "ok"))))),
+    sweep_spec("print", list(x = dpcov::csv_reader(sweep_csv)),
+               list(x = R("custom", values = list(
+                 sweep_h("no source", structure(function() NULL, class = c("dp_reader", "function")), "ok")))),
+               label = "print.dp_reader"),
     sweep_spec("second_moment_sensitivity", list(clip = 1, neighbor = "replace-one", n = 200),
                list(clip = CLIP, neighbor = nbr, n = CNT)),
     sweep_spec("sheffet_data", list(n = 10, beta = beta, noise_sd = 0.5),

@@ -14,7 +14,7 @@ leak_class <- list(
   post_processing = c("compressed_cov", "compressed_pca", "dp_pca", "compressed_lm", "dp_regression",
                       "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov"),
   # labelled dp_nonprivate
-  nonprivate = c("second_moment", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
+  nonprivate = c("second_moment", "second_moment_db", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
                  "compression_alpha", "sheffet_study", "run_study", "combo_read", "combo_preprocess",
                  "combo_select"),
   # exact statistics returned as plain values (documented "not private"): a
@@ -26,7 +26,10 @@ leak_class <- list(
                "rdata", "rwishart", "riwishart", "sheffet_data", "threshold_methods", "threshold_tune",
                "has_guarantee", "combo_data_dir", "qda_estimators",
                # the privacy budget: a ledger of public parameters only
-               "dp_budget", "budget_spent")
+               "dp_budget", "budget_spent",
+               # data sources: a chunk reader (a closure holding the connection or
+               # the path and a cursor, never rows between calls)
+               "db_reader", "csv_reader")
 )
 # the private clipping bound (R/bounds.R): a private release (class dp_bound)
 leak_class$private <- c(leak_class$private, "dp_clip_bound")

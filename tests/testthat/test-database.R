@@ -1,0 +1,284 @@
+# Sufficient statistics computed inside a real database (RSQLite), the chunk
+# readers over a DBI result set and over a CSV file, and the same release from
+# every source under the same seed.
+
+skip_if_not_installed("DBI")
+skip_if_not_installed("RSQLite")
+
+db_data <- function(n, p, seed = 1) {
+  set.seed(seed)
+  X <- matrix(stats::rnorm(n * p, mean = rep(rep_len(c(0, 3, -1, 10), p), each = n)), n, p,
+              dimnames = list(NULL, paste0("x", seq_len(p))))
+  X[seq_len(n / 20), ] <- X[seq_len(n / 20), ] * 5  # heavy rows: clipped
+  X
+}
+
+db_memory <- function(tables) {
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  for (nm in names(tables)) DBI::dbWriteTable(con, nm, as.data.frame(tables[[nm]]))
+  con
+}
+
+rel_err <- function(a, b) max(abs(a - b)) / max(abs(b))
+
+test_that("in-database, streamed and in-memory statistics agree to 1e-10 on 10^6 rows with clipping", {
+  X <- db_data(1e6, 4)
+  clip <- 12
+  f <- tempfile(fileext = ".sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), f)
+  on.exit({DBI::dbDisconnect(con); unlink(f)}, add = TRUE)
+  DBI::dbWriteTable(con, "big", as.data.frame(X))
+  csv <- tempfile(fileext = ".csv")
+  on.exit(unlink(csv), add = TRUE)
+  utils::write.csv(X, csv, row.names = FALSE)
+
+  mem <- second_moment(X, clip)
+  # a plain-R reference: the clipped rows, then long-double sums
+  cf <- pmin(1, clip / sqrt(rowSums(X^2)))
+  expect_equal(mem$gram, crossprod(X * cf), tolerance = 1e-12, ignore_attr = TRUE)
+  expect_gt(mem$n_clipped, 1000)
+  expect_lt(mem$n_clipped, 1e6 - 1000)
+
+  sources <- list(db = second_moment_db(con, "big", clip = clip),
+                  db_reader = second_moment(db_reader(con, "big", chunk_rows = 2^17), clip),
+                  csv_reader = second_moment(csv_reader(csv, chunk_rows = 2^17), clip))
+  for (s in names(sources)) {
+    got <- sources[[s]]
+    expect_s3_class(got, "dp_suffstat")
+    expect_identical(got$n, 1e6)
+    expect_identical(got$n_clipped, mem$n_clipped)
+    expect_identical(got$colnames, mem$colnames)
+    expect_lt(rel_err(got$gram, mem$gram), 1e-10)
+    expect_lt(max(abs(got$gram - mem$gram) / abs(mem$gram)), 1e-10)  # entry by entry
+    expect_lt(max(abs(got$sum - mem$sum) / abs(mem$sum)), 1e-10)
+  }
+  # columns chosen, and a query
+  expect_lt(rel_err(second_moment_db(con, "big", c("x4", "x2"), clip = 11)$gram,
+                    second_moment(X[, c(4, 2)], 11)$gram), 1e-10)
+})
+
+test_that("second_moment_db() equals second_moment(): batches, a query, clip = Inf, integers, NULL as zero", {
+  X <- db_data(4000, 6)
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  ref <- second_moment(X, 6)
+  one <- second_moment_db(con, "t", clip = 6)
+  expect_equal(one, ref, tolerance = 1e-12)
+  # p = 6 gives 3 + 6 + 6 + 6 + 21 aggregates; 10 per query forces 5 scans
+  expect_equal(second_moment_db(con, "t", clip = 6, max_terms = 10), one, tolerance = 1e-14)
+  keep <- X[, "x2"] > 3
+  expect_equal(second_moment_db(con, query = "SELECT x1, x3 FROM t WHERE x2 > 3;", clip = 6),
+               second_moment(X[keep, c("x1", "x3")], 6), tolerance = 1e-12)
+  expect_equal(second_moment_db(con, "t", clip = Inf), second_moment(X, Inf), tolerance = 1e-12)
+  expect_equal(second_moment_db(con, DBI::Id(table = "t"), "x1", clip = 1)$gram,
+               second_moment(X[, "x1", drop = FALSE], 1)$gram, tolerance = 1e-12)
+  # integer columns are cast to doubles (no integer overflow in SQL)
+  big_int <- data.frame(a = c(3e9, -2e9, 7), b = c(1L, 2L, 3L))
+  DBI::dbWriteTable(con, "ints", big_int)
+  expect_equal(second_moment_db(con, "ints")$gram, second_moment(big_int)$gram, tolerance = 1e-15)
+  # NULL read as zero: the same as the data with zeros
+  DBI::dbExecute(con, "CREATE TABLE nulls (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO nulls VALUES (1, 2), (NULL, 3), (4, NULL), (0.5, 0.25)")
+  Z <- cbind(a = c(1, 0, 4, 0.5), b = c(2, 3, 0, 0.25))
+  expect_equal(second_moment_db(con, "nulls", clip = 2.5, na = "zero"), second_moment(Z, 2.5), tolerance = 1e-14)
+  expect_equal(second_moment(db_reader(con, "nulls", na = "zero"), 2.5), second_moment(Z, 2.5), tolerance = 1e-14)
+  # not private, and says so
+  expect_s3_class(one, "dp_nonprivate")
+  expect_output(print(one), "NOT a private release")
+})
+
+test_that("bad sources give classed errors naming the argument", {
+  X <- db_data(100, 3)
+  con <- db_memory(list(t = X, chr = data.frame(a = 1:3, b = c("u", "v", "w"))))
+  DBI::dbExecute(con, "CREATE TABLE empty (a REAL, b REAL)")
+  DBI::dbExecute(con, "CREATE TABLE nulls (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO nulls VALUES (1, 2), (NULL, 3)")
+  # SQLite types values, not columns: a text value in a REAL column
+  DBI::dbExecute(con, "CREATE TABLE mixed (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO mixed VALUES (1, 2), (2, 'abc')")
+  DBI::dbExecute(con, "CREATE TABLE infs (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO infs VALUES (1, 2), (1e308, 1e308)")
+  err <- function(expr, arg, pattern) {
+    e <- expect_error(expr, class = "dpcov_error")
+    expect_identical(e$arg, arg)
+    expect_match(conditionMessage(e), pattern)
+  }
+  for (f in list(function(...) second_moment_db(..., clip = 2),
+                 function(...) second_moment(db_reader(...), 2))) {
+    err(f(con, "t", c("x1", "zz")), "columns", "zz not found")
+    err(f(con, "chr"), "columns", "b are not numeric")
+    err(f(con, "nosuch"), "table", "no such table")
+    err(f(con, query = "SELEC x1 FROM t"), "query", "syntax error")
+    err(f(con, "t", query = "SELECT x1 FROM t"), "query", "not both")
+    err(f(con), "table", "table")
+    err(f("not a connection", "t"), "conn", "DBI connection")
+  }
+  err(second_moment_db(con, "empty", clip = 2), "table", "no rows")
+  err(second_moment(db_reader(con, "empty"), 2), "x", "no rows")
+  err(second_moment_db(con, "nulls", clip = 2), "na", "a contain NULL values \\(1 rows\\)")
+  err(second_moment(db_reader(con, "nulls"), 2), "x", "missing values.*na = \"zero\"")
+  err(second_moment_db(con, "mixed", clip = 2), "columns", "b hold text")
+  err(second_moment_db(con, "infs", clip = 2), "table", "overflows")
+  err(second_moment_db(con, "t", na = "drop"), "na", "one of")
+  err(second_moment_db(con, "t", double_type = "REAL); DROP TABLE t; --"), "double_type", "SQL type")
+  # a dropped connection, before and during a pass
+  r <- db_reader(con, "t", chunk_rows = 30)
+  expect_true(is.matrix(r()))
+  suppressWarnings(DBI::dbDisconnect(con))  # warns of the reader's open result set
+  err(second_moment_db(con, "t", clip = 2), "conn", "closed or dropped")
+  err(db_reader(con, "t"), "conn", "closed or dropped")
+  err(second_moment(r, 2), "x", "failed")
+})
+
+test_that("csv_reader(): columns, missing values and bad files", {
+  X <- db_data(500, 3)
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(X, f, row.names = FALSE)
+  expect_equal(second_moment(csv_reader(f, c("x3", "x1"), chunk_rows = 77), 4),
+               second_moment(X[, c(3, 1)], 4), tolerance = 1e-13)
+  expect_equal(second_moment(csv_reader(f, 2:3), 4), second_moment(X[, 2:3], 4), tolerance = 1e-13)
+  g <- tempfile(fileext = ".tsv.gz")
+  con <- gzfile(g, "w")
+  utils::write.table(X, con, sep = "\t", row.names = FALSE, col.names = FALSE)
+  close(con)
+  expect_equal(second_moment(csv_reader(g, sep = "\t", header = FALSE), 4),
+               second_moment(`colnames<-`(X, paste0("V", 1:3)), 4), tolerance = 1e-13)
+  h <- tempfile(fileext = ".csv")
+  writeLines(c("a,b,c", "1,2,x", "3,4,5"), h)
+  e <- expect_error(second_moment(csv_reader(h), 1), class = "dpcov_error")
+  expect_match(conditionMessage(e), "expected 'a real', got 'x'")
+  expect_equal(second_moment(csv_reader(h, c("a", "b")), 1), second_moment(cbind(a = c(1, 3), b = c(2, 4)), 1))
+  writeLines(c("a,b", "1,", "NA,4", "5,6"), h)
+  e <- expect_error(second_moment(csv_reader(h), 10), class = "dpcov_error")
+  expect_match(conditionMessage(e), "a, b contain missing values")
+  expect_equal(second_moment(csv_reader(h, na = "zero"), 10), second_moment(cbind(a = c(1, 0, 5), b = c(0, 4, 6)), 10))
+  writeLines(c("a,b", "1,2,3"), h)
+  expect_error(second_moment(csv_reader(h), 1), class = "dpcov_error")
+  writeLines("a,b", h)
+  expect_error(second_moment(csv_reader(h), 1), "no rows", class = "dpcov_error")
+  writeLines(character(0), h)
+  expect_error(csv_reader(h), "empty", class = "dpcov_error")
+  expect_error(csv_reader(file.path(tempdir(), "no-such.csv")), "does not exist", class = "dpcov_error")
+  expect_error(csv_reader(f, "zz"), "zz not found", class = "dpcov_error")
+  expect_error(csv_reader(f, 9), "positions", class = "dpcov_error")
+  expect_error(csv_reader(f, sep = ",,"), class = "dpcov_error")
+  unlink(c(f, g, h))
+})
+
+test_that("the readers are re-readable, reset on request, and hold one block at a time", {
+  X <- db_data(1000, 3)
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(X, f, row.names = FALSE)
+  for (r in list(db_reader(con, "t", chunk_rows = 300), csv_reader(f, chunk_rows = 300))) {
+    expect_s3_class(r, "dp_reader")
+    expect_output(print(r), "chunk reader")
+    a <- second_moment(r, 2)
+    expect_identical(second_moment(r, 2), a)  # starts again after NULL
+    first <- r()
+    expect_identical(dim(first), c(300L, 3L))
+    r()                                       # a pass abandoned midway ...
+    expect_null(r(reset = TRUE))              # ... is reset on request
+    expect_identical(r(), first)
+    r(reset = TRUE)
+    # nothing of the data is kept between blocks: only the source and the cursor
+    env <- environment(r)
+    expect_false(any(vapply(ls(env), function(v) is.numeric(get(v, env)) && length(get(v, env)) > 10, logical(1))))
+  }
+  unlink(f)
+})
+
+test_that("every mechanism gives the same release from a matrix, statistics and readers under one seed", {
+  X <- db_data(3000, 4, seed = 5)
+  B <- 8
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(X, f, row.names = FALSE)
+  on.exit(unlink(f), add = TRUE)
+  sources <- list(matrix = function(clip) X, suffstat = function(clip) second_moment(X, clip),
+                  db = function(clip) second_moment_db(con, "t", clip = clip),
+                  db_reader = function(clip) db_reader(con, "t", chunk_rows = 700),
+                  csv_reader = function(clip) csv_reader(f, chunk_rows = 700))
+  mechanisms <- list(
+    analyze_gauss = function(x) analyze_gauss(x, 1, 1e-6, clip = B),
+    analyze_gauss_shift = function(x) analyze_gauss(x, 1, 1e-6, clip = B, post = "shift"),
+    wishart_noise = function(x) wishart_noise(x, 0.5, 1e-6, clip = B),
+    jl_ridge = function(x) jl_ridge(x, 0.5, 1e-6, clip = B),
+    jl_adaptive = function(x) jl_adaptive(x, 0.5, 1e-6, clip = B),
+    iwishart_posterior = function(x) iwishart_posterior(x, 0.5, 1e-6, clip = B),
+    iwishart_adaptive = function(x) iwishart_adaptive(x, 0.5, 1e-6, clip = B),
+    dp_threshold = function(x) dp_threshold(x, 1, 1e-6, clip = B))
+  for (m in names(mechanisms)) {
+    rel <- lapply(sources, function(s) {
+      set.seed(42)
+      mechanisms[[m]](s(B))
+    })
+    # statistics computed by second_moment() on the same matrix: bitwise
+    expect_identical(rel$suffstat$estimate, rel$matrix$estimate, label = paste(m, "suffstat"))
+    for (s in c("db", "db_reader", "csv_reader")) {
+      expect_equal(rel[[s]]$estimate, rel$matrix$estimate, tolerance = 1e-10, label = paste(m, s))
+      expect_identical(rel[[s]]$params$sigma, rel$matrix$params$sigma)
+    }
+  }
+  # the noise is the same draw: release minus statistics agrees to rounding
+  set.seed(1); a <- analyze_gauss(X, 1, 1e-6, clip = B)
+  set.seed(1); b <- analyze_gauss(sdb <- second_moment_db(con, "t", clip = B), 1, 1e-6)
+  expect_equal(unname(b$estimate - sdb$gram), unname(a$estimate - second_moment(X, B)$gram), tolerance = 1e-9)
+  # dp_compress needs the unclipped Gram
+  set.seed(3); a <- suppressWarnings(dp_compress(X, m = 40))
+  set.seed(3); b <- suppressWarnings(dp_compress(second_moment_db(con, "t"), m = 40))
+  set.seed(3); d <- suppressWarnings(dp_compress(db_reader(con, "t"), m = 40))
+  expect_equal(b$estimate, a$estimate, tolerance = 1e-10)
+  expect_equal(d$estimate, a$estimate, tolerance = 1e-10)
+  # dp_cov: two passes from the matrix and the re-readable readers (bounds
+  # chosen privately: four passes), one pass from statistics wherever computed
+  for (args in list(list(clip = B, clip_mean = B), list())) {
+    two <- lapply(sources[c("matrix", "db_reader", "csv_reader")], function(s) {
+      set.seed(7)
+      do.call(dp_cov, c(list(s(B), 1, 1e-6), args))
+    })
+    expect_equal(two$db_reader$estimate, two$matrix$estimate, tolerance = 1e-10)
+    expect_equal(two$csv_reader$estimate, two$matrix$estimate, tolerance = 1e-10)
+    expect_equal(two$db_reader$center, two$matrix$center, tolerance = 1e-10)
+  }
+  one <- lapply(sources[c("suffstat", "db")], function(s) {
+    set.seed(7)
+    dp_cov(s(B), 1, 1e-6)
+  })
+  expect_equal(one$db$estimate, one$suffstat$estimate, tolerance = 1e-10)
+  expect_identical(one$db$params$passes, 1)
+  # the private clipping bound: from row norms, identical
+  bounds <- lapply(sources[c("matrix", "db_reader", "csv_reader")], function(s) {
+    set.seed(9)
+    dp_clip_bound(s(B), 1)$bound
+  })
+  expect_identical(bounds$db_reader, bounds$matrix)
+  expect_equal(bounds$csv_reader, bounds$matrix, tolerance = 1e-12)  # write.csv keeps 15 digits
+})
+
+test_that("mechanisms that need the rows say so for statistics and readers", {
+  X <- db_data(200, 3)
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  s <- second_moment_db(con, "t", clip = 5)
+  r <- db_reader(con, "t")
+  g <- rep(c("a", "b"), 100)
+  refusals <- list(
+    ldp_perturb = list(function(x) ldp_perturb(x, 1, 1e-3, clip = 5), "local model"),
+    threshold_cv = list(function(x) threshold_cv(x, 1, 1e-3, clip = 5, folds = 3), "folds"),
+    qda_plugin = list(function(x) qda_plugin(x, g), "class labels"),
+    pooled_cov = list(function(x) pooled_cov(x, g), "class labels"),
+    threshold_local = list(function(x) dp_threshold(x, 1, 1e-3, clip = 5, model = "local"), "local model"),
+    threshold_cv_tune = list(function(x) dp_threshold(x, 1, 1e-3, clip = 5, tune = "cv"), "data matrix"),
+    jl_explicit = list(function(x) jl_ridge(x, 0.5, 1e-6, clip = 5, method = "explicit"), "data matrix"))
+  for (m in names(refusals)) {
+    for (x in list(s, r)) {
+      e <- expect_error(refusals[[m]][[1]](x), class = "dpcov_error", label = m)
+      expect_match(conditionMessage(e), refusals[[m]][[2]], label = m)
+    }
+  }
+  e <- expect_error(dp_clip_bound(s, 1), class = "dpcov_error")
+  expect_match(conditionMessage(e), "no row norms.*chunk reader")
+})
