@@ -418,7 +418,8 @@ check_symmetric_matrix <- function(s, arg) {
 compressed_lm <- function(object, response, features = NULL, lambda = 0, scales = NULL) {
   call <- match.call()
   C <- compressed_matrix(object)
-  if (is.null(colnames(C))) colnames(C) <- paste0("V", seq_len(ncol(C)))
+  if (is.null(colnames(C))) colnames(C) <- rep("", ncol(C))
+  colnames(C) <- ifelse(is.na(colnames(C)) | !nzchar(colnames(C)), paste0("V", seq_len(ncol(C))), colnames(C))
   yi <- column_index(C, response, "response")
   if (length(yi) != 1L) abort("`response` must name exactly one column.")
   xi <- if (is.null(features)) setdiff(seq_len(ncol(C)), yi) else column_index(C, features, "features")

@@ -404,8 +404,8 @@ lm_design <- function(formula, data) {
   vars <- all.vars(formula)
   if ("." %in% vars) abort("`x`: `.` is only available for a release; name the variables.", .arg = "x")
   miss <- setdiff(vars, names(data))
-  if (length(miss)) abort("`data` has no column(s) %s named in the formula.", paste(miss, collapse = ", "),
-                          .arg = "data")
+  if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
+                          .arg = "x")
   if (nrow(data) < 2L) abort("`data` needs at least 2 rows, has %d.", nrow(data), .arg = "data")
   for (v in vars) {
     col <- data[[v]]
