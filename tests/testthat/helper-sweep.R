@@ -223,6 +223,8 @@ sweep_specs <- function() {
   lm_d$y <- 1 + lm_d$x1 + stats::rnorm(200)
   lm_A <- cbind("(Intercept)" = 1, as.matrix(lm_d))
   lm_fit <- suppressWarnings(dpcov::dp_lm(y ~ x1 + x2, lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10))
+  lm_fit_public <- suppressWarnings(dpcov::dp_lm(y ~ x1, lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10,
+                                                 neighbor = "replace-one"))
   cvx <- x4
   tcv <- dpcov::threshold_cv(cvx, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3)
   tt <- dpcov::threshold_tune("public", folds = 3, public = x4)
@@ -535,8 +537,12 @@ sweep_specs <- function() {
                     ones = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("number", 1),
                                                      sweep_h("unknown", "zz"), sweep_h("two", c("a", "b")),
                                                      sweep_h("NULL", NULL))),
-                    n = CNT, B = CNT),
+                    n = R("custom", values = list(sweep_h("NA", NA_real_), sweep_h("negative", -1),
+                                                  sweep_h("fraction", 2.5), sweep_h("string", "a"),
+                                                  sweep_h("two", c(100, 200)), sweep_h("integer", 300L, "ok"))),
+                    B = CNT),
                label = "dp_lm.dp_release"),
+    sweep_spec("dp_lm", list(x = lm_fit$release, formula = y ~ x1, B = 5), list(B = CNT), label = "dp_lm"),
     sweep_spec("dp_lm", list(x = dpcov::second_moment(lm_A, 5), formula = y ~ x1 + x2, B = 10),
                list(x = R("suffstat"),
                     formula = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("unknown column", y ~ zz),
@@ -552,13 +558,14 @@ sweep_specs <- function() {
                                                "units", "level")), digits = CNT),
                label = "print.summary.dp_lm"),
     sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "vcov.dp_lm"),
-    sweep_spec("nobs", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "nobs.dp_lm"),
+    sweep_spec("nobs", list(object = lm_fit_public), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "nobs.dp_lm"),
     sweep_spec("formula", list(x = lm_fit), list(x = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "formula"))), label = "formula.dp_lm"),
     sweep_spec("confint", list(object = lm_fit),
                list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")),
                     parm = R("custom", values = list(sweep_h("unknown", "zz"), sweep_h("NA", NA), sweep_h("zero", 0),
                                                      sweep_h("list", list(1)), sweep_h("too large", 9))),
-                    level = NUM, type = CH("basic", "percentile", "normal")),
+                    level = NUM, type = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("unknown", "zz"),
+                                                                  sweep_h("number", 1), sweep_h("two", c("basic", "normal"))))),
                label = "confint.dp_lm"),
     sweep_spec("predict", list(object = lm_fit, newdata = lm_d[1:3, ]),
                list(object = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "terms")),
