@@ -392,50 +392,129 @@ check_symmetric_matrix <- function(s, arg) {
 #' \eqn{\hat\beta = (C_X^T C_X/m + \lambda I)^{-1} C_X^T c_y/m}, which for
 #' \eqn{\lambda = 0} is least squares through the origin on the compressed
 #' rows (Zhou, Lafferty and Wasserman's compressed regression). Compress
-#' `cbind(X, y)` so that X and y share \eqn{\Phi}. With `normalize = TRUE`
-#' the coefficients are in the units of the normalised columns (each scaled
-#' to squared norm n), and they estimate the least-squares fit of the
-#' normalised data; centre X and y before compressing if an intercept is
-#' wanted.
-#' @param object A `dp_compress` release of `cbind(X, y)`, or an m x p matrix.
+#' `cbind(X, y)` so that X and y share \eqn{\Phi}; centre X and y before
+#' compressing if an intercept is wanted (a constant column keeps only its
+#' sign under the normalisation).
+#'
+#' **Units.** [dp_compress()] with `normalize = TRUE` scales column j by
+#' \eqn{\sqrt{n}/\|X_j\|}, i.e. divides it by its root mean square
+#' \eqn{r_j = \|X_j\|/\sqrt n} (its standard deviation when centred). The
+#' fit of the normalised columns, \eqn{\tilde\beta}, is then in normalised
+#' units; with `scales` = \eqn{(r_j)} for the features and the response
+#' (public values, or privately released ones such as the square roots of
+#' the diagonal of a [dp_cov()] release of centred data, whose privacy cost
+#' adds to the total) the coefficients are returned in the data's units,
+#' \eqn{\beta_j = \tilde\beta_j r_y / r_j}. Without `scales` the result says
+#' that its coefficients are in normalised units. A release made with
+#' `normalize = FALSE` is in the data's units already.
+#'
+#' **Uncertainty.** Given the data, the compressed rows are iid
+#' \eqn{N(0, A^TA/n)} for \eqn{A = [X, y]}, so the compressed fit is the
+#' full-data least-squares fit plus Gaussian error with covariance
+#' \eqn{\hat\sigma^2 (C_X^TC_X)^{-1}} (\eqn{\lambda = 0}; the sandwich
+#' \eqn{\hat\sigma^2 H^{-1}C_X^TC_X H^{-1}/m^2}, \eqn{H = C_X^TC_X/m + \lambda I},
+#' otherwise, ridge bias not included); the full-data fit's own sampling error adds
+#' about \eqn{m/n} of that. `vcov` is the sum, and intervals are normal.
+#'
+#' @param release A `dp_compress` release of `cbind(X, y)`, or an m x p matrix.
+#' @param ... Only the deprecated name `object` of `release`.
 #' @param response Column of the response: a name or an index.
 #' @param features Columns used as predictors (names or indices); default
 #'   all others.
 #' @param lambda Ridge penalty (>= 0) on the scale of \eqn{C^T C/m}.
-#' @return An object of class `compressed_lm` with `coefficients`, `lambda`,
-#'   `m`, `residuals` (on the compressed rows) and `sigma` (residual standard
-#'   deviation).
+#' @param scales `NULL`, or the root mean squares \eqn{\|X_j\|/\sqrt n} of
+#'   the columns (one per column of the release, in order or named), public or
+#'   privately released: the coefficients are then in the data's units.
+#' @return A fit of class `c("dp_lm_compressed", "dp_lm")` (see
+#'   [dp_lm-methods]) with `coefficients`, `vcov`, `sigma` (residual sd on
+#'   the compressed rows, in the response's units when `scales` is given),
+#'   `units` (`"data"` or `"normalised"`), `lambda`, `m`, `n`, `response`,
+#'   `release` and `guarantee`; no residuals (they are rows of the release,
+#'   not of the data, but the fit needs none).
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(5000 * 3), 5000, 3)
 #' y <- drop(x %*% c(1, -1, 0.5)) + rnorm(5000)
 #' r <- dp_compress(cbind(x, y = y), m = 1000)
-#' coef(compressed_lm(r, response = "y"))
+#' coef(compressed_lm(r, response = "y"))                  # normalised units
+#' rms <- c(sqrt(colMeans(x^2)), y = sqrt(mean(y^2)))      # here: public knowledge
+#' fit <- compressed_lm(r, response = "y", scales = rms)   # the data's units
+#' confint(fit)
 #' @template ref-zhou
 #' @export
-compressed_lm <- function(object, response, features = NULL, lambda = 0) {
-  C <- compressed_matrix(object)
-  if (is.null(colnames(C))) colnames(C) <- paste0("V", seq_len(ncol(C)))
+compressed_lm <- function(release, response, features = NULL, lambda = 0, scales = NULL, ...) {
+  call <- match.call()
+  release <- renamed_arg(release, missing(release), list(...), "compressed_lm")
+  C <- compressed_matrix(release, "release")
+  if (is.null(colnames(C))) colnames(C) <- rep("", ncol(C))
+  colnames(C) <- ifelse(is.na(colnames(C)) | !nzchar(colnames(C)), paste0("V", seq_len(ncol(C))), colnames(C))
   yi <- column_index(C, response, "response")
   if (length(yi) != 1L) abort("`response` must name exactly one column.")
   xi <- if (is.null(features)) setdiff(seq_len(ncol(C)), yi) else column_index(C, features, "features")
   if (!length(xi) || yi %in% xi) abort("`features` must be non-empty and must not contain the response.")
+  if (anyDuplicated(xi)) abort("`features` contains duplicated columns.", .arg = "features")
   lambda <- check_number(lambda, "lambda", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
+  normalised <- !inherits(release, "dp_compress") || !isFALSE(release$params$normalize)
+  if (!is.null(scales)) scales <- check_scales(scales, colnames(C))
   m <- nrow(C)
+  k <- length(xi)
   cx <- C[, xi, drop = FALSE]
   cy <- C[, yi]
-  if (lambda == 0 && m <= length(xi)) {
+  if (lambda == 0 && m <= k) {
     abort("least squares needs more compressed rows (m = %d) than features (%d); use `lambda` > 0.",
-          m, length(xi))
+          m, k)
   }
-  A <- crossprod(cx) / m + diag(lambda, length(xi))
-  beta <- drop(solve(A, crossprod(cx, cy) / m))
-  names(beta) <- colnames(C)[xi]
+  H <- crossprod(cx) / m + diag(lambda, k)
+  beta <- drop(solve(H, crossprod(cx, cy) / m))
   res <- cy - drop(cx %*% beta)
-  structure(list(coefficients = beta, lambda = lambda, m = m, residuals = res,
-                 sigma = sqrt(sum(res^2) / max(1, m - length(xi))),
-                 response = colnames(C)[yi]),
-            class = "compressed_lm")
+  sigma <- sqrt(sum(res^2) / max(1, m - k))
+  Hi <- solve(H)
+  V <- sigma^2 * Hi %*% (crossprod(cx) / m^2) %*% Hi
+  n <- if (inherits(release, "dp_compress") && is_num1(release$n)) release$n else NA_real_
+  if (!is.na(n)) V <- V * (1 + m / n)  # the full-data fit's own sampling error
+  units <- if (normalised && is.null(scales)) "normalised" else "data"
+  if (normalised && !is.null(scales)) {
+    f <- scales[yi] / scales[xi]
+    beta <- beta * f
+    V <- V * tcrossprod(f)
+    sigma <- sigma * scales[yi]
+  }
+  nm <- colnames(C)[xi]
+  names(beta) <- nm
+  V <- (V + t(V)) / 2
+  dimnames(V) <- list(nm, nm)
+  rel <- if (inherits(release, "dp_compress")) release else NULL
+  tt <- stats::terms(stats::reformulate(paste0("`", nm, "`"), response = as.name(colnames(C)[yi]),
+                                       intercept = FALSE))
+  attr(tt, ".Environment") <- baseenv()
+  structure(list(coefficients = beta, vcov = V, boot = NULL, sigma = sigma, n = n, n_used = n,
+                 n_source = if (is.na(n)) "unknown" else "public (released)", df = k,
+                 response = colnames(C)[yi], release = rel, B = 0, ci_type = "normal", units = units,
+                 mechanism = if (is.null(rel)) "compressed matrix (no release metadata)" else rel$mechanism,
+                 guarantee = if (is.null(rel)) "unknown: a plain matrix was given" else rel$guarantee,
+                 lambda = lambda, m = m, terms = tt, xlevels = list(), contrasts = NULL,
+                 formula = stats::formula(tt), call = release_call(call, data_args = c("release", "object"))),
+            class = c("dp_lm_compressed", "dp_lm"))
+}
+
+# Column root mean squares for compressed_lm(): one positive number per column.
+check_scales <- function(scales, cols) {
+  if (!is.numeric(scales) || is.object(scales) || !is.null(dim(scales)) || anyNA(scales) ||
+      !all(is.finite(scales)) || any(scales <= 0)) {
+    abort("`scales` must be positive finite numbers, one per column of the release.", .arg = "scales")
+  }
+  if (!is.null(names(scales))) {
+    if (!all(cols %in% names(scales))) {
+      abort("`scales` is named but lacks column(s) %s.", paste(setdiff(cols, names(scales)), collapse = ", "),
+            .arg = "scales")
+    }
+    scales <- scales[cols]
+  }
+  if (length(scales) != length(cols)) {
+    abort("`scales` must have one entry per column of the release (%d); it has %d.", length(cols),
+          length(scales), .arg = "scales")
+  }
+  as.double(unname(scales))
 }
 
 column_index <- function(C, cols, arg) {
@@ -449,19 +528,6 @@ column_index <- function(C, cols, arg) {
     abort("`%s` must be column names or indices in 1..%d.", arg, ncol(C))
   }
   as.integer(cols)
-}
-
-#' @export
-print.compressed_lm <- function(x, digits = 4, ...) {
-  check_object(x, "compressed_lm", list(
-    coefficients = function(v) is_finite_num(v) && !is.null(names(v)), lambda = function(v) is_num1(v) && v >= 0,
-    m = function(v) is_whole1(v, 1), sigma = function(v) is_num1(v) && v >= 0, response = is_string))
-  digits <- check_digits(digits)
-  cat(sprintf("Regression of %s on compressed data (m = %d rows%s)\n", x$response, x$m,
-              if (x$lambda > 0) sprintf(", ridge lambda = %s", format(x$lambda)) else ""))
-  print(signif(x$coefficients, digits))
-  cat(sprintf("Residual sd on compressed rows: %s\n", format(x$sigma, digits = digits)))
-  invisible(x)
 }
 
 #' Privacy accounting of compression: Theorem 4.6 and the condition of Theorem 3.2

@@ -107,3 +107,897 @@ release_column_index <- function(cols, M, arg) {
   }
   as.integer(cols)
 }
+
+# ---- dp_lm(): regression as a model object ------------------------------------
+
+#' Private linear regression with honest confidence intervals
+#'
+#' Fits a linear model from a private release of the second moments of
+#' \eqn{[X, y]} and returns a model object with the methods of [stats::lm()]:
+#' [coef()], [vcov()], [confint()], [predict()], [summary()], [nobs()],
+#' [formula()], and `tidy()` / `glance()` (generics). Two ways in:
+#'
+#' * **Formula** (`dp_lm(y ~ x1 + x2, data, epsilon, delta, clip)`): the design is
+#'   built with [stats::model.frame()] and [stats::model.matrix()] (factors
+#'   expanded, the intercept a column of ones), the response is bound to it,
+#'   and the second moment of \eqn{[X, y]} is released **once** with
+#'   `mechanism`; the fit is post-processing of that release, which the
+#'   result keeps in `release`.
+#' * **An existing release** (`dp_lm(release, y ~ x1 + x2)`): label and
+#'   features are picked by name from the release's columns, so one release
+#'   answers any number of regressions at no further privacy cost (Sheffet,
+#'   Section 6.2). Every square release works: [analyze_gauss()],
+#'   [wishart_noise()], [jl_ridge()], [jl_adaptive()], [iwishart_posterior()],
+#'   [iwishart_adaptive()], [dp_threshold()] and [ldp_aggregate()] averages
+#'   (n public), [dp_cov()] covariances (the intercept comes from the private
+#'   `center`), and [second_moment()] statistics (exact, **not private**: the
+#'   result is labelled `dp_nonprivate`; it equals [stats::lm()]). Formula
+#'   terms must be columns of the release (a release has no data to transform);
+#'   `.` means every column but the response and the column of ones.
+#'
+#' **The estimate.** The release is converted to an estimate S of
+#' \eqn{A^TA} for \eqn{A = [X, y]} (the public ridge removed, a posterior draw
+#' rescaled, an average multiplied by the public n; see [dp_scales]) and
+#' \eqn{\hat\beta = S_{XX}^{-1}S_{Xy}}. With the exact Gram matrix this is
+#' least squares. (For JL releases, [dp_regression()] instead solves with the
+#' released matrix as is: a ridge regression, Sheffet's estimator.)
+#'
+#' **Uncertainty** (`B` draws of a parametric bootstrap, Ferrando, Wang and
+#' Sheldon 2022). From S the model is fitted: \eqn{\hat\beta}, the residual
+#' variance \eqn{\hat\sigma^2 = (S_{yy} - 2\hat\beta^TS_{Xy} +
+#' \hat\beta^TS_{XX}\hat\beta)/(\hat n - k)} and the design block
+#' \eqn{G = S_{XX}} (made positive definite). Each draw simulates the
+#' sufficient statistics of a data set with that design under the fitted
+#' Gaussian model, exactly: \eqn{z \sim N(0, \hat\sigma^2 G)},
+#' \eqn{S^*_{Xy} = G\hat\beta + z},
+#' \eqn{S^*_{yy} = \hat\beta^TG\hat\beta + 2\hat\beta^Tz + z^TG^{-1}z +
+#' \hat\sigma^2\chi^2_{\hat n - k}}; adds a fresh draw of the release's own
+#' noise (same sigma, Wishart degrees of freedom, projection rows, prior,
+#' threshold, mean-step noise, as its `params` record), converts and refits
+#' exactly as for the estimate. The spread of \eqn{\beta^*_b - \hat\beta}
+#' stands for the spread of \eqn{\hat\beta - \beta}: sampling error and
+#' privacy noise together. [vcov()] is the covariance of the draws;
+#' [confint()] gives basic (pivot) intervals
+#' \eqn{[2\hat\beta - q_{1-\alpha/2}, 2\hat\beta - q_{\alpha/2}]} by default.
+#' All of it is post-processing of the release (no data, no privacy cost),
+#' with R's RNG. Inference is conditional on the design (as for [stats::lm()]).
+#' Coverage was measured, not assumed: see the regression vignette and
+#' `tools/lm-coverage.R`.
+#'
+#' Limits: the bootstrap does not model clipping (choose `clip` above nearly
+#' all rows of \eqn{[1, x, y]} for honest intervals; clipped rows bias
+#' estimate and intervals alike); post-processing that acts on the whole
+#' released matrix (the PSD projection of `post = "psd"`, [dp_threshold()]
+#' and [dp_cov()]) is redrawn on the regression's columns only.
+#'
+#' **n.** Under add/remove neighbours n is not released: [nobs()] is `NA`,
+#' and the bootstrap uses the release's own private estimate of n, the
+#' diagonal entry of the column of ones (the formula interface always
+#' releases that column, with or without an intercept in the model), or
+#' [dp_cov()]'s noisy count; `n_used` and `n_source` in the result say which.
+#' A release with neither needs `n` (a public count).
+#'
+#' **Factors.** A factor's levels are treated as public schema: all its
+#' declared levels get a column, whether they occur in the data or not, so
+#' the released columns never depend on which values occur. Character
+#' columns, `factor()` in the formula and data-dependent transformations
+#' (`scale()`, `poly()`, `ns()`, ...: they compute statistics of the data
+#' without noise) are refused; declare factors with their levels, and
+#' transform with public constants.
+#'
+#' **What is kept.** No data, no model frame, no residuals or fitted values:
+#' the release, the coefficients, the bootstrap draws, the terms and factor
+#' levels (public, see above), and the formula with its environment replaced
+#' by [baseenv()] (so it holds no reference to `data`).
+#'
+#' @param x A two-sided formula, a square `dp_release`, or a [second_moment()]
+#'   object.
+#' @param data A data frame (formula interface).
+#' @param epsilon,delta The privacy budget of the release (formula interface).
+#' @param clip Row-norm bound for the rows \eqn{[x, y]} of the design and
+#'   the response (the intercept's 1 included), or `NULL` (default): chosen
+#'   privately as twice the private median row norm by [dp_clip_bound()] with
+#'   `bound_share` of `epsilon` (the rest goes to the release). Give a bound
+#'   from public knowledge above nearly all rows for unbiased intervals.
+#' @param mechanism `"analyze_gauss"` (default), `"wishart"` ([wishart_noise()]
+#'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
+#' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
+#'   `"zero-out"` for Analyze Gauss; the Wishart and JL mechanisms are
+#'   add/remove, the inverse-Wishart posterior replace-one.
+#' @param budget A [dp_budget()] charged before the data is read, or `NULL`.
+#' @param B Bootstrap draws (default 500; 0 for none: then `vcov` and
+#'   intervals are `NA`).
+#' @param bound_share Share of `epsilon` for the private `clip` (when `clip`
+#'   is `NULL`).
+#' @param formula For a release: a two-sided formula over its columns.
+#' @param ones For a release: the name of its column of ones (default
+#'   `"(Intercept)"` when there is one, as the formula interface releases), used
+#'   for the intercept and for the private estimate of n. `NULL` for none.
+#' @param n For a release that releases neither n nor a column of ones: a
+#'   public number of rows for the bootstrap.
+#' @param ... Unused.
+#' @return An object of class `dp_lm` (with `dp_nonprivate` for exact
+#'   statistics): `coefficients`, `vcov`, `boot` (the B x k bootstrap
+#'   draws), `sigma` (the estimated residual sd), `n` (as public as the
+#'   release says: `NA` when not released), `n_used`, `n_source`, `df`
+#'   (k), `terms`, `xlevels`, `contrasts`, `formula`, `response`, `release`,
+#'   `guarantee`, `units` and `call`.
+#' @references Ferrando, C., Wang, S. and Sheldon, D. (2022). Parametric
+#'   bootstrap for differentially private confidence intervals. *Proceedings
+#'   of the 25th International Conference on Artificial Intelligence and
+#'   Statistics (AISTATS)*, PMLR 151, 1598-1618.
+#'
+#'   Sheffet, O. (2019). Old techniques in differentially private linear
+#'   regression. *Proceedings of the 30th International Conference on
+#'   Algorithmic Learning Theory (ALT)*, PMLR 98, 789-827.
+#' @seealso [dp_regression()] (coefficients only, Sheffet's estimator),
+#'   [compressed_lm()] (the same class from compressed data).
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(x1 = rnorm(5000), x2 = rnorm(5000))
+#' d$y <- 1 + 2 * d$x1 - d$x2 + rnorm(5000)
+#' fit <- dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 8, B = 200)
+#' fit
+#' confint(fit)
+#' predict(fit, data.frame(x1 = 0:1, x2 = 0))
+#' # another regression from the same release, at no privacy cost
+#' coef(dp_lm(fit$release, x1 ~ x2 + y, B = 0))
+#' @export
+dp_lm <- function(x, ...) {
+  if (missing(x)) abort_missing("x")
+  UseMethod("dp_lm")
+}
+
+#' @rdname dp_lm
+#' @export
+dp_lm.default <- function(x, ...) {
+  abort("`x` must be a two-sided formula, a square dp_release or a second_moment() object; got %s.",
+        class(x)[1], .arg = "x")
+}
+
+#' @rdname dp_lm
+#' @export
+dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
+                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1, ...) {
+  call <- match.call()
+  check_dots_empty(...)
+  mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
+                            "mechanism")
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  own <- c(wishart = "add-remove", jl_ridge = "add-remove", iwishart_posterior = "replace-one")
+  if (mechanism != "analyze_gauss" && neighbor != own[[mechanism]]) {
+    abort("`neighbor` = \"%s\" is not available with `mechanism` = \"%s\", whose guarantee is for \"%s\" neighbours.",
+          neighbor, mechanism, own[[mechanism]], .arg = "neighbor")
+  }
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_delta(delta)
+  B <- check_count(B, "B", min = 0, max = 1e6)
+  auto_clip <- is.null(clip)
+  if (!auto_clip) clip <- check_clip(clip)
+  bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
+  design <- lm_design(x, data)
+
+  eps_bound <- if (auto_clip) bound_share * epsilon else 0
+  eps_rel <- epsilon - eps_bound
+  if (auto_clip && eps_bound < dp_limits$epsilon[1]) {
+    abort("`bound_share` = %s leaves the private choice of `clip` epsilon below %s.", format(bound_share),
+          format(dp_limits$epsilon[1]), .arg = "bound_share")
+  }
+  if (auto_clip && !is.null(budget)) {
+    # both steps charged before the data is read, all or none
+    ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta, "analytic") else NA_real_
+    charge <- budget_charge(budget, c("dp_lm private clip", paste("dp_lm:", mechanism)),
+                            c(eps_bound, eps_rel), c(0, delta), sigma_ratio = c(NA_real_, ratio))
+    budget <- NULL
+  }
+  A <- design$A
+  if (auto_clip) {
+    clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
+  }
+  rel <- switch(mechanism,
+    analyze_gauss = analyze_gauss(A, eps_rel, delta, clip = clip, neighbor = neighbor, budget = budget),
+    wishart = wishart_noise(A, eps_rel, delta, clip = clip, shift = TRUE, budget = budget),
+    jl_ridge = jl_ridge(A, eps_rel, delta, clip = clip, budget = budget),
+    iwishart_posterior = iwishart_posterior(A, eps_rel, delta, clip = clip, budget = budget))
+  rel$call <- lm_call(call)
+  if (auto_clip) {
+    if (exists("charge", inherits = FALSE)) rel$params$budget_charge <- paste(charge, collapse = ", ")
+    rel$epsilon <- epsilon
+    rel$tuning <- tuning_record("private clipping bound", private = TRUE,
+                                detail = sprintf(paste0("clip chosen as 2 times the private median row norm ",
+                                                        "(dp_clip_bound(), epsilon = %s, inside the stated budget)"),
+                                                 format(eps_bound)), value = c(clip = clip))
+    if (!startsWith(rel$guarantee, "NONE")) {
+      rel$guarantee <- sprintf("(%s, %s)-differential privacy in total by basic composition: clip chosen by dp_clip_bound() (epsilon = %s, delta = 0), then %s",
+                               format(epsilon), format(delta), format(eps_bound), rel$guarantee)
+    }
+  }
+  p <- ncol(A)
+  fit <- lm_fit_release(rel, feat = design$feat, ones = 1L, y = p, intercept = design$intercept, B = B)
+  finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call)
+}
+
+#' @rdname dp_lm
+#' @export
+dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500, ...) {
+  call <- match.call()
+  check_dots_empty(...)
+  rel <- check_release(x, "x", square = TRUE)
+  if (rel$scale == "correlation") {
+    abort("`x` is a correlation matrix: the variances are gone, so the coefficients are not identified; release a covariance.",
+          .arg = "x")
+  }
+  B <- check_count(B, "B", min = 0, max = 1e6)
+  if (!is.null(n)) n <- check_count(n, "n", min = 2, max = 1e15)
+  spec <- lm_release_formula(formula, colnames(rel$estimate), ones, centred = isTRUE(rel$centred))
+  fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept,
+                        B = B, n = n)
+  finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
+}
+
+#' @rdname dp_lm
+#' @export
+dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
+  call <- match.call()
+  check_dots_empty(...)
+  s <- check_suffstat(x, "x")
+  B <- check_count(B, "B", min = 0, max = 1e6)
+  spec <- lm_release_formula(formula, colnames(s$gram), ones, centred = FALSE)
+  rel <- list(estimate = s$gram, scale = "sum", ridge = 0, n = s$n, n_public = TRUE, p = s$p,
+              centred = FALSE, params = list(), exact = TRUE,
+              guarantee = "NONE: exact statistics of the data (second_moment()), no privacy noise.",
+              mechanism = "exact sufficient statistics (not private)", epsilon = NA_real_, delta = NA_real_)
+  fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept, B = B)
+  fit$release <- NULL
+  fit <- finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
+  as_nonprivate(fit, "dp_lm")
+}
+
+check_dots_empty <- function(...) {
+  if (...length()) {
+    nm <- names(list(...))
+    abort("unknown argument(s) in `...`: %s.", if (is.null(nm) || !any(nzchar(nm))) "unnamed" else
+      paste(nm[nzchar(nm)], collapse = ", "), .arg = "...")
+  }
+}
+
+# The stored call: data only as its symbol, values as <value>; a formula put
+# there by do.call() is a formula object whose environment could hold the
+# data: it becomes plain code.
+lm_call <- function(call) {
+  if (!is.null(call$x) && inherits(call$x, "formula")) call$x <- strip_formula(call$x)
+  if (!is.null(call$formula) && inherits(call$formula, "formula")) call$formula <- strip_formula(call$formula)
+  release_call(call, data_args = c("x", "data"))
+}
+
+# A formula as bare code (no class, no environment).
+strip_formula <- function(f) {
+  f <- unclass(f)
+  attr(f, ".Environment") <- NULL
+  f
+}
+
+with_base_env <- function(f) {
+  attr(f, ".Environment") <- baseenv()
+  f
+}
+
+# Functions whose value depends on statistics of the data (they would put
+# those statistics in the terms without noise, or their levels in xlevels).
+lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "ordered", "cut", "mean",
+                       "median", "sd", "var", "min", "max", "range", "quantile", "rank", "offset")
+
+# The formula interface's design: [ones, model matrix columns, y] and what
+# predict() needs. The column of ones is always released (n's private
+# estimate), fitted only with an intercept.
+lm_design <- function(formula, data) {
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
+  }
+  if (missing(data)) abort_missing("data")
+  if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
+  if (!is.data.frame(data)) abort("`data` must be a data frame, not %s.", class(data)[1], .arg = "data")
+  bad_fun <- intersect(all.names(formula), lm_data_dependent)
+  if (length(bad_fun)) {
+    abort("`x`: %s in the formula would compute statistics of the data without noise; declare factors in `data` with their levels and transform with public constants.",
+          paste0(bad_fun, "()", collapse = ", "), .arg = "x")
+  }
+  vars <- all.vars(formula)
+  if ("." %in% vars) abort("`x`: `.` is only available for a release; name the variables.", .arg = "x")
+  miss <- setdiff(vars, names(data))
+  if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
+                          .arg = "x")
+  if (nrow(data) < 2L) abort("`data` needs at least 2 rows, has %d.", nrow(data), .arg = "data")
+  for (v in vars) {
+    col <- data[[v]]
+    if (is.character(col)) {
+      abort("`data`: column `%s` is character; its levels would come from the data. Make it a factor with declared levels.",
+            v, .arg = "data")
+    }
+    if (!(is.numeric(col) || is.logical(col) || is.factor(col)) || !is.null(dim(col))) {
+      abort("`data`: column `%s` must be numeric, logical or a factor.", v, .arg = "data")
+    }
+    if (anyNA(col)) abort("`data`: column `%s` contains NA values; remove or impute them first.", v, .arg = "data")
+  }
+  env <- list2env(list(), parent = baseenv())
+  f <- formula
+  attr(f, ".Environment") <- env
+  mf <- tryCatch(stats::model.frame(f, data = data, na.action = stats::na.fail, drop.unused.levels = FALSE),
+                 error = function(e) abort("`x`: the model frame could not be built: %s", conditionMessage(e), .arg = "x"))
+  tt <- attr(mf, "terms")
+  if (!identical(attr(tt, "predvars"), attr(tt, "variables"))) {
+    abort("`x` uses a data-dependent transformation; transform with public constants.", .arg = "x")
+  }
+  y <- stats::model.response(mf)
+  if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
+  X <- stats::model.matrix(tt, mf)
+  if (!all(is.finite(X)) || !all(is.finite(y))) abort("`data` contains infinite values.", .arg = "data")
+  icpt <- attr(tt, "intercept") == 1L
+  if (!icpt) X <- cbind("(Intercept)" = 1, X)
+  resp <- deparse1(formula[[2L]])
+  A <- cbind(X, y)
+  colnames(A)[ncol(A)] <- resp
+  storage.mode(A) <- "double"
+  feat <- seq_len(ncol(X))[-1L]
+  if (!icpt && !length(feat)) abort("`x`: the model has no terms and no intercept.", .arg = "x")
+  tt <- with_base_env(tt)
+  attr(tt, "dataClasses") <- NULL
+  list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
+       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)))
+}
+
+# A formula over a release's columns: response, features and the column of ones.
+lm_release_formula <- function(formula, cols, ones, centred) {
+  if (missing(formula)) abort_missing("formula")
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    abort("`formula` must be a two-sided formula over the release's columns, e.g. y ~ x1 + x2.", .arg = "formula")
+  }
+  if (is.null(cols)) abort("`x` has no column names; name the columns of the released data.", .arg = "x")
+  if (!is.null(ones) && !is_string(ones)) abort("`ones` must be NULL or one column name.", .arg = "ones")
+  if (!is.null(ones) && !ones %in% cols) {
+    if (!identical(ones, "(Intercept)")) abort("`ones`: the release has no column \"%s\".", ones, .arg = "ones")
+    ones <- NULL
+  }
+  resp <- deparse1(formula[[2L]])
+  y <- match(resp, cols)
+  if (is.na(y)) abort("`formula`: the response %s is not a column of the release.", resp, .arg = "formula")
+  df0 <- as.data.frame(matrix(numeric(0), 0, length(cols), dimnames = list(NULL, cols)), optional = TRUE)
+  tt <- tryCatch(stats::terms(formula, data = df0),
+                 error = function(e) abort("`formula`: %s", conditionMessage(e), .arg = "formula"))
+  labels <- gsub("`", "", attr(tt, "term.labels"), fixed = TRUE)
+  if (any(grepl("~", deparse1(formula[[3L]]), fixed = TRUE)) || !is.null(attr(tt, "offset"))) {
+    abort("`formula` must name columns of the release only.", .arg = "formula")
+  }
+  if ("." %in% all.vars(formula[[3L]])) labels <- setdiff(labels, c(ones, resp))
+  feat <- match(labels, cols)
+  if (anyNA(feat)) {
+    abort("`formula`: %s not column(s) of the release; a release holds only its columns (transformations and interactions must be released columns).",
+          paste0("`", labels[is.na(feat)], "`", collapse = ", "), .arg = "formula")
+  }
+  if (y %in% feat) abort("`formula`: the response cannot also be a feature.", .arg = "formula")
+  one <- if (is.null(ones)) NA_integer_ else match(ones, cols)
+  if (!is.na(one) && one == y) abort("`ones` cannot be the response.", .arg = "ones")
+  feat <- setdiff(feat, one)
+  icpt <- attr(tt, "intercept") == 1L
+  if (icpt && is.na(one) && !centred) {
+    abort("`formula` has an intercept but the release has no column of ones (name it in `ones`) and is not centred; add - 1 for a model without intercept.",
+          .arg = "formula")
+  }
+  if (!icpt && !length(feat)) abort("`formula`: the model has no terms and no intercept.", .arg = "formula")
+  tt2 <- stats::terms(stats::reformulate(if (length(labels)) paste0("`", cols[feat], "`") else "1",
+                                         response = as.name(resp), intercept = icpt))
+  tt2 <- with_base_env(tt2)
+  list(y = y, feat = feat, ones = if (is.na(one)) NULL else one,
+       intercept = icpt, terms = tt2, formula = with_base_env(stats::formula(tt2)))
+}
+
+# ---- the fit and the bootstrap -------------------------------------------------
+
+#' Fit from a release: features `feat` and response `y` (indices into the
+#' release's columns), its column of ones `ones` (or NULL), with or without
+#' an intercept. Builds the moment representation S over (ones, features,
+#' y), the fit, and the bootstrap.
+#' @noRd
+lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
+  mom <- lm_moments(rel, feat, ones, y, intercept, n)
+  S <- mom$S
+  q <- ncol(S)
+  fit_idx <- mom$fit_idx
+  beta <- lm_solve(S, fit_idx, q)
+  k <- length(fit_idx)
+  b_full <- numeric(q - 1L)
+  b_full[fit_idx] <- beta
+  G <- S[-q, -q, drop = FALSE]
+  rss <- S[q, q] - 2 * sum(b_full * S[-q, q]) + drop(crossprod(b_full, G %*% b_full))
+  n_used <- mom$n
+  sigma2 <- max(0, rss) / max(1, n_used - k)
+  boot <- if (B > 0) {
+    lm_bootstrap(G, b_full, sigma2, n_used, mom$redraw, B, fit_idx)
+  } else {
+    matrix(NA_real_, 0, k)
+  }
+  nm <- mom$names[fit_idx]
+  names(beta) <- nm
+  colnames(boot) <- nm
+  V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
+  dimnames(V) <- list(nm, nm)
+  list(coefficients = beta, vcov = V, boot = boot, sigma = sqrt(sigma2), n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
+       n_used = n_used, n_source = mom$n_source, df = k, response = mom$names[q],
+       release = rel, B = B, ci_type = "basic", units = "data",
+       mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"))
+}
+
+# Least squares from S over the columns fit_idx (the last column is y); a
+# singular block gives the minimum-norm solution with a warning.
+lm_solve <- function(S, fit_idx, q, warn = TRUE) {
+  Sxx <- S[fit_idx, fit_idx, drop = FALSE]
+  Sxy <- S[fit_idx, q]
+  beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
+  if (is.null(beta) || !all(is.finite(beta))) {
+    if (!warn) return(rep(NA_real_, length(fit_idx)))
+    warning("the released feature block is singular; returning the minimum-norm solution.", call. = FALSE)
+    e <- eigen(Sxx, symmetric = TRUE)
+    keep <- abs(e$values) > max(abs(e$values)) * length(fit_idx) * .Machine$double.eps
+    beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
+  }
+  as.numeric(beta)
+}
+
+#' Parametric bootstrap: B draws of the refitted coefficients. Sufficient
+#' statistics of data with design block G under y = X b + N(0, sigma2),
+#' exactly (X'e ~ N(0, sigma2 G), e'e = z'G^-1 z + sigma2 chi2(n - k)), then
+#' `redraw` adds the mechanism's noise and converts; `redraw = NULL` is the
+#' sampling distribution alone (no privacy noise: the control of the tests).
+#' @noRd
+lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx) {
+  q <- ncol(G) + 1L
+  G <- (G + t(G)) / 2
+  e <- eigen(G, symmetric = TRUE)
+  floor_ev <- max(e$values[1], 1) * 1e-10
+  G <- e$vectors %*% (pmax(e$values, floor_ev) * t(e$vectors))  # positive definite
+  R <- chol(G)
+  Gb <- drop(G %*% b)
+  bGb <- sum(b * Gb)
+  sigma <- sqrt(sigma2)
+  df_res <- max(1, n - length(fit_idx))
+  out <- matrix(NA_real_, B, length(fit_idx))
+  for (i in seq_len(B)) {
+    u <- stats::rnorm(q - 1L)
+    z <- sigma * drop(crossprod(R, u))
+    sxy <- Gb + z
+    syy <- bGb + 2 * sum(b * z) + sigma2 * sum(u^2) + sigma2 * stats::rchisq(1L, df_res)
+    S <- rbind(cbind(G, sxy), c(sxy, syy))
+    if (!is.null(redraw)) S <- redraw(S)
+    out[i, ] <- lm_solve(S, fit_idx, q, warn = FALSE)
+  }
+  failed <- !stats::complete.cases(out)
+  out <- out[!failed, , drop = FALSE]
+  attr(out, "failed") <- sum(failed)
+  if (sum(failed) > 0.05 * B) {
+    warning(sprintf("%d of %d bootstrap draws gave a singular feature block and were dropped; the intervals may be too short.",
+                    sum(failed), B), call. = FALSE)
+  }
+  out
+}
+
+#' The moment representation of a release for one regression: S, an
+#' estimate of [1, X, y]'[1, X, y] over (ones if any, features, y), the
+#' n the bootstrap uses (and where it comes from), and `redraw(S*)`: the
+#' estimate the release would give for sufficient statistics S*, with a
+#' fresh draw of its noise.
+#' @noRd
+lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
+  nm <- colnames(rel$estimate)
+  if (is.null(nm)) nm <- paste0("V", seq_len(ncol(rel$estimate)))
+  if (identical(rel$scale, "covariance")) return(lm_moments_cov(rel, feat, ones, y, intercept, nm))
+  idx <- c(ones, feat, y)
+  q <- length(idx)
+  nf <- length(feat)
+  fit_idx <- if (is.null(ones)) seq_len(nf) else c(1L[intercept], 1L + seq_len(nf))
+  n_rel <- if (isTRUE(rel$n_public)) rel$n else NA_real_
+  S_full <- if (isTRUE(rel$exact)) rel$estimate else release_sum(rel, n_rel)
+  S <- (S_full + t(S_full))[idx, idx, drop = FALSE] / 2
+  if (!is.na(n_rel)) {
+    n_used <- n_rel
+    n_source <- "public (released)"
+  } else if (!is.null(ones)) {
+    n_used <- S[1L, 1L]
+    n_source <- "private estimate: the released diagonal entry of the column of ones"
+  } else if (!is.null(n)) {
+    n_used <- n
+    n_source <- "given (`n`)"
+  } else {
+    abort("`x` does not release n and has no column of ones; give `n`, a public number of rows, for the bootstrap.",
+          .arg = "n")
+  }
+  if (!(n_used > q)) {
+    warning(sprintf("the estimate of n (%s) is not above the number of columns; the bootstrap uses n = %d.",
+                    format(n_used, digits = 4), q + 1L), call. = FALSE)
+    n_used <- q + 1
+  }
+  list(S = S, n = n_used, n_source = n_source, fit_idx = fit_idx, names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]),
+       redraw = if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel))
+}
+
+# The noise of a release, redrawn on a q x q block, and the conversion to
+# an estimate of the sum (as release_sum()).
+release_redraw <- function(rel, q, n) {
+  pr <- rel$params
+  p <- rel$p
+  num <- function(f) {
+    v <- pr[[f]]
+    if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", f, .arg = "x")
+    v
+  }
+  if (rel$scale == "average") {
+    n <- if (is.na(n)) abort("`x` is an average but does not release n.", .arg = "x") else n
+    s <- num("noise_sd")
+    thr <- if (is.null(pr$threshold)) NULL else num("threshold")
+    keep_diag <- isTRUE(pr$keep_diagonal)
+    return(function(S) {
+      M <- S / n + symmetric_gaussian_cpp(q, s)
+      if (!is.null(thr)) M <- psd_project_cpp(hard_threshold_cpp(M, thr, keep_diag))$matrix
+      M * n
+    })
+  }
+  if (!is.null(pr$k) && grepl("Wishart noise", rel$mechanism, fixed = TRUE)) {
+    k <- num("k"); B <- num("noise_clip")
+    return(function(S) S + wishart_factor_draw_cpp(diag(B, q), k) - diag(k * B^2, q))
+  }
+  if (!is.null(pr$w2) && !is.null(pr$r)) {
+    w2 <- num("w2"); r <- num("r")
+    return(function(S) wishart_from_gram(S + diag(w2, q), r) / r - diag(w2, q))
+  }
+  if (!is.null(pr$psi) && !is.null(pr$df)) {
+    psi <- num("psi"); df <- num("df")
+    if (!(df > p + 1)) abort("`x` is an inverse-Wishart draw with df <= p + 1: its mean is not finite.", .arg = "x")
+    return(function(S) iwishart_from_gram(S + diag(psi, q), df - (p - q)) * (df - p - 1) - diag(psi, q))
+  }
+  if (!is.null(pr$sigma) && !is.null(pr$post)) {
+    s <- num("sigma")
+    psd <- identical(pr$post, "psd")
+    return(function(S) {
+      M <- S + symmetric_gaussian_cpp(q, s)
+      if (psd) M <- psd_project_cpp(M)$matrix
+      M
+    })
+  }
+  abort("`x`: dp_lm() cannot redraw the noise of this release (%s).", rel$mechanism, .arg = "x")
+}
+
+# A dp_cov() release: S over (ones, features, y) rebuilt from the covariance
+# and the private center; the redraw repeats both steps (mean noise, the
+# centring at it, the second moment's noise, the correction, the projection).
+lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
+  pr <- rel$params
+  center <- rel$center
+  if (!is.numeric(center) || length(center) != rel$p || !all(is.finite(center))) {
+    abort("`x` is a covariance release without a valid private `center`.", .arg = "x")
+  }
+  if (!is.null(ones)) abort("`ones` must be NULL for a centred release: the intercept comes from its `center`.", .arg = "ones")
+  vars <- c(feat, y)
+  q <- length(vars) + 1L
+  n_public <- isTRUE(rel$n_public)
+  n_hat <- if (n_public) rel$n else if (is_num1(pr$n_noisy)) max(2, pr$n_noisy) else
+    abort("`x`: its `params$n_noisy` is missing or malformed.", .arg = "x")
+  div <- function(nn) if (identical(pr$divisor, "n - 1")) max(1, nn - 1) else nn
+  aug <- function(cov, mu, nn) {
+    C <- cov * div(nn) + nn * tcrossprod(mu)
+    rbind(c(nn, nn * mu), cbind(nn * mu, C))
+  }
+  S <- aug(rel$estimate[vars, vars, drop = FALSE], center[vars], n_hat)
+  sm <- pr$second_moment
+  num <- function(v, f) {
+    if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", f, .arg = "x")
+    v
+  }
+  sigma_m <- num(pr$sigma_mean, "sigma_mean")
+  clip_mean <- num(pr$clip_mean, "clip_mean")
+  second <- pr$second_mechanism
+  add <- switch(if (is.character(second)) second else "",
+    analyze_gauss = { s2 <- num(sm$sigma, "second_moment$sigma"); function(C, nn) C + symmetric_gaussian_cpp(q - 1L, s2) },
+    wishart = {
+      k <- num(sm$k, "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")
+      function(C, nn) C + wishart_factor_draw_cpp(diag(Bw, q - 1L), k) - diag(k * Bw^2, q - 1L)
+    },
+    threshold = {
+      s2 <- num(sm$noise_sd, "second_moment$noise_sd"); thr <- num(sm$threshold, "second_moment$threshold")
+      function(C, nn) psd_project_cpp(hard_threshold_cpp(C / nn + symmetric_gaussian_cpp(q - 1L, s2), thr,
+                                                         isTRUE(sm$keep_diagonal)))$matrix * nn
+    },
+    abort("`x`: its `params$second_mechanism` is missing or unknown.", .arg = "x"))
+  add_remove <- identical(rel$neighbor, "add-remove") && !n_public
+  redraw <- function(Ss) {
+    nn <- Ss[1L, 1L]
+    sums <- Ss[1L, -1L]
+    xbar <- sums / nn
+    if (add_remove) {
+      noisy <- c(sums, clip_mean * nn) + stats::rnorm(q, 0, sigma_m)
+      n_noisy <- noisy[q] / clip_mean
+      mu <- noisy[-q] / max(2, n_noisy)
+      n_star <- max(2, n_noisy)
+    } else {
+      mu <- (sums + stats::rnorm(q - 1L, 0, sigma_m)) / nn
+      n_star <- nn
+    }
+    C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
+    C <- add(C, nn)
+    C <- C - diag(sigma_m^2 / n_star, q - 1L)
+    cov <- psd_project_cpp((C + t(C)) / 2 / div(n_star))$matrix
+    aug(cov, mu, n_star)
+  }
+  list(S = S, n = n_hat, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
+       fit_idx = c(1L[intercept], 1L + seq_along(feat)), names = c("(Intercept)", nm[vars]),
+       redraw = redraw)
+}
+
+finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call) {
+  fit$terms <- terms
+  fit$xlevels <- xlevels
+  fit$contrasts <- contrasts
+  fit$formula <- formula
+  fit$call <- lm_call(call)
+  structure(fit, class = "dp_lm")
+}
+
+# A dp_lm given as input (hand-made objects included): the fields the
+# methods read.
+check_dp_lm <- function(x, arg = "x") {
+  check_object(x, "dp_lm", list(
+    coefficients = function(v) is_finite_num(v) && !is.null(names(v)),
+    vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)),
+    boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients),
+    sigma = function(v) is_num1(v) && v >= 0, n = function(v) is_num1(v, na_ok = TRUE),
+    response = is_string, guarantee = is_string, mechanism = is_string,
+    units = function(v) is_string(v) && v %in% c("data", "normalised"),
+    ci_type = function(v) is_string(v) && v %in% c("basic", "normal")), arg = arg)
+  if (any(is.nan(x$vcov) | is.infinite(x$vcov))) abort("`%s` is not a valid dp_lm object: its `vcov` is malformed.", arg, .arg = arg)
+  invisible(x)
+}
+
+#' Methods for private linear models
+#'
+#' `coef()`, `vcov()` (the covariance of the bootstrap draws), `confint()`
+#' (basic bootstrap intervals by default; `type = "percentile"` or
+#' `"normal"` too), `predict()` (from `newdata` only: the fit keeps no data),
+#' `nobs()` (`NA` when the release does not release n), `formula()` (with
+#' [baseenv()] as its environment), `summary()`, `tidy()` and `glance()`. All
+#' are post-processing of the release. A fit from compressed data
+#' ([compressed_lm()]) has normal-theory intervals from `vcov`.
+#'
+#' @param object,x A `dp_lm` fit.
+#' @param parm Coefficients (names or indices); default all.
+#' @param level Confidence level.
+#' @param type `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
+#'   \eqn{2\hat\beta - q_{\alpha/2}}), `"percentile"` or `"normal"`
+#'   (\eqn{\hat\beta \pm z\,se}). Default: the fit's own (`"basic"` with
+#'   bootstrap draws, `"normal"` for compressed data).
+#' @param newdata A data frame with the variables of the formula (factors
+#'   with the levels of the fit).
+#' @param interval `"none"` or `"confidence"` (for the mean response, from the
+#'   bootstrap draws or `vcov`).
+#' @param conf.int,conf.level `tidy()`: add interval columns, and their level.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return `confint()`: a matrix with one row per coefficient; `predict()`: a
+#'   vector, or a matrix with `fit`, `lwr`, `upr`; `tidy()`, `glance()`: data
+#'   frames; `summary()`: a `summary.dp_lm` object.
+#' @name dp_lm-methods
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(x = rnorm(3000), g = factor(sample(c("a", "b"), 3000, TRUE), levels = c("a", "b")))
+#' d$y <- 1 + d$x + (d$g == "b") + rnorm(3000)
+#' fit <- dp_lm(y ~ x + g, d, epsilon = 1, delta = 1e-6, clip = 6, B = 200)
+#' summary(fit)
+#' vcov(fit)
+#' confint(fit, "x", level = 0.9)
+#' predict(fit, data.frame(x = 1, g = factor("b", levels = c("a", "b"))), interval = "confidence")
+#' nobs(fit)       # NA: n is not released under add/remove neighbours
+#' tidy(fit)
+#' glance(fit)
+NULL
+
+#' @rdname dp_lm-methods
+#' @export
+print.dp_lm <- function(x, digits = 4, ...) {
+  check_dp_lm(x)
+  digits <- check_digits(digits)
+  if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "fitted to exact statistics of the data")
+  cat("Private linear model:", deparse1(x$formula %||% as.name(x$response)), "\n")
+  cat("Release:", x$mechanism, "\n")
+  cat("Guarantee:", x$guarantee, "\n")
+  if (inherits(x, "dp_lm_compressed") && is_num1(x$m)) {
+    cat(sprintf("Fitted on compressed data (m = %d rows%s)\n", as.integer(x$m),
+                if (is_num1(x$lambda) && x$lambda > 0) sprintf(", ridge lambda = %s", format(x$lambda)) else ""))
+  }
+  if (identical(x$units, "normalised")) {
+    cat("Units: NORMALISED columns (each scaled to squared norm n); give `scales` to compressed_lm() for the data's units.\n")
+  }
+  cat("Coefficients:\n")
+  print(signif(x$coefficients, digits))
+  invisible(x)
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+#' @rdname dp_lm-methods
+#' @export
+vcov.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  object$vcov
+}
+
+#' @rdname dp_lm-methods
+#' @export
+nobs.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  object$n
+}
+
+#' @rdname dp_lm-methods
+#' @export
+formula.dp_lm <- function(x, ...) {
+  check_dp_lm(x)
+  if (!inherits(x$formula, "formula")) abort("`x` is not a valid dp_lm object: its `formula` is missing.", .arg = "x")
+  x$formula
+}
+
+#' @rdname dp_lm-methods
+#' @export
+confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
+  check_dp_lm(object, "object")
+  level <- check_number(level, "level", lower = 0, upper = 1)
+  type <- if (is.null(type)) object$ci_type else check_choice(type, c("basic", "percentile", "normal"), "type")
+  cf <- object$coefficients
+  idx <- lm_parm(parm, cf)
+  a <- (1 - level) / 2
+  pct <- paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%")
+  out <- matrix(NA_real_, length(idx), 2L, dimnames = list(names(cf)[idx], pct))
+  boot <- object$boot
+  if (type != "normal" && (is.null(boot) || nrow(boot) < 2L)) type <- "normal"
+  for (j in seq_along(idx)) {
+    i <- idx[j]
+    out[j, ] <- switch(type,
+      basic = 2 * cf[i] - stats::quantile(boot[, i], c(1 - a, a), names = FALSE),
+      percentile = stats::quantile(boot[, i], c(a, 1 - a), names = FALSE),
+      normal = cf[i] + c(-1, 1) * stats::qnorm(1 - a) * sqrt(object$vcov[i, i]))
+  }
+  out
+}
+
+lm_parm <- function(parm, cf) {
+  if (is.null(parm)) return(seq_along(cf))
+  if (is.character(parm) && !anyNA(parm) && all(parm %in% names(cf))) return(match(parm, names(cf)))
+  if (is.numeric(parm) && !is.object(parm) && length(parm) && !anyNA(parm) && all(parm == round(parm)) &&
+      all(parm >= 1 & parm <= length(cf))) return(as.integer(parm))
+  abort("`parm` must name coefficients of the fit (%s) or give their indices.",
+        paste(names(cf), collapse = ", "), .arg = "parm")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, ...) {
+  check_dp_lm(object, "object")
+  interval <- check_choice(interval, c("none", "confidence"), "interval")
+  level <- check_number(level, "level", lower = 0, upper = 1)
+  if (missing(newdata) || is.null(newdata)) {
+    abort("`newdata` is required: a dp_lm keeps no data, so it has no fitted values.", .arg = "newdata")
+  }
+  X <- lm_newdata(object, newdata)
+  cf <- object$coefficients
+  fit <- drop(X %*% cf)
+  if (interval == "none") return(fit)
+  a <- (1 - level) / 2
+  boot <- object$boot
+  ci <- if (!is.null(boot) && nrow(boot) >= 2L && identical(object$ci_type, "basic")) {
+    pb <- tcrossprod(X, boot)  # rows: newdata, columns: draws
+    cbind(2 * fit - apply(pb, 1L, stats::quantile, 1 - a, names = FALSE),
+          2 * fit - apply(pb, 1L, stats::quantile, a, names = FALSE))
+  } else {
+    se <- sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
+    cbind(fit - stats::qnorm(1 - a) * se, fit + stats::qnorm(1 - a) * se)
+  }
+  out <- cbind(fit = fit, lwr = ci[, 1L], upr = ci[, 2L])
+  rownames(out) <- rownames(X)
+  out
+}
+
+# The design matrix of newdata, built with the fit's terms and factor levels.
+lm_newdata <- function(object, newdata) {
+  if (identical(object$units, "normalised")) {
+    abort("`object` has coefficients in normalised units (compressed data without `scales`); they do not apply to data in its own units. Refit with compressed_lm(..., scales =).",
+          .arg = "object")
+  }
+  tt <- object$terms
+  if (!inherits(tt, "terms")) abort("`object` is not a valid dp_lm object: its `terms` is malformed.", .arg = "object")
+  if (is.matrix(newdata) && !is.object(newdata)) newdata <- as.data.frame(newdata)
+  if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.", .arg = "newdata")
+  tt <- stats::delete.response(tt)
+  vars <- all.vars(tt)
+  miss <- setdiff(vars, names(newdata))
+  if (length(miss)) abort("`newdata` lacks the variable(s) %s.", paste(miss, collapse = ", "), .arg = "newdata")
+  for (v in vars) {
+    col <- newdata[[v]]
+    if (is.character(col) && !is.null(object$xlevels[[v]])) newdata[[v]] <- factor(col, levels = object$xlevels[[v]])
+    if (!is.null(object$xlevels[[v]]) && is.factor(newdata[[v]]) &&
+        !all(levels(droplevels(newdata[[v]])) %in% object$xlevels[[v]])) {
+      abort("`newdata`: factor `%s` has levels the fit does not know.", v, .arg = "newdata")
+    }
+  }
+  X <- tryCatch({
+    mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
+    stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
+  }, error = function(e) abort("`newdata`: %s", conditionMessage(e), .arg = "newdata"))
+  if (!identical(colnames(X), names(object$coefficients))) {
+    abort("`newdata` gives the columns %s, the fit has %s.", paste(colnames(X), collapse = ", "),
+          paste(names(object$coefficients), collapse = ", "), .arg = "newdata")
+  }
+  if (!is.numeric(X) || anyNA(X) || !all(is.finite(X))) abort("`newdata` contains NA or infinite values.", .arg = "newdata")
+  X
+}
+
+#' @rdname dp_lm-methods
+#' @export
+summary.dp_lm <- function(object, level = 0.95, ...) {
+  check_dp_lm(object, "object")
+  ci <- confint(object, level = level)
+  se <- sqrt(pmax(0, diag(object$vcov)))
+  tab <- cbind(Estimate = object$coefficients, `Std. Error` = se, ci)
+  structure(list(coefficients = tab, formula = object$formula, mechanism = object$mechanism,
+                 guarantee = object$guarantee, n = object$n, n_used = object$n_used %||% NA_real_,
+                 n_source = object$n_source %||% "", sigma = object$sigma, B = object$B %||% 0,
+                 ci_type = object$ci_type, units = object$units, level = level,
+                 nonprivate = inherits(object, "dp_nonprivate")),
+            class = "summary.dp_lm")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+print.summary.dp_lm <- function(x, digits = 4, ...) {
+  check_object(x, "summary.dp_lm", list(
+    coefficients = function(v) is.matrix(v) && is.numeric(v) && ncol(v) == 4L, mechanism = is_string,
+    guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE), sigma = function(v) is_num1(v),
+    ci_type = is_string, units = is_string, level = function(v) is_num1(v)))
+  digits <- check_digits(digits)
+  if (isTRUE(x$nonprivate)) cat("<dp_lm> NOT a private release: fitted to exact statistics of the data.\n")
+  cat("Private linear model:", if (inherits(x$formula, "formula")) deparse1(x$formula) else "", "\n")
+  cat("Release:", x$mechanism, "\n")
+  cat("Guarantee:", x$guarantee, "\n")
+  cat(if (is.na(x$n)) sprintf("n not released; the bootstrap used n = %s (%s)\n", format(x$n_used, digits = 6), x$n_source)
+      else sprintf("n = %s\n", format(x$n)))
+  ci_words <- switch(x$ci_type, basic = sprintf("basic parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)", format(x$B)),
+                     normal = "normal intervals from vcov")
+  cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
+  print(signif(x$coefficients, digits))
+  cat(sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
+  if (identical(x$units, "normalised")) cat("Units: NORMALISED columns (squared norm n each).\n")
+  invisible(x)
+}
+
+#' @importFrom generics tidy glance
+#' @rdname dp_lm-methods
+#' @rawNamespace S3method(generics::tidy, dp_lm)
+tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
+  check_dp_lm(x)
+  check_flag(conf.int, "conf.int")
+  conf.level <- check_number(conf.level, "conf.level", lower = 0, upper = 1)
+  out <- data.frame(term = names(x$coefficients), estimate = unname(x$coefficients),
+                    std.error = sqrt(pmax(0, unname(diag(x$vcov)))), stringsAsFactors = FALSE)
+  if (conf.int) {
+    ci <- confint(x, level = conf.level)
+    out$conf.low <- unname(ci[, 1L])
+    out$conf.high <- unname(ci[, 2L])
+  }
+  out
+}
+
+#' @rdname dp_lm-methods
+#' @rawNamespace S3method(generics::glance, dp_lm)
+glance.dp_lm <- function(x, ...) {
+  check_dp_lm(x)
+  rel <- x$release
+  data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = length(x$coefficients),
+             epsilon = if (is.null(rel)) NA_real_ else rel$epsilon, delta = if (is.null(rel)) NA_real_ else rel$delta,
+             neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
+             mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
+}

@@ -253,6 +253,12 @@ sweep_specs <- function() {
   lm_x <- cbind(comp_x, y = drop(comp_x %*% c(1, -1, 0.5)) + stats::rnorm(200))
   comp_lm <- suppressWarnings(dpcov::dp_compress(lm_x, m = 60))
   fit <- dpcov::qda_plugin(x, g)
+  lm_d <- data.frame(x1 = stats::rnorm(200), x2 = stats::rnorm(200))
+  lm_d$y <- 1 + lm_d$x1 + stats::rnorm(200)
+  lm_A <- cbind("(Intercept)" = 1, as.matrix(lm_d))
+  lm_fit <- suppressWarnings(dpcov::dp_lm(y ~ x1 + x2, lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10))
+  lm_fit_public <- suppressWarnings(dpcov::dp_lm(y ~ x1, lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10,
+                                                 neighbor = "replace-one"))
   cvx <- x4
   tcv <- dpcov::threshold_cv(cvx, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3)
   tt <- dpcov::threshold_tune("public", folds = 3, public = x4)
@@ -314,13 +320,14 @@ sweep_specs <- function() {
       sweep_h("NA", NA_character_), sweep_h("two paths", c(tempdir(), tempdir())), sweep_h("number", 1),
       sweep_h("NULL", NULL), sweep_h("missing directory", file.path(tempdir(), "no-such-dir"), "either"))))),
     sweep_spec("compressed_cov", list(release = comp), list(release = R("release", matrix = "either", wrong_shape = "either"))),
-    sweep_spec("compressed_lm", list(object = comp_lm, response = "y", features = NULL, lambda = 0.1),
-               list(object = R("release", matrix = "skip", wrong_shape = "either"),
+    sweep_spec("compressed_lm", list(release = comp_lm, response = "y", features = NULL, lambda = 0.1,
+                                     scales = c(1, 2, 1, 2)),
+               list(release = R("release", matrix = "skip", wrong_shape = "either"),
                     response = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
                                                          sweep_h("NULL", NULL), sweep_h("two", c(1, 2)), sweep_h("list", list(1)))),
                     features = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
                                                          sweep_h("response", 4), sweep_h("fraction", 1.5), sweep_h("list", list(1)))),
-                    lambda = NUM)),
+                    lambda = NUM, scales = R("vector", fraction = "error"))),
     sweep_spec("compressed_pca", list(release = comp, rank = 2),
                list(release = R("release", matrix = "either", wrong_shape = "either"), rank = CNT)),
     sweep_spec("dp_pca", list(release = rel, rank = 2),
@@ -583,9 +590,77 @@ sweep_specs <- function() {
     sweep_spec("print", list(x = reps_ldp),
                list(x = R("object", fields = c("reports", "p", "sigma", "epsilon", "delta", "clip", "neighbor"))),
                label = "print.ldp_reports"),
-    sweep_spec("print", list(x = comp_lm_fit <- dpcov::compressed_lm(comp_lm, "y")),
-               list(x = R("object", fields = c("coefficients", "lambda", "m", "sigma", "response")), digits = CNT),
-               label = "print.compressed_lm"),
+    sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10),
+               list(x = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("string", "y ~ x1"),
+                                                  sweep_h("one-sided", ~ x1), sweep_h("unknown variable", y ~ zz),
+                                                  sweep_h("scale()", y ~ scale(x1)), sweep_h("NA", NA))),
+                    data = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("NA entry", replace(lm_d, 1, NA)),
+                                                     sweep_h("Inf entry", transform(lm_d, x1 = replace(x1, 1, Inf))),
+                                                     sweep_h("character column", transform(lm_d, x1 = as.character(x1))),
+                                                     sweep_h("0 rows", lm_d[0, ]), sweep_h("no columns", lm_d[, 0]),
+                                                     sweep_h("string", "a"), sweep_h("list", list(1)),
+                                                     sweep_h("factor column", transform(lm_d, x2 = factor(x2 > 0)), "ok"),
+                                                     sweep_h("integer matrix", round(3 * as.matrix(lm_d)), "ok"))),
+                    epsilon = EPS, delta = DEL, clip = R("custom", values = list(
+                      sweep_h("NA", NA_real_), sweep_h("zero", 0), sweep_h("negative", -1), sweep_h("string", "a"),
+                      sweep_h("two", c(1, 2)), sweep_h("NULL", NULL, "either"), sweep_h("integer", 5L, "ok"))),
+                    mechanism = CH("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"), neighbor = nbr,
+                    B = CNT, bound_share = NUM),
+               label = "dp_lm.formula"),
+    sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10),
+               list(x = R("custom", values = list(sweep_h("number", 1), sweep_h("list", list(1)),
+                                                  sweep_h("function", function() 1), sweep_h("matrix", diag(2))))),
+               label = "dp_lm.default"),
+    sweep_spec("dp_lm", list(x = lm_fit$release, formula = y ~ x1 + x2, B = 10),
+               list(x = release_sq,
+                    formula = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("string", "y ~ x1"),
+                                                        sweep_h("one-sided", ~ x1), sweep_h("unknown column", y ~ zz),
+                                                        sweep_h("transformation", y ~ log(x1)), sweep_h("NA", NA),
+                                                        sweep_h("response as feature", y ~ y + x1))),
+                    ones = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("number", 1),
+                                                     sweep_h("unknown", "zz"), sweep_h("two", c("a", "b")),
+                                                     sweep_h("NULL", NULL))),
+                    n = R("custom", values = list(sweep_h("NA", NA_real_), sweep_h("negative", -1),
+                                                  sweep_h("fraction", 2.5), sweep_h("string", "a"),
+                                                  sweep_h("two", c(100, 200)), sweep_h("integer", 300L, "ok"))),
+                    B = CNT),
+               label = "dp_lm.dp_release"),
+    sweep_spec("dp_lm", list(x = lm_fit$release, formula = y ~ x1, B = 5), list(B = CNT), label = "dp_lm"),
+    sweep_spec("dp_lm", list(x = dpcov::second_moment(lm_A, 5), formula = y ~ x1 + x2, B = 10),
+               list(x = R("suffstat"),
+                    formula = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("unknown column", y ~ zz),
+                                                        sweep_h("NA", NA)))),
+               label = "dp_lm.dp_suffstat"),
+    sweep_spec("print", list(x = lm_fit), list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), digits = CNT), label = "print.dp_lm"),
+    sweep_spec("print", list(x = dpcov::compressed_lm(comp_lm, "y")), list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))),
+               label = "print.dp_lm (compressed)"),
+    sweep_spec("summary", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), level = NUM),
+               label = "summary.dp_lm"),
+    sweep_spec("print", list(x = summary(lm_fit)),
+               list(x = R("object", fields = c("coefficients", "mechanism", "guarantee", "n", "sigma", "ci_type",
+                                               "units", "level")), digits = CNT),
+               label = "print.summary.dp_lm"),
+    sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "vcov.dp_lm"),
+    sweep_spec("nobs", list(object = lm_fit_public), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "nobs.dp_lm"),
+    sweep_spec("formula", list(x = lm_fit), list(x = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "formula"))), label = "formula.dp_lm"),
+    sweep_spec("confint", list(object = lm_fit),
+               list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")),
+                    parm = R("custom", values = list(sweep_h("unknown", "zz"), sweep_h("NA", NA), sweep_h("zero", 0),
+                                                     sweep_h("list", list(1)), sweep_h("too large", 9))),
+                    level = NUM, type = R("custom", values = list(sweep_h("NA", NA_character_), sweep_h("unknown", "zz"),
+                                                                  sweep_h("number", 1), sweep_h("two", c("basic", "normal"))))),
+               label = "confint.dp_lm"),
+    sweep_spec("predict", list(object = lm_fit, newdata = lm_d[1:3, ]),
+               list(object = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "terms")),
+                    newdata = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("string", "a"), sweep_h("NA", NA),
+                                                        sweep_h("missing column", lm_d[1:3, "x1", drop = FALSE]),
+                                                        sweep_h("NA entry", replace(lm_d[1:3, ], 1, NA)),
+                                                        sweep_h("list", list(1)))),
+                    interval = CH("none", "confidence"), level = NUM),
+               label = "predict.dp_lm"),
+    sweep_spec("generics::tidy", list(x = lm_fit),
+               list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), conf.int = FLAG, conf.level = NUM), label = "tidy.dp_lm"),
+    sweep_spec("generics::glance", list(x = lm_fit), list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "glance.dp_lm"),
     sweep_spec("print", list(x = fit), list(x = R("object", fields = c("means", "priors", "rank", "levels", "singular"))),
                label = "print.qda_plugin"),
     sweep_spec("predict", list(object = fit, newdata = x),
@@ -766,7 +841,13 @@ sweep_child <- function(fun, args, arg) {
     if (is.character(v)) return(!anyNA(v))
     TRUE
   }
-  f <- if (fun %in% getNamespaceExports("dpcov")) getExportedValue("dpcov", fun) else match.fun(fun)
+  f <- if (fun %in% getNamespaceExports("dpcov")) {
+    getExportedValue("dpcov", fun)
+  } else if (grepl("::", fun, fixed = TRUE)) {
+    getExportedValue(sub("::.*$", "", fun), sub("^.*::", "", fun))  # a generic of another package
+  } else {
+    match.fun(fun)
+  }
   warns <- character()
   out <- tryCatch(withCallingHandlers({
     utils::capture.output(val <- do.call(f, args))

@@ -11,7 +11,7 @@ leak_class <- list(
               "iwishart_adaptive", "dp_threshold", "ldp_perturb", "ldp_aggregate", "dp_compress",
               "dp_cov"),
   # post-processing of a release (clean when its input is a release)
-  post_processing = c("compressed_cov", "compressed_pca", "dp_pca", "compressed_lm", "dp_regression",
+  post_processing = c("compressed_cov", "compressed_pca", "dp_pca", "compressed_lm", "dp_regression", "dp_lm",
                       "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov"),
   # labelled dp_nonprivate
   nonprivate = c("second_moment", "second_moment_db", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
@@ -188,6 +188,37 @@ test_that("compression releases and their analyses hold no secret", {
   expect_private(function(x) compressed_lm(compress(x), response = "y"), Xc, label = "compressed_lm")
   expect_private(function(x) suppressWarnings(dp_compress(second_moment(x), m = 40)), Xc,
                  label = "dp_compress suffstat")
+})
+
+test_that("dp_lm() fits hold no secret (formula interface direct and via do.call, release interface)", {
+  frame_of <- function(x) {
+    df <- as.data.frame(x)
+    names(df) <- c("a", "b", "c", "y")
+    df
+  }
+  expect_private(function(x) {
+    d <- frame_of(x)
+    suppressWarnings(dp_lm(y ~ a + b + c, d, epsilon = 0.5, delta = 1e-5, clip = 1, B = 20))
+  }, X, 1, label = "dp_lm formula")
+  expect_private(function(x) suppressWarnings(do.call(dp_lm, list(y ~ a + b + c, frame_of(x), epsilon = 0.5,
+                                                                  delta = 1e-5, clip = 1, B = 20))),
+                 X, 1, label = "dp_lm formula via do.call")
+  expect_private(function(x) suppressWarnings(do.call("dp_lm", list(y ~ a + b, data = frame_of(x), epsilon = 0.5,
+                                                                    delta = 1e-4, clip = 1, mechanism = "wishart",
+                                                                    B = 20))),
+                 X, 1, label = "dp_lm wishart via do.call")
+  expect_private(function(x) {
+    A <- cbind("(Intercept)" = 1, x)
+    colnames(A) <- c("(Intercept)", "a", "b", "c", "y")
+    suppressWarnings(dp_lm(analyze_gauss(A, 0.5, 1e-5, clip = 1), y ~ a + c, B = 20))
+  }, X, 1, label = "dp_lm release")
+  expect_private(function(x) suppressWarnings(dp_lm(dp_cov(frame_of(x), 1, 1e-5, clip = 1, clip_mean = 2),
+                                                    y ~ a + b, B = 20)),
+                 X, 1, label = "dp_lm dp_cov")
+  Xc <- audit_matrix(80, 4)
+  colnames(Xc) <- c("a", "b", "c", "y")
+  expect_private(function(x) compressed_lm(suppressWarnings(dp_compress(x, m = 40)), "y", scales = c(1, 2, 1, 2)),
+                 Xc, label = "compressed_lm with scales")
 })
 
 test_that("regressions from a release hold no secret", {

@@ -191,6 +191,10 @@ test_that("renamed arguments: object = still works with a deprecation warning", 
   expect_error(compressed_cov(r, bogus = 1), class = "dpcov_error")
   e <- expect_error(compressed_cov(), class = "dpcov_error")
   expect_identical(e$arg, "release")
+  colnames(r$estimate) <- paste0("V", seq_len(ncol(r$estimate)))
+  expect_warning(f <- compressed_lm(object = r, response = "V1"), "deprecated")
+  expect_equal(coef(f), coef(compressed_lm(r, response = "V1")))
+  expect_error(compressed_lm(r, response = "V1", object = r), class = "dpcov_error")
 })
 
 test_that("the PCA holds no data and no call with values", {

@@ -1,0 +1,232 @@
+# dp_lm(): the model object, its methods on every release, the bootstrap's
+# coverage (with a control that ignores the privacy noise), and what it keeps.
+
+lm_data <- function(n = 2000, seed = 41) {
+  set.seed(seed)
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n),
+                  g = factor(sample(c("a", "b", "c"), n, TRUE), levels = c("a", "b", "c", "d")))
+  d$y <- 1 + d$x1 - 0.5 * d$x2 + 0.3 * (d$g == "b") + rnorm(n)
+  d
+}
+
+test_that("on exact statistics dp_lm() equals lm()", {
+  d <- lm_data()
+  A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
+  fit <- dp_lm(second_moment(A), y ~ x1 + x2, B = 50)
+  expect_equal(coef(fit), coef(lm(y ~ x1 + x2, d)), tolerance = 1e-8)
+  expect_s3_class(fit, "dp_nonprivate")
+  expect_output(print(fit), "NOT a private release")
+  expect_equal(nobs(fit), 2000)
+  # no intercept, another label, `.`
+  expect_equal(unname(coef(dp_lm(second_moment(A), y ~ x1 - 1, B = 0))),
+               unname(coef(lm(y ~ x1 - 1, d))), tolerance = 1e-8)
+  expect_equal(unname(coef(dp_lm(second_moment(A), x1 ~ ., B = 0))),
+               unname(coef(lm(x1 ~ x2 + y, d))), tolerance = 1e-8)
+  # the formula interface with clip = Inf (no guarantee) and the noise
+  # calibrated to a bound: remove the noise and it is lm(), factors included
+  set.seed(1)
+  f <- dp_lm(y ~ x1 + x2 + g, d, epsilon = 1, delta = 1e-6, clip = 5, B = 0)
+  M <- model.matrix(~ x1 + x2 + g, d)
+  A2 <- cbind(M, y = d$y)
+  set.seed(1)
+  rel <- analyze_gauss(second_moment(A2, 5), 1, 1e-6)
+  expect_equal(coef(f), coef(dp_lm(rel, y ~ x1 + x2 + gb + gc + gd, B = 0)))
+  exact <- dp_lm(second_moment(A2), y ~ x1 + x2 + gb + gc, B = 0)
+  expect_equal(unname(coef(exact)), unname(coef(lm(y ~ x1 + x2 + g, droplevels(d)))), tolerance = 1e-8)
+})
+
+test_that("the formula and the release interface agree under the same seed", {
+  d <- lm_data()
+  set.seed(7)
+  f1 <- dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 6, B = 100)
+  set.seed(7)
+  rel <- analyze_gauss(cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y), 1, 1e-6, clip = 6)
+  f2 <- dp_lm(rel, y ~ x1 + x2, B = 100)
+  expect_identical(coef(f1), coef(f2))
+  expect_identical(vcov(f1), vcov(f2))
+  expect_identical(confint(f1), confint(f2))
+  expect_identical(unclass(f1$release$estimate), unclass(rel$estimate))
+  # and one release answers other regressions
+  expect_named(coef(dp_lm(f1$release, x1 ~ x2 + y, B = 0)), c("(Intercept)", "x2", "y"))
+})
+
+test_that("every method works on every mechanism's release", {
+  d <- lm_data(4000)
+  A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
+  set.seed(8)
+  rels <- list(
+    ag = analyze_gauss(A, 1, 1e-6, clip = 6),
+    ag_shift = analyze_gauss(A, 1, 1e-6, clip = 6, post = "shift", neighbor = "replace-one"),
+    ag_psd = analyze_gauss(A, 1, 1e-6, clip = 6, post = "psd"),
+    wishart = wishart_noise(A, 0.9, 1e-6, clip = 6, shift = TRUE),
+    wishart_raw = wishart_noise(A, 0.9, 1e-6, clip = 6),
+    jl = jl_ridge(A, 1, 1e-6, clip = 6, r = 40),
+    jl_adaptive = jl_adaptive(A, 1, 1e-6, clip = 6),
+    iw = iwishart_posterior(A, 1, 1e-6, clip = 6),
+    iw_adaptive = iwishart_adaptive(A, 1, 1e-6, clip = 6),
+    threshold = dp_threshold(A, 5, 1e-6, clip = 6, tune = 0),
+    ldp = ldp_aggregate(ldp_perturb(A, 5, 1e-6, clip = 6)),
+    cov = dp_cov(d[c("x1", "x2", "y")], 1, 1e-6, clip = 6, clip_mean = 6),
+    cov_wishart = dp_cov(d[c("x1", "x2", "y")], 0.9, 1e-6, clip = 6, clip_mean = 6, mechanism = "wishart"),
+    cov_threshold = dp_cov(d[c("x1", "x2", "y")], 5, 1e-6, clip = 6, clip_mean = 6, mechanism = "threshold",
+                           neighbor = "replace-one"))
+  nd <- data.frame(x1 = c(0, 1), x2 = c(1, 0))
+  for (nm in names(rels)) {
+    fit <- suppressWarnings(dp_lm(rels[[nm]], y ~ x1 + x2, B = 30))
+    expect_s3_class(fit, "dp_lm")
+    expect_named(coef(fit), c("(Intercept)", "x1", "x2"), label = nm)
+    expect_true(all(is.finite(coef(fit))), label = nm)
+    expect_equal(dim(vcov(fit)), c(3L, 3L), label = nm)
+    ci <- confint(fit)
+    expect_equal(dim(ci), c(3L, 2L), label = nm)
+    expect_true(all(ci[, 1] <= ci[, 2] | is.na(ci[, 1])), label = nm)
+    expect_equal(dim(confint(fit, "x1", type = "percentile")), c(1L, 2L))
+    p <- predict(fit, nd)
+    expect_equal(unname(p), unname(drop(cbind(1, as.matrix(nd)) %*% coef(fit))), label = nm)
+    expect_equal(colnames(predict(fit, nd, interval = "confidence")), c("fit", "lwr", "upr"))
+    expect_equal(nobs(fit), if (rels[[nm]]$n_public) 4000 else NA_real_, label = nm)
+    expect_identical(environment(formula(fit)), baseenv())
+    expect_output(print(fit), "Guarantee")
+    expect_output(print(summary(fit)), "Std. Error")
+    expect_equal(nrow(generics::tidy(fit)), 3L)
+    expect_equal(nrow(generics::glance(fit)), 1L)
+  }
+  # the well-conditioned releases estimate the truth
+  for (nm in c("ag", "ag_shift", "cov")) {
+    expect_lt(max(abs(coef(dp_lm(rels[[nm]], y ~ x1 + x2, B = 0)) - c(1, 1, -0.5))), 0.3, label = nm)
+  }
+  # a correlation has no scale
+  expect_error(dp_lm(dp_as_cov(rels$cov, "correlation"), y ~ x1), class = "dpcov_error")
+})
+
+test_that("predict() matches a plain-R reference, factors and transformations included", {
+  d <- lm_data()
+  set.seed(9)
+  fit <- dp_lm(y ~ x1 + log(x2^2 + 1) + g, d, epsilon = 1, delta = 1e-6, clip = 8, B = 50)
+  nd <- data.frame(x1 = c(0.5, -1), x2 = c(2, 0), g = factor(c("c", "d"), levels = c("a", "b", "c", "d")))
+  X <- cbind(1, nd$x1, log(nd$x2^2 + 1), nd$g == "b", nd$g == "c", nd$g == "d")
+  expect_equal(unname(predict(fit, nd)), drop(X %*% coef(fit)))
+  # character values are matched to the fit's levels
+  nd2 <- transform(nd, g = as.character(g))
+  expect_equal(predict(fit, nd2), predict(fit, nd))
+  pi <- predict(fit, nd, interval = "confidence", level = 0.9)
+  expect_true(all(pi[, "lwr"] <= pi[, "upr"]))
+  expect_error(predict(fit), class = "dpcov_error")
+  expect_error(predict(fit, data.frame(x1 = 1)), "lacks", class = "dpcov_error")
+  expect_error(predict(fit, transform(nd, g = factor(c("a", "zz")))), "levels", class = "dpcov_error")
+})
+
+test_that("coverage: the bootstrap covers sampling error and privacy noise; ignoring the noise under-covers", {
+  # a small version of tools/lm-coverage.R (Analyze Gauss, n = 2000, epsilon = 1):
+  # the privacy noise dominates the sampling error here
+  beta <- c(1, 1, -0.5)
+  reps <- 60
+  set.seed(10)
+  hits <- replicate(reps, {
+    x <- matrix(rnorm(4000), 2000, 2)
+    A <- cbind("(Intercept)" = 1, x1 = x[, 1], x2 = x[, 2], y = 1 + drop(x %*% c(1, -0.5)) + rnorm(2000))
+    rel <- analyze_gauss(second_moment(A, 6), 1, 1e-6)
+    fit <- dp_lm(rel, y ~ x1 + x2, B = 200)
+    mom <- dpcov:::lm_moments(rel, 2:3, 1L, 4L, TRUE)
+    b <- coef(fit)
+    G <- mom$S[-4, -4]
+    rss <- mom$S[4, 4] - 2 * sum(b * mom$S[-4, 4]) + drop(crossprod(b, G %*% b))
+    ctrl <- dpcov:::lm_bootstrap(G, b, max(0, rss) / (mom$n - 3), mom$n, NULL, 200, 1:3)
+    q <- apply(ctrl, 2, quantile, c(0.975, 0.025))
+    lo <- 2 * b - q[1, ]; hi <- 2 * b - q[2, ]
+    ci <- confint(fit)
+    c(dp = ci[, 1] <= beta & beta <= ci[, 2], ctrl = lo <= beta & beta <= hi)
+  })
+  cov_dp <- mean(hits[1:3, ])
+  cov_ctrl <- mean(hits[4:6, ])
+  # 180 intervals: 95% coverage gives 0.95 +- 0.05 at about 3 sd; the
+  # sampling-only intervals are 3-4 times too short here and cover about 40%
+  expect_gt(cov_dp, 0.88)
+  expect_lt(cov_dp, 0.995)
+  expect_lt(cov_ctrl, 0.75)
+})
+
+test_that("the saved coverage study is within 93-97% (1,000 datasets per setting)", {
+  f <- system.file("extdata", "lm-coverage.rds", package = "dpcov")
+  skip_if(!nzchar(f), "saved study not installed")
+  cv <- readRDS(f)
+  expect_true(all(cv$reps >= 1000))
+  expect_setequal(unique(cv$mechanism), c("analyze_gauss", "wishart"))
+  expect_true(all(cv$coverage_sampling_only < cv$coverage))
+})
+
+test_that("a dp_lm holds no data: no model frame, no residuals, a formula without the data's environment", {
+  d <- lm_data(3000)
+  fit <- dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 6, B = 20)
+  expect_false(any(c("model", "residuals", "fitted.values", "qr", "y", "x") %in% names(fit)))
+  expect_identical(environment(fit$formula), baseenv())
+  expect_identical(attr(fit$terms, ".Environment"), baseenv())
+  fit2 <- do.call(dp_lm, list(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 6, B = 20))
+  expect_identical(fit2$call$data, as.symbol("<data>"))
+  expect_null(attr(fit2$call$x, ".Environment"))
+  expect_identical(fit2$release$call$data, as.symbol("<data>"))
+})
+
+test_that("bad input gets classed errors naming the argument", {
+  d <- lm_data(3000)
+  err <- function(expr, arg) {
+    e <- tryCatch(expr, dpcov_error = function(e) e)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, arg)
+  }
+  err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, mechanism = "zz"), "mechanism")
+  err(dp_lm(y ~ x1, d, epsilon = -1, delta = 1e-6, clip = 6), "epsilon")
+  err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = -6), "clip")
+  err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, B = 1.5), "B")
+  err(dp_lm(y ~ zz, d, epsilon = 1, delta = 1e-6, clip = 6), "x")
+  err(dp_lm(~ x1, d, epsilon = 1, delta = 1e-6, clip = 6), "x")
+  err(dp_lm(y ~ scale(x1), d, epsilon = 1, delta = 1e-6, clip = 6), "x")
+  err(dp_lm(y ~ poly(x1, 2), d, epsilon = 1, delta = 1e-6, clip = 6), "x")
+  err(dp_lm(y ~ factor(x1 > 0), d, epsilon = 1, delta = 1e-6, clip = 6), "x")
+  err(dp_lm(y ~ h, transform(d, h = letters[1 + (x1 > 0)]), epsilon = 1, delta = 1e-6, clip = 6), "data")
+  err(dp_lm(y ~ x1, transform(d, x1 = replace(x1, 1, NA)), epsilon = 1, delta = 1e-6, clip = 6), "data")
+  err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, mechanism = "wishart", neighbor = "replace-one"), "neighbor")
+  err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, bogus = 1), "...")
+  err(dp_lm("y ~ x1"), "x")
+  rel <- analyze_gauss(cbind("(Intercept)" = 1, x1 = d$x1, y = d$y), 1, 1e-6, clip = 6)
+  err(dp_lm(rel, y ~ log(x1)), "formula")
+  err(dp_lm(rel, zz ~ x1), "formula")
+  err(dp_lm(rel, y ~ x1, ones = "zz"), "ones")
+  err(dp_lm(rel, y ~ x1, B = -1), "B")
+  err(dp_lm(rel), "formula")
+  noones <- analyze_gauss(cbind(x1 = d$x1, y = d$y), 1, 1e-6, clip = 6)
+  err(dp_lm(noones, y ~ x1), "formula")
+  err(dp_lm(noones, y ~ x1 - 1), "n")
+  expect_named(coef(dp_lm(noones, y ~ x1 - 1, n = 3000, B = 10)), "x1")
+  fit <- dp_lm(rel, y ~ x1, B = 20)
+  err(confint(fit, "zz"), "parm")
+  err(confint(fit, level = 2), "level")
+  err(confint(fit, type = "zz"), "type")
+  err(predict(fit, "a"), "newdata")
+  bad <- fit
+  bad$coefficients <- "a"
+  err(coef(summary(bad)), "object")
+  err(vcov(structure(list(), class = "dp_lm")), "object")
+})
+
+test_that("compressed_lm() is a dp_lm, in the data's units with scales", {
+  set.seed(12)
+  n <- 20000
+  x <- cbind(a = rnorm(n, sd = 3), b = rnorm(n, sd = 0.5))
+  y <- drop(x %*% c(2, -1)) + rnorm(n)
+  r <- dp_compress(cbind(x, y = y), m = 2000)
+  f0 <- compressed_lm(r, "y")
+  expect_s3_class(f0, "dp_lm")
+  expect_identical(f0$units, "normalised")
+  expect_output(print(f0), "NORMALISED")
+  expect_error(predict(f0, as.data.frame(x)), class = "dpcov_error")
+  rms <- c(sqrt(colMeans(x^2)), y = sqrt(mean(y^2)))
+  f <- compressed_lm(r, "y", scales = rms)
+  expect_identical(f$units, "data")
+  expect_equal(unname(coef(f)), unname(coef(f0) * rms[3] / rms[1:2]))
+  expect_lt(max(abs(coef(f) - c(2, -1))), 0.1)
+  ci <- confint(f)
+  expect_true(all(ci[, 1] < c(2, -1) & c(2, -1) < ci[, 2]))
+  expect_equal(unname(predict(f, as.data.frame(x[1:3, ]))), drop(x[1:3, ] %*% coef(f)))
+  expect_error(compressed_lm(r, "y", scales = c(1, 2)), class = "dpcov_error")
+})
