@@ -28,6 +28,11 @@ if ! Rscript --vanilla -e 'options(timeout = 10); invisible(readLines(url("https
   export _R_CHECK_CRAN_INCOMING_REMOTE_=false
 fi
 
+# the pkgdown reference index must list every topic (pkgdown is optional)
+if Rscript --vanilla -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))' >/dev/null 2>&1; then
+  Rscript --vanilla -e 'pkgdown::check_pkgdown()' || { echo "check.sh: _pkgdown.yml is out of date" >&2; exit 1; }
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 R CMD build --no-manual . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
