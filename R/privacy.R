@@ -189,7 +189,8 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' treated as public; releases say so.
 #'
 #' @param clip Row-norm bound B (> 0, finite).
-#' @param neighbor `"replace-one"`, `"add-remove"` or `"zero-out"`.
+#' @param neighbor `"add-remove"` (the default, as for every central
+#'   mechanism), `"replace-one"` or `"zero-out"`.
 #' @param n Optional number of rows; if given, the sensitivity is that of the
 #'   average.
 #' @return The sensitivity.
@@ -200,7 +201,7 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' second_moment_sensitivity(1, "add-remove")           # 1 (the sum)
 #' @template ref-dwork-roth
 #' @export
-second_moment_sensitivity <- function(clip, neighbor = "replace-one", n = NULL) {
+second_moment_sensitivity <- function(clip, neighbor = "add-remove", n = NULL) {
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   clip <- check_clip(clip)
   if (!is.finite(clip)) abort("the sensitivity is unbounded when `clip` = Inf.", .arg = "clip")
