@@ -33,6 +33,43 @@ inline bool lower_cholesky(const Ref<const MatrixXd>& S, MatrixXd& L) {
   return true;
 }
 
+// out = F F' for lower-triangular F (out may be a slice of an R array): the
+// lower triangle W_ij = sum_{k <= j} F_ik F_jk, then mirrored. About p^3/6
+// multiply-adds, a third of a general product; the inner loop runs down
+// column k of F and column j of out (both contiguous).
+inline void lower_outer(const MatrixXd& F, Ref<MatrixXd> out) {
+  const Eigen::Index p = F.rows();
+  for (Eigen::Index j = 0; j < p; ++j) {
+    double* wj = out.col(j).data();
+    for (Eigen::Index i = j; i < p; ++i) wj[i] = 0.0;
+    for (Eigen::Index k = 0; k <= j; ++k) {
+      const double f = F(j, k);
+      const double* fk = F.col(k).data();
+      for (Eigen::Index i = j; i < p; ++i) wj[i] += fk[i] * f;
+    }
+  }
+  for (Eigen::Index j = 0; j < p; ++j)
+    for (Eigen::Index i = j + 1; i < p; ++i) out(j, i) = out(i, j);
+}
+
+// Every off-diagonal entry exactly zero.
+inline bool exactly_diagonal(const Ref<const MatrixXd>& S) {
+  for (Eigen::Index j = 0; j < S.cols(); ++j)
+    for (Eigen::Index i = 0; i < S.rows(); ++i)
+      if (i != j && S(i, j) != 0.0) return false;
+  return true;
+}
+
+// How a scale's lower Cholesky factor L is applied to the Bartlett factor T:
+// a dense L needs the triangular product L T; a diagonal one (Sigma exactly
+// diagonal) only scales rows, L T = diag(l) T, and the identity not even that.
+enum class ScaleKind { dense, diagonal, identity };
+
+inline ScaleKind scale_kind(const MatrixXd& L) {
+  if (!exactly_diagonal(L)) return ScaleKind::dense;
+  return (L.diagonal().array() == 1.0).all() ? ScaleKind::identity : ScaleKind::diagonal;
+}
+
 // Repeated draws from W_p(Sigma, df) or W_p^{-1}(Psi, df) for one scale
 // matrix, factored once; workspaces are reused so small-p draws do not pay for
 // heap allocation. Results are written through `out`, which may be a slice of
@@ -42,23 +79,37 @@ class WishartSampler {
   // `scale_chol` is the lower Cholesky factor of Sigma (Wishart) or Psi
   // (inverse-Wishart).
   WishartSampler(const MatrixXd& scale_chol, double df)
-      : L_(scale_chol), df_(df), p_(scale_chol.rows()), T_(p_, p_), F_(p_, p_),
-        W_(p_, p_) {}
+      : L_(scale_chol), l_(scale_chol.diagonal()), kind_(scale_kind(scale_chol)), df_(df),
+        p_(scale_chol.rows()), T_(p_, p_), F_(p_, p_), W_(p_, p_) {}
 
-  // W = (L T)(L T)'; its lower Cholesky factor is L T.
+  // W = (L T)(L T)'; its lower Cholesky factor is L T. With L = diag(l),
+  // W = diag(l) T T' diag(l): T T' is formed and its entries scaled.
   void wishart(bool chol, Ref<MatrixXd> out) {
     bartlett_factor(df_, T_);
-    if (p_ <= kSmall) {
-      for (Eigen::Index j = 0; j < p_; ++j)
-        for (Eigen::Index i = 0; i < p_; ++i) {
-          double acc = 0.0;
-          for (Eigen::Index k = j; k <= i; ++k) acc += L_(i, k) * T_(k, j);
-          F_(i, j) = acc;  // zero above the diagonal (empty sum)
-        }
-    } else {
-      F_.noalias() = L_.triangularView<Eigen::Lower>() * T_;
+    if (kind_ == ScaleKind::dense) {
+      if (p_ <= kSmall) {
+        for (Eigen::Index j = 0; j < p_; ++j)
+          for (Eigen::Index i = 0; i < p_; ++i) {
+            double acc = 0.0;
+            for (Eigen::Index k = j; k <= i; ++k) acc += L_(i, k) * T_(k, j);
+            F_(i, j) = acc;  // zero above the diagonal (empty sum)
+          }
+      } else {
+        F_.noalias() = L_.triangularView<Eigen::Lower>() * T_;
+      }
+      finish(chol, F_, out);
+      return;
     }
-    finish(chol, out);
+    if (chol) {
+      out = T_;
+      if (kind_ == ScaleKind::diagonal) out.array().colwise() *= l_.array();
+      return;
+    }
+    outer(T_, out);
+    if (kind_ == ScaleKind::diagonal) {
+      for (Eigen::Index j = 0; j < p_; ++j)
+        out.col(j).array() *= l_.array() * l_(j);
+    }
   }
 
   // With U = P T P (the Bartlett factor with rows and columns reversed: upper
@@ -71,36 +122,40 @@ class WishartSampler {
     W_.triangularView<Eigen::Upper>().solveInPlace(F_);    // U^{-1} L' = (L U^{-T})'
     F_.transposeInPlace();
     F_.triangularView<Eigen::StrictlyUpper>().setZero();   // exact zeros above
-    finish(chol, out);
+    finish(chol, F_, out);
   }
 
  private:
-  void finish(bool chol, Ref<MatrixXd> out) {
+  void finish(bool chol, const MatrixXd& F, Ref<MatrixXd> out) {
     if (chol) {
-      out = F_;
+      out = F;
       return;
     }
-    if (p_ <= kSmall) {
-      for (Eigen::Index j = 0; j < p_; ++j)
-        for (Eigen::Index i = j; i < p_; ++i) {
-          double acc = 0.0;
-          for (Eigen::Index k = 0; k <= j; ++k) acc += F_(i, k) * F_(j, k);
-          out(i, j) = acc;
-          out(j, i) = acc;
-        }
+    outer(F, out);
+  }
+
+  // F F' for lower-triangular F: the loops of lower_outer() up to kOuterLoops;
+  // above, Eigen's blocked (vectorised) triangular product wins despite doing
+  // three times the arithmetic (bench/samplers.R).
+  void outer(const MatrixXd& F, Ref<MatrixXd> out) {
+    if (p_ <= kOuterLoops) {
+      lower_outer(F, out);
       return;
     }
     // A triangular product into a plain matrix: a rank update written straight
     // into a strided Ref (an R array slice) measured about 10x slower at p = 100.
-    W_.noalias() = F_.triangularView<Eigen::Lower>() * F_.transpose();
+    W_.noalias() = F.triangularView<Eigen::Lower>() * F.transpose();
     out = W_;
   }
 
   // Below this size Eigen's blocked products cost more in dispatch than the
   // arithmetic; plain loops win (bench/samplers.R, p = 5).
   static constexpr Eigen::Index kSmall = 12;
+  static constexpr Eigen::Index kOuterLoops = 64;
 
   MatrixXd L_;
+  Eigen::VectorXd l_;
+  ScaleKind kind_;
   double df_;
   Eigen::Index p_;
   MatrixXd T_, F_, W_;
