@@ -134,10 +134,21 @@ class WishartSampler {
     outer(F, out);
   }
 
-  // F F' for lower-triangular F: the loops of lower_outer() up to kOuterLoops;
+  // F F' for lower-triangular F: plain dot products up to kSmall, the
+  // column loops of lower_outer() up to kOuterLoops;
   // above, Eigen's blocked (vectorised) triangular product wins despite doing
   // three times the arithmetic (bench/samplers.R).
   void outer(const MatrixXd& F, Ref<MatrixXd> out) {
+    if (p_ <= kSmall) {  // dot products, each written to both triangles
+      for (Eigen::Index j = 0; j < p_; ++j)
+        for (Eigen::Index i = j; i < p_; ++i) {
+          double acc = 0.0;
+          for (Eigen::Index k = 0; k <= j; ++k) acc += F(i, k) * F(j, k);
+          out(i, j) = acc;
+          out(j, i) = acc;
+        }
+      return;
+    }
     if (p_ <= kOuterLoops) {
       lower_outer(F, out);
       return;
