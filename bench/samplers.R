@@ -30,7 +30,7 @@ inv_rwishart <- function(n, df, Psi) {
   for (k in seq_len(n)) W[, , k] <- chol2inv(chol(W[, , k]))
   W
 }
-draws <- function(p) if (p == 100) 100 else if (p == 22) 3000 else 30000
+draws <- function(p) if (p == 100) 200 else if (p == 22) 5000 else 80000
 scales <- function(p) list(
   identity = diag(p),
   diagonal = diag(seq(0.5, 2, length.out = p)),

@@ -30,8 +30,8 @@ inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df) {
   MatrixXd T(d, d);
   bartlett_factor(df, T);
   if (exactly_diagonal(S)) {
-    MatrixXd W(d, d);
-    lower_outer(T, W);
+    MatrixXd W(d, d), Tt(d, d);
+    lower_outer(T, Tt, W);
     const Eigen::ArrayXd s = S.diagonal().array();
     for (Index j = 0; j < d; ++j) W.col(j).array() *= s * s(j);
     return W;
