@@ -16,9 +16,11 @@ using Eigen::MatrixXd;
 using Eigen::Ref;
 
 // Lower-triangular T with T T' ~ W_p(I, df); df > p - 1 may be real.
-inline void bartlett_factor(double df, Ref<MatrixXd> T) {
+// `zero_upper = false` leaves the strictly upper triangle alone, for a
+// workspace that is never written there (zeroed once, not once per draw).
+inline void bartlett_factor(double df, Ref<MatrixXd> T, bool zero_upper = true) {
   const Eigen::Index p = T.rows();
-  T.setZero();
+  if (zero_upper) T.setZero();
   for (Eigen::Index j = 0; j < p; ++j) {
     T(j, j) = std::sqrt(draw_chisq(df - static_cast<double>(j)));
     for (Eigen::Index i = 0; i < j; ++i) T(j, i) = draw_norm();
@@ -78,12 +80,12 @@ class WishartSampler {
   // (inverse-Wishart).
   WishartSampler(const MatrixXd& scale_chol, double df)
       : Lt_(scale_chol.transpose()), l_(scale_chol.diagonal()), kind_(scale_kind(scale_chol)),
-        df_(df), p_(scale_chol.rows()), T_(p_, p_), F_(p_, p_), W_(p_, p_) {}
+        df_(df), p_(scale_chol.rows()), T_(MatrixXd::Zero(p_, p_)), F_(p_, p_), W_(p_, p_) {}
 
   // W = (L T)(L T)'; its lower Cholesky factor is L T. With L = diag(l),
   // W = diag(l) T T' diag(l): T T' is formed and its entries scaled.
   void wishart(bool chol, Ref<MatrixXd> out) {
-    bartlett_factor(df_, T_);
+    bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
     if (kind_ == ScaleKind::dense) {
       // (L T)_ij = sum_{k = j..i} L_ik T_kj for i >= j (both lower triangular):
       // contiguous dots of a column of L' and one of T
@@ -110,7 +112,7 @@ class WishartSampler {
   // triangular, U U' ~ W_p(I, df)), M = L (U U')^{-1} L' ~ W_p^{-1}(L L', df)
   // and its lower Cholesky factor is L U^{-T}: no full matrix is inverted.
   void inverse_wishart(bool chol, Ref<MatrixXd> out) {
-    bartlett_factor(df_, T_);
+    bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
     W_ = T_.reverse();                                     // U, upper triangular
     F_ = Lt_;
     W_.triangularView<Eigen::Upper>().solveInPlace(F_);    // U^{-1} L' = (L U^{-T})'
@@ -133,7 +135,7 @@ class WishartSampler {
   ScaleKind kind_;
   double df_;
   Eigen::Index p_;
-  MatrixXd T_, F_, W_;
+  MatrixXd T_, F_, W_;  // T_ is only ever written on and below its diagonal
 };
 
 }  // namespace dpcov
