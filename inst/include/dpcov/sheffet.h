@@ -23,17 +23,16 @@ using Eigen::VectorXd;
 // (S T)(S T)' with T T' ~ W_d(I, df) by Bartlett: a draw from W_d(S S', df)
 // for ANY square S (a Cholesky factor, or a symmetric square root when S S'
 // is singular). Same random numbers, in the same order, as rwishart().
-// A diagonal S (Algorithm 3's W_d(B^2 I, k)) needs no product: the draw is
-// diag(s) T T' diag(s).
+// A diagonal S (Algorithm 3's W_d(B^2 I, k)) needs no product: S T scales
+// T's rows, and (S T)(S T)' exploits that S T is triangular.
 inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df) {
   const Index d = S.rows();
   MatrixXd T(d, d);
   bartlett_factor(df, T);
   if (exactly_diagonal(S)) {
-    MatrixXd W(d, d), Tt(d, d);
-    lower_outer(T, Tt, W);
-    const Eigen::ArrayXd s = S.diagonal().array();
-    for (Index j = 0; j < d; ++j) W.col(j).array() *= s * s(j);
+    const MatrixXd F = S.diagonal().asDiagonal() * T;
+    MatrixXd W(d, d), Ft(d, d);
+    lower_outer(F, Ft, W);
     return W;
   }
   MatrixXd F = S * T.triangularView<Eigen::Lower>();

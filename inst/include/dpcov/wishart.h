@@ -82,30 +82,27 @@ class WishartSampler {
       : Lt_(scale_chol.transpose()), l_(scale_chol.diagonal()), kind_(scale_kind(scale_chol)),
         df_(df), p_(scale_chol.rows()), T_(MatrixXd::Zero(p_, p_)), F_(p_, p_), W_(p_, p_) {}
 
-  // W = (L T)(L T)'; its lower Cholesky factor is L T. With L = diag(l),
-  // W = diag(l) T T' diag(l): T T' is formed and its entries scaled.
+  // W = (L T)(L T)'; its lower Cholesky factor is L T. A diagonal L only
+  // scales T's rows; the identity leaves T as it is.
   void wishart(bool chol, Ref<MatrixXd> out) {
     bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
-    if (kind_ == ScaleKind::dense) {
-      // (L T)_ij = sum_{k = j..i} L_ik T_kj for i >= j (both lower triangular):
-      // contiguous dots of a column of L' and one of T
-      F_.setZero();
-      for (Eigen::Index j = 0; j < p_; ++j)
-        for (Eigen::Index i = j; i < p_; ++i)
-          F_(i, j) = Lt_.col(i).segment(j, i - j + 1).dot(T_.col(j).segment(j, i - j + 1));
-      finish(chol, F_, out);
-      return;
+    switch (kind_) {
+      case ScaleKind::identity:
+        finish(chol, T_, out);
+        return;
+      case ScaleKind::diagonal:
+        F_.noalias() = l_.asDiagonal() * T_;
+        break;
+      case ScaleKind::dense:
+        // (L T)_ij = sum_{k = j..i} L_ik T_kj for i >= j (both lower triangular):
+        // contiguous dots of a column of L' and one of T
+        F_.setZero();
+        for (Eigen::Index j = 0; j < p_; ++j)
+          for (Eigen::Index i = j; i < p_; ++i)
+            F_(i, j) = Lt_.col(i).segment(j, i - j + 1).dot(T_.col(j).segment(j, i - j + 1));
+        break;
     }
-    if (chol) {
-      out = T_;
-      if (kind_ == ScaleKind::diagonal) out.array().colwise() *= l_.array();
-      return;
-    }
-    lower_outer(T_, W_, out);
-    if (kind_ == ScaleKind::diagonal) {
-      for (Eigen::Index j = 0; j < p_; ++j)
-        out.col(j).array() *= l_.array() * l_(j);
-    }
+    finish(chol, F_, out);
   }
 
   // With U = P T P (the Bartlett factor with rows and columns reversed: upper
