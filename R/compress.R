@@ -117,12 +117,14 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     cols <- x$colnames
     data <- matrix(0, 0, 0)
   } else {
-    x <- check_compress_matrix(x, "x", normalize)
+    inp <- compress_matrix_gram(x, "x")
+    x <- inp$x
     n <- nrow(x)
     p <- ncol(x)
     cols <- colnames(x)
-    gram <- NULL
+    gram <- inp$gram
     data <- x
+    rm(inp)
   }
   if (p >= n) {
     abort(paste0("`x` has p = %d columns and only n = %d rows: the distributional-privacy ",
@@ -147,7 +149,6 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
                            "Theorem 4.6 does not apply."), as.integer(m), m_min), call. = FALSE)
   }
 
-  if (is.null(gram)) gram <- crossprod_cpp(data)
   if (!all(is.finite(range(gram)))) {
     abort("the column norms of `x` overflow when squared; rescale its columns (normalisation makes compression scale-free).")
   }
@@ -236,6 +237,29 @@ check_compress_matrix <- function(x, arg, normalize) {
   if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
   check_no_overflow(x, arg)
   x
+}
+
+# dp_compress()'s data matrix and X'X from ONE read of X (a double matrix is
+# not copied), with the same refusals as check_compress_matrix(): NA/NaN and
+# infinite values show on the Gram's diagonal (crossprod_lower()), so the
+# columns are scanned only when it is not finite; check_no_overflow()'s
+# bound max|x_ij|^2 <= xmax / n is implied by max_j x_j'x_j <= xmax / (2n)
+# (x_ij^2 <= x_j'x_j, with room for rounding), else it is checked exactly.
+compress_matrix_gram <- function(x, arg) {
+  if (is.matrix(x) && is.double(x) && !is.object(x)) {
+    if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
+    if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
+  } else {
+    x <- check_data_matrix(x, arg, min_rows = 2L, finite = FALSE)
+  }
+  gram <- crossprod_cpp(x)
+  d <- diag(gram)
+  if (!all(is.finite(d))) {
+    flag <- scan_columns_cpp(x)
+    abort_nonfinite(if (any(flag == 3L)) 1L else if (any(flag == 4L)) 2L else 0L, arg)
+  }
+  if (max(d) > 0.5 * .Machine$double.xmax / nrow(x)) check_no_overflow(x, arg)
+  list(x = x, gram = gram)
 }
 
 check_reference <- function(reference, p) {

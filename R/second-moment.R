@@ -37,8 +37,10 @@
 second_moment <- function(x, clip = Inf) {
   clip <- check_clip(clip)
   if (is.function(x)) return(second_moment_stream(x, clip))
-  x <- check_data_matrix(x)
+  # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
+  x <- check_data_matrix(x, finite = FALSE)
   g <- clipped_gram_cpp(x, clip)
+  abort_nonfinite(g$nonfinite)
   new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped, g$sum)
 }
 

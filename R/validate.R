@@ -34,9 +34,12 @@ dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 
 
 #' Coerce to a numeric matrix of finite values, or fail with a clear message.
 #' Accepts numeric matrices, numeric vectors (one column) and data frames whose
-#' columns are all numeric or logical.
+#' columns are all numeric or logical. `finite = FALSE` skips the scans for
+#' NA/NaN and infinite values (a full read of x each): only for callers whose
+#' C++ kernel detects them in its own pass and that call abort_nonfinite()
+#' with its report before using anything computed.
 #' @noRd
-check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
+check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE) {
   if (missing(x)) abort_missing(arg)
   if (is.data.frame(x)) {
     bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.object(col) ||
@@ -55,12 +58,21 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L) {
   if (!(is.numeric(x) || is.logical(x))) abort("`%s` must be numeric, not %s.", arg, typeof(x), .arg = arg)
   if (nrow(x) < min_rows) abort("`%s` needs at least %d row(s), has %d.", arg, as.integer(min_rows), nrow(x), .arg = arg)
   if (ncol(x) < min_cols) abort("`%s` needs at least %d column(s), has %d.", arg, as.integer(min_cols), ncol(x), .arg = arg)
-  if (anyNA(x)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg, .arg = arg)
+  if (finite && anyNA(x)) abort_nonfinite(1L, arg)
   if (!is.double(x)) storage.mode(x) <- "double"
   # with NA ruled out, min() and max() find +-Inf without n x p temporaries
   # (is.infinite(x) allocates one, and so does range(), through c())
-  if (length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort("`%s` contains infinite values.", arg, .arg = arg)
+  if (finite && length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort_nonfinite(2L, arg)
   x
+}
+
+#' The error for non-finite data, from check_data_matrix() or from a kernel's
+#' report (`code`: 0 none, 1 NA/NaN, 2 +-Inf; NA/NaN wins when both occur).
+#' @noRd
+abort_nonfinite <- function(code, arg = "x") {
+  if (code == 1L) abort("`%s` contains NA or NaN values; remove or impute them first.", arg, .arg = arg)
+  if (code == 2L) abort("`%s` contains infinite values.", arg, .arg = arg)
+  invisible(NULL)
 }
 
 #' A real number in an interval; open or closed ends. Returns it as a double.

@@ -1,8 +1,8 @@
 # Benchmark of dp_compress(): the exact fast path (method = "gram"), the
 # explicit C++ path (Phi streamed in m x 256 tiles) and naive R
-# (Phi <- rnorm(m * n); Phi %*% X), against crossprod(X) alone (one pass over
-# X, the practical floor of the fast path; R's crossprod uses the BLAS, the
-# package's X'X uses Eigen, both timed). Also the peak resident memory of
+# (Phi <- rnorm(m * n); Phi %*% X), against X'X alone (one pass over X, the
+# floor of the fast path): Eigen's rank-k update (crossprod_cpp) and R's
+# crossprod() with the BLAS, both timed. Also the peak resident memory of
 # each path, read from /proc (Linux), reset before each measurement.
 # Run from the package root with dpcov installed: Rscript bench/compress.R
 suppressMessages(library(dpcov))
@@ -41,6 +41,12 @@ naive_compress <- function(x, m) {
   (phi %*% x) / sqrt(n)
 }
 
+# CPU seconds (user + system) of one call: robust when other jobs share the
+# cores (the package is single-threaded, so CPU time is its work).
+cpu <- function(f) {
+  t <- system.time(f(), gcFirst = FALSE)
+  t[["user.self"]] + t[["sys.self"]]
+}
 p <- 22
 m <- 44
 rows <- list()
@@ -48,36 +54,44 @@ for (log2n in c(18, 22)) {
   n <- 2^log2n
   set.seed(1)
   x <- matrix(rnorm(n * p), n, p)
-  reps_fast <- if (log2n == 18) 10 else 3
-  reps_slow <- if (log2n == 18) 3 else 1
-  res <- rbind(
-    crossprod = measure(function() crossprod(x), reps_fast),
-    # the Eigen rank-k update dp_compress uses for X'X (one pass, no BLAS)
-    crossprod_eigen = measure(function() dpcov:::crossprod_cpp(x), reps_fast),
+  fast <- list(
+    # X'X by Eigen's symmetric rank-k update alone (crossprod_cpp: the
+    # product dp_compress builds on, nothing else)
+    eigen_XtX = function() dpcov:::crossprod_cpp(x),
+    R_crossprod = function() crossprod(x),
     # m = 44 is below 2 (C1 + C2) ln(2np) here: silence that (expected) warning
-    gram = measure(function() suppressWarnings(dp_compress(x, m)), reps_fast),
-    explicit = measure(function() suppressWarnings(dp_compress(x, m, method = "explicit")), reps_slow),
-    naive_R = measure(function() naive_compress(x, m), reps_slow)
-  )
-  rows[[length(rows) + 1]] <- data.frame(n = sprintf("2^%d", log2n), path = rownames(res),
-                                         seconds = res[, "seconds"], cpu = res[, "cpu"],
-                                         extra_mb = res[, "extra_mb"],
-                                         row.names = NULL)
+    gram = function() suppressWarnings(dp_compress(x, m)))
+  # the fast paths timed in turn within each round, order rotating
+  rounds <- if (log2n == 18) 15 else 7
+  t <- matrix(0, rounds, length(fast), dimnames = list(NULL, names(fast)))
+  for (r in seq_len(rounds)) {
+    for (k in (seq_along(fast) + r - 2) %% length(fast) + 1) t[r, k] <- cpu(fast[[k]])
+  }
+  slow_reps <- if (log2n == 18) 3 else 1
+  t_explicit <- median(replicate(slow_reps, cpu(function() suppressWarnings(dp_compress(x, m, method = "explicit")))))
+  t_naive <- median(replicate(slow_reps, cpu(function() naive_compress(x, m))))
+  mem <- sapply(list(eigen_XtX = fast$eigen_XtX, gram = fast$gram), function(f) measure(f, 1)[["extra_mb"]])
+  rows[[length(rows) + 1]] <- data.frame(
+    n = sprintf("2^%d", log2n),
+    path = c(names(fast), "explicit", "naive_R"),
+    cpu_s = c(apply(t, 2, median), t_explicit, t_naive),
+    over_eigen_XtX = c(median(t[, 1] / t[, 1]), median(t[, 2] / t[, 1]), median(t[, 3] / t[, 1]),
+                       t_explicit / median(t[, 1]), t_naive / median(t[, 1])),
+    naive_over_this = t_naive / c(apply(t, 2, median), t_explicit, t_naive),
+    extra_mb = c(mem[["eigen_XtX"]], NA, mem[["gram"]], NA, NA),
+    row.names = NULL)
   rm(x)
   invisible(gc())
 }
 tab <- do.call(rbind, rows)
-tab$x_crossprod <- tab$seconds / ave(tab$seconds, tab$n, FUN = function(s) s[1])
-tab$naive_over_this <- ave(tab$seconds, tab$n, FUN = function(s) s[5]) / tab$seconds
-tab$cpu_x_crossprod <- tab$cpu / ave(tab$cpu, tab$n, FUN = function(s) s[1])
-tab$cpu_naive_over_this <- ave(tab$cpu, tab$n, FUN = function(s) s[5]) / tab$cpu
 cat(sprintf("p = %d, m = %d; X alone is n p 8 bytes = %.0f MB at n = 2^22; m x n Phi would be %.0f MB\n",
             p, m, 2^22 * p * 8 / 2^20, 2^22 * m * 8 / 2^20))
 print(format(tab, digits = 3), row.names = FALSE)
-cat("\nx_crossprod: time / time of crossprod(X); naive_over_this: naive R time / time;\n")
-cat("cpu_*: the same ratios of CPU seconds (user + system).\n")
+cat("\ncpu_s: median CPU seconds; over_eigen_XtX: median per-round ratio to Eigen's X'X\n")
+cat("(explicit and naive: ratio of medians); naive_over_this: naive R CPU / this CPU;\n")
 cat("extra_mb: peak resident memory above the resident size before the call.\n")
-cat(R.version.string, "|", sessionInfo()$BLAS, "|", parallel::detectCores(), "cores\n")
+cat(R.version.string, "|", sessionInfo()$BLAS, "|", parallel::detectCores(), "cores | load average:",
+    readLines("/proc/loadavg"), "\n")
 
 # Peak memory of the explicit path does not grow with m (the naive path's
 # grows like m x n): n = 2^18, m = 44 and 352.

@@ -1,6 +1,9 @@
 // Thin exports of the one-pass clipped Gram matrices.
 #include <dpcov/gram.h>
 
+// `nonfinite`: 0 when every entry of X is finite, 1 when one is NA/NaN (which
+// wins, as anyNA() is checked first in R), 2 when one is +-Inf. The statistics
+// are then meaningless and the caller refuses X (abort_nonfinite() in R).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip) {
   dpcov::ClippedGram acc(X.cols(), clip);
@@ -8,7 +11,8 @@ Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip) {
   return Rcpp::List::create(Rcpp::Named("gram") = acc.result(),
                             Rcpp::Named("sum") = Rcpp::NumericVector(acc.sum().data(), acc.sum().data() + acc.sum().size()),
                             Rcpp::Named("n") = static_cast<double>(acc.n()),
-                            Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()));
+                            Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()),
+                            Rcpp::Named("nonfinite") = acc.has_nan() ? 1 : acc.has_inf() ? 2 : 0);
 }
 
 // [[Rcpp::export(rng = false)]]

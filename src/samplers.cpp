@@ -13,7 +13,8 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool ch
   if (S.cols() != p) Rcpp::stop("scale matrix must be square");
   MatrixXd L;
   if (!dpcov::lower_cholesky(S, L)) Rcpp::stop("scale matrix is not positive definite");
-  Rcpp::NumericVector out(static_cast<R_xlen_t>(p) * p * n);
+  // every entry of every slice is written below: skip Rcpp's zero fill
+  Rcpp::NumericVector out(Rcpp::no_init(static_cast<R_xlen_t>(p) * p * n));
   out.attr("dim") = Rcpp::IntegerVector::create(p, p, n);
   dpcov::WishartSampler sampler(L, df);
   for (int k = 0; k < n; ++k) {

@@ -418,3 +418,41 @@ test_that("compression_pca_study: reproducible, consistent with subspace_distanc
   expect_error(compression_pca_study(x, m = 2000, dim = 1), "`m` must be whole numbers in 1..n = 1000")
   expect_error(compression_pca_study(x, m = 200, dim = 5), "`dim` must be < p = 5")
 })
+
+test_that("the one-pass input path gives the releases and refusals of the previous implementation", {
+  # Fixtures: dp_compress() output of the implementation that scanned X for
+  # NA/Inf and overflow before a separate X'X pass (commit dd377f4), same seeds.
+  set.seed(41)
+  x <- matrix(rnorm(300 * 3), 300, 3) %*% diag(c(1, 3, 0.2))
+  gram_prev <- structure(c(1.28809234347767, -0.558700471166441, 0.271739814193848,
+    0.556918279528797, 0.338686030860181, -0.0880123440244432, 1.48450908878055,
+    -0.140414312747298, 1.96557130696573, -0.0421415890197104, 1.27416491022158,
+    2.26461052883), dim = 4:3)
+  explicit_prev <- structure(c(-1.20025608170895, 1.14809027191974, -0.815398697413887,
+    2.08248729652404, -0.0789086142629765, 1.03194501282669, -0.102331360403439,
+    -2.62464454225921, -0.83538506852815, -0.982591147407869, 0.00937463790449309,
+    0.689223086398779), dim = 4:3)
+  set.seed(42); g <- suppressWarnings(dp_compress(x, m = 4))
+  set.seed(42); e <- suppressWarnings(dp_compress(x, m = 4, method = "explicit"))
+  expect_equal(unname(g$estimate), gram_prev, tolerance = 1e-10)
+  expect_equal(unname(e$estimate), explicit_prev, tolerance = 1e-10)
+  # X'X from the rank update equals crossprod(); the data frame and integer paths agree
+  expect_equal(dpcov:::crossprod_cpp(x), crossprod(x), tolerance = 1e-12)
+  set.seed(42); gd <- suppressWarnings(dp_compress(as.data.frame(x), m = 4))
+  expect_identical(unname(gd$estimate), unname(g$estimate))
+  refusal <- function(y) conditionMessage(tryCatch(suppressWarnings(dp_compress(y, m = 4)), error = identity))
+  set_entry <- function(v, i = 7, j = 2) { y <- x; y[i, j] <- v; y }
+  expect_identical(refusal(set_entry(NA)), "`x` contains NA or NaN values; remove or impute them first.")
+  expect_identical(refusal(set_entry(-Inf)), "`x` contains infinite values.")
+  both <- set_entry(Inf); both[9, 3] <- NaN  # NA/NaN wins, as before
+  expect_identical(refusal(both), "`x` contains NA or NaN values; remove or impute them first.")
+  # check_no_overflow's bound sqrt(xmax / n) (7.7e152 at n = 300): refused though
+  # X'X itself is finite, exactly as the separate max/min scan refused it
+  expect_identical(refusal(set_entry(1e153)),
+                   "`x` has entries too large (max |entry| 1e+153): their squared sums overflow; rescale it.")
+  expect_identical(refusal(set_entry(1e200)),
+                   "`x` has entries too large (max |entry| 1e+200): their squared sums overflow; rescale it.")
+  expect_equal(dim(suppressWarnings(dp_compress(set_entry(5e152), m = 4))$estimate), c(4L, 3L))
+  yi <- matrix(1:600, 300); yi[4, 1] <- NA
+  expect_identical(refusal(yi), "`x` contains NA or NaN values; remove or impute them first.")
+})

@@ -69,3 +69,50 @@ test_that("data frames are accepted; bad data gives clear errors", {
   expect_error(second_moment(matrix(numeric(0), 0, 2)), "at least 1 row")
   expect_error(second_moment(function() NULL), "returned no rows")
 })
+
+test_that("the kernel's own NA/NaN/Inf detection gives the errors of check_data_matrix()", {
+  set.seed(34)
+  x <- matrix(rnorm(1300 * 3), 1300, 3)  # three row blocks of the kernel
+  msg_na <- "`x` contains NA or NaN values; remove or impute them first."
+  msg_inf <- "`x` contains infinite values."
+  expect_refusal <- function(y, msg, clip) {
+    e <- tryCatch(second_moment(y, clip = clip), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(conditionMessage(e), msg)
+    expect_identical(e$arg, "x")
+    # the same refusal as the separate scans (check_data_matrix with finite = TRUE)
+    expect_identical(conditionMessage(tryCatch(dpcov:::check_data_matrix(y), error = identity)), msg)
+  }
+  for (clip in c(0.5, Inf)) {
+    for (pos in list(c(1, 1), c(700, 2), c(1300, 3))) {
+      for (v in list(NA_real_, NaN, Inf, -Inf)) {
+        y <- x
+        y[pos[1], pos[2]] <- v
+        expect_refusal(y, if (is.infinite(v)) msg_inf else msg_na, clip)
+      }
+    }
+    # NA wins over an infinite value met earlier in the pass
+    y <- x; y[2, 1] <- Inf; y[1200, 3] <- NA
+    expect_refusal(y, msg_na, clip)
+    # in the same row
+    y <- x; y[5, 1] <- -Inf; y[5, 3] <- NaN
+    expect_refusal(y, msg_na, clip)
+    # integer, logical and data-frame input
+    yi <- matrix(1:12, 4); yi[2, 2] <- NA
+    expect_refusal(yi, msg_na, clip)
+    expect_refusal(matrix(c(TRUE, NA, FALSE, TRUE), 2), msg_na, clip)
+    expect_refusal(data.frame(a = c(1, 2, Inf), b = 1:3), msg_inf, clip)
+  }
+  # squares that overflow are not infinite values: clipped exactly, or refused
+  # as overflow when there is no clip bound
+  y <- x; y[3, ] <- c(3e200, -4e200, 0)
+  expect_equal(second_moment(y, clip = 2)$gram, ref_clipped_gram(y[-3, ], 2) + tcrossprod(c(1.2, -1.6, 0)),
+               tolerance = 1e-12)
+  expect_error(second_moment(y, clip = Inf), "squared row norms of `x` overflow", class = "dpcov_error")
+  # clean data: nothing reported, results as before
+  g <- dpcov:::clipped_gram_cpp(x, 1)
+  expect_identical(g$nonfinite, 0L)
+  expect_equal(second_moment(x, clip = 1)$gram, ref_clipped_gram(x, 1), tolerance = 1e-12)
+  expect_equal(second_moment(x, clip = 1)$sum, colSums(x * pmin(1, 1 / sqrt(rowSums(x^2)))),
+               tolerance = 1e-12, ignore_attr = TRUE)
+})

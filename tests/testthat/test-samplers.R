@@ -110,3 +110,63 @@ test_that("bad sampler inputs give clear R errors", {
   expect_error(rwishart(1, 5, matrix("a")), "numeric matrix")
   expect_error(rwishart(1, 5, S, chol = NA), "`chol` must be TRUE or FALSE")
 })
+
+test_that("identity, diagonal and dense scales (each product path) equal stats::rWishart and the references", {
+  # three scale kinds, each at a small, a medium and a large p (odd and even
+  # dot-product lengths, so every tail of Eigen's vectorised dot is used)
+  for (p in c(5L, 22L, 71L)) {
+    dense <- test_scale(p)
+    kinds <- list(identity = diag(p), diagonal = diag(seq(0.25, 4, length.out = p)), dense = dense,
+                  # a scale whose Cholesky factor is dense but whose diagonal is 1
+                  unit_diag = cov2cor(dense))
+    for (k in names(kinds)) {
+      S <- kinds[[k]]
+      n <- if (p == 71L) 2L else 4L
+      set.seed(21); ours <- rwishart(n, p + 2.5, S)
+      set.seed(21); base <- stats::rWishart(n, p + 2.5, S)
+      set.seed(21); ref <- ref_rwishart(n, p + 2.5, S)
+      expect_equal(unname(ours), unname(base), tolerance = 1e-12, info = paste(p, k))
+      expect_equal(unname(ours), ref, tolerance = 1e-12, info = paste(p, k))
+      for (i in seq_len(n)) expect_identical(ours[, , i], t(ours[, , i]))  # exactly symmetric
+      set.seed(21); L <- rwishart(n, p + 2.5, S, chol = TRUE)
+      expect_true(all(L[, , 1][upper.tri(L[, , 1])] == 0))
+      expect_equal(L[, , 1] %*% t(L[, , 1]), ours[, , 1], tolerance = 1e-12, info = paste(p, k))
+      set.seed(22); iw <- riwishart(n, p + 2.5, S)
+      set.seed(22); iref <- ref_riwishart(n, p + 2.5, S)
+      expect_equal(unname(iw), iref, tolerance = 1e-10, info = paste(p, k))
+    }
+  }
+})
+
+test_that("a diagonal scale's draws have the Wishart mean and variances (the row-scaling path)", {
+  # E W = df Sigma; Var W_ij = df (s_ij^2 + s_ii s_jj). 4000 draws: z-scores at alpha = 1e-6
+  # (|z| < 5.3 for each of 6 entries) -- and a control drawn with the square root of
+  # the scale (each side scaled by s rather than sqrt(s)) fails.
+  s <- c(0.5, 2, 3)
+  S <- diag(s)
+  df <- 6.5
+  set.seed(23)
+  W <- rwishart(4000, df, S)
+  m <- apply(W, 1:2, mean)
+  v <- outer(s, s) + diag(s^2)
+  z <- (m - df * S) / sqrt(df * v / 4000)
+  expect_true(all(abs(z[lower.tri(z, diag = TRUE)]) < 5.3))
+  wrong <- rwishart(4000, df, diag(sqrt(s)))
+  z_wrong <- (apply(wrong, 1:2, mean) - df * S) / sqrt(df * v / 4000)
+  expect_true(any(abs(z_wrong) > 5.3))
+})
+
+test_that("Algorithm 3's diagonal-scale draw equals the general factor product under the same seed", {
+  for (d in c(4L, 22L, 90L)) {
+    for (S in list(diag(2.5, d), diag(seq(1, 3, length.out = d)))) {
+      set.seed(24); fast <- dpcov:::wishart_factor_draw_cpp(S, d + 40.5)
+      set.seed(24); base <- stats::rWishart(1, d + 40.5, S %*% S)[, , 1]
+      expect_equal(fast, base, tolerance = 1e-12)
+    }
+  }
+  # a non-diagonal factor still takes the general path
+  F <- t(chol(test_scale(6)))
+  set.seed(25); general <- dpcov:::wishart_factor_draw_cpp(F, 9)
+  set.seed(25); base <- stats::rWishart(1, 9, F %*% t(F))[, , 1]
+  expect_equal(general, base, tolerance = 1e-12)
+})

@@ -25,11 +25,15 @@ using Eigen::MatrixXd;
 using Eigen::Ref;
 using Eigen::VectorXd;
 
-// X'X: the unclipped Gram, one symmetric rank-k update (ClippedGram, clip = Inf).
+// X'X: one symmetric rank-k update and nothing else (ClippedGram would also
+// sum the columns, a second read of X that compression does not need). Its
+// diagonal tells the caller about non-finite entries: x_j'x_j is NaN exactly
+// when column j holds a NaN, +Inf when it holds +-Inf or its squares overflow.
 inline MatrixXd crossprod_lower(const Ref<const MatrixXd>& X) {
-  ClippedGram g(X.cols(), std::numeric_limits<double>::infinity());
-  g.add(X);
-  return g.result();
+  MatrixXd G = MatrixXd::Zero(X.cols(), X.cols());
+  G.selfadjointView<Eigen::Upper>().rankUpdate(X.transpose());
+  G.triangularView<Eigen::StrictlyLower>() = G.transpose();
+  return G;
 }
 
 // Column scale factors s_j = sqrt(n) / ||x_j|| that give every column squared

@@ -22,6 +22,13 @@ inline double clip_scale(double norm, double clip) {
 // (the column sums let a private mean be released from the same pass). Rows may
 // arrive in any number of blocks (chunks of a larger data set); only the upper
 // triangle is updated until result().
+//
+// Non-finite entries (NA/NaN, +-Inf) are detected in the same pass, so callers
+// need no separate scan of the data: a row's squared norm, or a column's
+// diagonal entry of the Gram, is non-finite exactly when the row or column
+// holds one (or its squares overflow), and only then are its entries looked
+// at. has_nan() / has_inf() report them; the statistics are then meaningless
+// and the caller must refuse the data.
 class ClippedGram {
  public:
   ClippedGram(Eigen::Index p, double clip, Eigen::Index block_rows = 512)
@@ -33,6 +40,8 @@ class ClippedGram {
       gram_.selfadjointView<Eigen::Upper>().rankUpdate(X.transpose());
       sum_ += X.colwise().sum().transpose();
       n_ += X.rows();
+      // x_j'x_j is NaN iff column j holds a NaN, +Inf iff it holds +-Inf or overflows
+      if (!gram_.diagonal().allFinite()) scan_nonfinite(X);
       return;
     }
     add_rows_where(X, X.rows(), [](Eigen::Index i) { return i; });
@@ -58,6 +67,8 @@ class ClippedGram {
   const Eigen::VectorXd& sum() const { return sum_; }
   Eigen::Index n() const { return n_; }
   Eigen::Index n_clipped() const { return n_clipped_; }
+  bool has_nan() const { return has_nan_; }
+  bool has_inf() const { return has_inf_; }
 
   // Clips the rows of B in place and adds B'B: for callers that gather
   // their own blocks (grouped_grams() below).
@@ -92,11 +103,26 @@ class ClippedGram {
     }
   }
 
+  void scan_nonfinite(const Ref<const MatrixXd>& X) {
+    for (Eigen::Index c = 0; c < X.cols(); ++c) {
+      const double* xc = X.col(c).data();
+      for (Eigen::Index i = 0; i < X.rows(); ++i) {
+        if (std::isnan(xc[i])) has_nan_ = true;
+        else if (std::isinf(xc[i])) has_inf_ = true;
+      }
+    }
+  }
+
   // B's rows scaled to norm <= clip (sq: their squared norms), then B'B added.
   void accumulate(Eigen::Ref<MatrixXd> B, Eigen::Ref<Eigen::ArrayXd> sq) {
     if (std::isfinite(clip_)) {
       Eigen::Index clipped = 0;
       for (Eigen::Index i = 0; i < B.rows(); ++i) {
+        if (!std::isfinite(sq(i)) && nonfinite_row(B.row(i))) {
+          B.row(i).setZero();  // refused by the caller; keep the sums finite meanwhile
+          sq(i) = 1.0;
+          continue;
+        }
         double norm = std::sqrt(sq(i));
         // the squares overflowed: stableNorm() scales before squaring
         if (!std::isfinite(norm)) norm = B.row(i).stableNorm();
@@ -111,12 +137,26 @@ class ClippedGram {
     n_ += B.rows();
   }
 
+  // Records NaN / Inf entries of a row whose squared norm is not finite;
+  // false when they are all finite (the squares overflowed).
+  template <typename Row>
+  bool nonfinite_row(const Row& r) {
+    bool found = false;
+    for (Eigen::Index c = 0; c < r.size(); ++c) {
+      if (std::isnan(r(c))) has_nan_ = found = true;
+      else if (std::isinf(r(c))) has_inf_ = found = true;
+    }
+    return found;
+  }
+
   MatrixXd gram_;
   Eigen::VectorXd sum_;
   double clip_;
   Eigen::Index block_;
   Eigen::Index n_;
   Eigen::Index n_clipped_;
+  bool has_nan_ = false;
+  bool has_inf_ = false;
 };
 
 // Clipped Grams of K disjoint row groups (group[i] in 0..K-1, e.g. CV folds)

@@ -23,10 +23,18 @@ using Eigen::VectorXd;
 // (S T)(S T)' with T T' ~ W_d(I, df) by Bartlett: a draw from W_d(S S', df)
 // for ANY square S (a Cholesky factor, or a symmetric square root when S S'
 // is singular). Same random numbers, in the same order, as rwishart().
+// A diagonal S (Algorithm 3's W_d(B^2 I, k)) needs no product: S T scales
+// T's rows, and (S T)(S T)' exploits that S T is triangular.
 inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df) {
   const Index d = S.rows();
   MatrixXd T(d, d);
   bartlett_factor(df, T);
+  if (exactly_diagonal(S)) {
+    const MatrixXd F = S.diagonal().asDiagonal() * T;
+    MatrixXd W(d, d), Ft(d, d);
+    lower_outer(F, Ft, W);
+    return W;
+  }
   MatrixXd F = S * T.triangularView<Eigen::Lower>();
   MatrixXd W = MatrixXd::Zero(d, d);
   W.selfadjointView<Eigen::Lower>().rankUpdate(F);
