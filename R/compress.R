@@ -457,7 +457,7 @@ check_symmetric_matrix <- function(s, arg) {
 #'   not of the data, but the fit needs none).
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(5000 * 3), 5000, 3)
+#' x <- matrix(rnorm(5000 * 3), 5000, 3, dimnames = list(NULL, c("a", "b", "c")))
 #' y <- drop(x %*% c(1, -1, 0.5)) + rnorm(5000)
 #' r <- dp_compress(cbind(x, y = y), m = 1000)
 #' coef(compressed_lm(r, response = "y"))                  # normalised units

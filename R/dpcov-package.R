@@ -6,4 +6,6 @@
 #' @keywords internal
 #' @useDynLib dpcov, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats confint formula nobs predict vcov
+#' @importFrom graphics plot
 "_PACKAGE"

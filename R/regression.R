@@ -978,9 +978,16 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   invisible(x)
 }
 
-#' @importFrom generics tidy glance
+#' @importFrom generics tidy
+#' @export
+generics::tidy
+
+#' @importFrom generics glance
+#' @export
+generics::glance
+
 #' @rdname dp_lm-methods
-#' @rawNamespace S3method(generics::tidy, dp_lm)
+#' @export
 tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
   check_dp_lm(x)
   check_flag(conf.int, "conf.int")
@@ -996,7 +1003,7 @@ tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
 }
 
 #' @rdname dp_lm-methods
-#' @rawNamespace S3method(generics::glance, dp_lm)
+#' @export
 glance.dp_lm <- function(x, ...) {
   check_dp_lm(x)
   rel <- x$release

@@ -19,7 +19,9 @@ test_that("every export answers hostile input with a classed error or a sane res
   # every export and every registered S3 method is in the table
   covered <- unique(sub(" \\(.*\\)$", "", tally$export))
   s3 <- getNamespaceInfo("dpcov", "S3methods")
-  missing <- setdiff(c(getNamespaceExports("dpcov"), paste(s3[, 1], s3[, 2], sep = ".")), covered)
+  # tidy() and glance() are generics re-exported from `generics`: their dp_lm methods are swept
+  missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
+                     covered)
   if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)
   expect_equal(missing, character(0))
 })
