@@ -255,7 +255,10 @@ legend_outside_setup <- function(labels, cex = 0.8) {
     return(list(op = op, cex = cex, where = "right", ncol = 1L))
   }
   cex <- max(0.6, cex - 0.1)
-  col_w <- max(graphics::strwidth(labels, units = "inches", cex = cex)) + 0.5 * cex / 0.8
+  # a column as legend_outside() draws it: the label with 20% slack, the
+  # line segment and the gaps (about four character widths)
+  col_w <- 1.2 * max(graphics::strwidth(labels, units = "inches", cex = cex)) +
+    4.5 * graphics::strwidth("0", units = "inches", cex = cex)
   ncol <- max(1L, min(length(labels), floor(0.95 * fig_w / col_w)))
   rows <- ceiling(length(labels) / ncol)
   below <- mar[1]
@@ -271,8 +274,11 @@ legend_outside <- function(labels, ..., leg) {
                      y.intersp = 1.1, ...)
   } else {
     inset <- 1 + (leg$below + 0.1) * graphics::par("csi") / graphics::par("pin")[2]
+    # legend()'s own column width leaves no gap after the longest label:
+    # 20% slack keeps a label off the next column's symbol
+    tw <- 1.2 * max(graphics::strwidth(labels, units = "user", cex = leg$cex))
     graphics::legend("top", legend = labels, inset = c(0, inset), xpd = TRUE, bty = "n", cex = leg$cex,
-                     ncol = leg$ncol, ...)
+                     ncol = leg$ncol, text.width = tw, ...)
   }
 }
 
