@@ -658,9 +658,9 @@ sweep_specs <- function() {
                                                         sweep_h("list", list(1)))),
                     interval = CH("none", "confidence"), level = NUM),
                label = "predict.dp_lm"),
-    sweep_spec("tidy", list(x = lm_fit),
+    sweep_spec("tidy.dp_lm", list(x = lm_fit),
                list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), conf.int = FLAG, conf.level = NUM), label = "tidy.dp_lm"),
-    sweep_spec("glance", list(x = lm_fit), list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "glance.dp_lm"),
+    sweep_spec("glance.dp_lm", list(x = lm_fit), list(x = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "glance.dp_lm"),
     sweep_spec("print", list(x = fit), list(x = R("object", fields = c("means", "priors", "rank", "levels", "singular"))),
                label = "print.qda_plugin"),
     sweep_spec("predict", list(object = fit, newdata = x),
@@ -843,6 +843,8 @@ sweep_child <- function(fun, args, arg) {
   }
   f <- if (fun %in% getNamespaceExports("dpcov")) {
     getExportedValue("dpcov", fun)
+  } else if (exists(fun, envir = asNamespace("dpcov"), inherits = FALSE)) {
+    get(fun, envir = asNamespace("dpcov"))  # a registered method of a re-exported generic
   } else if (grepl("::", fun, fixed = TRUE)) {
     getExportedValue(sub("::.*$", "", fun), sub("^.*::", "", fun))  # a generic of another package
   } else {
