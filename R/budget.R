@@ -105,11 +105,7 @@ empty_ledger <- function() {
 }
 
 # The budget error: a dpcov_error that also says it is about the budget.
-abort_budget <- function(fmt, ...) {
-  e <- tryCatch(abort(fmt, ..., .arg = "budget"), dpcov_error = function(e) e)
-  class(e) <- c("dpcov_budget_error", class(e))
-  stop(e)
-}
+abort_budget <- function(fmt, ...) abort(fmt, ..., .arg = "budget", .class = "dpcov_budget_error")
 
 #' Validate a `dp_budget` (hand-made objects included); returns its account.
 #' @noRd

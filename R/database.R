@@ -369,13 +369,9 @@ print.dp_reader <- function(x, ...) {
 
 # DBI is needed only here; its absence is a classed error, not a failure to load.
 db_require <- function() {
-  for (pkg in "DBI") {
-    if (!requireNamespace(pkg, quietly = TRUE)) {
-      e <- tryCatch(abort("package \"%s\" is needed to read from a database: install.packages(\"%s\").", pkg, pkg,
-                          .arg = "conn"), dpcov_error = function(e) e)
-      class(e) <- c("dpcov_dependency_error", class(e))
-      stop(e)
-    }
+  if (!requireNamespace("DBI", quietly = TRUE)) {
+    abort("package \"DBI\" is needed to read from a database: install.packages(\"DBI\").", .arg = "conn",
+          .class = "dpcov_dependency_error")
   }
 }
 

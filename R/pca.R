@@ -223,11 +223,7 @@ check_dp_pca <- function(x, arg = "x") {
 }
 
 # The classed error of a units mismatch (newdata in other units than the components).
-abort_units <- function(fmt, ..., .arg) {
-  e <- tryCatch(abort(fmt, ..., .arg = .arg), dpcov_error = function(e) e)
-  class(e) <- c("dpcov_units_error", class(e))
-  stop(e)
-}
+abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "dpcov_units_error")
 
 #' Methods for private principal components
 #'

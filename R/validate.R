@@ -5,14 +5,15 @@
 
 #' Raise a dpcov error: class `c("dpcov_error", "error", "condition")`, message
 #' from `sprintf(fmt, ...)`, and the offending argument's name in `$arg` when
-#' the message is about one argument.
+#' the message is about one argument. `.class` prepends finer classes (e.g.
+#' `"dpcov_budget_error"`) that callers can catch on their own.
 #' @noRd
-abort <- function(fmt, ..., .arg = NULL) {
+abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
   msg <- if (...length()) sprintf(fmt, ...) else fmt
   if (is.null(.arg) && grepl("`[A-Za-z._][A-Za-z0-9._]*`", msg)) {
     .arg <- sub("^[^`]*`([A-Za-z._][A-Za-z0-9._]*)`.*$", "\\1", msg)
   }
-  stop(structure(class = c("dpcov_error", "error", "condition"),
+  stop(structure(class = c(.class, "dpcov_error", "error", "condition"),
                  list(message = msg, call = NULL, arg = .arg)))
 }
 
