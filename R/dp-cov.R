@@ -340,7 +340,9 @@ dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second,
   if (mechanism == "threshold" && s$p < 2L) {
     abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(s$p), .arg = "mechanism")
   }
-  mean_step <- noisy_mean(s$sum, s$n, s$clip, neighbor, eps_mean, delta_mean, calibration)
+  mean_step <- noisy_mean(s$sum, s$n, s$clip,
+                          mean_step_sigma(s$clip, neighbor, eps_mean, delta_mean, calibration),
+                          neighbor == "add-remove")
   second <- second_moment_step(s, mechanism, neighbor, eps_second, delta_second, calibration)
   n_public <- neighbor != "add-remove" || second$n_public
   n_hat <- if (n_public) s$n else max(2, mean_step$n_noisy)
@@ -422,16 +424,17 @@ dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibrati
     n <- pass$n
     nm <- pass$colnames
   }
-  c(noisy_mean(sums, n, clip_mean, neighbor, epsilon, delta, calibration),
+  sigma <- mean_step_sigma(clip_mean, neighbor, epsilon, delta, calibration)
+  c(noisy_mean(sums, n, clip_mean, sigma, neighbor == "add-remove"),
     list(n = n, p = length(sums), colnames = nm))
 }
 
 # The Gaussian mechanism on the column sums of rows clipped to `clip_mean`
 # (and under add/remove on the count scaled by clip_mean, from the same draw).
-noisy_mean <- function(sums, n, clip_mean, neighbor, epsilon, delta, calibration) {
-  sigma <- mean_step_sigma(clip_mean, neighbor, epsilon, delta, calibration)
+# dp_lm()'s bootstrap redraws it with the recorded sigma.
+noisy_mean <- function(sums, n, clip_mean, sigma, add_remove) {
   p <- length(sums)
-  if (neighbor == "add-remove") {
+  if (add_remove) {
     noisy <- c(unname(sums), clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
     n_noisy <- noisy[p + 1L] / clip_mean
     center <- noisy[seq_len(p)] / max(2, n_noisy)

@@ -57,17 +57,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
   }
   cols <- c(icpt, feat)
   if (!length(cols)) abort("no feature columns: give `features` or `intercept`.")
-  Mxx <- M[cols, cols, drop = FALSE]
-  Mxy <- M[cols, y]
-  beta <- tryCatch(solve(Mxx, Mxy), error = function(e) NULL)
-  if (is.null(beta)) {
-    warning("the released feature block is singular; returning the minimum-norm solution.",
-            call. = FALSE)
-    e <- eigen(Mxx, symmetric = TRUE)
-    keep <- abs(e$values) > max(abs(e$values)) * d * .Machine$double.eps
-    beta <- drop(e$vectors[, keep, drop = FALSE] %*%
-                   (crossprod(e$vectors[, keep, drop = FALSE], Mxy) / e$values[keep]))
-  }
+  beta <- lm_solve(M, cols, y, tol_dim = d)
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
@@ -528,9 +518,10 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
        mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"))
 }
 
-# Least squares from S over the columns fit_idx (the last column is y); a
-# singular block gives the minimum-norm solution with a warning.
-lm_solve <- function(S, fit_idx, q, warn = TRUE) {
+# Least squares from S over the columns fit_idx on the column q (the
+# response); a singular block gives the minimum-norm solution with a warning,
+# dropping eigenvalues below tol_dim * eps of the largest.
+lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx)) {
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
   beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
@@ -538,7 +529,7 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
     warning("the released feature block is singular; returning the minimum-norm solution.", call. = FALSE)
     e <- eigen(Sxx, symmetric = TRUE)
-    keep <- abs(e$values) > max(abs(e$values)) * length(fit_idx) * .Machine$double.eps
+    keep <- abs(e$values) > max(abs(e$values)) * tol_dim * .Machine$double.eps
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
   }
   as.numeric(beta)
@@ -712,15 +703,9 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     nn <- Ss[1L, 1L]
     sums <- Ss[1L, -1L]
     xbar <- sums / nn
-    if (add_remove) {
-      noisy <- c(sums, clip_mean * nn) + stats::rnorm(q, 0, sigma_m)
-      n_noisy <- noisy[q] / clip_mean
-      mu <- noisy[-q] / max(2, n_noisy)
-      n_star <- max(2, n_noisy)
-    } else {
-      mu <- (sums + stats::rnorm(q - 1L, 0, sigma_m)) / nn
-      n_star <- nn
-    }
+    m <- noisy_mean(sums, nn, clip_mean, sigma_m, add_remove)  # dp_cov()'s mean step
+    mu <- m$center
+    n_star <- if (add_remove) max(2, m$n_noisy) else nn
     C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
     C <- add(C, nn)
     C <- C - diag(sigma_m^2 / n_star, q - 1L)
