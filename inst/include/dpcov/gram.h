@@ -104,13 +104,7 @@ class ClippedGram {
   }
 
   void scan_nonfinite(const Ref<const MatrixXd>& X) {
-    for (Eigen::Index c = 0; c < X.cols(); ++c) {
-      const double* xc = X.col(c).data();
-      for (Eigen::Index i = 0; i < X.rows(); ++i) {
-        if (std::isnan(xc[i])) has_nan_ = true;
-        else if (std::isinf(xc[i])) has_inf_ = true;
-      }
-    }
+    for (Eigen::Index c = 0; c < X.cols(); ++c) note_nonfinite(X.col(c));
   }
 
   // B's rows scaled to norm <= clip (sq: their squared norms), then B'B added.
@@ -118,7 +112,7 @@ class ClippedGram {
     if (std::isfinite(clip_)) {
       Eigen::Index clipped = 0;
       for (Eigen::Index i = 0; i < B.rows(); ++i) {
-        if (!std::isfinite(sq(i)) && nonfinite_row(B.row(i))) {
+        if (!std::isfinite(sq(i)) && note_nonfinite(B.row(i))) {
           B.row(i).setZero();  // refused by the caller; keep the sums finite meanwhile
           sq(i) = 1.0;
           continue;
@@ -137,10 +131,10 @@ class ClippedGram {
     n_ += B.rows();
   }
 
-  // Records NaN / Inf entries of a row whose squared norm is not finite;
-  // false when they are all finite (the squares overflowed).
+  // Records the NaN / Inf entries of a row or column; false when they are all
+  // finite (a row whose squares overflowed).
   template <typename Row>
-  bool nonfinite_row(const Row& r) {
+  bool note_nonfinite(const Row& r) {
     bool found = false;
     for (Eigen::Index c = 0; c < r.size(); ++c) {
       if (std::isnan(r(c))) has_nan_ = found = true;
