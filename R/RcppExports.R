@@ -41,6 +41,10 @@ riwishart_cpp <- function(n, df, Psi, chol) {
     .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
 }
 
+is_pd_cpp <- function(S) {
+    .Call(`_dpcov_is_pd_cpp`, S)
+}
+
 wishart_factor_draw_cpp <- function(S, df) {
     .Call(`_dpcov_wishart_factor_draw_cpp`, S, df)
 }

@@ -368,8 +368,10 @@ print.dp_reader <- function(x, ...) {
 # ---- internals --------------------------------------------------------------
 
 # DBI is needed only here; its absence is a classed error, not a failure to load.
+dbi_installed <- function() requireNamespace("DBI", quietly = TRUE)
+
 db_require <- function() {
-  if (!requireNamespace("DBI", quietly = TRUE)) {
+  if (!dbi_installed()) {
     abort("package \"DBI\" is needed to read from a database: install.packages(\"DBI\").", .arg = "conn",
           .class = "dpcov_dependency_error")
   }

@@ -628,7 +628,7 @@ release_redraw <- function(rel, q, n) {
     keep_diag <- isTRUE(pr$keep_diagonal)
     return(function(S) {
       M <- S / n + symmetric_gaussian_cpp(q, s)
-      if (!is.null(thr)) M <- psd_project_cpp(hard_threshold_cpp(M, thr, keep_diag))$matrix
+      if (!is.null(thr)) M <- threshold_project(M, thr, keep_diag)$matrix
       M * n
     })
   }
@@ -694,18 +694,20 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     },
     threshold = {
       s2 <- num(sm$noise_sd, "second_moment$noise_sd"); thr <- num(sm$threshold, "second_moment$threshold")
-      function(C, nn) psd_project_cpp(hard_threshold_cpp(C / nn + symmetric_gaussian_cpp(q - 1L, s2), thr,
-                                                         isTRUE(sm$keep_diagonal)))$matrix * nn
+      function(C, nn) threshold_project(C / nn + symmetric_gaussian_cpp(q - 1L, s2), thr,
+                                        isTRUE(sm$keep_diagonal))$matrix * nn
     },
     abort("`x`: its `params$second_mechanism` is missing or unknown.", .arg = "x"))
-  add_remove <- identical(rel$neighbor, "add-remove") && !n_public
+  # dp_cov()'s mean step draws the noisy count under add/remove even when the
+  # second mechanism releases n (thresholding): the redraw does the same
+  count_drawn <- identical(rel$neighbor, "add-remove")
   redraw <- function(Ss) {
     nn <- Ss[1L, 1L]
     sums <- Ss[1L, -1L]
     xbar <- sums / nn
-    m <- noisy_mean(sums, nn, clip_mean, sigma_m, add_remove)  # dp_cov()'s mean step
+    m <- noisy_mean(sums, nn, clip_mean, sigma_m, count_drawn)  # dp_cov()'s mean step
     mu <- m$center
-    n_star <- if (add_remove) max(2, m$n_noisy) else nn
+    n_star <- if (n_public) nn else max(2, m$n_noisy)
     C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
     C <- add(C, nn)
     C <- C - diag(sigma_m^2 / n_star, q - 1L)

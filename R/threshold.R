@@ -187,13 +187,20 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
 }
 
+# The thresholding estimator's post-processing, in one place (dp_threshold()
+# and dp_lm()'s bootstrap redraws): hard threshold at t, then the projection
+# to the PSD cone. Returns psd_project_cpp()'s list and the fraction zeroed.
+threshold_project <- function(M, t, keep_diagonal) {
+  thr <- hard_threshold_cpp(M, t, keep_diagonal)
+  c(psd_project_cpp(thr), list(zero_fraction = mean(thr == 0)))
+}
+
 # Shared tail of dp_threshold(): threshold, project, wrap.
 finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon, delta, neighbor,
                              clip, n, p, noise, B, calibration, ldp_threshold, tuned, method, call,
                              charge = NULL) {
-  thr <- hard_threshold_cpp(avg, t, keep_diagonal)
-  zero_frac <- mean(thr == 0)
-  proj <- psd_project_cpp(thr)
+  proj <- threshold_project(avg, t, keep_diagonal)
+  zero_frac <- proj$zero_fraction
   est <- proj$matrix
   dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
   params <- list(variant = variant, model = model, noise_sd = noise$s,

@@ -194,7 +194,10 @@ check_spd <- function(S, arg) {
   if (!is.finite(top * top)) abort("`%s` has entries too large to factor reliably (max |entry| %s).", arg, format(top), .arg = arg)
   tol <- 100 * .Machine$double.eps * max(1, top)
   if (max(abs(S - t(S))) > tol) abort("`%s` must be symmetric.", arg, .arg = arg)
-  if (inherits(try(chol(S), silent = TRUE), "try-error")) {
+  # both Cholesky routines must succeed: the samplers use Eigen's LLT (lower
+  # triangle), rdata() base::chol() (LAPACK, upper), and at the boundary of
+  # positive definiteness they can disagree
+  if (!is_pd_cpp(S) || inherits(try(chol(S), silent = TRUE), "try-error")) {
     abort("`%s` must be positive definite.", arg, .arg = arg)
   }
   S

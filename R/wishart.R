@@ -361,14 +361,22 @@ wishart_from_gram <- function(S, df) {
 }
 
 # Callers add a positive ridge (or checked that A'A is PD); a ridge too small
-# to survive rounding is raised to a relative floor rather than letting the
-# release fail on the data.
+# to survive rounding is raised to a relative floor, growing tenfold until the
+# sampler's Cholesky succeeds, rather than letting the release fail on the
+# data. A PSD S passes long before the last step (1e-4 of its largest diagonal).
 iwishart_from_gram <- function(S, df) {
-  if (!is_pd(S)) S <- S + diag(1e-12 * max(1, abs(diag(S))), nrow(S))
+  floor <- 1e-12 * max(1, abs(diag(S)))
+  step <- 0L
+  while (!is_pd(S)) {
+    if (step > 8L) abort("The inverse-Wishart scale is not positive semi-definite.", .class = "dpcov_internal_error")
+    S <- S + diag(floor * 10^step, nrow(S))
+    step <- step + 1L
+  }
   riwishart_cpp(1L, df, S, FALSE)[, , 1]
 }
 
-is_pd <- function(S) !inherits(try(chol(S), silent = TRUE), "try-error")
+# One criterion for "positive definite" everywhere: the samplers' own (LLT).
+is_pd <- function(S) is_pd_cpp(S)
 
 lambda_min <- function(S) min(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
 

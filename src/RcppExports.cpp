@@ -138,6 +138,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// is_pd_cpp
+bool is_pd_cpp(const Eigen::Map<Eigen::MatrixXd> S);
+RcppExport SEXP _dpcov_is_pd_cpp(SEXP SSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
+    rcpp_result_gen = Rcpp::wrap(is_pd_cpp(S));
+    return rcpp_result_gen;
+END_RCPP
+}
 // wishart_factor_draw_cpp
 Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df);
 RcppExport SEXP _dpcov_wishart_factor_draw_cpp(SEXP SSEXP, SEXP dfSEXP) {
@@ -292,6 +303,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
+    {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},
     {"_dpcov_wishart_factor_draw_cpp", (DL_FUNC) &_dpcov_wishart_factor_draw_cpp, 2},
     {"_dpcov_jl_project_gram_cpp", (DL_FUNC) &_dpcov_jl_project_gram_cpp, 4},
     {"_dpcov_wishart_outer_sum_cpp", (DL_FUNC) &_dpcov_wishart_outer_sum_cpp, 3},

@@ -36,3 +36,13 @@ Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::Matri
 Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol) {
   return draw_array(n, df, Psi, chol, true);
 }
+
+// The samplers' own positive-definiteness test (Eigen's LLT), so that R's
+// checks and decisions use the criterion the samplers will apply: base::chol()
+// (LAPACK, upper triangle) and LLT (lower triangle) disagree at the boundary.
+// [[Rcpp::export]]
+bool is_pd_cpp(const Eigen::Map<Eigen::MatrixXd> S) {
+  if (S.rows() != S.cols()) return false;
+  MatrixXd L;
+  return dpcov::lower_cholesky(S, L);
+}

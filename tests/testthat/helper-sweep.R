@@ -822,7 +822,8 @@ sweep_stand_in <- function(role) {
 
 # Runs in the child session: one call, its outcome, and a sanity check of
 # what it returned. Self-contained (it is serialised to the child).
-sweep_child <- function(fun, args, arg) {
+sweep_child <- function(fun, args, arg, seed) {
+  set.seed(seed)
   sane <- function(v) {
     bad_num <- function(z) is.numeric(z) && any(is.nan(z) | (is.infinite(z)))
     if (inherits(v, "dp_release")) {
@@ -890,7 +891,10 @@ sweep_classify <- function(call, res) {
 }
 
 # Run the calls; a crash or a time-out restarts the session.
-sweep_run <- function(calls, timeout = 20, progress = FALSE) {
+# Each call runs under its own seed (seed + i), so a failure reproduces;
+# DPCOV_SWEEP_SEED varies the draws between runs.
+sweep_run <- function(calls, timeout = 20, progress = FALSE,
+                      seed = as.integer(Sys.getenv("DPCOV_SWEEP_SEED", "1"))) {
   child <- sweep_child
   environment(child) <- globalenv()
   rs <- sweep_session()
@@ -900,7 +904,7 @@ sweep_run <- function(calls, timeout = 20, progress = FALSE) {
     cl <- calls[[i]]
     outcome <- NULL
     detail <- ""
-    rs$call(child, list(fun = cl$fun, args = cl$args, arg = cl$arg))
+    rs$call(child, list(fun = cl$fun, args = cl$args, arg = cl$arg, seed = seed + i))
     state <- rs$poll_process(as.integer(timeout * 1000))
     if (state == "timeout") {
       outcome <- "hang"

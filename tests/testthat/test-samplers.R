@@ -170,3 +170,44 @@ test_that("Algorithm 3's diagonal-scale draw equals the general factor product u
   set.seed(25); base <- stats::rWishart(1, 9, F %*% t(F))[, , 1]
   expect_equal(general, base, tolerance = 1e-12)
 })
+
+# A singular Gram (last column = X b exactly) on which base::chol() succeeds by
+# rounding but the samplers' LLT does not: the two criteria must not be mixed.
+boundary_gram <- function() {
+  set.seed(13)
+  X <- matrix(rnorm(128 * 3), 128, 3)
+  X <- cbind(X, X %*% c(1, -1, 0.5))
+  crossprod(X)
+}
+
+test_that("positive definiteness has one criterion, the samplers' own", {
+  S <- boundary_gram()
+  # the premise: base::chol() and Eigen's LLT disagree on this matrix
+  expect_false(inherits(try(chol(S), silent = TRUE), "try-error"))
+  expect_false(dpcov:::is_pd_cpp(S))
+  expect_identical(dpcov:::is_pd(S), dpcov:::is_pd_cpp(S))
+  # the exported samplers refuse it in R, with a classed error naming the argument
+  e <- tryCatch(riwishart(1, 10, S), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "Psi")
+  e <- tryCatch(rwishart(1, 10, S), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "Sigma")
+  expect_error(rdata(5, S), class = "dpcov_error")
+  # the internal draw raises its rounding floor until the sampler's Cholesky succeeds
+  set.seed(1)
+  M <- dpcov:::iwishart_from_gram(S, 140)
+  expect_true(all(is.finite(M)))
+  expect_true(isSymmetric(M))
+})
+
+test_that("the Sheffet study never fails on exactly collinear data (noise_sd = 0)", {
+  # seeds 5 and 8 failed inside the non-private inverse-Wishart sample when
+  # the two Cholesky criteria disagreed
+  for (seed in c(5, 8, 1:12)) {
+    set.seed(seed)
+    st <- sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 1, p = 2, noise_sd = 0)
+    expect_s3_class(st, "sheffet_study")
+    expect_true(all(is.finite(st$error)))
+  }
+})
