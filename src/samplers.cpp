@@ -42,7 +42,7 @@ Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::Matr
 // (LAPACK, upper triangle) and LLT (lower triangle) disagree at the boundary.
 // [[Rcpp::export]]
 bool is_pd_cpp(const Eigen::Map<Eigen::MatrixXd> S) {
-  if (S.rows() != S.cols()) return false;
+  if (S.rows() != S.cols() || !S.allFinite()) return false;  // LLT lets NaN pivots through
   MatrixXd L;
   return dpcov::lower_cholesky(S, L);
 }

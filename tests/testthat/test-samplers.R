@@ -186,6 +186,10 @@ test_that("positive definiteness has one criterion, the samplers' own", {
   expect_false(inherits(try(chol(S), silent = TRUE), "try-error"))
   expect_false(dpcov:::is_pd_cpp(S))
   expect_identical(dpcov:::is_pd(S), dpcov:::is_pd_cpp(S))
+  # a non-finite matrix is not positive definite (Eigen's LLT lets a NaN pivot through)
+  expect_false(dpcov:::is_pd(matrix(c(NaN, 0, 0, 1), 2)))
+  expect_false(dpcov:::is_pd(diag(c(Inf, 1))))
+  expect_true(dpcov:::is_pd(diag(2)))
   # the exported samplers refuse it in R, with a classed error naming the argument
   e <- tryCatch(riwishart(1, 10, S), error = identity)
   expect_s3_class(e, "dpcov_error")
