@@ -197,7 +197,7 @@ check_spd <- function(S, arg) {
   # both Cholesky routines must succeed: the samplers use Eigen's LLT (lower
   # triangle), rdata() base::chol() (LAPACK, upper), and at the boundary of
   # positive definiteness they can disagree
-  if (!is_pd_cpp(S) || inherits(try(chol(S), silent = TRUE), "try-error")) {
+  if (!is_pd(S) || inherits(try(chol(S), silent = TRUE), "try-error")) {
     abort("`%s` must be positive definite.", arg, .arg = arg)
   }
   S

@@ -143,7 +143,6 @@ bool is_pd_cpp(const Eigen::Map<Eigen::MatrixXd> S);
 RcppExport SEXP _dpcov_is_pd_cpp(SEXP SSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
     rcpp_result_gen = Rcpp::wrap(is_pd_cpp(S));
     return rcpp_result_gen;

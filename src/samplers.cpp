@@ -40,9 +40,9 @@ Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::Matr
 // The samplers' own positive-definiteness test (Eigen's LLT), so that R's
 // checks and decisions use the criterion the samplers will apply: base::chol()
 // (LAPACK, upper triangle) and LLT (lower triangle) disagree at the boundary.
-// [[Rcpp::export]]
+// [[Rcpp::export(rng = false)]]
 bool is_pd_cpp(const Eigen::Map<Eigen::MatrixXd> S) {
-  if (S.rows() != S.cols() || !S.allFinite()) return false;  // LLT lets NaN pivots through
+  if (S.rows() != S.cols()) return false;
   MatrixXd L;
   return dpcov::lower_cholesky(S, L);
 }

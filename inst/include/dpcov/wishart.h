@@ -27,8 +27,10 @@ inline void bartlett_factor(double df, Ref<MatrixXd> T, bool zero_upper = true) 
   }
 }
 
-// Lower Cholesky factor of a symmetric positive definite matrix; false if not PD.
+// Lower Cholesky factor of a symmetric positive definite matrix; false if not
+// PD. A non-finite S is not PD, though LLT would let a NaN pivot through.
 inline bool lower_cholesky(const Ref<const MatrixXd>& S, MatrixXd& L) {
+  if (!S.allFinite()) return false;
   Eigen::LLT<MatrixXd> llt(S);
   if (llt.info() != Eigen::Success) return false;
   L = llt.matrixL();
