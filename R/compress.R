@@ -226,17 +226,28 @@ compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate,
 # check_data_matrix(). Zero and constant columns are valid data: refusing
 # them would make the release depend on the values.
 check_compress_matrix <- function(x, arg, normalize) {
+  x <- compress_input(x, arg)
+  abort_nonfinite(nonfinite_columns(x), arg)
+  check_no_overflow(x, arg)
+  x
+}
+
+# The shape checks of compression's data; a double matrix is used as is, not
+# copied, and not scanned: the callers find NA/NaN and Inf themselves.
+compress_input <- function(x, arg) {
   if (is.matrix(x) && is.double(x) && !is.object(x)) {
     if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
     if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
-  } else {
-    x <- check_data_matrix(x, arg, min_rows = 2L)
+    return(x)
   }
+  check_data_matrix(x, arg, min_rows = 2L, finite = FALSE)
+}
+
+# abort_nonfinite()'s code from one C++ scan of the columns (flag 3: NA/NaN,
+# 4: +-Inf; NA/NaN wins).
+nonfinite_columns <- function(x) {
   flag <- scan_columns_cpp(x)
-  if (any(flag == 3L)) abort("`%s` contains NA or NaN values; remove or impute them first.", arg)
-  if (any(flag == 4L)) abort("`%s` contains infinite values.", arg)
-  check_no_overflow(x, arg)
-  x
+  if (any(flag == 3L)) 1L else if (any(flag == 4L)) 2L else 0L
 }
 
 # dp_compress()'s data matrix and X'X from ONE read of X (a double matrix is
@@ -246,18 +257,10 @@ check_compress_matrix <- function(x, arg, normalize) {
 # bound max|x_ij|^2 <= xmax / n is implied by max_j x_j'x_j <= xmax / (2n)
 # (x_ij^2 <= x_j'x_j, with room for rounding), else it is checked exactly.
 compress_matrix_gram <- function(x, arg) {
-  if (is.matrix(x) && is.double(x) && !is.object(x)) {
-    if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
-    if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
-  } else {
-    x <- check_data_matrix(x, arg, min_rows = 2L, finite = FALSE)
-  }
+  x <- compress_input(x, arg)
   gram <- crossprod_cpp(x)
   d <- diag(gram)
-  if (!all(is.finite(d))) {
-    flag <- scan_columns_cpp(x)
-    abort_nonfinite(if (any(flag == 3L)) 1L else if (any(flag == 4L)) 2L else 0L, arg)
-  }
+  if (!all(is.finite(d))) abort_nonfinite(nonfinite_columns(x), arg)
   if (max(d) > 0.5 * .Machine$double.xmax / nrow(x)) check_no_overflow(x, arg)
   list(x = x, gram = gram)
 }
@@ -341,22 +344,25 @@ compressed_pca <- function(release, rank = NULL, ...) {
   }
   C <- compressed_matrix(release, "release")
   p <- ncol(C)
-  k <- if (is.null(rank)) p else {
-    rank <- check_count(rank, "rank")
-    if (rank > p) abort("`rank` must be <= p = %d; got %s.", p, format(rank))
-    as.integer(rank)
-  }
-  s <- svd(C, nu = 0, nv = k)  # as prcomp, so loadings carry the same signs
+  s <- compressed_svd(C, check_rank(rank, p))
   rotation <- s$v
-  dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(k)))
+  dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(ncol(rotation))))
   sdev <- s$d / sqrt(nrow(C))
-  if (length(sdev) < p) sdev <- c(sdev, rep(0, p - length(sdev)))
   structure(list(sdev = sdev, rotation = rotation, center = FALSE, scale = FALSE,
                  x = C %*% rotation, units = "those of the matrix given; uncentred, per row (C'C / m)",
                  per_row = TRUE, n_negative = 0L, subspace_bound = NULL, source = NULL,
                  guarantee = "none stated: computed from a plain matrix, not from a release",
                  call = release_call(call, character(0))),
             class = c("compressed_pca", "dp_pca", "prcomp"))
+}
+
+# The SVD of compressed rows C for a PCA of C'C / m: the right singular
+# vectors of the top k (as prcomp(C, center = FALSE), so loadings carry the
+# same signs) and all p singular values, zero beyond min(m, p).
+compressed_svd <- function(C, k) {
+  s <- svd(C, nu = 0, nv = k)
+  p <- ncol(C)
+  list(d = if (length(s$d) < p) c(s$d, rep(0, p - length(s$d))) else s$d, v = s$v)
 }
 
 #' Distance between principal subspaces, and the bound of Proposition 3.4
@@ -508,9 +514,8 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   V <- (V + t(V)) / 2
   dimnames(V) <- list(nm, nm)
   rel <- if (inherits(release, "dp_compress")) release else NULL
-  tt <- stats::terms(stats::reformulate(paste0("`", nm, "`"), response = as.name(colnames(C)[yi]),
-                                       intercept = FALSE))
-  attr(tt, ".Environment") <- baseenv()
+  tt <- with_base_env(stats::terms(stats::reformulate(paste0("`", nm, "`"), response = as.name(colnames(C)[yi]),
+                                                     intercept = FALSE)))
   structure(list(coefficients = beta, vcov = V, boot = NULL, sigma = sigma, n = n, n_used = n,
                  n_source = if (is.na(n)) "unknown" else "public (released)", df = k,
                  response = colnames(C)[yi], release = rel, B = 0, ci_type = "normal", units = units,

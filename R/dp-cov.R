@@ -223,12 +223,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   }
   with_refund(budget, charge, {
     src <- dp_cov_source(x)
-    check_threshold_p <- function(p) {
-      if (mechanism == "threshold" && p < 2L) {
-        abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(p), .arg = "mechanism")
-      }
-    }
-    if (is.null(src$reader)) check_threshold_p(src$p)
+    if (is.null(src$reader)) check_threshold_p(mechanism, src$p)
 
     # step 0 (only without `clip_mean`): a private quantile of the raw row norms
     if (auto_mean) {
@@ -241,7 +236,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     # a reader's shape is learnt in this pass
     mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
     src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
-    check_threshold_p(src$p)
+    check_threshold_p(mechanism, src$p)
     # step 1b (only without `clip`): a private quantile of the norms of the rows
     # centred at the released (hence public) mean
     if (auto_clip) {
@@ -328,6 +323,14 @@ dp_cov_suffstat <- function(s, clip, clip_mean) {
   s
 }
 
+# Thresholding needs p >= 2 (its threshold grows with log p); a reader's p is
+# known only after the mean step's pass.
+check_threshold_p <- function(mechanism, p) {
+  if (mechanism == "threshold" && p < 2L) {
+    abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(p), .arg = "mechanism")
+  }
+}
+
 #' dp_cov() from a dp_suffstat, in one pass over the data: the private mean
 #' from the clipped rows' column sums, the second mechanism on their
 #' uncentred Gram, and the covariance \eqn{(\tilde G - \hat n \hat\mu
@@ -337,9 +340,7 @@ dp_cov_suffstat <- function(s, clip, clip_mean) {
 #' @noRd
 dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, mechanism,
                             type, divisor, neighbor, calibration, charge, call) {
-  if (mechanism == "threshold" && s$p < 2L) {
-    abort("`mechanism` = \"threshold\" needs p >= 2 columns; `x` has %d.", as.integer(s$p), .arg = "mechanism")
-  }
+  check_threshold_p(mechanism, s$p)
   mean_step <- noisy_mean(s$sum, s$n, s$clip,
                           mean_step_sigma(s$clip, neighbor, eps_mean, delta_mean, calibration),
                           neighbor == "add-remove")

@@ -87,18 +87,13 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL) {
   call <- match.call()
   check_release(release, "release")
   p <- as.integer(release$p)
-  k <- if (is.null(rank)) p else {
-    rank <- check_count(rank, "rank")
-    if (rank > p) abort("`rank` must be <= p = %d; got %s.", p, format(rank), .arg = "rank")
-    as.integer(rank)
-  }
+  k <- check_rank(rank, p)
   src <- pca_source(release, center)
   if (src$compressed) {
     C <- release$estimate
-    s <- svd(C, nu = 0, nv = k)  # as prcomp(C, center = FALSE): the same signs
+    s <- compressed_svd(C, k)
     values <- s$d^2 / nrow(C)
     vectors <- s$v
-    if (length(values) < p) values <- c(values, rep(0, p - length(values)))
   } else {
     e <- eigen(src$matrix, symmetric = TRUE)
     values <- e$values
@@ -198,6 +193,14 @@ compression_subspace_bound <- function(release, values) {
   ok <- 3 * norm_b <= gap
   data.frame(dim = d, delta_D_hat = gap, norm_B_max = norm_b,
              bound = ifelse(ok, norm_b / (gap - norm_b), NA_real_), bound_applies = ok)
+}
+
+# Components kept: all p by default.
+check_rank <- function(rank, p) {
+  if (is.null(rank)) return(as.integer(p))
+  rank <- check_count(rank, "rank")
+  if (rank > p) abort("`rank` must be <= p = %d; got %s.", as.integer(p), format(rank), .arg = "rank")
+  as.integer(rank)
 }
 
 check_col_scale <- function(scale, p, arg) {

@@ -611,16 +611,19 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
        redraw = if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel))
 }
 
+# A number the bootstrap reads from a release's `params` (`field` names it in
+# the error): a hand-made release may lack it.
+redraw_param <- function(v, field) {
+  if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", field, .arg = "x")
+  v
+}
+
 # The noise of a release, redrawn on a q x q block, and the conversion to
 # an estimate of the sum (as release_sum()).
 release_redraw <- function(rel, q, n) {
   pr <- rel$params
   p <- rel$p
-  num <- function(f) {
-    v <- pr[[f]]
-    if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", f, .arg = "x")
-    v
-  }
+  num <- function(f) redraw_param(pr[[f]], f)
   if (rel$scale == "average") {
     n <- if (is.na(n)) abort("`x` is an average but does not release n.", .arg = "x") else n
     s <- num("noise_sd")
@@ -679,10 +682,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   }
   S <- aug(rel$estimate[vars, vars, drop = FALSE], center[vars], n_hat)
   sm <- pr$second_moment
-  num <- function(v, f) {
-    if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", f, .arg = "x")
-    v
-  }
+  num <- redraw_param
   sigma_m <- num(pr$sigma_mean, "sigma_mean")
   clip_mean <- num(pr$clip_mean, "clip_mean")
   second <- pr$second_mechanism
