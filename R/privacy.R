@@ -209,12 +209,56 @@ second_moment_sensitivity <- function(clip, neighbor = "add-remove", n = NULL) {
   gram_sensitivity(clip, neighbor, n)
 }
 
-# The table above, for validated arguments.
-gram_sensitivity <- function(B, neighbor, n = NULL) {
+# The table above, for validated arguments. `zero_row` (see "Neighbours of
+# transformed rows" below) is the norm of the row the all-zero record becomes
+# after the public map that precedes clipping; 0 when the map fixes the origin.
+gram_sensitivity <- function(B, neighbor, n = NULL, zero_row = 0) {
+  if (neighbor == "zero-out") {
+    # ||v v' - w w'||_F^2 = |v|^4 + |w|^4 - 2 (v'w)^2 <= B^4 + |w|^4, attained
+    # by v orthogonal to w, |v| = B (p >= 2); |w| <= B after clipping
+    w <- min(zero_row, B)
+    sum_sens <- sqrt(B^4 + w^4)
+    return(if (is.null(n)) sum_sens else sum_sens / n)
+  }
   if (is.null(n)) {
     return(if (neighbor == "replace-one") sqrt(2) * B^2 else B^2)
   }
-  if (neighbor == "zero-out") B^2 / n else sqrt(2) * B^2 / n
+  sqrt(2) * B^2 / n
+}
+
+# ---- Neighbours of transformed rows --------------------------------------------
+#
+# A mechanism often sees the records through a public map T applied before
+# clipping: centring at a released mean (dp_cov()), a column of ones for the
+# intercept (dp_lm()), a shift of each column to a public box. The neighbour
+# relation is about records, so it must be applied before T:
+#  * replace-one and add/remove: a record is replaced, added or removed, so one
+#    transformed row is replaced, added or removed; any row of norm <= B can
+#    appear, and the usual sensitivities hold.
+#  * zero-out: the record becomes the all-zero record, which reaches the
+#    mechanism as the row T(0) (clipped), not as the zero row. With w the norm
+#    of that row, a Gram moves by up to sqrt(B^4 + w^4) (not B^2), and a sum of
+#    rows clipped to C by up to C + w (not C). T fixes the origin (w = 0) only
+#    for linear maps such as scaling.
+# `zero_row` is that w, a public number (it depends on T and B only).
+
+#' Norm of the transformed zero record after clipping to B: `t0` is T(0) (a
+#' vector, NULL or non-finite entries when T(0) is unknown, which is taken as
+#' the worst case B).
+#' @noRd
+zero_row_norm <- function(t0, B) {
+  if (is.null(t0) || !all(is.finite(t0))) return(B)
+  min(sqrt(sum(t0^2)), B)
+}
+
+#' The notion to calibrate a mechanism for when it has no `zero_row` path:
+#' zero-out on rows whose map moves the origin is calibrated as replace-one
+#' (replacing a record by any record covers replacing it by the zero record,
+#' whatever it becomes), which is sound and at most sqrt(2) / sqrt(1 + w^4/B^4)
+#' times the exact sensitivity.
+#' @noRd
+transformed_neighbor <- function(neighbor, moves_zero) {
+  if (neighbor == "zero-out" && isTRUE(moves_zero)) "replace-one" else neighbor
 }
 
 # ---------------------------------------------------------------------------
@@ -453,9 +497,9 @@ shift_table_e <- function(p) {
 #' record) \eqn{\sigma^2 = 2\log(1.25/\delta)/\epsilon^2}. `proven = FALSE`
 #' (clip = Inf, no guarantee) allows the classic calibration at any epsilon.
 #' @noRd
-threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration, proven = TRUE) {
+threshold_noise <- function(model, neighbor, B, n, epsilon, delta, calibration, proven = TRUE, zero_row = 0) {
   if (model == "central") {
-    s <- noise_sigma(gram_sensitivity(B, neighbor, n), epsilon, delta, calibration, proven)
+    s <- noise_sigma(gram_sensitivity(B, neighbor, n, zero_row), epsilon, delta, calibration, proven)
     list(s = s, sigma_record = NA_real_)
   } else {
     sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration, proven)
@@ -586,10 +630,11 @@ rgeometric2 <- function(sensitivity, epsilon) {
 #'   \eqn{\sqrt{\|c x\|^2 + C^2} \le \sqrt2 C}. The noisy count is the last
 #'   coordinate divided by C (noise sd sigma / C).
 #' @noRd
-mean_step_sensitivity <- function(clip_mean, neighbor) {
+mean_step_sensitivity <- function(clip_mean, neighbor, zero_row = 0) {
   switch(neighbor,
          "replace-one" = 2 * clip_mean,
-         "zero-out" = clip_mean,
+         # the zeroed record enters as its transformed row (norm <= zero_row)
+         "zero-out" = clip_mean + min(zero_row, clip_mean),
          "add-remove" = sqrt(2) * clip_mean)
 }
 
@@ -597,8 +642,8 @@ mean_step_sensitivity <- function(clip_mean, neighbor) {
 #' The released mean \eqn{\hat\mu = \tilde s / \hat n} then differs from the
 #' clipped rows' mean by about \eqn{N(0, \sigma^2/n^2)} per coordinate.
 #' @noRd
-mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "analytic") {
-  noise_sigma(mean_step_sensitivity(clip_mean, neighbor), epsilon, delta, calibration, proven = TRUE)
+mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "analytic", zero_row = 0) {
+  noise_sigma(mean_step_sensitivity(clip_mean, neighbor, zero_row), epsilon, delta, calibration, proven = TRUE)
 }
 
 #' The guarantee of dp_cov(): the two steps' (epsilon, delta) added by basic
