@@ -148,7 +148,9 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
     abort(paste0("`x` is a dp_suffstat (a clipped Gram matrix): it holds no row norms, so no bound ",
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")
   }
-  charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0)
+  # the quantile's utility and the clipped count move by at most 1 under every
+  # notion, so the charge holds under all of them
+  charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0, neighbor = "any")
   norms <- with_refund(budget, charge,
                        if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x))))
 

@@ -79,12 +79,14 @@
 #' # an over-spend is refused before the data is read, and nothing is charged
 #' try(wishart_noise(x, 0.9, 1e-6, clip = 2, budget = b))
 #' @export
-dp_budget <- function(epsilon, delta) {
+dp_budget <- function(epsilon, delta, neighbor = "add-remove") {
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   account <- new.env(parent = emptyenv())
   account$epsilon <- epsilon
   account$delta <- delta
+  account$neighbor <- neighbor
   account$ledger <- empty_ledger()
   structure(list(account = account), class = "dp_budget")
 }
@@ -94,14 +96,14 @@ dp_budget <- function(epsilon, delta) {
 #' @export
 budget_spent <- function(budget) {
   acc <- check_budget(budget)
-  tot <- compose_ledger(acc$ledger)
+  tot <- compose_ledger(acc$ledger, acc$neighbor)
   c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = acc$delta - tot$delta,
-              charges = nrow(acc$ledger)))
+              charges = nrow(acc$ledger), neighbor = acc$neighbor))
 }
 
 empty_ledger <- function() {
-  data.frame(what = character(0), when = .POSIXct(numeric(0)), epsilon = numeric(0),
-             delta = numeric(0), rho = numeric(0), stringsAsFactors = FALSE)
+  data.frame(what = character(0), when = .POSIXct(numeric(0)), neighbor = character(0),
+             epsilon = numeric(0), delta = numeric(0), rho = numeric(0), stringsAsFactors = FALSE)
 }
 
 # The budget error: a dpcov_error that also says it is about the budget.
@@ -121,25 +123,32 @@ check_budget <- function(budget, arg = "budget") {
     v <- get0(f, envir = acc, inherits = FALSE)
     if (!is_number(v) || !is.finite(v) || v <= 0 || (f == "delta" && v >= 1)) bad(sprintf("its total `%s` is malformed", f))
   }
+  nb <- get0("neighbor", envir = acc, inherits = FALSE)
+  if (!(is.character(nb) && length(nb) == 1L && !is.na(nb) && nb %in% dp_neighbors)) bad("its neighbour notion is malformed")
   led <- get0("ledger", envir = acc, inherits = FALSE)
   ok <- is.data.frame(led) && identical(names(led), names(empty_ledger())) &&
-    is.character(led$what) && inherits(led$when, "POSIXct") && is.double(led$epsilon) &&
+    is.character(led$what) && inherits(led$when, "POSIXct") && is.character(led$neighbor) &&
+    !anyNA(led$neighbor) && all(led$neighbor %in% charge_neighbors) && is.double(led$epsilon) &&
     is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
     all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0)
   if (!isTRUE(ok)) bad("its ledger is malformed")
-  list(epsilon = acc$epsilon, delta = acc$delta, ledger = led, env = acc)
+  list(epsilon = acc$epsilon, delta = acc$delta, neighbor = nb, ledger = led, env = acc)
 }
 
 #' Charge a budget for one release, before the release reads the data.
 #'
 #' `sigma_ratio` = sigma / sensitivity of a Gaussian mechanism (its zCDP rho is
-#' 1 / (2 sigma_ratio^2)); `NULL` for any other mechanism. `clip` = Inf
+#' 1 / (2 sigma_ratio^2)); `NULL` for any other mechanism. `neighbor` is the
+#' notion each charge's guarantee holds under (one per charge, or one for
+#' all; `"any"` for mechanisms private under every notion); a charge is
+#' restated under the budget's notion by convert_guarantee(), or refused with
+#' a `dpcov_budget_error` when no guarantee under it follows. `clip` = Inf
 #' refuses: a release without a guarantee cannot be accounted. With `budget = NULL` nothing happens (and the lazy arguments are
 #' never evaluated). Returns the index of the charge in the ledger, or NULL.
 #' A refused charge records nothing.
 #' @noRd
-budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL) {
+budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL, neighbor) {
   if (is.null(budget)) return(NULL)
   acc <- check_budget(budget)
   if (identical(clip, Inf)) {
@@ -150,16 +159,29 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   if (is.null(sigma_ratio)) sigma_ratio <- NA_real_
   rho <- ifelse(is.na(sigma_ratio), NA_real_, 1 / (2 * sigma_ratio^2))
   if (any(!is.na(rho) & !(is.finite(rho) & rho > 0))) abort("internal: the noise ratio of %s is not a positive number.", what[1])
-  row <- data.frame(what = what, when = Sys.time(), epsilon = epsilon, delta = delta, rho = rho,
-                    stringsAsFactors = FALSE)
+  neighbor <- rep_len(neighbor, length(what))
+  stopifnot(all(neighbor %in% charge_neighbors))
+  refused <- vapply(seq_along(what), function(i) {
+    is.null(convert_guarantee(epsilon[i], delta[i], rho[i], neighbor[i], acc$neighbor))
+  }, logical(1))
+  if (any(refused)) {
+    i <- which(refused)[1]
+    abort_budget(paste0("`budget` accounts under %s, but %s holds under %s only (it uses or discloses n), ",
+                        "which implies no guarantee under the budget's notion; nothing was charged and the ",
+                        "data was not read. Release under neighbor = \"%s\", or keep this release on a budget ",
+                        "created with dp_budget(..., neighbor = \"%s\")."),
+                 neighbor_words(acc$neighbor), what[i], neighbor_words(neighbor[i]), acc$neighbor, neighbor[i])
+  }
+  row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
+                    rho = rho, stringsAsFactors = FALSE)
   what <- paste(what, collapse = " + ")
   epsilon <- sum(epsilon)
   delta <- sum(delta)
   after <- rbind(acc$ledger, row)
-  tot <- compose_ledger(after)
+  tot <- compose_ledger(after, acc$neighbor)
   tol <- 1 + 1e-9
   if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol) {
-    now <- compose_ledger(acc$ledger)
+    now <- compose_ledger(acc$ledger, acc$neighbor)
     abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent would be ",
                         "(epsilon, delta) = (%s, %s), above the budget (%s, %s); spent so far (%s, %s). ",
                         "Nothing was charged and the data was not read."),
@@ -186,9 +208,18 @@ with_refund <- function(budget, charge, expr) {
   })
 }
 
-#' Totals of a ledger by both composition paths (see ?dp_budget).
+#' Totals of a ledger by both composition paths (see ?dp_budget), every
+#' charge first restated under the budget's notion `to`.
 #' @noRd
-compose_ledger <- function(ledger) {
+compose_ledger <- function(ledger, to) {
+  for (i in seq_len(nrow(ledger))) {
+    g <- convert_guarantee(ledger$epsilon[i], ledger$delta[i], ledger$rho[i], ledger$neighbor[i], to)
+    if (is.null(g)) abort("internal: the ledger holds a charge under %s that a %s budget cannot account.",
+                          ledger$neighbor[i], to)
+    ledger$epsilon[i] <- g$epsilon
+    ledger$delta[i] <- g$delta
+    ledger$rho[i] <- g$rho
+  }
   gauss <- !is.na(ledger$rho)
   delta <- sum(ledger$delta)
   eps_basic <- sum(ledger$epsilon)
@@ -222,12 +253,15 @@ zcdp_epsilon <- function(rho, delta) {
 #' @export
 print.dp_budget <- function(x, ...) {
   acc <- check_budget(x, "x")
-  tot <- compose_ledger(acc$ledger)
-  cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s); %d charge(s)\n",
-              format(acc$epsilon), format(acc$delta), nrow(acc$ledger)))
+  tot <- compose_ledger(acc$ledger, acc$neighbor)
+  cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s; %d charge(s)\n",
+              format(acc$epsilon), format(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
   if (nrow(acc$ledger)) {
     led <- acc$ledger
-    show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"),
+    if (any(!led$neighbor %in% c(acc$neighbor, "any"))) {
+      cat("Charges under another notion are restated under the budget's (see ?dp_budget) before they are added.\n")
+    }
+    show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"), neighbor = led$neighbor,
                        epsilon = signif(led$epsilon, 4), delta = signif(led$delta, 4),
                        rho = signif(led$rho, 4), stringsAsFactors = FALSE)
     rownames(show) <- seq_len(nrow(show))
@@ -263,7 +297,7 @@ as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) 
 #' @export
 summary.dp_budget <- function(object, ...) {
   acc <- check_budget(object, "object")
-  tot <- compose_ledger(acc$ledger)
+  tot <- compose_ledger(acc$ledger, acc$neighbor)
   data.frame(total = c("basic composition", "zCDP + basic", "reported", "budget", "left"),
              epsilon = c(tot$epsilon_basic, tot$epsilon_zcdp, tot$epsilon, acc$epsilon, acc$epsilon - tot$epsilon),
              delta = c(tot$delta, tot$delta, tot$delta, acc$delta, acc$delta - tot$delta),

@@ -161,9 +161,12 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", why)
   if (!is.null(clip_mean)) clip_mean <- check_finite_clip(clip_mean, "clip_mean", why)
   one_pass <- inherits(x, "dp_suffstat")
+  # under add/remove n is private: a release must not succeed on a data set and
+  # fail on its neighbour with one row fewer, so any n >= 0 is released
+  min_rows <- if (neighbor == "add-remove") 0L else 2L
   if (one_pass) {
     # the statistics fix the one bound both steps use
-    x <- dp_cov_suffstat(x, clip, clip_mean)
+    x <- dp_cov_suffstat(x, clip, clip_mean, min_rows)
     clip <- clip_mean <- x$clip
   }
   auto_clip <- is.null(clip)
@@ -214,7 +217,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           c(rep(eps_bound, auto_mean + auto_clip), eps_mean, eps_second),
                           c(rep(0, auto_mean + auto_clip), delta_mean, delta_second),
                           sigma_ratio = c(rep(NA_real_, auto_mean + auto_clip), ratio(eps_mean, delta_mean),
-                                          if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)))
+                                          if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)),
+                          neighbor = c(rep("any", auto_mean + auto_clip), neighbor,
+                                       second_step_notion(mechanism, neighbor)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (one_pass) {
     return(with_refund(budget, charge,
@@ -222,7 +227,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                        mechanism, type, divisor, neighbor, calibration, charge, call)))
   }
   with_refund(budget, charge, {
-    src <- dp_cov_source(x)
+    src <- dp_cov_source(x, min_rows)
     if (is.null(src$reader)) check_threshold_p(mechanism, src$p)
 
     # step 0 (only without `clip_mean`): a private quantile of the raw row norms
@@ -234,7 +239,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     }
     # step 1 (a budget charge for (eps_mean, delta_mean) can precede this call);
     # a reader's shape is learnt in this pass
-    mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration)
+    mean_step <- dp_cov_mean_step(src, clip_mean, neighbor, eps_mean, delta_mean, calibration, min_rows)
     src[c("n", "p", "colnames")] <- mean_step[c("n", "p", "colnames")]
     check_threshold_p(mechanism, src$p)
     # step 1b (only without `clip`): a private quantile of the norms of the rows
@@ -301,7 +306,7 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
 # A dp_suffstat given to dp_cov(): it must carry the column sums, and its
 # clip bound (the only one both steps can use) must be finite and agree with
 # any bound the caller gives.
-dp_cov_suffstat <- function(s, clip, clip_mean) {
+dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
   s <- check_suffstat(s)
   if (is.null(s$sum)) {
     abort(paste0("`x` is a dp_suffstat without column sums (`sum`), so it cannot be centred privately; ",
@@ -311,7 +316,7 @@ dp_cov_suffstat <- function(s, clip, clip_mean) {
     abort("`x` is a dp_suffstat computed with clip = Inf; dp_cov() needs rows clipped to a finite bound.",
           .arg = "x")
   }
-  if (s$n < 2) abort("dp_cov() needs at least 2 rows; `x` has %s.", format(s$n), .arg = "x")
+  if (s$n < min_rows) abort("dp_cov() needs at least 2 rows when n is public; `x` has %s.", format(s$n), .arg = "x")
   for (arg in c("clip", "clip_mean")) {
     v <- if (arg == "clip") clip else clip_mean
     if (!is.null(v) && !isTRUE(all.equal(v, s$clip))) {
@@ -321,6 +326,13 @@ dp_cov_suffstat <- function(s, clip, clip_mean) {
     }
   }
   s
+}
+
+# The notion the second step's charge holds under: Sheffet's Wishart mechanism
+# holds under every notion, thresholding's noise uses n (replace-one under
+# add/remove), Analyze Gauss holds under the release's.
+second_step_notion <- function(mechanism, neighbor) {
+  switch(mechanism, wishart = "any", threshold = threshold_charge_notion("central", neighbor), neighbor)
 }
 
 # Thresholding needs p >= 2 (its threshold grows with log p); a reader's p is
@@ -390,21 +402,22 @@ centred_source <- function(src, center) {
 }
 
 # The data source: a checked matrix, or a chunk reader read once per step.
-dp_cov_source <- function(x) {
+dp_cov_source <- function(x, min_rows = 2L) {
   if (missing(x)) abort_missing("x")
   if (is.function(x)) {
     check_reader(x)
     return(list(reader = x, X = NULL, n = NA_real_, p = NA_integer_, colnames = NULL))
   }
-  X <- check_data_matrix(x, min_rows = 2L)
+  X <- check_data_matrix(x, min_rows = min_rows)
   list(reader = NULL, X = X, n = nrow(X), p = ncol(X), colnames = colnames(X))
 }
 
 # One pass over a reader (reader_fold()), at least 2 rows.
-dp_cov_stream <- function(reader, f, p = NULL) {
-  reader_fold(reader, f, p = p, min_rows = 2L,
-              too_few = paste0("the reader `x` returned fewer than 2 rows; dp_cov() needs at least 2, and reads ",
-                               "the reader twice: it must start again after returning NULL."))
+dp_cov_stream <- function(reader, f, p = NULL, min_rows = 2L) {
+  reader_fold(reader, f, p = p, min_rows = min_rows,
+              too_few = paste0("the reader `x` returned too few rows (dp_cov() needs 2 when n is public) or none ",
+                               "on a second pass: dp_cov() reads the reader twice, and it must start again after ",
+                               "returning NULL."))
 }
 
 # Column sums of rows clipped to L2 norm `bound`.
@@ -414,13 +427,13 @@ clipped_col_sums <- function(X, bound) colSums(X * clip_factors(X, bound))
 #' rows (and under add/remove the noisy count, scaled by clip_mean, from the
 #' same noise draw): noise N(0, sigma^2) per coordinate, sums first.
 #' @noRd
-dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibration) {
+dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibration, min_rows = 2L) {
   if (is.null(src$reader)) {
     sums <- clipped_col_sums(src$X, clip_mean)
     n <- src$n
     nm <- src$colnames
   } else {
-    pass <- dp_cov_stream(src$reader, function(b) clipped_col_sums(b, clip_mean))
+    pass <- dp_cov_stream(src$reader, function(b) clipped_col_sums(b, clip_mean), min_rows = min_rows)
     sums <- pass$total
     n <- pass$n
     nm <- pass$colnames
@@ -453,13 +466,17 @@ dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, 
   ss <- if (is.null(src$reader)) {
     second_moment(sweep(src$X, 2L, center), clip)
   } else {
-    pass <- dp_cov_stream(src$reader, function(b) clipped_gram_cpp(sweep(b, 2L, center), clip)$gram, src$p)
+    pass <- dp_cov_stream(src$reader, function(b) clipped_gram_cpp(sweep(b, 2L, center), clip)$gram, src$p,
+                          min_rows = min(1, src$n))
     if (pass$n != src$n) {
       abort("the reader `x` returned %s rows on the second pass and %s on the first: dp_cov() needs a re-readable reader that returns the same rows each time.",
             format(pass$n), format(src$n), .arg = "x")
     }
     new_suffstat(pass$total, pass$n, clip, src$colnames, 0)
   }
+  # under zero-out the zeroed record enters this step as the row -center
+  # (clipped), not as 0: the mechanism calibrates for it (see gram_sensitivity())
+  ss$zero_row <- zero_row_norm(-center, clip)
   second_moment_step(ss, mechanism, neighbor, epsilon, delta, calibration)
 }
 

@@ -674,3 +674,37 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
           format(eps_mean), format(delta_mean), format(clip_mean),
           format(eps_second), format(delta_second), format(clip), bounds_txt, notion, n_txt)
 }
+
+# ---- Neighbour notions in the budget ledger -------------------------------------
+
+#' A charge's guarantee restated under the budget's neighbour notion
+#'
+#' Every charge holds under one notion (`from`); a budget accounts under one
+#' (`to`). `from = "any"` marks a mechanism private under all three at once
+#' (a private quantile, whose utility moves by at most 1 under each; Sheffet's
+#' Algorithms 1, 2, 3 and 5, proven for any replacement of a row of norm <= B,
+#' the zero row included, so also for add/remove). The rules:
+#'
+#' * same notion, or `"any"`: unchanged.
+#' * replace-one to zero-out: unchanged (replacing a record by the all-zero
+#'   record is one replacement).
+#' * zero-out or add/remove to replace-one, and add/remove to zero-out: the
+#'   budget's neighbours are two of the charge's steps apart (replace x by 0,
+#'   then 0 by x'; remove x, then add x' or 0), so by group privacy for k = 2
+#'   an (epsilon, delta)-DP charge is (2 epsilon, (1 + e^epsilon) delta)-DP
+#'   (Dwork and Roth 2014, the proof of Theorem 2.2 with delta), and a
+#'   rho-zCDP charge is 4 rho-zCDP (Bun and Steinke 2016, Proposition 1.9).
+#' * replace-one or zero-out to add/remove: no guarantee follows (those
+#'   releases use or disclose n, which add/remove keeps private): `NULL`, and
+#'   the budget refuses the charge.
+#' @noRd
+convert_guarantee <- function(epsilon, delta, rho, from, to) {
+  if (from == "any" || from == to || (from == "replace-one" && to == "zero-out")) {
+    return(list(epsilon = epsilon, delta = delta, rho = rho))
+  }
+  if (to == "add-remove") return(NULL)
+  list(epsilon = 2 * epsilon, delta = delta * (1 + exp(epsilon)), rho = 4 * rho)
+}
+
+# The notions a charge may be recorded under.
+charge_neighbors <- c(dp_neighbors, "any")

@@ -266,33 +266,44 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   auto_clip <- is.null(clip)
   if (!auto_clip) clip <- check_clip(clip)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
-  design <- lm_design(x, data)
-
   eps_bound <- if (auto_clip) bound_share * epsilon else 0
   eps_rel <- epsilon - eps_bound
   if (auto_clip && eps_bound < dp_limits$epsilon[1]) {
     abort("`bound_share` = %s leaves the private choice of `clip` epsilon below %s.", format(bound_share),
           format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
-  if (auto_clip && !is.null(budget)) {
-    # both steps charged before the data is read, all or none
-    ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta, "analytic") else NA_real_
-    charge <- budget_charge(budget, c("dp_lm private clip", paste("dp_lm:", mechanism)),
-                            c(eps_bound, eps_rel), c(0, delta), sigma_ratio = c(NA_real_, ratio))
-    budget <- NULL
-  }
-  A <- design$A
-  if (auto_clip) {
-    clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
-  }
-  rel <- switch(mechanism,
-    analyze_gauss = analyze_gauss(A, eps_rel, delta, clip = clip, neighbor = neighbor, budget = budget),
-    wishart = wishart_noise(A, eps_rel, delta, clip = clip, shift = TRUE, budget = budget),
-    jl_ridge = jl_ridge(A, eps_rel, delta, clip = clip, budget = budget),
-    iwishart_posterior = iwishart_posterior(A, eps_rel, delta, clip = clip, budget = budget))
+  # the mechanism's own argument-only refusals come before any charge
+  if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")
+  if (mechanism != "analyze_gauss") check_delta(delta, exp(-1), mechanism)
+  # every step is charged before the data is read (building the design reads
+  # it), all or none; a failure on the data's shape withdraws the charges
+  ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta, "analytic") else NA_real_
+  charge <- budget_charge(budget, c("dp_lm private clip"[auto_clip], paste("dp_lm:", mechanism)),
+                          c(eps_bound[auto_clip], eps_rel), c(0[auto_clip], delta),
+                          sigma_ratio = c(NA_real_[auto_clip], ratio),
+                          neighbor = c("any"[auto_clip], switch(mechanism, analyze_gauss = neighbor,
+                                                               iwishart_posterior = "replace-one", "any")))
+  rel <- with_refund(budget, charge, {
+    # under add/remove n is private: any n >= 0 is released
+    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L)
+    A <- design$A
+    if (auto_clip) {
+      clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
+    }
+    # under zero-out the zeroed record enters as its design row (the intercept's 1
+    # and any transformed zeros), not as the zero row: calibrate for that row
+    s <- second_moment(A, clip)
+    s$zero_row <- zero_row_norm(lm_zero_record_row(design, data), clip)
+    switch(mechanism,
+      analyze_gauss = analyze_gauss(s, eps_rel, delta, neighbor = neighbor),
+      wishart = wishart_noise(s, eps_rel, delta, shift = TRUE),
+      jl_ridge = jl_ridge(s, eps_rel, delta),
+      iwishart_posterior = iwishart_posterior(s, eps_rel, delta))
+  })
+  if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
+  A <- NULL
   rel$call <- lm_call(call)
   if (auto_clip) {
-    if (exists("charge", inherits = FALSE)) rel$params$budget_charge <- paste(charge, collapse = ", ")
     rel$epsilon <- epsilon
     rel$tuning <- tuning_record("private clipping bound", private = TRUE,
                                 detail = sprintf(paste0("clip chosen as 2 times the private median row norm ",
@@ -303,7 +314,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                format(epsilon), format(delta), format(eps_bound), rel$guarantee)
     }
   }
-  p <- ncol(A)
+  p <- rel$p
   fit <- lm_fit_release(rel, feat = design$feat, ones = 1L, y = p, intercept = design$intercept, B = B)
   finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call)
 }
@@ -381,7 +392,7 @@ lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "orde
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
-lm_design <- function(formula, data) {
+lm_design <- function(formula, data, min_rows = 2L) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
   }
@@ -398,7 +409,7 @@ lm_design <- function(formula, data) {
   miss <- setdiff(vars, names(data))
   if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
                           .arg = "x")
-  if (nrow(data) < 2L) abort("`data` needs at least 2 rows, has %d.", nrow(data), .arg = "data")
+  if (nrow(data) < min_rows) abort("`data` needs at least 2 rows when n is public, has %d.", nrow(data), .arg = "data")
   for (v in vars) {
     col <- data[[v]]
     if (is.character(col)) {
@@ -435,6 +446,23 @@ lm_design <- function(formula, data) {
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)))
+}
+
+#' The design row [x, y] of the all-zero record (numeric and logical variables
+#' 0), through the model's own terms: what a zero-out neighbour puts into the
+#' mechanism. NULL (the worst case) when it is not defined (a factor, a
+#' transformation undefined at 0).
+#' @noRd
+lm_zero_record_row <- function(design, data) {
+  vars <- all.vars(design$formula)
+  zero <- lapply(data[vars], function(col) if (is.factor(col)) NULL else if (is.logical(col)) FALSE else 0)
+  if (any(vapply(zero, is.null, logical(1)))) return(NULL)
+  tryCatch({
+    mf <- suppressWarnings(stats::model.frame(design$terms, data = as.data.frame(zero), na.action = stats::na.pass))
+    X <- stats::model.matrix(design$terms, mf)
+    if (!design$intercept) X <- cbind(1, X)
+    c(X, stats::model.response(mf))
+  }, error = function(e) NULL)
 }
 
 # A formula over a release's columns: response, features and the column of ones.

@@ -446,3 +446,29 @@ as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...)
   data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
              estimate = as.vector(est), stringsAsFactors = FALSE)
 }
+
+#' Mark a number or vector computed from private data without noise (a
+#' cross-validated constant, a data-scaled grid): the attribute
+#' `dp_nonprivate` says where it came from, and a release tuned with it is
+#' labelled non-private (nonprivate_source() reads the mark).
+#' @noRd
+mark_nonprivate <- function(v, why) {
+  attr(v, "dp_nonprivate") <- why
+  v
+}
+
+nonprivate_source <- function(v) {
+  why <- attr(v, "dp_nonprivate", exact = TRUE)
+  if (is_string(why)) why else NULL
+}
+
+#' Does matrix `a` hold any row of matrix `b` (exactly)? Used to refuse the
+#' "public" label for a sample taken from the private data.
+#' @noRd
+shares_rows <- function(a, b) {
+  a <- as.matrix(a)
+  b <- as.matrix(b)
+  if (!nrow(a) || !nrow(b) || ncol(a) != ncol(b)) return(FALSE)
+  key <- function(m) do.call(paste, c(lapply(seq_len(ncol(m)), function(j) sprintf("%.17g", m[, j])), sep = "\r"))
+  any(key(a) %in% key(b))
+}

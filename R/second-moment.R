@@ -38,7 +38,8 @@ second_moment <- function(x, clip = Inf) {
   clip <- check_clip(clip)
   if (is.function(x)) return(second_moment_stream(x, clip))
   # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
-  x <- check_data_matrix(x, finite = FALSE)
+  # zero rows are data too (under add/remove n is private)
+  x <- check_data_matrix(x, finite = FALSE, min_rows = 0L)
   g <- clipped_gram_cpp(x, clip)
   abort_nonfinite(g$nonfinite)
   new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped, g$sum)
@@ -146,12 +147,15 @@ check_suffstat <- function(s, arg = "x") {
   if (!is.matrix(g) || !is.numeric(g) || is.object(g) || nrow(g) != ncol(g) || !length(g)) bad("`gram` must be a square numeric matrix")
   if (anyNA(g) || !all(is.finite(range(g)))) bad("`gram` contains NA, NaN or infinite values")
   if (max(abs(g - t(g))) > 1e-8 * max(1, max(abs(g)))) bad("`gram` must be symmetric")
-  if (!is_number(s$n) || s$n < 1 || s$n != round(s$n) || !is.finite(s$n)) bad("`n` must be a whole number >= 1")
+  if (!is_number(s$n) || s$n < 0 || s$n != round(s$n) || !is.finite(s$n)) bad("`n` must be a whole number >= 0")
   if (!is_number(s$p) || s$p != ncol(g)) bad("`p` must equal the dimension of `gram`")
   if (!is_number(s$clip) || !(s$clip > 0)) bad("`clip` must be a positive number or Inf")
   check_clip(s$clip, arg = paste0(arg, "$clip"))
   if (is.finite(s$clip) && any(diag(g) < 0 | diag(g) > s$n * s$clip^2 * (1 + 1e-8))) {
     bad("its diagonal is not that of rows with norm <= `clip`")
+  }
+  if (!is.null(s$zero_row) && !(is_number(s$zero_row) && is.finite(s$zero_row) && s$zero_row >= 0)) {
+    bad("`zero_row` must be NULL or a finite number >= 0 (the norm of the row the all-zero record becomes)")
   }
   if (!is.null(s$sum)) {
     v <- s$sum
@@ -187,7 +191,7 @@ print.dp_suffstat <- function(x, ...) {
 #' A `dp_suffstat` carries its own clip bound, which must agree with `clip`
 #' when the caller gives one.
 #' @noRd
-as_suffstat <- function(x, clip, min_rows = 1L) {
+as_suffstat <- function(x, clip, min_rows = 0L) {
   if (inherits(x, "dp_suffstat")) {
     s <- check_suffstat(x)
     if (!missing(clip) && !is.null(clip) && !identical(check_clip(clip), s$clip)) {
@@ -259,13 +263,15 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
-                          clip = budget_clip(x, if (missing(clip)) NULL else clip))
+                          clip = budget_clip(x, if (missing(clip)) NULL else clip), neighbor = neighbor)
   s <- with_refund(budget, charge, as_suffstat(x, if (missing(clip)) NULL else clip))
   B <- noise_clip(s$clip, sigma_clip_inf)
-  sigma <- noise_sigma(gram_sensitivity(B, neighbor), epsilon, delta, calibration,
+  zero_row <- suffstat_zero_row(s, neighbor)
+  sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = zero_row), epsilon, delta, calibration,
                        proven = is.finite(s$clip))
   est <- s$gram + symmetric_gaussian_cpp(s$p, sigma)
   params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post)
+  if (zero_row > 0) params$zero_row <- zero_row
   params$budget_charge <- charge
   mechanism <- "Analyze Gauss (Dwork et al. 2014)"
   if (post == "shift") {
@@ -286,6 +292,13 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                  n_public = neighbor != "add-remove",
                  scale = if (shifted) "sum + ridge" else "sum", centred = FALSE,
                  ridge = if (shifted) params$shift else 0, params = params, call = call)
+}
+
+# Under zero-out: the norm of the row the all-zero record became before the
+# statistics were computed (set by callers that centre or augment rows; 0 for
+# raw rows). Irrelevant to the other notions.
+suffstat_zero_row <- function(s, neighbor) {
+  if (neighbor != "zero-out" || is.null(s) || is.null(s$zero_row)) 0 else s$zero_row
 }
 
 # The row-norm bound used to calibrate noise: the clip bound, or with clip = Inf

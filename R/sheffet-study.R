@@ -273,7 +273,7 @@ summary.sheffet_study <- function(object, ...) {
   }))
   out <- out[order(out$experiment, out$estimator, out$epsilon, out$m, out$n), ]
   rownames(out) <- NULL
-  out
+  as_nonprivate(out, "study_summary")
 }
 
 #' @rdname sheffet_study_methods
@@ -290,7 +290,7 @@ print.sheffet_study <- function(x, n_rows = 6, ...) {
               format(min(log2(st$n))), format(max(log2(st$n))), paste(st$epsilon, collapse = ", "),
               format(st$delta, digits = 3), format(st$clip, digits = 4)))
   cat(sprintf("%d errors; summary() gives mean and sd per estimator, epsilon, m and n:\n", nrow(x)))
-  print(utils::head(summary(x), n_rows), row.names = FALSE)
+  print(utils::head(plain_table(summary(x)), n_rows), row.names = FALSE)
   invisible(x)
 }
 

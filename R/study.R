@@ -105,13 +105,26 @@ print.dp_study <- function(x, n_rows = 6, ...) {
     kind)
   cat(sprintf("<%s> %s (a study, not a release)\n", kind, what))
   cat("summary() gives the table below; as.data.frame() the long format; plot() the figure.\n")
-  print(utils::head(summary(x), n_rows), row.names = FALSE)
+  print(utils::head(plain_table(summary(x)), n_rows), row.names = FALSE)
   invisible(x)
 }
 
 #' @rdname dp_study
 #' @export
 summary.dp_study <- function(object, ...) {
+  # a study's table holds exact statistics of the data it ran on (errors,
+  # compression's delta_D and bounds): it stays labelled non-private
+  as_nonprivate(study_table(object, ...), "study_summary")
+}
+
+# A labelled table as a plain data frame (for printing under a banner that
+# already says it is not private).
+plain_table <- function(d) {
+  class(d) <- "data.frame"
+  d
+}
+
+study_table <- function(object, ...) {
   kind <- check_study(object, "object")
   switch(kind,
     sheffet_study = summary.sheffet_study(object, ...),

@@ -146,7 +146,8 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     abort("the local model needs the records `x` as a matrix (each is perturbed by its owner), or an `ldp_aggregate()` result.")
   }
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
-                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip)
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
+                          neighbor = threshold_charge_notion(model, neighbor))
   X <- NULL
   # a failure on the input's shape withdraws the charge (nothing is released)
   with_refund(budget, charge, {
@@ -156,9 +157,10 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     p <- if (is.null(X)) s$p else ncol(X)
     if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
   })
+  zero_row <- suffstat_zero_row(s, neighbor)
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
                                            calibration, ldp_threshold, noise_multiplier,
-                                           proven = is.finite(clip))
+                                           proven = is.finite(clip), zero_row = zero_row)
 
   tuned <- resolve_threshold_constant(tune, X, p, n, cal, clip, B, keep_diagonal)
   noise <- cal(n)
@@ -244,10 +246,17 @@ threshold_neighbor <- function(neighbor, variant, model) {
   check_choice(neighbor, dp_neighbors, "neighbor")
 }
 
+# The notion a thresholding charge holds under: its noise scale uses n, so
+# under add/remove n is treated as public and the guarantee is replace-one's
+# (same calibration, sqrt(2) B^2 / n); a local report's notion is the record's.
+threshold_charge_notion <- function(model, neighbor) {
+  if (model == "central" && neighbor == "add-remove") "replace-one" else neighbor
+}
+
 # Noise sds at sample size m, and the noise term of the threshold.
 threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta,
-                                  calibration, ldp_threshold, multiplier = 4, proven = TRUE) {
-  nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration, proven)
+                                  calibration, ldp_threshold, multiplier = 4, proven = TRUE, zero_row = 0) {
+  nz <- threshold_noise(model, neighbor, B, m, epsilon, delta, calibration, proven, zero_row)
   nz$multiplier <- multiplier
   nz$t_noise <- if (model == "local" && variant == "modified" && ldp_threshold == "printed") {
     nz$sigma_record
@@ -298,6 +307,9 @@ threshold_tune <- function(method = "theory", folds = 10,
   method <- check_choice(method, c("theory", "fixed", "public", "cv"), "method")
   folds <- check_count(folds, "folds", min = 2, max = 1e6)
   check_flag(noise, "noise")
+  # a grid or constant computed from private data (threshold_cv() marks them)
+  # makes any release tuned with it non-private, whatever the method says
+  nonprivate <- c(nonprivate_source(grid), nonprivate_source(constant))[1]
   if (!is.null(grid)) {
     grid <- check_numeric_vector(grid, "grid", lower = 0)
     if (length(grid) > 1e6) abort("`grid` has %d candidates; at most 1e6 are allowed.", length(grid))
@@ -312,7 +324,7 @@ threshold_tune <- function(method = "theory", folds = 10,
     constant <- check_number(constant, "constant", lower = 0, lower_open = FALSE)
   }
   structure(list(method = method, folds = folds, grid = grid, public = public,
-                 constant = constant, noise = noise), class = "threshold_tune")
+                 constant = constant, noise = noise, nonprivate = nonprivate), class = "threshold_tune")
 }
 
 #' @export
@@ -331,9 +343,12 @@ as_threshold_tune <- function(tune, arg = "tune") {
   if (inherits(tune, "threshold_tune")) {
     # a hand-made object is input like any other: rebuild it through the checks
     if (!is.list(tune)) abort("`%s` is not a valid threshold_tune object.", arg, .arg = arg)
-    return(with_arg(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
+    out <- with_arg(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
                                    tune$public, tune$constant, if (is.null(tune$noise)) TRUE else tune$noise),
-                    arg, "a threshold_tune object"))
+                    arg, "a threshold_tune object")
+    # the mark survives a rebuild (a hand-made object cannot drop it by omission only)
+    if (is.null(out$nonprivate) && is_string(tune$nonprivate)) out$nonprivate <- tune$nonprivate
+    return(out)
   }
   if (!identical(arg, "tune")) abort("`%s` must be a threshold_tune object.", arg, .arg = arg)
   if (is.null(tune)) abort("`tune` must be \"theory\", a number, a public data matrix, \"cv\", or threshold_tune(), not NULL.")
@@ -351,6 +366,22 @@ as_threshold_tune <- function(tune, arg = "tune") {
 }
 
 resolve_threshold_constant <- function(tune, X, p, n, cal, clip, B, keep_diagonal) {
+  out <- resolve_threshold_constant_(tune, X, p, n, cal, clip, B, keep_diagonal)
+  # a public sample that holds rows of `x` is not public
+  why <- tune$nonprivate
+  if (is.null(why) && tune$method == "public" && !is.null(X) && shares_rows(tune$public, X)) {
+    why <- "the \"public\" sample holds rows of the private data `x`"
+  }
+  if (!is.null(why)) {
+    out$record$private <- FALSE
+    out$record$detail <- sprintf("%s; NOT private: %s", out$record$detail, why)
+  }
+  out$constant <- as.vector(out$constant)
+  out$record$value <- as.vector(out$record$value)
+  out
+}
+
+resolve_threshold_constant_ <- function(tune, X, p, n, cal, clip, B, keep_diagonal) {
   switch(tune$method,
     fixed = list(constant = tune$constant,
                  record = tuning_record("fixed constant", private = TRUE,
@@ -479,8 +510,12 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
                                            calibration, ldp_threshold, noise_multiplier,
                                            proven = is.finite(clip))
   cv <- run_threshold_cv(X, folds, tune$grid, clip, cal, keep_diagonal, noise, method == "downdate")
-  as_nonprivate(list(constant = cv$constant, grid = cv$grid, loss = cv$loss, folds = folds,
-                     n = nrow(X), p = ncol(X), method = method),
+  # the constant, and the default grid (scaled by the data's largest entry),
+  # are noiseless statistics of x: marked, so a release tuned with them says so
+  why <- "computed by threshold_cv() from the private data without noise"
+  as_nonprivate(list(constant = mark_nonprivate(cv$constant, why),
+                     grid = if (is.null(grid)) mark_nonprivate(cv$grid, why) else cv$grid,
+                     loss = cv$loss, folds = folds, n = nrow(X), p = ncol(X), method = method),
                 "threshold_cv")
 }
 
@@ -567,7 +602,8 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
                         calibration = "analytic", budget = NULL) {
   set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
-                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor))
+                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
+                          neighbor = set$neighbor)
   refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
                         "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
   if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
@@ -760,7 +796,8 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   }
   # the reports' per-record Gaussian noise (thresholding them is post-processing)
   charge <- budget_charge(budget, threshold_mechanism_name(variant, "local"), set$epsilon, set$delta,
-                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor))
+                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
+                          neighbor = set$neighbor)
   n <- agg$n
   p <- agg$p
   if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(p))

@@ -223,7 +223,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL) {
   call <- match.call()
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 4 (inverse-Wishart posterior)", budget)
+                       "Algorithm 4 (inverse-Wishart posterior)", budget, neighbor = "replace-one")
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -306,13 +306,16 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 # + 1, ...): for a reader d is known only after the charge, which is then
 # withdrawn if the check fails.
 sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget = NULL,
-                          shape_check = function(d) NULL) {
+                          shape_check = function(d) NULL, neighbor = "any") {
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it
-  charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip))
+  # Algorithms 1, 2, 3 and 5 hold under every notion (see the top of this
+  # file); Algorithm 4 uses n: replace-one
+  charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip),
+                          neighbor = neighbor)
   with_refund(budget, charge, {
     X <- NULL
     if (method == "explicit") {

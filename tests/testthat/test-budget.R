@@ -31,7 +31,7 @@ charge_reader <- function() {
 test_that("k Gaussian charges: rho = k / (2 s^2), converted by the CKS formula", {
   for (k in c(1, 3, 10)) for (s in c(2, 10)) for (delta in c(1e-5, 1e-8)) {
     b <- dp_budget(1000, 0.5)
-    for (i in seq_len(k)) budget_charge(b, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s)
+    for (i in seq_len(k)) budget_charge(b, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s, neighbor = "add-remove")
     sp <- budget_spent(b)
     rho <- k / (2 * s^2)
     expect_equal(sp$rho, rho, tolerance = 1e-12)
@@ -72,8 +72,8 @@ test_that("one Gaussian mechanism: the converted epsilon is at least its exact e
 
 test_that("basic composition, and the mixed rule (zCDP for Gaussians + basic for the rest)", {
   b <- dp_budget(10, 1e-3)
-  budget_charge(b, "laplace", 0.5, 0)
-  budget_charge(b, "wishart", 0.25, 1e-6)
+  budget_charge(b, "laplace", 0.5, 0, neighbor = "add-remove")
+  budget_charge(b, "wishart", 0.25, 1e-6, neighbor = "add-remove")
   sp <- budget_spent(b)
   expect_equal(sp$epsilon_basic, 0.75)
   expect_equal(sp$epsilon_zcdp, 0.75)
@@ -81,7 +81,7 @@ test_that("basic composition, and the mixed rule (zCDP for Gaussians + basic for
   expect_equal(sp$delta, 1e-6)
   expect_equal(sp$epsilon, 0.75)
   s <- gaussian_sigma(1, 0.3, 1e-6)
-  for (i in 1:4) budget_charge(b, "gauss", 0.3, 1e-6, sigma_ratio = s)
+  for (i in 1:4) budget_charge(b, "gauss", 0.3, 1e-6, sigma_ratio = s, neighbor = "add-remove")
   sp <- budget_spent(b)
   rho <- 4 / (2 * s^2)
   expect_equal(sp$epsilon_basic, 0.75 + 1.2)
@@ -130,15 +130,15 @@ test_that("an over-spend is refused before the data is read, and nothing is reco
 
 test_that("a budget spent exactly to its total is accepted (rounding tolerance)", {
   b <- dp_budget(0.3, 3e-6)
-  for (i in 1:3) budget_charge(b, "laplace", 0.1, 1e-6)
+  for (i in 1:3) budget_charge(b, "laplace", 0.1, 1e-6, neighbor = "add-remove")
   expect_equal(budget_spent(b)$charges, 3L)
-  expect_error(budget_charge(b, "laplace", 1e-6, 0), class = "dpcov_budget_error")
+  expect_error(budget_charge(b, "laplace", 1e-6, 0, neighbor = "add-remove"), class = "dpcov_budget_error")
 })
 
 test_that("the budget has reference semantics", {
   b <- dp_budget(2, 1e-5)
   b2 <- b
-  spend <- function(bud) budget_charge(bud, "laplace", 0.5, 0)
+  spend <- function(bud) budget_charge(bud, "laplace", 0.5, 0, neighbor = "add-remove")
   spend(b2)
   expect_equal(budget_spent(b)$epsilon, 0.5)
   analyze_gauss(matrix(rnorm(40), 10, 4), 0.5, 1e-6, clip = 1, budget = b)
@@ -148,7 +148,8 @@ test_that("the budget has reference semantics", {
 test_that("every mechanism charges, with its rho when it is Gaussian, and the release says which charge", {
   set.seed(3)
   X <- matrix(rnorm(400), 100, 4) / 2
-  b <- dp_budget(100, 0.9)
+  # one replace-one budget: the add/remove and "any" charges are restated under it
+  b <- dp_budget(100, 0.9, neighbor = "replace-one")
   rel <- list(
     ag = analyze_gauss(X, 0.5, 1e-5, clip = 1, budget = b),
     ag_classic = analyze_gauss(X, 0.5, 1e-5, clip = 1, calibration = "classic", neighbor = "replace-one", budget = b),
@@ -195,9 +196,9 @@ test_that("the ledger holds public parameters only, and print lists the charges"
   b <- dp_budget(1, 1e-5)
   analyze_gauss(X, 0.2, 1e-6, clip = 1, budget = b)
   wishart_noise(X, 0.2, 1e-6, clip = 1, budget = b)
-  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "ledger"))
+  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "neighbor", "ledger"))
   led <- as.data.frame(b)
-  expect_named(led, c("what", "when", "epsilon", "delta", "rho"))
+  expect_named(led, c("what", "when", "neighbor", "epsilon", "delta", "rho"))
   expect_s3_class(led$when, "POSIXct")
   out <- capture.output(print(b))
   expect_true(any(grepl("Analyze Gauss", out)))

@@ -46,8 +46,11 @@ test_that("as.data.frame is the long format: one row per setting x method x repl
   # the summaries agree with the long format
   s <- summary(studies$compression_study)
   expect_equal(s$distance, as.vector(tapply(cs$distance, cs$m, mean)))
-  expect_equal(summary(studies$threshold_study), study_summary(th, c("spectral", "frobenius", "l1")))
-  expect_identical(summary(studies$qda_study), studies$qda_study$summary)
+  expect_equal(plain_table(summary(studies$threshold_study)), study_summary(th, c("spectral", "frobenius", "l1")))
+  expect_identical(plain_table(summary(studies$qda_study)), studies$qda_study$summary)
+  # every study table is labelled non-private (compression's delta_D and bounds are exact statistics)
+  for (s in studies) expect_s3_class(summary(s), "dp_nonprivate")
+  expect_match(capture.output(print(summary(studies$compression_study)))[1], "NOT a private release")
 })
 
 test_that("old fields keep working", {
