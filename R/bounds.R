@@ -152,7 +152,7 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
   # notion, so the charge holds under all of them
   charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0, neighbor = "any")
   norms <- with_refund(budget, charge,
-                       if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x))))
+                       if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x, min_rows = 0L))))
 
   # everything below the norms is the mechanism; nothing derived from them
   # without noise leaves this function

@@ -1,0 +1,155 @@
+# Trust, second round: each block reproduces a defect found in review and
+# checks its fix (neighbour notions in the ledger, n under add/remove, the
+# order of charging, refusals that leave no charge, non-private labels).
+
+test_that("a budget carries one neighbour notion; other notions are restated soundly or refused", {
+  set.seed(201)
+  x <- matrix(rnorm(400), 100, 4) / 2
+  # add/remove budget: a replace-one charge (n used) has no add/remove guarantee
+  b <- dp_budget(5, 1e-4)
+  expect_identical(budget_spent(b)$neighbor, "add-remove")
+  e <- expect_error(dp_threshold(x, 0.3, 1e-6, clip = 1, budget = b), class = "dpcov_budget_error")
+  expect_identical(e$arg, "budget")
+  expect_match(conditionMessage(e), "replace-one")
+  expect_error(analyze_gauss(x, 0.3, 1e-6, clip = 1, neighbor = "zero-out", budget = b),
+               class = "dpcov_budget_error")
+  expect_error(iwishart_posterior(x, 0.3, 1e-6, clip = 1, budget = b), class = "dpcov_budget_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # mechanisms private under every notion, and add/remove ones, are accepted
+  analyze_gauss(x, 0.3, 1e-6, clip = 1, budget = b)
+  wishart_noise(x, 0.3, 1e-6, clip = 1, budget = b)
+  dp_clip_bound(x, 0.1, budget = b)
+  expect_equal(budget_spent(b)$epsilon_basic, 0.7)
+
+  # replace-one budget: the issue's case, analyze_gauss (add/remove) + dp_threshold (replace-one)
+  b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+  ag <- analyze_gauss(x, 0.3, 1e-6, clip = 1, budget = b)
+  th <- dp_threshold(x, 0.3, 1e-6, clip = 1, budget = b)
+  tot <- budget_spent(b)
+  led <- as.data.frame(b)
+  expect_identical(led$neighbor, c("add-remove", "replace-one"))
+  # by hand: the add/remove charge is two steps apart under replace-one
+  rho_ag <- 4 * second_moment_sensitivity(1, "add-remove")^2 / (2 * ag$params$sigma^2)
+  rho_th <- second_moment_sensitivity(1, "replace-one", n = 100)^2 / (2 * th$params$noise_sd^2)
+  expect_equal(tot$rho, rho_ag + rho_th, tolerance = 1e-10)
+  expect_equal(tot$epsilon_basic, 2 * 0.3 + 0.3)
+  expect_equal(tot$delta, 1e-6 * (1 + exp(0.3)) + 1e-6)
+  # the old total (charges added as if under one notion) is below the sound one
+  naive <- dpcov:::zcdp_epsilon(led$rho[1] + led$rho[2], 2e-6)
+  expect_gt(tot$epsilon, naive)
+  # zero-out budget: a replace-one charge is one zero-out step; add/remove is two
+  b <- dp_budget(5, 1e-4, neighbor = "zero-out")
+  dp_threshold(x, 0.3, 1e-6, clip = 1, budget = b)
+  analyze_gauss(x, 0.3, 1e-6, clip = 1, budget = b)
+  expect_equal(budget_spent(b)$epsilon_basic, 0.3 + 0.6)
+  # print names the notion and says charges were restated
+  out <- capture.output(print(b))
+  expect_match(out[1], "zero-out")
+  expect_true(any(grepl("restated", out)))
+  # a hand-made budget with a bad notion is refused
+  bad <- dp_budget(1, 1e-5)
+  assign("neighbor", "bounded", envir = bad$account)
+  expect_error(budget_spent(bad), class = "dpcov_error")
+})
+
+test_that("dp_cov and dp_lm compose their steps under the release's notion in the ledger", {
+  set.seed(202)
+  x <- cbind(rnorm(300, 5), rnorm(300, 5))
+  b <- dp_budget(10, 1e-4)
+  dp_cov(x, 1, 1e-6, budget = b)  # private bounds (any) + mean + second moment (add/remove)
+  led <- as.data.frame(b)
+  expect_identical(led$neighbor, c("any", "any", "add-remove", "add-remove"))
+  # thresholding inside dp_cov under add/remove treats n as public: refused on an add/remove budget
+  expect_error(dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 10, mechanism = "threshold", budget = b),
+               class = "dpcov_budget_error")
+  expect_identical(nrow(as.data.frame(b)), 4L)
+  d <- data.frame(a = rnorm(300), y = rnorm(300))
+  dp_lm(y ~ a, d, 1, 1e-6, budget = b)
+  expect_identical(tail(as.data.frame(b)$neighbor, 2), c("any", "add-remove"))
+})
+
+test_that("under add/remove n is private: 0, 1 and 2 rows are all released", {
+  set.seed(203)
+  x <- cbind(rnorm(2, 5), rnorm(2, 5))
+  for (k in 0:2) {
+    xs <- x[seq_len(k), , drop = FALSE]
+    r <- dp_cov(xs, 1, 1e-6, clip = 2, clip_mean = 10)
+    expect_s3_class(r, "dp_release")
+    expect_true(is.na(r$n))
+    expect_s3_class(dp_cov(xs, 1, 1e-6), "dp_release")
+    expect_s3_class(analyze_gauss(xs, 1, 1e-6, clip = 2), "dp_release")
+    expect_s3_class(wishart_noise(xs, 0.5, 1e-6, clip = 2), "dp_release")
+    d <- data.frame(a = xs[, 1], y = xs[, 2])
+    fit <- suppressWarnings(dp_lm(y ~ a, d, 1, 1e-6, clip = 3, B = 0))
+    expect_s3_class(fit, "dp_lm")
+    expect_length(coef(fit), 2L)
+  }
+  # n is public under replace-one: too few rows is then a public fact, refused
+  expect_error(dp_cov(x[1, , drop = FALSE], 1, 1e-6, clip = 2, clip_mean = 10, neighbor = "replace-one"),
+               class = "dpcov_error")
+  # and from sufficient statistics
+  s <- second_moment(x[1, , drop = FALSE], 10)
+  expect_s3_class(dp_cov(s, 1, 1e-6), "dp_release")
+})
+
+test_that("dp_lm charges before it reads the data, and refusals leave nothing on the ledger", {
+  set.seed(204)
+  d <- data.frame(a = rnorm(50), y = rnorm(50))
+  d$a[3] <- NA
+  b <- dp_budget(0.5, 1e-6)
+  # NA data and an exhausted budget: the budget error comes first (nothing was read)
+  expect_error(dp_lm(y ~ a, d, 1, 1e-6, clip = 1, budget = b), class = "dpcov_budget_error")
+  expect_error(dp_lm(y ~ a, d, 1, 1e-6, budget = b), class = "dpcov_budget_error")
+  # with budget left, the data error is raised and its charges withdrawn
+  b <- dp_budget(5, 1e-4)
+  e <- expect_error(dp_lm(y ~ a, d, 1, 1e-6, budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "data")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # a Wishart share refused by its own argument check leaves no charge
+  d$a[3] <- 0
+  expect_error(dp_lm(y ~ a, d, 2, 1e-6, mechanism = "wishart", budget = b), class = "dpcov_error")
+  expect_error(dp_lm(y ~ a, d, 0.5, 0.5, mechanism = "wishart", budget = b), class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  fit <- dp_lm(y ~ a, d, 0.5, 1e-6, mechanism = "wishart", budget = b)
+  expect_identical(budget_spent(b)$charges, 2L)
+  expect_identical(fit$release$params$budget_charge, "1, 2")
+})
+
+test_that("values computed from the private data without noise carry a non-private label into releases", {
+  set.seed(205)
+  x <- matrix(rnorm(300 * 6), 300, 6) / 3
+  cv <- threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 5)
+  expect_false(is.null(attr(cv$constant, "dp_nonprivate")))
+  expect_false(is.null(attr(cv$grid, "dp_nonprivate")))
+  # the cross-validated constant passed on as a "fixed" number
+  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = cv$constant)
+  expect_s3_class(r, "dp_nonprivate")
+  expect_false(r$tuning$private)
+  expect_match(r$tuning$detail, "NOT private")
+  expect_null(attributes(r$params$constant))
+  # its data-scaled grid used with a public sample
+  pub <- matrix(rnorm(200 * 6), 200, 6) / 3
+  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = threshold_tune("public", public = pub, grid = cv$grid))
+  expect_s3_class(r, "dp_nonprivate")
+  # a "public" sample that holds rows of x
+  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = x[1:100, ])
+  expect_s3_class(r, "dp_nonprivate")
+  expect_match(r$tuning$detail, "rows of the private data")
+  # controls: a number typed in, a genuinely public sample
+  expect_false(inherits(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = 0.3), "dp_nonprivate"))
+  expect_false(inherits(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = pub), "dp_nonprivate"))
+  # a hand-made tune object cannot drop the mark by being rebuilt
+  tn <- threshold_tune("fixed", constant = cv$constant)
+  expect_s3_class(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = tn), "dp_nonprivate")
+})
+
+test_that("compression_pca_study's table (delta_D, bounds) is labelled non-private", {
+  set.seed(206)
+  f <- rnorm(600)
+  x <- cbind(f, f, 0) + matrix(rnorm(1800), 600, 3)
+  s <- compression_pca_study(x, m = 200, dim = 1, reps = 2)
+  sm <- summary(s)
+  expect_s3_class(sm, "dp_nonprivate")
+  expect_match(capture.output(print(sm))[1], "NOT a private release")
+  expect_s3_class(s, "dp_nonprivate")
+})
