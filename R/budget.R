@@ -54,12 +54,29 @@
 #'   `tune = "cv"` in [dp_threshold()] is charged for its noise, but has no
 #'   guarantee (the tuning looked at the data), which the release states.
 #'
+#' @section Neighbour notions: A budget accounts under one neighbour notion,
+#'   `neighbor` (default `"add-remove"`, as for the mechanisms). Every charge
+#'   records the notion its own guarantee holds under (the ledger's `neighbor`
+#'   column; `"any"` for mechanisms private under all three, such as
+#'   [dp_clip_bound()] and Sheffet's Algorithms 1, 2, 3 and 5) and is restated
+#'   under the budget's notion before the totals are formed: unchanged for the
+#'   same notion, `"any"`, or replace-one on a zero-out budget; by group
+#'   privacy over two steps, \eqn{(2\epsilon, (1 + e^\epsilon)\delta)} and
+#'   \eqn{4\rho}, for an add/remove or zero-out charge on a replace-one
+#'   budget and an add/remove charge on a zero-out budget. A replace-one or
+#'   zero-out charge on an add/remove budget implies no add/remove guarantee
+#'   (those releases use or disclose n) and is refused with a
+#'   `dpcov_budget_error`, before the data is read. The ledger keeps each
+#'   charge as made; `budget_spent()` and `print()` report the restated totals.
+#'
 #' @param epsilon,delta The total budget (delta in (0, 1)).
+#' @param neighbor The neighbour notion the budget accounts under:
+#'   `"add-remove"` (default), `"replace-one"` or `"zero-out"`.
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
 #'   `epsilon_zcdp`, `rho` (the Gaussian charges' total), `path` (`"zCDP"`
-#'   or `"basic"`, the one reported), `epsilon_left`, `delta_left` and
-#'   `charges` (their number).
+#'   or `"basic"`, the one reported), `epsilon_left`, `delta_left`,
+#'   `charges` (their number) and `neighbor` (the budget's notion).
 #' @references Bun, M. and Steinke, T. (2016). Concentrated differential
 #'   privacy: simplifications, extensions, and lower bounds. *Theory of
 #'   Cryptography Conference (TCC 2016-B)*, LNCS 9985, 635-658.
@@ -168,9 +185,9 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
     i <- which(refused)[1]
     abort_budget(paste0("`budget` accounts under %s, but %s holds under %s only (it uses or discloses n), ",
                         "which implies no guarantee under the budget's notion; nothing was charged and the ",
-                        "data was not read. Release under neighbor = \"%s\", or keep this release on a budget ",
-                        "created with dp_budget(..., neighbor = \"%s\")."),
-                 neighbor_words(acc$neighbor), what[i], neighbor_words(neighbor[i]), acc$neighbor, neighbor[i])
+                        "data was not read. Account such releases on a budget created with ",
+                        "dp_budget(..., neighbor = \"%s\")."),
+                 neighbor_words(acc$neighbor), what[i], neighbor_words(neighbor[i]), neighbor[i])
   }
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
                     rho = rho, stringsAsFactors = FALSE)
@@ -281,8 +298,9 @@ print.dp_budget <- function(x, ...) {
 #' @rdname dp_budget
 #' @param x,object A `dp_budget`.
 #' @param row.names,optional,... Ignored (for the generics).
-#' @return `as.data.frame()`: the ledger, one row per charge (`what`, `when`,
-#'   `epsilon`, `delta`, `rho`, NA for non-Gaussian charges). `summary()`: a
+#' @return `as.data.frame()`: the ledger, one row per charge as made (`what`,
+#'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for non-Gaussian
+#'   charges). `summary()`: a
 #'   data frame of the totals by each composition path, the reported total,
 #'   the budget and what is left.
 #' @export
