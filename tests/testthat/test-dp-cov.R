@@ -222,7 +222,7 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(x, 1, 1e-6, 5, 110, type = "cor"), "type")
   err(dp_cov(x, 1, 1e-6, 5, 110, divisor = "n-1"), "divisor")
   err(dp_cov(x[, 1, drop = FALSE], 1, 1e-6, 5, 110, mechanism = "threshold"), "mechanism")
-  err(dp_cov(x[1, , drop = FALSE], 1, 1e-6, 5, 110), "x")
+  err(dp_cov(x[1, , drop = FALSE], 1, 1e-6, 5, 110, neighbor = "replace-one"), "x")
   err(dp_cov(x, 2, 1e-6, 5, 110, calibration = "classic"), "calibration")
 })
 

@@ -66,7 +66,10 @@ test_that("data frames are accepted; bad data gives clear errors", {
   expect_error(second_moment(matrix(letters[1:4], 2)), "must be numeric")
   expect_error(second_moment(list(1, 2)), "numeric matrix or data frame")
   expect_error(second_moment(matrix(1, 2, 2), clip = 0), "`clip` must be > 0")
-  expect_error(second_moment(matrix(numeric(0), 0, 2)), "at least 1 row")
+  # no rows is a data set too (under add/remove a neighbour of one row)
+  s0 <- second_moment(matrix(numeric(0), 0, 2), clip = 1)
+  expect_identical(s0$n, 0)
+  expect_equal(s0$gram, matrix(0, 2, 2))
   expect_error(second_moment(function() NULL), "returned no rows")
 })
 
