@@ -10,10 +10,12 @@
 # p = 20, 50, 200, with 1 and 2 threads (options(dpcov.threads)). Builds
 # without the option (before issue 21) run serially whatever it says, and
 # the table says so. Configurations are timed in turn within each of 9
-# rounds; median GFLOP/s. Against the machine's peak: measured (two threads,
-# each running independent AVX2 FMA chains, compiled here with Rcpp) and
-# theoretical (cores x clock x 16 double flops per cycle: two 4-wide FMA
-# units).
+# rounds; median GFLOP/s of wall time (min and max beside it), and flops per
+# CPU-second of the process (user + system: a thread's share of a busy
+# machine's cores does not count; with 2 threads it sums both). Against
+# the machine's peak: measured (two threads, each running independent AVX2
+# FMA chains, compiled here with Rcpp) and theoretical (cores x clock x 16
+# double flops per cycle: two 4-wide FMA units).
 #
 # Part 2, overhead: second_moment() (input checks + kernel, with NA/NaN/Inf
 # detected inside the kernel's pass) against the bare C++ kernel
@@ -92,18 +94,22 @@ if (part %in% c("both", "speed")) {
     stopifnot(isTRUE(all.equal(second_moment(x, clip = 1)$gram, plain_r(x, 1), check.attributes = FALSE)))
     flops <- n * p * (p + 1)
     reps <- max(1, round(2e9 / flops))  # about 0.1 s per timing at 20 GFLOP/s
-    g <- matrix(NA_real_, rounds, nrow(configs))
+    g <- gc_ <- matrix(NA_real_, rounds, nrow(configs))
     for (r in seq_len(rounds)) {
       ord <- if (r %% 2) seq_len(nrow(configs)) else rev(seq_len(nrow(configs)))
       for (k in ord) {
-        t <- elapsed(function() for (i in seq_len(reps)) gram_call(x, configs$clip[k], configs$threads[k]))
-        g[r, k] <- flops * reps / t / 1e9
+        t0 <- proc.time()
+        for (i in seq_len(reps)) gram_call(x, configs$clip[k], configs$threads[k])
+        t <- proc.time() - t0
+        g[r, k] <- flops * reps / t[["elapsed"]] / 1e9
+        gc_[r, k] <- flops * reps / (t[["user.self"]] + t[["sys.self"]]) / 1e9
       }
     }
     options(dpcov.threads = NULL)
     data.frame(n = n, p = p, clip = ifelse(configs$clip == 1, "B = 1", "none"),
                threads = if (threaded) configs$threads else "1 (serial build)",
-               GFLOPs = apply(g, 2, median), GFLOPs_min = apply(g, 2, min), GFLOPs_max = apply(g, 2, max))
+               GFLOPs = apply(g, 2, median), GFLOPs_min = apply(g, 2, min), GFLOPs_max = apply(g, 2, max),
+               GFLOP_per_cpu_s = apply(gc_, 2, median))
   }))
   peak <- peak_gflops()
   mhz <- suppressWarnings(as.numeric(sub(".*: ", "", grep("^cpu MHz", readLines("/proc/cpuinfo"), value = TRUE)[1])))

@@ -58,6 +58,7 @@ inline bool cpu_has_avx2_fma() {
 // A block's row statistics and the working memory of one thread.
 struct Scratch {
   std::vector<double> sq, c, w, panel, buf;  // buf: a copy of the block, sized when first needed
+  std::vector<unsigned char> ok;
   explicit Scratch(Index rows) : sq(rows), c(rows), w(rows), panel(3 * rows) {}
 };
 
@@ -123,24 +124,46 @@ DPCOV_TARGET_AVX2 inline void tile_row(Index nr, const double* a, Index lda, con
 }
 
 // G += X' diag(w) X over the upper triangle (w = NULL: unweighted), X being
-// b x p with column j at X + j * ld. Columns are taken three at a time (j0),
-// weighted once into `panel`, and dotted with the columns k >= j0 four at a
-// time; the tiles that straddle the diagonal also write below it (scratch).
-DPCOV_TARGET_AVX2 inline void gram_update_avx2(const double* X, Index ld, Index b, Index p, const double* w,
-                                               double* panel, double* G) {
-  for (Index j0 = 0; j0 < p; j0 += 3) {
+// b x p with column j at X + j * ld, and sum[j] += sum_i f[i] X(i, j) (f =
+// NULL: plain sums). Columns are taken three at a time (j0), weighted once
+// into `panel` (their sums taken on the way), and dotted with the columns
+// k >= j0 four at a time; the tiles that straddle the diagonal also write
+// below it (scratch). `next` (nb rows, or NULL): the next block, fetched into
+// cache a few columns per j0 while this one is in use.
+DPCOV_TARGET_AVX2 inline void gram_update_avx2(const double* X, Index ld, Index b, Index p, const double* f,
+                                               const double* w, double* panel, double* G, double* sum,
+                                               const double* next, Index nb) {
+  const Index groups = (p + 2) / 3;
+  Index fetched = 0;
+  for (Index j0 = 0, grp = 0; j0 < p; j0 += 3, ++grp) {
+    if (next)
+      for (const Index upto = p * (grp + 1) / groups; fetched < upto; ++fetched)
+        for (Index i = 0; i < nb; i += 8) _mm_prefetch(reinterpret_cast<const char*>(next + fetched * ld + i), _MM_HINT_T1);
     const Index mr = std::min<Index>(3, p - j0);
-    const double* a = X + j0 * ld;
-    Index lda = ld;
-    if (w) {
-      for (Index r = 0; r < mr; ++r) {
-        const double* xr = X + (j0 + r) * ld;
+    for (Index r = 0; r < mr; ++r) {
+      const double* xr = X + (j0 + r) * ld;
+      __m256d acc = _mm256_setzero_pd();
+      Index i = 0;
+      double t = 0.0;
+      if (w) {
         double* pr = panel + r * b;
-        for (Index i = 0; i < b; ++i) pr[i] = w[i] * xr[i];
+        for (; i + 4 <= b; i += 4) {
+          const __m256d v = _mm256_loadu_pd(xr + i);
+          _mm256_storeu_pd(pr + i, _mm256_mul_pd(_mm256_loadu_pd(w + i), v));
+          acc = _mm256_fmadd_pd(_mm256_loadu_pd(f + i), v, acc);
+        }
+        for (; i < b; ++i) {
+          pr[i] = w[i] * xr[i];
+          t += f[i] * xr[i];
+        }
+      } else {
+        for (; i + 4 <= b; i += 4) acc = _mm256_add_pd(_mm256_loadu_pd(xr + i), acc);
+        for (; i < b; ++i) t += xr[i];
       }
-      a = panel;
-      lda = b;
+      sum[j0 + r] += hsum(acc) + t;
     }
+    const double* a = w ? panel : X + j0 * ld;
+    const Index lda = w ? b : ld;
     for (Index k0 = j0; k0 < p; k0 += 4) {
       const Index nr = std::min<Index>(4, p - k0);
       double* g = G + j0 + k0 * p;
@@ -166,21 +189,27 @@ DPCOV_TARGET_AVX2 inline void row_sq_avx2(const double* X, Index ld, Index b, In
   }
 }
 
-// sum[c] += sum_i f[i] X(i, c) (f = NULL: plain column sums).
-DPCOV_TARGET_AVX2 inline void col_sums_avx2(const double* X, Index ld, Index b, Index p, const double* f,
-                                            double* sum) {
-  for (Index c = 0; c < p; ++c) {
-    const double* xc = X + c * ld;
-    __m256d acc = _mm256_setzero_pd();
-    Index i = 0;
-    if (f)
-      for (; i + 4 <= b; i += 4) acc = _mm256_fmadd_pd(_mm256_loadu_pd(f + i), _mm256_loadu_pd(xc + i), acc);
-    else
-      for (; i + 4 <= b; i += 4) acc = _mm256_add_pd(_mm256_loadu_pd(xc + i), acc);
-    double s = hsum(acc);
-    for (; i < b; ++i) s += f ? f[i] * xc[i] : xc[i];
-    sum[c] += s;
+// The clip factors c[i] = min(1, clip / sqrt(sq[i])) and w[i] = c[i]^2 of rows
+// 0 .. b4 - 1 (b4 a multiple of 4), four at a time; returns the number of rows
+// with c < 1, and in ok[g] whether the 4 rows of group g were all ordinary (sq
+// finite, c >= 1e-100); the others are left to the scalar code.
+DPCOV_TARGET_AVX2 inline Index clip_factors_avx2(const double* sq, Index b4, double clip, double* c, double* w,
+                                                 unsigned char* ok) {
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity()), one = _mm256_set1_pd(1.0),
+                cl = _mm256_set1_pd(clip), tiny = _mm256_set1_pd(1e-100);
+  Index clipped = 0;
+  for (Index i = 0; i < b4; i += 4) {
+    const __m256d s = _mm256_loadu_pd(sq + i);
+    const __m256d norm = _mm256_sqrt_pd(s);
+    const __m256d over = _mm256_cmp_pd(norm, cl, _CMP_GT_OQ);
+    const __m256d f = _mm256_blendv_pd(one, _mm256_div_pd(cl, norm), over);
+    const int good = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, inf, _CMP_LT_OQ), _mm256_cmp_pd(f, tiny, _CMP_GE_OQ)));
+    ok[i / 4] = good == 15;
+    _mm256_storeu_pd(c + i, f);
+    _mm256_storeu_pd(w + i, _mm256_mul_pd(f, f));
+    clipped += __builtin_popcount(_mm256_movemask_pd(_mm256_cmp_pd(f, one, _CMP_LT_OQ)));
   }
+  return clipped;
 }
 #endif
 
@@ -219,27 +248,22 @@ inline bool note_nonfinite_row(const double* X, Index ld, Index p, Index i, Part
 // small that c_i^2 would underflow (scaled by c_i first). The portable kernel
 // scales a copy and hands it to Eigen's rank update.
 inline void block_update(const double* X, Index ld, Index b, Index p, double clip, bool avx2, Scratch& s,
-                         Partial& acc) {
+                         Partial& acc, const double* next = nullptr, Index nb = 0) {
   const double* f = nullptr;  // clip factors c_i, NULL when all are 1
   const double* w = nullptr;  // their squares
   if (std::isfinite(clip)) {
     double* sq = s.sq.data();
     double* c = s.c.data();
     double* w2 = s.w.data();
-#ifdef DPCOV_GRAM_AVX2
-    if (avx2) row_sq_avx2(X, ld, b, p, sq);
-    else
-#endif
-      row_sq_plain(X, ld, b, p, sq);
-    Index clipped = 0;
+    Index clipped = 0, from = 0;  // rows from `from` on get the scalar code
     bool special = false;
-    for (Index i = 0; i < b; ++i) {
+    auto row_factor = [&](Index i) {
       if (!std::isfinite(sq[i])) {
         special = true;
         if (note_nonfinite_row(X, ld, p, i, acc)) {
-          c[i] = 0.0;  // the row is zeroed below
+          c[i] = w2[i] = 0.0;  // the row is zeroed below
           sq[i] = -1.0;
-          continue;
+          return;
         }
         // the squares overflowed: scale by the largest entry before squaring
         double top = 0.0, t = 0.0;
@@ -256,7 +280,24 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
       }
       if (c[i] < 1.0) ++clipped;
       w2[i] = c[i] * c[i];
-    }
+    };
+#ifdef DPCOV_GRAM_AVX2
+    if (avx2) {
+      row_sq_avx2(X, ld, b, p, sq);
+      from = b / 4 * 4;
+      if (s.ok.size() < static_cast<size_t>(from / 4)) s.ok.resize(from / 4);
+      clipped = clip_factors_avx2(sq, from, clip, c, w2, s.ok.data());
+      for (Index g = 0; g < from / 4; ++g) {
+        if (s.ok[g]) continue;
+        for (Index i = 4 * g; i < 4 * g + 4; ++i) {  // redo the group's rows in scalar code
+          if (c[i] < 1.0) --clipped;
+          row_factor(i);
+        }
+      }
+    } else
+#endif
+      row_sq_plain(X, ld, b, p, sq);
+    for (Index i = from; i < b; ++i) row_factor(i);
     acc.n_clipped += clipped;
     if (special) {  // copy the block; zero or pre-scale the special rows
       if (s.buf.size() < static_cast<size_t>(b * p)) s.buf.resize(b * p);
@@ -279,8 +320,7 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
   acc.n += b;
 #ifdef DPCOV_GRAM_AVX2
   if (avx2) {
-    gram_update_avx2(X, ld, b, p, w, s.panel.data(), acc.gram.data());
-    col_sums_avx2(X, ld, b, p, f, acc.sum.data());
+    gram_update_avx2(X, ld, b, p, f, w, s.panel.data(), acc.gram.data(), acc.sum.data(), next, nb);
     return;
   }
 #endif
@@ -354,7 +394,9 @@ class ClippedGram {
       const Eigen::Index first = nblocks * s / S, last = nblocks * (s + 1) / S;
       for (Eigen::Index k = first; k < last; ++k) {
         const Eigen::Index start = k * block_, b = std::min(block_, n - start);
-        gram_detail::block_update(X.data() + start, X.outerStride(), b, p, clip_, avx2, sc, acc);
+        const double* next = k + 1 < last ? X.data() + start + b : nullptr;
+        gram_detail::block_update(X.data() + start, X.outerStride(), b, p, clip_, avx2, sc, acc, next,
+                                  next ? std::min(block_, n - start - b) : 0);
       }
     };
     if (S == 1) {
