@@ -90,13 +90,16 @@ DPCOV_TARGET_AVX2 inline double hsum(__m256d v) {
 // g(r, c) += sum_i a_r[i] x_c[i] for r < MR, c < NR (a_r = a + r * lda,
 // x_c = x + c * ldx): MR x NR dot products of length b, 4 rows at a time, in
 // MR * NR <= 12 accumulators.
+// pf (or NULL): a column of the next block, fetched into cache a line (8
+// rows) every 8 rows on the way, so that memory works while the FMAs do.
 template <int MR, int NR>
 DPCOV_TARGET_AVX2 inline void tile(const double* a, Index lda, const double* x, Index ldx, Index b, double* g,
-                                   Index ldg) {
+                                   Index ldg, const double* pf, Index npf) {
   __m256d acc[MR][NR];
   DPCOV_UNROLL for (int r = 0; r < MR; ++r) DPCOV_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] = _mm256_setzero_pd();
   Index i = 0;
   for (; i + 4 <= b; i += 4) {
+    if (pf && !(i & 7) && i < npf) _mm_prefetch(reinterpret_cast<const char*>(pf + i), _MM_HINT_T0);
     __m256d ar[MR];
     DPCOV_UNROLL for (int r = 0; r < MR; ++r) ar[r] = _mm256_loadu_pd(a + r * lda + i);
     DPCOV_UNROLL for (int c = 0; c < NR; ++c) {
@@ -114,12 +117,12 @@ DPCOV_TARGET_AVX2 inline void tile(const double* a, Index lda, const double* x, 
 
 template <int MR>
 DPCOV_TARGET_AVX2 inline void tile_row(Index nr, const double* a, Index lda, const double* x, Index ldx, Index b,
-                                       double* g, Index ldg) {
+                                       double* g, Index ldg, const double* pf, Index npf) {
   switch (nr) {
-    case 4: tile<MR, 4>(a, lda, x, ldx, b, g, ldg); break;
-    case 3: tile<MR, 3>(a, lda, x, ldx, b, g, ldg); break;
-    case 2: tile<MR, 2>(a, lda, x, ldx, b, g, ldg); break;
-    default: tile<MR, 1>(a, lda, x, ldx, b, g, ldg); break;
+    case 4: tile<MR, 4>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    case 3: tile<MR, 3>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    case 2: tile<MR, 2>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    default: tile<MR, 1>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
   }
 }
 
@@ -129,16 +132,12 @@ DPCOV_TARGET_AVX2 inline void tile_row(Index nr, const double* a, Index lda, con
 // into `panel` (their sums taken on the way), and dotted with the columns
 // k >= j0 four at a time; the tiles that straddle the diagonal also write
 // below it (scratch). `next` (nb rows, or NULL): the next block, fetched into
-// cache a few columns per j0 while this one is in use.
+// cache a column per tile while this one is in use.
 DPCOV_TARGET_AVX2 inline void gram_update_avx2(const double* X, Index ld, Index b, Index p, const double* f,
                                                const double* w, double* panel, double* G, double* sum,
                                                const double* next, Index nb) {
-  const Index groups = (p + 2) / 3;
-  Index fetched = 0;
-  for (Index j0 = 0, grp = 0; j0 < p; j0 += 3, ++grp) {
-    if (next)
-      for (const Index upto = p * (grp + 1) / groups; fetched < upto; ++fetched)
-        for (Index i = 0; i < nb; i += 8) _mm_prefetch(reinterpret_cast<const char*>(next + fetched * ld + i), _MM_HINT_T1);
+  Index fetched = 0;  // columns of the next block: one per tile
+  for (Index j0 = 0; j0 < p; j0 += 3) {
     const Index mr = std::min<Index>(3, p - j0);
     for (Index r = 0; r < mr; ++r) {
       const double* xr = X + (j0 + r) * ld;
@@ -168,11 +167,15 @@ DPCOV_TARGET_AVX2 inline void gram_update_avx2(const double* X, Index ld, Index 
       const Index nr = std::min<Index>(4, p - k0);
       double* g = G + j0 + k0 * p;
       const double* x = X + k0 * ld;
-      if (mr == 3) tile_row<3>(nr, a, lda, x, ld, b, g, p);
-      else if (mr == 2) tile_row<2>(nr, a, lda, x, ld, b, g, p);
-      else tile_row<1>(nr, a, lda, x, ld, b, g, p);
+      const double* pf = next && fetched < p ? next + (fetched++) * ld : nullptr;
+      if (mr == 3) tile_row<3>(nr, a, lda, x, ld, b, g, p, pf, nb);
+      else if (mr == 2) tile_row<2>(nr, a, lda, x, ld, b, g, p, pf, nb);
+      else tile_row<1>(nr, a, lda, x, ld, b, g, p, pf, nb);
     }
   }
+  if (next)  // fewer tiles than columns (small p): the rest at once
+    for (; fetched < p; ++fetched)
+      for (Index i = 0; i < nb; i += 8) _mm_prefetch(reinterpret_cast<const char*>(next + fetched * ld + i), _MM_HINT_T0);
 }
 
 // sq[i] = ||row i||^2 of the b x p block X.
