@@ -26,7 +26,10 @@
 #' (at most 2 by default; set `options(dpcov.threads = 1)` for one). The
 #' rows are cut into slices that depend only on the data's shape and the
 #' slices' sums are added in a fixed order, so the result is bitwise the
-#' same for any number of threads.
+#' same for any number of threads. On a machine busy with other processes,
+#' OpenMP's idle threads spin by default and a second thread can cost more
+#' than it gains: use `options(dpcov.threads = 1)`, or set the environment
+#' variable `OMP_WAIT_POLICY=passive` before R starts.
 #' @seealso [second_moment_db()] computes the same statistics inside a
 #'   database; [db_reader()] and [csv_reader()] are ready chunk readers.
 #' @examples
