@@ -327,6 +327,7 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
     return;
   }
 #endif
+  static_cast<void>(w);  // the portable kernel scales by f = sqrt(w)
   using Block = Eigen::Map<const MatrixXd, 0, Eigen::OuterStride<>>;
   if (f) {  // the rows scaled by c_i, in the copy
     if (s.buf.size() < static_cast<size_t>(b * p)) s.buf.resize(b * p);
