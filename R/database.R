@@ -16,20 +16,49 @@
 #' [second_moment()], the result is **not** private: pass it to a mechanism
 #' ([dp_cov()], [analyze_gauss()], [wishart_noise()], ...).
 #'
+#' **Trusted SQL, one row per person.** `query`, and a `table` given as
+#' [DBI::SQL()], are sent to the database verbatim: they must come from the
+#' analyst, never from the data or an untrusted user (a plain `table` name and
+#' `columns` are quoted by [DBI::dbQuoteIdentifier()]). The guarantee of a
+#' release from these statistics is about the rows of the table or query
+#' result: neighbouring data sets differ in one *result row*. It protects a
+#' person only if each person is one row; a join that repeats a person's
+#' record (one row per visit, per purchase) multiplies what one person can
+#' change, and nothing here can detect it. Aggregate to one row per person in
+#' `query` first.
+#'
 #' **SQL used.** Only what common engines share: `CAST(... AS <double_type>)`,
-#' `CASE WHEN`, `COALESCE`, `COUNT`, `SUM`, `+`, `*`, `/`, `>` and derived
-#' tables. The Gram needs no square root (\eqn{c_i^2 = B^2/\|x_i\|^2} when
-#' \eqn{\|x_i\| > B}); the column sums need `SQRT` (SQL:2003), which SQLite
-#' has only when built with its math functions: the function first asks the
+#' `CASE WHEN`, `COALESCE`, `ABS`, `COUNT`, `SUM`, `+`, `*`, `/`, `>`, `SQRT`
+#' (SQL:2003), the n-ary maximum (`GREATEST`; SQLite's `MAX`) and derived
+#' tables. Where engines differ (that maximum, the clause that keeps a per-row
+#' subquery from being merged into the aggregate, SQLite's typing of values)
+#' the SQL comes from one small table in the code, by the connection's class:
+#' SQLite, PostgreSQL, and standard SQL for any other engine. SQLite has
+#' `SQRT` only when built with its math functions: the function first asks the
 #' engine whether `SQRT` compiles and, on an RSQLite connection without it,
-#' loads RSQLite's math extension (`RSQLite::initExtension(conn, "math")`);
-#' on any other engine without `SQRT` it stops with a `dpcov_error`. `LEAST`
-#' (or SQLite's two-argument `MIN`) is not used. Identifiers are quoted by
-#' [DBI::dbQuoteIdentifier()]; B and B^2 are written as literals with 17
-#' significant digits (B is public). The columns are cast to `double_type`
-#' first, so integer columns cannot overflow: `"DOUBLE PRECISION"` (SQL
-#' standard: PostgreSQL, SQLite, DuckDB, MySQL 8) or `"DOUBLE"` (Spark SQL,
-#' Hive).
+#' loads RSQLite's math extension (`RSQLite::initExtension(conn, "math")`); on
+#' any other engine without `SQRT` it stops with a `dpcov_error` (`clip = Inf`
+#' needs no `SQRT`). Identifiers are quoted by [DBI::dbQuoteIdentifier()]; B
+#' is written as a literal with 17 significant digits (B is public). The
+#' columns are cast to `double_type` first, so integer columns cannot
+#' overflow; it must name an 8-byte floating-point type: `"DOUBLE PRECISION"`
+#' (SQL standard: PostgreSQL, SQLite, DuckDB, MySQL 8), `"DOUBLE"` (Spark SQL,
+#' Hive), `"FLOAT8"` or `"FLOAT64"` (BigQuery).
+#'
+#' **Checked answers.** Before the data are read, the same query runs on a
+#' few literal rows whose statistics are known (rows kept and clipped, a row
+#' of norm 1e200 and one of norm 1e-200): unless the engine's answer equals
+#' [second_moment()]'s on them, the call stops with a `dpcov_error` naming
+#' `double_type`, as its statistics could not be trusted.
+#'
+#' **Norms without overflow.** Each row is clipped as [second_moment()]
+#' clips it in memory, overflow-safely: its norm is computed after dividing
+#' the row by its largest absolute value (never squaring an entry that could
+#' overflow or underflow; PostgreSQL raises an error on either), so a finite
+#' row of any size gives the same clipped statistics as in memory. Entries
+#' below 1e-150 of a row's largest are read as 0 in its norm, and entries
+#' below 1e-150 of a clipped row as 0 in the Gram's products (a difference
+#' below 1e-100 per row, as B <= 1e50).
 #'
 #' **Engine limits.** There are p(p + 1)/2 + 2p + 3 aggregates (one more per
 #' column on SQLite, see below); at most `max_terms` go in one query, so p up
@@ -40,17 +69,18 @@
 #'
 #' **Missing values.** SQL `NULL` in a chosen column: with `na = "error"`
 #' (the default, as the in-memory path refuses `NA`) a `dpcov_error` naming
-#' the columns and their NULL counts; with `na = "zero"` a NULL is read as 0,
-#' a map of each row by itself, so the neighbour notion and the guarantee are
-#' unchanged. Rows are never dropped (that would change n); to drop them, say
-#' so in `query` (`WHERE ... IS NOT NULL`), knowing that n is then the count
-#' of the rows kept. SQLite stores `NaN` as NULL.
+#' the columns that hold them (not how many: that depends on the data); with
+#' `na = "zero"` a NULL is read as 0, a map of each row by itself, so the
+#' neighbour notion and the guarantee are unchanged. Rows are never dropped
+#' (that would change n); to drop them, say so in `query` (`WHERE ... IS NOT
+#' NULL`), knowing that n is then the count of the rows kept. SQLite stores
+#' `NaN` as NULL.
 #'
 #' **Types.** Each chosen column must be numeric (integer, double, logical)
 #' in the first row returned, or the call stops. SQLite types values, not
 #' columns, so on SQLite the query also counts text and blob values of each
 #' chosen column (`typeof()`), and any is an error: `CAST` would read them as
-#' 0. An infinite value, or a row whose squared norm overflows, is an error.
+#' 0. An infinite or NaN value is an error, as in memory.
 #'
 #' **Accuracy.** The sums are the engine's `SUM` of doubles. Measured with
 #' RSQLite 2.2.20 (SQLite 3.40, plain summation) on 10^6 rows, p = 4, with
@@ -62,15 +92,19 @@
 #'
 #' @param conn A DBI connection ([DBI::dbConnect()]).
 #' @param table The table: a name, or a [DBI::Id()] for a schema-qualified
-#'   one. Give `table` or `query`.
+#'   one (both quoted); a [DBI::SQL()] is used verbatim, as trusted SQL. Give
+#'   `table` or `query`.
 #' @param columns Names of the numeric columns to use, in order; `NULL` for
 #'   all the columns of the table or query.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
 #' @param query A `SELECT` statement whose result is the data (a subset, a
-#'   join, a computed column), used as a derived table.
+#'   join, a computed column), used as a derived table. Trusted SQL, sent
+#'   verbatim; one result row must be one person (see *Trusted SQL*).
 #' @param na How a `NULL` is read: `"error"` (default) or `"zero"`.
 #' @param max_terms Most aggregates in one query (see *Engine limits*).
-#' @param double_type The SQL type the columns are cast to.
+#' @param double_type The SQL name of the engine's 8-byte floating-point
+#'   type, which the columns are cast to: one of `"DOUBLE PRECISION"`,
+#'   `"DOUBLE"`, `"FLOAT8"`, `"FLOAT64"`.
 #' @return A [second_moment()] object (class `c("dp_suffstat",
 #'   "dp_nonprivate")`), not private.
 #' @seealso [db_reader()] and [csv_reader()] to stream the rows instead;
@@ -90,102 +124,40 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   clip <- check_clip(clip)
   na <- check_choice(na, c("error", "zero"), "na")
   max_terms <- check_count(max_terms, "max_terms", min = 10, max = 1e5)
-  if (!is_string(double_type) || !grepl("^[A-Za-z][A-Za-z0-9 ]*$", double_type)) {
-    abort("`double_type` must be one SQL type name, such as \"DOUBLE PRECISION\" or \"DOUBLE\".",
-          .arg = "double_type")
-  }
+  double_type <- check_double_type(double_type)
   src <- db_source(conn, table, query)
   columns <- db_columns(conn, src, columns)
   p <- length(columns)
   check_cells(p * (p + 1) / 2, "the Gram matrix", "columns")
-  sqlite <- inherits(conn, "SQLiteConnection")
-  if (is.finite(clip)) db_need_sqrt(conn, src, double_type, sqlite)
-
-  # layer 1: the chosen columns as doubles (NULL read as 0 with na = "zero"),
-  # and on SQLite a flag per column for a text or blob value
-  id <- as.character(DBI::dbQuoteIdentifier(conn, columns))
-  z <- paste0("dpcov_z", seq_len(p))
-  cast <- sprintf("CAST(%s AS %s)", id, double_type)
-  if (na == "zero") cast <- sprintf("COALESCE(%s, CAST(0 AS %s))", cast, double_type)
-  tf <- if (sqlite) paste0("dpcov_t", seq_len(p))
-  l1 <- paste(c(sprintf("%s AS %s", cast, z),
-                if (sqlite) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END AS %s", id, tf)),
-              collapse = ", ")
-  from <- sprintf("(SELECT %s FROM %s) dpcov_l1", l1, src$sql)
-  # layer 2: the squared norm, a balanced sum (depth log2 p)
-  from <- sprintf("(SELECT %s, %s AS dpcov_sq FROM %s) dpcov_l2",
-                  paste(c(z, tf), collapse = ", "), balanced_sum(sprintf("%s * %s", z, z)), from)
-  # layer 3: each row's factors, c^2 for the Gram (no square root) and c.
-  # Engines that merge a subquery into the aggregate above it substitute its
-  # expressions into every one of the p(p + 1)/2 sums, recomputing the norm
-  # each time (measured on SQLite: 79 s instead of 0.9 s for 2e4 x 50); a
-  # LIMIT (SQLite) or OFFSET 0 (PostgreSQL) in the subquery keeps it a
-  # per-row step. Other engines get no fence (DuckDB, Spark eliminate common
-  # subexpressions).
-  fence <- db_fence(conn)
-  if (is.finite(clip)) {
-    B <- sql_double(clip, double_type)
-    B2 <- sql_double(clip^2, double_type)
-    from <- sprintf(paste0("(SELECT %s, dpcov_sq, CASE WHEN dpcov_sq > %s THEN %s / dpcov_sq ELSE 1 END AS dpcov_w, ",
-                           "CASE WHEN dpcov_sq > %s THEN %s / SQRT(dpcov_sq) ELSE 1 END AS dpcov_c FROM %s%s) dpcov_l3"),
-                    paste(c(z, tf), collapse = ", "), B2, B2, B2, B, from, fence)
-    w <- "dpcov_w * "
-    cf <- "dpcov_c * "
-    clipped <- sprintf("SUM(CASE WHEN dpcov_sq > %s THEN 1 ELSE 0 END)", B2)
-  } else {
-    from <- sprintf("(SELECT * FROM %s%s) dpcov_l3", from, fence)
-    w <- cf <- ""
-    clipped <- "SUM(0)"
-  }
-  ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
-  # a squared norm above the largest double is +Inf (or NaN): refused below
-  head <- c("COUNT(*)", clipped,
-            sprintf("SUM(CASE WHEN dpcov_sq > %s THEN 1 ELSE 0 END)", sql_double(.Machine$double.xmax, double_type)),
-            if (na == "error") sprintf("COUNT(%s)", z),
-            if (sqlite) sprintf("SUM(%s)", tf))
-  terms <- c(head, sprintf("SUM(%s%s)", cf, z), sprintf("SUM(%s%s * %s)", w, z[ij[, 1]], z[ij[, 2]]))
-  batches <- split(terms, ceiling(seq_along(terms) / max_terms))
-  vals <- unlist(lapply(batches, function(t) {
-    db_query_row(conn, sprintf("SELECT %s FROM %s", paste(t, collapse = ", "), from), src$arg)
-  }), use.names = FALSE)
-
-  at <- 0
-  take <- function(k) {
-    v <- vals[at + seq_len(k)]
-    at <<- at + k
-    v
-  }
-  n <- take(1)
-  n_clipped <- take(1)
-  n_bad <- take(1)
-  nonnull <- if (na == "error") take(p)
-  texts <- if (sqlite) take(p)
-  if (is.na(n) || n < 1) {
+  eng <- db_engine(conn)
+  if (is.finite(clip)) db_need_sqrt(conn, src, double_type, eng)
+  # the engine's answer on known rows first: a type or an engine whose
+  # comparisons or arithmetic do not behave as doubles would otherwise give
+  # wrong statistics (e.g. no row clipped) that a release would trust
+  db_check_engine(conn, clip, na, max_terms, double_type, eng)
+  m <- db_moments(conn, src, DBI::dbQuoteIdentifier(conn, columns), clip, na, max_terms, double_type, eng)
+  if (is.na(m$n) || m$n < 1) {
     abort("the %s has no rows: there is nothing to compute statistics of.",
           if (src$arg == "table") "table `table`" else "result of `query`", .arg = src$arg)
   }
-  if (sqlite && any(texts > 0)) {
-    bad <- texts > 0
-    abort("`columns` %s hold text or blob values (%s of them): every chosen column must be numeric.",
-          paste(columns[bad], collapse = ", "), paste(format(texts[bad]), collapse = ", "), .arg = "columns")
+  # the messages name columns, never counts of rows (which depend on the data)
+  if (any(m$texts > 0)) {
+    abort("`columns` %s hold text or blob values: every chosen column must be numeric.",
+          paste(columns[m$texts > 0], collapse = ", "), .arg = "columns")
   }
-  if (na == "error" && any(nonnull < n)) {
-    bad <- nonnull < n
-    abort(paste0("`columns` %s contain NULL values (%s rows); use na = \"zero\" to read NULL as 0, ",
+  if (na == "error" && any(m$nonnull < m$n)) {
+    abort(paste0("`columns` %s contain NULL values; use na = \"zero\" to read NULL as 0, ",
                  "or drop the rows in `query` (which changes n)."),
-          paste(columns[bad], collapse = ", "), paste(format(n - nonnull[bad]), collapse = ", "), .arg = "na")
+          paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na")
   }
-  if (!is.na(n_bad) && n_bad > 0) {
-    abort("%s row(s) have infinite values or a squared norm that overflows; rescale the data in `query`.",
-          format(n_bad), .arg = src$arg)
+  if (is.na(m$n_bad) || m$n_bad > 0) {
+    abort("the %s holds infinite or NaN values (as does `x` in second_moment(), this is refused); remove them in `query`.",
+          if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
   }
-  sums <- take(p)
-  g <- take(nrow(ij))
-  gram <- matrix(0, p, p)
-  gram[ij] <- g
-  gram[ij[, 2:1, drop = FALSE]] <- g
-  if (anyNA(gram) || anyNA(sums)) abort("the database returned missing sums; the statistics cannot be trusted.", .arg = src$arg)
-  new_suffstat(gram, n, clip, columns, n_clipped, sums)
+  if (anyNA(m$gram) || anyNA(m$sum)) {
+    abort("the database returned missing sums; the statistics cannot be trusted.", .arg = src$arg)
+  }
+  new_suffstat(m$gram, m$n, clip, columns, m$n_clipped, m$sum)
 }
 
 #' A ready chunk reader over a database query or a delimited text file
@@ -208,6 +180,10 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' set or the file and returns `NULL`. With a database, the rows must come back
 #' in the same order and number on each pass (true of a table that is not
 #' being written to).
+#'
+#' **Trusted SQL, one row per person.** As for [second_moment_db()]: `query`
+#' and a `table` given as [DBI::SQL()] are sent verbatim and must be trusted,
+#' and a guarantee is about result rows, so one row must be one person.
 #'
 #' **Missing values.** A SQL `NULL` or a field in `na_strings` (by default
 #' `"NA"` and the empty field): with `na = "error"` (default) a `dpcov_error`
@@ -467,16 +443,184 @@ db_query_row <- function(conn, sql, arg) {
   vapply(row, function(v) as.double(v)[1], numeric(1), USE.NAMES = FALSE)
 }
 
+# Where SQL differs between engines, and nothing else: one entry per engine,
+# chosen by the connection's class (db_engine()); any other engine gets
+# `other`, standard SQL.
+#  fence:       a clause that keeps a per-row subquery from being merged into
+#               the query above it. SQLite and PostgreSQL would otherwise
+#               substitute each layer's expressions into the next, recomputing
+#               a row's norm inside every one of the p(p + 1)/2 sums (measured
+#               on SQLite: 79 s instead of 0.9 s for 2e4 x 50). DuckDB and
+#               Spark eliminate common subexpressions themselves.
+#  greatest:    the n-ary maximum of scalars (SQLite's MAX with two or more
+#               arguments is scalar; with one it is the aggregate).
+#  value_types: the engine types values, not columns, so a text or blob value
+#               can sit in a numeric column; CAST would read it as 0, so
+#               typeof() counts them.
+#  math_ext:    SQRT may be missing and RSQLite can load it.
+db_engines <- list(
+  sqlite = list(classes = "SQLiteConnection", fence = " LIMIT -1", greatest = "MAX",
+                value_types = TRUE, math_ext = TRUE),
+  postgres = list(classes = c("PqConnection", "PostgreSQLConnection"), fence = " OFFSET 0",
+                  greatest = "GREATEST", value_types = FALSE, math_ext = FALSE),
+  other = list(classes = character(0), fence = "", greatest = "GREATEST", value_types = FALSE,
+               math_ext = FALSE))
+
+db_engine <- function(conn) {
+  for (e in db_engines) if (inherits(conn, e$classes)) return(e)
+  db_engines$other
+}
+
+# The 8-byte floating-point types by their SQL names: the standard's, and the
+# spellings of Spark SQL / Hive / MySQL, PostgreSQL and BigQuery. Anything else
+# (REAL is 4 bytes on PostgreSQL; SQLite would cast to BLOB or TEXT and then
+# compare a number below any of them) is refused.
+db_double_types <- c("DOUBLE PRECISION", "DOUBLE", "FLOAT8", "FLOAT64")
+
+check_double_type <- function(double_type, arg = "double_type") {
+  allowed <- paste0("\"", db_double_types, "\"", collapse = ", ")
+  if (!is_string(double_type) || is.object(double_type)) {
+    abort("`%s` must be one SQL type name, one of %s.", arg, allowed, .arg = arg)
+  }
+  v <- toupper(gsub("[[:space:]]+", " ", trimws(double_type)))
+  if (!v %in% db_double_types) {
+    abort("`%s` must name an 8-byte floating-point SQL type, one of %s.", arg, allowed, .arg = arg)
+  }
+  v
+}
+
+# The statistics of the columns `id` (quoted identifiers) of the derived table
+# src$sql, computed by the engine: one aggregate query, in batches of at most
+# `max_terms` aggregates. Returns n, n_clipped, n_bad (rows with an infinite
+# or NaN value), nonnull (per column, na = "error"), texts (per column, engines
+# that type values), sum and gram.
+#
+# Each row is clipped as the C++ kernel clips it, without ever squaring an
+# entry that could overflow or underflow (PostgreSQL raises an error on both,
+# which would make a refusal depend on the data): with m the row's largest
+# absolute value and r = x / m (|r| <= 1, one entry of r is +-1),
+# t = ||r||^2 is in [1, p] and ||x|| = m sqrt(t); the row is clipped when
+# m > B / sqrt(t) and becomes (B / sqrt(t)) r, of norm B. Entries of r below
+# 1e-150 are read as 0 (their squares are below a double's precision
+# against t >= 1), and so are entries below 1e-150 of a clipped row in the
+# Gram's products (B <= 1e50, so a product read as 0 is below 1e-100, and a
+# product kept is above 1e-300); the column sums are of the rows themselves.
+db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng) {
+  p <- length(id)
+  lit <- function(v) sql_double(v, double_type)
+  zero <- lit(0)
+  tiny <- lit(1e-150)
+  huge <- lit(1e150)
+  z <- paste0("dpcov_z", seq_len(p))
+  r <- paste0("dpcov_r", seq_len(p))
+  u <- paste0("dpcov_u", seq_len(p))
+  g <- paste0("dpcov_g", seq_len(p))
+  tf <- if (eng$value_types) paste0("dpcov_t", seq_len(p))
+  layer <- function(cols, from, alias, fence = eng$fence) {
+    sprintf("(SELECT %s FROM %s%s) %s", paste(cols, collapse = ", "), from, fence, alias)
+  }
+  # 1: the columns as doubles (NULL read as 0 with na = "zero"); where values
+  # are typed, a flag per column for a text or blob value
+  cast <- sprintf("CAST(%s AS %s)", id, double_type)
+  if (na == "zero") cast <- sprintf("COALESCE(%s, %s)", cast, zero)
+  from <- layer(c(sprintf("%s AS %s", cast, z),
+                  if (length(tf)) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END AS %s", id, tf)),
+                src$sql, "dpcov_l1", fence = "")
+  # 2: m, the row's largest absolute value
+  from <- layer(c(z, tf, sprintf("%s AS dpcov_m", sql_greatest(sprintf("ABS(%s)", z), eng$greatest))),
+                from, "dpcov_l2")
+  # a row with an infinite or NaN entry (NaN <> NaN on IEEE engines; NaN
+  # sorts above every number on PostgreSQL): counted, refused in R
+  bad <- sprintf("(dpcov_m > %s OR dpcov_m <> dpcov_m)", lit(.Machine$double.xmax))
+  if (is.finite(clip)) {
+    B <- lit(clip)
+    # 3: r = x / m, entries below 1e-150 read as 0; the branches on m keep
+    # every intermediate product between 1e-300 and 1e300
+    rj <- sprintf(paste0("CASE WHEN dpcov_m = 0 OR %s THEN %s ",
+                         "WHEN dpcov_m >= 1 THEN CASE WHEN ABS(%s) < dpcov_m * %s THEN %s ELSE %s / dpcov_m END ",
+                         "WHEN ABS(%s) * %s < dpcov_m THEN %s ELSE %s / dpcov_m END AS %s"),
+                  bad, zero, z, tiny, zero, z, z, huge, zero, z, r)
+    from <- layer(c(z, tf, "dpcov_m", rj), from, "dpcov_l3")
+    # 4: k = B / sqrt(t) for a clipped row, 0 for a zero (or refused) row, -1
+    # for a row kept as it is
+    t <- balanced_sum(sprintf("%s * %s", r, r))
+    k <- sprintf("CASE WHEN %s = 0 THEN %s WHEN dpcov_m > %s / SQRT(%s) THEN %s / SQRT(%s) ELSE %s END AS dpcov_k",
+                 t, zero, B, t, B, t, lit(-1))
+    from <- layer(c(z, tf, "dpcov_m", r, k), from, "dpcov_l4")
+    uj <- sprintf("CASE WHEN dpcov_k < 0 THEN %s ELSE dpcov_k * %s END", z, r)
+    clipped <- "SUM(CASE WHEN dpcov_k > 0 THEN 1 ELSE 0 END)"
+  } else {
+    uj <- sprintf("CASE WHEN %s THEN %s ELSE %s END", bad, zero, z)
+    clipped <- "SUM(0)"
+  }
+  # 5: the clipped row u (for the sums) and g, u with entries below 1e-150
+  # read as 0 (for the Gram's products)
+  from <- layer(c(tf, "dpcov_m", if (is.finite(clip)) "dpcov_k", sprintf("%s AS %s", uj, u),
+                  sprintf("CASE WHEN ABS(%s) < %s THEN %s ELSE %s END AS %s", uj, tiny, zero, uj, g)),
+                from, "dpcov_l5")
+  ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  head <- c("COUNT(*)", clipped, sprintf("SUM(CASE WHEN %s THEN 1 ELSE 0 END)", bad),
+            if (na == "error") sprintf("COUNT(%s)", u),
+            if (length(tf)) sprintf("SUM(%s)", tf))
+  terms <- c(head, sprintf("SUM(%s)", u), sprintf("SUM(%s * %s)", g[ij[, 1]], g[ij[, 2]]))
+  batches <- split(terms, ceiling(seq_along(terms) / max_terms))
+  vals <- unlist(lapply(batches, function(t) {
+    db_query_row(conn, sprintf("SELECT %s FROM %s", paste(t, collapse = ", "), from), src$arg)
+  }), use.names = FALSE)
+  at <- 0
+  take <- function(k) {
+    v <- vals[at + seq_len(k)]
+    at <<- at + k
+    v
+  }
+  out <- list(n = take(1), n_clipped = take(1), n_bad = take(1),
+              nonnull = if (na == "error") take(p), texts = if (length(tf)) take(p), sum = take(p))
+  gram <- matrix(0, p, p)
+  gram[ij] <- take(nrow(ij))
+  gram[ij[, 2:1, drop = FALSE]] <- gram[ij]
+  out$gram <- gram
+  out
+}
+
+# Known rows through the same query: two kept, two clipped (one of norm
+# 1e200, whose squares overflow), one of norm 1e-200 (whose squares
+# underflow), one zero; the answer must be what second_moment() gives in R.
+# No data is read: the rows are literals.
+db_check_engine <- function(conn, clip, na, max_terms, double_type, eng) {
+  s <- if (is.finite(clip)) clip else 1
+  P <- rbind(c(0.6, 0.8) * 2 * s, c(0.3, 0.4) * s, c(-0.6, 0.8) * 0.5 * s, c(0.6, 0.8) * 1e-200, c(0, 0),
+             if (is.finite(clip)) c(0.6, -0.8) * 1e200)
+  rows <- apply(P, 1, function(v) sprintf("SELECT %s AS dpcov_a, %s AS dpcov_b", sprintf("%.17g", v[1]),
+                                         sprintf("%.17g", v[2])))
+  src <- list(sql = sprintf("(%s) dpcov_known", paste(rows, collapse = " UNION ALL ")), arg = "double_type")
+  got <- tryCatch(db_moments(conn, src, c("dpcov_a", "dpcov_b"), clip, na, max_terms, double_type, eng),
+                  dpcov_error = function(e) {
+                    abort("the database refused the check on known rows with `double_type` = \"%s\": %s",
+                          double_type, conditionMessage(e), .arg = "double_type")
+                  })
+  want <- second_moment(P, clip)
+  ok <- isTRUE(got$n == nrow(P)) && isTRUE(got$n_clipped == want$n_clipped) && isTRUE(got$n_bad == 0) &&
+    isTRUE(all.equal(got$sum, unname(want$sum), tolerance = 1e-9)) &&
+    isTRUE(all.equal(got$gram, unname(want$gram), tolerance = 1e-9))
+  if (!ok) {
+    abort(paste0("the database's answer on known rows is wrong with `double_type` = \"%s\" (clipping or arithmetic ",
+                 "does not behave as on doubles): its statistics cannot be trusted; use the engine's ",
+                 "8-byte floating-point type, or stream the rows with db_reader()."),
+          double_type, .arg = "double_type")
+  }
+  invisible(TRUE)
+}
+
 # SQRT is SQL:2003 but optional in SQLite; RSQLite can load it.
-db_need_sqrt <- function(conn, src, double_type, sqlite) {
+db_need_sqrt <- function(conn, src, double_type, eng) {
   probe <- sprintf("SELECT SQRT(CAST(2 AS %s)) FROM %s WHERE 1 = 0", double_type, src$sql)
   works <- function() !inherits(try(DBI::dbGetQuery(conn, probe), silent = TRUE), "try-error")
   if (works()) return(invisible(TRUE))
-  if (sqlite && requireNamespace("RSQLite", quietly = TRUE)) {
+  if (eng$math_ext && requireNamespace("RSQLite", quietly = TRUE)) {
     try(RSQLite::initExtension(conn, "math"), silent = TRUE)
     if (works()) return(invisible(TRUE))
   }
-  abort(paste0("the database has no SQRT function, which the clipped column sums need (c_i = B / SQRT(norm^2)); ",
+  abort(paste0("the database has no SQRT function, which clipping needs (the row norms); ",
                "enable it (SQLite: RSQLite::initExtension(conn, \"math\")) or stream the rows with db_reader()."),
         .arg = "conn")
 }
@@ -491,10 +635,12 @@ balanced_sum <- function(x) {
   sprintf("(%s + %s)", balanced_sum(x[seq_len(h)]), balanced_sum(x[-seq_len(h)]))
 }
 
-# The clause that stops an engine from merging a per-row subquery into the
-# aggregate above it (see second_moment_db()).
-db_fence <- function(conn) {
-  if (inherits(conn, "SQLiteConnection")) return(" LIMIT -1")
-  if (inherits(conn, c("PqConnection", "PostgreSQLConnection"))) return(" OFFSET 0")
-  ""
+# The largest of the expressions x by the engine's n-ary maximum `f`, at most
+# 100 arguments a call (PostgreSQL's limit on function arguments; SQLite's
+# default is 127), nested when there are more.
+sql_greatest <- function(x, f) {
+  if (length(x) == 1L) return(x)
+  if (length(x) <= 100L) return(sprintf("%s(%s)", f, paste(x, collapse = ", ")))
+  k <- ceiling(length(x) / 100)
+  sql_greatest(vapply(split(x, rep(seq_len(k), length.out = length(x))), sql_greatest, "", f = f), f)
 }

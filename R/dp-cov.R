@@ -469,8 +469,9 @@ dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, 
     pass <- dp_cov_stream(src$reader, function(b) clipped_gram_cpp(sweep(b, 2L, center), clip)$gram, src$p,
                           min_rows = min(1, src$n))
     if (pass$n != src$n) {
-      abort("the reader `x` returned %s rows on the second pass and %s on the first: dp_cov() needs a re-readable reader that returns the same rows each time.",
-            format(pass$n), format(src$n), .arg = "x")
+      # the counts are private: the message says only that they differ
+      abort("the reader `x` returned a different number of rows on the second pass than on the first: dp_cov() needs a re-readable reader that returns the same rows each time.",
+            .arg = "x")
     }
     new_suffstat(pass$total, pass$n, clip, src$colnames, 0)
   }

@@ -502,7 +502,7 @@ sweep_specs <- function() {
     sweep_spec("second_moment_db", list(conn = sweep_db_conn(), table = "t", clip = 2, max_terms = 1600),
                c(sweep_db_roles(), list(clip = CLIP, max_terms = CNT, double_type = R("custom", values = list(
                  sweep_h("NA", NA_character_), sweep_h("number", 1), sweep_h("injection", "REAL); DROP TABLE t; --"),
-                 sweep_h("two", c("DOUBLE", "REAL")), sweep_h("empty", ""), sweep_h("REAL", "REAL", "either")))))),
+                 sweep_h("two", c("DOUBLE", "REAL")), sweep_h("empty", ""), sweep_h("REAL", "REAL"), sweep_h("BLOB", "BLOB")))))),
     sweep_spec("db_reader", list(conn = sweep_db_conn(), table = "t", chunk_rows = 2),
                c(sweep_db_roles(), list(chunk_rows = CNT))),
     sweep_spec("csv_reader", list(file = sweep_csv, chunk_rows = 2),

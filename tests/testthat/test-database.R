@@ -97,7 +97,7 @@ test_that("bad sources give classed errors naming the argument", {
   DBI::dbExecute(con, "CREATE TABLE mixed (a REAL, b REAL)")
   DBI::dbExecute(con, "INSERT INTO mixed VALUES (1, 2), (2, 'abc')")
   DBI::dbExecute(con, "CREATE TABLE infs (a REAL, b REAL)")
-  DBI::dbExecute(con, "INSERT INTO infs VALUES (1, 2), (1e308, 1e308)")
+  DBI::dbExecute(con, "INSERT INTO infs VALUES (1, 2), (9e999, 1)")
   err <- function(expr, arg, pattern) {
     e <- expect_error(expr, class = "dpcov_error")
     expect_identical(e$arg, arg)
@@ -115,10 +115,11 @@ test_that("bad sources give classed errors naming the argument", {
   }
   err(second_moment_db(con, "empty", clip = 2), "table", "no rows")
   err(second_moment(db_reader(con, "empty"), 2), "x", "no rows")
-  err(second_moment_db(con, "nulls", clip = 2), "na", "a contain NULL values \\(1 rows\\)")
+  err(second_moment_db(con, "nulls", clip = 2), "na", "a contain NULL values; use na")
   err(second_moment(db_reader(con, "nulls"), 2), "x", "missing values.*na = \"zero\"")
   err(second_moment_db(con, "mixed", clip = 2), "columns", "b hold text")
-  err(second_moment_db(con, "infs", clip = 2), "table", "overflows")
+  err(second_moment_db(con, "infs", clip = 2), "table", "infinite or NaN")
+  err(second_moment_db(con, query = "SELECT * FROM infs", clip = Inf), "query", "infinite or NaN")
   err(second_moment_db(con, "t", na = "drop"), "na", "one of")
   err(second_moment_db(con, "t", double_type = "REAL); DROP TABLE t; --"), "double_type", "SQL type")
   # a dropped connection, before and during a pass
@@ -327,4 +328,110 @@ test_that("an engine without SQRT and a missing DBI are classed errors naming `c
       expect_match(conditionMessage(e), "install.packages(\"DBI\")", fixed = TRUE)
     }
   })
+})
+
+# ---- trust (issue 20, items 4 to 6) ------------------------------------------
+
+test_that("double_type must be an 8-byte float type, and the engine's answer is checked on known rows", {
+  X <- db_data(300, 3)
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  ref <- second_moment(X, 2)
+  expect_gt(ref$n_clipped, 100)
+  # SQLite casts to BLOB, a number compares below any BLOB: no row was
+  # clipped, and a release from it stated a guarantee for B = 2
+  for (bad in c("BLOB", "TEXT", "REAL", "INTEGER", "NUMERIC", "DOUBLE PRECISION; --", NA_character_)) {
+    e <- expect_error(second_moment_db(con, "t", clip = 2, double_type = bad), class = "dpcov_error", label = bad)
+    expect_identical(e$arg, "double_type")
+  }
+  for (ok in c("DOUBLE PRECISION", "double  precision", "DOUBLE", "FLOAT8", "FLOAT64")) {
+    expect_equal(second_moment_db(con, "t", clip = 2, double_type = ok), ref, tolerance = 1e-12, label = ok)
+  }
+  # past the list, the engine's own answer: these types reach the query and
+  # the check on known rows refuses them before any data is read
+  with_binding("dpcov", "check_double_type", function(double_type, ...) double_type, {
+    for (bad in c("BLOB", "TEXT", "INTEGER")) {
+      e <- expect_error(second_moment_db(con, "t", clip = 2, double_type = bad), class = "dpcov_error", label = bad)
+      expect_identical(e$arg, "double_type")
+      expect_match(conditionMessage(e), "known rows")
+    }
+    # the same engine with a double type passes the check and gives the statistics
+    expect_equal(second_moment_db(con, "t", clip = 2, double_type = "REAL"), ref, tolerance = 1e-12)
+  })
+  # an engine whose clipping is wrong is caught even when the type is fine:
+  # here the database's answers lose their clipped-row count
+  moments <- get("db_moments", asNamespace("dpcov"))
+  with_binding("dpcov", "db_moments", function(...) {
+    m <- moments(...)
+    m$n_clipped <- 0
+    m
+  }, {
+    e <- expect_error(second_moment_db(con, "t", clip = 2), class = "dpcov_error")
+    expect_identical(e$arg, "double_type")
+  })
+})
+
+test_that("rows whose squares overflow or underflow give the clipped statistics of second_moment()", {
+  X <- db_data(2000, 4)
+  X[1, ] <- c(1e200, -2e200, 3, 0)       # squares overflow: clipped like any row
+  X[2, ] <- c(1.2e308, -1.2e308, 0, 1)  # its norm is 1.7e308
+  X[3, ] <- c(1e-200, 2e-200, 0, 0)      # squares underflow: kept
+  X[4, ] <- c(1e-200, 5, 1, -1e-200)
+  X[5, ] <- c(3e-320, 0, 0, 0)           # subnormal
+  X[6, ] <- 0
+  X[7, ] <- c(1e200, 1e-200, 1e-200, 1)
+  X[8:20, 2] <- 1e-200                   # a column mostly tiny
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  for (clip in c(1e-3, 3, 1e40)) {
+    for (na in c("error", "zero")) {
+      got <- second_moment_db(con, "t", clip = clip, na = na)
+      want <- second_moment(X, clip)
+      expect_equal(got, want, tolerance = 1e-12, label = paste(clip, na))
+      expect_identical(got$n_clipped, want$n_clipped)
+    }
+  }
+  # the big rows are clipped to norm B exactly as in memory
+  big <- second_moment_db(con, query = "SELECT * FROM t LIMIT 2", clip = 5)
+  expect_equal(big$gram, second_moment(X[1:2, ], 5)$gram, tolerance = 1e-14, ignore_attr = TRUE)
+  expect_equal(sum(diag(big$gram)), 2 * 25, tolerance = 1e-14)
+  # tiny values without clipping: the column sums keep them, as in memory
+  tiny <- X[-c(1, 2, 7), ]
+  DBI::dbWriteTable(con, "tiny", as.data.frame(tiny))
+  got <- second_moment_db(con, "tiny", clip = Inf)
+  expect_equal(got, second_moment(tiny, Inf), tolerance = 1e-12)
+  expect_identical(got$sum[["x2"]] != 0, TRUE)
+})
+
+test_that("error messages about the data name columns, never counts of rows", {
+  X <- db_data(500, 3)
+  con <- db_memory(list(t = X))
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbExecute(con, "CREATE TABLE nulls (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO nulls VALUES (1, 2), (NULL, 3), (NULL, 4), (NULL, NULL), (5, 6), (7, 8), (9, 1)")
+  DBI::dbExecute(con, "CREATE TABLE mixed (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO mixed VALUES (1, 2), (2, 'abc'), (3, 'def'), (4, 5)")
+  DBI::dbExecute(con, "CREATE TABLE infs (a REAL, b REAL)")
+  DBI::dbExecute(con, "INSERT INTO infs VALUES (1, 2), (9e999, 1), (-9e999, 1)")
+  msg <- function(expr) conditionMessage(expect_error(expr, class = "dpcov_error"))
+  m <- msg(second_moment_db(con, "nulls", clip = 2))
+  expect_match(m, "`columns` a, b contain NULL values")
+  expect_false(grepl("[1-9]", m))  # neither 3 (in a) nor 1 (in b) nor 7 (n)
+  m <- msg(second_moment_db(con, "mixed", clip = 2))
+  expect_match(m, "b hold text or blob values")
+  expect_false(grepl("[1-9]", m))
+  m <- msg(second_moment_db(con, "infs", clip = 2))
+  expect_false(grepl("[1-9]", m))
+  # a reader that changes between dp_cov()'s passes: refused without its n
+  k <- 0
+  reader <- function(reset = FALSE) {
+    k <<- k + 1
+    if (k == 1) return(X)
+    if (k == 2) return(NULL)
+    if (k == 3) return(X[-(1:2), ])  # two rows fewer on the second pass
+    NULL
+  }
+  m <- msg(dp_cov(reader, 1, 1e-6, clip = 5, clip_mean = 5))
+  expect_match(m, "different number of rows")
+  expect_false(grepl("500|498", m))
 })
