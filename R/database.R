@@ -189,7 +189,10 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' `"NA"` and the empty field): with `na = "error"` (default) a `dpcov_error`
 #' naming the columns; with `na = "zero"` it is read as 0, a map of each row by
 #' itself that leaves the guarantee unchanged. Rows are never dropped.
-#' A field that is not a number is an error naming its line.
+#' A field that is not a number is an error naming its line. R's integer `NA`
+#' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
+#' cast such a column to a double in `query` (`second_moment_db()` casts in
+#' SQL and is not affected).
 #'
 #' @inheritParams second_moment_db
 #' @param chunk_rows Rows per block.
@@ -359,11 +362,22 @@ db_check_conn <- function(conn, arg = "conn") {
   if (!isS4(conn) || !inherits(conn, "DBIConnection")) {
     abort("`%s` must be a DBI connection (from DBI::dbConnect()), not %s.", arg, class(conn)[1], .arg = arg)
   }
-  if (!isTRUE(tryCatch(DBI::dbIsValid(conn), error = function(e) FALSE))) {
+  if (!db_is_valid(conn)) {
     abort("`%s` is not a valid connection: it was closed or dropped; reconnect with DBI::dbConnect().", arg,
           .arg = arg)
   }
   invisible(conn)
+}
+
+# DBI::dbIsValid(), or the driver's own test where it has no method for it
+# (RPostgreSQL); a driver with neither is taken as valid, and a closed
+# connection then fails in the query, also as a dpcov_error.
+db_is_valid <- function(conn) {
+  v <- tryCatch(DBI::dbIsValid(conn), error = function(e) NA)
+  if (is.na(v) && inherits(conn, "PostgreSQLConnection") && requireNamespace("RPostgreSQL", quietly = TRUE)) {
+    v <- tryCatch(RPostgreSQL::isPostgresqlIdCurrent(conn), error = function(e) FALSE)
+  }
+  !isFALSE(v)
 }
 
 # The data as a derived table: a quoted table name, or the query in
@@ -439,8 +453,17 @@ db_call <- function(expr, arg) {
 # The one row of an aggregate query, as doubles (a 64-bit integer count
 # converted by its own method, not by unlist()).
 db_query_row <- function(conn, sql, arg) {
-  row <- db_call(DBI::dbGetQuery(conn, sql), arg)
+  row <- db_get(conn, sql, arg)
+  if (!is.data.frame(row) || nrow(row) != 1L) abort("the database gave no answer to the query on `%s`.", arg, .arg = arg)
   vapply(row, function(v) as.double(v)[1], numeric(1), USE.NAMES = FALSE)
+}
+
+# A query's whole result through a result set: RPostgreSQL's dbGetQuery()
+# turns an SQL error into a warning and a NULL result, dbSendQuery() raises it.
+db_get <- function(conn, sql, arg) {
+  res <- db_call(DBI::dbSendQuery(conn, sql), arg)
+  on.exit(try(DBI::dbClearResult(res), silent = TRUE))
+  db_call(DBI::dbFetch(res, n = -1), arg)
 }
 
 # Where SQL differs between engines, and nothing else: one entry per engine,
@@ -613,8 +636,8 @@ db_check_engine <- function(conn, clip, na, max_terms, double_type, eng) {
 
 # SQRT is SQL:2003 but optional in SQLite; RSQLite can load it.
 db_need_sqrt <- function(conn, src, double_type, eng) {
-  probe <- sprintf("SELECT SQRT(CAST(2 AS %s)) FROM %s WHERE 1 = 0", double_type, src$sql)
-  works <- function() !inherits(try(DBI::dbGetQuery(conn, probe), silent = TRUE), "try-error")
+  probe <- sprintf("SELECT SQRT(2.0) FROM %s WHERE 1 = 0", src$sql)
+  works <- function() !inherits(tryCatch(db_get(conn, probe, "conn"), error = identity), "error")
   if (works()) return(invisible(TRUE))
   if (eng$math_ext && requireNamespace("RSQLite", quietly = TRUE)) {
     try(RSQLite::initExtension(conn, "math"), silent = TRUE)

@@ -5,7 +5,7 @@
 # package still missing afterwards comes from CRAN, built from source.
 set -euo pipefail
 
-R_PKGS="Rcpp RcppEigen future future.apply progressr testthat knitr rmarkdown MASS callr DBI RSQLite generics"
+R_PKGS="Rcpp RcppEigen future future.apply progressr testthat knitr rmarkdown MASS callr DBI RSQLite RPostgreSQL generics"
 
 missing_r_pkgs() {
   Rscript --vanilla -e 'p <- commandArgs(TRUE); ok <- vapply(p, requireNamespace, logical(1), quietly = TRUE); cat(p[!ok])' $R_PKGS
@@ -16,9 +16,13 @@ command -v pandoc >/dev/null 2>&1 || need_pandoc=1
 # R CMD check --as-cran warns without qpdf (it checks vignette PDFs' size)
 need_qpdf=0
 command -v qpdf >/dev/null 2>&1 || need_qpdf=1
+# the extended tier's database tests start a throwaway PostgreSQL server
+# (tests/testthat/helper-postgres.R): initdb and pg_ctl from Debian's package
+need_postgres=0
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || need_postgres=1
 missing=$(missing_r_pkgs)
 
-if [ -z "$missing" ] && [ "$need_pandoc" = 0 ] && [ "$need_qpdf" = 0 ]; then
+if [ -z "$missing" ] && [ "$need_pandoc" = 0 ] && [ "$need_qpdf" = 0 ] && [ "$need_postgres" = 0 ]; then
   echo "install-deps: everything is already installed"
   exit 0
 fi
@@ -29,6 +33,7 @@ if command -v apt-get >/dev/null 2>&1; then
   debs=""
   [ "$need_pandoc" = 1 ] && debs="pandoc"
   [ "$need_qpdf" = 1 ] && debs="$debs qpdf"
+  [ "$need_postgres" = 1 ] && debs="$debs postgresql"
   for p in $missing; do
     debs="$debs r-cran-$(echo "$p" | tr 'A-Z' 'a-z')"
   done

@@ -284,32 +284,17 @@ test_that("mechanisms that need the rows say so for statistics and readers", {
   expect_match(conditionMessage(e), "no row norms.*chunk reader")
 })
 
-# A function of a namespace replaced while `code` runs (testthat's
-# local_mocked_bindings() needs testthat >= 3.1.7; Debian ships 3.1.6).
-with_binding <- function(ns, name, value, code) {
-  env <- asNamespace(ns)
-  old <- get(name, envir = env)
-  locked <- bindingIsLocked(name, env)
-  if (locked) unlockBinding(name, env)
-  assign(name, value, envir = env)
-  on.exit({
-    assign(name, old, envir = env)
-    if (locked) lockBinding(name, env)
-  })
-  force(code)
-}
-
 test_that("an engine without SQRT and a missing DBI are classed errors naming `conn`", {
   X <- db_data(200, 3)
   con <- db_memory(list(t = X))
   on.exit(DBI::dbDisconnect(con), add = TRUE)
   # an engine whose SQRT does not compile, and RSQLite's math extension unavailable
-  query <- DBI::dbGetQuery
+  send <- DBI::dbSendQuery
   no_sqrt <- function(conn, statement, ...) {
     if (grepl("SQRT", statement, fixed = TRUE)) stop("no such function: SQRT")
-    query(conn, statement, ...)
+    send(conn, statement, ...)
   }
-  with_binding("DBI", "dbGetQuery", no_sqrt, with_binding("RSQLite", "initExtension", function(...) invisible(TRUE), {
+  with_binding("DBI", "dbSendQuery", no_sqrt, with_binding("RSQLite", "initExtension", function(...) invisible(TRUE), {
     e <- tryCatch(second_moment_db(con, "t", clip = 5), error = identity)
     expect_s3_class(e, "dpcov_error")
     expect_identical(e$arg, "conn")

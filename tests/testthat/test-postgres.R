@@ -1,0 +1,254 @@
+# The database path on a real PostgreSQL server (extended tier): a throwaway
+# local server (helper-postgres.R), a table of 10^6 rows generated in SQL,
+# and the same properties as on SQLite: the statistics of second_moment() in
+# memory, the same release from every source, NULLs, column types, quoted and
+# schema-qualified names, injection attempts, dropped connections.
+
+pg_err <- function(expr, arg, pattern = NULL) {
+  e <- expect_error(expr, class = "dpcov_error")
+  expect_identical(e$arg, arg)
+  if (!is.null(pattern)) expect_match(conditionMessage(e), pattern)
+  invisible(e)
+}
+
+# The rows of a table in R, in the order of `id`.
+pg_read <- function(con, table, columns) {
+  d <- DBI::dbGetQuery(con, sprintf("SELECT %s FROM %s ORDER BY id",
+                                    paste(DBI::dbQuoteIdentifier(con, columns), collapse = ", "),
+                                    DBI::dbQuoteIdentifier(con, table)))
+  as.matrix(d)
+}
+
+test_that("PostgreSQL: 10^6 rows, in-database and streamed statistics equal second_moment() in memory", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  # deterministic rows made by the server (no transfer): means 0 to 10, one
+  # row in 20 five times larger (clipped), an integer and a bigint column
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS big")
+  DBI::dbExecute(con, paste(
+    "CREATE TABLE big AS SELECT i AS id,",
+    "(CASE WHEN i % 20 = 0 THEN 5 ELSE 1 END) * sin(i * 0.37) * 3 AS x1,",
+    "(CASE WHEN i % 20 = 0 THEN 5 ELSE 1 END) * cos(i * 1.3) + 10 AS x2,",
+    "((i::bigint * 7919) % 1000) / 100.0 - 5 AS x3,",
+    "(i % 13)::integer AS x4, ((i % 7) - 3)::bigint AS x5",
+    "FROM generate_series(1, 1000000) AS s(i)"))
+  expect_identical(DBI::dbGetQuery(con, "SELECT COUNT(*) AS n FROM big")$n, 1e6)
+  cols <- paste0("x", 1:5)
+  X <- pg_read(con, "big", cols)
+  storage.mode(X) <- "double"
+  clip <- 12
+  mem <- second_moment(X, clip)
+  expect_gt(mem$n_clipped, 1000)
+  expect_lt(mem$n_clipped, 1e6 - 1000)
+  got <- list(db = second_moment_db(con, "big", cols, clip = clip),
+              batches = second_moment_db(con, "big", cols, clip = clip, max_terms = 10),
+              reader = second_moment(db_reader(con, "big", cols, chunk_rows = 2^17), clip))
+  for (s in names(got)) {
+    g <- got[[s]]
+    expect_identical(g$n, 1e6, label = s)
+    expect_identical(g$n_clipped, mem$n_clipped, label = s)
+    expect_identical(g$colnames, cols, label = s)
+    expect_lt(max(abs(g$gram - mem$gram) / abs(mem$gram)), 1e-10, label = s)  # entry by entry
+    expect_lt(max(abs(g$sum - mem$sum) / abs(mem$sum)), 1e-10, label = s)
+  }
+  expect_equal(second_moment_db(con, "big", cols, clip = Inf), second_moment(X, Inf), tolerance = 1e-10)
+  keep <- X[, "x2"] > 10
+  expect_equal(second_moment_db(con, query = "SELECT x1, x3 FROM big WHERE x2 > 10", clip = 3),
+               second_moment(X[keep, c("x1", "x3")], 3), tolerance = 1e-10)
+  DBI::dbExecute(con, "DROP TABLE big")
+})
+
+test_that("PostgreSQL: the same release under one seed from a matrix, statistics, the database and a reader", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  set.seed(5)
+  X <- matrix(stats::rnorm(3000 * 4, mean = rep(c(0, 3, -1, 10), each = 3000)), 3000, 4,
+              dimnames = list(NULL, paste0("x", 1:4)))
+  X[1:150, ] <- X[1:150, ] * 5
+  DBI::dbWriteTable(con, "rel", data.frame(id = seq_len(nrow(X)), X), overwrite = TRUE, row.names = FALSE)
+  q <- "SELECT x1, x2, x3, x4 FROM rel ORDER BY id"
+  B <- 8
+  sources <- list(matrix = function() X, suffstat = function() second_moment(X, B),
+                  db = function() second_moment_db(con, query = q, clip = B),
+                  db_reader = function() db_reader(con, query = q, chunk_rows = 700))
+  mechanisms <- list(
+    analyze_gauss = function(x) analyze_gauss(x, 1, 1e-6, clip = B),
+    wishart_noise = function(x) wishart_noise(x, 0.5, 1e-6, clip = B),
+    jl_ridge = function(x) jl_ridge(x, 0.5, 1e-6, clip = B),
+    dp_threshold = function(x) dp_threshold(x, 1, 1e-6, clip = B))
+  for (m in names(mechanisms)) {
+    rel <- lapply(sources, function(s) {
+      set.seed(42)
+      mechanisms[[m]](s())
+    })
+    for (s in c("db", "db_reader")) {
+      expect_equal(rel[[s]]$estimate, rel$matrix$estimate, tolerance = 1e-10, label = paste(m, s))
+      expect_identical(rel[[s]]$params$sigma, rel$matrix$params$sigma)
+    }
+  }
+  # dp_cov: one pass from statistics computed anywhere, two from the reader
+  one <- lapply(sources[c("suffstat", "db")], function(s) {
+    set.seed(7)
+    dp_cov(s(), 1, 1e-6)
+  })
+  expect_equal(one$db$estimate, one$suffstat$estimate, tolerance = 1e-10)
+  two <- lapply(sources[c("matrix", "db_reader")], function(s) {
+    set.seed(7)
+    dp_cov(s(), 1, 1e-6, clip = B, clip_mean = B)
+  })
+  expect_equal(two$db_reader$estimate, two$matrix$estimate, tolerance = 1e-10)
+  DBI::dbExecute(con, "DROP TABLE rel")
+})
+
+test_that("PostgreSQL: NULL, NaN and Infinity, and integer, bigint, numeric, real and boolean columns", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS typed")
+  DBI::dbExecute(con, paste("CREATE TABLE typed (id integer, i integer, b bigint, n numeric(30, 10), s smallint,",
+                            "r real, d double precision, f boolean)"))
+  DBI::dbExecute(con, paste("INSERT INTO typed VALUES",
+                            "(1, 2147483647, 9007199254740993, 12345678901234567890.25, 7, 0.5, -1.5, true),",
+                            "(2, -2147483648, -3000000000, -0.0000000001, -3, 2.25, 1e-200, false),",
+                            "(3, 0, 1, 3.5, 0, -8, 1e200, true)"))
+  # the values as R reads them: integers exact, the bigint and numeric
+  # rounded to the nearest double once, as the database's CAST does
+  X <- cbind(i = c(2147483647, -2147483648, 0), b = c(9007199254740992, -3e9, 1),
+             n = c(12345678901234567890.25, -1e-10, 3.5), s = c(7, -3, 0), r = c(0.5, 2.25, -8),
+             d = c(-1.5, 1e-200, 1e200))
+  for (clip in c(Inf, 1e4)) {
+    cols <- if (is.finite(clip)) colnames(X) else setdiff(colnames(X), "d")  # 1e200^2 overflows without clipping
+    expect_equal(second_moment_db(con, "typed", cols, clip = clip), second_moment(X[, cols], clip),
+                 tolerance = 1e-14, label = format(clip))
+    # R's integer NA is -2^31: the driver reads that integer as NA, so the
+    # reader casts it in the query (second_moment_db() casts in SQL)
+    q <- "SELECT i::float8 AS i, b, n, s, r, d FROM typed ORDER BY id"
+    expect_equal(second_moment(db_reader(con, query = q, columns = cols), clip),
+                 second_moment(X[, cols], clip), tolerance = 1e-14)
+  }
+  pg_err(second_moment(db_reader(con, "typed", "i"), 1), "x", "missing values")
+  # PostgreSQL has no cast from boolean to a double: a classed error (cast it
+  # in `query`, f::integer); the reader takes the logical column
+  pg_err(second_moment_db(con, "typed", c("i", "f")), "table", "boolean")
+  expect_equal(second_moment_db(con, query = "SELECT i, f::integer AS f FROM typed"),
+               second_moment(cbind(i = X[, "i"], f = c(1, 0, 1))), tolerance = 1e-14)
+  expect_equal(second_moment(db_reader(con, query = "SELECT i, f FROM typed ORDER BY id")),
+               second_moment(cbind(i = X[, "i"], f = c(1, 0, 1))), tolerance = 1e-14)
+  # NULL: an error naming the columns without counts, or read as 0
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS nulls")
+  DBI::dbExecute(con, "CREATE TABLE nulls (id integer, a double precision, b double precision, c integer)")
+  DBI::dbExecute(con, "INSERT INTO nulls VALUES (1, 1, 2, NULL), (2, NULL, 3, NULL), (3, 4, NULL, 5), (4, 0.5, 0.25, 6)")
+  e <- pg_err(second_moment_db(con, "nulls", c("a", "b", "c"), clip = 2), "na", "`columns` a, b, c contain NULL values")
+  expect_false(grepl("[1-9]", conditionMessage(e)))
+  pg_err(second_moment(db_reader(con, "nulls", c("a", "b")), 2), "x", "missing values")
+  Z <- cbind(a = c(1, 0, 4, 0.5), b = c(2, 3, 0, 0.25), c = c(0, 0, 5, 6))
+  expect_equal(second_moment_db(con, "nulls", c("a", "b", "c"), clip = 2.5, na = "zero"), second_moment(Z, 2.5),
+               tolerance = 1e-14)
+  expect_equal(second_moment(db_reader(con, query = "SELECT a, b, c FROM nulls ORDER BY id", na = "zero"), 2.5),
+               second_moment(Z, 2.5), tolerance = 1e-14)
+  # PostgreSQL keeps NaN and Infinity (SQLite turns NaN into NULL): refused,
+  # as second_moment() refuses them in memory
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS nonfinite")
+  DBI::dbExecute(con, "CREATE TABLE nonfinite (a double precision, b double precision)")
+  DBI::dbExecute(con, "INSERT INTO nonfinite VALUES (1, 2), ('NaN', 1)")
+  for (clip in c(2, Inf)) pg_err(second_moment_db(con, "nonfinite", clip = clip), "table", "infinite or NaN")
+  DBI::dbExecute(con, "UPDATE nonfinite SET a = '-Infinity' WHERE b = 1")
+  for (clip in c(2, Inf)) pg_err(second_moment_db(con, "nonfinite", clip = clip), "table", "infinite or NaN")
+  expect_error(second_moment(cbind(c(1, -Inf), c(2, 1)), 2), class = "dpcov_error")
+  DBI::dbExecute(con, "DROP TABLE typed; DROP TABLE nulls; DROP TABLE nonfinite")
+})
+
+test_that("PostgreSQL: rows whose squares overflow or underflow (an error on this engine) give second_moment()'s statistics", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  set.seed(3)
+  X <- matrix(stats::rnorm(400 * 3), 400, 3, dimnames = list(NULL, c("a", "b", "c")))
+  X[1, ] <- c(1e200, -2e200, 3)
+  X[2, ] <- c(1.2e308, -1.2e308, 1)
+  X[3, ] <- c(1e-200, 2e-200, 0)
+  X[4, ] <- c(1e-200, 5, -1e-200)
+  X[5, ] <- c(3e-320, 0, 0)
+  X[6, ] <- 0
+  X[7:30, 2] <- 1e-200
+  DBI::dbWriteTable(con, "tiny", data.frame(id = 1:400, X), overwrite = TRUE, row.names = FALSE)
+  # dbWriteTable goes through text: read back what the server holds
+  Y <- pg_read(con, "tiny", c("a", "b", "c"))
+  expect_equal(Y, X, tolerance = 1e-14, ignore_attr = TRUE)
+  for (clip in c(1e-3, 3, 1e40)) {
+    got <- second_moment_db(con, "tiny", c("a", "b", "c"), clip = clip)
+    expect_equal(got, second_moment(Y, clip), tolerance = 1e-12, label = format(clip))
+  }
+  Z <- Y[-(1:2), ]
+  expect_equal(second_moment_db(con, query = "SELECT a, b, c FROM tiny WHERE id > 2", clip = Inf),
+               second_moment(Z, Inf), tolerance = 1e-12)
+  DBI::dbExecute(con, "DROP TABLE tiny")
+})
+
+test_that("PostgreSQL: quoted and schema-qualified names, injection attempts, double types", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbExecute(con, 'DROP SCHEMA IF EXISTS "My Schema" CASCADE')
+  DBI::dbExecute(con, 'CREATE SCHEMA "My Schema"')
+  DBI::dbExecute(con, 'CREATE TABLE "My Schema"."odd ""name""; --" ("col one" float8, "Col""2" float8, "SELECT" float8)')
+  DBI::dbExecute(con, 'INSERT INTO "My Schema"."odd ""name""; --" VALUES (1, 2, 3), (4, -5, 6), (0.5, 0.25, -7)')
+  X <- cbind(`col one` = c(1, 4, 0.5), `Col"2` = c(2, -5, 0.25), SELECT = c(3, 6, -7))
+  id <- DBI::Id(schema = "My Schema", table = "odd \"name\"; --")
+  expect_equal(second_moment_db(con, id, clip = 4), second_moment(X, 4), tolerance = 1e-14)
+  expect_equal(second_moment_db(con, id, c("SELECT", "col one"), clip = 4), second_moment(X[, c(3, 1)], 4),
+               tolerance = 1e-14)
+  expect_equal(second_moment(db_reader(con, id, c("Col\"2", "SELECT")), 4), second_moment(X[, c(2, 3)], 4),
+               tolerance = 1e-14)
+  # injection attempts in names are names: not found, nothing executed
+  DBI::dbExecute(con, "CREATE TABLE victim (a float8)")
+  DBI::dbExecute(con, "INSERT INTO victim VALUES (1), (2)")
+  for (f in list(function(...) second_moment_db(..., clip = 2), function(...) second_moment(db_reader(...), 2))) {
+    pg_err(f(con, "victim; DROP TABLE victim; --"), "table", "does not exist")
+    pg_err(f(con, 'victim"; DROP TABLE victim; --'), "table", "does not exist")
+    pg_err(f(con, DBI::Id(schema = "public; DROP TABLE victim", table = "victim")), "table", "does not exist")
+    pg_err(f(con, "victim", columns = 'a", (SELECT 1) AS "b'), "columns", "not found")
+  }
+  pg_err(second_moment_db(con, "victim", clip = 2, double_type = "FLOAT8); DROP TABLE victim; --"), "double_type")
+  expect_identical(DBI::dbGetQuery(con, "SELECT COUNT(*) AS n FROM victim")$n, 2)
+  # double types: PostgreSQL's names work; DOUBLE is not a type here, and
+  # REAL is 4 bytes: past the list, the check on known rows refuses both
+  v <- cbind(a = c(1, 2))
+  for (ok in c("DOUBLE PRECISION", "FLOAT8")) {
+    expect_equal(second_moment_db(con, "victim", clip = 1.5, double_type = ok), second_moment(v, 1.5), tolerance = 1e-14)
+  }
+  pg_err(second_moment_db(con, "victim", clip = 1.5, double_type = "REAL"), "double_type")
+  with_binding("dpcov", "check_double_type", function(double_type, ...) double_type, {
+    for (bad in c("DOUBLE", "REAL", "INTEGER", "TEXT")) {
+      pg_err(second_moment_db(con, "victim", clip = 1.5, double_type = bad), "double_type", "known rows")
+    }
+  })
+  DBI::dbExecute(con, 'DROP SCHEMA "My Schema" CASCADE; DROP TABLE victim')
+})
+
+test_that("PostgreSQL: a connection dropped by the server or closed by the client gives a classed error", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  admin <- pg_connect()
+  on.exit(DBI::dbDisconnect(admin))
+  DBI::dbExecute(admin, "DROP TABLE IF EXISTS drop_t")
+  DBI::dbExecute(admin, "CREATE TABLE drop_t AS SELECT i::float8 AS a, (i % 5)::float8 AS b FROM generate_series(1, 1000) s(i)")
+  r <- db_reader(con, "drop_t", chunk_rows = 100)
+  expect_identical(dim(r()), c(100L, 2L))
+  r(reset = TRUE)
+  pid <- DBI::dbGetQuery(con, "SELECT pg_backend_pid() AS pid")$pid
+  DBI::dbGetQuery(admin, sprintf("SELECT pg_terminate_backend(%d)", as.integer(pid)))
+  Sys.sleep(0.2)
+  pg_err(second_moment_db(con, "drop_t", clip = 2), "table")
+  pg_err(second_moment(r, 2), "x", "failed")
+  pg_err(db_reader(con, "drop_t"), "table")
+  try(DBI::dbDisconnect(con), silent = TRUE)
+  # closed by the client: known before any query
+  con2 <- pg_connect()
+  DBI::dbDisconnect(con2)
+  pg_err(second_moment_db(con2, "drop_t", clip = 2), "conn", "closed or dropped")
+  pg_err(db_reader(con2, "drop_t"), "conn", "closed or dropped")
+  DBI::dbExecute(admin, "DROP TABLE drop_t")
+})
