@@ -136,9 +136,14 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   # wrong statistics (e.g. no row clipped) that a release would trust
   db_check_engine(conn, clip, na, max_terms, double_type, eng)
   m <- db_moments(conn, src, DBI::dbQuoteIdentifier(conn, columns), clip, na, max_terms, double_type, eng)
-  if (is.na(m$n) || m$n < 1) {
-    abort("the %s has no rows: there is nothing to compute statistics of.",
-          if (src$arg == "table") "table `table`" else "result of `query`", .arg = src$arg)
+  if (is.na(m$n)) abort("the database gave no row count for the %s.", src$arg, .arg = src$arg)
+  if (m$n == 0) {
+    # no rows are data too, as for second_moment() in memory (under
+    # add/remove n is private): SQL's SUM over no rows is NULL, here 0
+    m$n_clipped <- m$n_bad <- 0
+    m$texts[] <- 0
+    m$sum[] <- 0
+    m$gram[] <- 0
   }
   # the messages name columns, never counts of rows (which depend on the data)
   if (any(m$texts > 0)) {

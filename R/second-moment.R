@@ -225,8 +225,8 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
     if (is.null(x)) abort("`x` must be a numeric matrix, data frame, dp_suffstat or reader function, not NULL.")
     s <- second_moment(x, clip)
   }
-  if (s$n < min_rows) abort("this mechanism needs at least %d rows; the data has %s.",
-                            as.integer(min_rows), format(s$n))
+  # the data's count is not printed: under add/remove it is private
+  if (s$n < min_rows) abort("this mechanism needs at least %d rows; the data has fewer.", as.integer(min_rows))
   s
 }
 
