@@ -156,7 +156,7 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
           paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na")
   }
   if (is.na(m$n_bad) || m$n_bad > 0) {
-    abort("the %s holds infinite or NaN values (as does `x` in second_moment(), this is refused); remove them in `query`.",
+    abort("the %s holds infinite or NaN values, refused as second_moment() refuses them in memory; remove them in `query`.",
           if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
   }
   if (anyNA(m$gram) || anyNA(m$sum)) {
@@ -402,7 +402,9 @@ db_source <- function(conn, table, query) {
 
 # The chosen columns, checked against the first row: present, and numeric.
 db_columns <- function(conn, src, columns) {
-  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s", src$sql)), src$arg)
+  # LIMIT 1 where the engine has it: RPostgreSQL receives a query's whole
+  # result before the first dbFetch(), so without it the table came to R
+  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s%s", src$sql, db_engine(conn)$first_row)), src$arg)
   first <- tryCatch(db_call(DBI::dbFetch(res, n = 1L), src$arg), finally = try(DBI::dbClearResult(res), silent = TRUE))
   have <- names(first)
   if (is.null(columns)) {
@@ -486,13 +488,15 @@ db_get <- function(conn, sql, arg) {
 #               can sit in a numeric column; CAST would read it as 0, so
 #               typeof() counts them.
 #  math_ext:    SQRT may be missing and RSQLite can load it.
+#  first_row:   the clause that returns only the first row (the column
+#               check); other engines rely on dbFetch(n = 1).
 db_engines <- list(
   sqlite = list(classes = "SQLiteConnection", fence = " LIMIT -1", greatest = "MAX",
-                value_types = TRUE, math_ext = TRUE),
+                value_types = TRUE, math_ext = TRUE, first_row = " LIMIT 1"),
   postgres = list(classes = c("PqConnection", "PostgreSQLConnection"), fence = " OFFSET 0",
-                  greatest = "GREATEST", value_types = FALSE, math_ext = FALSE),
+                  greatest = "GREATEST", value_types = FALSE, math_ext = FALSE, first_row = " LIMIT 1"),
   other = list(classes = character(0), fence = "", greatest = "GREATEST", value_types = FALSE,
-               math_ext = FALSE))
+               math_ext = FALSE, first_row = ""))
 
 db_engine <- function(conn) {
   for (e in db_engines) if (inherits(conn, e$classes)) return(e)
