@@ -134,7 +134,7 @@ test_that("PostgreSQL: NULL, NaN and Infinity, and integer, bigint, numeric, rea
   pg_err(second_moment_db(con, "typed", c("i", "f")), "table", "boolean")
   expect_equal(second_moment_db(con, query = "SELECT i, f::integer AS f FROM typed"),
                second_moment(cbind(i = X[, "i"], f = c(1, 0, 1))), tolerance = 1e-14)
-  expect_equal(second_moment(db_reader(con, query = "SELECT i, f FROM typed ORDER BY id")),
+  expect_equal(second_moment(db_reader(con, query = "SELECT i::float8 AS i, f FROM typed ORDER BY id")),
                second_moment(cbind(i = X[, "i"], f = c(1, 0, 1))), tolerance = 1e-14)
   # NULL: an error naming the columns without counts, or read as 0
   DBI::dbExecute(con, "DROP TABLE IF EXISTS nulls")
