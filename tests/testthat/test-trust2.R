@@ -153,3 +153,19 @@ test_that("compression_pca_study's table (delta_D, bounds) is labelled non-priva
   expect_match(capture.output(print(sm))[1], "NOT a private release")
   expect_s3_class(s, "dp_nonprivate")
 })
+
+test_that("a row whose norm itself overflows is clipped to the bound, never zeroed (both kernels, JL's explicit path)", {
+  x <- rbind(rep(1.7e308, 4), c(1, 2, 3, 4), c(-1e308, 1e308, 0, 0))
+  ref <- function(X, B) {
+    f <- apply(X, 1, function(r) { t <- max(abs(r)); if (t == 0) 1 else min(1, (B / t) / sqrt(sum((r / t)^2))) })
+    crossprod(X * f)
+  }
+  for (portable in c(FALSE, TRUE)) {
+    g <- dpcov:::clipped_gram_cpp(x, 2, 1L, portable)
+    expect_equal(g$gram, ref(x, 2), tolerance = 1e-12)
+    expect_identical(g$n_clipped, 3)
+  }
+  expect_equal(second_moment(x, 2)$gram, ref(x, 2), tolerance = 1e-12)
+  # control: the clipped rows carry weight (a zeroed row would leave only the middle row's)
+  expect_gt(second_moment(x, 2)$gram[1, 1], 1.5)
+})

@@ -25,6 +25,18 @@ inline double clip_scale(double norm, double clip) {
   return (std::isfinite(clip) && norm > clip) ? clip / norm : 1.0;
 }
 
+// The same for a row given by its entries, safe when the norm itself
+// overflows (entries near DBL_MAX): the row is divided by its largest entry
+// before the norm is taken, and the factor computed in that order.
+template <typename Row>
+inline double row_clip_scale(const Row& x, double clip) {
+  if (!std::isfinite(clip)) return 1.0;
+  const double top = x.cwiseAbs().maxCoeff();
+  if (!(top > 0)) return 1.0;
+  const double r = (x / top).norm();
+  return top * r > clip ? (clip / top) / r : 1.0;
+}
+
 namespace gram_detail {
 
 using Eigen::Index;
@@ -272,7 +284,9 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
         double top = 0.0, t = 0.0;
         for (Index j = 0; j < p; ++j) top = std::max(top, std::abs(X[j * ld + i]));
         for (Index j = 0; j < p; ++j) t += (X[j * ld + i] / top) * (X[j * ld + i] / top);
-        c[i] = clip_scale(top * std::sqrt(t), clip);
+        // the norm top * sqrt(t) may itself overflow: divide in that order
+        const double r = std::sqrt(t);
+        c[i] = (std::isfinite(clip) && top * r > clip) ? (clip / top) / r : 1.0;
         sq[i] = -2.0;  // scaled in the copy below
       } else {
         c[i] = clip_scale(std::sqrt(sq[i]), clip);
