@@ -93,10 +93,10 @@ if ("penguins" %in% sets && requireNamespace("palmerpenguins", quietly = TRUE)) 
   datasets$penguins <- list(
     name = "penguins (palmerpenguins)", x = as.matrix(d),
     bounds = bounds_frame(
-      bill_length_mm = c(30, 60),        # Pygoscelis culmen lengths, field guides: about 32-60 mm
-      bill_depth_mm = c(13, 22),         # about 13-22 mm in the same sources
-      flipper_length_mm = c(170, 235),   # adult flippers of the three species: 170-235 mm
-      body_mass_g = c(2500, 6500)),      # adults weigh 2.5-6.5 kg (Gentoos up to about 6.5)
+      bill_length_mm = c(25, 65),        # Pygoscelis bills (culmen): generous plausibility range
+      bill_depth_mm = c(10, 25),         # likewise, for bill depth
+      flipper_length_mm = c(150, 250),   # adult flippers of the three species, generously
+      body_mass_g = c(2000, 7000)),      # adults weigh about 2.5-6.5 kg; rounded outward
     data = d, formula = body_mass_g ~ flipper_length_mm + bill_length_mm)
 }
 if ("quakes" %in% sets) {
