@@ -29,6 +29,10 @@
 #                  the second moment centred at the box midpoint, cov = M -
 #                  m m', PSD projection. Same public bounds. (epsilon,
 #                  delta)-DP.
+#   textbook box   the same on the unit box (textbook_box_cov()): each
+#                  column mapped to [0, 1] by its public range first, the
+#                  result mapped back; a stronger baseline than the
+#                  reviewers' textbook. (epsilon, delta)-DP.
 #   DPpack         DPpack::covDP()/varDP() per entry (Laplace, which.sensitivity
 #                  = "bounded"), the p(p+1)/2 entries composed by basic
 #                  composition (epsilon / (p(p+1)/2) each), same public
@@ -40,6 +44,9 @@
 #
 # Metrics, against S = stats::cov(x) * (n - 1) / n (divisor n):
 #   relative Frobenius ||S^ - S||_F / ||S||_F and spectral ||S^ - S||_2 / ||S||_2;
+#   the relative Frobenius error of the implied correlation matrix (which
+#   weighs every column alike, where the covariance's error in mixed units
+#   is that of its largest-variance columns);
 #   PCA: the largest principal angle (degrees) between the top-2 eigenvector
 #   subspaces of S^ and S (eigen() of each method's covariance);
 #   regression (one model per data set): relative L2 error of the slopes
@@ -152,6 +159,20 @@ textbook_cov <- function(x, lower, upper, epsilon, delta) {
   S
 }
 
+# The same baseline run on the unit box: columns mapped by z = (x - l) / (u
+# - l) (a public map), textbook_cov() on z with bounds [0, 1], mapped back
+# (W S W). Each column then gets noise on its own scale instead of the
+# widest column's. Not one of the reviewers' peers; a stronger baseline
+# that dpcov's box path should match.
+textbook_box_cov <- function(x, lower, upper, epsilon, delta) {
+  n <- nrow(x)
+  w <- upper - lower
+  z <- (x - rep(lower, each = n)) / rep(w, each = n)
+  S <- textbook_cov(z, rep(0, ncol(x)), rep(1, ncol(x)), epsilon, delta) * tcrossprod(w)
+  dimnames(S) <- list(colnames(x), colnames(x))
+  S
+}
+
 # ---- DPpack, per entry -------------------------------------------------------
 dppack_cov <- function(x, lower, upper, epsilon) {
   n <- nrow(x)
@@ -181,9 +202,14 @@ top_angle <- function(A, S, k = 2L) {
   s <- svd(crossprod(U, V), nu = 0, nv = 0)$d
   acos(min(1, min(s))) * 180 / pi
 }
+cor_of <- function(A) {
+  s <- sqrt(pmax(diag(A), 1e-300))
+  A / tcrossprod(s)
+}
 cov_metrics <- function(est, S) {
-  if (is.null(est) || anyNA(est)) return(c(frob = NA, spec = NA, angle = NA))
-  c(frob = norm(est - S, "F") / norm(S, "F"), spec = spec(est - S) / spec(S), angle = top_angle(est, S))
+  if (is.null(est) || anyNA(est)) return(c(frob = NA, spec = NA, cor = NA, angle = NA))
+  c(frob = norm(est - S, "F") / norm(S, "F"), spec = spec(est - S) / spec(S),
+    cor = norm(cor_of(est) - cor_of(S), "F") / norm(cor_of(S), "F"), angle = top_angle(est, S))
 }
 # slopes from a covariance of [X, y], y last; a singular (PSD-projected)
 # block gets the minimum-norm solution, as lm() would not
@@ -196,7 +222,8 @@ cov_slopes <- function(S) {
 }
 
 # ---- the runs ----------------------------------------------------------------
-method_names <- c("dpcov default", "dpcov bounds", "textbook", "DPpack")
+method_names <- c("dpcov default", "dpcov bounds", "textbook", "textbook box", "DPpack")
+peer_names <- c("textbook", "textbook box", "DPpack")
 rows <- list()
 lm_rows <- list()
 timing <- setNames(numeric(length(method_names) + 2), c(method_names, "dp_lm default", "dp_lm bounds"))
@@ -234,6 +261,7 @@ for (ds in names(datasets)) {
                                        neighbor = neighbor)$estimate)
         },
         "textbook" = clock("textbook", textbook_cov(x, b$lower, b$upper, eps, delta)),
+        "textbook box" = clock("textbook box", textbook_box_cov(x, b$lower, b$upper, eps, delta)),
         "DPpack" = if (has_dppack) clock("DPpack", dppack_cov(x, b$lower, b$upper, eps)))
       for (m in method_names) {
         rows[[length(rows) + 1L]] <- data.frame(dataset = ds, n = n, p = ncol(x), epsilon = eps, rep = r,
@@ -248,10 +276,12 @@ for (ds in names(datasets)) {
                                       upper = lm_bounds$upper, neighbor = neighbor, B = B_boot))
         })
       tb <- clock("textbook", textbook_cov(XY, bl$lower, bl$upper, eps, delta))
+      tbb <- clock("textbook box", textbook_box_cov(XY, bl$lower, bl$upper, eps, delta))
       dq <- if (has_dppack) clock("DPpack", dppack_cov(XY, bl$lower, bl$upper, eps))
       betas <- list("dpcov default" = if (!is.null(fits[[1]])) stats::coef(fits[[1]])[xcols],
                     "dpcov bounds" = if (!is.null(fits[[2]])) stats::coef(fits[[2]])[xcols],
                     "textbook" = if (!is.null(tb)) cov_slopes(tb),
+                    "textbook box" = if (!is.null(tbb)) cov_slopes(tbb),
                     "DPpack" = if (!is.null(dq)) cov_slopes(dq))
       for (m in method_names) {
         cover <- NA_real_
@@ -276,6 +306,7 @@ summ <- do.call(rbind, lapply(split(res, list(res$dataset, res$epsilon, res$meth
   data.frame(dataset = g$dataset[1], n = g$n[1], p = g$p[1], epsilon = g$epsilon[1], method = g$method[1],
              frob = q(g$frob, 0.5), frob_q1 = q(g$frob, 0.25), frob_q3 = q(g$frob, 0.75),
              spec = q(g$spec, 0.5), spec_q1 = q(g$spec, 0.25), spec_q3 = q(g$spec, 0.75),
+             cor = q(g$cor, 0.5), cor_q1 = q(g$cor, 0.25), cor_q3 = q(g$cor, 0.75),
              angle = q(g$angle, 0.5))
 }))
 lm_summ <- do.call(rbind, lapply(split(lm_res, list(lm_res$dataset, lm_res$epsilon, lm_res$method), drop = TRUE),
@@ -298,7 +329,7 @@ saveRDS(list(cov = res, lm = lm_res, summary = summ, lm_summary = lm_summ, info 
         "bench/peers-results.rds", compress = "xz")
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(data.frame(summ[c("dataset", "n", "p", "epsilon", "method")],
-                            lapply(summ[c("frob", "spec", "angle")], signif, 3)),
+                            lapply(summ[c("frob", "spec", "cor", "angle")], signif, 3)),
                  "inst/extdata/peers-summary.csv", row.names = FALSE)
 
 # ---- markdown ----------------------------------------------------------------
@@ -317,7 +348,7 @@ wide <- function(d, value, iqr = NULL) {
         s
       }, character(1))
       # the best peer (textbook or DPpack) and dpcov's ratios to it
-      peer <- suppressWarnings(min(g[[value]][g$method %in% c("textbook", "DPpack")], na.rm = TRUE))
+      peer <- suppressWarnings(min(g[[value]][g$method %in% peer_names], na.rm = TRUE))
       ratio <- function(m) {
         v <- g[[value]][g$method == m]
         if (!length(v) || is.na(v) || !is.finite(peer)) "n/a" else formatC(v / peer, digits = 2, format = "f")
@@ -341,6 +372,8 @@ cat("Relative Frobenius error, median (IQR)\n\n")
 md(wide(summ, "frob", c("frob_q1", "frob_q3")))
 cat("Relative spectral error, median (IQR)\n\n")
 md(wide(summ, "spec", c("spec_q1", "spec_q3")))
+cat("Relative Frobenius error of the implied correlation matrix, median (IQR)\n\n")
+md(wide(summ, "cor", c("cor_q1", "cor_q3")))
 cat("Largest principal angle (degrees) between the top-2 eigenspaces, median\n\n")
 md(wide(summ, "angle"))
 cat("Regression: relative L2 error of the slopes against lm(), median\n\n")
