@@ -3,10 +3,11 @@
 # Environment: DPCOV_BENCH_REPS (default 50), DPCOV_BENCH_SETS (default
 # "diamonds,penguins,quakes"). Needs DPpack (CRAN), ggplot2 (diamonds) and
 # palmerpenguins; a method or data set whose package is missing is reported
-# as "not available". Writes bench/peers-results.rds (every repetition),
-# inst/extdata/peers-summary.csv (the medians the front-door vignette shows)
-# and prints the markdown tables of bench/RESULTS.md ("Accuracy against
-# peers on real data").
+# as "not available" (install them with install.packages(c("DPpack",
+# "ggplot2", "palmerpenguins")); they are not dpcov dependencies). Writes
+# bench/peers-results.rds (every repetition), inst/extdata/peers-summary.csv
+# (the medians the front-door vignette shows) and prints the markdown tables
+# of bench/RESULTS.md ("Accuracy against peers on real data").
 #
 # Neighbour notion: replace-one (bounded DP), n public, for every method:
 # it is the one all four support. DPpack's which.sensitivity = "unbounded"
