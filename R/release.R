@@ -498,7 +498,10 @@ shares_rows <- function(a, b) {
 #' release whose level is `"mostly noise"` also raises one R warning of class
 #' `dpcov_noise_warning` when it is made (catch it with
 #' `withCallingHandlers(..., dpcov_noise_warning = ...)` or
-#' [suppressWarnings()]); a [dp_lm()] fit raises it once for the fit.
+#' [suppressWarnings()]), or turn it off for a session with
+#' `options(dpcov.noise_warning = FALSE)` (simulations that release at small
+#' n on purpose; the package's own tests do); a [dp_lm()] fit raises it once
+#' for the fit, and a [dp_cov()] release once for both its steps.
 #'
 #' **What is computed.** The noise the mechanism added has a known
 #' distribution (its scale is in `params`): for Gaussian symmetric noise of
@@ -633,14 +636,14 @@ diagnostics_level <- function(out, x, cols) {
     b <- release_bounds(x)
     i <- match(out$outside_bounds, cols)
     msgs <- c(msgs, sprintf("the private mean of `%s` (%s) lies outside its public bounds [%s, %s]: the release is dominated by noise.",
-                            out$outside_bounds, vapply(x$center[i], fmt, ""), vapply(b$lower[i], fmt, ""),
-                            vapply(b$upper[i], fmt, "")))
+                            out$outside_bounds, vapply(x$center[i], fmt_value, ""), vapply(b$lower[i], fmt_value, ""),
+                            vapply(b$upper[i], fmt_value, "")))
     lv <- 2L
   }
   if (!is.na(out$n_noisy)) {
     g <- if (out$n_noisy < 2) 2L else grade(out$n_relative_noise, th$count)
     if (g > 0L) {
-      msgs <- c(msgs, sprintf("the noisy count of rows is %s (noise sd %s): %s.", fmt(out$n_noisy), fmt(out$n_noise_sd),
+      msgs <- c(msgs, sprintf("the noisy count of rows is %s (noise sd %s): %s.", fmt_count(out$n_noisy), fmt(out$n_noise_sd),
                               if (g == 2L) "noise dominates the count, and every average divides by it" else
                                 "averages divide by an uncertain count"))
     }
@@ -681,6 +684,11 @@ diagnostics_level <- function(out, x, cols) {
 }
 
 col_list <- function(v) paste0("`", v, "`", collapse = ", ")
+
+fmt_value <- function(v) format(signif(v, 5), big.mark = ",", scientific = abs(v) >= 1e9)
+
+# A (noisy) count as printed: whole, with thousands marks.
+fmt_count <- function(v) format(round(v), big.mark = ",", scientific = abs(v) >= 1e12)
 
 # The n averages divide by: public, or the noisy count (floored at 2, as dp_cov() does).
 release_n_hat <- function(x) {
@@ -813,7 +821,7 @@ finish_diagnostics <- function(rel) {
 }
 
 noise_warning <- function(d, what) {
-  if (identical(d$level, "mostly noise")) {
+  if (identical(d$level, "mostly noise") && !isFALSE(getOption("dpcov.noise_warning"))) {
     msg <- sprintf("%s: %s%s", what, d$messages[1L],
                    if (length(d$messages) > 1L) " Print the release for the other diagnostics." else "")
     warning(structure(class = c("dpcov_noise_warning", "warning", "condition"),
@@ -834,9 +842,9 @@ print_diagnostics <- function(d, digits = 3) {
   fmt <- function(v) format(signif(v, digits), big.mark = ",", scientific = abs(v) >= 1e7)
   parts <- character(0)
   if (is_num1(d$noise_to_signal) || identical(d$noise_to_signal, Inf)) parts <- c(parts, sprintf("noise/signal = %s", fmt(d$noise_to_signal)))
-  if (is_num1(d$n_noisy)) parts <- c(parts, sprintf("noisy count %s (noise sd %s)", fmt(d$n_noisy), fmt(d$n_noise_sd)))
+  if (is_num1(d$n_noisy)) parts <- c(parts, sprintf("noisy count %s (noise sd %s)", fmt_count(d$n_noisy), fmt(d$n_noise_sd)))
   if (is_num1(d$n_estimate) && is_num1(d$n_noise_sd)) {
-    parts <- c(parts, sprintf("private n %s (noise sd %s)", fmt(d$n_estimate), fmt(d$n_noise_sd)))
+    parts <- c(parts, sprintf("private n %s (noise sd %s)", fmt_count(d$n_estimate), fmt(d$n_noise_sd)))
   }
   if (is_num1(d$clipped_fraction)) parts <- c(parts, sprintf("clipped %s%% (noisy)", fmt(100 * d$clipped_fraction)))
   if (length(d$mean_noise)) parts <- c(parts, sprintf("mean noise/spread up to %s", fmt(max(d$mean_noise))))
@@ -888,14 +896,14 @@ lm_diagnostics <- function(fit, rel, columns) {
                                  "columns, give a smaller `clip` or public bounds, or more budget"),
                           fmt(rel$clip), if (is.null(long)) "" else sprintf(", set by long columns such as `%s`", long))
       }
-      msgs <- c(msgs, sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt(n_est),
+      msgs <- c(msgs, sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt_count(n_est),
                               fmt(out$n_noise_sd),
                               if (g == 2L) "noise dominates the count, so the coefficients and intervals are not reliable"
                               else "the intervals rest on an uncertain n", advice))
     } else if (n_est <= length(fit$coefficients) + 1) {
       g <- 1L
       msgs <- c(msgs, sprintf("the private n is %s, not more than the columns of the regression: the intervals are not reliable.",
-                              fmt(n_est)))
+                              fmt_count(n_est)))
     }
     lv <- max(lv, g)
   }
