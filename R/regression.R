@@ -210,9 +210,15 @@ release_column_index <- function(cols, M, arg) {
 #' @return An object of class `dp_lm` (with `dp_nonprivate` for exact
 #'   statistics): `coefficients`, `vcov`, `boot` (the B x k bootstrap
 #'   draws), `sigma` (the estimated residual sd), `n` (as public as the
-#'   release says: `NA` when not released), `n_used`, `n_source`, `df`
-#'   (k), `terms`, `xlevels`, `contrasts`, `formula`, `response`, `release`,
-#'   `guarantee`, `units` and `call`.
+#'   release says: `NA` when not released), `n_used`, `n_source`,
+#'   `n_estimate` and `n_noise_sd` (the private estimate of n, as released,
+#'   and its noise sd), `df` (k), `terms`, `xlevels`, `contrasts`, `formula`,
+#'   `response`, `release`, `guarantee`, `units`, `call` and `diagnostics`
+#'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
+#'   spread against their size, the private n, the release's checks on the
+#'   regression's columns). A fit that is mostly noise raises one warning of
+#'   class `dpcov_noise_warning`, and its print says why in terms of what
+#'   was given (the clip, uncentred columns, the budget).
 #' @references Ferrando, C., Wang, S. and Sheldon, D. (2022). Parametric
 #'   bootstrap for differentially private confidence intervals. *Proceedings
 #'   of the 25th International Conference on Artificial Intelligence and
