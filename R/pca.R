@@ -308,7 +308,7 @@ summary.dp_pca <- function(object, ...) {
   structure(list(importance = importance, units = object$units, per_row = object$per_row,
                  guarantee = object$guarantee, n_negative = object$n_negative,
                  subspace_bound = object$subspace_bound,
-                 compressed = !is.null(object$x)),
+                 compressed = !is.null(object$x), diagnostics = object$diagnostics),
             class = "summary.dp_pca")
 }
 
@@ -320,6 +320,7 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
     subspace_bound = function(v) is.null(v) || is.data.frame(v)))
   digits <- check_digits(digits)
   cat("Private principal components (post-processing of a release)\n")
+  if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat("Units:", x$units, "\n")
   if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))

@@ -301,7 +301,8 @@ summary.dp_release <- function(object, ...) {
   est <- object$estimate
   out <- list(mechanism = object$mechanism, guarantee = object$guarantee,
               has_guarantee = has_guarantee(object), n = object$n, p = object$p,
-              epsilon = object$epsilon, delta = object$delta, tuning = object$tuning)
+              epsilon = object$epsilon, delta = object$delta, tuning = object$tuning,
+              diagnostics = release_diagnostics(object))
   if (is.matrix(est) && nrow(est) == ncol(est) && isSymmetric(unname(est))) {
     ev <- eigen(est, symmetric = TRUE, only.values = TRUE)$values
     out$eigenvalues <- ev
@@ -322,9 +323,12 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
     zero_fraction = function(v) is.null(v) || is_num1(v)))
   digits <- check_digits(digits)
   cat("Private release:", x$mechanism, "\n")
+  diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
+  if (diagnosed) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),
               format(x$epsilon), format(x$delta)))
+  if (diagnosed) print_diagnostics(x$diagnostics)
   if (!is.null(x$eigenvalues)) {
     cat(sprintf("Eigenvalues: min %s, max %s; positive definite: %s; zero entries: %.1f%%\n",
                 format(min(x$eigenvalues), digits = digits),
@@ -589,6 +593,8 @@ release_diagnostics <- function(x) {
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
     ridge <- if (is_num1(x$ridge)) x$ridge else 0
+    # a posterior draw estimates (A'A + w I) / (df - p - 1): its ridge on that scale
+    if (x$scale == "posterior sample") ridge <- if (is_num1(pr$df) && pr$df > p + 1) ridge / (pr$df - p - 1) else 0
     E <- est - diag(ridge, p)
     noise <- sqrt(sum(sd^2))
     signal <- sqrt(max(0, sum(E^2) - noise^2))

@@ -39,6 +39,27 @@ test_that("analyze_gauss: the diagnostic is the plain-R computation from the rel
   expect_identical(lv, c("ok", "noisy", "mostly noise"))
 })
 
+test_that("Wishart, thresholded, JL and inverse-Wishart releases: the plain-R noise norms", {
+  set.seed(21)
+  x <- matrix(rnorm(2000 * 4), 2000, 4)
+  w <- suppressWarnings(wishart_noise(x, 0.5, 1e-5, clip = 3))
+  B2 <- w$params$noise_clip^2
+  expect_equal(w$diagnostics$noise_frobenius, B2 * sqrt(w$params$k * 4 * 5))  # E||W - kB^2 I||^2 = k p (p + 1) B^4
+  t <- suppressWarnings(dp_threshold(x, 1, 1e-5, clip = 3))
+  expect_equal(t$diagnostics$noise_frobenius, t$params$noise_sd * sqrt(sum(t$estimate != 0)))
+  j <- suppressWarnings(jl_ridge(x, 1, 1e-5, clip = 3))  # r = 8 projections: mostly noise here
+  E <- j$estimate
+  expect_equal(j$diagnostics$noise_frobenius, sqrt(sum((E^2 + tcrossprod(diag(E))) / j$params$r)))
+  iw <- suppressWarnings(iwishart_posterior(x, 1, 1e-5, clip = 3))
+  m <- iw$params$df - 4
+  E <- iw$estimate
+  expect_equal(iw$diagnostics$noise_frobenius,
+               sqrt(sum(((m + 1) * E^2 + (m - 1) * tcrossprod(diag(E))) / (m * (m - 3)))))
+  ridge <- iw$ridge / (iw$params$df - 5)
+  expect_equal(iw$diagnostics$signal_frobenius,
+               sqrt(max(0, sum((E - diag(ridge, 4))^2) - iw$diagnostics$noise_frobenius^2)))
+})
+
 test_that("the recorded noise norm matches the realised noise; an under-noised record does not", {
   set.seed(2)
   x <- matrix(rnorm(300 * 5), 300, 5)
