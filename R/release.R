@@ -573,9 +573,12 @@ shares_rows <- function(a, b) {
 #' @seealso [dp_release], [dp_lm()] (whose fits carry diagnostics too).
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(400), 100, 4)
+#' x <- matrix(rnorm(20000), 5000, 4)
 #' r <- analyze_gauss(x, epsilon = 1, delta = 1e-5, clip = 3)
 #' r$diagnostics$level
+#' # 50 rows at epsilon = 0.2: mostly noise, and the release says so
+#' small <- suppressWarnings(analyze_gauss(x[1:50, ], epsilon = 0.2, delta = 1e-5, clip = 3))
+#' small$diagnostics
 #' # the same from the release alone
 #' release_diagnostics(r)$noise_to_signal
 #' @export
