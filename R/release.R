@@ -683,7 +683,7 @@ diagnostics_level <- function(out, x, cols) {
       j <- which(gm == max(gm))
       sds <- sqrt(pmax(0, diag(x$estimate)))[j]
       msgs <- c(msgs, sprintf("the private mean of %s is uncertain by about %s (noise sd), %s the released spread (sd %s): the centring is %s.",
-                              col_list(cols[j]), paste(vapply(out$mean_noise_sd[j], fmt, ""), collapse = ", "),
+                              col_list(cols[j]), paste(unique(vapply(out$mean_noise_sd[j], fmt, "")), collapse = ", "),
                               if (max(gm) == 2L) "more than" else "a large part of",
                               paste(vapply(sds, fmt, ""), collapse = ", "),
                               if (max(gm) == 2L) "mostly noise" else "noisy"))
@@ -851,7 +851,7 @@ finish_diagnostics <- function(rel) {
 noise_warning <- function(d, what) {
   if (identical(d$level, "mostly noise") && !isFALSE(getOption("dpcov.noise_warning"))) {
     msg <- sprintf("%s: %s%s", what, d$messages[1L],
-                   if (length(d$messages) > 1L) " Print the release for the other diagnostics." else "")
+                   if (length(d$messages) > 1L) " print() shows the other diagnostics." else "")
     warning(structure(class = c("dpcov_noise_warning", "warning", "condition"),
                       list(message = msg, call = NULL)))
   }
