@@ -509,7 +509,7 @@ shares_rows <- function(a, b) {
 #'
 #' **What is computed.** The noise the mechanism added has a known
 #' distribution (its scale is in `params`): for Gaussian symmetric noise of
-#' entry sd s on a sum, \eqn{E\|N\|_F^2 = p^2 s^2}; Wishart noise
+#' entry sd s on a sum, \eqn{E\|N\|_F^2 = p^2 s^2}{E ||N||_F^2 = p^2 s^2}; Wishart noise
 #' \eqn{W_p(B^2 I, k)}, \eqn{k p (p + 1) B^4}; the JL and inverse-Wishart
 #' draws, their variance at the released matrix (plug-in); thresholded
 #' averages, s per entry kept (the zeroed entries carry no noise); [dp_cov()],
@@ -519,9 +519,9 @@ shares_rows <- function(a, b) {
 #'
 #' * `noise_frobenius`: the expected Frobenius norm of that noise, on the
 #'   scale of the estimate;
-#' * `signal_frobenius`: \eqn{\sqrt{\max(0, \|E\|_F^2 - \textrm{noise}^2)}},
+#' * `signal_frobenius`: \eqn{\sqrt{\max(0, \|E\|_F^2 - \textrm{noise}^2)}}{sqrt(max(0, ||E||_F^2 - noise^2))},
 #'   E the released estimate (less the public ridge): additive noise inflates
-#'   \eqn{\|E\|_F^2} by the noise's, so this is the plug-in estimate of the
+#'   \eqn{\|E\|_F^2}{||E||_F^2} by the noise's, so this is the plug-in estimate of the
 #'   norm of what is estimated (0 when the release is all noise, or zero);
 #' * `noise_to_signal`: their ratio (`Inf` when the signal is 0);
 #' * `variance_noise`: per column, the noise sd of the diagonal entry against
