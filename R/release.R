@@ -634,7 +634,9 @@ release_diagnostics <- function(x) {
 #' @rdname release_diagnostics
 #' @export
 print.dp_diagnostics <- function(x, ...) {
-  if (!is_string(x$level) || !is.character(x$messages)) abort("`x` is not a valid dp_diagnostics list.", .arg = "x")
+  check_object(x, "dp_diagnostics", list(
+    level = function(v) is_string(v) && v %in% c("ok", "noisy", "mostly noise"), messages = is.character,
+    noise_to_signal = function(v) is.numeric(v) && length(v) == 1L && !is.object(v) && !isTRUE(v < 0)))
   print_diagnostics(x)
   print_noise_warnings(x)
   invisible(x)
@@ -866,8 +868,8 @@ muffle_noise_warnings <- function(expr) {
 
 # The "Diagnostics:" line of print() and the plain-words warnings.
 print_diagnostics <- function(d, digits = 3) {
-  if (!inherits(d, "dp_diagnostics") && !is.list(d)) return(invisible())
-  fmt <- function(v) format(signif(v, digits), big.mark = ",", scientific = abs(v) >= 1e7)
+  if (!is.list(d)) return(invisible())
+  fmt <- function(v) if (is_num1(v) || identical(v, Inf)) format(signif(v, digits), big.mark = ",", scientific = abs(v) >= 1e7) else "NA"
   parts <- character(0)
   if (is_num1(d$noise_to_signal) || identical(d$noise_to_signal, Inf)) parts <- c(parts, sprintf("noise/signal = %s", fmt(d$noise_to_signal)))
   if (is_num1(d$n_noisy)) parts <- c(parts, sprintf("noisy count %s (noise sd %s)", fmt_count(d$n_noisy), fmt(d$n_noise_sd)))
@@ -875,12 +877,16 @@ print_diagnostics <- function(d, digits = 3) {
     parts <- c(parts, sprintf("private n %s (noise sd %s)", fmt_count(d$n_estimate), fmt(d$n_noise_sd)))
   }
   if (is_num1(d$clipped_fraction)) parts <- c(parts, sprintf("clipped %s%% (noisy)", fmt(100 * d$clipped_fraction)))
-  if (length(d$mean_noise)) parts <- c(parts, sprintf("mean noise/spread up to %s", fmt(max(d$mean_noise))))
-  cat(sprintf("Diagnostics: %s%slevel %s\n", paste(parts, collapse = "; "), if (length(parts)) "; " else "", d$level))
+  if (is.numeric(d$mean_noise) && length(d$mean_noise) && !anyNA(d$mean_noise)) {
+    parts <- c(parts, sprintf("mean noise/spread up to %s", fmt(max(d$mean_noise))))
+  }
+  cat(sprintf("Diagnostics: %s%slevel %s\n", paste(parts, collapse = "; "), if (length(parts)) "; " else "",
+              if (is_string(d$level)) d$level else "unknown"))
   invisible()
 }
 
 print_noise_warnings <- function(d) {
+  if (!is.list(d) || !is.character(d$messages)) return(invisible())
   for (m in d$messages) cat("Warning:", m, "\n")
   invisible()
 }
