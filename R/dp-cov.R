@@ -296,11 +296,11 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
   dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
   center <- mean_step$center
   names(center) <- nm
-  rel <- new_dp_release(est, "cov", sprintf("Private %s: %s", scale, mechanism_text),
-                        epsilon, delta, neighbor, clip, n, p, n_public = n_public, scale = scale,
-                        centred = TRUE, params = params, tuning = tuning, guarantee = guarantee, call = call)
   # the private mean is a release component, after the estimate
-  structure(c(unclass(rel)[1L], list(center = center), unclass(rel)[-1L]), class = class(rel))
+  new_dp_release(est, "cov", sprintf("Private %s: %s", scale, mechanism_text),
+                 epsilon, delta, neighbor, clip, n, p, n_public = n_public, scale = scale,
+                 centred = TRUE, params = params, tuning = tuning, guarantee = guarantee, call = call,
+                 components = list(center = center))
 }
 
 # A dp_suffstat given to dp_cov(): it must carry the column sums, and its
@@ -485,11 +485,12 @@ dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, 
 # as a sum.
 second_moment_step <- function(ss, mechanism, neighbor, epsilon, delta, calibration) {
   clip <- ss$clip
-  rel <- switch(mechanism,
+  # dp_cov()'s own release judges the noise (and warns) for both steps
+  rel <- muffle_noise_warnings(switch(mechanism,
     analyze_gauss = analyze_gauss(ss, epsilon, delta, neighbor = neighbor, calibration = calibration),
     threshold = dp_threshold(ss, epsilon, delta, clip = clip, neighbor = neighbor,
                              calibration = calibration),
-    wishart = wishart_noise(ss, epsilon, delta, shift = TRUE))
+    wishart = wishart_noise(ss, epsilon, delta, shift = TRUE)))
   sigma <- switch(mechanism, analyze_gauss = rel$params$sigma, threshold = rel$params$noise_sd,
                   wishart = NA_real_)
   # the mechanism's own estimate, as the centred sum (the average scaled by n)
@@ -635,6 +636,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
   if (!is.null(guarantee_note) && !startsWith(out$guarantee, "NONE")) {
     out$guarantee <- paste0(out$guarantee, " Then ", guarantee_note, ".")
   }
+  out$diagnostics <- release_diagnostics(out)
   out
 }
 

@@ -122,6 +122,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL) {
                             neighbor = release$neighbor, n = release$n,
                             has_guarantee = has_guarantee(release)),
               guarantee = src$guarantee,
+              # how much of the decomposed release is noise (its own fields only)
+              diagnostics = release_diagnostics(release),
               call = release_call(call, character(0)))
   class(out) <- c("dp_pca", "prcomp")
   out
@@ -274,8 +276,14 @@ print.dp_pca <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   src <- if (is.list(x$source) && is_string(x$source$class)) x$source$class else "matrix"
   cat(sprintf("<dp_pca> Principal components of a <%s> release (post-processing)\n", src))
+  diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
+  if (diagnosed) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat("Units:", x$units, "\n")
+  if (diagnosed) {
+    cat("Release ")
+    print_diagnostics(x$diagnostics)
+  }
   if (x$n_negative > 0) {
     cat(sprintf("Note: the released matrix has %d negative eigenvalue(s) (privacy noise); their sdev is 0.\n",
                 x$n_negative))
@@ -300,7 +308,7 @@ summary.dp_pca <- function(object, ...) {
   structure(list(importance = importance, units = object$units, per_row = object$per_row,
                  guarantee = object$guarantee, n_negative = object$n_negative,
                  subspace_bound = object$subspace_bound,
-                 compressed = !is.null(object$x)),
+                 compressed = !is.null(object$x), diagnostics = object$diagnostics),
             class = "summary.dp_pca")
 }
 
@@ -312,6 +320,7 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
     subspace_bound = function(v) is.null(v) || is.data.frame(v)))
   digits <- check_digits(digits)
   cat("Private principal components (post-processing of a release)\n")
+  if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat("Units:", x$units, "\n")
   if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))

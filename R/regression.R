@@ -210,9 +210,15 @@ release_column_index <- function(cols, M, arg) {
 #' @return An object of class `dp_lm` (with `dp_nonprivate` for exact
 #'   statistics): `coefficients`, `vcov`, `boot` (the B x k bootstrap
 #'   draws), `sigma` (the estimated residual sd), `n` (as public as the
-#'   release says: `NA` when not released), `n_used`, `n_source`, `df`
-#'   (k), `terms`, `xlevels`, `contrasts`, `formula`, `response`, `release`,
-#'   `guarantee`, `units` and `call`.
+#'   release says: `NA` when not released), `n_used`, `n_source`,
+#'   `n_estimate` and `n_noise_sd` (the private estimate of n, as released,
+#'   and its noise sd), `df` (k), `terms`, `xlevels`, `contrasts`, `formula`,
+#'   `response`, `release`, `guarantee`, `units`, `call` and `diagnostics`
+#'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
+#'   spread against their size, the private n, the release's checks on the
+#'   regression's columns). A fit that is mostly noise raises one warning of
+#'   class `dpcov_noise_warning`, and its print says why in terms of what
+#'   was given (the clip, uncentred columns, the budget).
 #' @references Ferrando, C., Wang, S. and Sheldon, D. (2022). Parametric
 #'   bootstrap for differentially private confidence intervals. *Proceedings
 #'   of the 25th International Conference on Artificial Intelligence and
@@ -294,11 +300,12 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # and any transformed zeros), not as the zero row: calibrate for that row
     s <- second_moment(A, clip)
     s$zero_row <- zero_row_norm(lm_zero_record_row(design, data), clip)
-    switch(mechanism,
+    # the fit judges the noise (and warns once) for the release it is made from
+    muffle_noise_warnings(switch(mechanism,
       analyze_gauss = analyze_gauss(s, eps_rel, delta, neighbor = neighbor),
       wishart = wishart_noise(s, eps_rel, delta, shift = TRUE),
       jl_ridge = jl_ridge(s, eps_rel, delta),
-      iwishart_posterior = iwishart_posterior(s, eps_rel, delta))
+      iwishart_posterior = iwishart_posterior(s, eps_rel, delta)))
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
   A <- NULL
@@ -540,10 +547,14 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
   colnames(boot) <- nm
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
-  list(coefficients = beta, vcov = V, boot = boot, sigma = sqrt(sigma2), n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
-       n_used = n_used, n_source = mom$n_source, df = k, response = mom$names[q],
-       release = rel, B = B, ci_type = "percentile", units = "data",
-       mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"))
+  fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = sqrt(sigma2), n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
+              n_used = n_used, n_source = mom$n_source, n_estimate = mom$n_estimate, n_noise_sd = mom$n_noise_sd,
+              df = k, response = mom$names[q],
+              release = rel, B = B, ci_type = "percentile", units = "data",
+              mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"))
+  fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
+  noise_warning(fit$diagnostics, "dp_lm")
+  fit
 }
 
 # Least squares from S over the columns fit_idx on the column q (the
@@ -555,7 +566,8 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx)) {
   beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
-    warning("the released feature block is singular; returning the minimum-norm solution.", call. = FALSE)
+    warning("the released second moments of the features are singular (collinear features, or noise swamping them); returning the minimum-norm coefficients.",
+            call. = FALSE)
     e <- eigen(Sxx, symmetric = TRUE)
     keep <- abs(e$values) > max(abs(e$values)) * tol_dim * .Machine$double.eps
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
@@ -594,7 +606,7 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx) {
   out <- out[!failed, , drop = FALSE]
   attr(out, "failed") <- sum(failed)
   if (sum(failed) > 0.05 * B) {
-    warning(sprintf("%d of %d bootstrap draws gave a singular feature block and were dropped; the intervals may be too short.",
+    warning(sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; a smaller clip, public bounds or more budget give less noise.",
                     sum(failed), B), call. = FALSE)
   }
   out
@@ -617,12 +629,18 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
   n_rel <- if (isTRUE(rel$n_public)) rel$n else NA_real_
   S_full <- if (isTRUE(rel$exact)) rel$estimate else release_sum(rel, n_rel)
   S <- (S_full + t(S_full))[idx, idx, drop = FALSE] / 2
+  n_sd <- NA_real_  # the noise sd of a private estimate of n
   if (!is.na(n_rel)) {
     n_used <- n_rel
     n_source <- "public (released)"
   } else if (!is.null(ones)) {
     n_used <- S[1L, 1L]
     n_source <- "private estimate: the released diagonal entry of the column of ones"
+    if (!isTRUE(rel$exact)) {
+      sd <- release_noise_sd(rel)
+      n_sd <- if (is.null(sd)) NA_real_ else sd[idx[1L], idx[1L]]
+      if (identical(rel$scale, "average")) n_sd <- n_sd * n_rel
+    }
   } else if (!is.null(n)) {
     n_used <- n
     n_source <- "given (`n`)"
@@ -630,12 +648,18 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
     abort("`x` does not release n and has no column of ones; give `n`, a public number of rows, for the bootstrap.",
           .arg = "n")
   }
+  n_estimate <- n_used
   if (!(n_used > q)) {
-    warning(sprintf("the estimate of n (%s) is not above the number of columns; the bootstrap uses n = %d.",
-                    format(n_used, digits = 4), q + 1L), call. = FALSE)
+    # a private estimate this small is noise, which the fit's diagnostics
+    # report (and warn about); a public or given n this small is the data's
+    if (is.na(n_sd)) {
+      warning(sprintf("n = %s rows is not more than the %d columns of the regression: the residual variance has no degrees of freedom left, so the intervals are not reliable.",
+                      format(n_used), as.integer(q)), call. = FALSE)
+    }
     n_used <- q + 1
   }
-  list(S = S, n = n_used, n_source = n_source, fit_idx = fit_idx, names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]),
+  list(S = S, n = n_used, n_source = n_source, n_estimate = n_estimate, n_noise_sd = n_sd, fit_idx = fit_idx,
+       names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]), columns = nm[idx],
        redraw = if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel))
 }
 
@@ -743,6 +767,8 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     aug(cov, mu, n_star)
   }
   list(S = S, n = n_hat, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
+       n_estimate = if (n_public) n_hat else pr$n_noisy, n_noise_sd = if (n_public) NA_real_ else count_noise_sd(rel),
+       columns = nm[vars],
        fit_idx = c(1L[intercept], 1L + seq_along(feat)), names = c("(Intercept)", nm[vars]),
        redraw = redraw)
 }
@@ -821,6 +847,7 @@ print.dp_lm <- function(x, digits = 4, ...) {
   if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "fitted to exact statistics of the data")
   cat("Private linear model:", deparse1(x$formula %||% as.name(x$response)), "\n")
   cat("Release:", x$mechanism, "\n")
+  if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   if (inherits(x, "dp_lm_compressed") && is_num1(x$m)) {
     cat(sprintf("Fitted on compressed data (m = %d rows%s)\n", as.integer(x$m),
@@ -831,6 +858,7 @@ print.dp_lm <- function(x, digits = 4, ...) {
   }
   cat("Coefficients:\n")
   print(signif(x$coefficients, digits))
+  if (inherits(x$diagnostics, "dp_diagnostics")) print_diagnostics(x$diagnostics)
   invisible(x)
 }
 
@@ -962,7 +990,9 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
   tab <- cbind(Estimate = object$coefficients, `Std. Error` = se, ci)
   structure(list(coefficients = tab, formula = object$formula, mechanism = object$mechanism,
                  guarantee = object$guarantee, n = object$n, n_used = object$n_used %||% NA_real_,
-                 n_source = object$n_source %||% "", sigma = object$sigma, B = object$B %||% 0,
+                 n_source = object$n_source %||% "", n_estimate = object$n_estimate %||% NA_real_,
+                 n_noise_sd = object$n_noise_sd %||% NA_real_, diagnostics = object$diagnostics,
+                 sigma = object$sigma, B = object$B %||% 0,
                  ci_type = object$ci_type, units = object$units, level = level,
                  nonprivate = inherits(object, "dp_nonprivate")),
             class = "summary.dp_lm")
@@ -979,9 +1009,14 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   if (isTRUE(x$nonprivate)) cat("<dp_lm> NOT a private release: fitted to exact statistics of the data.\n")
   cat("Private linear model:", if (inherits(x$formula, "formula")) deparse1(x$formula) else "", "\n")
   cat("Release:", x$mechanism, "\n")
+  diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
+  if (diagnosed) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
-  cat(if (is.na(x$n)) sprintf("n not released; the bootstrap used n = %s (%s)\n", format(x$n_used, digits = 6), x$n_source)
-      else sprintf("n = %s\n", format(x$n)))
+  n_est <- if (is_num1(x$n_estimate)) x$n_estimate else x$n_used
+  cat(if (!is.na(x$n)) sprintf("n = %s\n", format(x$n))
+      else if (is_num1(x$n_noise_sd)) sprintf("n not released; its private estimate is %s (noise sd %s; %s)\n",
+                                              format(n_est, digits = 6), format(x$n_noise_sd, digits = 3), x$n_source)
+      else sprintf("n not released; n = %s (%s)\n", format(n_est, digits = 6), x$n_source))
   ci_words <- switch(x$ci_type,
                      basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
                                                     x$ci_type, format(x$B)),
@@ -990,6 +1025,7 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   print(signif(x$coefficients, digits))
   cat(sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
   if (identical(x$units, "normalised")) cat("Units: NORMALISED columns (squared norm n each).\n")
+  if (diagnosed) print_diagnostics(x$diagnostics)
   invisible(x)
 }
 

@@ -13,7 +13,8 @@ leak_class <- list(
   # post-processing of a release (clean when its input is a release)
   post_processing = c("compressed_cov", "compressed_pca", "dp_pca", "compressed_lm", "dp_regression", "dp_lm",
                       "tidy", "glance",
-                      "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov"),
+                      "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov",
+                      "release_diagnostics"),
   # labelled dp_nonprivate
   nonprivate = c("second_moment", "second_moment_db", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
                  "compression_alpha", "sheffet_study", "run_study", "combo_read", "combo_preprocess",

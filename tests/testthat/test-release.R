@@ -26,7 +26,7 @@ test_that("the release object holds no raw data and states its guarantee", {
   expect_s3_class(r, c("dp_second_moment", "dp_release"))
   expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
                               "clip", "n", "p", "scale", "centred", "ridge", "params", "tuning",
-                              "guarantee", "call"))
+                              "guarantee", "call", "diagnostics"))
   expect_identical(r$scale, "sum")
   expect_false(r$centred)
   expect_output(print(r), "Estimates: A'A, the sum of outer products")

@@ -341,7 +341,8 @@ test_that("the released object carries no non-private matrix", {
   for (m in c("central", "local")) {
     r <- dp_threshold(x, 0.5, 1e-3, clip = 1, model = m)
     expect_named(r, c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public", "clip",
-                      "n", "p", "scale", "centred", "ridge", "params", "tuning", "guarantee", "call"))
+                      "n", "p", "scale", "centred", "ridge", "params", "tuning", "guarantee", "call",
+                      "diagnostics"))
     expect_identical(r$scale, "average")
     expect_false(r$centred)
     nums <- rapply(r[setdiff(names(r), c("call", "estimate"))], function(v) v,

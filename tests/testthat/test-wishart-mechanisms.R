@@ -317,7 +317,7 @@ test_that("releases hold no data or Gram matrix and state their guarantee", {
     expect_true(has_guarantee(r))
     expect_setequal(names(r), c("estimate", "mechanism", "epsilon", "delta", "neighbor", "n_public",
                                 "clip", "n", "p", "scale", "centred", "ridge", "params", "tuning",
-                                "guarantee", "call"))
+                                "guarantee", "call", "diagnostics"))
     expect_false(r$centred)
     # add/remove neighbours: n is neither released nor used by the noise,
     # except in Algorithm 4, whose prior psi and df grow with n (replace-one)

@@ -1,0 +1,248 @@
+# release_diagnostics(): how much of a release is noise, from released fields only.
+
+# the release-time warning is the subject here (setup-noise-warning.R turns it
+# off for the rest of the suite); restored at the end of the file
+old_noise_option <- options(dpcov.noise_warning = TRUE)
+
+# A penguin-like data set (n = 342, four measurements in mm and g), simulated so
+# that the tests do not need palmerpenguins.
+penguin_like <- function(n = 342) {
+  data.frame(bill_length_mm = rnorm(n, 43.9, 5.5), bill_depth_mm = rnorm(n, 17.2, 2),
+             flipper_length_mm = rnorm(n, 201, 14), body_mass_g = rnorm(n, 4200, 800))
+}
+
+test_that("analyze_gauss: the diagnostic is the plain-R computation from the release's fields", {
+  set.seed(1)
+  x <- matrix(rnorm(500 * 4), 500, 4)
+  r <- analyze_gauss(x, epsilon = 1, delta = 1e-5, clip = 3)
+  d <- r$diagnostics
+  expect_s3_class(d, "dp_diagnostics")
+  p <- ncol(r$estimate)
+  noise <- r$params$sigma * p                       # E||N||_F^2 = p^2 sigma^2
+  signal <- sqrt(max(0, sum(r$estimate^2) - noise^2))
+  expect_equal(d$noise_frobenius, noise)
+  expect_equal(d$signal_frobenius, signal)
+  expect_equal(d$noise_to_signal, noise / signal)
+  expect_equal(unname(d$variance_noise), r$params$sigma / diag(r$estimate))
+  expect_identical(release_diagnostics(r), d)
+  # the threshold table: a ratio just above 0.5 is noisy, above 1 mostly noise
+  for (target in c(0.3, 0.7, 1.5)) {
+    h <- r
+    h$estimate <- diag(sqrt(noise^2 * (1 + 1 / target^2) / p), p)
+    expect_equal(release_diagnostics(h)$noise_to_signal, target)
+  }
+  lv <- vapply(c(0.3, 0.7, 1.5), function(target) {
+    h <- r
+    h$estimate <- diag(sqrt(noise^2 * (1 + 1 / target^2) / p), p) * 1  # every variance well above its noise
+    release_diagnostics(h)$level
+  }, "")
+  expect_identical(lv, c("ok", "noisy", "mostly noise"))
+})
+
+test_that("Wishart, thresholded, JL and inverse-Wishart releases: the plain-R noise norms", {
+  set.seed(21)
+  x <- matrix(rnorm(2000 * 4), 2000, 4)
+  w <- suppressWarnings(wishart_noise(x, 0.5, 1e-5, clip = 3))
+  B2 <- w$params$noise_clip^2
+  expect_equal(w$diagnostics$noise_frobenius, B2 * sqrt(w$params$k * 4 * 5))  # E||W - kB^2 I||^2 = k p (p + 1) B^4
+  t <- suppressWarnings(dp_threshold(x, 1, 1e-5, clip = 3))
+  expect_equal(t$diagnostics$noise_frobenius, t$params$noise_sd * sqrt(sum(t$estimate != 0)))
+  j <- suppressWarnings(jl_ridge(x, 1, 1e-5, clip = 3))  # r = 8 projections: mostly noise here
+  E <- j$estimate
+  expect_equal(j$diagnostics$noise_frobenius, sqrt(sum((E^2 + tcrossprod(diag(E))) / j$params$r)))
+  iw <- suppressWarnings(iwishart_posterior(x, 1, 1e-5, clip = 3))
+  m <- iw$params$df - 4
+  E <- iw$estimate
+  expect_equal(iw$diagnostics$noise_frobenius,
+               sqrt(sum(((m + 1) * E^2 + (m - 1) * tcrossprod(diag(E))) / (m * (m - 3)))))
+  ridge <- iw$ridge / (iw$params$df - 5)
+  expect_equal(iw$diagnostics$signal_frobenius,
+               sqrt(max(0, sum((E - diag(ridge, 4))^2) - iw$diagnostics$noise_frobenius^2)))
+})
+
+test_that("the recorded noise norm matches the realised noise; an under-noised record does not", {
+  set.seed(2)
+  x <- matrix(rnorm(300 * 5), 300, 5)
+  G <- second_moment(x, clip = 2)
+  reps <- replicate(300, {
+    r <- analyze_gauss(G, 0.5, 1e-5)
+    c(realised = sum((r$estimate - G$gram)^2), expected = r$diagnostics$noise_frobenius)
+  })
+  rms <- sqrt(mean(reps["realised", ]))
+  expect_lt(abs(rms / reps["expected", 1] - 1), 0.05)
+  # control: a release recording half its noise sd is told apart
+  expect_gt(abs(rms / (reps["expected", 1] / 2) - 1), 0.5)
+})
+
+test_that("dp_cov: the diagnostic is the plain-R computation from the released fields", {
+  set.seed(3)
+  x <- matrix(rnorm(4000 * 3, 5), 4000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  r <- dp_cov(x, epsilon = 2, delta = 1e-6, clip = 5, clip_mean = 15)
+  pr <- r$params
+  d <- r$diagnostics
+  n_hat <- max(2, pr$n_noisy)
+  msd <- pr$sigma_mean / n_hat
+  second <- pr$second_moment$sigma / n_hat
+  sd <- sqrt(second^2 + (msd^2 * (1 + (sqrt(2) - 1) * diag(3)))^2)
+  noise <- sqrt(sum(sd^2))
+  expect_equal(d$noise_frobenius, noise)
+  expect_equal(d$noise_to_signal, noise / sqrt(max(0, sum(r$estimate^2) - noise^2)))
+  expect_equal(d$n_noisy, pr$n_noisy)
+  expect_equal(d$n_noise_sd, pr$sigma_mean / pr$clip_mean)
+  expect_equal(unname(d$mean_noise_sd), rep(msd, 3))
+  expect_equal(unname(d$mean_noise), unname(msd / sqrt(diag(r$estimate))))
+  expect_identical(d$level, "ok")
+  expect_identical(d$outside_bounds, character(0))
+})
+
+test_that("a release at tiny n epsilon is flagged, warns once (classed) and prints it in words", {
+  set.seed(4)
+  x <- penguin_like()
+  ws <- list()
+  r <- withCallingHandlers(dp_cov(x, epsilon = 0.5, delta = 1e-6),
+                           warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_length(ws, 1L)  # the inner second-moment release does not warn on its own
+  expect_s3_class(ws[[1]], "dpcov_noise_warning")
+  expect_match(conditionMessage(ws[[1]]), "^dp_cov: ")
+  out <- capture.output(print(r))
+  warn <- grep("^Warning: ", out)
+  expect_gt(length(warn), 0L)
+  expect_lt(max(warn), grep("^Guarantee:", out))  # the warning comes before the guarantee
+  expect_true(any(grepl("^Diagnostics: .*level mostly noise", out)))
+  expect_match(paste(out, collapse = " "), "mostly noise")
+  # the analyze_gauss control: the same data at a large n epsilon is ok, no warning, no words
+  set.seed(5)
+  big <- matrix(rnorm(20000 * 4), 20000, 4)
+  expect_no_warning(r2 <- dp_cov(big, epsilon = 2, delta = 1e-6, clip = 5, clip_mean = 5))
+  expect_identical(r2$diagnostics$level, "ok")
+  out2 <- capture.output(print(r2))
+  expect_false(any(grepl("^Warning", out2)))
+  expect_true(any(grepl("^Diagnostics: .*level ok", out2)))
+})
+
+test_that("analyze_gauss at tiny n epsilon: mostly noise, a classed warning", {
+  set.seed(6)
+  x <- matrix(rnorm(20 * 3), 20, 3)
+  expect_warning(r <- analyze_gauss(x, epsilon = 0.1, delta = 1e-6, clip = 3), class = "dpcov_noise_warning")
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_output(print(r), "Warning: at this n and epsilon the estimate is (mostly noise|noisy)")
+})
+
+test_that("the diagnostic reads the released fields only (leak check)", {
+  set.seed(7)
+  x1 <- matrix(rnorm(400 * 3), 400, 3)
+  x2 <- x1
+  x2[1:50, ] <- 10 * x2[1:50, ]                     # other private data
+  set.seed(8)
+  r1 <- analyze_gauss(x1, 1, 1e-5, clip = 2)
+  set.seed(8)
+  r2 <- analyze_gauss(x2, 1, 1e-5, clip = 2)
+  expect_false(isTRUE(all.equal(r1$estimate, r2$estimate)))
+  # r2 with r1's released fields gives r1's diagnostics: nothing else is read
+  fields <- setdiff(names(r1), c("call", "diagnostics"))
+  h <- r2
+  h[fields] <- r1[fields]
+  expect_identical(release_diagnostics(h), release_diagnostics(r1))
+  # and a released field does move it
+  h$estimate <- h$estimate * 2
+  expect_false(identical(release_diagnostics(h)$noise_to_signal, r1$diagnostics$noise_to_signal))
+  # a hand-built release (a plain list of the public fields) gives the same
+  bare <- structure(unclass(r1)[fields], class = class(r1))
+  expect_identical(release_diagnostics(bare), r1$diagnostics)
+  # the stored diagnostics hold no entry of the data or of its noiseless Gram matrix
+  gram <- second_moment(x1, clip = 2)$gram
+  stored <- unlist(r1$diagnostics[vapply(r1$diagnostics, is.numeric, TRUE)])
+  stored <- stored[is.finite(stored)]
+  expect_false(any(abs(outer(stored, as.vector(gram), "-")) < 1e-12))
+})
+
+test_that("a private mean outside the public bounds is flagged before the guarantee", {
+  set.seed(9)
+  x <- penguin_like(1e5)
+  r <- suppressWarnings(dp_cov(x, epsilon = 2, delta = 1e-6, clip = 2000, clip_mean = 5000))
+  h <- r
+  h$params$bounds <- data.frame(lower = c(30, 13, 170, 2700), upper = c(60, 22, 235, 6300),
+                                row.names = colnames(x))
+  h$params$bounds_source <- "public"
+  h$params$box_scale <- rep(1, 4)  # the release ran on the raw rows
+  expect_identical(release_diagnostics(h)$outside_bounds, character(0))
+  h$center[["flipper_length_mm"]] <- -642
+  d <- release_diagnostics(h)
+  expect_identical(d$outside_bounds, "flipper_length_mm")
+  expect_identical(d$level, "mostly noise")
+  out <- capture.output(print(h))
+  i <- grep("private mean of `flipper_length_mm` \\(-642\\) lies outside its public bounds \\[170, 235\\]", out)
+  expect_length(i, 1L)
+  expect_lt(i, grep("^Guarantee:", out))
+})
+
+test_that("a noisy count below 2 is mostly noise, whatever the estimate", {
+  set.seed(10)
+  x <- matrix(rnorm(5000 * 2), 5000, 2)
+  r <- dp_cov(x, epsilon = 2, delta = 1e-6, clip = 4, clip_mean = 4)
+  expect_identical(r$diagnostics$level, "ok")
+  h <- r
+  h$params$n_noisy <- -137157
+  d <- release_diagnostics(h)
+  expect_identical(d$level, "mostly noise")
+  expect_match(paste(d$messages, collapse = " "), "noisy count of rows is -137,157")
+  expect_identical(release_diagnostics(r)$n_relative_noise, r$params$sigma_mean / r$params$clip_mean / r$params$n_noisy)
+})
+
+test_that("dp_as_cov() keeps the diagnostics in the new units; a noisy clipped count is read", {
+  set.seed(11)
+  x <- matrix(rnorm(3000 * 3), 3000, 3)
+  r <- analyze_gauss(x, 1, 1e-6, clip = 4, neighbor = "replace-one")
+  cv <- dp_as_cov(r, center = rep(0, 3))
+  expect_equal(cv$diagnostics$noise_frobenius, r$params$sigma * 3 / 3000)
+  h <- r
+  h$params$n_clipped <- 900
+  expect_equal(release_diagnostics(h)$clipped_fraction, 0.3)
+  expect_identical(release_diagnostics(h)$level, "noisy")
+  expect_match(paste(release_diagnostics(h)$messages, collapse = " "), "about 30% of the rows were clipped")
+})
+
+test_that("dp_lm on an uncentred formula at the default says what the user did", {
+  set.seed(12)
+  n <- 20000
+  d <- data.frame(carat = pmin(5, rlnorm(n, log(0.7), 0.58)), depth = rnorm(n, 61.75, 1.43))
+  d$price <- exp(7.8 + 1.7 * log(d$carat) + rnorm(n, 0, 0.25))
+  ws <- list()
+  fit <- withCallingHandlers(dp_lm(log(price) ~ carat + depth, d, epsilon = 1, delta = 1e-6, B = 50),
+                             warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  msgs <- vapply(ws, conditionMessage, "")
+  noise <- vapply(ws, inherits, TRUE, "dpcov_noise_warning")
+  expect_identical(sum(noise), 1L)               # one warning for the fit, none for its release
+  expect_identical(fit$diagnostics$level, "mostly noise")
+  expect_match(msgs[noise], "the private n .* noise dominates the count")
+  expect_match(msgs[noise], "clip = ")
+  expect_match(msgs[noise], "`depth`")            # the uncentred column that makes the rows long
+  expect_false(any(grepl("bootstrap uses n|bootstrap with n", msgs)))
+  out <- capture.output(print(fit))
+  expect_lt(grep("^Warning: the private n", out)[1], grep("^Guarantee:", out))
+  s <- capture.output(summary(fit))
+  expect_true(any(grepl("its private estimate is", s)))
+  expect_false(any(grepl("the bootstrap used n", s)))
+})
+
+test_that("dp_lm with a negative private n reports it, and never a floored n", {
+  set.seed(13)
+  n <- 5000
+  d <- data.frame(x = rnorm(n))
+  d$y <- 1 + d$x + rnorm(n)
+  fit0 <- dp_lm(y ~ x, d, epsilon = 2, delta = 1e-6, clip = 5, B = 50)
+  expect_identical(fit0$diagnostics$level, "ok")
+  expect_equal(fit0$diagnostics$n_noise_sd, fit0$release$params$sigma)
+  rel <- fit0$release
+  rel$estimate["(Intercept)", "(Intercept)"] <- -137157
+  expect_warning(fit <- dp_lm(rel, y ~ x, B = 20), "the private n .* is -137,157", class = "dpcov_noise_warning")
+  expect_identical(fit$n_estimate, -137157)
+  s <- capture.output(summary(fit))
+  expect_true(any(grepl("its private estimate is -137157", s)))
+  # a public n below the columns is the data's, said plainly
+  A <- cbind(one = 1, x = rnorm(3), y = rnorm(3))
+  expect_warning(dp_lm(second_moment(A), y ~ x, ones = "one", B = 0), "n = 3 rows is not more than the 3 columns")
+})
+
+options(old_noise_option)
