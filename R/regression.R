@@ -68,7 +68,7 @@ regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
     check_release(release, "release", square = TRUE)$estimate
   } else if (inherits(release, "dp_suffstat")) {
-    check_suffstat(release, "release")$gram
+    suffstat_gram(check_suffstat(release, "release"))
   } else {
     release
   }
@@ -200,6 +200,22 @@ release_column_index <- function(cols, M, arg) {
 #'   intervals are `NA`).
 #' @param bound_share Share of `epsilon` for the private `clip` (when `clip`
 #'   is `NULL`).
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]), named by variable (the response included), e.g.
+#'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
+#'   named directly (e.g. `"I(x^2)"`). Factor and logical columns get the
+#'   range of their coding (\[0, 1\] for dummies) and an interaction the
+#'   product of its variables' intervals, with no bounds needed. Every design
+#'   column is clamped to its public range and mapped to the centred unit box
+#'   \eqn{[-1/2, 1/2]}, the mechanism runs on the rows \eqn{[1, z]} (row norm
+#'   at most \eqn{\sqrt{1 + k/4}}, k columns besides the ones: nothing
+#'   clipped), and its estimate of the sum is mapped back to the data's
+#'   units exactly (\eqn{T^TST}, T the affine map with the ones): the release
+#'   is on the `"sum"` scale with the map in `params` (public), and the
+#'   bootstrap redraws the noise on the box scale. The shift and the ones
+#'   move the zero record, so `"zero-out"` is calibrated as replace-one.
+#'   The bootstrap does not model the clamping (choose ranges that hold
+#'   nearly all values for honest intervals).
 #' @param formula For a release: a two-sided formula over its columns.
 #' @param ones For a release: the name of its column of ones (default
 #'   `"(Intercept)"` when there is one, as the formula interface releases), used
@@ -237,6 +253,10 @@ release_column_index <- function(cols, M, arg) {
 #' fit
 #' confint(fit)
 #' predict(fit, data.frame(x1 = 0:1, x2 = 0))
+#' # public ranges of the variables instead of a row-norm bound
+#' fit_b <- dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, B = 200,
+#'                bounds = list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-15, 15)))
+#' coef(fit_b)
 #' # another regression from the same release, at no privacy cost
 #' coef(dp_lm(fit$release, x1 ~ x2 + y, B = 0))
 #' @export
@@ -255,9 +275,12 @@ dp_lm.default <- function(x, ...) {
 #' @rdname dp_lm
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
-                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1, ...) {
+                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1,
+                          lower = NULL, upper = NULL, bounds = NULL, ...) {
   call <- match.call()
   check_dots_empty(...)
+  box <- check_bounds(lower, upper, bounds)
+  check_bounds_exclusive(box, clip)
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -269,8 +292,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
   B <- check_count(B, "B", min = 0, max = 1e6)
-  auto_clip <- is.null(clip)
-  if (!auto_clip) clip <- check_clip(clip)
+  auto_clip <- is.null(clip) && is.null(box)
+  if (!is.null(clip)) clip <- check_clip(clip)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   eps_bound <- if (auto_clip) bound_share * epsilon else 0
   eps_rel <- epsilon - eps_bound
@@ -291,15 +314,27 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                                                iwishart_posterior = "replace-one", "any")))
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
-    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L)
+    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L, box = box)
     A <- design$A
     if (auto_clip) {
       clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
     }
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
+    z0 <- lm_zero_record_row(design, data)
+    if (!is.null(box)) {
+      # public bounds: the mechanism runs on [1, z], z in the centred unit box
+      # (rows of norm <= sqrt(1 + k/4), nothing clipped); the zero record's
+      # design row goes through the same map
+      map <- box_map(design$box, centred = TRUE)
+      A_names <- colnames(A)
+      A <- cbind(rep(1, nrow(A)), box_apply(A[, -1L, drop = FALSE], map))
+      colnames(A) <- A_names
+      clip <- sqrt(1 + (ncol(A) - 1) / 4)
+      if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))
+    }
     s <- second_moment(A, clip)
-    s$zero_row <- zero_row_norm(lm_zero_record_row(design, data), clip)
+    s$zero_row <- zero_row_norm(z0, clip)
     # the fit judges the noise (and warns once) for the release it is made from
     muffle_noise_warnings(switch(mechanism,
       analyze_gauss = analyze_gauss(s, eps_rel, delta, neighbor = neighbor),
@@ -308,6 +343,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       iwishart_posterior = iwishart_posterior(s, eps_rel, delta)))
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
+  if (!is.null(box)) rel <- lm_box_release(rel, map, A_names)
   A <- NULL
   rel$call <- lm_call(call)
   if (auto_clip) {
@@ -350,6 +386,7 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
   call <- match.call()
   check_dots_empty(...)
   s <- check_suffstat(x, "x")
+  s$gram <- suffstat_gram(s)  # in the data's units (statistics of box rows mapped back)
   B <- check_count(B, "B", min = 0, max = 1e6)
   spec <- lm_release_formula(formula, colnames(s$gram), ones, centred = FALSE)
   rel <- list(estimate = s$gram, scale = "sum", ridge = 0, n = s$n, n_public = TRUE, p = s$p,
@@ -399,7 +436,7 @@ lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "orde
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
-lm_design <- function(formula, data, min_rows = 2L) {
+lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
   }
@@ -441,9 +478,11 @@ lm_design <- function(formula, data, min_rows = 2L) {
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
   X <- stats::model.matrix(tt, mf)
   if (!all(is.finite(X)) || !all(is.finite(y))) abort("`data` contains infinite values.", .arg = "data")
+  resp <- deparse1(formula[[2L]])
+  # public bounds of every released column but the ones (R/box.R)
+  box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L
   if (!icpt) X <- cbind("(Intercept)" = 1, X)
-  resp <- deparse1(formula[[2L]])
   A <- cbind(X, y)
   colnames(A)[ncol(A)] <- resp
   storage.mode(A) <- "double"
@@ -452,7 +491,7 @@ lm_design <- function(formula, data, min_rows = 2L) {
   tt <- with_base_env(tt)
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
-       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)))
+       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b)
 }
 
 #' The design row [x, y] of the all-zero record (numeric and logical variables
@@ -658,9 +697,18 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
     }
     n_used <- q + 1
   }
+  redraw <- if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel)
+  if (!is.null(rel$params$box_scale)) {
+    # released on the box and mapped back: the noise is redrawn on the box scale
+    if (isTRUE(any(rel$params$box_shift != 0)) && !identical(as.integer(ones), 1L)) {
+      abort("`ones`: this release was made on a box of public bounds with its column of ones first; the regression needs that column (`ones` = \"(Intercept)\").",
+            .arg = "ones")
+    }
+    redraw <- lm_box_redraw(rel, idx, redraw)
+  }
   list(S = S, n = n_used, n_source = n_source, n_estimate = n_estimate, n_noise_sd = n_sd, fit_idx = fit_idx,
        names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]), columns = nm[idx],
-       redraw = if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel))
+       redraw = redraw)
 }
 
 # A number the bootstrap reads from a release's `params` (`field` names it in
@@ -753,12 +801,16 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   # dp_cov()'s mean step draws the noisy count under add/remove even when the
   # second mechanism releases n (thresholding): the redraw does the same
   count_drawn <- identical(rel$neighbor, "add-remove")
+  # public bounds: the release was made on the centred box (R/box.R), so the
+  # redraw runs there, between the affine map and its inverse
+  box <- cov_box_affine(rel, vars)
   redraw <- function(Ss) {
     nn <- Ss[1L, 1L]
     sums <- Ss[1L, -1L]
     xbar <- sums / nn
     m <- noisy_mean(sums, nn, clip_mean, sigma_m, count_drawn)  # dp_cov()'s mean step
     mu <- m$center
+    if (!is.null(box)) mu <- pmin(pmax(mu, -0.5), 0.5)  # as dp_cov() clamps it into the box
     n_star <- if (n_public) nn else max(2, m$n_noisy)
     C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
     C <- add(C, nn)
@@ -766,6 +818,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     cov <- psd_project_cpp((C + t(C)) / 2 / div(n_star))$matrix
     aug(cov, mu, n_star)
   }
+  if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)
   list(S = S, n = n_hat, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
        n_estimate = if (n_public) n_hat else pr$n_noisy, n_noise_sd = if (n_public) NA_real_ else count_noise_sd(rel),
        columns = nm[vars],

@@ -14,6 +14,14 @@
 #' @param x A numeric matrix or data frame (rows are records), or a function
 #'   that returns the next block of rows on each call and `NULL` when done.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]): the statistics of the rows mapped to the uncentred
+#'   box, \eqn{z_j = clamp(x_j, l_j, u_j) / \max(|l_j|, |u_j|)} (norm at most
+#'   \eqn{\sqrt p}, which is `clip`), with the bounds recorded in `bounds`.
+#'   The uncentred mechanisms given such statistics run on the box and map
+#'   their release back to the data's units; [dp_lm()] maps the exact Gram
+#'   back. [dp_cov()] refuses them (its box is centred: give it the data or a
+#'   reader with the bounds).
 #' @return An object of class `c("dp_suffstat", "dp_nonprivate")` with
 #'   `gram`, `sum` (the column sums \eqn{\sum_i c_i x_i} of the clipped rows,
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
@@ -45,7 +53,12 @@
 #' }
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
 #' @export
-second_moment <- function(x, clip = Inf) {
+second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL) {
+  box <- check_bounds(lower, upper, bounds)
+  if (!is.null(box)) {
+    check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
+    return(box_second_moment(x, box))
+  }
   clip <- check_clip(clip)
   if (is.function(x)) return(second_moment_stream(x, clip))
   # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
@@ -194,6 +207,13 @@ check_suffstat <- function(s, arg = "x") {
   s$n <- as.double(s$n)
   s$p <- as.double(s$p)
   s$clip <- as.double(s$clip)
+  if (!is.null(s$bounds)) {
+    b <- s$bounds
+    if (!is.data.frame(b) || nrow(b) != ncol(g) || !is_finite_num(b$lower) || !is_finite_num(b$upper) ||
+        any(!(b$lower < b$upper)) || !isTRUE(all.equal(s$clip, sqrt(ncol(g))))) {
+      bad("`bounds` must be NULL or the public bounds (a data frame lower < upper, one row per column) of box rows with `clip` = sqrt(p)")
+    }
+  }
   s
 }
 
@@ -202,6 +222,9 @@ print.dp_suffstat <- function(x, ...) {
   x <- check_suffstat(x)
   cat(sprintf("<dp_suffstat> clipped Gram matrix%s of n = %s rows, p = %d columns, clip = %s\n",
               if (is.null(x$sum)) "" else " and column sums", format(x$n), x$p, format(x$clip)))
+  if (!is.null(x$bounds)) {
+    cat("Rows clamped to public per-column bounds and mapped to the box [-1, 1]^p (x / max(|lower|, |upper|)).\n")
+  }
   cat("NOT a private release: exact statistics of the data. Pass it to a mechanism;",
       "do not publish it.\n")
   invisible(x)
@@ -260,6 +283,15 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #'   and nothing is charged; the release records its charge's index in
 #'   `params$budget_charge`. A release with `clip = Inf` has no guarantee and
 #'   cannot be charged.
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]): each value is clamped to its column's range and
+#'   divided by \eqn{s_j = \max(|l_j|, |u_j|)}, a linear map to the box
+#'   \eqn{[-1, 1]^p} (the origin stays put, so the uncentred second moment
+#'   maps back exactly, \eqn{S \hat G_z S}); the noise is calibrated to the
+#'   box's row-norm bound \eqn{\sqrt p} there. Data (a matrix or data frame)
+#'   only, with `post = "none"` or `"psd"` (projected on the box scale).
+#'   Under zero-out, a range that excludes 0 moves the zero record; its box
+#'   row's norm enters the sensitivity. `NULL` (default): `clip`.
 #' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
 #'   `params$shift` is the c added (0 when the output was already positive
 #'   definite).
@@ -275,13 +307,19 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #' @export
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                           calibration = "analytic", sigma_clip_inf = NULL,
-                          post = "none", budget = NULL) {
+                          post = "none", budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   post <- check_choice(post, c("none", "shift", "psd"), "post")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  if (is_box_suffstat(x)) return(box_uncentred_call(sys.function(), environment(), call))
+  box <- check_bounds(lower, upper, bounds)
+  if (!is.null(box)) {
+    check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
+    return(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call))
+  }
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),

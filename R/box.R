@@ -1,0 +1,497 @@
+# The box map (issue 19): public per-column bounds, the way users know them
+# (physical units, questionnaire scales), instead of one row-norm bound. The
+# data are clamped to the public bounds and mapped to a unit box (a public
+# map applied row by row, so post-processing of nothing private), the
+# mechanism runs there with the row-norm bound the box implies, and the
+# result is mapped back to the data's units. This file is the one place for
+# the map; the sensitivities stay in R/privacy.R.
+#
+#  * centred (dp_cov(), dp_lm(), dp_pca()): z = (clamp(x, l, u) - m) / w with
+#    m = (l + u) / 2, w = u - l, so z lies in [-1/2, 1/2]^p: rows have norm
+#    <= sqrt(p) / 2 and no further clipping happens (no clipping bias).
+#  * uncentred (a second moment about 0, e.g. analyze_gauss()): z = clamp(x,
+#    l, u) / s with s = max(|l|, |u|), a linear map (the origin stays put, so
+#    the uncentred second moment maps back exactly): |z_j| <= 1, rows have
+#    norm <= sqrt(p).
+# Mapping back: x = m + w z, so a mean maps to m + w mu_z and a centred
+# second moment to W S_z W (W = diag(w)); uncentred, G_x = S G_z S.
+
+#' The public map of validated, aligned bounds `b` (check_bounds()).
+#' @noRd
+box_map <- function(b, centred) {
+  lower <- b$lower
+  upper <- b$upper
+  if (centred) {
+    shift <- (lower + upper) / 2
+    scale <- upper - lower
+    half <- 0.5
+  } else {
+    shift <- 0 * lower
+    scale <- pmax(abs(lower), abs(upper))
+    half <- 1
+  }
+  if (!all(is.finite(scale)) || any(scale <= 0)) {
+    abort("the public bounds give a column of zero or non-finite width; rescale the data.", .arg = "bounds")
+  }
+  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half)
+}
+
+#' The rows of X mapped to the box. Clamping after the map is clamping before
+#' it (the map is increasing in each column) and keeps every value inside the
+#' box exactly, whatever the rounding of (x - m) / w.
+#' @noRd
+box_apply <- function(X, map) {
+  n <- nrow(X)
+  lo <- (map$lower - map$shift) / map$scale
+  hi <- (map$upper - map$shift) / map$scale
+  Z <- (X - rep(map$shift, each = n)) / rep(map$scale, each = n)
+  Z <- pmin(pmax(Z, rep(pmax(lo, -map$half), each = n)), rep(pmin(hi, map$half), each = n))
+  dim(Z) <- dim(X)
+  dimnames(Z) <- dimnames(X)
+  Z
+}
+
+#' The row the all-zero record becomes (public: it depends on the bounds only).
+#' @noRd
+box_zero_row <- function(map) {
+  drop(box_apply(matrix(0, 1L, length(map$scale)), map))
+}
+
+#' The mean mapped back to the data's units.
+#' @noRd
+box_unmap_mean <- function(mu, map) map$shift + map$scale * mu
+
+#' A (centred or uncentred) second moment mapped back: W S W.
+#' @noRd
+box_unmap_second <- function(S, map) S * tcrossprod(map$scale)
+
+#' The released record of the public bounds.
+#' @noRd
+box_frame <- function(map, colnames) {
+  data.frame(lower = map$lower, upper = map$upper,
+             row.names = if (is.null(colnames)) paste0("V", seq_along(map$lower)) else colnames)
+}
+
+#' Row-norm bound of the box rows centred at a released mean `mu` (clamped
+#' into the box first): |z_j - mu_j| <= 1/2 + |mu_j|, so B = sqrt(sum (1/2 +
+#' |mu_j|)^2), public (mu is released) and never above sqrt(p).
+#' @noRd
+box_centred_bound <- function(mu) sqrt(sum((0.5 + abs(mu))^2))
+
+#' A chunk reader whose blocks are mapped to the box. The bounds are aligned
+#' to the first block's columns (a reader's shape is known only when read);
+#' `state$map` holds the map for the caller.
+#' @noRd
+box_reader <- function(reader, b, centred, state) {
+  force(reader)
+  function() {
+    blk <- reader()
+    if (is.null(blk)) return(NULL)
+    blk <- check_data_matrix(blk, arg = "a block returned by the reader", min_rows = 0L)
+    if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred)
+    if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
+    box_apply(blk, state$map)
+  }
+}
+
+# ---- dp_cov() on the box ---------------------------------------------------------
+
+#' dp_cov() with public per-column bounds. The two steps run on the box rows
+#' z: the mean step on z (norm <= C = sqrt(p)/2, nothing clipped), the second
+#' step on z - mu (mu the released mean clamped into the box; norm <= B =
+#' box_centred_bound(mu), nothing clipped). The shift to the box midpoint and
+#' the centring move the zero record, so zero-out is calibrated with the
+#' transformed zero row in both steps (its box row z0, then z0 - mu; see
+#' "Neighbours of transformed rows" in R/privacy.R). The covariance is projected to the
+#' PSD cone on the box scale, where the noise is isotropic (so the result
+#' does not depend on the data's units: cents or dollars give the same
+#' correlation), then mapped back with the mean.
+#' @noRd
+dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
+                       mechanism, type, divisor, neighbor, calibration, charge, call, min_rows) {
+  src <- dp_cov_source(x, min_rows)
+  state <- new.env(parent = emptyenv())
+  if (is.null(src$reader)) {
+    check_threshold_p(mechanism, src$p)
+    state$map <- box_map(align_bounds(b, src$colnames, src$p), centred = TRUE)
+    src$X <- box_apply(src$X, state$map)
+  } else {
+    src$reader <- box_reader(src$reader, b, centred = TRUE, state)
+  }
+  # step 1: the mean of the box rows (no clipping: norms <= sqrt(p) / 2)
+  if (is.null(src$reader)) {
+    sums <- colSums(src$X)
+  } else {
+    pass <- dp_cov_stream(src$reader, colSums, min_rows = min_rows)
+    sums <- pass$total
+    src[c("n", "p", "colnames")] <- pass[c("n", "p", "colnames")]
+    check_threshold_p(mechanism, src$p)
+  }
+  map <- state$map
+  p <- src$p
+  C <- sqrt(p) / 2
+  sigma_m <- mean_step_sigma(C, neighbor, eps_mean, delta_mean, calibration,
+                             zero_row = sqrt(sum(box_zero_row(map)^2)))
+  mean_step <- noisy_mean(sums, src$n, C, sigma_m, neighbor == "add-remove")
+  # the released mean, clamped into the box (post-processing): public now
+  mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
+  B <- box_centred_bound(mu)
+  # step 2: the second moment of z - mu; the zero record enters as z0 - mu
+  second <- dp_cov_second_step(src, mu, B, mechanism, neighbor, eps_second, delta_second, calibration,
+                               zero_record = box_zero_row(map) - mu)
+  n_public <- neighbor != "add-remove" || second$n_public
+  n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+  correction <- sigma_m^2 / n_hat
+  S <- second$sum - diag(correction, p)
+  mean_step$center <- box_unmap_mean(mu, map)
+  params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
+                 epsilon_second = eps_second, delta_second = delta_second,
+                 bounds = box_frame(map, src$colnames), bounds_source = "public",
+                 clip_mean = C, sigma_mean = sigma_m, clip_second = B, box_center = mu,
+                 second_mechanism = mechanism,
+                 sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
+                 calibration = calibration, passes = 2,
+                 units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
+  dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
+                delta, neighbor, B, n_public, charge, call, unmap = function(cov) box_unmap_second(cov, map),
+                mechanism_text = sprintf("public per-column bounds (unit box), Gaussian mean, then %s on the rows centred at it",
+                                         second$mechanism),
+                tuning = tuning_record("none"),
+                guarantee = dp_cov_box_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                                      C, B, n_public))
+}
+
+# dp_cov()'s share of epsilon and delta for the mean when bounds are given
+# and `split` is not (see ?dp_cov, "Default split").
+box_default_split <- 0.15
+
+# ---- dp_lm() on the box ----------------------------------------------------------
+
+#' The public interval of every column of dp_lm()'s released design [ones,
+#' X, y] but the ones: a numeric variable's bounds by name, a factor's (or a
+#' logical's) coded columns from its contrasts (treatment dummies: [0, 1]),
+#' a product term (an interaction) the product interval of its variables; a
+#' bound named by a design column (e.g. "I(x^2)") overrides. `b` is
+#' check_bounds() output, unaligned and named.
+#' @noRd
+lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
+  if (is.null(names(b$lower))) {
+    abort("`bounds`: for dp_lm() name every bound by its variable (or design column), e.g. list(x = c(0, 10), y = c(-5, 5)).",
+          .arg = "bounds")
+  }
+  known <- c(data_names, colnames(X), rownames(attr(tt, "factors")), resp)
+  unknown <- setdiff(names(b$lower), known)
+  if (length(unknown)) {
+    abort("`bounds` names %s, not variables of `data` or columns of the design.",
+          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
+  }
+  named <- function(v) if (v %in% names(b$lower)) c(b$lower[[v]], b$upper[[v]]) else NULL
+  var_interval <- function(v) {
+    iv <- named(v)
+    if (!is.null(iv)) return(iv)
+    col <- mf[[v]]
+    if (is.factor(col)) return(range(c(0, 1, stats::contrasts(col))))
+    if (is.logical(col)) return(c(0, 1))
+    abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
+  }
+  fac <- attr(tt, "factors")
+  asg <- attr(X, "assign")
+  cols <- which(asg > 0)
+  lo <- hi <- numeric(length(cols))
+  for (k in seq_along(cols)) {
+    j <- cols[k]
+    iv <- named(colnames(X)[j])
+    if (is.null(iv)) {
+      vars <- rownames(fac)[fac[, asg[j]] > 0]
+      iv <- c(1, 1)
+      for (v in vars) {
+        w <- var_interval(v)
+        prods <- c(iv[1] * w[1], iv[1] * w[2], iv[2] * w[1], iv[2] * w[2])
+        iv <- range(prods)
+      }
+    }
+    lo[k] <- iv[1]
+    hi[k] <- iv[2]
+  }
+  y_iv <- named(resp)
+  if (is.null(y_iv)) abort("`bounds`: give public bounds for the response `%s`.", resp, .arg = "bounds")
+  lo <- c(lo, y_iv[1])
+  hi <- c(hi, y_iv[2])
+  if (any(!(lo < hi))) {
+    i <- which(!(lo < hi))[1L]
+    abort("`bounds`: the design column `%s` has width 0 (a constant); drop it from the model.",
+          c(colnames(X)[cols], resp)[i], .arg = "bounds")
+  }
+  list(lower = lo, upper = hi)
+}
+
+#' The affine map of dp_lm()'s box: the released rows are [1, z] and the
+#' data's rows [1, x] = [1, z] T with T = diag(1, w) plus the shifts m in the
+#' row of the ones: x_j = m_j + w_j z_j. A Gram maps back exactly as T' G T.
+#' @noRd
+lm_box_affine <- function(shift, scale) {
+  T <- diag(c(1, scale), length(scale) + 1L)
+  T[1L, -1L] <- shift
+  T
+}
+
+#' dp_lm()'s release on the box: the mechanism ran on [1, z]; its estimate of
+#' the sum (ridge removed, a posterior draw rescaled: release_sum()) is mapped
+#' back to the data's units, T' S T, and released on the "sum" scale with the
+#' map recorded (public) so that the bootstrap redraws the noise on the box
+#' scale (lm_moments()).
+#' @noRd
+lm_box_release <- function(rel, map, colnames) {
+  S <- release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
+  T <- lm_box_affine(map$shift, map$scale)
+  est <- crossprod(T, S %*% T)
+  est <- (est + t(est)) / 2
+  dimnames(est) <- list(colnames, colnames)
+  rel$params$converted_from <- if (rel$scale != "sum") rel$scale
+  rel$estimate <- est
+  rel$scale <- "sum"
+  rel$ridge <- 0
+  rel$params$bounds <- box_frame(map, colnames[-1L])
+  rel$params$bounds_source <- "public"
+  rel$params$box_shift <- c(0, map$shift)
+  rel$params$box_scale <- c(1, map$scale)
+  rel$mechanism <- paste0(rel$mechanism, ", on the unit box of public per-column bounds, mapped back to the data's units")
+  rel$guarantee <- box_guarantee_text(rel$guarantee, centred = TRUE)
+  rel
+}
+
+#' The bootstrap's redraw for a box release: S over the regression's columns
+#' (the ones first) mapped to the box scale, the release's noise redrawn there,
+#' mapped back.
+#' @noRd
+lm_box_redraw <- function(rel, idx, redraw) {
+  force(redraw)
+  sh <- rel$params$box_shift
+  sc <- rel$params$box_scale
+  if (!is_finite_num(sh) || !is_finite_num(sc) || length(sh) != rel$p || length(sc) != rel$p || any(sc <= 0)) {
+    abort("`x`: its `params$box_shift` or `params$box_scale` is malformed.", .arg = "x")
+  }
+  # the centred box of dp_lm() shifts (the ones first); the uncentred box only scales
+  if (any(sh != 0)) return(box_affine_redraw(redraw, sh[idx[-1L]], sc[idx[-1L]]))
+  d <- sc[idx]
+  function(S) redraw(S / tcrossprod(d)) * tcrossprod(d)
+}
+
+#' `redraw` (moments over [1, z] on the box scale) wrapped to take and return
+#' moments over [1, x], x = shift + scale * z: S_z = T^-T S_x T^-1, then T' . T.
+#' @noRd
+box_affine_redraw <- function(redraw, shift, scale) {
+  force(redraw)
+  T <- lm_box_affine(shift, scale)
+  Ti <- solve(T)
+  function(S) crossprod(T, redraw(crossprod(Ti, S %*% Ti)) %*% T)
+}
+
+#' A dp_cov() release made with public bounds: the affine map of its columns
+#' `vars` (midpoints and widths of params$bounds), or NULL without bounds.
+#' @noRd
+cov_box_affine <- function(rel, vars) {
+  b <- rel$params$bounds
+  if (is.null(b)) return(NULL)
+  if (!is.data.frame(b) || nrow(b) != rel$p || !is_finite_num(b$lower) || !is_finite_num(b$upper) ||
+      any(!(b$lower < b$upper))) {
+    abort("`x`: its `params$bounds` is malformed.", .arg = "x")
+  }
+  list(shift = ((b$lower + b$upper) / 2)[vars], scale = (b$upper - b$lower)[vars])
+}
+
+# ---- uncentred second moments on the box -------------------------------------------
+
+#' analyze_gauss() with public per-column bounds: the data on the uncentred
+#' box [-1, 1]^p (a linear map, z = clamp(x) / s), Analyze Gauss there with
+#' B = sqrt(p), the estimate mapped back (S G S). A range that excludes 0
+#' moves the zero record to a public non-zero row, whose norm enters the
+#' zero-out sensitivity (gram_sensitivity()'s zero_row).
+#' @noRd
+analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call) {
+  if (!is.null(sigma_clip_inf)) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
+          .arg = "sigma_clip_inf")
+  }
+  if (post == "shift") {
+    abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
+          .arg = "post")
+  }
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort("`x`: with per-column bounds analyze_gauss() needs the data (a matrix or data frame), not %s.",
+          if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
+  }
+  charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), neighbor = neighbor)
+  with_refund(budget, charge, {
+    X <- check_data_matrix(x, min_rows = 0L)
+    p <- ncol(X)
+    map <- box_map(align_bounds(box, colnames(X), p), centred = FALSE)
+    B <- box_uncentred_bound(p)
+    s <- second_moment(box_apply(X, map), B)
+    w0 <- sqrt(sum(box_zero_row(map)^2))
+    sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = w0), epsilon, delta, calibration)
+    est <- s$gram + symmetric_gaussian_cpp(p, sigma)
+    mechanism <- "Analyze Gauss (Dwork et al. 2014) on the box of public per-column bounds, mapped back to the data's units"
+    if (post == "psd") {
+      est <- psd_project_cpp(est)$matrix
+      mechanism <- paste0(mechanism, ", projected to PSD on the box scale")
+    }
+    est <- box_unmap_second(est, map)
+    dimnames(est) <- dimnames(s$gram)
+    params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post,
+                   bounds = box_frame(map, colnames(X)), bounds_source = "public", zero_row = w0,
+                   box_shift = rep(0, p), box_scale = map$scale,
+                   units = "box: sigma and noise_clip are on the box scale (x / max(|lower|, |upper|))")
+    params$budget_charge <- charge
+    n_public <- neighbor != "add-remove"
+    new_dp_release(est, "second_moment", mechanism, epsilon, delta, neighbor, B, s$n, p,
+                   n_public = n_public, scale = "sum", centred = FALSE, params = params,
+                   guarantee = box_guarantee_text(dp_guarantee_text(epsilon, delta, neighbor, B, n_public),
+                                                  centred = FALSE),
+                   call = call)
+  })
+}
+
+#' The other uncentred mechanisms with public bounds ([wishart_noise()],
+#' [jl_ridge()], [jl_adaptive()], [iwishart_posterior()],
+#' [iwishart_adaptive()], [dp_threshold()]): the mechanism `fun`, called with
+#' bounds from its frame `env`, is called again on the statistics of the box
+#' rows (z = clamp(x) / s, clip = sqrt(p), the moved zero record's row in
+#' `zero_row`), with its other arguments as given (each evaluated once, in
+#' the first call), and its release is mapped back to the data's units
+#' (box_unmap_release()).
+#' @noRd
+box_uncentred_call <- function(fun, env, call) {
+  given <- function(a) !eval(call("missing", as.name(a)), env)
+  if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given))
+  box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
+  check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
+  if (!is.null(get("sigma_clip_inf", env))) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
+          .arg = "sigma_clip_inf")
+  }
+  if (!given("x")) abort_missing("x")
+  x <- get("x", env)
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort("`x`: with per-column bounds this mechanism needs the data (a matrix or data frame), not %s.",
+          if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
+  }
+  if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
+    abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
+  }
+  args <- box_call_args(fun, env, given)
+  X <- check_data_matrix(x, min_rows = 0L)
+  map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
+  B <- box_uncentred_bound(ncol(X))
+  s <- second_moment(box_apply(X, map), B)
+  s$zero_row <- zero_row_norm(box_zero_row(map), B)
+  rel <- do.call(fun, c(list(x = s, clip = B), args))
+  rel <- box_unmap_release(rel, map, colnames(X))
+  rel$call <- release_call(call)
+  rel
+}
+
+# The mechanism's other arguments, as given (each evaluated once); `post =
+# "shift"` would add a box-scale ridge that is no ridge in the data's units.
+box_call_args <- function(fun, env, given) {
+  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf")
+  args <- list()
+  for (a in setdiff(names(formals(fun)), skip)) if (given(a)) args[a] <- list(get(a, env))
+  if (identical(args$post, "shift")) {
+    abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
+          .arg = "post")
+  }
+  args
+}
+
+#' A mechanism given the statistics of box rows (second_moment() with
+#' bounds): run on them as they are (the box bound as clip, the bounds
+#' removed so the mechanism does not come back here), mapped back.
+#' @noRd
+box_suffstat_call <- function(fun, env, call, given) {
+  s <- check_suffstat(get("x", env))
+  if (!is.null(get("lower", env)) || !is.null(get("upper", env)) || !is.null(get("bounds", env))) {
+    abort("`x` already holds statistics of rows on a box of public bounds; do not give `lower`, `upper` or `bounds` again.",
+          .arg = "bounds")
+  }
+  if (given("clip") && !is.null(get("clip", env)) && !isTRUE(all.equal(get("clip", env), s$clip))) {
+    abort("`clip`: `x` holds statistics of box rows, whose bound is sqrt(p) = %s; leave `clip` out.", format(s$clip),
+          .arg = "clip")
+  }
+  if (!is.null(get("sigma_clip_inf", env))) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; box rows have a finite bound.", .arg = "sigma_clip_inf")
+  }
+  if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
+    abort("`model`: statistics of box rows are for the central model.", .arg = "model")
+  }
+  map <- box_map(list(lower = s$bounds$lower, upper = s$bounds$upper), centred = FALSE)
+  bounds <- s$bounds
+  s$bounds <- NULL
+  rel <- do.call(fun, c(list(x = s, clip = s$clip), box_call_args(fun, env, given)))
+  rel <- box_unmap_release(rel, map, s$colnames)
+  rel$call <- release_call(call)
+  rel
+}
+
+#' A square release made on the uncentred box, mapped back to the data's
+#' units: its estimate of the sum (the public ridge removed, a posterior draw
+#' rescaled: release_sum()) or of the average, S M S, on the "sum" or
+#' "average" scale, with the map recorded (public) for dp_lm()'s bootstrap,
+#' which redraws the noise on the box scale.
+#' @noRd
+box_unmap_release <- function(rel, map, colnames) {
+  avg <- identical(rel$scale, "average")
+  M <- if (avg) rel$estimate else release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
+  est <- box_unmap_second((M + t(M)) / 2, map)
+  dimnames(est) <- if (is.null(colnames)) NULL else list(colnames, colnames)
+  new_scale <- if (avg) "average" else "sum"
+  if (rel$scale != new_scale) rel$params$converted_from <- rel$scale
+  rel$estimate <- est
+  rel$scale <- new_scale
+  rel$ridge <- 0
+  rel$params$bounds <- box_frame(map, colnames)
+  rel$params$bounds_source <- "public"
+  rel$params$box_shift <- rep(0, length(map$scale))
+  rel$params$box_scale <- map$scale
+  rel$params$units <- "box: the noise parameters are on the box scale (x / max(|lower|, |upper|))"
+  rel$mechanism <- paste0(rel$mechanism, ", on the box of public per-column bounds, mapped back to the data's units")
+  rel$guarantee <- box_guarantee_text(rel$guarantee, centred = FALSE)
+  rel
+}
+
+# ---- second_moment() on the box ----------------------------------------------------
+
+#' second_moment() with public bounds: the statistics of the uncentred box
+#' rows (norm <= sqrt(p) exactly: every |z_j| <= 1), the bounds recorded, and
+#' the norm of the zero record's box row for zero-out.
+#' @noRd
+box_second_moment <- function(x, box) {
+  state <- new.env(parent = emptyenv())
+  if (is.function(x)) {
+    check_reader(x)
+    s <- second_moment(box_reader(x, box, centred = FALSE, state), Inf)
+  } else {
+    X <- check_data_matrix(x, min_rows = 0L)
+    state$map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
+    s <- second_moment(box_apply(X, state$map), Inf)
+  }
+  s$clip <- box_uncentred_bound(s$p)
+  s$bounds <- box_frame(state$map, s$colnames)
+  s$zero_row <- zero_row_norm(box_zero_row(state$map), s$clip)
+  s
+}
+
+#' Statistics of box rows, as second_moment() records them.
+#' @noRd
+is_box_suffstat <- function(x) inherits(x, "dp_suffstat") && is.list(x) && !is.null(x$bounds)
+
+#' The Gram of a dp_suffstat in the data's units (box rows mapped back, S G S).
+#' @noRd
+suffstat_gram <- function(s) {
+  if (is.null(s$bounds)) return(s$gram)
+  map <- box_map(list(lower = s$bounds$lower, upper = s$bounds$upper), centred = FALSE)
+  g <- box_unmap_second(s$gram, map)
+  dimnames(g) <- dimnames(s$gram)
+  g
+}

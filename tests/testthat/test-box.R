@@ -1,0 +1,592 @@
+# Public per-column bounds (R/box.R): the box map, dp_cov() with bounds
+# against a plain-R reference, the calibration of its noise (with an
+# under-noised control), the worst-case neighbouring pairs on the box rows,
+# the leak scan, the budget, the units, and the argument checks.
+
+# Mixed-unit data: a price in dollars, a 1-5 score, a ratio near 1; a few
+# values outside the public bounds (clamped).
+box_data <- function(n) {
+  z <- matrix(rnorm(n * 3), n, 3)
+  x <- cbind(price = exp(8 + 0.6 * z[, 1]), score = round(pmin(pmax(3 + z[, 2] + 0.5 * z[, 1], 1), 5)),
+             ratio = 1 + 0.2 * z[, 3] + 0.1 * z[, 1])
+  x[1, 1] <- 5e4   # above the price bound
+  x[2, 3] <- -3    # below the ratio bound
+  x
+}
+box_lo <- c(price = 0, score = 1, ratio = 0)
+box_hi <- c(price = 2e4, score = 5, ratio = 2.5)
+
+# Plain-R dp_cov() with bounds (Analyze Gauss, analytic), drawing from R's RNG
+# in the same order: the mean step (p sums, and the scaled count under
+# add/remove), then the upper triangle of the symmetric noise column by column.
+ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
+  n <- nrow(x); p <- ncol(x)
+  m <- (lo + hi) / 2; wd <- hi - lo
+  xc <- pmin(pmax(x, rep(lo, each = n)), rep(hi, each = n))
+  z <- sweep(sweep(xc, 2, m), 2, wd, "/")
+  e1 <- split * epsilon; d1 <- split * delta
+  C <- sqrt(p) / 2
+  z0 <- (pmin(pmax(0, lo), hi) - m) / wd
+  s1 <- gaussian_sigma(switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C,
+                              "zero-out" = C + min(sqrt(sum(z0^2)), C)), e1, d1)
+  if (neighbor == "add-remove") {
+    noisy <- c(colSums(z), C * n) + s1 * rnorm(p + 1)
+    n_hat <- max(2, noisy[p + 1] / C)
+    mu <- noisy[1:p] / n_hat
+  } else {
+    mu <- (colSums(z) + s1 * rnorm(p)) / n
+    n_hat <- n
+  }
+  mu <- pmin(pmax(mu, -0.5), 0.5)
+  B <- sqrt(sum((0.5 + abs(mu))^2))
+  G <- crossprod(sweep(z, 2, mu))
+  w <- min(sqrt(sum((z0 - mu)^2)), B)  # the zeroed record's centred box row
+  s2 <- gaussian_sigma(switch(neighbor, "add-remove" = B^2, "replace-one" = sqrt(2) * B^2,
+                              "zero-out" = sqrt(B^4 + w^4)), epsilon - e1, delta - d1)
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    v <- s2 * rnorm(1)
+    N[i, j] <- N[i, j] + v
+    if (i != j) N[j, i] <- N[j, i] + v
+  }
+  S <- G + N - diag(s1^2 / n_hat, p)
+  e <- eigen(S / n_hat, symmetric = TRUE)
+  cov <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * tcrossprod(wd)  # projected on the box scale
+  list(cov = cov, center = m + wd * mu, n_hat = n_hat,
+       sigma_mean = s1, sigma_second = s2, B = B)
+}
+
+test_that("dp_cov with bounds equals a plain-R reference under each neighbour notion", {
+  set.seed(1)
+  x <- box_data(400)
+  for (nb in dp_neighbors) {
+    set.seed(2); r <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, neighbor = nb)
+    set.seed(2); ref <- ref_box_cov(x, box_lo, box_hi, 1, 1e-6, split = 0.15, neighbor = nb)
+    expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9, info = nb)
+    expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12, info = nb)
+    expect_equal(r$params$sigma_mean, ref$sigma_mean, info = nb)
+    expect_equal(r$params$sigma_second, ref$sigma_second, info = nb)
+    expect_equal(r$params$clip_second, ref$B, info = nb)
+    if (nb == "add-remove") expect_equal(r$params$n_noisy, ref$n_hat)
+    expect_identical(r$params$bounds_source, "public")
+    expect_equal(r$params$bounds, data.frame(lower = unname(box_lo), upper = unname(box_hi),
+                                             row.names = names(box_lo)))
+    expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE)
+    expect_identical(names(r$center), colnames(x))
+  }
+  # the three ways of giving bounds are one
+  b_frame <- data.frame(lower = box_lo, upper = box_hi, row.names = names(box_lo))
+  b_list <- list(ratio = c(0, 2.5), price = c(0, 2e4), score = c(1, 5))
+  set.seed(3); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi)
+  set.seed(3); b <- dp_cov(x, 1, 1e-6, bounds = b_frame)
+  set.seed(3); d <- dp_cov(as.data.frame(x), 1, 1e-6, bounds = b_list)
+  set.seed(3); u <- dp_cov(x, 1, 1e-6, lower = unname(box_lo), upper = unname(box_hi))
+  expect_identical(a$estimate, b$estimate)
+  expect_identical(a$estimate, d$estimate)
+  expect_identical(a$estimate, u$estimate)
+})
+
+test_that("dp_cov with bounds reads a re-readable chunk reader as it reads the matrix", {
+  set.seed(4)
+  x <- box_data(300)
+  k <- 0
+  reader <- function() {
+    k <<- k + 1
+    if (k > 3) { k <<- 0; return(NULL) }
+    x[((k - 1) * 100 + 1):(k * 100), , drop = FALSE]
+  }
+  for (m in c("analyze_gauss", "threshold")) {
+    set.seed(5); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, mechanism = m)
+    set.seed(5); b <- dp_cov(reader, 1, 1e-6, lower = box_lo, upper = box_hi, mechanism = m)
+    expect_equal(a$estimate, b$estimate, tolerance = 1e-12, info = m)
+    expect_equal(a$center, b$center, tolerance = 1e-12, info = m)
+  }
+})
+
+test_that("the box map: clamping, the unit box, mapping back, and the zero record", {
+  map <- box_map(list(lower = c(-2, 0, 10), upper = c(2, 4, 30)), centred = TRUE)
+  X <- rbind(c(-5, 1, 20), c(2, 4, 10), c(0, 9, 31))
+  Z <- box_apply(X, map)
+  expect_equal(Z, rbind(c(-0.5, -0.25, 0), c(0.5, 0.5, -0.5), c(0, 0.5, 0.5)))
+  expect_true(all(abs(Z) <= 0.5))
+  expect_equal(box_unmap_mean(c(-0.25, 0, 0.5), map), c(-1, 2, 30))
+  expect_equal(box_unmap_second(diag(3), map), diag(c(16, 16, 400)))
+  expect_equal(box_zero_row(map), c(0, -0.5, -0.5))  # 0 is inside, at the lower edge, below
+  u <- box_map(list(lower = c(-2, 1), upper = c(4, 3)), centred = FALSE)
+  expect_equal(box_apply(rbind(c(-3, 0), c(2, 3)), u), rbind(c(-0.5, 1 / 3), c(0.5, 1)))
+  expect_equal(box_zero_row(u), c(0, 1 / 3))
+  # values a hair outside by rounding stay inside the box
+  m2 <- box_map(list(lower = 0.1, upper = 0.3), centred = TRUE)
+  expect_true(all(abs(box_apply(matrix(c(0.1, 0.3, 0.2 + 1e-17)), m2)) <= 0.5))
+})
+
+test_that("the stated sensitivities hold for the worst neighbouring pairs of box rows", {
+  p <- 4
+  corners <- as.matrix(expand.grid(rep(list(c(-0.5, 0.5)), p)))
+  C <- sqrt(p) / 2
+  # mean step: replace-one by the opposite corner attains 2C; add/remove
+  # (sums and C n) attains sqrt(2) C at any corner
+  d_sum <- as.matrix(dist(corners))
+  expect_equal(max(d_sum), mean_step_sensitivity(C, "replace-one"))
+  expect_equal(max(sqrt(rowSums(corners^2) + C^2)), mean_step_sensitivity(C, "add-remove"))
+  # zero-out: the zero record is the public row z0 (the box shift moves it);
+  # the farthest box row from it stays within the stated C + |z0|
+  map <- box_map(list(lower = c(1, -3, 0, -1), upper = c(5, 1, 2, 1)), centred = TRUE)
+  z0 <- box_zero_row(map)
+  expect_gt(sqrt(sum(z0^2)), 0)
+  far <- max(sqrt(rowSums(sweep(corners, 2, z0)^2)))
+  expect_lte(far, mean_step_sensitivity(C, "zero-out", zero_row = sqrt(sum(z0^2))) + 1e-12)
+  # second step: rows z - mu, mu a released mean in the box; the stated B is
+  # the farthest corner (attained, so tight), and every pair of box rows moves
+  # the Gram by at most the stated replace-one sensitivity; zero-out pairs
+  # (a box row against the zero record's row z0 - mu) by at most the stated
+  # zero-out sensitivity with that row's norm
+  for (mu in list(rep(0, p), c(0.3, -0.45, 0.1, 0.5))) {
+    B <- box_centred_bound(mu)
+    Y <- sweep(corners, 2, mu)
+    expect_equal(max(sqrt(rowSums(Y^2))), B)
+    expect_equal(max(rowSums(Y^2)), gram_sensitivity(B, "add-remove"))  # ||y y'||_F = |y|^2
+    rnd <- sweep(matrix(runif(200 * p, -0.5, 0.5), 200, p), 2, mu)
+    rows <- rbind(Y, rnd, z0 - mu)
+    worst <- 0
+    for (i in seq_len(nrow(rows))) {
+      a <- tcrossprod(rows[i, ])
+      for (j in seq_len(nrow(Y))) worst <- max(worst, norm(a - tcrossprod(Y[j, ]), "F"))
+    }
+    expect_lte(worst, gram_sensitivity(B, "replace-one") + 1e-12)
+    expect_gt(worst, gram_sensitivity(B, "add-remove"))  # replace-one is needed, not B^2
+    y0 <- z0 - mu
+    zo <- max(apply(rbind(Y, rnd), 1, function(y) norm(tcrossprod(y) - tcrossprod(y0), "F")))
+    stated <- gram_sensitivity(B, "zero-out", zero_row = sqrt(sum(y0^2)))
+    expect_lte(zo, stated + 1e-12)
+  }
+})
+
+# Draws of dp_cov() with bounds on data the bounds do not touch (n public):
+# the mean step's noise and the second step's noise recovered from each
+# release, standardised by `claim_mean` and `claim_second` (functions of B).
+box_noise_draws <- function(draws, claim_mean, claim_second) {
+  set.seed(11)
+  n <- 5000; p <- 3
+  x <- cbind(a = rnorm(n, 5, 2), b = rnorm(n, 0, 2), c = rnorm(n, 100, 20))
+  lo <- c(-5, -10, 0); hi <- c(15, 10, 200)
+  m <- (lo + hi) / 2; w <- hi - lo
+  z <- sweep(sweep(x, 2, m), 2, w, "/")
+  stopifnot(all(abs(z) < 0.5))
+  zbar <- colMeans(z)
+  out_m <- out_s <- numeric(0)
+  for (k in seq_len(draws)) {
+    r <- dp_cov(x, 3, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", split = 0.5)
+    mu <- (r$center - m) / w
+    out_m <- c(out_m, (mu - zbar) * n / claim_mean)
+    B <- box_centred_bound(mu)
+    S <- r$estimate * n / tcrossprod(w) + diag(r$params$mean_correction, p)  # no eigenvalue clipped here
+    N <- S - crossprod(sweep(z, 2, mu))
+    out_s <- c(out_s, N[upper.tri(N, diag = TRUE)] / claim_second(B))
+  }
+  list(mean = out_m, second = out_s)
+}
+
+test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and a claim of half of it fails", {
+  p <- 3
+  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
+  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
+  d <- box_noise_draws(80, sm, ss)
+  # shape (KS) and scale (chi-square test of the variance, two-sided)
+  var_p <- function(v) {
+    q <- sum(v^2)
+    2 * min(stats::pchisq(q, length(v)), stats::pchisq(q, length(v), lower.tail = FALSE))
+  }
+  for (v in d) {
+    expect_gt(suppressWarnings(stats::ks.test(v, "pnorm"))$p.value, 1e-6)
+    expect_gt(var_p(v), 1e-6)
+    expect_lt(var_p(v * 2), 1e-6)  # control: a claim of half the noise
+  }
+})
+
+test_that("the noise of dp_cov with bounds is replace-one's, not add/remove's (alpha 1e-6, 300 releases)", {
+  skip_if_not_extended()
+  p <- 3
+  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
+  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
+  d <- box_noise_draws(300, sm, ss)
+  expect_gt(suppressWarnings(stats::ks.test(d$mean, "pnorm"))$p.value, 1e-6)
+  expect_gt(suppressWarnings(stats::ks.test(d$second, "pnorm"))$p.value, 1e-6)
+  # control: the add/remove sensitivities (too small for replace-one) claim
+  # less noise than is there, and the test sees it
+  ctl <- box_noise_draws(300, gaussian_sigma(sqrt(2) * sqrt(p) / 2, 1.5, 5e-7),
+                         function(B) gaussian_sigma(B^2, 1.5, 5e-7))
+  expect_lt(suppressWarnings(stats::ks.test(ctl$mean, "pnorm"))$p.value, 1e-6)
+  expect_lt(suppressWarnings(stats::ks.test(ctl$second, "pnorm"))$p.value, 1e-6)
+})
+
+test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box rows included)", {
+  X <- audit_matrix(60, 4) * 3 + 5
+  X2 <- X + 0.013 * cos(outer(seq_len(60), 1:4, function(i, j) 0.71 * i + 1.3 * j))
+  lo <- c(0, 1, 2, 0.5); hi <- c(10, 9, 8, 12)
+  secrets <- function(x, r) {
+    map <- box_map(list(lower = lo, upper = hi), centred = TRUE)
+    z <- box_apply(x, map)
+    mu <- (r$center - map$shift) / map$scale
+    list(raw = leak_secrets(x), box = leak_secrets(z)[c("raw")], centred = leak_secrets(sweep(z, 2, mu))["raw"])
+  }
+  for (m in c("analyze_gauss", "threshold", "wishart")) {
+    for (nb in if (m == "analyze_gauss") dp_neighbors else "add-remove") {
+      set.seed(7); r <- dp_cov(X, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
+      set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
+      expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2),
+                     label = paste("dp_cov bounds", m, nb))
+      expect_length(calls_with_values(r), 0L)
+    }
+  }
+  r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, lower = lo, upper = hi, type = "correlation"))
+  expect_identical(r$call[[2]], as.symbol("<data>"))
+  expect_no_leak(r, secrets(X, r), label = "dp_cov bounds correlation via do.call")
+})
+
+test_that("dp_cov with bounds charges both steps before reading, and nothing for a bad input", {
+  set.seed(9)
+  x <- box_data(200)
+  b <- dp_budget(2, 1e-5)
+  dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, budget = b)
+  sp <- budget_spent(b)
+  expect_equal(sp$charges, 2)
+  led <- b$account$ledger
+  expect_equal(led$what, c("dp_cov mean", "dp_cov second moment: analyze_gauss"))
+  expect_equal(led$epsilon, c(0.15, 0.85))
+  expect_equal(led$delta, c(1.5e-7, 8.5e-7))
+  # bounds that do not fit the data: refused, the charge withdrawn
+  expect_error(dp_cov(x, 0.5, 1e-6, lower = c(a = 0), upper = c(a = 1), budget = b), class = "dpcov_error")
+  expect_equal(budget_spent(b)$charges, 2)
+})
+
+test_that("bounds map back to the data's units: cents and dollars give the same correlation", {
+  set.seed(10)
+  x <- box_data(500)
+  cents <- x
+  cents[, "price"] <- 100 * x[, "price"]
+  hi_c <- box_hi
+  hi_c["price"] <- 100 * box_hi["price"]
+  set.seed(12); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi)
+  set.seed(12); b <- dp_cov(cents, 1, 1e-6, lower = box_lo, upper = hi_c)
+  expect_equal(dp_as_cov(a, "correlation")$estimate, dp_as_cov(b, "correlation")$estimate, tolerance = 1e-10)
+  expect_equal(b$estimate["price", "price"], 1e4 * a$estimate["price", "price"], tolerance = 1e-10)
+  expect_equal(b$estimate["price", "score"], 100 * a$estimate["price", "score"], tolerance = 1e-10)
+  expect_equal(b$center[["price"]], 100 * a$center[["price"]], tolerance = 1e-10)
+  expect_equal(b$center[c("score", "ratio")], a$center[c("score", "ratio")], tolerance = 1e-12)
+})
+
+test_that("bad bounds are classed errors naming the argument", {
+  x <- box_data(50)
+  err <- function(expr, arg, class = "dpcov_error") {
+    e <- tryCatch(expr, error = function(e) e)
+    expect_s3_class(e, class)
+    expect_identical(e$arg, arg)
+  }
+  err(dp_cov(x, 1, 1e-6, lower = box_lo), "upper")
+  err(dp_cov(x, 1, 1e-6, upper = box_hi), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, bounds = list(price = c(0, 1))), "bounds")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, clip = 2), "clip", "dpcov_bounds_error")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, clip_mean = 2), "clip_mean", "dpcov_bounds_error")
+  err(dp_cov(x, 1, 1e-6, lower = box_hi, upper = box_lo), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, 0, 0), upper = c(1, 1, 0)), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, 0), upper = c(1, 1)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(price = 0, score = 1), upper = c(price = 1, score = 5)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(box_lo, zz = 0), upper = c(box_hi, zz = 1)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, NA, 0), upper = 1e4), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = 0, upper = Inf), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = "0", upper = 1), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = unname(box_hi)), "upper")
+  err(dp_cov(x, 1, 1e-6, bounds = data.frame(lo = 1, hi = 2)), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = list(price = c(0, 1), score = 1)), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = list(c(0, 1))), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = "a"), "bounds")
+  err(dp_cov(unname(x), 1, 1e-6, lower = box_lo, upper = box_hi), "lower")
+  err(dp_cov(second_moment(x, 10), 1, 1e-6, lower = 0, upper = 1), "x")
+  # one value for every column is fine
+  expect_s3_class(dp_cov(x / 2e4, 1, 1e-6, lower = 0, upper = 2), "dp_cov")
+})
+
+# The upper triangle of symmetric N(0, s^2) noise, column by column (the C++ order).
+box_sym_noise <- function(p, s) {
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    v <- s * rnorm(1)
+    N[i, j] <- N[i, j] + v
+    if (i != j) N[j, i] <- N[j, i] + v
+  }
+  N
+}
+
+box_lm_data <- function(n) {
+  d <- data.frame(x1 = runif(n, 0, 100), g = factor(sample(c("a", "b"), n, TRUE), levels = c("a", "b")))
+  d$y <- 10 + 0.5 * d$x1 + 3 * (d$g == "b") + rnorm(n)
+  d$x1[1] <- 150  # clamped
+  d
+}
+
+test_that("dp_lm with bounds equals a plain-R reference: box design, noise there, the Gram mapped back", {
+  set.seed(21)
+  d <- box_lm_data(300)
+  bl <- list(x1 = c(0, 100), y = c(0, 80))
+  lo <- c(0, 0, 0); hi <- c(100, 1, 80); m <- (lo + hi) / 2; w <- hi - lo
+  A <- cbind(x1 = pmin(pmax(d$x1, 0), 100), gb = as.numeric(d$g == "b"), y = pmin(pmax(d$y, 0), 80))
+  Z <- cbind(1, sweep(sweep(A, 2, m), 2, w, "/"))
+  T <- diag(c(1, w)); T[1, -1] <- m
+  Bz <- sqrt(1 + 3 / 4)
+  for (nb in c("add-remove", "replace-one", "zero-out")) {
+    set.seed(22); fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = nb, B = 0)
+    s <- gaussian_sigma(if (nb == "add-remove") Bz^2 else sqrt(2) * Bz^2, 1, 1e-6)
+    set.seed(22); S <- t(T) %*% (crossprod(Z) + box_sym_noise(4, s)) %*% T
+    expect_equal(unname(fit$release$estimate), S, tolerance = 1e-9, info = nb)
+    expect_equal(unname(coef(fit)), drop(solve(S[1:3, 1:3], S[1:3, 4])), tolerance = 1e-9, info = nb)
+    expect_identical(fit$release$neighbor, nb)
+    expect_equal(fit$release$params$bounds,
+                 data.frame(lower = lo, upper = hi, row.names = c("x1", "gb", "y")))
+    expect_match(fit$release$guarantee, "clamped to the public per-column bounds", fixed = TRUE)
+  }
+  # the same bounds as lower/upper named vectors, and a design-column name
+  set.seed(22); a <- dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = c(x1 = 0, y = 0), upper = c(x1 = 100, y = 80), B = 0)
+  set.seed(22); b <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = c(bl, list(gb = c(0, 1))), B = 0)
+  set.seed(22); r <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, B = 0)
+  expect_identical(coef(a), coef(r))
+  expect_identical(coef(b), coef(r))
+})
+
+test_that("dp_lm's bootstrap redraws a box release's noise on the box scale (alpha 1e-6), not the data's", {
+  set.seed(24)
+  d <- box_lm_data(400)
+  fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80)), neighbor = "replace-one", B = 0)
+  s <- fit$release$params$sigma
+  w <- c(100, 1, 80)
+  T <- diag(c(1, w)); T[1, -1] <- c(50, 0.5, 40)
+  Ti <- solve(T)
+  rd <- lm_moments(fit$release, feat = 2:3, ones = 1L, y = 4L, intercept = TRUE)$redraw
+  S0 <- fit$release$estimate
+  set.seed(25)
+  D <- replicate(150, rd(S0) - S0, simplify = FALSE)
+  on_box <- unlist(lapply(D, function(M) { N <- crossprod(Ti, M %*% Ti); N[upper.tri(N, diag = TRUE)] }))
+  expect_gt(stats::ks.test(on_box / s, "pnorm")$p.value, 1e-6)
+  # controls: a claim of less noise fails, and so does noise of sd s on the data's scale
+  expect_lt(stats::ks.test(on_box / (s / 1.3), "pnorm")$p.value, 1e-6)
+  on_data <- unlist(lapply(D, function(M) M[upper.tri(M, diag = TRUE)]))
+  expect_lt(stats::ks.test(on_data / s, "pnorm")$p.value, 1e-6)
+  # and the percentile intervals come out
+  fit2 <- dp_lm(y ~ x1 + g, d, 2, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80)), B = 100)
+  ci <- confint(fit2)
+  expect_true(all(ci[, 1] < ci[, 2]))
+  expect_equal(nrow(fit2$boot), 100)
+})
+
+test_that("analyze_gauss with bounds equals a plain-R reference (uncentred box, linear map)", {
+  set.seed(26)
+  X <- cbind(a = rnorm(200, 3), b = runif(200, 2, 5), c = rnorm(200, 0, 50))
+  X[1, 3] <- 400
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 200)), rep(hi, each = 200)), 2, s, "/")
+  B <- sqrt(3)
+  w0 <- sqrt(sum((pmin(pmax(0, lo), hi) / s)^2))  # column b excludes 0: the zero record moves
+  expect_gt(w0, 0)
+  for (nb in dp_neighbors) {
+    sens <- switch(nb, "add-remove" = B^2, "replace-one" = sqrt(2) * B^2, "zero-out" = sqrt(B^4 + w0^4))
+    sg <- gaussian_sigma(sens, 0.8, 1e-6)
+    set.seed(27); r <- analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, neighbor = nb)
+    set.seed(27); ref <- unname((crossprod(Z) + box_sym_noise(3, sg)) * tcrossprod(s))
+    expect_equal(unname(r$estimate), ref, tolerance = 1e-9, info = nb)
+    expect_equal(r$params$sigma, sg, info = nb)
+    expect_identical(r$scale, "sum")
+  }
+  set.seed(27); r <- analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, post = "psd")
+  expect_gte(min(eigen(r$estimate / tcrossprod(s), only.values = TRUE)$values), -1e-9)
+  expect_error(analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, post = "shift"), class = "dpcov_error")
+  expect_error(analyze_gauss(X, 0.8, 1e-6, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  expect_error(analyze_gauss(second_moment(X, 5), 0.8, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  # a regression from it redraws on the box scale and runs
+  f <- dp_lm(r, c ~ a + b - 1, ones = NULL, n = 200, B = 20)
+  expect_equal(nrow(f$boot), 20)
+})
+
+test_that("dp_pca takes data with bounds as prcomp() does: dp_cov() then the decomposition", {
+  set.seed(28)
+  x <- matrix(rnorm(900), 300, 3) %*% diag(c(3, 1, 0.5))
+  set.seed(29); a <- dp_pca(x, epsilon = 1, delta = 1e-6, lower = c(-12, -4, -2), upper = c(12, 4, 2))
+  set.seed(29); b <- dp_pca(dp_cov(x, 1, 1e-6, lower = c(-12, -4, -2), upper = c(12, 4, 2)))
+  expect_equal(a$sdev, b$sdev)
+  expect_equal(a$rotation, b$rotation)
+  expect_equal(a$center, b$center)
+  expect_identical(a$guarantee, b$guarantee)
+  expect_error(dp_pca(x, epsilon = 1, delta = 1e-6, lower = -12, upper = 12, center = c(0, 0, 0)), class = "dpcov_error")
+  expect_error(dp_pca(b$source, bogus = 1), class = "dpcov_error")
+  r <- dp_cov(x, 1, 1e-6, lower = -12, upper = 12)
+  expect_error(dp_pca(r, epsilon = 1), class = "dpcov_error")
+})
+
+test_that("dp_lm and analyze_gauss with bounds hold no noiseless statistic", {
+  X <- audit_matrix(60, 3) * 3 + 5
+  X2 <- X + 0.013 * cos(outer(seq_len(60), 1:3, function(i, j) 0.71 * i + 1.3 * j))
+  lo <- c(0, 1, 2); hi <- c(10, 9, 8)
+  sec <- function(x) {
+    z <- box_apply(x, box_map(list(lower = lo, upper = hi), centred = FALSE))
+    zc <- box_apply(x, box_map(list(lower = lo, upper = hi), centred = TRUE))
+    list(raw = leak_secrets(x), box = leak_secrets(z)["raw"], centred_box = leak_secrets(cbind(1, zc))["raw"])
+  }
+  set.seed(7); r <- analyze_gauss(X, 0.5, 1e-5, lower = lo, upper = hi)
+  set.seed(8); r2 <- analyze_gauss(X2, 0.5, 1e-5, lower = lo, upper = hi)
+  expect_no_leak(r, sec(X), rerun = r2, rerun_secrets = sec(X2), label = "analyze_gauss bounds")
+  d <- as.data.frame(X); names(d) <- c("x1", "x2", "y")
+  d2 <- as.data.frame(X2); names(d2) <- names(d)
+  bl <- list(x1 = c(0, 10), x2 = c(1, 9), y = c(2, 8))
+  set.seed(7); f <- dp_lm(y ~ x1 + x2, d, 0.5, 1e-5, bounds = bl, B = 5)
+  set.seed(8); f2 <- dp_lm(y ~ x1 + x2, d2, 0.5, 1e-5, bounds = bl, B = 5)
+  expect_no_leak(f, sec(X), rerun = f2, rerun_secrets = sec(X2), label = "dp_lm bounds")
+  expect_length(calls_with_values(f), 0L)
+})
+
+test_that("dp_lm's bounds are checked by name against the model", {
+  set.seed(30)
+  d <- box_lm_data(50)
+  err <- function(expr, arg, class = "dpcov_error") {
+    e <- tryCatch(expr, error = function(e) e)
+    expect_s3_class(e, class)
+    expect_identical(e$arg, arg)
+  }
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100)), B = 0), "bounds")           # no y
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(y = c(0, 80)), B = 0), "bounds")            # no x1
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80), zz = c(0, 1)), B = 0), "bounds")
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = 0, upper = 100, B = 0), "bounds")                 # unnamed
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, clip = 5, bounds = list(x1 = c(0, 100), y = c(0, 80)), B = 0), "clip",
+      "dpcov_bounds_error")
+  # an interaction gets the product interval of its variables
+  d$x2 <- runif(50, -1, 2)
+  set.seed(31); f <- dp_lm(y ~ x1 * x2, d, 1, 1e-6, bounds = list(x1 = c(0, 100), x2 = c(-1, 2), y = c(0, 80)), B = 0)
+  expect_equal(f$release$params$bounds["x1:x2", ], data.frame(lower = -100, upper = 200, row.names = "x1:x2"))
+})
+
+test_that("the other uncentred mechanisms with bounds: the mechanism on the box rows, mapped back (same seed)", {
+  set.seed(32)
+  X <- cbind(a = rnorm(300, 3), b = runif(300, 2, 5), c = rnorm(300, 0, 50))
+  X[1, 3] <- -400
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)), 2, s, "/")
+  ss <- second_moment(Z, sqrt(3))
+  ss$zero_row <- sqrt(sum((pmin(pmax(0, lo), hi) / s)^2))  # b's range excludes 0
+  cases <- list(
+    wishart = list(f = wishart_noise, args = list(epsilon = 0.5, delta = 1e-6, shift = TRUE)),
+    wishart_ridge = list(f = wishart_noise, args = list(epsilon = 0.5, delta = 1e-6)),
+    jl = list(f = jl_ridge, args = list(epsilon = 0.5, delta = 1e-6)),
+    jl_adaptive = list(f = jl_adaptive, args = list(epsilon = 0.5, delta = 1e-6)),
+    iw = list(f = iwishart_posterior, args = list(epsilon = 0.5, delta = 1e-6)),
+    iw_adaptive = list(f = iwishart_adaptive, args = list(epsilon = 0.5, delta = 1e-6)),
+    threshold = list(f = dp_threshold, args = list(epsilon = 0.5, delta = 1e-6, neighbor = "zero-out")))
+  for (nm in names(cases)) {
+    cs <- cases[[nm]]
+    set.seed(33); r <- do.call(cs$f, c(list(X), cs$args, list(lower = lo, upper = hi)))
+    set.seed(33); inner <- do.call(cs$f, c(list(ss), cs$args, list(clip = sqrt(3))))
+    M <- if (inner$scale == "average") inner$estimate else release_sum(inner, if (inner$n_public) inner$n else NA)
+    expect_equal(unname(r$estimate), unname(M * tcrossprod(s)), tolerance = 1e-9, info = nm)
+    expect_identical(r$scale, if (inner$scale == "average") "average" else "sum", info = nm)
+    expect_identical(r$ridge, 0, info = nm)
+    expect_equal(r$params$bounds, data.frame(lower = lo, upper = hi, row.names = c("a", "b", "c")), info = nm)
+    expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE, info = nm)
+    expect_identical(dimnames(r$estimate), list(c("a", "b", "c"), c("a", "b", "c")), info = nm)
+  }
+  # the zero-out threshold noise uses the moved zero record
+  set.seed(33); r <- dp_threshold(X, 0.5, 1e-6, lower = lo, upper = hi, neighbor = "zero-out")
+  expect_equal(r$params$noise_sd, gaussian_sigma(sqrt(3^2 + ss$zero_row^4) / 300, 0.5, 1e-6))
+  # refusals: clip with bounds, a local model, statistics instead of data
+  expect_error(jl_ridge(X, 0.5, 1e-6, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  expect_error(dp_threshold(X, 0.5, 1e-6, lower = lo, upper = hi, model = "local"), class = "dpcov_error")
+  expect_error(wishart_noise(ss, 0.5, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  expect_error(iwishart_posterior(X, 0.5, 1e-6, lower = lo, upper = hi, sigma_clip_inf = 2), class = "dpcov_error")
+  # a budget is charged once, by the mechanism, before it reads
+  b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+  jl_ridge(X, 0.5, 1e-6, lower = lo, upper = hi, budget = b)
+  expect_equal(budget_spent(b)$charges, 1)
+  # no noiseless statistic of the data or of its box rows
+  X2 <- X + 0.013 * cos(outer(seq_len(300), 1:3, function(i, j) 0.71 * i + 1.3 * j))
+  Z2 <- sweep(pmin(pmax(X2, rep(lo, each = 300)), rep(hi, each = 300)), 2, s, "/")
+  for (nm in c("wishart", "jl", "iw", "threshold")) {
+    cs <- cases[[nm]]
+    set.seed(7); r1 <- do.call(cs$f, c(list(X), cs$args, list(lower = lo, upper = hi)))
+    set.seed(8); r2 <- do.call(cs$f, c(list(X2), cs$args, list(lower = lo, upper = hi)))
+    expect_no_leak(r1, list(raw = leak_secrets(X), box = leak_secrets(Z)["raw"]), rerun = r2,
+                   rerun_secrets = list(raw = leak_secrets(X2), box = leak_secrets(Z2)["raw"]), label = nm)
+    expect_length(calls_with_values(r1), 0L)
+  }
+})
+
+test_that("dp_lm from a dp_cov release with bounds redraws both steps' noise on the box scale", {
+  set.seed(34)
+  n <- 3000
+  d <- cbind(x = runif(n, 0, 100), y = 0)
+  d[, "y"] <- 20 + 0.5 * d[, "x"] + rnorm(n, sd = 5)
+  lo <- c(x = 0, y = 0); hi <- c(x = 100, y = 120)
+  r <- dp_cov(d, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
+  mom <- lm_moments(r, feat = 1L, ones = NULL, y = 2L, intercept = TRUE)
+  w <- c(100, 120)
+  T <- diag(c(1, w)); T[1, -1] <- c(50, 60)
+  Ti <- solve(T)
+  S0 <- mom$S
+  z0 <- crossprod(Ti, S0 %*% Ti)
+  # the redraw on the box scale: the mean moves by N(0, sigma_mean^2) / n per coordinate
+  set.seed(35)
+  mus <- t(replicate(200, { A <- crossprod(Ti, mom$redraw(S0) %*% Ti); A[1, -1] / A[1, 1] - z0[1, -1] / z0[1, 1] }))
+  sm <- r$params$sigma_mean / n
+  expect_gt(stats::ks.test(as.vector(mus) / sm, "pnorm")$p.value, 1e-6)
+  expect_lt(stats::ks.test(as.vector(mus) / (sm / 2), "pnorm")$p.value, 1e-6)  # control
+  fit <- dp_lm(r, y ~ x, B = 100)
+  ci <- confint(fit)
+  expect_true(all(ci[, 1] < ci[, 2]))
+  expect_lt(abs(coef(fit)[["x"]] - 0.5), 0.2)
+})
+
+test_that("second_moment() with bounds: box-row statistics that the mechanisms map back, from data or a reader", {
+  set.seed(36)
+  X <- cbind(a = rnorm(300, 3), b = runif(300, 2, 5), c = rnorm(300, 0, 50))
+  X[2, 1] <- 50
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- second_moment(X, lower = lo, upper = hi)
+  sc <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)), 2, sc, "/")
+  expect_equal(unname(s$gram), unname(crossprod(Z)))
+  expect_equal(s$clip, sqrt(3))
+  expect_equal(s$zero_row, sqrt(sum((pmin(pmax(0, lo), hi) / sc)^2)))
+  expect_s3_class(s, "dp_nonprivate")
+  expect_match(paste(capture.output(print(s)), collapse = " "), "NOT a private release")
+  k <- 0
+  reader <- function() {
+    k <<- k + 1
+    if (k > 3) { k <<- 0; return(NULL) }
+    X[((k - 1) * 100 + 1):(k * 100), , drop = FALSE]
+  }
+  expect_equal(second_moment(reader, lower = lo, upper = hi)$gram, s$gram)
+  cases <- list(list(analyze_gauss, list(neighbor = "zero-out")), list(jl_ridge, list()),
+                list(dp_threshold, list(neighbor = "zero-out")), list(wishart_noise, list()))
+  for (cs in cases) {
+    set.seed(37); a <- do.call(cs[[1]], c(list(s, 0.5, 1e-6), cs[[2]]))
+    set.seed(37); b <- do.call(cs[[1]], c(list(X, 0.5, 1e-6, lower = lo, upper = hi), cs[[2]]))
+    expect_equal(a$estimate, b$estimate)
+    expect_equal(a$params$bounds, b$params$bounds)
+  }
+  # exact statistics mapped back: dp_lm() on them is lm() on the clamped data
+  A <- cbind("(Intercept)" = 1, X)
+  s1 <- second_moment(A, lower = c(0, lo), upper = c(1, hi))
+  d <- as.data.frame(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)))
+  expect_equal(unname(coef(dp_lm(s1, c ~ a + b, B = 0))), unname(coef(lm(c ~ a + b, d))), tolerance = 1e-9)
+  # refusals
+  expect_error(dp_cov(s, 1, 1e-6), class = "dpcov_error")
+  expect_error(analyze_gauss(s, 1, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  expect_error(jl_ridge(s, 1, 1e-6, clip = 3), class = "dpcov_error")
+  expect_error(second_moment(X, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  bad <- s
+  bad$bounds <- bad$bounds[1:2, ]
+  expect_error(analyze_gauss(bad, 1, 1e-6), class = "dpcov_error")
+})
+
+test_that("dp_pca refuses data without dp_cov()'s arguments, naming `release`", {
+  e <- tryCatch(dp_pca(matrix(1, 2, 3)), error = function(e) e)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "release")
+})
