@@ -147,8 +147,13 @@
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
                    calibration = "analytic", bound_share = 0.1, bound_quantile = 0.5,
-                   bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL) {
+                   bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
+                   lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  # public per-column bounds: the box path (R/box.R), validated before anything is charged
+  box <- check_bounds(lower, upper, bounds)
+  check_bounds_exclusive(box, clip, clip_mean)
+  if (!is.null(box) && missing(split)) split <- box_default_split
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   type <- check_choice(type, c("covariance", "correlation"), "type")
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
@@ -164,13 +169,17 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # under add/remove n is private: a release must not succeed on a data set and
   # fail on its neighbour with one row fewer, so any n >= 0 is released
   min_rows <- if (neighbor == "add-remove") 0L else 2L
+  if (one_pass && !is.null(box)) {
+    abort("`x` is a dp_suffstat, whose rows were clipped to one L2 bound already; per-column bounds need the data (or a reader).",
+          .arg = "x")
+  }
   if (one_pass) {
     # the statistics fix the one bound both steps use
     x <- dp_cov_suffstat(x, clip, clip_mean, min_rows)
     clip <- clip_mean <- x$clip
   }
-  auto_clip <- is.null(clip)
-  auto_mean <- is.null(clip_mean)
+  auto_clip <- is.null(clip) && is.null(box)
+  auto_mean <- is.null(clip_mean) && is.null(box)
   split <- check_number(split, "split", lower = 0, upper = 1)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
@@ -221,6 +230,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           neighbor = c(rep("any", auto_mean + auto_clip), neighbor,
                                        second_step_notion(mechanism, neighbor)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
+  if (!is.null(box)) {
+    return(with_refund(budget, charge,
+                       dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
+                                  mechanism, type, divisor, neighbor, calibration, charge, call)))
+  }
   if (one_pass) {
     return(with_refund(budget, charge,
                        dp_cov_one_pass(x, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second,

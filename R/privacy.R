@@ -708,3 +708,53 @@ convert_guarantee <- function(epsilon, delta, rho, from, to) {
 
 # The notions a charge may be recorded under.
 charge_neighbors <- c(dp_neighbors, "any")
+
+# ---- Public per-column bounds (the box map, R/box.R) -----------------------------
+#
+# With public bounds [l_j, u_j] every value is clamped to them and the rows are
+# mapped to a unit box (a public map, row by row). The sensitivities are the
+# usual ones on the mapped rows, with the row-norm bounds the box implies:
+#  * centred box z in [-1/2, 1/2]^p: |z| <= sqrt(p)/2, the bound of the mean
+#    step (mean_step_sensitivity() with clip_mean = sqrt(p)/2); after centring
+#    at a released mean mu (clamped into the box) |z_j - mu_j| <= 1/2 + |mu_j|,
+#    so |z - mu| <= box_centred_bound(mu) (gram_sensitivity() with that B);
+#  * uncentred box |z_j| <= 1: |z| <= sqrt(p) (box_uncentred_bound()).
+# The centred box moves the zero record (x = 0 becomes the public row
+# box_zero_row()), so zero-out uses its norm (mean step) or is calibrated as
+# replace-one (transformed_neighbor()); the uncentred map is linear and fixes
+# the origin, so zero-out keeps its own sensitivity there.
+
+#' Row-norm bound of rows in the uncentred box [-1, 1]^p.
+#' @noRd
+box_uncentred_bound <- function(p) sqrt(p)
+
+#' The clamping clause of a guarantee: the public per-column bounds replace
+#' "rows clipped to L2 norm <= B".
+#' @noRd
+box_clamp_text <- function(centred) {
+  sprintf(paste0("values clamped to the public per-column bounds (params$bounds) and mapped to the unit box ",
+                 "(%s), a public map applied row by row"),
+          if (centred) "(x - midpoint) / width, in [-1/2, 1/2]" else "x / max(|lower|, |upper|), in [-1, 1]")
+}
+
+#' The guarantee of dp_cov() with public bounds.
+#' @noRd
+dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor, second_neighbor,
+                                      C, B, n_public) {
+  n_txt <- if (neighbor != "add-remove") {
+    "n is public (neighbouring data sets have the same size)"
+  } else if (n_public) {
+    "n is treated as public (the second-moment mechanism's noise scale uses it)"
+  } else {
+    "n is not released (a noisy count is, from the mean step's share)"
+  }
+  second_txt <- if (second_neighbor != neighbor) {
+    sprintf("; the second step is calibrated for %s, since centring moves the zero record", neighbor_words(second_neighbor))
+  } else ""
+  sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ((%s, %s)-DP; box rows of ",
+                 "L2 norm <= %s) and a private second moment of the box rows centred at it ((%s, %s)-DP; ",
+                 "L2 norm <= %s)%s; %s; %s; %s."),
+          format(eps_mean + eps_second), format(delta_mean + delta_second), format(eps_mean), format(delta_mean),
+          format(C, digits = 6), format(eps_second), format(delta_second), format(B, digits = 6), second_txt,
+          box_clamp_text(TRUE), neighbor_words(neighbor), n_txt)
+}

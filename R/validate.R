@@ -360,3 +360,146 @@ check_ylim <- function(ylim) {
   }
   as.double(ylim)
 }
+
+# ---- public per-column bounds (issue 19) -------------------------------------------
+
+#' Per-column public bounds: `lower` and `upper` (numbers, length 1 or p,
+#' optionally named by column), or `bounds` (a data frame with columns
+#' `lower`, `upper` and the column names as row names, or a named list of
+#' `c(lower, upper)` pairs); not both forms. Returns `NULL` when none is
+#' given, else `list(lower =, upper =)`: with `p` given, aligned to the
+#' columns (`colnames`; names in `ignore` are dropped: columns the caller
+#' does not use), else validated but not aligned (a reader's columns are
+#' known only when it is read; align later with align_bounds()). Every
+#' column needs lower < upper: a column of width 0 is a constant, known
+#' in advance, and carries no covariance; drop it.
+#' @noRd
+check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = NULL, p = NULL,
+                         ignore = character(0)) {
+  if (is.null(lower) && is.null(upper) && is.null(bounds)) return(NULL)
+  if (!is.null(bounds)) {
+    if (!is.null(lower) || !is.null(upper)) {
+      abort("give the public bounds either as `bounds` or as `lower` and `upper`, not both.", .arg = "bounds")
+    }
+    b <- bounds_from_frame(bounds)
+  } else {
+    if (is.null(lower)) abort("`lower` is missing: give `lower` and `upper` together (or `bounds`).", .arg = "lower")
+    if (is.null(upper)) abort("`upper` is missing: give `lower` and `upper` together (or `bounds`).", .arg = "upper")
+    b <- list(lower = bound_vector(lower, "lower"), upper = bound_vector(upper, "upper"))
+    nl <- names(b$lower)
+    nu <- names(b$upper)
+    if (is.null(nl) != is.null(nu) || !is.null(nl) && !setequal(nl, nu)) {
+      abort("`lower` and `upper` must be named alike (the same column names) or both unnamed.", .arg = "upper")
+    }
+    if (!is.null(nl)) b$upper <- b$upper[nl]
+    if (is.null(nl) && length(b$lower) != length(b$upper) && min(length(b$lower), length(b$upper)) != 1L) {
+      abort("`lower` has %d values and `upper` %d; give one value, or one per column, for each.",
+            length(b$lower), length(b$upper), .arg = "upper")
+    }
+    if (is.null(nl) && length(b$lower) != length(b$upper)) {
+      k <- max(length(b$lower), length(b$upper))
+      b <- list(lower = rep_len(b$lower, k), upper = rep_len(b$upper, k))
+    }
+  }
+  bad <- !(b$lower < b$upper)
+  if (any(bad)) {
+    i <- which(bad)[1L]
+    abort("`upper` must be above `lower` for every column; %s has lower = %s, upper = %s (a constant column carries no covariance: drop it).",
+          if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
+          format(b$lower[i]), format(b$upper[i]), .arg = if (is.null(bounds)) "upper" else "bounds")
+  }
+  if (is.null(p)) return(b)
+  align_bounds(b, colnames, p, arg = if (is.null(bounds)) "lower" else "bounds", ignore = ignore)
+}
+
+#' Validated bounds aligned to the columns of the data: by name when named
+#' (every column needs a bound; unknown names are an error, except `ignore`),
+#' else by position (length 1 recycled, or p).
+#' @noRd
+align_bounds <- function(b, colnames, p, arg = "lower", ignore = character(0)) {
+  nm <- names(b$lower)
+  if (!is.null(nm)) {
+    if (is.null(colnames)) {
+      abort("`%s` names columns, but the data has no column names; give the bounds in column order.", arg, .arg = arg)
+    }
+    unknown <- setdiff(nm, c(colnames, ignore))
+    if (length(unknown)) {
+      abort("`%s` names %s, not column(s) of the data.", arg, paste0("`", unknown, "`", collapse = ", "), .arg = arg)
+    }
+    miss <- setdiff(colnames, nm)
+    if (length(miss)) {
+      abort("`%s` gives no bounds for column(s) %s; every column needs public bounds.", arg,
+            paste0("`", miss, "`", collapse = ", "), .arg = arg)
+    }
+    idx <- match(colnames, nm)
+    return(list(lower = unname(b$lower[idx]), upper = unname(b$upper[idx])))
+  }
+  k <- length(b$lower)
+  if (k != 1L && k != p) {
+    abort("`%s` has %d values; give 1 (every column) or one per column (%d).", arg, as.integer(k), as.integer(p),
+          .arg = arg)
+  }
+  list(lower = rep_len(unname(b$lower), p), upper = rep_len(unname(b$upper), p))
+}
+
+# `lower` or `upper`: finite plain numbers, names all or none, unique.
+bound_vector <- function(v, arg) {
+  if (!is.numeric(v) || is.object(v) || !is.null(dim(v)) || !length(v)) {
+    abort("`%s` must be a numeric vector (one public bound per column, or one for all).", arg, .arg = arg)
+  }
+  if (anyNA(v) || !all(is.finite(v))) abort("`%s` must be finite numbers (no NA, NaN or Inf).", arg, .arg = arg)
+  if (any(abs(v) > dp_limits$clip[2])) {
+    abort("`%s` must lie within +-%s; rescale the data.", arg, format(dp_limits$clip[2]), .arg = arg)
+  }
+  nm <- names(v)
+  if (!is.null(nm) && (anyNA(nm) || !all(nzchar(nm)) || anyDuplicated(nm))) {
+    abort("`%s`: name every value by its column, once (or name none).", arg, .arg = arg)
+  }
+  stats::setNames(as.double(v), nm)
+}
+
+# `bounds`: a data frame (lower, upper; row names = columns) or a named list
+# of c(lower, upper) pairs.
+bounds_from_frame <- function(bounds) {
+  if (is.data.frame(bounds)) {
+    if (!all(c("lower", "upper") %in% names(bounds)) || !nrow(bounds)) {
+      abort("`bounds` must be a data frame with columns `lower` and `upper` (one row per column, named by row names).",
+            .arg = "bounds")
+    }
+    auto <- .row_names_info(bounds) < 0L  # automatic row names: bounds in column order
+    lo <- bounds$lower
+    up <- bounds$upper
+    nm <- if (auto) NULL else rownames(bounds)
+  } else if (is.list(bounds) && !is.object(bounds) && length(bounds)) {
+    nm <- names(bounds)
+    if (is.null(nm)) abort("`bounds` as a list must be named by column: list(col = c(lower, upper), ...).", .arg = "bounds")
+    ok <- vapply(bounds, function(v) is.numeric(v) && !is.object(v) && length(v) == 2L && is.null(dim(v)), logical(1))
+    if (!all(ok)) {
+      abort("`bounds`: every element must be c(lower, upper), two numbers; `%s` is not.", nm[!ok][1L], .arg = "bounds")
+    }
+    lo <- vapply(bounds, `[`, numeric(1), 1L)
+    up <- vapply(bounds, `[`, numeric(1), 2L)
+  } else {
+    abort("`bounds` must be a data frame (columns `lower`, `upper`) or a named list of c(lower, upper) pairs.",
+          .arg = "bounds")
+  }
+  if (!is.numeric(lo) || !is.numeric(up) || is.object(lo) || is.object(up)) {
+    abort("`bounds`: `lower` and `upper` must be numeric.", .arg = "bounds")
+  }
+  with_arg(list(lower = bound_vector(stats::setNames(lo, nm), "lower"),
+                upper = bound_vector(stats::setNames(up, nm), "upper")), "bounds")
+}
+
+#' Bounds refuse a row-norm clip: one way to give public knowledge.
+#' @noRd
+check_bounds_exclusive <- function(box, clip = NULL, clip_mean = NULL) {
+  if (is.null(box)) return(invisible(NULL))
+  for (arg in c("clip", "clip_mean")) {
+    if (!is.null(get(arg))) {
+      abort(paste0("`%s` and per-column bounds (`lower`/`upper` or `bounds`) are two ways to give the same public ",
+                   "knowledge; give one. With bounds the row-norm bound follows from the box."),
+            arg, .arg = arg, .class = "dpcov_bounds_error")
+    }
+  }
+  invisible(NULL)
+}

@@ -1,0 +1,164 @@
+# The box map (issue 19): public per-column bounds, the way users know them
+# (physical units, questionnaire scales), instead of one row-norm bound. The
+# data are clamped to the public bounds and mapped to a unit box (a public
+# map applied row by row, so post-processing of nothing private), the
+# mechanism runs there with the row-norm bound the box implies, and the
+# result is mapped back to the data's units. This file is the one place for
+# the map; the sensitivities stay in R/privacy.R.
+#
+#  * centred (dp_cov(), dp_lm(), dp_pca()): z = (clamp(x, l, u) - m) / w with
+#    m = (l + u) / 2, w = u - l, so z lies in [-1/2, 1/2]^p: rows have norm
+#    <= sqrt(p) / 2 and no further clipping happens (no clipping bias).
+#  * uncentred (a second moment about 0, e.g. analyze_gauss()): z = clamp(x,
+#    l, u) / s with s = max(|l|, |u|), a linear map (the origin stays put, so
+#    the uncentred second moment maps back exactly): |z_j| <= 1, rows have
+#    norm <= sqrt(p).
+# Mapping back: x = m + w z, so a mean maps to m + w mu_z and a centred
+# second moment to W S_z W (W = diag(w)); uncentred, G_x = S G_z S.
+
+#' The public map of validated, aligned bounds `b` (check_bounds()).
+#' @noRd
+box_map <- function(b, centred) {
+  lower <- b$lower
+  upper <- b$upper
+  if (centred) {
+    shift <- (lower + upper) / 2
+    scale <- upper - lower
+    half <- 0.5
+  } else {
+    shift <- 0 * lower
+    scale <- pmax(abs(lower), abs(upper))
+    half <- 1
+  }
+  if (!all(is.finite(scale)) || any(scale <= 0)) {
+    abort("the public bounds give a column of zero or non-finite width; rescale the data.", .arg = "bounds")
+  }
+  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half)
+}
+
+#' The rows of X mapped to the box. Clamping after the map is clamping before
+#' it (the map is increasing in each column) and keeps every value inside the
+#' box exactly, whatever the rounding of (x - m) / w.
+#' @noRd
+box_apply <- function(X, map) {
+  n <- nrow(X)
+  lo <- (map$lower - map$shift) / map$scale
+  hi <- (map$upper - map$shift) / map$scale
+  Z <- (X - rep(map$shift, each = n)) / rep(map$scale, each = n)
+  Z <- pmin(pmax(Z, rep(pmax(lo, -map$half), each = n)), rep(pmin(hi, map$half), each = n))
+  dim(Z) <- dim(X)
+  dimnames(Z) <- dimnames(X)
+  Z
+}
+
+#' The row the all-zero record becomes (public: it depends on the bounds only).
+#' @noRd
+box_zero_row <- function(map) {
+  drop(box_apply(matrix(0, 1L, length(map$scale)), map))
+}
+
+#' The mean mapped back to the data's units.
+#' @noRd
+box_unmap_mean <- function(mu, map) map$shift + map$scale * mu
+
+#' A (centred or uncentred) second moment mapped back: W S W.
+#' @noRd
+box_unmap_second <- function(S, map) S * tcrossprod(map$scale)
+
+#' The released record of the public bounds.
+#' @noRd
+box_frame <- function(map, colnames) {
+  data.frame(lower = map$lower, upper = map$upper,
+             row.names = if (is.null(colnames)) paste0("V", seq_along(map$lower)) else colnames)
+}
+
+#' Row-norm bound of the box rows centred at a released mean `mu` (clamped
+#' into the box first): |z_j - mu_j| <= 1/2 + |mu_j|, so B = sqrt(sum (1/2 +
+#' |mu_j|)^2), public (mu is released) and never above sqrt(p).
+#' @noRd
+box_centred_bound <- function(mu) sqrt(sum((0.5 + abs(mu))^2))
+
+#' A chunk reader whose blocks are mapped to the box. The bounds are aligned
+#' to the first block's columns (a reader's shape is known only when read);
+#' `state$map` holds the map for the caller.
+#' @noRd
+box_reader <- function(reader, b, centred, state) {
+  force(reader)
+  function() {
+    blk <- reader()
+    if (is.null(blk)) return(NULL)
+    blk <- check_data_matrix(blk, arg = "a block returned by the reader", min_rows = 0L)
+    if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred)
+    if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
+    box_apply(blk, state$map)
+  }
+}
+
+# ---- dp_cov() on the box ---------------------------------------------------------
+
+#' dp_cov() with public per-column bounds. The two steps run on the box rows
+#' z: the mean step on z (norm <= C = sqrt(p)/2, nothing clipped), the second
+#' step on z - mu (mu the released mean clamped into the box; norm <= B =
+#' box_centred_bound(mu), nothing clipped). The shift to the box midpoint and
+#' the centring move the zero record, so zero-out is calibrated with the
+#' transformed zero row (mean step) or as replace-one (second step): see
+#' transformed_neighbor() in R/privacy.R. The covariance and the mean are
+#' mapped back to the data's units before dp_cov_finish().
+#' @noRd
+dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
+                       mechanism, type, divisor, neighbor, calibration, charge, call) {
+  src <- dp_cov_source(x)
+  state <- new.env(parent = emptyenv())
+  if (is.null(src$reader)) {
+    check_threshold_p(mechanism, src$p)
+    state$map <- box_map(align_bounds(b, src$colnames, src$p), centred = TRUE)
+    src$X <- box_apply(src$X, state$map)
+  } else {
+    src$reader <- box_reader(src$reader, b, centred = TRUE, state)
+  }
+  # step 1: the mean of the box rows (no clipping: norms <= sqrt(p) / 2)
+  if (is.null(src$reader)) {
+    sums <- colSums(src$X)
+  } else {
+    pass <- dp_cov_stream(src$reader, colSums)
+    sums <- pass$total
+    src[c("n", "p", "colnames")] <- pass[c("n", "p", "colnames")]
+    check_threshold_p(mechanism, src$p)
+  }
+  map <- state$map
+  p <- src$p
+  C <- sqrt(p) / 2
+  sigma_m <- mean_step_sigma(C, neighbor, eps_mean, delta_mean, calibration,
+                             zero_row = sqrt(sum(box_zero_row(map)^2)))
+  mean_step <- noisy_mean(sums, src$n, C, sigma_m, neighbor == "add-remove")
+  # the released mean, clamped into the box (post-processing): public now
+  mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
+  B <- box_centred_bound(mu)
+  # step 2: the second moment of z - mu; the zero record is z0 - mu != 0
+  second_neighbor <- transformed_neighbor(neighbor, moves_zero = TRUE)
+  second <- dp_cov_second_step(src, mu, B, mechanism, second_neighbor, eps_second, delta_second, calibration)
+  n_public <- neighbor != "add-remove" || second$n_public
+  n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+  correction <- sigma_m^2 / n_hat
+  S <- box_unmap_second(second$sum - diag(correction, p), map)
+  mean_step$center <- box_unmap_mean(mu, map)
+  params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
+                 epsilon_second = eps_second, delta_second = delta_second,
+                 bounds = box_frame(map, src$colnames), bounds_source = "public",
+                 clip_mean = C, sigma_mean = sigma_m, clip_second = B, box_center = mu,
+                 second_neighbor = second_neighbor, second_mechanism = mechanism,
+                 sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
+                 calibration = calibration, passes = 2,
+                 units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
+  dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
+                delta, neighbor, B, n_public, charge, call,
+                mechanism_text = sprintf("public per-column bounds (unit box), Gaussian mean, then %s on the rows centred at it",
+                                         second$mechanism),
+                tuning = tuning_record("none"),
+                guarantee = dp_cov_box_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
+                                                      second_neighbor, C, B, n_public))
+}
+
+# dp_cov()'s share of epsilon and delta for the mean when bounds are given
+# and `split` is not (see ?dp_cov, "Default split").
+box_default_split <- 0.25
