@@ -102,8 +102,10 @@ box_reader <- function(reader, b, centred, state) {
 #' box_centred_bound(mu), nothing clipped). The shift to the box midpoint and
 #' the centring move the zero record, so zero-out is calibrated with the
 #' transformed zero row (mean step) or as replace-one (second step): see
-#' transformed_neighbor() in R/privacy.R. The covariance and the mean are
-#' mapped back to the data's units before dp_cov_finish().
+#' transformed_neighbor() in R/privacy.R. The covariance is projected to the
+#' PSD cone on the box scale, where the noise is isotropic (so the result
+#' does not depend on the data's units: cents or dollars give the same
+#' correlation), then mapped back with the mean.
 #' @noRd
 dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                        mechanism, type, divisor, neighbor, calibration, charge, call) {
@@ -140,7 +142,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
   n_public <- neighbor != "add-remove" || second$n_public
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
   correction <- sigma_m^2 / n_hat
-  S <- box_unmap_second(second$sum - diag(correction, p), map)
+  S <- second$sum - diag(correction, p)
   mean_step$center <- box_unmap_mean(mu, map)
   params <- list(split = split, epsilon_mean = eps_mean, delta_mean = delta_mean,
                  epsilon_second = eps_second, delta_second = delta_second,
@@ -151,7 +153,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
                  calibration = calibration, passes = 2,
                  units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
   dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
-                delta, neighbor, B, n_public, charge, call,
+                delta, neighbor, B, n_public, charge, call, unmap = function(cov) box_unmap_second(cov, map),
                 mechanism_text = sprintf("public per-column bounds (unit box), Gaussian mean, then %s on the rows centred at it",
                                          second$mechanism),
                 tuning = tuning_record("none"),
@@ -161,4 +163,4 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
 
 # dp_cov()'s share of epsilon and delta for the mean when bounds are given
 # and `split` is not (see ?dp_cov, "Default split").
-box_default_split <- 0.25
+box_default_split <- 0.15

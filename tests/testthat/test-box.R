@@ -1,0 +1,284 @@
+# Public per-column bounds (R/box.R): the box map, dp_cov() with bounds
+# against a plain-R reference, the calibration of its noise (with an
+# under-noised control), the worst-case neighbouring pairs on the box rows,
+# the leak scan, the budget, the units, and the argument checks.
+
+# Mixed-unit data: a price in dollars, a 1-5 score, a ratio near 1; a few
+# values outside the public bounds (clamped).
+box_data <- function(n) {
+  z <- matrix(rnorm(n * 3), n, 3)
+  x <- cbind(price = exp(8 + 0.6 * z[, 1]), score = round(pmin(pmax(3 + z[, 2] + 0.5 * z[, 1], 1), 5)),
+             ratio = 1 + 0.2 * z[, 3] + 0.1 * z[, 1])
+  x[1, 1] <- 5e4   # above the price bound
+  x[2, 3] <- -3    # below the ratio bound
+  x
+}
+box_lo <- c(price = 0, score = 1, ratio = 0)
+box_hi <- c(price = 2e4, score = 5, ratio = 2.5)
+
+# Plain-R dp_cov() with bounds (Analyze Gauss, analytic), drawing from R's RNG
+# in the same order: the mean step (p sums, and the scaled count under
+# add/remove), then the upper triangle of the symmetric noise column by column.
+ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
+  n <- nrow(x); p <- ncol(x)
+  m <- (lo + hi) / 2; w <- hi - lo
+  xc <- pmin(pmax(x, rep(lo, each = n)), rep(hi, each = n))
+  z <- sweep(sweep(xc, 2, m), 2, w, "/")
+  e1 <- split * epsilon; d1 <- split * delta
+  C <- sqrt(p) / 2
+  z0 <- (pmin(pmax(0, lo), hi) - m) / w
+  s1 <- gaussian_sigma(switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C,
+                              "zero-out" = C + min(sqrt(sum(z0^2)), C)), e1, d1)
+  if (neighbor == "add-remove") {
+    noisy <- c(colSums(z), C * n) + s1 * rnorm(p + 1)
+    n_hat <- max(2, noisy[p + 1] / C)
+    mu <- noisy[1:p] / n_hat
+  } else {
+    mu <- (colSums(z) + s1 * rnorm(p)) / n
+    n_hat <- n
+  }
+  mu <- pmin(pmax(mu, -0.5), 0.5)
+  B <- sqrt(sum((0.5 + abs(mu))^2))
+  G <- crossprod(sweep(z, 2, mu))
+  s2 <- gaussian_sigma(if (neighbor == "add-remove") B^2 else sqrt(2) * B^2, epsilon - e1, delta - d1)
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    v <- s2 * rnorm(1)
+    N[i, j] <- N[i, j] + v
+    if (i != j) N[j, i] <- N[j, i] + v
+  }
+  S <- G + N - diag(s1^2 / n_hat, p)
+  e <- eigen(S / n_hat, symmetric = TRUE)
+  cov <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * tcrossprod(w)  # projected on the box scale
+  list(cov = cov, center = m + w * mu, n_hat = n_hat,
+       sigma_mean = s1, sigma_second = s2, B = B)
+}
+
+test_that("dp_cov with bounds equals a plain-R reference under each neighbour notion", {
+  set.seed(1)
+  x <- box_data(400)
+  for (nb in dp_neighbors) {
+    set.seed(2); r <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, neighbor = nb)
+    set.seed(2); ref <- ref_box_cov(x, box_lo, box_hi, 1, 1e-6, split = 0.15, neighbor = nb)
+    expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9, info = nb)
+    expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12, info = nb)
+    expect_equal(r$params$sigma_mean, ref$sigma_mean, info = nb)
+    expect_equal(r$params$sigma_second, ref$sigma_second, info = nb)
+    expect_equal(r$params$clip_second, ref$B, info = nb)
+    if (nb == "add-remove") expect_equal(r$params$n_noisy, ref$n_hat)
+    expect_identical(r$params$bounds_source, "public")
+    expect_equal(r$params$bounds, data.frame(lower = unname(box_lo), upper = unname(box_hi),
+                                             row.names = names(box_lo)))
+    expect_identical(r$params$second_neighbor, if (nb == "zero-out") "replace-one" else nb)
+    expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE)
+    expect_identical(names(r$center), colnames(x))
+  }
+  # the three ways of giving bounds are one
+  b_frame <- data.frame(lower = box_lo, upper = box_hi, row.names = names(box_lo))
+  b_list <- list(ratio = c(0, 2.5), price = c(0, 2e4), score = c(1, 5))
+  set.seed(3); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi)
+  set.seed(3); b <- dp_cov(x, 1, 1e-6, bounds = b_frame)
+  set.seed(3); d <- dp_cov(as.data.frame(x), 1, 1e-6, bounds = b_list)
+  set.seed(3); u <- dp_cov(x, 1, 1e-6, lower = unname(box_lo), upper = unname(box_hi))
+  expect_identical(a$estimate, b$estimate)
+  expect_identical(a$estimate, d$estimate)
+  expect_identical(a$estimate, u$estimate)
+})
+
+test_that("dp_cov with bounds reads a re-readable chunk reader as it reads the matrix", {
+  set.seed(4)
+  x <- box_data(300)
+  k <- 0
+  reader <- function() {
+    k <<- k + 1
+    if (k > 3) { k <<- 0; return(NULL) }
+    x[((k - 1) * 100 + 1):(k * 100), , drop = FALSE]
+  }
+  for (m in c("analyze_gauss", "threshold")) {
+    set.seed(5); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, mechanism = m)
+    set.seed(5); b <- dp_cov(reader, 1, 1e-6, lower = box_lo, upper = box_hi, mechanism = m)
+    expect_equal(a$estimate, b$estimate, tolerance = 1e-12, info = m)
+    expect_equal(a$center, b$center, tolerance = 1e-12, info = m)
+  }
+})
+
+test_that("the box map: clamping, the unit box, mapping back, and the zero record", {
+  map <- box_map(list(lower = c(-2, 0, 10), upper = c(2, 4, 30)), centred = TRUE)
+  X <- rbind(c(-5, 1, 20), c(2, 4, 10), c(0, 9, 31))
+  Z <- box_apply(X, map)
+  expect_equal(Z, rbind(c(-0.5, -0.25, 0), c(0.5, 0.5, -0.5), c(0, 0.5, 0.5)))
+  expect_true(all(abs(Z) <= 0.5))
+  expect_equal(box_unmap_mean(c(-0.25, 0, 0.5), map), c(-1, 2, 30))
+  expect_equal(box_unmap_second(diag(3), map), diag(c(16, 16, 400)))
+  expect_equal(box_zero_row(map), c(0, -0.5, -0.5))  # 0 is inside, at the lower edge, below
+  u <- box_map(list(lower = c(-2, 1), upper = c(4, 3)), centred = FALSE)
+  expect_equal(box_apply(rbind(c(-3, 0), c(2, 3)), u), rbind(c(-0.5, 1 / 3), c(0.5, 1)))
+  expect_equal(box_zero_row(u), c(0, 1 / 3))
+  # values a hair outside by rounding stay inside the box
+  m2 <- box_map(list(lower = 0.1, upper = 0.3), centred = TRUE)
+  expect_true(all(abs(box_apply(matrix(c(0.1, 0.3, 0.2 + 1e-17)), m2)) <= 0.5))
+})
+
+test_that("the stated sensitivities hold for the worst neighbouring pairs of box rows", {
+  p <- 4
+  corners <- as.matrix(expand.grid(rep(list(c(-0.5, 0.5)), p)))
+  C <- sqrt(p) / 2
+  # mean step: replace-one by the opposite corner attains 2C; add/remove
+  # (sums and C n) attains sqrt(2) C at any corner
+  d_sum <- as.matrix(dist(corners))
+  expect_equal(max(d_sum), mean_step_sensitivity(C, "replace-one"))
+  expect_equal(max(sqrt(rowSums(corners^2) + C^2)), mean_step_sensitivity(C, "add-remove"))
+  # zero-out: the zero record is the public row z0 (the box shift moves it);
+  # the farthest box row from it stays within the stated C + |z0|
+  map <- box_map(list(lower = c(1, -3, 0, -1), upper = c(5, 1, 2, 1)), centred = TRUE)
+  z0 <- box_zero_row(map)
+  expect_gt(sqrt(sum(z0^2)), 0)
+  far <- max(sqrt(rowSums(sweep(corners, 2, z0)^2)))
+  expect_lte(far, mean_step_sensitivity(C, "zero-out", zero_row = sqrt(sum(z0^2))) + 1e-12)
+  # second step: rows z - mu, mu a released mean in the box; the stated B is
+  # the farthest corner (attained, so tight), and every pair of box rows moves
+  # the Gram by at most the stated sensitivity (replace-one, which also
+  # covers zero-out, whose zero record is z0 - mu)
+  for (mu in list(rep(0, p), c(0.3, -0.45, 0.1, 0.5))) {
+    B <- box_centred_bound(mu)
+    Y <- sweep(corners, 2, mu)
+    expect_equal(max(sqrt(rowSums(Y^2))), B)
+    expect_equal(max(rowSums(Y^2)), gram_sensitivity(B, "add-remove"))  # ||y y'||_F = |y|^2
+    rnd <- sweep(matrix(runif(200 * p, -0.5, 0.5), 200, p), 2, mu)
+    rows <- rbind(Y, rnd, z0 - mu)
+    worst <- 0
+    for (i in seq_len(nrow(rows))) {
+      a <- tcrossprod(rows[i, ])
+      for (j in seq_len(nrow(Y))) worst <- max(worst, norm(a - tcrossprod(Y[j, ]), "F"))
+    }
+    expect_lte(worst, gram_sensitivity(B, "replace-one") + 1e-12)
+    expect_gt(worst, gram_sensitivity(B, "add-remove"))  # replace-one is needed, not B^2
+  }
+})
+
+# Draws of dp_cov() with bounds on data the bounds do not touch (n public):
+# the mean step's noise and the second step's noise recovered from each
+# release, standardised by `claim_mean` and `claim_second` (functions of B).
+box_noise_draws <- function(draws, claim_mean, claim_second) {
+  set.seed(11)
+  n <- 5000; p <- 3
+  x <- cbind(a = rnorm(n, 5, 2), b = rnorm(n, 0, 2), c = rnorm(n, 100, 20))
+  lo <- c(-5, -10, 0); hi <- c(15, 10, 200)
+  m <- (lo + hi) / 2; w <- hi - lo
+  z <- sweep(sweep(x, 2, m), 2, w, "/")
+  stopifnot(all(abs(z) < 0.5))
+  zbar <- colMeans(z)
+  out_m <- out_s <- numeric(0)
+  for (k in seq_len(draws)) {
+    r <- dp_cov(x, 3, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", split = 0.5)
+    mu <- (r$center - m) / w
+    out_m <- c(out_m, (mu - zbar) * n / claim_mean)
+    B <- box_centred_bound(mu)
+    S <- r$estimate * n / tcrossprod(w) + diag(r$params$mean_correction, p)  # no eigenvalue clipped here
+    N <- S - crossprod(sweep(z, 2, mu))
+    out_s <- c(out_s, N[upper.tri(N, diag = TRUE)] / claim_second(B))
+  }
+  list(mean = out_m, second = out_s)
+}
+
+test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and an under-noised claim fails", {
+  p <- 3
+  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
+  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
+  d <- box_noise_draws(300, sm, ss)
+  expect_gt(suppressWarnings(stats::ks.test(d$mean, "pnorm"))$p.value, 1e-6)
+  expect_gt(suppressWarnings(stats::ks.test(d$second, "pnorm"))$p.value, 1e-6)
+  # control: the add/remove sensitivities (too small for replace-one) claim
+  # less noise than is there, and the test sees it
+  ctl <- box_noise_draws(300, gaussian_sigma(sqrt(2) * sqrt(p) / 2, 1.5, 5e-7),
+                         function(B) gaussian_sigma(B^2, 1.5, 5e-7))
+  expect_lt(suppressWarnings(stats::ks.test(ctl$mean, "pnorm"))$p.value, 1e-6)
+  expect_lt(suppressWarnings(stats::ks.test(ctl$second, "pnorm"))$p.value, 1e-6)
+})
+
+test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box rows included)", {
+  X <- audit_matrix(60, 4) * 3 + 5
+  X2 <- X + 0.013 * cos(outer(seq_len(60), 1:4, function(i, j) 0.71 * i + 1.3 * j))
+  lo <- c(0, 1, 2, 0.5); hi <- c(10, 9, 8, 12)
+  secrets <- function(x, r) {
+    map <- box_map(list(lower = lo, upper = hi), centred = TRUE)
+    z <- box_apply(x, map)
+    mu <- (r$center - map$shift) / map$scale
+    list(raw = leak_secrets(x), box = leak_secrets(z)[c("raw")], centred = leak_secrets(sweep(z, 2, mu))["raw"])
+  }
+  for (m in c("analyze_gauss", "threshold", "wishart")) {
+    for (nb in dp_neighbors) {
+      set.seed(7); r <- dp_cov(X, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
+      set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
+      expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2),
+                     label = paste("dp_cov bounds", m, nb))
+      expect_length(calls_with_values(r), 0L)
+    }
+  }
+  r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, lower = lo, upper = hi, type = "correlation"))
+  expect_identical(r$call[[2]], as.symbol("<data>"))
+  expect_no_leak(r, secrets(X, r), label = "dp_cov bounds correlation via do.call")
+})
+
+test_that("dp_cov with bounds charges both steps before reading, and nothing for a bad input", {
+  set.seed(9)
+  x <- box_data(200)
+  b <- dp_budget(2, 1e-5)
+  dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, budget = b)
+  sp <- budget_spent(b)
+  expect_equal(sp$charges, 2)
+  led <- b$account$ledger
+  expect_equal(led$what, c("dp_cov mean", "dp_cov second moment: analyze_gauss"))
+  expect_equal(led$epsilon, c(0.15, 0.85))
+  expect_equal(led$delta, c(1.5e-7, 8.5e-7))
+  # bounds that do not fit the data: refused, the charge withdrawn
+  expect_error(dp_cov(x, 0.5, 1e-6, lower = c(a = 0), upper = c(a = 1), budget = b), class = "dpcov_error")
+  expect_equal(budget_spent(b)$charges, 2)
+})
+
+test_that("bounds map back to the data's units: cents and dollars give the same correlation", {
+  set.seed(10)
+  x <- box_data(500)
+  cents <- x
+  cents[, "price"] <- 100 * x[, "price"]
+  hi_c <- box_hi
+  hi_c["price"] <- 100 * box_hi["price"]
+  set.seed(12); a <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi)
+  set.seed(12); b <- dp_cov(cents, 1, 1e-6, lower = box_lo, upper = hi_c)
+  expect_equal(dp_as_cov(a, "correlation")$estimate, dp_as_cov(b, "correlation")$estimate, tolerance = 1e-10)
+  expect_equal(b$estimate["price", "price"], 1e4 * a$estimate["price", "price"], tolerance = 1e-10)
+  expect_equal(b$estimate["price", "score"], 100 * a$estimate["price", "score"], tolerance = 1e-10)
+  expect_equal(b$center[["price"]], 100 * a$center[["price"]], tolerance = 1e-10)
+  expect_equal(b$center[c("score", "ratio")], a$center[c("score", "ratio")], tolerance = 1e-12)
+})
+
+test_that("bad bounds are classed errors naming the argument", {
+  x <- box_data(50)
+  err <- function(expr, arg, class = "dpcov_error") {
+    e <- tryCatch(expr, error = function(e) e)
+    expect_s3_class(e, class)
+    expect_identical(e$arg, arg)
+  }
+  err(dp_cov(x, 1, 1e-6, lower = box_lo), "upper")
+  err(dp_cov(x, 1, 1e-6, upper = box_hi), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, bounds = list(price = c(0, 1))), "bounds")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, clip = 2), "clip", "dpcov_bounds_error")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, clip_mean = 2), "clip_mean", "dpcov_bounds_error")
+  err(dp_cov(x, 1, 1e-6, lower = box_hi, upper = box_lo), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, 0, 0), upper = c(1, 1, 0)), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, 0), upper = c(1, 1)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(price = 0, score = 1), upper = c(price = 1, score = 5)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(box_lo, zz = 0), upper = c(box_hi, zz = 1)), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = c(0, NA, 0), upper = 1e4), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = 0, upper = Inf), "upper")
+  err(dp_cov(x, 1, 1e-6, lower = "0", upper = 1), "lower")
+  err(dp_cov(x, 1, 1e-6, lower = box_lo, upper = unname(box_hi)), "upper")
+  err(dp_cov(x, 1, 1e-6, bounds = data.frame(lo = 1, hi = 2)), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = list(price = c(0, 1), score = 1)), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = list(c(0, 1))), "bounds")
+  err(dp_cov(x, 1, 1e-6, bounds = "a"), "bounds")
+  err(dp_cov(unname(x), 1, 1e-6, lower = box_lo, upper = box_hi), "lower")
+  err(dp_cov(second_moment(x, 10), 1, 1e-6, lower = 0, upper = 1), "x")
+  # one value for every column is fine
+  expect_s3_class(dp_cov(x / 2e4, 1, 1e-6, lower = 0, upper = 2), "dp_cov")
+})
