@@ -164,3 +164,116 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
 # dp_cov()'s share of epsilon and delta for the mean when bounds are given
 # and `split` is not (see ?dp_cov, "Default split").
 box_default_split <- 0.15
+
+# ---- dp_lm() on the box ----------------------------------------------------------
+
+#' The public interval of every column of dp_lm()'s released design [ones,
+#' X, y] but the ones: a numeric variable's bounds by name, a factor's (or a
+#' logical's) coded columns from its contrasts (treatment dummies: [0, 1]),
+#' a product term (an interaction) the product interval of its variables; a
+#' bound named by a design column (e.g. "I(x^2)") overrides. `b` is
+#' check_bounds() output, unaligned and named.
+#' @noRd
+lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
+  if (is.null(names(b$lower))) {
+    abort("`bounds`: for dp_lm() name every bound by its variable (or design column), e.g. list(x = c(0, 10), y = c(-5, 5)).",
+          .arg = "bounds")
+  }
+  known <- c(data_names, colnames(X), rownames(attr(tt, "factors")), resp)
+  unknown <- setdiff(names(b$lower), known)
+  if (length(unknown)) {
+    abort("`bounds` names %s, not variables of `data` or columns of the design.",
+          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
+  }
+  named <- function(v) if (v %in% names(b$lower)) c(b$lower[[v]], b$upper[[v]]) else NULL
+  var_interval <- function(v) {
+    iv <- named(v)
+    if (!is.null(iv)) return(iv)
+    col <- mf[[v]]
+    if (is.factor(col)) return(range(c(0, 1, stats::contrasts(col))))
+    if (is.logical(col)) return(c(0, 1))
+    abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
+  }
+  fac <- attr(tt, "factors")
+  asg <- attr(X, "assign")
+  cols <- which(asg > 0)
+  lo <- hi <- numeric(length(cols))
+  for (k in seq_along(cols)) {
+    j <- cols[k]
+    iv <- named(colnames(X)[j])
+    if (is.null(iv)) {
+      vars <- rownames(fac)[fac[, asg[j]] > 0]
+      iv <- c(1, 1)
+      for (v in vars) {
+        w <- var_interval(v)
+        prods <- c(iv[1] * w[1], iv[1] * w[2], iv[2] * w[1], iv[2] * w[2])
+        iv <- range(prods)
+      }
+    }
+    lo[k] <- iv[1]
+    hi[k] <- iv[2]
+  }
+  y_iv <- named(resp)
+  if (is.null(y_iv)) abort("`bounds`: give public bounds for the response `%s`.", resp, .arg = "bounds")
+  lo <- c(lo, y_iv[1])
+  hi <- c(hi, y_iv[2])
+  if (any(!(lo < hi))) {
+    i <- which(!(lo < hi))[1L]
+    abort("`bounds`: the design column `%s` has width 0 (a constant); drop it from the model.",
+          c(colnames(X)[cols], resp)[i], .arg = "bounds")
+  }
+  list(lower = lo, upper = hi)
+}
+
+#' The affine map of dp_lm()'s box: the released rows are [1, z] and the
+#' data's rows [1, x] = [1, z] T with T = diag(1, w) plus the shifts m in the
+#' row of the ones: x_j = m_j + w_j z_j. A Gram maps back exactly as T' G T.
+#' @noRd
+lm_box_affine <- function(shift, scale) {
+  T <- diag(c(1, scale), length(scale) + 1L)
+  T[1L, -1L] <- shift
+  T
+}
+
+#' dp_lm()'s release on the box: the mechanism ran on [1, z]; its estimate of
+#' the sum (ridge removed, a posterior draw rescaled: release_sum()) is mapped
+#' back to the data's units, T' S T, and released on the "sum" scale with the
+#' map recorded (public) so that the bootstrap redraws the noise on the box
+#' scale (lm_moments()).
+#' @noRd
+lm_box_release <- function(rel, map, colnames) {
+  S <- release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
+  T <- lm_box_affine(map$shift, map$scale)
+  est <- crossprod(T, S %*% T)
+  est <- (est + t(est)) / 2
+  dimnames(est) <- list(colnames, colnames)
+  rel$params$converted_from <- if (rel$scale != "sum") rel$scale
+  rel$estimate <- est
+  rel$scale <- "sum"
+  rel$ridge <- 0
+  rel$params$bounds <- box_frame(map, colnames[-1L])
+  rel$params$bounds_source <- "public"
+  rel$params$box_shift <- c(0, map$shift)
+  rel$params$box_scale <- c(1, map$scale)
+  rel$mechanism <- paste0(rel$mechanism, ", on the unit box of public per-column bounds, mapped back to the data's units")
+  rel$guarantee <- sub("rows clipped to L2 norm <= ([^;]*)",
+                       paste0(box_clamp_text(TRUE), "; the box rows with the column of ones have L2 norm <= \\1"),
+                       rel$guarantee)
+  rel
+}
+
+#' The bootstrap's redraw for a box release: S over the regression's columns
+#' (the ones first) mapped to the box scale, the release's noise redrawn there,
+#' mapped back.
+#' @noRd
+lm_box_redraw <- function(rel, idx, redraw) {
+  force(redraw)
+  sh <- rel$params$box_shift
+  sc <- rel$params$box_scale
+  if (!is_finite_num(sh) || !is_finite_num(sc) || length(sh) != rel$p || length(sc) != rel$p || any(sc <= 0)) {
+    abort("`x`: its `params$box_shift` or `params$box_scale` is malformed.", .arg = "x")
+  }
+  T <- lm_box_affine(sh[idx[-1L]], sc[idx[-1L]])
+  Ti <- solve(T)
+  function(S) crossprod(T, redraw(crossprod(Ti, S %*% Ti)) %*% T)
+}

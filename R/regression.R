@@ -249,9 +249,12 @@ dp_lm.default <- function(x, ...) {
 #' @rdname dp_lm
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
-                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1, ...) {
+                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1,
+                          lower = NULL, upper = NULL, bounds = NULL, ...) {
   call <- match.call()
   check_dots_empty(...)
+  box <- check_bounds(lower, upper, bounds)
+  check_bounds_exclusive(box, clip)
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -263,8 +266,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
   B <- check_count(B, "B", min = 0, max = 1e6)
-  auto_clip <- is.null(clip)
-  if (!auto_clip) clip <- check_clip(clip)
+  auto_clip <- is.null(clip) && is.null(box)
+  if (!is.null(clip)) clip <- check_clip(clip)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   eps_bound <- if (auto_clip) bound_share * epsilon else 0
   eps_rel <- epsilon - eps_bound
@@ -285,15 +288,27 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                                                iwishart_posterior = "replace-one", "any")))
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
-    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L)
+    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L, box = box)
     A <- design$A
     if (auto_clip) {
       clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
     }
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
+    z0 <- lm_zero_record_row(design, data)
+    if (!is.null(box)) {
+      # public bounds: the mechanism runs on [1, z], z in the centred unit box
+      # (rows of norm <= sqrt(1 + k/4), nothing clipped); the zero record's
+      # design row goes through the same map
+      map <- box_map(design$box, centred = TRUE)
+      A_names <- colnames(A)
+      A <- cbind(1, box_apply(A[, -1L, drop = FALSE], map))
+      colnames(A) <- A_names
+      clip <- sqrt(1 + (ncol(A) - 1) / 4)
+      if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))
+    }
     s <- second_moment(A, clip)
-    s$zero_row <- zero_row_norm(lm_zero_record_row(design, data), clip)
+    s$zero_row <- zero_row_norm(z0, clip)
     switch(mechanism,
       analyze_gauss = analyze_gauss(s, eps_rel, delta, neighbor = neighbor),
       wishart = wishart_noise(s, eps_rel, delta, shift = TRUE),
@@ -301,6 +316,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       iwishart_posterior = iwishart_posterior(s, eps_rel, delta))
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
+  if (!is.null(box)) rel <- lm_box_release(rel, map, A_names)
   A <- NULL
   rel$call <- lm_call(call)
   if (auto_clip) {
@@ -392,7 +408,7 @@ lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "orde
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
-lm_design <- function(formula, data, min_rows = 2L) {
+lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
   }
@@ -434,9 +450,11 @@ lm_design <- function(formula, data, min_rows = 2L) {
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
   X <- stats::model.matrix(tt, mf)
   if (!all(is.finite(X)) || !all(is.finite(y))) abort("`data` contains infinite values.", .arg = "data")
+  resp <- deparse1(formula[[2L]])
+  # public bounds of every released column but the ones (R/box.R)
+  box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L
   if (!icpt) X <- cbind("(Intercept)" = 1, X)
-  resp <- deparse1(formula[[2L]])
   A <- cbind(X, y)
   colnames(A)[ncol(A)] <- resp
   storage.mode(A) <- "double"
@@ -445,7 +463,7 @@ lm_design <- function(formula, data, min_rows = 2L) {
   tt <- with_base_env(tt)
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
-       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)))
+       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b)
 }
 
 #' The design row [x, y] of the all-zero record (numeric and logical variables
@@ -635,8 +653,17 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
                     format(n_used, digits = 4), q + 1L), call. = FALSE)
     n_used <- q + 1
   }
+  redraw <- if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel)
+  if (!is.null(rel$params$box_scale)) {
+    # released on the box and mapped back: the noise is redrawn on the box scale
+    if (!identical(as.integer(ones), 1L)) {
+      abort("`ones`: this release was made on a box of public bounds with its column of ones first; the regression needs that column (`ones` = \"(Intercept)\").",
+            .arg = "ones")
+    }
+    redraw <- lm_box_redraw(rel, idx, redraw)
+  }
   list(S = S, n = n_used, n_source = n_source, fit_idx = fit_idx, names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]),
-       redraw = if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel))
+       redraw = redraw)
 }
 
 # A number the bootstrap reads from a release's `params` (`field` names it in
