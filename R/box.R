@@ -256,9 +256,7 @@ lm_box_release <- function(rel, map, colnames) {
   rel$params$box_shift <- c(0, map$shift)
   rel$params$box_scale <- c(1, map$scale)
   rel$mechanism <- paste0(rel$mechanism, ", on the unit box of public per-column bounds, mapped back to the data's units")
-  rel$guarantee <- sub("rows clipped to L2 norm <= ([^;]*)",
-                       paste0(box_clamp_text(TRUE), "; the box rows with the column of ones have L2 norm <= \\1"),
-                       rel$guarantee)
+  rel$guarantee <- box_guarantee_text(rel$guarantee, centred = TRUE)
   rel
 }
 
@@ -273,7 +271,61 @@ lm_box_redraw <- function(rel, idx, redraw) {
   if (!is_finite_num(sh) || !is_finite_num(sc) || length(sh) != rel$p || length(sc) != rel$p || any(sc <= 0)) {
     abort("`x`: its `params$box_shift` or `params$box_scale` is malformed.", .arg = "x")
   }
-  T <- lm_box_affine(sh[idx[-1L]], sc[idx[-1L]])
+  # the centred box of dp_lm() shifts (the ones first); the uncentred box only scales
+  T <- if (any(sh != 0)) lm_box_affine(sh[idx[-1L]], sc[idx[-1L]]) else diag(sc[idx], length(idx))
   Ti <- solve(T)
   function(S) crossprod(T, redraw(crossprod(Ti, S %*% Ti)) %*% T)
+}
+
+# ---- uncentred second moments on the box -------------------------------------------
+
+#' analyze_gauss() with public per-column bounds: the data on the uncentred
+#' box [-1, 1]^p (a linear map, z = clamp(x) / s), Analyze Gauss there with
+#' B = sqrt(p), the estimate mapped back (S G S). A range that excludes 0
+#' moves the zero record to a public non-zero row, whose norm enters the
+#' zero-out sensitivity (gram_sensitivity()'s zero_row).
+#' @noRd
+analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call) {
+  if (!is.null(sigma_clip_inf)) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
+          .arg = "sigma_clip_inf")
+  }
+  if (post == "shift") {
+    abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
+          .arg = "post")
+  }
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort("`x`: with per-column bounds analyze_gauss() needs the data (a matrix or data frame), not %s.",
+          if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
+  }
+  charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration))
+  with_refund(budget, charge, {
+    X <- check_data_matrix(x)
+    p <- ncol(X)
+    map <- box_map(align_bounds(box, colnames(X), p), centred = FALSE)
+    B <- box_uncentred_bound(p)
+    s <- second_moment(box_apply(X, map), B)
+    w0 <- sqrt(sum(box_zero_row(map)^2))
+    sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = w0), epsilon, delta, calibration)
+    est <- s$gram + symmetric_gaussian_cpp(p, sigma)
+    mechanism <- "Analyze Gauss (Dwork et al. 2014) on the box of public per-column bounds, mapped back to the data's units"
+    if (post == "psd") {
+      est <- psd_project_cpp(est)$matrix
+      mechanism <- paste0(mechanism, ", projected to PSD on the box scale")
+    }
+    est <- box_unmap_second(est, map)
+    dimnames(est) <- dimnames(s$gram)
+    params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post,
+                   bounds = box_frame(map, colnames(X)), bounds_source = "public", zero_row = w0,
+                   box_shift = rep(0, p), box_scale = map$scale,
+                   units = "box: sigma and noise_clip are on the box scale (x / max(|lower|, |upper|))")
+    params$budget_charge <- charge
+    n_public <- neighbor != "add-remove"
+    new_dp_release(est, "second_moment", mechanism, epsilon, delta, neighbor, B, s$n, p,
+                   n_public = n_public, scale = "sum", centred = FALSE, params = params,
+                   guarantee = box_guarantee_text(dp_guarantee_text(epsilon, delta, neighbor, B, n_public),
+                                                  centred = FALSE),
+                   call = call)
+  })
 }

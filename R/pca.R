@@ -46,7 +46,13 @@
 #' the release only. Other releases have no such bound here (`NULL`).
 #'
 #' @param release A [dp_release]: a square release of any family, or a
-#'   [dp_compress()] release.
+#'   [dp_compress()] release. Or the data (a numeric matrix, data frame or
+#'   chunk reader), as for [stats::prcomp()]: it is released first by
+#'   [dp_cov()] with the arguments in `...` (`epsilon`, `delta`, and public
+#'   per-column bounds `lower` and `upper` or `bounds`, or the row-norm
+#'   clips; `budget`, `neighbor`, `type = "correlation"` for standardised
+#'   components), and its covariance decomposed.
+#' @param ... With data: arguments of [dp_cov()]. With a release: none.
 #' @param rank Number of components to keep in `rotation` (default all); as
 #'   in [stats::prcomp()], `sdev` keeps all of them.
 #' @param center For an uncentred second-moment release only: a private mean
@@ -80,11 +86,25 @@
 #' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 10, clip_mean = 10)
 #' pc <- dp_pca(r)
 #' pc
+#' # from the data with public per-column ranges, as prcomp(x) would
+#' dp_pca(x, epsilon = 1, delta = 1e-6, lower = c(-12, -4, -2), upper = c(12, 4, 2))
 #' summary(pc)
 #' head(predict(pc, x[1:3, ]))
 #' @export
-dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL) {
+dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   call <- match.call()
+  if (missing(release)) abort_missing("release")
+  if (!inherits(release, "dp_release") && (is.matrix(release) || is.data.frame(release) || is.function(release))) {
+    # data: released first by dp_cov() (its arguments in `...`), then decomposed
+    if (!is.null(center)) abort("`center`: with data, dp_pca() centres at dp_cov()'s private mean.", .arg = "center")
+    if (!is.null(scale)) {
+      abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",
+            .arg = "scale")
+    }
+    release <- dp_cov(release, ...)
+  } else if (...length()) {
+    check_dots_empty(...)
+  }
   check_release(release, "release")
   p <- as.integer(release$p)
   k <- check_rank(rank, p)

@@ -758,3 +758,10 @@ dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_se
           format(C, digits = 6), format(eps_second), format(delta_second), format(B, digits = 6), second_txt,
           box_clamp_text(TRUE), neighbor_words(neighbor), n_txt)
 }
+
+#' A guarantee text whose "rows clipped to L2 norm <= B" clause is replaced by
+#' the clamping to the public bounds (the box rows' norm bound kept).
+#' @noRd
+box_guarantee_text <- function(text, centred) {
+  sub("rows clipped to L2 norm <= ([^;]*)", paste0(box_clamp_text(centred), "; box rows of L2 norm <= \\1"), text)
+}

@@ -200,6 +200,22 @@ release_column_index <- function(cols, M, arg) {
 #'   intervals are `NA`).
 #' @param bound_share Share of `epsilon` for the private `clip` (when `clip`
 #'   is `NULL`).
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]), named by variable (the response included), e.g.
+#'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
+#'   named directly (e.g. `"I(x^2)"`). Factor and logical columns get the
+#'   range of their coding (\[0, 1\] for dummies) and an interaction the
+#'   product of its variables' intervals, with no bounds needed. Every design
+#'   column is clamped to its public range and mapped to the centred unit box
+#'   \eqn{[-1/2, 1/2]}, the mechanism runs on the rows \eqn{[1, z]} (row norm
+#'   at most \eqn{\sqrt{1 + k/4}}, k columns besides the ones: nothing
+#'   clipped), and its estimate of the sum is mapped back to the data's
+#'   units exactly (\eqn{T^TST}, T the affine map with the ones): the release
+#'   is on the `"sum"` scale with the map in `params` (public), and the
+#'   bootstrap redraws the noise on the box scale. The shift and the ones
+#'   move the zero record, so `"zero-out"` is calibrated as replace-one.
+#'   The bootstrap does not model the clamping (choose ranges that hold
+#'   nearly all values for honest intervals).
 #' @param formula For a release: a two-sided formula over its columns.
 #' @param ones For a release: the name of its column of ones (default
 #'   `"(Intercept)"` when there is one, as the formula interface releases), used
@@ -231,6 +247,10 @@ release_column_index <- function(cols, M, arg) {
 #' fit
 #' confint(fit)
 #' predict(fit, data.frame(x1 = 0:1, x2 = 0))
+#' # public ranges of the variables instead of a row-norm bound
+#' fit_b <- dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, B = 200,
+#'                bounds = list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-15, 15)))
+#' coef(fit_b)
 #' # another regression from the same release, at no privacy cost
 #' coef(dp_lm(fit$release, x1 ~ x2 + y, B = 0))
 #' @export
@@ -656,7 +676,7 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
   redraw <- if (isTRUE(rel$exact)) NULL else release_redraw(rel, q, n_rel)
   if (!is.null(rel$params$box_scale)) {
     # released on the box and mapped back: the noise is redrawn on the box scale
-    if (!identical(as.integer(ones), 1L)) {
+    if (isTRUE(any(rel$params$box_shift != 0)) && !identical(as.integer(ones), 1L)) {
       abort("`ones`: this release was made on a box of public bounds with its column of ones first; the regression needs that column (`ones` = \"(Intercept)\").",
             .arg = "ones")
     }

@@ -238,6 +238,15 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #'   and nothing is charged; the release records its charge's index in
 #'   `params$budget_charge`. A release with `clip = Inf` has no guarantee and
 #'   cannot be charged.
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]): each value is clamped to its column's range and
+#'   divided by \eqn{s_j = \max(|l_j|, |u_j|)}, a linear map to the box
+#'   \eqn{[-1, 1]^p} (the origin stays put, so the uncentred second moment
+#'   maps back exactly, \eqn{S \hat G_z S}); the noise is calibrated to the
+#'   box's row-norm bound \eqn{\sqrt p} there. Data (a matrix or data frame)
+#'   only, with `post = "none"` or `"psd"` (projected on the box scale).
+#'   Under zero-out, a range that excludes 0 moves the zero record; its box
+#'   row's norm enters the sensitivity. `NULL` (default): `clip`.
 #' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
 #'   `params$shift` is the c added (0 when the output was already positive
 #'   definite).
@@ -253,13 +262,18 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #' @export
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                           calibration = "analytic", sigma_clip_inf = NULL,
-                          post = "none", budget = NULL) {
+                          post = "none", budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   post <- check_choice(post, c("none", "shift", "psd"), "post")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  box <- check_bounds(lower, upper, bounds)
+  if (!is.null(box)) {
+    check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
+    return(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call))
+  }
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),

@@ -282,3 +282,159 @@ test_that("bad bounds are classed errors naming the argument", {
   # one value for every column is fine
   expect_s3_class(dp_cov(x / 2e4, 1, 1e-6, lower = 0, upper = 2), "dp_cov")
 })
+
+# The upper triangle of symmetric N(0, s^2) noise, column by column (the C++ order).
+box_sym_noise <- function(p, s) {
+  N <- matrix(0, p, p)
+  for (j in 1:p) for (i in 1:j) {
+    v <- s * rnorm(1)
+    N[i, j] <- N[i, j] + v
+    if (i != j) N[j, i] <- N[j, i] + v
+  }
+  N
+}
+
+box_lm_data <- function(n) {
+  d <- data.frame(x1 = runif(n, 0, 100), g = factor(sample(c("a", "b"), n, TRUE), levels = c("a", "b")))
+  d$y <- 10 + 0.5 * d$x1 + 3 * (d$g == "b") + rnorm(n)
+  d$x1[1] <- 150  # clamped
+  d
+}
+
+test_that("dp_lm with bounds equals a plain-R reference: box design, noise there, the Gram mapped back", {
+  set.seed(21)
+  d <- box_lm_data(300)
+  bl <- list(x1 = c(0, 100), y = c(0, 80))
+  lo <- c(0, 0, 0); hi <- c(100, 1, 80); m <- (lo + hi) / 2; w <- hi - lo
+  A <- cbind(x1 = pmin(pmax(d$x1, 0), 100), gb = as.numeric(d$g == "b"), y = pmin(pmax(d$y, 0), 80))
+  Z <- cbind(1, sweep(sweep(A, 2, m), 2, w, "/"))
+  T <- diag(c(1, w)); T[1, -1] <- m
+  Bz <- sqrt(1 + 3 / 4)
+  for (nb in c("add-remove", "replace-one", "zero-out")) {
+    set.seed(22); fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = nb, B = 0)
+    s <- gaussian_sigma(if (nb == "add-remove") Bz^2 else sqrt(2) * Bz^2, 1, 1e-6)
+    set.seed(22); S <- t(T) %*% (crossprod(Z) + box_sym_noise(4, s)) %*% T
+    expect_equal(unname(fit$release$estimate), S, tolerance = 1e-9, info = nb)
+    expect_equal(unname(coef(fit)), drop(solve(S[1:3, 1:3], S[1:3, 4])), tolerance = 1e-9, info = nb)
+    expect_identical(fit$release$neighbor, nb)
+    expect_equal(fit$release$params$bounds,
+                 data.frame(lower = lo, upper = hi, row.names = c("x1", "gb", "y")))
+    expect_match(fit$release$guarantee, "clamped to the public per-column bounds", fixed = TRUE)
+  }
+  # the same bounds as lower/upper named vectors, and a design-column name
+  set.seed(22); a <- dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = c(x1 = 0, y = 0), upper = c(x1 = 100, y = 80), B = 0)
+  set.seed(22); b <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = c(bl, list(gb = c(0, 1))), B = 0)
+  set.seed(22); r <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, B = 0)
+  expect_identical(coef(a), coef(r))
+  expect_identical(coef(b), coef(r))
+})
+
+test_that("dp_lm's bootstrap redraws a box release's noise on the box scale (alpha 1e-6), not the data's", {
+  set.seed(24)
+  d <- box_lm_data(400)
+  fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80)), neighbor = "replace-one", B = 0)
+  s <- fit$release$params$sigma
+  w <- c(100, 1, 80)
+  T <- diag(c(1, w)); T[1, -1] <- c(50, 0.5, 40)
+  Ti <- solve(T)
+  rd <- lm_moments(fit$release, feat = 2:3, ones = 1L, y = 4L, intercept = TRUE)$redraw
+  S0 <- fit$release$estimate
+  set.seed(25)
+  D <- replicate(150, rd(S0) - S0, simplify = FALSE)
+  on_box <- unlist(lapply(D, function(M) { N <- crossprod(Ti, M %*% Ti); N[upper.tri(N, diag = TRUE)] }))
+  expect_gt(stats::ks.test(on_box / s, "pnorm")$p.value, 1e-6)
+  # controls: a claim of less noise fails, and so does noise of sd s on the data's scale
+  expect_lt(stats::ks.test(on_box / (s / 1.3), "pnorm")$p.value, 1e-6)
+  on_data <- unlist(lapply(D, function(M) M[upper.tri(M, diag = TRUE)]))
+  expect_lt(stats::ks.test(on_data / s, "pnorm")$p.value, 1e-6)
+  # and the percentile intervals come out
+  fit2 <- dp_lm(y ~ x1 + g, d, 2, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80)), B = 100)
+  ci <- confint(fit2)
+  expect_true(all(ci[, 1] < ci[, 2]))
+  expect_equal(nrow(fit2$boot), 100)
+})
+
+test_that("analyze_gauss with bounds equals a plain-R reference (uncentred box, linear map)", {
+  set.seed(26)
+  X <- cbind(a = rnorm(200, 3), b = runif(200, 2, 5), c = rnorm(200, 0, 50))
+  X[1, 3] <- 400
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 200)), rep(hi, each = 200)), 2, s, "/")
+  B <- sqrt(3)
+  w0 <- sqrt(sum((pmin(pmax(0, lo), hi) / s)^2))  # column b excludes 0: the zero record moves
+  expect_gt(w0, 0)
+  for (nb in dp_neighbors) {
+    sens <- switch(nb, "add-remove" = B^2, "replace-one" = sqrt(2) * B^2, "zero-out" = sqrt(B^4 + w0^4))
+    sg <- gaussian_sigma(sens, 0.8, 1e-6)
+    set.seed(27); r <- analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, neighbor = nb)
+    set.seed(27); ref <- unname((crossprod(Z) + box_sym_noise(3, sg)) * tcrossprod(s))
+    expect_equal(unname(r$estimate), ref, tolerance = 1e-9, info = nb)
+    expect_equal(r$params$sigma, sg, info = nb)
+    expect_identical(r$scale, "sum")
+  }
+  set.seed(27); r <- analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, post = "psd")
+  expect_gte(min(eigen(r$estimate / tcrossprod(s), only.values = TRUE)$values), -1e-9)
+  expect_error(analyze_gauss(X, 0.8, 1e-6, lower = lo, upper = hi, post = "shift"), class = "dpcov_error")
+  expect_error(analyze_gauss(X, 0.8, 1e-6, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  expect_error(analyze_gauss(second_moment(X, 5), 0.8, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  # a regression from it redraws on the box scale and runs
+  f <- dp_lm(r, c ~ a + b - 1, ones = NULL, n = 200, B = 20)
+  expect_equal(nrow(f$boot), 20)
+})
+
+test_that("dp_pca takes data with bounds as prcomp() does: dp_cov() then the decomposition", {
+  set.seed(28)
+  x <- matrix(rnorm(900), 300, 3) %*% diag(c(3, 1, 0.5))
+  set.seed(29); a <- dp_pca(x, epsilon = 1, delta = 1e-6, lower = c(-12, -4, -2), upper = c(12, 4, 2))
+  set.seed(29); b <- dp_pca(dp_cov(x, 1, 1e-6, lower = c(-12, -4, -2), upper = c(12, 4, 2)))
+  expect_equal(a$sdev, b$sdev)
+  expect_equal(a$rotation, b$rotation)
+  expect_equal(a$center, b$center)
+  expect_identical(a$guarantee, b$guarantee)
+  expect_error(dp_pca(x, epsilon = 1, delta = 1e-6, lower = -12, upper = 12, center = c(0, 0, 0)), class = "dpcov_error")
+  expect_error(dp_pca(b$source, bogus = 1), class = "dpcov_error")
+  r <- dp_cov(x, 1, 1e-6, lower = -12, upper = 12)
+  expect_error(dp_pca(r, epsilon = 1), class = "dpcov_error")
+})
+
+test_that("dp_lm and analyze_gauss with bounds hold no noiseless statistic", {
+  X <- audit_matrix(60, 3) * 3 + 5
+  X2 <- X + 0.013 * cos(outer(seq_len(60), 1:3, function(i, j) 0.71 * i + 1.3 * j))
+  lo <- c(0, 1, 2); hi <- c(10, 9, 8)
+  sec <- function(x) {
+    z <- box_apply(x, box_map(list(lower = lo, upper = hi), centred = FALSE))
+    zc <- box_apply(x, box_map(list(lower = lo, upper = hi), centred = TRUE))
+    list(raw = leak_secrets(x), box = leak_secrets(z)["raw"], centred_box = leak_secrets(cbind(1, zc))["raw"])
+  }
+  set.seed(7); r <- analyze_gauss(X, 0.5, 1e-5, lower = lo, upper = hi)
+  set.seed(8); r2 <- analyze_gauss(X2, 0.5, 1e-5, lower = lo, upper = hi)
+  expect_no_leak(r, sec(X), rerun = r2, rerun_secrets = sec(X2), label = "analyze_gauss bounds")
+  d <- as.data.frame(X); names(d) <- c("x1", "x2", "y")
+  d2 <- as.data.frame(X2); names(d2) <- names(d)
+  bl <- list(x1 = c(0, 10), x2 = c(1, 9), y = c(2, 8))
+  set.seed(7); f <- dp_lm(y ~ x1 + x2, d, 0.5, 1e-5, bounds = bl, B = 5)
+  set.seed(8); f2 <- dp_lm(y ~ x1 + x2, d2, 0.5, 1e-5, bounds = bl, B = 5)
+  expect_no_leak(f, sec(X), rerun = f2, rerun_secrets = sec(X2), label = "dp_lm bounds")
+  expect_length(calls_with_values(f), 0L)
+})
+
+test_that("dp_lm's bounds are checked by name against the model", {
+  set.seed(30)
+  d <- box_lm_data(50)
+  err <- function(expr, arg, class = "dpcov_error") {
+    e <- tryCatch(expr, error = function(e) e)
+    expect_s3_class(e, class)
+    expect_identical(e$arg, arg)
+  }
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100)), B = 0), "bounds")           # no y
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(y = c(0, 80)), B = 0), "bounds")            # no x1
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80), zz = c(0, 1)), B = 0), "bounds")
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = 0, upper = 100, B = 0), "bounds")                 # unnamed
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, clip = 5, bounds = list(x1 = c(0, 100), y = c(0, 80)), B = 0), "clip",
+      "dpcov_bounds_error")
+  # an interaction gets the product interval of its variables
+  d$x2 <- runif(50, -1, 2)
+  set.seed(31); f <- dp_lm(y ~ x1 * x2, d, 1, 1e-6, bounds = list(x1 = c(0, 100), x2 = c(-1, 2), y = c(0, 80)), B = 0)
+  expect_equal(f$release$params$bounds["x1:x2", ], data.frame(lower = -100, upper = 200, row.names = "x1:x2"))
+})
