@@ -298,6 +298,29 @@ sweep_specs <- function() {
   bud <- dpcov::dp_budget(100, 0.5)
   dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2, budget = bud)  # a ledger with one charge
   BUDGET <- R("object", fields = c("account"))
+  # per-column bounds: 3 unnamed columns (x), or named ones (xn)
+  xn <- x
+  colnames(xn) <- c("a", "b", "c")
+  xn_bounds <- data.frame(lower = c(-3, -3, -3), upper = c(3, 3, 3), row.names = c("a", "b", "c"))
+  bound_common <- list(sweep_h("NA", NA_real_), sweep_h("NaN", NaN), sweep_h("Inf", Inf), sweep_h("-Inf", -Inf),
+                       sweep_h("NULL", NULL), sweep_h("character", "1"), sweep_h("factor", factor(1)),
+                       sweep_h("list", list(1)), sweep_h("complex", 1i), sweep_h("zero-length", numeric(0)),
+                       sweep_h("wrong length", c(-3, 3)), sweep_h("named, no such column", c(zz = 1)),
+                       sweep_h("matrix", matrix(0, 1, 3)), sweep_h("absurdly large", 1e300),
+                       sweep_h("integer", 0L, "either"), sweep_h("one per column", c(0, 0, 0), "either"))
+  BOUND_LO <- R("custom", values = c(bound_common, list(sweep_h("above upper", 5), sweep_h("equal to upper", 3))))
+  BOUND_HI <- R("custom", values = c(bound_common, list(sweep_h("below lower", -5), sweep_h("equal to lower", -3))))
+  BOUNDS <- R("custom", values = list(
+    sweep_h("NA", NA), sweep_h("string", "a"), sweep_h("number", 1), sweep_h("empty list", list()),
+    sweep_h("unnamed list", list(c(0, 1), c(0, 1), c(0, 1))), sweep_h("pair of one number", list(a = 1, b = c(0, 1), c = c(0, 1))),
+    sweep_h("NA pair", list(a = c(NA, 1), b = c(0, 1), c = c(0, 1))),
+    sweep_h("reversed pair", list(a = c(1, 0), b = c(0, 1), c = c(0, 1))),
+    sweep_h("frame without lower", data.frame(lo = 1, upper = 2)),
+    sweep_h("frame with character", data.frame(lower = "a", upper = "b")),
+    sweep_h("frame, unknown row", data.frame(lower = 0, upper = 1, row.names = "zz")),
+    sweep_h("list, unknown name", list(zz = c(0, 1))),
+    sweep_h("list with a matrix", list(a = matrix(c(0, 1), 1), b = c(0, 1), c = c(0, 1))),
+    sweep_h("NULL", NULL, "either")))
 
   specs <- list(
     sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2),
@@ -397,6 +420,32 @@ sweep_specs <- function() {
                     bound_range = R("custom", values = list(sweep_h("NA", NA), sweep_h("reversed", c(10, 1)), sweep_h("one", 1), sweep_h("text", "a"), sweep_h("NULL", NULL))))),
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, budget = bud),
                list(budget = BUDGET), label = "dp_cov (budget)"),
+    # public per-column bounds (R/box.R)
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3),
+               list(x = DATA, lower = BOUND_LO, upper = BOUND_HI, split = NUM, neighbor = nbr,
+                    mechanism = CH("analyze_gauss", "threshold", "wishart"), type = CH("covariance", "correlation"),
+                    clip = R("custom", values = list(sweep_h("given with bounds", 2), sweep_h("NULL", NULL, "ok"))),
+                    clip_mean = R("custom", values = list(sweep_h("given with bounds", 2)))),
+               label = "dp_cov (bounds)"),
+    sweep_spec("dp_cov", list(x = xn, epsilon = 1, delta = 1e-6, bounds = xn_bounds),
+               list(bounds = BOUNDS, lower = R("custom", values = list(sweep_h("given with bounds", -3)))),
+               label = "dp_cov (bounds frame)"),
+    sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, lower = -3, upper = 3),
+               list(x = R("custom", values = list(sweep_h("dp_suffstat", ss), sweep_h("reader", function() NULL),
+                                                  sweep_h("NULL", NULL), sweep_h("NA entry", replace(x, 1, NA)))),
+                    lower = BOUND_LO, upper = BOUND_HI, neighbor = nbr, post = CH("none", "psd", "shift"),
+                    sigma_clip_inf = R("custom", values = list(sweep_h("given with bounds", 2)))),
+               label = "analyze_gauss (bounds)"),
+    sweep_spec("dp_pca", list(release = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3),
+               list(lower = BOUND_LO, upper = BOUND_HI, center = R("custom", values = list(sweep_h("with data", c(0, 0, 0)))),
+                    scale = R("custom", values = list(sweep_h("with data", c(1, 1, 1))))),
+               label = "dp_pca (data, bounds)"),
+    sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 1, delta = 1e-5, B = 10,
+                             bounds = list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-6, 8))),
+               list(bounds = BOUNDS, clip = R("custom", values = list(sweep_h("given with bounds", 5))),
+                    lower = R("custom", values = list(sweep_h("given with bounds", c(x1 = -4)))),
+                    mechanism = CH("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"), neighbor = nbr),
+               label = "dp_lm.formula (bounds)"),
     sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5, budget = bud),
                list(budget = BUDGET), label = "dp_clip_bound (budget)"),
     sweep_spec("dp_cov", list(x = local({
