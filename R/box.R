@@ -101,15 +101,15 @@ box_reader <- function(reader, b, centred, state) {
 #' step on z - mu (mu the released mean clamped into the box; norm <= B =
 #' box_centred_bound(mu), nothing clipped). The shift to the box midpoint and
 #' the centring move the zero record, so zero-out is calibrated with the
-#' transformed zero row (mean step) or as replace-one (second step): see
-#' transformed_neighbor() in R/privacy.R. The covariance is projected to the
+#' transformed zero row in both steps (its box row z0, then z0 - mu; see
+#' "Neighbours of transformed rows" in R/privacy.R). The covariance is projected to the
 #' PSD cone on the box scale, where the noise is isotropic (so the result
 #' does not depend on the data's units: cents or dollars give the same
 #' correlation), then mapped back with the mean.
 #' @noRd
 dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
-                       mechanism, type, divisor, neighbor, calibration, charge, call) {
-  src <- dp_cov_source(x)
+                       mechanism, type, divisor, neighbor, calibration, charge, call, min_rows) {
+  src <- dp_cov_source(x, min_rows)
   state <- new.env(parent = emptyenv())
   if (is.null(src$reader)) {
     check_threshold_p(mechanism, src$p)
@@ -122,7 +122,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
   if (is.null(src$reader)) {
     sums <- colSums(src$X)
   } else {
-    pass <- dp_cov_stream(src$reader, colSums)
+    pass <- dp_cov_stream(src$reader, colSums, min_rows = min_rows)
     sums <- pass$total
     src[c("n", "p", "colnames")] <- pass[c("n", "p", "colnames")]
     check_threshold_p(mechanism, src$p)
@@ -136,9 +136,9 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
   # the released mean, clamped into the box (post-processing): public now
   mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
   B <- box_centred_bound(mu)
-  # step 2: the second moment of z - mu; the zero record is z0 - mu != 0
-  second_neighbor <- transformed_neighbor(neighbor, moves_zero = TRUE)
-  second <- dp_cov_second_step(src, mu, B, mechanism, second_neighbor, eps_second, delta_second, calibration)
+  # step 2: the second moment of z - mu; the zero record enters as z0 - mu
+  second <- dp_cov_second_step(src, mu, B, mechanism, neighbor, eps_second, delta_second, calibration,
+                               zero_record = box_zero_row(map) - mu)
   n_public <- neighbor != "add-remove" || second$n_public
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
   correction <- sigma_m^2 / n_hat
@@ -148,7 +148,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
                  epsilon_second = eps_second, delta_second = delta_second,
                  bounds = box_frame(map, src$colnames), bounds_source = "public",
                  clip_mean = C, sigma_mean = sigma_m, clip_second = B, box_center = mu,
-                 second_neighbor = second_neighbor, second_mechanism = mechanism,
+                 second_mechanism = mechanism,
                  sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
                  calibration = calibration, passes = 2,
                  units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
@@ -158,7 +158,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
                                          second$mechanism),
                 tuning = tuning_record("none"),
                 guarantee = dp_cov_box_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                                      second_neighbor, C, B, n_public))
+                                                      C, B, n_public))
 }
 
 # dp_cov()'s share of epsilon and delta for the mean when bounds are given
@@ -299,9 +299,9 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
           if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
   }
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
-                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration))
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), neighbor = neighbor)
   with_refund(budget, charge, {
-    X <- check_data_matrix(x)
+    X <- check_data_matrix(x, min_rows = 0L)
     p <- ncol(X)
     map <- box_map(align_bounds(box, colnames(X), p), centred = FALSE)
     B <- box_uncentred_bound(p)

@@ -64,8 +64,8 @@
 #' \eqn{W \hat\Sigma_z W}, and the mean to \eqn{m + W\hat\mu}; the results do not
 #' depend on the data's units (cents or dollars give the same correlation).
 #' The shift to the box midpoint moves the all-zero record, so under
-#' `"zero-out"` the mean step's sensitivity uses the public row it becomes
-#' and the second step is calibrated as replace-one (`params$second_neighbor`).
+#' `"zero-out"` both steps' sensitivities use the public row it becomes
+#' (its box row, then that row minus the released mean).
 #' The release records the bounds (`params$bounds`, `params$bounds_source`);
 #' its `clip` and the noise sds in `params` are on the box scale. Bounds
 #' exclude `clip` and `clip_mean`, and a [second_moment()] object (already
@@ -277,7 +277,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (!is.null(box)) {
     return(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
-                                  mechanism, type, divisor, neighbor, calibration, charge, call)))
+                                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)))
   }
   if (one_pass) {
     return(with_refund(budget, charge,
@@ -523,7 +523,8 @@ noisy_mean <- function(sums, n, clip_mean, sigma, add_remove) {
 #' Step 2: the second moment of the rows centred at the released mean,
 #' through one of the package's mechanisms, returned on the scale of the sum.
 #' @noRd
-dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, delta, calibration) {
+dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, delta, calibration,
+                               zero_record = -center) {
   ss <- if (is.null(src$reader)) {
     second_moment(sweep(src$X, 2L, center), clip)
   } else {
@@ -536,8 +537,9 @@ dp_cov_second_step <- function(src, center, clip, mechanism, neighbor, epsilon, 
     new_suffstat(pass$total, pass$n, clip, src$colnames, 0)
   }
   # under zero-out the zeroed record enters this step as the row -center
-  # (clipped), not as 0: the mechanism calibrates for it (see gram_sensitivity())
-  ss$zero_row <- zero_row_norm(-center, clip)
+  # (clipped), not as 0: the mechanism calibrates for it (see gram_sensitivity());
+  # on a box of public bounds it is the zero record's box row minus the center
+  ss$zero_row <- zero_row_norm(zero_record, clip)
   second_moment_step(ss, mechanism, neighbor, epsilon, delta, calibration)
 }
 

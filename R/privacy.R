@@ -720,9 +720,10 @@ charge_neighbors <- c(dp_neighbors, "any")
 #    so |z - mu| <= box_centred_bound(mu) (gram_sensitivity() with that B);
 #  * uncentred box |z_j| <= 1: |z| <= sqrt(p) (box_uncentred_bound()).
 # The centred box moves the zero record (x = 0 becomes the public row
-# box_zero_row()), so zero-out uses its norm (mean step) or is calibrated as
-# replace-one (transformed_neighbor()); the uncentred map is linear and fixes
-# the origin, so zero-out keeps its own sensitivity there.
+# box_zero_row(), then box_zero_row() - mu after centring), so zero-out uses
+# that row's norm (the zero_row of mean_step_sensitivity() and
+# gram_sensitivity()); the uncentred map is linear and fixes the origin
+# unless a range excludes 0 (then the clamped zero record's box row counts).
 
 #' Row-norm bound of rows in the uncentred box [-1, 1]^p.
 #' @noRd
@@ -739,8 +740,7 @@ box_clamp_text <- function(centred) {
 
 #' The guarantee of dp_cov() with public bounds.
 #' @noRd
-dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor, second_neighbor,
-                                      C, B, n_public) {
+dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor, C, B, n_public) {
   n_txt <- if (neighbor != "add-remove") {
     "n is public (neighbouring data sets have the same size)"
   } else if (n_public) {
@@ -748,8 +748,8 @@ dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_se
   } else {
     "n is not released (a noisy count is, from the mean step's share)"
   }
-  second_txt <- if (second_neighbor != neighbor) {
-    sprintf("; the second step is calibrated for %s, since centring moves the zero record", neighbor_words(second_neighbor))
+  second_txt <- if (neighbor == "zero-out") {
+    "; the zeroed record enters both steps as its box row (the box shift and the centring move it), which the noise covers"
   } else ""
   sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ((%s, %s)-DP; box rows of ",
                  "L2 norm <= %s) and a private second moment of the box rows centred at it ((%s, %s)-DP; ",

@@ -322,7 +322,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       # design row goes through the same map
       map <- box_map(design$box, centred = TRUE)
       A_names <- colnames(A)
-      A <- cbind(1, box_apply(A[, -1L, drop = FALSE], map))
+      A <- cbind(rep(1, nrow(A)), box_apply(A[, -1L, drop = FALSE], map))
       colnames(A) <- A_names
       clip <- sqrt(1 + (ncol(A) - 1) / 4)
       if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))

@@ -21,12 +21,12 @@ box_hi <- c(price = 2e4, score = 5, ratio = 2.5)
 # add/remove), then the upper triangle of the symmetric noise column by column.
 ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
   n <- nrow(x); p <- ncol(x)
-  m <- (lo + hi) / 2; w <- hi - lo
+  m <- (lo + hi) / 2; wd <- hi - lo
   xc <- pmin(pmax(x, rep(lo, each = n)), rep(hi, each = n))
-  z <- sweep(sweep(xc, 2, m), 2, w, "/")
+  z <- sweep(sweep(xc, 2, m), 2, wd, "/")
   e1 <- split * epsilon; d1 <- split * delta
   C <- sqrt(p) / 2
-  z0 <- (pmin(pmax(0, lo), hi) - m) / w
+  z0 <- (pmin(pmax(0, lo), hi) - m) / wd
   s1 <- gaussian_sigma(switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C,
                               "zero-out" = C + min(sqrt(sum(z0^2)), C)), e1, d1)
   if (neighbor == "add-remove") {
@@ -40,7 +40,9 @@ ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
   mu <- pmin(pmax(mu, -0.5), 0.5)
   B <- sqrt(sum((0.5 + abs(mu))^2))
   G <- crossprod(sweep(z, 2, mu))
-  s2 <- gaussian_sigma(if (neighbor == "add-remove") B^2 else sqrt(2) * B^2, epsilon - e1, delta - d1)
+  w <- min(sqrt(sum((z0 - mu)^2)), B)  # the zeroed record's centred box row
+  s2 <- gaussian_sigma(switch(neighbor, "add-remove" = B^2, "replace-one" = sqrt(2) * B^2,
+                              "zero-out" = sqrt(B^4 + w^4)), epsilon - e1, delta - d1)
   N <- matrix(0, p, p)
   for (j in 1:p) for (i in 1:j) {
     v <- s2 * rnorm(1)
@@ -49,8 +51,8 @@ ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
   }
   S <- G + N - diag(s1^2 / n_hat, p)
   e <- eigen(S / n_hat, symmetric = TRUE)
-  cov <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * tcrossprod(w)  # projected on the box scale
-  list(cov = cov, center = m + w * mu, n_hat = n_hat,
+  cov <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * tcrossprod(wd)  # projected on the box scale
+  list(cov = cov, center = m + wd * mu, n_hat = n_hat,
        sigma_mean = s1, sigma_second = s2, B = B)
 }
 
@@ -69,7 +71,6 @@ test_that("dp_cov with bounds equals a plain-R reference under each neighbour no
     expect_identical(r$params$bounds_source, "public")
     expect_equal(r$params$bounds, data.frame(lower = unname(box_lo), upper = unname(box_hi),
                                              row.names = names(box_lo)))
-    expect_identical(r$params$second_neighbor, if (nb == "zero-out") "replace-one" else nb)
     expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE)
     expect_identical(names(r$center), colnames(x))
   }
@@ -137,8 +138,9 @@ test_that("the stated sensitivities hold for the worst neighbouring pairs of box
   expect_lte(far, mean_step_sensitivity(C, "zero-out", zero_row = sqrt(sum(z0^2))) + 1e-12)
   # second step: rows z - mu, mu a released mean in the box; the stated B is
   # the farthest corner (attained, so tight), and every pair of box rows moves
-  # the Gram by at most the stated sensitivity (replace-one, which also
-  # covers zero-out, whose zero record is z0 - mu)
+  # the Gram by at most the stated replace-one sensitivity; zero-out pairs
+  # (a box row against the zero record's row z0 - mu) by at most the stated
+  # zero-out sensitivity with that row's norm
   for (mu in list(rep(0, p), c(0.3, -0.45, 0.1, 0.5))) {
     B <- box_centred_bound(mu)
     Y <- sweep(corners, 2, mu)
@@ -153,6 +155,10 @@ test_that("the stated sensitivities hold for the worst neighbouring pairs of box
     }
     expect_lte(worst, gram_sensitivity(B, "replace-one") + 1e-12)
     expect_gt(worst, gram_sensitivity(B, "add-remove"))  # replace-one is needed, not B^2
+    y0 <- z0 - mu
+    zo <- max(apply(rbind(Y, rnd), 1, function(y) norm(tcrossprod(y) - tcrossprod(y0), "F")))
+    stated <- gram_sensitivity(B, "zero-out", zero_row = sqrt(sum(y0^2)))
+    expect_lte(zo, stated + 1e-12)
   }
 })
 
