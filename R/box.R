@@ -329,3 +329,69 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
                    call = call)
   })
 }
+
+#' The other uncentred mechanisms with public bounds ([wishart_noise()],
+#' [jl_ridge()], [jl_adaptive()], [iwishart_posterior()],
+#' [iwishart_adaptive()], [dp_threshold()]): the mechanism `fun`, called with
+#' bounds from its frame `env`, is called again on the statistics of the box
+#' rows (z = clamp(x) / s, clip = sqrt(p), the moved zero record's row in
+#' `zero_row`), with its other arguments as given (each evaluated once, in
+#' the first call), and its release is mapped back to the data's units
+#' (box_unmap_release()).
+#' @noRd
+box_uncentred_call <- function(fun, env, call) {
+  given <- function(a) !eval(call("missing", as.name(a)), env)
+  box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
+  check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
+  if (!is.null(get("sigma_clip_inf", env))) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
+          .arg = "sigma_clip_inf")
+  }
+  if (!given("x")) abort_missing("x")
+  x <- get("x", env)
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort("`x`: with per-column bounds this mechanism needs the data (a matrix or data frame), not %s.",
+          if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
+  }
+  if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
+    abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
+  }
+  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf")
+  args <- list()
+  for (a in setdiff(names(formals(fun)), skip)) if (given(a)) args[a] <- list(get(a, env))
+  X <- check_data_matrix(x, min_rows = 0L)
+  map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
+  B <- box_uncentred_bound(ncol(X))
+  s <- second_moment(box_apply(X, map), B)
+  s$zero_row <- zero_row_norm(box_zero_row(map), B)
+  rel <- do.call(fun, c(list(x = s, clip = B), args))
+  rel <- box_unmap_release(rel, map, colnames(X))
+  rel$call <- release_call(call)
+  rel
+}
+
+#' A square release made on the uncentred box, mapped back to the data's
+#' units: its estimate of the sum (the public ridge removed, a posterior draw
+#' rescaled: release_sum()) or of the average, S M S, on the "sum" or
+#' "average" scale, with the map recorded (public) for dp_lm()'s bootstrap,
+#' which redraws the noise on the box scale.
+#' @noRd
+box_unmap_release <- function(rel, map, colnames) {
+  avg <- identical(rel$scale, "average")
+  M <- if (avg) rel$estimate else release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
+  est <- box_unmap_second((M + t(M)) / 2, map)
+  dimnames(est) <- if (is.null(colnames)) NULL else list(colnames, colnames)
+  new_scale <- if (avg) "average" else "sum"
+  if (rel$scale != new_scale) rel$params$converted_from <- rel$scale
+  rel$estimate <- est
+  rel$scale <- new_scale
+  rel$ridge <- 0
+  rel$params$bounds <- box_frame(map, colnames)
+  rel$params$bounds_source <- "public"
+  rel$params$box_shift <- rep(0, length(map$scale))
+  rel$params$box_scale <- map$scale
+  rel$params$units <- "box: the noise parameters are on the box scale (x / max(|lower|, |upper|))"
+  rel$mechanism <- paste0(rel$mechanism, ", on the box of public per-column bounds, mapped back to the data's units")
+  rel$guarantee <- box_guarantee_text(rel$guarantee, centred = FALSE)
+  rel
+}

@@ -108,13 +108,16 @@
 #' # cross-validated constant (not private: recorded and printed as such)
 #' dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, variant = "wang_xu",
 #'              tune = "cv")$params$constant
+#' @template param-bounds-uncentred
 #' @export
 dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          model = "central", tune = "theory", neighbor = NULL,
                          ldp_threshold = "averaged", keep_diagonal = FALSE,
                          calibration = "analytic", sigma_clip_inf = NULL,
-                         method = "aggregate", noise_multiplier = 4, budget = NULL) {
+                         method = "aggregate", noise_multiplier = 4, budget = NULL,
+                         lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")

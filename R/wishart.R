@@ -42,10 +42,13 @@
 #' @examples
 #' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
 #' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @template param-bounds-uncentred
 #' @export
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
-                     method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
+                     method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
+                     lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
@@ -89,10 +92,13 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' @examples
 #' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
 #' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @template param-bounds-uncentred
 #' @export
 jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
-                        method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
+                        method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
+                        lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
@@ -154,10 +160,13 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' @examples
 #' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
 #' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
+#' @template param-bounds-uncentred
 #' @export
 wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
-                          method = "bartlett", sigma_clip_inf = NULL, budget = NULL) {
+                          method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
+                          lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   check_flag(shift, "shift")
   epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
@@ -219,9 +228,12 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' @examples
 #' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
 #' iwishart_posterior(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @template param-bounds-uncentred
 #' @export
-iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL) {
+iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL,
+                               lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 4 (inverse-Wishart posterior)", budget, neighbor = "replace-one")
   epsilon <- inp$epsilon
@@ -258,10 +270,12 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #' @examples
 #' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
 #' iwishart_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' @template param-bounds-uncentred
 #' @export
 iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL,
-                              budget = NULL) {
+                              budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
   if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 5 (adaptive inverse-Wishart)", budget, shape_check = function(inp) {

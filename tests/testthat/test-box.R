@@ -444,3 +444,57 @@ test_that("dp_lm's bounds are checked by name against the model", {
   set.seed(31); f <- dp_lm(y ~ x1 * x2, d, 1, 1e-6, bounds = list(x1 = c(0, 100), x2 = c(-1, 2), y = c(0, 80)), B = 0)
   expect_equal(f$release$params$bounds["x1:x2", ], data.frame(lower = -100, upper = 200, row.names = "x1:x2"))
 })
+
+test_that("the other uncentred mechanisms with bounds: the mechanism on the box rows, mapped back (same seed)", {
+  set.seed(32)
+  X <- cbind(a = rnorm(300, 3), b = runif(300, 2, 5), c = rnorm(300, 0, 50))
+  X[1, 3] <- -400
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)), 2, s, "/")
+  ss <- second_moment(Z, sqrt(3))
+  ss$zero_row <- sqrt(sum((pmin(pmax(0, lo), hi) / s)^2))  # b's range excludes 0
+  cases <- list(
+    wishart = list(f = wishart_noise, args = list(epsilon = 0.5, delta = 1e-6, shift = TRUE)),
+    wishart_ridge = list(f = wishart_noise, args = list(epsilon = 0.5, delta = 1e-6)),
+    jl = list(f = jl_ridge, args = list(epsilon = 0.5, delta = 1e-6)),
+    jl_adaptive = list(f = jl_adaptive, args = list(epsilon = 0.5, delta = 1e-6)),
+    iw = list(f = iwishart_posterior, args = list(epsilon = 0.5, delta = 1e-6)),
+    iw_adaptive = list(f = iwishart_adaptive, args = list(epsilon = 0.5, delta = 1e-6)),
+    threshold = list(f = dp_threshold, args = list(epsilon = 0.5, delta = 1e-6, neighbor = "zero-out")))
+  for (nm in names(cases)) {
+    cs <- cases[[nm]]
+    set.seed(33); r <- do.call(cs$f, c(list(X), cs$args, list(lower = lo, upper = hi)))
+    set.seed(33); inner <- do.call(cs$f, c(list(ss), cs$args, list(clip = sqrt(3))))
+    M <- if (inner$scale == "average") inner$estimate else release_sum(inner, if (inner$n_public) inner$n else NA)
+    expect_equal(unname(r$estimate), unname(M * tcrossprod(s)), tolerance = 1e-9, info = nm)
+    expect_identical(r$scale, if (inner$scale == "average") "average" else "sum", info = nm)
+    expect_identical(r$ridge, 0, info = nm)
+    expect_equal(r$params$bounds, data.frame(lower = lo, upper = hi, row.names = c("a", "b", "c")), info = nm)
+    expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE, info = nm)
+    expect_identical(dimnames(r$estimate), list(c("a", "b", "c"), c("a", "b", "c")), info = nm)
+  }
+  # the zero-out threshold noise uses the moved zero record
+  set.seed(33); r <- dp_threshold(X, 0.5, 1e-6, lower = lo, upper = hi, neighbor = "zero-out")
+  expect_equal(r$params$noise_sd, gaussian_sigma(sqrt(3^2 + ss$zero_row^4) / 300, 0.5, 1e-6))
+  # refusals: clip with bounds, a local model, statistics instead of data
+  expect_error(jl_ridge(X, 0.5, 1e-6, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  expect_error(dp_threshold(X, 0.5, 1e-6, lower = lo, upper = hi, model = "local"), class = "dpcov_error")
+  expect_error(wishart_noise(ss, 0.5, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  expect_error(iwishart_posterior(X, 0.5, 1e-6, lower = lo, upper = hi, sigma_clip_inf = 2), class = "dpcov_error")
+  # a budget is charged once, by the mechanism, before it reads
+  b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+  jl_ridge(X, 0.5, 1e-6, lower = lo, upper = hi, budget = b)
+  expect_equal(budget_spent(b)$charges, 1)
+  # no noiseless statistic of the data or of its box rows
+  X2 <- X + 0.013 * cos(outer(seq_len(300), 1:3, function(i, j) 0.71 * i + 1.3 * j))
+  Z2 <- sweep(pmin(pmax(X2, rep(lo, each = 300)), rep(hi, each = 300)), 2, s, "/")
+  for (nm in c("wishart", "jl", "iw", "threshold")) {
+    cs <- cases[[nm]]
+    set.seed(7); r1 <- do.call(cs$f, c(list(X), cs$args, list(lower = lo, upper = hi)))
+    set.seed(8); r2 <- do.call(cs$f, c(list(X2), cs$args, list(lower = lo, upper = hi)))
+    expect_no_leak(r1, list(raw = leak_secrets(X), box = leak_secrets(Z)["raw"]), rerun = r2,
+                   rerun_secrets = list(raw = leak_secrets(X2), box = leak_secrets(Z2)["raw"]), label = nm)
+    expect_length(calls_with_values(r1), 0L)
+  }
+})
