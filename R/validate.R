@@ -408,15 +408,17 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
           if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
           format(b$lower[i]), format(b$upper[i]), .arg = if (is.null(bounds)) "upper" else "bounds")
   }
+  # the argument later alignment errors name
+  b$arg <- if (is.null(bounds)) "lower" else "bounds"
   if (is.null(p)) return(b)
-  align_bounds(b, colnames, p, arg = if (is.null(bounds)) "lower" else "bounds", ignore = ignore)
+  align_bounds(b, colnames, p, ignore = ignore)
 }
 
 #' Validated bounds aligned to the columns of the data: by name when named
 #' (every column needs a bound; unknown names are an error, except `ignore`),
 #' else by position (length 1 recycled, or p).
 #' @noRd
-align_bounds <- function(b, colnames, p, arg = "lower", ignore = character(0)) {
+align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else b$arg, ignore = character(0)) {
   nm <- names(b$lower)
   if (!is.null(nm)) {
     if (is.null(colnames)) {

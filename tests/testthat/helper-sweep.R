@@ -421,7 +421,7 @@ sweep_specs <- function() {
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, budget = bud),
                list(budget = BUDGET), label = "dp_cov (budget)"),
     # public per-column bounds (R/box.R)
-    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3),
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3, neighbor = "replace-one"),
                list(x = DATA, lower = BOUND_LO, upper = BOUND_HI, split = NUM, neighbor = nbr,
                     mechanism = CH("analyze_gauss", "threshold", "wishart"), type = CH("covariance", "correlation"),
                     clip = R("custom", values = list(sweep_h("given with bounds", 2), sweep_h("NULL", NULL, "ok"))),
