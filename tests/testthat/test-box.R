@@ -187,7 +187,25 @@ box_noise_draws <- function(draws, claim_mean, claim_second) {
   list(mean = out_m, second = out_s)
 }
 
-test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and an under-noised claim fails", {
+test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and a claim of half of it fails", {
+  p <- 3
+  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
+  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
+  d <- box_noise_draws(80, sm, ss)
+  # shape (KS) and scale (chi-square test of the variance, two-sided)
+  var_p <- function(v) {
+    q <- sum(v^2)
+    2 * min(stats::pchisq(q, length(v)), stats::pchisq(q, length(v), lower.tail = FALSE))
+  }
+  for (v in d) {
+    expect_gt(suppressWarnings(stats::ks.test(v, "pnorm"))$p.value, 1e-6)
+    expect_gt(var_p(v), 1e-6)
+    expect_lt(var_p(v * 2), 1e-6)  # control: a claim of half the noise
+  }
+})
+
+test_that("the noise of dp_cov with bounds is replace-one's, not add/remove's (alpha 1e-6, 300 releases)", {
+  skip_if_not_extended()
   p <- 3
   sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
   ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
@@ -213,7 +231,7 @@ test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box ro
     list(raw = leak_secrets(x), box = leak_secrets(z)[c("raw")], centred = leak_secrets(sweep(z, 2, mu))["raw"])
   }
   for (m in c("analyze_gauss", "threshold", "wishart")) {
-    for (nb in dp_neighbors) {
+    for (nb in if (m == "analyze_gauss") dp_neighbors else "add-remove") {
       set.seed(7); r <- dp_cov(X, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
       set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, lower = lo, upper = hi, mechanism = m, neighbor = nb)
       expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2),
