@@ -272,9 +272,32 @@ lm_box_redraw <- function(rel, idx, redraw) {
     abort("`x`: its `params$box_shift` or `params$box_scale` is malformed.", .arg = "x")
   }
   # the centred box of dp_lm() shifts (the ones first); the uncentred box only scales
-  T <- if (any(sh != 0)) lm_box_affine(sh[idx[-1L]], sc[idx[-1L]]) else diag(sc[idx], length(idx))
+  if (any(sh != 0)) return(box_affine_redraw(redraw, sh[idx[-1L]], sc[idx[-1L]]))
+  d <- sc[idx]
+  function(S) redraw(S / tcrossprod(d)) * tcrossprod(d)
+}
+
+#' `redraw` (moments over [1, z] on the box scale) wrapped to take and return
+#' moments over [1, x], x = shift + scale * z: S_z = T^-T S_x T^-1, then T' . T.
+#' @noRd
+box_affine_redraw <- function(redraw, shift, scale) {
+  force(redraw)
+  T <- lm_box_affine(shift, scale)
   Ti <- solve(T)
   function(S) crossprod(T, redraw(crossprod(Ti, S %*% Ti)) %*% T)
+}
+
+#' A dp_cov() release made with public bounds: the affine map of its columns
+#' `vars` (midpoints and widths of params$bounds), or NULL without bounds.
+#' @noRd
+cov_box_affine <- function(rel, vars) {
+  b <- rel$params$bounds
+  if (is.null(b)) return(NULL)
+  if (!is.data.frame(b) || nrow(b) != rel$p || !is_finite_num(b$lower) || !is_finite_num(b$upper) ||
+      any(!(b$lower < b$upper))) {
+    abort("`x`: its `params$bounds` is malformed.", .arg = "x")
+  }
+  list(shift = ((b$lower + b$upper) / 2)[vars], scale = (b$upper - b$lower)[vars])
 }
 
 # ---- uncentred second moments on the box -------------------------------------------

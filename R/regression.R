@@ -776,12 +776,16 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   # dp_cov()'s mean step draws the noisy count under add/remove even when the
   # second mechanism releases n (thresholding): the redraw does the same
   count_drawn <- identical(rel$neighbor, "add-remove")
+  # public bounds: the release was made on the centred box (R/box.R), so the
+  # redraw runs there, between the affine map and its inverse
+  box <- cov_box_affine(rel, vars)
   redraw <- function(Ss) {
     nn <- Ss[1L, 1L]
     sums <- Ss[1L, -1L]
     xbar <- sums / nn
     m <- noisy_mean(sums, nn, clip_mean, sigma_m, count_drawn)  # dp_cov()'s mean step
     mu <- m$center
+    if (!is.null(box)) mu <- pmin(pmax(mu, -0.5), 0.5)  # as dp_cov() clamps it into the box
     n_star <- if (n_public) nn else max(2, m$n_noisy)
     C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
     C <- add(C, nn)
@@ -789,6 +793,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     cov <- psd_project_cpp((C + t(C)) / 2 / div(n_star))$matrix
     aug(cov, mu, n_star)
   }
+  if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)
   list(S = S, n = n_hat, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
        fit_idx = c(1L[intercept], 1L + seq_along(feat)), names = c("(Intercept)", nm[vars]),
        redraw = redraw)

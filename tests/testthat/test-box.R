@@ -516,3 +516,28 @@ test_that("the other uncentred mechanisms with bounds: the mechanism on the box 
     expect_length(calls_with_values(r1), 0L)
   }
 })
+
+test_that("dp_lm from a dp_cov release with bounds redraws both steps' noise on the box scale", {
+  set.seed(34)
+  n <- 3000
+  d <- cbind(x = runif(n, 0, 100), y = 0)
+  d[, "y"] <- 20 + 0.5 * d[, "x"] + rnorm(n, sd = 5)
+  lo <- c(x = 0, y = 0); hi <- c(x = 100, y = 120)
+  r <- dp_cov(d, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
+  mom <- lm_moments(r, feat = 1L, ones = NULL, y = 2L, intercept = TRUE)
+  w <- c(100, 120)
+  T <- diag(c(1, w)); T[1, -1] <- c(50, 60)
+  Ti <- solve(T)
+  S0 <- mom$S
+  z0 <- crossprod(Ti, S0 %*% Ti)
+  # the redraw on the box scale: the mean moves by N(0, sigma_mean^2) / n per coordinate
+  set.seed(35)
+  mus <- t(replicate(200, { A <- crossprod(Ti, mom$redraw(S0) %*% Ti); A[1, -1] / A[1, 1] - z0[1, -1] / z0[1, 1] }))
+  sm <- r$params$sigma_mean / n
+  expect_gt(stats::ks.test(as.vector(mus) / sm, "pnorm")$p.value, 1e-6)
+  expect_lt(stats::ks.test(as.vector(mus) / (sm / 2), "pnorm")$p.value, 1e-6)  # control
+  fit <- dp_lm(r, y ~ x, B = 100)
+  ci <- confint(fit)
+  expect_true(all(ci[, 1] < ci[, 2]))
+  expect_lt(abs(coef(fit)[["x"]] - 0.5), 0.2)
+})
