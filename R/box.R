@@ -364,6 +364,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
 #' @noRd
 box_uncentred_call <- function(fun, env, call) {
   given <- function(a) !eval(call("missing", as.name(a)), env)
+  if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given))
   box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
   check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
   if (!is.null(get("sigma_clip_inf", env))) {
@@ -379,9 +380,7 @@ box_uncentred_call <- function(fun, env, call) {
   if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
-  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf")
-  args <- list()
-  for (a in setdiff(names(formals(fun)), skip)) if (given(a)) args[a] <- list(get(a, env))
+  args <- box_call_args(fun, env, given)
   X <- check_data_matrix(x, min_rows = 0L)
   map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
   B <- box_uncentred_bound(ncol(X))
@@ -389,6 +388,48 @@ box_uncentred_call <- function(fun, env, call) {
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
   rel <- do.call(fun, c(list(x = s, clip = B), args))
   rel <- box_unmap_release(rel, map, colnames(X))
+  rel$call <- release_call(call)
+  rel
+}
+
+# The mechanism's other arguments, as given (each evaluated once); `post =
+# "shift"` would add a box-scale ridge that is no ridge in the data's units.
+box_call_args <- function(fun, env, given) {
+  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf")
+  args <- list()
+  for (a in setdiff(names(formals(fun)), skip)) if (given(a)) args[a] <- list(get(a, env))
+  if (identical(args$post, "shift")) {
+    abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
+          .arg = "post")
+  }
+  args
+}
+
+#' A mechanism given the statistics of box rows (second_moment() with
+#' bounds): run on them as they are (the box bound as clip, the bounds
+#' removed so the mechanism does not come back here), mapped back.
+#' @noRd
+box_suffstat_call <- function(fun, env, call, given) {
+  s <- check_suffstat(get("x", env))
+  if (!is.null(get("lower", env)) || !is.null(get("upper", env)) || !is.null(get("bounds", env))) {
+    abort("`x` already holds statistics of rows on a box of public bounds; do not give `lower`, `upper` or `bounds` again.",
+          .arg = "bounds")
+  }
+  if (given("clip") && !is.null(get("clip", env)) && !isTRUE(all.equal(get("clip", env), s$clip))) {
+    abort("`clip`: `x` holds statistics of box rows, whose bound is sqrt(p) = %s; leave `clip` out.", format(s$clip),
+          .arg = "clip")
+  }
+  if (!is.null(get("sigma_clip_inf", env))) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; box rows have a finite bound.", .arg = "sigma_clip_inf")
+  }
+  if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
+    abort("`model`: statistics of box rows are for the central model.", .arg = "model")
+  }
+  map <- box_map(list(lower = s$bounds$lower, upper = s$bounds$upper), centred = FALSE)
+  bounds <- s$bounds
+  s$bounds <- NULL
+  rel <- do.call(fun, c(list(x = s, clip = s$clip), box_call_args(fun, env, given)))
+  rel <- box_unmap_release(rel, map, s$colnames)
   rel$call <- release_call(call)
   rel
 }
@@ -417,4 +458,40 @@ box_unmap_release <- function(rel, map, colnames) {
   rel$mechanism <- paste0(rel$mechanism, ", on the box of public per-column bounds, mapped back to the data's units")
   rel$guarantee <- box_guarantee_text(rel$guarantee, centred = FALSE)
   rel
+}
+
+# ---- second_moment() on the box ----------------------------------------------------
+
+#' second_moment() with public bounds: the statistics of the uncentred box
+#' rows (norm <= sqrt(p) exactly: every |z_j| <= 1), the bounds recorded, and
+#' the norm of the zero record's box row for zero-out.
+#' @noRd
+box_second_moment <- function(x, box) {
+  state <- new.env(parent = emptyenv())
+  if (is.function(x)) {
+    check_reader(x)
+    s <- second_moment(box_reader(x, box, centred = FALSE, state), Inf)
+  } else {
+    X <- check_data_matrix(x, min_rows = 0L)
+    state$map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
+    s <- second_moment(box_apply(X, state$map), Inf)
+  }
+  s$clip <- box_uncentred_bound(s$p)
+  s$bounds <- box_frame(state$map, s$colnames)
+  s$zero_row <- zero_row_norm(box_zero_row(state$map), s$clip)
+  s
+}
+
+#' Statistics of box rows, as second_moment() records them.
+#' @noRd
+is_box_suffstat <- function(x) inherits(x, "dp_suffstat") && is.list(x) && !is.null(x$bounds)
+
+#' The Gram of a dp_suffstat in the data's units (box rows mapped back, S G S).
+#' @noRd
+suffstat_gram <- function(s) {
+  if (is.null(s$bounds)) return(s$gram)
+  map <- box_map(list(lower = s$bounds$lower, upper = s$bounds$upper), centred = FALSE)
+  g <- box_unmap_second(s$gram, map)
+  dimnames(g) <- dimnames(s$gram)
+  g
 }

@@ -217,6 +217,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("`x` is a dp_suffstat, whose rows were clipped to one L2 bound already; per-column bounds need the data (or a reader).",
           .arg = "x")
   }
+  if (one_pass && !is.null(x$bounds)) {
+    abort("`x` holds statistics of rows on the uncentred box of public bounds; dp_cov() centres on its own box: give it the data (or a reader) with `lower`/`upper` or `bounds`.",
+          .arg = "x")
+  }
   if (one_pass) {
     # the statistics fix the one bound both steps use
     x <- dp_cov_suffstat(x, clip, clip_mean, min_rows)

@@ -68,7 +68,7 @@ regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
     check_release(release, "release", square = TRUE)$estimate
   } else if (inherits(release, "dp_suffstat")) {
-    check_suffstat(release, "release")$gram
+    suffstat_gram(check_suffstat(release, "release"))
   } else {
     release
   }
@@ -379,6 +379,7 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
   call <- match.call()
   check_dots_empty(...)
   s <- check_suffstat(x, "x")
+  s$gram <- suffstat_gram(s)  # in the data's units (statistics of box rows mapped back)
   B <- check_count(B, "B", min = 0, max = 1e6)
   spec <- lm_release_formula(formula, colnames(s$gram), ones, centred = FALSE)
   rel <- list(estimate = s$gram, scale = "sum", ridge = 0, n = s$n, n_public = TRUE, p = s$p,

@@ -14,6 +14,14 @@
 #' @param x A numeric matrix or data frame (rows are records), or a function
 #'   that returns the next block of rows on each call and `NULL` when done.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
+#' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
+#'   [dpcov_arguments]): the statistics of the rows mapped to the uncentred
+#'   box, \eqn{z_j = clamp(x_j, l_j, u_j) / \max(|l_j|, |u_j|)} (norm at most
+#'   \eqn{\sqrt p}, which is `clip`), with the bounds recorded in `bounds`.
+#'   The uncentred mechanisms given such statistics run on the box and map
+#'   their release back to the data's units; [dp_lm()] maps the exact Gram
+#'   back. [dp_cov()] refuses them (its box is centred: give it the data or a
+#'   reader with the bounds).
 #' @return An object of class `c("dp_suffstat", "dp_nonprivate")` with
 #'   `gram`, `sum` (the column sums \eqn{\sum_i c_i x_i} of the clipped rows,
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
@@ -34,7 +42,12 @@
 #' }
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
 #' @export
-second_moment <- function(x, clip = Inf) {
+second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL) {
+  box <- check_bounds(lower, upper, bounds)
+  if (!is.null(box)) {
+    check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
+    return(box_second_moment(x, box))
+  }
   clip <- check_clip(clip)
   if (is.function(x)) return(second_moment_stream(x, clip))
   # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
@@ -172,6 +185,13 @@ check_suffstat <- function(s, arg = "x") {
   s$n <- as.double(s$n)
   s$p <- as.double(s$p)
   s$clip <- as.double(s$clip)
+  if (!is.null(s$bounds)) {
+    b <- s$bounds
+    if (!is.data.frame(b) || nrow(b) != ncol(g) || !is_finite_num(b$lower) || !is_finite_num(b$upper) ||
+        any(!(b$lower < b$upper)) || !isTRUE(all.equal(s$clip, sqrt(ncol(g))))) {
+      bad("`bounds` must be NULL or the public bounds (a data frame lower < upper, one row per column) of box rows with `clip` = sqrt(p)")
+    }
+  }
   s
 }
 
@@ -180,6 +200,9 @@ print.dp_suffstat <- function(x, ...) {
   x <- check_suffstat(x)
   cat(sprintf("<dp_suffstat> clipped Gram matrix%s of n = %s rows, p = %d columns, clip = %s\n",
               if (is.null(x$sum)) "" else " and column sums", format(x$n), x$p, format(x$clip)))
+  if (!is.null(x$bounds)) {
+    cat("Rows clamped to public per-column bounds and mapped to the box [-1, 1]^p (x / max(|lower|, |upper|)).\n")
+  }
   cat("NOT a private release: exact statistics of the data. Pass it to a mechanism;",
       "do not publish it.\n")
   invisible(x)
@@ -269,6 +292,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   post <- check_choice(post, c("none", "shift", "psd"), "post")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  if (is_box_suffstat(x)) return(box_uncentred_call(sys.function(), environment(), call))
   box <- check_bounds(lower, upper, bounds)
   if (!is.null(box)) {
     check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)

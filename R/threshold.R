@@ -117,7 +117,9 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          method = "aggregate", noise_multiplier = 4, budget = NULL,
                          lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")

@@ -48,7 +48,9 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
                      method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                      lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
@@ -98,7 +100,9 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
                         method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                         lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
@@ -166,7 +170,9 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
                           method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                           lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   check_flag(shift, "shift")
   epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
@@ -233,7 +239,9 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL,
                                lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 4 (inverse-Wishart posterior)", budget, neighbor = "replace-one")
   epsilon <- inp$epsilon
@@ -275,7 +283,9 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL,
                               budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
-  if (!is.null(lower) || !is.null(upper) || !is.null(bounds)) return(box_uncentred_call(sys.function(), environment(), call))
+  if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
+    return(box_uncentred_call(sys.function(), environment(), call))
+  }
   if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 5 (adaptive inverse-Wishart)", budget, shape_check = function(inp) {

@@ -541,3 +541,46 @@ test_that("dp_lm from a dp_cov release with bounds redraws both steps' noise on 
   expect_true(all(ci[, 1] < ci[, 2]))
   expect_lt(abs(coef(fit)[["x"]] - 0.5), 0.2)
 })
+
+test_that("second_moment() with bounds: box-row statistics that the mechanisms map back, from data or a reader", {
+  set.seed(36)
+  X <- cbind(a = rnorm(300, 3), b = runif(300, 2, 5), c = rnorm(300, 0, 50))
+  X[2, 1] <- 50
+  lo <- c(-2, 2, -100); hi <- c(8, 5, 100)
+  s <- second_moment(X, lower = lo, upper = hi)
+  sc <- pmax(abs(lo), abs(hi))
+  Z <- sweep(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)), 2, sc, "/")
+  expect_equal(unname(s$gram), unname(crossprod(Z)))
+  expect_equal(s$clip, sqrt(3))
+  expect_equal(s$zero_row, sqrt(sum((pmin(pmax(0, lo), hi) / sc)^2)))
+  expect_s3_class(s, "dp_nonprivate")
+  expect_match(paste(capture.output(print(s)), collapse = " "), "NOT a private release")
+  k <- 0
+  reader <- function() {
+    k <<- k + 1
+    if (k > 3) { k <<- 0; return(NULL) }
+    X[((k - 1) * 100 + 1):(k * 100), , drop = FALSE]
+  }
+  expect_equal(second_moment(reader, lower = lo, upper = hi)$gram, s$gram)
+  cases <- list(list(analyze_gauss, list(neighbor = "zero-out")), list(jl_ridge, list()),
+                list(dp_threshold, list(neighbor = "zero-out")), list(wishart_noise, list()))
+  for (cs in cases) {
+    set.seed(37); a <- do.call(cs[[1]], c(list(s, 0.5, 1e-6), cs[[2]]))
+    set.seed(37); b <- do.call(cs[[1]], c(list(X, 0.5, 1e-6, lower = lo, upper = hi), cs[[2]]))
+    expect_equal(a$estimate, b$estimate)
+    expect_equal(a$params$bounds, b$params$bounds)
+  }
+  # exact statistics mapped back: dp_lm() on them is lm() on the clamped data
+  A <- cbind("(Intercept)" = 1, X)
+  s1 <- second_moment(A, lower = c(0, lo), upper = c(1, hi))
+  d <- as.data.frame(pmin(pmax(X, rep(lo, each = 300)), rep(hi, each = 300)))
+  expect_equal(unname(coef(dp_lm(s1, c ~ a + b, B = 0))), unname(coef(lm(c ~ a + b, d))), tolerance = 1e-9)
+  # refusals
+  expect_error(dp_cov(s, 1, 1e-6), class = "dpcov_error")
+  expect_error(analyze_gauss(s, 1, 1e-6, lower = lo, upper = hi), class = "dpcov_error")
+  expect_error(jl_ridge(s, 1, 1e-6, clip = 3), class = "dpcov_error")
+  expect_error(second_moment(X, clip = 2, lower = lo, upper = hi), class = "dpcov_bounds_error")
+  bad <- s
+  bad$bounds <- bad$bounds[1:2, ]
+  expect_error(analyze_gauss(bad, 1, 1e-6), class = "dpcov_error")
+})
