@@ -437,7 +437,11 @@ sweep_specs <- function() {
                     sigma_clip_inf = R("custom", values = list(sweep_h("given with bounds", 2)))),
                label = "analyze_gauss (bounds)"),
     sweep_spec("second_moment", list(x = x, lower = -3, upper = 3),
-               list(x = DATA, lower = BOUND_LO, upper = BOUND_HI,
+               # (the data role at large is swept on second_moment's own entry; 0 rows are data)
+               list(x = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("NA entry", replace(x, 1, NA)),
+                                                  sweep_h("0 rows", x[0, , drop = FALSE], "either"),
+                                                  sweep_h("string", "a"), sweep_h("reader", function() NULL))),
+                    lower = BOUND_LO, upper = BOUND_HI,
                     clip = R("custom", values = list(sweep_h("given with bounds", 2)))),
                label = "second_moment (bounds)"),
     sweep_spec("analyze_gauss", list(x = dpcov::second_moment(x, lower = -3, upper = 3), epsilon = 0.5, delta = 1e-5),
