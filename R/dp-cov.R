@@ -39,7 +39,8 @@
 #' privately before its step, as a quantile of the row norms ([dp_clip_bound()],
 #' the exponential mechanism over a data-free grid), with `bound_share` of
 #' epsilon; the release says so in `tuning`. Giving a bound from public
-#' knowledge saves that share.
+#' knowledge saves that share; public per-column ranges (`lower`, `upper`,
+#' see below) are usually the better way to give it.
 #'
 #' The guarantee is the sum of the steps' (epsilon, delta) by basic
 #' composition; the release states every share. `clip_mean` bounds the raw
