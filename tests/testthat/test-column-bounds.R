@@ -1,0 +1,224 @@
+# dp_column_bounds(): private per-column bounds. Its output equals a plain-R
+# reference under the same seed; its choices are distributed as the
+# exponential mechanism says (chi-square at alpha 1e-6, with an over-confident
+# control that fails); the share of rows it clamps, and the bias of the
+# clamped variance, fall as n * epsilon grows; it charges the budget (with
+# its zCDP rho) before reading the data and refunds on shape errors.
+
+# ---- a plain-R reference, written out independently --------------------------
+
+# chi-square goodness of fit of chosen interval indices to `prob` (cells with
+# expected count < 5 pooled)
+chisq_p <- function(index, prob) {
+  obs <- tabulate(index, nbins = length(prob))
+  e <- prob * length(index)
+  small <- e < 5
+  if (any(small)) {
+    obs <- c(obs[!small], sum(obs[small]))
+    e <- c(e[!small], sum(e[small]))
+  }
+  stats::pchisq(sum((obs - e)^2 / e), df = length(obs) - 1L, lower.tail = FALSE)
+}
+
+# weight of interval [a, b] under the base measure exp(-|s|/lam) ds, by
+# numerical integration (lam = Inf: its width)
+ref_mass <- function(a, b, lam) {
+  if (!is.finite(lam)) return(b - a)
+  vapply(seq_along(a), function(i) {
+    if (b[i] <= a[i]) return(0)
+    f <- function(s) exp(-abs(s) / lam)
+    if (a[i] < 0 && b[i] > 0) return(stats::integrate(f, a[i], 0, rel.tol = 1e-12)$value +
+                                         stats::integrate(f, 0, b[i], rel.tol = 1e-12)$value)
+    stats::integrate(f, a[i], b[i], rel.tol = 1e-12)$value
+  }, numeric(1))
+}
+# interval probabilities of the exponential mechanism: mass * exp(eps u / 2)
+ref_probs <- function(z, u, eps, lam) {
+  lw <- log(ref_mass(z[-length(z)], z[-1], lam)) + eps * u / 2
+  w <- exp(lw - max(lw))
+  w / sum(w)
+}
+# one draw, consuming R's RNG as the package does: n + 1 uniforms for the
+# Gumbel-max choice, then one uniform for the point (inverse distribution
+# function of the base measure within the interval)
+ref_draw <- function(z, u, eps, lam) {
+  a <- z[-length(z)]
+  b <- z[-1]
+  w <- ref_mass(a, b, lam)
+  g <- -log(-log(runif(length(a))))
+  k <- which.max(log(w) + eps * u / 2 + g)
+  v <- runif(1)
+  if (!is.finite(lam)) return(a[k] + v * (b[k] - a[k]))
+  # F(s) = int_{a}^{s} exp(-|t|/lam) dt, inverted by root finding
+  target <- v * w[k]
+  stats::uniroot(function(s) ref_mass(a[k], s, lam) - target, c(a[k], b[k]), tol = 1e-13)$root
+}
+ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.25, lam = 2) {
+  n <- nrow(X)
+  m <- min(k / eps_q, a * n)
+  i <- 0:n
+  out <- matrix(0, ncol(X), 3)
+  for (j in seq_len(ncol(X))) {
+    v <- sort(pmin(pmax(X[, j], -range), range))
+    top <- asinh(range / tau)
+    med <- tau * sinh(ref_draw(c(-top, asinh(v / tau), top), -abs(i - n / 2), eps_q, Inf))
+    tau2 <- 1e-9 * max(tau, abs(med))
+    top2 <- asinh(2 * range / tau2)
+    s <- c(-top2, asinh((v - med) / tau2), top2)
+    hi <- med + tau2 * sinh(ref_draw(s, -abs(n - i - m), eps_q, lam))
+    lo <- med + tau2 * sinh(ref_draw(s, -abs(i - m), eps_q, lam))
+    out[j, ] <- c(min(lo, hi), med, max(lo, hi))
+  }
+  out
+}
+
+test_that("dp_column_bounds() equals the plain-R reference under the same seed", {
+  set.seed(3)
+  X <- cbind(a = exp(rnorm(300, 3)), b = rnorm(300, 1e4), c = rt(300, 3))
+  for (delta in c(0, 1e-6)) {
+    set.seed(31)
+    r <- dp_column_bounds(X, 2, delta)
+    eq <- if (delta == 0) 2 / 9 else max(2 / 9, sqrt(8 * dpcov:::zcdp_rho(2, delta) / 9))
+    expect_equal(r$epsilon_quantile, eq)
+    set.seed(31)
+    ref <- ref_column_bounds(X, eq)
+    expect_equal(r$bounds$lower, ref[, 1], tolerance = 1e-9)
+    expect_equal(r$bounds$upper, ref[, 3], tolerance = 1e-9)
+    expect_equal(unname(r$center), ref[, 2], tolerance = 1e-9)
+    expect_identical(rownames(r$bounds), c("a", "b", "c"))
+  }
+  # zCDP composition gives more per choice than basic composition here
+  expect_identical(dp_column_bounds(X, 2, 1e-6)$composition, "zCDP")
+  expect_gt(dp_column_bounds(X, 2, 1e-6)$epsilon_quantile, 2 / 9)
+  # a data frame and a matrix give the same release
+  set.seed(5)
+  a <- dp_column_bounds(X, 1)
+  set.seed(5)
+  b <- dp_column_bounds(as.data.frame(X), 1)
+  expect_identical(a$bounds, b$bounds)
+})
+
+test_that("the median's interval is distributed as the exponential mechanism says (chi-square, alpha 1e-6, with power)", {
+  v <- c(-3, -1.2, 0.004, 0.5, 0.9, 2, 2.2, 7, 40, 41, 300, 5000)
+  X <- matrix(v, ncol = 1)
+  eps <- 0.9                       # one column: 3 choices of eps / 3 each
+  top <- asinh(1e6 / 0.01)
+  z <- c(-top, asinh(sort(v) / 0.01), top)
+  prob <- ref_probs(z, -abs(0:12 - 6), eps / 3, Inf)
+  draw <- function(e, reps) vapply(seq_len(reps), function(r) {
+    findInterval(asinh(dp_column_bounds(X, e)$center / 0.01), z, rightmost.closed = TRUE)
+  }, integer(1))
+  set.seed(41)
+  idx <- draw(eps, 6000)
+  expect_gt(chisq_p(idx, prob), 1e-6)
+  # over-confident control: twice the epsilon fails the same test
+  idx2 <- draw(2 * eps, 6000)
+  expect_lt(chisq_p(idx2, prob), 1e-6)
+})
+
+test_that("the tail mechanism with its base measure: interval frequencies and the point within (alpha 1e-6, with power)", {
+  z <- c(-30, -2, -0.5, 0.3, 1, 1.1, 4, 9, 30)
+  u <- -abs(0:7 - 5)
+  eps <- 0.7
+  prob <- ref_probs(z, u, eps, 2)
+  set.seed(43)
+  pts <- vapply(1:8000, function(r) dpcov:::interval_exp_mech(z, u, eps, 1, 2), numeric(1))
+  idx <- findInterval(pts, z, rightmost.closed = TRUE)
+  expect_gt(chisq_p(idx, prob), 1e-6)
+  # control: the flat (Lebesgue) base measure's probabilities are rejected
+  expect_lt(chisq_p(idx, ref_probs(z, u, eps, Inf)), 1e-6)
+  # within the widest interval the point follows the base measure: its
+  # distribution function there is a probability integral transform
+  k <- 8
+  inside <- pts[idx == k]
+  Fk <- function(s) ref_mass(rep(z[k], length(s)), s, 2) / ref_mass(z[k], z[k + 1], 2)
+  expect_gt(suppressWarnings(stats::ks.test(Fk(inside), "punif")$p.value), 1e-6)
+  expect_lt(suppressWarnings(stats::ks.test((inside - z[k]) / (z[k + 1] - z[k]), "punif")$p.value), 1e-6)
+})
+
+# share of rows beyond the bounds and relative bias of the clamped variance
+clamp_stats <- function(x, b) {
+  cl <- pmin(pmax(x, b$bounds$lower), b$bounds$upper)
+  c(share = mean(x < b$bounds$lower | x > b$bounds$upper), bias = 1 - stats::var(cl) / stats::var(x))
+}
+
+test_that("no bias floor: the clamped share and the variance bias fall as n * epsilon grows (lognormal)", {
+  set.seed(47)
+  x <- matrix(exp(rnorm(20000)), ncol = 1)
+  res <- sapply(c(0.3, 3, 30), function(eps) {
+    rowMeans(replicate(20, clamp_stats(x, dp_column_bounds(x, eps))))
+  })
+  # n * epsilon = 6000, 6e4, 6e5: each tenfold step cuts both by more than half
+  expect_true(all(res["share", -1] < res["share", -3] / 2))
+  expect_true(all(res["bias", -1] < res["bias", -3] / 2))
+  expect_lt(res["bias", 3], 0.02)
+  # the rows clamped are about the target tail_factor / epsilon_q at each end
+  eq <- 30 / 3
+  expect_gt(res["share", 3] * 20000, 0.5 * 2 * 16 / eq)
+  expect_lt(res["share", 3] * 20000, 3 * 2 * 16 / eq)
+})
+
+test_that("large means and heavy tails: the bounds enclose the bulk and are tight", {
+  set.seed(53)
+  X <- cbind(big = rnorm(20000, 1e5, 1), t2 = rt(20000, 2), e = rexp(20000) * 1e3)
+  b <- dp_column_bounds(X, 1, 1e-6)$bounds
+  q <- apply(X, 2, stats::quantile, c(0.01, 0.99))
+  expect_true(all(b$lower < q[1, ] & b$upper > q[2, ]))
+  # widths within a small factor of the data's 0.1%-99.9% range
+  w <- apply(X, 2, function(v) diff(stats::quantile(v, c(0.001, 0.999))))
+  expect_true(all((b$upper - b$lower) / w < 4))
+})
+
+test_that("the budget is charged (epsilon, delta, rho) before the data is read, refunded on shape errors", {
+  X <- matrix(rexp(600), 200, 3)
+  bud <- dp_budget(2, 1e-5)
+  r <- dp_column_bounds(X, 1, 1e-6, budget = bud)
+  led <- as.data.frame(bud)
+  expect_identical(led$what, "dp_column_bounds")
+  expect_equal(led$epsilon, 1)
+  expect_equal(led$delta, 1e-6)
+  expect_equal(led$rho, 9 * r$epsilon_quantile^2 / 8)
+  expect_equal(r$rho, led$rho)
+  # the rho joins the Gaussian charges' zCDP total
+  analyze_gauss(X, 0.5, 1e-6, clip = 3, budget = bud)
+  sp <- budget_spent(bud)
+  expect_equal(sp$rho, led$rho + 1 / (2 * dpcov:::noise_sigma(1, 0.5, 1e-6, "analytic")^2))
+  expect_lt(sp$epsilon, 1.5)
+  # delta = 0: pure epsilon-DP, recorded with delta 0
+  b0 <- dp_budget(1, 1e-6)
+  dp_column_bounds(X, 1, budget = b0)
+  expect_equal(as.data.frame(b0)$delta, 0)
+  expect_equal(budget_spent(b0)$epsilon, 1)
+  # refused over-spend records nothing
+  expect_error(dp_column_bounds(X, 0.5, budget = b0), class = "dpcov_budget_error")
+  expect_equal(nrow(as.data.frame(b0)), 1L)
+  # a shape error after the charge is refunded
+  b1 <- dp_budget(1, 1e-6)
+  expect_error(dp_column_bounds(replace(X, 5, NA), 0.5, budget = b1), class = "dpcov_error")
+  expect_equal(nrow(as.data.frame(b1)), 0L)
+})
+
+test_that("zcdp_rho() inverts the zCDP conversion, and rho charges compose", {
+  for (e in c(0.1, 1, 5)) for (d in c(1e-9, 1e-5)) {
+    r <- dpcov:::zcdp_rho(e, d)
+    expect_lte(dpcov:::zcdp_epsilon(r, d), e)
+    expect_gt(dpcov:::zcdp_epsilon(r * (1 + 1e-6), d), e * (1 - 1e-6))
+  }
+  expect_identical(dpcov:::zcdp_epsilon(0.1, 0), Inf)
+})
+
+test_that("print states the guarantee and warns when the bounds clamp many rows", {
+  X <- matrix(rexp(400), 200, 2)
+  set.seed(3)
+  b <- dp_column_bounds(X, 0.5, n_hint = 210)
+  out <- capture.output(print(b))
+  expect_true(any(grepl("differential privacy", out)))
+  expect_true(any(grepl("WARNING: the private bounds clamp about 25% of the rows", out, fixed = TRUE)))
+  expect_identical(as.data.frame(b), b$bounds)
+  big <- dp_column_bounds(X, 0.5, n_hint = 1e9)
+  expect_false(any(grepl("WARNING: the private bounds clamp", capture.output(print(big)))))
+  # data beyond the range: the bound sits at its end and print says so
+  expect_output(print(dp_column_bounds(X * 1e4, 5, range = 100)), "end of the public range")
+  expect_error(dp_column_bounds(X, 1, resolution = 200, range = 100), class = "dpcov_error")
+  expect_error(dp_column_bounds(function() NULL, 1), class = "dpcov_error")
+})
