@@ -315,5 +315,57 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
     sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each",
             format(epsilon), k, format(eps_q, digits = 4))
   }
-  sprintf("%s, %s; n is used but not released.", how, neighbor_words(neighbor))
+  notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
+  sprintf("%s, %s; n is used but not released.", how, notion)
+}
+
+# ---- dp_cov()'s default: private column bounds, then the box -------------------
+
+# The number of columns of a data set, a public shape, read without its values
+# (at least 1; a malformed `x` is refused by the step that reads it).
+public_ncol <- function(x) {
+  p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else 1L
+  max(1L, as.integer(p))
+}
+
+# Defaults of dp_cov()'s private column bounds (see ?dp_column_bounds).
+column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16, max_level = 0.25, decay = 2)
+
+#' dp_cov() without any bounds: per-column bounds chosen privately by
+#' dp_column_bounds()'s mechanism (charged by the caller, with `cols` its
+#' budget per choice), then the box path with them. The release records the
+#' bounds (params$bounds, bounds_source "private"), the column step's budget,
+#' and, from released quantities only (the public or noisy n), the share of
+#' rows the bounds target beyond them; print() warns when it is 1% or more.
+#' @noRd
+dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
+                               delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call) {
+  X <- check_data_matrix(x, min_rows = min_rows)
+  d <- column_bounds_defaults
+  cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
+  rel <- dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
+                    eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call)
+  m <- d$tail_factor / cols$epsilon_q
+  n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
+  share <- min(d$max_level, m / max(1, n_hat))
+  rel$params$bounds_source <- "private"
+  rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
+                                   rho = cols$rho, composition = cols$composition, tail_rows = m,
+                                   clamped_share = share)
+  rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
+  warn <- column_bounds_note(m, d$max_level, share, rel$params$bounds, d$range)
+  rel$tuning <- tuning_record(
+    "private column bounds", private = TRUE,
+    detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
+                                    "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
+                                    "stated budget), targeting about %s rows beyond each bound"),
+                             3L * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
+                             format(cols$delta), format(m, digits = 4)), warn), collapse = "\n  "))
+  rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by basic composition of per-column bounds chosen ",
+                                  "privately (%s) and the release on the box they define: %s"),
+                           format(epsilon), format(delta),
+                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", 3L * ncol(X),
+                                                                         cols$epsilon_q, cols$composition)),
+                           rel$guarantee)
+  rel
 }
