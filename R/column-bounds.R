@@ -15,7 +15,7 @@
 #' with it the clamping bias, falls like \eqn{1/(n\epsilon)}.
 #'
 #' @section The mechanism:
-#' Every column gets three choices, each by the exponential mechanism
+#' Every column gets six choices, each by the exponential mechanism
 #' (McSherry and Talwar 2007) over an interval, in the continuous form of
 #' Smith (2011) also used by [dp_clip_bound()]: the column's values (clamped
 #' to the data-free range \[-`range`, `range`\]) cut a transformed axis into
@@ -25,28 +25,42 @@
 #' data-free base measure, and the point is drawn from the base measure within
 #' it (Gumbel-max trick, all from R's RNG).
 #'
-#' 1. **Location**: the median, on the axis \eqn{t = \mathrm{asinh}(x/\tau)},
-#'    \eqn{\tau} = `resolution` (linear for \eqn{|x| < \tau}, logarithmic
-#'    beyond, so one data-free axis covers every location and scale from
-#'    \eqn{\tau} to `range`), base measure uniform in t, utility
-#'    \eqn{-|i - n/2|}.
-#' 2. **Tails**, on the axis \eqn{s = \mathrm{asinh}((x - \hat m)/\tau_2)}
-#'    centred at the released median \eqn{\hat m} (public now),
-#'    \eqn{\tau_2 = 10^{-9}\max(\tau, |\hat m|)} (the axis is logarithmic in
-#'    the distance from \eqn{\hat m}, so a large mean costs nothing), base
-#'    measure \eqn{e^{-|s|/\lambda} ds}, \eqn{\lambda} = `decay`: the upper
-#'    bound has utility \eqn{-|(n - i) - m_n|} (rows above it), the lower
-#'    \eqn{-|i - m_n|} (rows below it), \eqn{m_n = \min(m, a n)},
+#' 1. **Location**: the median \eqn{\hat m}, on the axis
+#'    \eqn{t = \mathrm{asinh}(x/\tau)}, \eqn{\tau} = `resolution` (linear
+#'    for \eqn{|x| < \tau}, logarithmic beyond, so one data-free axis covers
+#'    every location and scale from \eqn{\tau} to `range`), base measure
+#'    uniform in t, utility \eqn{-|i - n/2|}.
+#' 2. **Scale**: the median absolute deviation \eqn{\hat s} from the
+#'    released \eqn{\hat m} (public now), on the axis
+#'    \eqn{|\mathrm{asinh}((x - \hat m)/\tau_0)|},
+#'    \eqn{\tau_0 = 10^{-9}\max(\tau, |\hat m|)} (logarithmic in the
+#'    distance from \eqn{\hat m}, so a large mean costs nothing), uniform
+#'    base measure, utility \eqn{-|i - n/2|}.
+#' 3. **Tails**, on the axis \eqn{s = \mathrm{asinh}((x - \hat m)/\hat s)}
+#'    (the bulk of the data within a few units of 0, the empty ends of the
+#'    range far out), base measure \eqn{e^{-|s|/\lambda} ds},
+#'    \eqn{\lambda} = `decay`: the upper bound has utility
+#'    \eqn{-|(n - i) - m_n|} (rows above it), the lower \eqn{-|i - m_n|}
+#'    (rows below it), \eqn{m_n = \min(m, a n)},
 #'    \eqn{m = } `tail_factor`\eqn{/\epsilon_q}, \eqn{a} = `max_level`.
 #'
-#' The base measure of the tails makes every further factor \eqn{e^{\lambda}}
-#' of distance from the median cost a factor e of weight: without it, the
-#' wide empty ends of the data-free range (all with the same utility
-#' \eqn{-m}) win whenever \eqn{\epsilon_q m} is not far above the log of
-#' their width, and a bound lands orders of magnitude beyond the data (the
-#' measured failure of a flat measure; see the simulation in the package
-#' sources, tools/column-bounds-sim.R). The price is a slight pull inwards,
-#' which \eqn{m} of order \eqn{1/\epsilon_q} outweighs.
+#' 4. **Refinement**: the upper bound again, now targeting
+#'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched on the
+#'    linear axis in the window from the first upper bound \eqn{h} to
+#'    \eqn{h + 3(h - \hat m)} with a flat base measure (values outside the
+#'    window count at its ends); the lower bound likewise. The first stage
+#'    must target many rows to beat the empty ends; the window's empty part
+#'    is bounded (at worst a bound 4 times as far from the median), so the
+#'    refinement can target few rows, and the clamping bias falls further.
+#'
+#' The decaying base measure of the tails makes every further factor
+#' \eqn{e^{\lambda}} of distance (in units of the scale) cost a factor e of
+#' weight: without it, the wide empty ends of the data-free range (all with
+#' the same utility \eqn{-m}) win whenever \eqn{\epsilon_q m} is not far
+#' above the log of their width, and a bound lands orders of magnitude beyond
+#' the data (the measured failure of a flat measure; see the simulation in
+#' the package sources, tools/column-bounds-sim.R). Measuring the distance in
+#' units of the private scale keeps the pull on the data's own tails small.
 #'
 #' **Sensitivity** of every utility is 1 under all three neighbour notions
 #' (`quantile_utility_sensitivity()` in R/privacy.R): replacing or zeroing
@@ -58,20 +72,20 @@
 #' ratio of its densities spans at most \eqn{\epsilon_q}), hence
 #' \eqn{\epsilon_q^2/8}-zero-concentrated DP (Cesar and Rogers 2021).
 #'
-#' **Composition** of the 3p choices (the tails use the released median:
-#' adaptive composition): with `delta = 0` basic composition,
-#' \eqn{\epsilon_q = \epsilon/(3p)}; with `delta > 0` the larger of that and
-#' the \eqn{\epsilon_q} whose total \eqn{\rho = 3p\epsilon_q^2/8} converts to
+#' **Composition** of the 6p choices (each uses the values released before
+#' it: adaptive composition): with `delta = 0` basic composition,
+#' \eqn{\epsilon_q = \epsilon/(6p)}; with `delta > 0` the larger of that and
+#' the \eqn{\epsilon_q} whose total \eqn{\rho = 6p\epsilon_q^2/8} converts to
 #' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
-#' [dp_budget()]), about \eqn{\sqrt{3p\log(1/\delta)}/(3p)} times better
-#' for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
+#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{6p\log(1/\delta)}}
+#' instead of \eqn{\epsilon/(6p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
 #' recorded, so it composes with Gaussian steps by zCDP.
 #'
 #' @section Accuracy and its limits:
 #' The median lands among the data once \eqn{n\epsilon_q/4} exceeds the log of
 #' the ratio of the axis' width to the data's (a few tens); the tails target
 #' \eqn{m = } `tail_factor`\eqn{/\epsilon_q} rows, enough to beat the empty
-#' ends. When \eqn{m > a n} the bounds are the `max_level` and
+#' ends, and the refinement \eqn{2/\epsilon_q} rows. When \eqn{m > a n} the bounds are the `max_level` and
 #' 1 - `max_level` quantiles (quartiles by default): a release inside them is
 #' strongly biased (spreads under-estimated), and `print()` says so; the
 #' result's `clamped_share` is that share, computed from `n_hint` only when
@@ -80,11 +94,11 @@
 #' need a larger `range` (from public knowledge).
 #'
 #' @param x A numeric matrix or data frame (rows are records).
-#' @param epsilon Privacy loss of the whole call (all 3p choices).
+#' @param epsilon Privacy loss of the whole call (all 6p choices).
 #' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
 #'   in (0, 1) for the zCDP composition (see above).
 #' @param neighbor `"add-remove"` (default), `"replace-one"` or `"zero-out"`:
-#'   the sensitivities are 1 for all three, so the output distribution is the
+#'   the sensitivities are 1 for all three notions, so the output distribution is the
 #'   same; the notion is recorded for the guarantee.
 #' @param range Public bound on the data's magnitude: the bounds are searched
 #'   in \[-`range`, `range`\] (default 1e6); fix it without the data.
@@ -101,7 +115,7 @@
 #' @return An object of class `dp_column_bounds`: a list with `bounds` (a data
 #'   frame with columns `lower` and `upper`, one row per column, row names
 #'   the column names; give it to `bounds =`), `center` (the private
-#'   medians), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
+#'   medians), `scale` (the private median absolute deviations), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
 #'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (\eqn{m}),
 #'   `max_level`, `clamped_share` (\eqn{\min(m/n, a)} from `n_hint`, or `NA`),
 #'   `range`, `resolution`, `decay`, `neighbor`, `mechanism`, `guarantee`,
@@ -159,24 +173,39 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   if (!is.null(nm)) rownames(bounds) <- nm
   center <- out$center
   names(center) <- nm
+  scale <- out$scale
+  names(scale) <- nm
   m <- tail_factor / eq$epsilon_q
-  share <- if (is.null(n_hint)) NA_real_ else min(max_level, m / max(1, n_hint))
+  m2 <- min(column_bounds_refine / eq$epsilon_q, m)
+  share <- if (is.null(n_hint)) NA_real_ else min(max_level, m2 / max(1, n_hint))
   structure(list(
-    bounds = bounds, center = center, epsilon = epsilon, delta = eq$delta, epsilon_quantile = eq$epsilon_q,
-    rho = eq$rho, composition = eq$composition, tail_rows = m, max_level = max_level,
+    bounds = bounds, center = center, scale = scale, epsilon = epsilon, delta = eq$delta, epsilon_quantile = eq$epsilon_q,
+    rho = eq$rho, composition = eq$composition, tail_rows = m2, first_rows = m, max_level = max_level,
+    n_hint = if (is.null(n_hint)) NA_real_ else n_hint,
     clamped_share = share, range = range, resolution = resolution, decay = decay, neighbor = neighbor,
-    mechanism = paste0("per column: exponential mechanism for the median on an asinh axis, then for a ",
-                       "low and a high tail point on an asinh axis centred at it (Smith 2011)"),
-    guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, 3L * p, eq$epsilon_q, eq$composition),
+    mechanism = paste0("per column: exponential mechanisms for the median on an asinh axis, the median ",
+                       "absolute deviation from it, and a low and a high tail point on an asinh axis ",
+                       "centred at the median in units of that scale (Smith 2011)"),
+    guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, column_bounds_choices * p,
+                                             eq$epsilon_q, eq$composition),
     budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
 }
 
-#' The budget of each of the 3p choices: basic composition, or (delta > 0)
+# Exponential mechanisms per column: median, scale, upper, lower, and the
+# refined upper and lower.
+column_bounds_choices <- 6L
+# The refinement: rows targeted beyond each bound times epsilon_q, and how far
+# beyond the first bound (in multiples of its distance from the median) it
+# may reach.
+column_bounds_refine <- 2
+column_bounds_reach <- 3
+
+#' The budget of each of the 6p choices: basic composition, or (delta > 0)
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
 #' total rho and the composition's name.
 #' @noRd
 column_bounds_epsilon <- function(epsilon, delta, p) {
-  k <- 3 * p
+  k <- column_bounds_choices * p
   eq <- epsilon / k
   composition <- "basic"
   used_delta <- 0
@@ -192,7 +221,8 @@ column_bounds_epsilon <- function(epsilon, delta, p) {
 }
 
 #' The mechanism on a checked matrix: per column (in order) the median, the
-#' upper and the lower point. Values returned in data units.
+#' scale (median absolute deviation), the upper and the lower point, and
+#' their refinements. Values returned in data units.
 #' @noRd
 column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, max_level, decay) {
   n <- nrow(X)
@@ -201,23 +231,40 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   m_n <- min(tail_factor / eps_q, max_level * n)
   top <- asinh(range / resolution)
   i <- seq.int(0, n)
-  lower <- upper <- center <- numeric(p)
+  lower <- upper <- center <- spread <- numeric(p)
   for (j in seq_len(p)) {
     v <- sort(pmin(pmax(X[, j], -range), range))
     med <- resolution * sinh(interval_exp_mech(c(-top, asinh(v / resolution), top), -abs(i - n / 2),
                                                eps_q, sens, Inf))
     med <- min(max(med, -range), range)
-    tau2 <- 1e-9 * max(resolution, abs(med))
-    top2 <- asinh(2 * range / tau2)
-    s <- c(-top2, asinh((v - med) / tau2), top2)
-    hi <- med + tau2 * sinh(interval_exp_mech(s, -abs(n - i - m_n), eps_q, sens, decay))
-    lo <- med + tau2 * sinh(interval_exp_mech(s, -abs(i - m_n), eps_q, sens, decay))
+    # the scale: the median absolute deviation from the released median, on
+    # the axis |asinh((x - med) / tau0)| (logarithmic in the distance)
+    tau0 <- 1e-9 * max(resolution, abs(med))
+    top0 <- asinh(2 * range / tau0)
+    a <- sort(abs(asinh((v - med) / tau0)))
+    scale <- tau0 * sinh(interval_exp_mech(c(0, a, top0), -abs(i - n / 2), eps_q, sens, Inf))
+    scale <- max(scale, tau0)
+    # the tails, on the axis asinh((x - med) / scale): the data's bulk within a
+    # few units of 0, the empty ends far out, where the base measure decays
+    top2 <- asinh(2 * range / scale)
+    s <- c(-top2, asinh((v - med) / scale), top2)
+    hi <- med + scale * sinh(interval_exp_mech(s, -abs(n - i - m_n), eps_q, sens, decay))
+    lo <- med + scale * sinh(interval_exp_mech(s, -abs(i - m_n), eps_q, sens, decay))
+    # refinement: fewer rows beyond, searched in a window reaching
+    # column_bounds_reach times further from the median (flat measure): the
+    # window's empty part is bounded, so fewer rows can be targeted safely
+    m2 <- min(column_bounds_refine / eps_q, m_n)
+    end <- hi + column_bounds_reach * max(hi - med, tau0)
+    hi <- interval_exp_mech(c(hi, pmin(pmax(v, hi), end), end), -abs(n - i - m2), eps_q, sens, Inf)
+    end <- lo - column_bounds_reach * max(med - lo, tau0)
+    lo <- interval_exp_mech(c(end, pmin(pmax(v, end), lo), lo), -abs(i - m2), eps_q, sens, Inf)
     b <- column_bounds_order(lo, hi, resolution, range)
     lower[j] <- b[1]
     upper[j] <- b[2]
     center[j] <- med
+    spread[j] <- scale
   }
-  list(lower = lower, upper = upper, center = center)
+  list(lower = lower, upper = upper, center = center, scale = spread)
 }
 
 # Post-processing of two released points: ordered, inside the range, and of
@@ -246,6 +293,8 @@ check_column_bounds <- function(x, arg = "x") {
       is.double(v$lower) && is.double(v$upper) && all(is.finite(v$lower)) && all(v$upper > v$lower),
     epsilon = function(v) is_num1(v) && v > 0, delta = function(v) is_num1(v) && v >= 0 && v < 1,
     epsilon_quantile = function(v) is_num1(v) && v > 0, tail_rows = function(v) is_num1(v) && v > 0,
+    first_rows = function(v) is_num1(v) && v > 0, n_hint = function(v) is_num1(v, na_ok = TRUE),
+    range = function(v) is_num1(v) && v > 0,
     max_level = function(v) is_num1(v) && v > 0 && v <= 0.5,
     clamped_share = function(v) is_num1(v, na_ok = TRUE),
     composition = is_string, guarantee = is_string, mechanism = is_string,
@@ -274,10 +323,11 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
   fmt <- function(v) format(v, digits = digits)
   cat(sprintf("<dp_column_bounds> private lower and upper bounds of %d column(s)\n", nrow(x$bounds)))
   cat("Guarantee:", x$guarantee, "\n")
-  cat(sprintf("Target: about %s rows beyond each bound (tail_factor / epsilon per choice), at most a share %s.\n",
-              fmt(x$tail_rows), fmt(x$max_level)))
+  cat(sprintf(paste0("Target: about %s rows beyond each bound (2 / epsilon per choice; the first stage %s, ",
+                     "tail_factor / epsilon), at most a share %s.\n"),
+              fmt(x$tail_rows), fmt(x$first_rows), fmt(x$max_level)))
   print(signif(as.matrix(x$bounds), digits))
-  cat(column_bounds_note(x$tail_rows, x$max_level, x$clamped_share, x$bounds, x$range), sep = "\n")
+  cat(column_bounds_note(x$first_rows, x$tail_rows, x$max_level, x$n_hint, x$bounds, x$range), sep = "\n")
   invisible(x)
 }
 
@@ -288,15 +338,24 @@ as.data.frame.dp_column_bounds <- function(x, row.names = NULL, optional = FALSE
   x$bounds
 }
 
-#' Plain-words warnings about private column bounds, from released values only.
+#' Plain-words warnings about private column bounds, from public or released
+#' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
+#' rows targeted by the first stage and the refinement.
 #' @noRd
-column_bounds_note <- function(tail_rows, max_level, clamped_share, bounds, range) {
+column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
   out <- character(0)
-  if (!is.na(clamped_share) && clamped_share >= 0.01) {
+  if (!is.na(n_hat) && m1 >= max_level * max(1, n_hat)) {
+    out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
+                                 "quantiles of every column or beyond, may miss the data altogether, and clamp ",
+                                 "about %s%% of the rows at each end; the release can be far off. Give public ",
+                                 "bounds (lower, upper) or more epsilon."),
+                          format(max_level), format(1 - max_level),
+                          format(100 * min(max_level, m2 / max(1, n_hat)), digits = 2)))
+  } else if (!is.na(n_hat) && m2 >= 0.01 * max(1, n_hat)) {
     out <- c(out, sprintf(paste0("WARNING: the private bounds clamp about %s%% of the rows at each end of every ",
                                  "column (n * epsilon is too small for tighter ones); spreads are under-estimated. ",
                                  "Give public bounds (lower, upper) or more epsilon."),
-                          format(100 * clamped_share, digits = 2)))
+                          format(100 * m2 / n_hat, digits = 2)))
   }
   at_end <- c(bounds$lower, bounds$upper)
   if (any(abs(at_end) >= range * (1 - 1e-6))) {
@@ -346,25 +405,26 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel <- dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
                     eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call)
   m <- d$tail_factor / cols$epsilon_q
+  m2 <- min(column_bounds_refine / cols$epsilon_q, m)
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
-  share <- min(d$max_level, m / max(1, n_hat))
+  share <- min(d$max_level, m2 / max(1, n_hat))
   rel$params$bounds_source <- "private"
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
-                                   rho = cols$rho, composition = cols$composition, tail_rows = m,
-                                   clamped_share = share)
+                                   rho = cols$rho, composition = cols$composition, tail_rows = m2,
+                                   first_rows = m, clamped_share = share)
   rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
-  warn <- column_bounds_note(m, d$max_level, share, rel$params$bounds, d$range)
+  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
                                     "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
                                     "stated budget), targeting about %s rows beyond each bound"),
-                             3L * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
-                             format(cols$delta), format(m, digits = 4)), warn), collapse = "\n  "))
+                             column_bounds_choices * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
+                             format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by basic composition of per-column bounds chosen ",
                                   "privately (%s) and the release on the box they define: %s"),
                            format(epsilon), format(delta),
-                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", 3L * ncol(X),
+                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", column_bounds_choices * ncol(X),
                                                                          cols$epsilon_q, cols$composition)),
                            rel$guarantee)
   rel
