@@ -430,3 +430,36 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                            rel$guarantee)
   rel
 }
+
+# ---- dp_lm()'s default: private bounds of the model frame's numeric variables ----
+
+#' The rho charged for dp_lm()'s private bounds before the number of numeric
+#' variables k is known: the zCDP total is zcdp_rho(epsilon, delta) whatever
+#' k when that composition is used, and 6k epsilon_q^2/8 = epsilon^2/(48k)
+#' <= epsilon^2/48 with basic composition; the larger is a valid rho for
+#' every k (rho-zCDP implies rho'-zCDP for rho' >= rho).
+#' @noRd
+lm_bounds_rho <- function(epsilon, delta) {
+  basic <- em_zcdp_rho(epsilon / column_bounds_choices)  * column_bounds_choices
+  if (delta > 0) max(zcdp_rho(epsilon, delta), basic) else basic
+}
+
+#' Private bounds of the numeric variables of dp_lm()'s model frame `mf`
+#' (response included), named by variable for lm_box_bounds(); factors and
+#' logicals get their public bounds there. The step's facts go into `state`.
+#' @noRd
+lm_private_bounds <- function(mf, epsilon, delta, state) {
+  num <- vapply(mf, function(col) is.numeric(col) && is.null(dim(col)), logical(1))
+  k <- sum(num)
+  cols <- column_bounds_epsilon(epsilon, delta, max(1L, k))
+  d <- column_bounds_defaults
+  X <- matrix(unlist(mf[num], use.names = FALSE), nrow(mf), k)
+  cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
+  state$k <- k
+  state$rho <- cols$rho
+  state$epsilon_q <- cols$epsilon_q
+  state$composition <- cols$composition
+  state$first_rows <- d$tail_factor / cols$epsilon_q
+  state$tail_rows <- min(column_bounds_refine / cols$epsilon_q, state$first_rows)
+  list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
+}
