@@ -186,10 +186,15 @@ release_column_index <- function(cols, M, arg) {
 #' @param data A data frame (formula interface).
 #' @param epsilon,delta The privacy budget of the release (formula interface).
 #' @param clip Row-norm bound for the rows \eqn{[x, y]} of the design and
-#'   the response (the intercept's 1 included), or `NULL` (default): chosen
-#'   privately as twice the private median row norm by [dp_clip_bound()] with
-#'   `bound_share` of `epsilon` (the rest goes to the release). Give a bound
-#'   from public knowledge above nearly all rows for unbiased intervals.
+#'   the response (the intercept's 1 included), or `NULL` (default). With
+#'   neither `clip` nor bounds, per-column bounds of the model frame's numeric
+#'   variables (the response included) are chosen privately by the mechanism
+#'   of [dp_column_bounds()] with `2 * bound_share` of `epsilon` and of
+#'   `delta` (factors, logicals and interactions then get their bounds as with
+#'   public bounds below), and the box path runs with them
+#'   (`params$bounds_source = "private"`); the release's `tuning` warns when
+#'   n epsilon is too small for them. Give a bound from public knowledge
+#'   above nearly all rows for unbiased intervals.
 #' @param mechanism `"analyze_gauss"` (default), `"wishart"` ([wishart_noise()]
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
 #' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
@@ -198,8 +203,8 @@ release_column_index <- function(cols, M, arg) {
 #' @param budget A [dp_budget()] charged before the data is read, or `NULL`.
 #' @param B Bootstrap draws (default 500; 0 for none: then `vcov` and
 #'   intervals are `NA`).
-#' @param bound_share Share of `epsilon` for the private `clip` (when `clip`
-#'   is `NULL`).
+#' @param bound_share Half the share of `epsilon` and `delta` spent on the
+#'   private per-column bounds (when neither `clip` nor bounds are given).
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be

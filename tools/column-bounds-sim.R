@@ -1,27 +1,37 @@
-# The design study behind dp_column_bounds() (issue 19, item 2): how the
-# per-column private bounds are chosen, measured by the relative Frobenius
-# error of a simple box-path covariance (clamp to the bounds, unit box,
-# Gaussian mean and second moment; a stand-in for dp_cov()'s box path so
-# that only the bounds vary). Compared, on skewed and heavy-tailed data and
-# a large mean, n in {342, 5000, 50000}, p = 7, epsilon in {0.25, 1, 4}, a
-# quarter of epsilon on the bounds (3p choices by basic composition):
+# The design study behind dp_column_bounds() (issue 19, item 2), first
+# stage: how the per-column private bounds are searched, measured by the
+# relative Frobenius error of a simple box-path covariance (clamp to the
+# bounds, unit box, Gaussian mean and second moment; a stand-in for dp_cov()'s
+# box path so that only the bounds vary). Compared, on skewed and
+# heavy-tailed data and a large mean, n in {342, 5000, 50000}, p = 7, epsilon
+# in {0.25, 1, 4}, a quarter of epsilon on the bounds (3p choices by basic
+# composition):
 #   flat  - the median on a data-free asinh axis, then the tails on an asinh
 #           axis centred at it with a flat (Lebesgue) base measure
-#   decay - the same with the base measure exp(-|s|/2) for the tails (the
-#           package's choice)
+#   decay - the same with the base measure exp(-|s|/2) for the tails
 # and tail_factor k in {8, 16, 32} (rows targeted beyond each bound =
 # k / epsilon_q). Run: Rscript tools/column-bounds-sim.R  (about 5 minutes).
 # Findings (7 reps, median error): with the flat measure the empty ends of
 # the range win at every n up to 50000 for the heavy-tailed and large-mean
 # data (errors 1e6-1e11: bounds far beyond the data); with the decay measure
-# the error at n = 50000 is 0.2-0.8 everywhere (k = 16: lognormal 0.76 /
-# 0.47 / 0.24, t3 0.67 / 0.41 / 0.24, exponential 0.52 / 0.20 / 0.10, mean
-# 1e4 0.37 / 0.13 / (eps 4) for epsilon 0.25 / 1 / 4), against 8.5 / 1.7 /
-# 0.57 and the like for the same box with the data's min and max (the
-# heavy tails make the exact range wide). k = 8 fails more often (an end
-# wins), k = 32 clamps more; k = 16 had the best median over the grid. At n
-# = 342 no setting is accurate: the bounds target the quartiles
-# (max_level), which dp_column_bounds() prints as a warning.
+# the error at n = 50000 is 0.1-0.8 everywhere; k = 8 fails more often (an
+# end wins), k = 32 clamps more; k = 16 had the best median over the grid.
+#
+# Two further stages were then measured with dp_cov() itself (diamonds-like
+# data: log-normal carat and price, normal depth and table, x, y, z from
+# carat; a log-normal with correlation 0.5; n = 50000, p = 7; 9 reps):
+#  * the tails' axis in units of a private median absolute deviation instead
+#    of a fixed tiny scale (which made the decay measure pull the bounds to
+#    the median at small n epsilon);
+#  * a refinement of each bound targeting 2 / epsilon_q rows in a window
+#    reaching 3 times further than the first bound (flat measure, bounded
+#    empty part). With k = 16 alone the clamping bias dominated (diamonds-
+#    like: 0.66 / 0.43 / 0.24 at epsilon 0.25 / 1 / 4, the bias alone 0.68 /
+#    0.45 / 0.26); with the refinement 0.33 / 0.135 / 0.092, against 1.6 /
+#    0.43 / 0.18 for the box with the data's exact min and max (9 reps), and
+#    for the log-normal 0.36 / 0.21 / 0.13 against 9.0 / 2.3 / 0.66.
+#    Smaller k without the refinement (2, 4) failed on the log-normal
+#    (errors 10-140: an empty end won).
 relF <- function(A, B) norm(A - B, "F") / norm(B, "F")
 gsig <- function(sens, e, d) sens * sqrt(2 * log(1.25 / d)) / e
 box_cov <- function(X, lo, hi, eps, delta) {

@@ -232,3 +232,37 @@ test_that("print states the guarantee and warns when the bounds clamp many rows"
   expect_error(dp_column_bounds(X, 1, resolution = 200, range = 100), class = "dpcov_error")
   expect_error(dp_column_bounds(function() NULL, 1), class = "dpcov_error")
 })
+
+test_that("dp_lm() without bounds chooses the numeric variables' bounds privately and charges them first", {
+  set.seed(61)
+  n <- 5000
+  d <- data.frame(x = exp(rnorm(n)), z = rnorm(n, 100, 5), g = factor(sample(c("a", "b"), n, TRUE)))
+  d$y <- 2 * d$x - 0.1 * d$z + (d$g == "b") + rnorm(n)
+  b <- dp_budget(2, 1e-5)
+  set.seed(62)
+  f <- dp_lm(y ~ x + z + g, d, epsilon = 1, delta = 1e-6, B = 0, budget = b)
+  led <- as.data.frame(b)
+  expect_identical(led$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
+  expect_equal(led$epsilon, c(0.2, 0.8))
+  expect_equal(led$delta, c(2e-7, 8e-7))
+  # the rho charged before the number of numeric variables is known bounds the real one
+  expect_equal(led$rho[1], dpcov:::lm_bounds_rho(0.2, 2e-7))
+  rel <- f$release
+  expect_identical(rel$params$bounds_source, "private")
+  expect_lte(rel$params$column_bounds$rho, led$rho[1] * (1 + 1e-12))
+  expect_identical(rel$tuning$method, "private column bounds")
+  expect_match(rel$guarantee, "^\\(1, 1e-06\\)-differential privacy in total")
+  # the numeric variables' bounds are those of the mechanism under the same seed
+  set.seed(62)
+  ref <- dpcov:::column_bounds_mechanism(as.matrix(d[c("y", "x", "z")]),
+                                         rel$params$column_bounds$epsilon_quantile, 1e6, 0.01, 16, 0.25, 2)
+  bb <- rel$params$bounds
+  expect_equal(bb[c("x", "z", "y"), "lower"], ref$lower[c(2, 3, 1)])
+  expect_equal(bb["gb", "lower"], 0)
+  expect_equal(bb["gb", "upper"], 1)
+  # the basic-composition rho bound holds for any number of columns
+  for (k in 1:5) {
+    expect_lte(dpcov:::column_bounds_epsilon(0.2, 2e-7, k)$rho, dpcov:::lm_bounds_rho(0.2, 2e-7) * (1 + 1e-12))
+    expect_lte(dpcov:::column_bounds_epsilon(0.2, 0, k)$rho, dpcov:::lm_bounds_rho(0.2, 0) * (1 + 1e-12))
+  }
+})
