@@ -387,4 +387,11 @@ test_that("dp_column_bounds() and dp_cov()'s private-bounds default hold no secr
   expect_private(function(x) dp_column_bounds(x, 0.5, n_hint = 50), X, label = "dp_column_bounds (n_hint)")
   forms <- data_forms(dp_cov, list(1, 1e-6))
   for (f in names(forms)) expect_private(forms[[f]], X, label = paste("dp_cov (private bounds)", f))
+  frame <- function(x) {
+    df <- as.data.frame(x)
+    names(df) <- c(letters[seq_len(ncol(df) - 1L)], "y")
+    df
+  }
+  expect_private(function(x) suppressWarnings(dp_lm(y ~ a + b, frame(x), epsilon = 1, delta = 1e-5, B = 20)),
+                 X, label = "dp_lm formula (private bounds)")
 })
