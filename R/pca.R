@@ -96,6 +96,10 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   if (missing(release)) abort_missing("release")
   if (!inherits(release, "dp_release") && (is.matrix(release) || is.data.frame(release) || is.function(release))) {
     # data: released first by dp_cov() (its arguments in `...`), then decomposed
+    if (!...length()) {
+      abort("`release` must be a dp_release; to release data first, give dp_cov()'s arguments (`epsilon`, `delta`, and `lower`/`upper` or `bounds`).",
+            .arg = "release")
+    }
     if (!is.null(center)) abort("`center`: with data, dp_pca() centres at dp_cov()'s private mean.", .arg = "center")
     if (!is.null(scale)) {
       abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",

@@ -584,3 +584,9 @@ test_that("second_moment() with bounds: box-row statistics that the mechanisms m
   bad$bounds <- bad$bounds[1:2, ]
   expect_error(analyze_gauss(bad, 1, 1e-6), class = "dpcov_error")
 })
+
+test_that("dp_pca refuses data without dp_cov()'s arguments, naming `release`", {
+  e <- tryCatch(dp_pca(matrix(1, 2, 3)), error = function(e) e)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "release")
+})
