@@ -46,9 +46,10 @@
 #'
 #' 4. **Refinement**: the upper bound again, now targeting
 #'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched on the
-#'    linear axis in the window from the first upper bound \eqn{h} to
-#'    \eqn{h + 3(h - \hat m)} with a flat base measure (values outside the
-#'    window count at its ends); the lower bound likewise. The first stage
+#'    axis \eqn{u = (x - h)/(h - \hat m)} in the window \eqn{[0, 3]} beyond
+#'    the first upper bound \eqn{h}, with base measure \eqn{e^{-2u} du}
+#'    (values outside the window count at its ends); the lower bound
+#'    likewise. The first stage
 #'    must target many rows to beat the empty ends; the window's empty part
 #'    is bounded (at worst a bound 4 times as far from the median), so the
 #'    refinement can target few rows, and the clamping bias falls further.
@@ -199,6 +200,9 @@ column_bounds_choices <- 6L
 # may reach.
 column_bounds_refine <- 2
 column_bounds_reach <- 3
+# The refinement's base measure decays by e per half the first bound's
+# distance from the median (its empty part must not win for free).
+column_bounds_refine_decay <- 0.5
 
 #' The budget of each of the 6p choices: basic composition, or (delta > 0)
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
@@ -251,13 +255,19 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     hi <- med + scale * sinh(interval_exp_mech(s, -abs(n - i - m_n), eps_q, sens, decay))
     lo <- med + scale * sinh(interval_exp_mech(s, -abs(i - m_n), eps_q, sens, decay))
     # refinement: fewer rows beyond, searched in a window reaching
-    # column_bounds_reach times further from the median (flat measure): the
+    # column_bounds_reach times further from the median (decaying measure): the
     # window's empty part is bounded, so fewer rows can be targeted safely
     m2 <- min(column_bounds_refine / eps_q, m_n)
-    end <- hi + column_bounds_reach * max(hi - med, tau0)
-    hi <- interval_exp_mech(c(hi, pmin(pmax(v, hi), end), end), -abs(n - i - m2), eps_q, sens, Inf)
-    end <- lo - column_bounds_reach * max(med - lo, tau0)
-    lo <- interval_exp_mech(c(end, pmin(pmax(v, end), lo), lo), -abs(i - m2), eps_q, sens, Inf)
+    # on the axis u = (x - h) / (h - med) in [0, reach], base measure
+    # exp(-u / column_bounds_refine_decay): near the first bound unless rows push it out
+    w <- max(hi - med, tau0)
+    u <- pmin(pmax((v - hi) / w, 0), column_bounds_reach)
+    hi <- hi + w * interval_exp_mech(c(0, u, column_bounds_reach), -abs(n - i - m2), eps_q, sens,
+                                     column_bounds_refine_decay)
+    w <- max(med - lo, tau0)
+    u <- pmin(pmax((v - lo) / w, -column_bounds_reach), 0)
+    lo <- lo + w * interval_exp_mech(c(-column_bounds_reach, u, 0), -abs(i - m2), eps_q, sens,
+                                     column_bounds_refine_decay)
     b <- column_bounds_order(lo, hi, resolution, range)
     lower[j] <- b[1]
     upper[j] <- b[2]

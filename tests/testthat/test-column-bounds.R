@@ -66,10 +66,10 @@ ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.2
     hi <- med + sc * sinh(ref_draw(s, -abs(n - i - m), eps_q, lam))
     lo <- med + sc * sinh(ref_draw(s, -abs(i - m), eps_q, lam))
     m2 <- min(2 / eps_q, m)
-    e <- hi + 3 * max(hi - med, tau0)
-    hi <- ref_draw(c(hi, pmin(pmax(v, hi), e), e), -abs(n - i - m2), eps_q, Inf)
-    e <- lo - 3 * max(med - lo, tau0)
-    lo <- ref_draw(c(e, pmin(pmax(v, e), lo), lo), -abs(i - m2), eps_q, Inf)
+    w <- max(hi - med, tau0)
+    hi <- hi + w * ref_draw(c(0, pmin(pmax((v - hi) / w, 0), 3), 3), -abs(n - i - m2), eps_q, 0.5)
+    w <- max(med - lo, tau0)
+    lo <- lo + w * ref_draw(c(-3, pmin(pmax((v - lo) / w, -3), 0), 0), -abs(i - m2), eps_q, 0.5)
     out[j, ] <- c(min(lo, hi), med, max(lo, hi))
   }
   out
