@@ -24,8 +24,11 @@
 #    of a fixed tiny scale (which made the decay measure pull the bounds to
 #    the median at small n epsilon);
 #  * a refinement of each bound targeting 2 / epsilon_q rows in a window
-#    reaching 3 times further than the first bound (flat measure, bounded
-#    empty part). With k = 16 alone the clamping bias dominated (diamonds-
+#    reaching 3 times further than the first bound (bounded empty part; first
+#    with a flat measure, then with one decaying by e per half the first
+#    bound's distance from the median, which on ggplot2::diamonds took the
+#    error from a floor of 0.017 to 0.016 / 0.0083 / 0.0050 at epsilon 0.25 /
+#    1 / 4; see bench/RESULTS.md). With k = 16 alone the clamping bias dominated (diamonds-
 #    like: 0.66 / 0.43 / 0.24 at epsilon 0.25 / 1 / 4, the bias alone 0.68 /
 #    0.45 / 0.26); with the refinement 0.33 / 0.135 / 0.092, against 1.6 /
 #    0.43 / 0.18 for the box with the data's exact min and max (9 reps), and
