@@ -17,8 +17,8 @@ psd_sqrt_cpp <- function(S) {
     .Call(`_dpcov_psd_sqrt_cpp`, S)
 }
 
-clipped_gram_cpp <- function(X, clip) {
-    .Call(`_dpcov_clipped_gram_cpp`, X, clip)
+clipped_gram_cpp <- function(X, clip, threads = 1L, portable = FALSE) {
+    .Call(`_dpcov_clipped_gram_cpp`, X, clip, threads, portable)
 }
 
 grouped_grams_cpp <- function(X, group, K, clip, rows_per_group) {

@@ -27,6 +27,17 @@
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
 #'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk). Its print method
 #'   says that it is not private.
+#' @section Speed and threads:
+#' The pass runs an AVX2/FMA kernel on x86-64 CPUs that have one (chosen
+#' at run time; a portable kernel elsewhere) and, where R was built with
+#' OpenMP, splits the rows over `getOption("dpcov.threads", 2)` threads
+#' (at most 2 by default; set `options(dpcov.threads = 1)` for one). The
+#' rows are cut into slices that depend only on the data's shape and the
+#' slices' sums are added in a fixed order, so the result is bitwise the
+#' same for any number of threads. On a machine busy with other processes,
+#' OpenMP's idle threads spin by default and a second thread can cost more
+#' than it gains: use `options(dpcov.threads = 1)`, or set the environment
+#' variable `OMP_WAIT_POLICY=passive` before R starts.
 #' @seealso [second_moment_db()] computes the same statistics inside a
 #'   database; [db_reader()] and [csv_reader()] are ready chunk readers.
 #' @examples
@@ -53,15 +64,26 @@ second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NU
   # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
   # zero rows are data too (under add/remove n is private)
   x <- check_data_matrix(x, finite = FALSE, min_rows = 0L)
-  g <- clipped_gram_cpp(x, clip)
+  g <- clipped_gram_cpp(x, clip, gram_threads())
   abort_nonfinite(g$nonfinite)
   new_suffstat(g$gram, g$n, clip, colnames(x), g$n_clipped, g$sum)
 }
 
 second_moment_stream <- function(reader, clip) {
-  pass <- reader_fold(reader, function(b) clipped_gram_cpp(b, clip)[c("gram", "sum", "n_clipped")],
+  threads <- gram_threads()
+  pass <- reader_fold(reader, function(b) clipped_gram_cpp(b, clip, threads)[c("gram", "sum", "n_clipped")],
                       combine = function(a, b) Map(`+`, a, b))
   new_suffstat(pass$total$gram, pass$n, clip, pass$colnames, pass$total$n_clipped, pass$total$sum)
+}
+
+# Threads of the clipped Gram pass: option `dpcov.threads`, by default 2 (the
+# most a package may start unasked); the result does not depend on it.
+gram_threads <- function() {
+  t <- getOption("dpcov.threads", 2L)
+  if (!is_number(t) || !is.finite(t) || t < 1 || t != round(t)) {
+    abort("option `dpcov.threads` must be a whole number >= 1, not %s.", deparse(t)[1], .arg = "dpcov.threads")
+  }
+  as.integer(min(t, 1024))
 }
 
 #' One pass over a chunk reader: each block validated (a numeric matrix, the

@@ -63,13 +63,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // clipped_gram_cpp
-Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip);
-RcppExport SEXP _dpcov_clipped_gram_cpp(SEXP XSEXP, SEXP clipSEXP) {
+Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip, int threads, bool portable);
+RcppExport SEXP _dpcov_clipped_gram_cpp(SEXP XSEXP, SEXP clipSEXP, SEXP threadsSEXP, SEXP portableSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type X(XSEXP);
     Rcpp::traits::input_parameter< double >::type clip(clipSEXP);
-    rcpp_result_gen = Rcpp::wrap(clipped_gram_cpp(X, clip));
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type portable(portableSEXP);
+    rcpp_result_gen = Rcpp::wrap(clipped_gram_cpp(X, clip, threads, portable));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -296,7 +298,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_compress_draw_cpp", (DL_FUNC) &_dpcov_compress_draw_cpp, 11},
     {"_dpcov_scan_columns_cpp", (DL_FUNC) &_dpcov_scan_columns_cpp, 1},
     {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
-    {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 2},
+    {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 4},
     {"_dpcov_grouped_grams_cpp", (DL_FUNC) &_dpcov_grouped_grams_cpp, 5},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},

@@ -4,15 +4,22 @@
 // `nonfinite`: 0 when every entry of X is finite, 1 when one is NA/NaN (which
 // wins, as anyNA() is checked first in R), 2 when one is +-Inf. The statistics
 // are then meaningless and the caller refuses X (abort_nonfinite() in R).
+// `threads`: OpenMP threads (the result does not depend on it); `portable`:
+// the portable kernel even where the AVX2/FMA one runs (for tests). `kernel`
+// says which ran.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip) {
+Rcpp::List clipped_gram_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip, int threads = 1,
+                            bool portable = false) {
   dpcov::ClippedGram acc(X.cols(), clip);
+  acc.set_threads(threads);
+  acc.set_portable(portable);
   acc.add(X);
   return Rcpp::List::create(Rcpp::Named("gram") = acc.result(),
                             Rcpp::Named("sum") = Rcpp::NumericVector(acc.sum().data(), acc.sum().data() + acc.sum().size()),
                             Rcpp::Named("n") = static_cast<double>(acc.n()),
                             Rcpp::Named("n_clipped") = static_cast<double>(acc.n_clipped()),
-                            Rcpp::Named("nonfinite") = acc.has_nan() ? 1 : acc.has_inf() ? 2 : 0);
+                            Rcpp::Named("nonfinite") = acc.has_nan() ? 1 : acc.has_inf() ? 2 : 0,
+                            Rcpp::Named("kernel") = acc.uses_avx2() ? "avx2" : "portable");
 }
 
 // [[Rcpp::export(rng = false)]]

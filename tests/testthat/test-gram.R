@@ -119,3 +119,110 @@ test_that("the kernel's own NA/NaN/Inf detection gives the errors of check_data_
   expect_equal(second_moment(x, clip = 1)$sum, colSums(x * pmin(1, 1 / sqrt(rowSums(x^2)))),
                tolerance = 1e-12, ignore_attr = TRUE)
 })
+
+# The kernels (issue 21): the AVX2/FMA kernel chosen at run time and the
+# portable one (Eigen's rank update), each against plain R, on shapes that
+# reach every edge of the AVX2 kernel's 3 x 4 tiles and 4-row steps, one
+# block, several blocks and several slices.
+gram_kernel <- function(x, clip, threads = 1L, portable = FALSE) {
+  dpcov:::clipped_gram_cpp(x, clip, threads, portable)
+}
+
+test_that("both Gram kernels equal plain R: Gram, column sums, n_clipped", {
+  set.seed(35)
+  rel <- function(a, b) max(abs(a - b)) / max(abs(b))
+  worst <- list()
+  for (p in c(1:8, 13, 20, 50)) {
+    for (n in c(1, 3, 5, 130, 2051)) {
+      x <- matrix(rnorm(n * p), n, p) * 2 / sqrt(p)
+      for (B in c(1, Inf)) {
+        s <- pmin(1, B / sqrt(rowSums(x^2)))
+        ref <- ref_clipped_gram(x, B)
+        for (portable in c(FALSE, TRUE)) {
+          g <- gram_kernel(x, B, portable = portable)
+          # one summary per case (thousands of expectations would be slow)
+          worst[[length(worst) + 1]] <- c(
+            gram = rel(g$gram, ref), sum = rel(g$sum, colSums(x * s)),
+            n_clipped = g$n_clipped != sum(s < 1), nonfinite = g$nonfinite != 0L,
+            asymmetric = !isSymmetric(g$gram), n = g$n != n)
+        }
+      }
+    }
+  }
+  worst <- do.call(rbind, worst)
+  expect_equal(nrow(worst), 11 * 5 * 2 * 2)
+  expect_lt(max(worst[, "gram"]), 1e-13)
+  expect_lt(max(worst[, "sum"]), 1e-13)
+  expect_identical(colSums(worst[, c("n_clipped", "nonfinite", "asymmetric", "n")]),
+                   c(n_clipped = 0, nonfinite = 0, asymmetric = 0, n = 0))
+  g <- gram_kernel(matrix(1, 2, 2), 1)
+  expect_identical(gram_kernel(matrix(1, 2, 2), 1, portable = TRUE)$kernel, "portable")
+  # x86-64 with AVX2 and FMA (as the machine of issue 21) dispatches to them
+  cpu <- if (file.exists("/proc/cpuinfo")) readLines("/proc/cpuinfo") else character()
+  flags <- strsplit(sub(".*: ", "", grep("^flags", cpu, value = TRUE)[1]), " ")[[1]]
+  if (R.version$arch == "x86_64" && .Platform$OS.type == "unix" && all(c("avx2", "fma") %in% flags)) {
+    expect_identical(g$kernel, "avx2")
+  }
+})
+
+test_that("the Gram is bitwise the same for 1, 2, 3 and 4 threads, in both kernels", {
+  set.seed(36)
+  # 20000 x 7: 20 blocks of 1024 rows in 5 slices; 3001 x 60: 6 blocks of 544 rows, 1 slice
+  for (shape in list(c(20000, 7), c(9001, 20), c(3001, 60))) {
+    x <- matrix(rnorm(prod(shape)), shape[1], shape[2]) / sqrt(shape[2]) * 1.5
+    x[17, 2] <- 1e200  # overflows when squared: the copied-block path, in one slice
+    for (B in c(1, Inf)) {
+      for (portable in c(FALSE, TRUE)) {
+        one <- gram_kernel(x, B, 1L, portable)
+        for (t in 2:4) expect_identical(gram_kernel(x, B, t, portable), one)
+        if (is.finite(B)) {
+          # row 17 clipped to norm B (plain R's norm of it overflows)
+          u <- x[17, ] / 1e200
+          ref <- ref_clipped_gram(x[-17, ], B) + tcrossprod(u / sqrt(sum(u^2)) * B)
+          expect_equal(one$gram, ref, tolerance = 1e-12)
+          expect_identical(one$n_clipped, as.double(sum(sqrt(rowSums((x / 1e100)^2)) * 1e100 > B)))
+        }
+      }
+    }
+    # NA/NaN/Inf in a late slice are reported whatever the thread count
+    y <- x
+    y[nrow(y) - 3, 1] <- Inf
+    for (t in 1:4) expect_identical(gram_kernel(y, 1, t)$nonfinite, 2L)
+    y[5, shape[2]] <- NA
+    for (t in 1:4) expect_identical(gram_kernel(y, 1, t)$nonfinite, 1L)
+    for (t in 1:4) expect_identical(gram_kernel(y, Inf, t)$nonfinite, 1L)
+  }
+  # through second_moment() and options(dpcov.threads)
+  x <- matrix(rnorm(30000 * 5), 30000, 5)
+  old <- options(dpcov.threads = 1)
+  on.exit(options(old))
+  one <- second_moment(x, clip = 1)
+  options(dpcov.threads = 3)
+  expect_identical(second_moment(x, clip = 1), one)
+  expect_equal(one$gram, ref_clipped_gram(x, 1), tolerance = 1e-12, ignore_attr = TRUE)
+})
+
+test_that("rows whose clip factor squared would underflow are clipped exactly", {
+  set.seed(37)
+  x <- matrix(rnorm(40 * 6), 40, 6)
+  x[3, ] <- x[3, ] * 1e140  # c = 1e-50 / ||x|| < 1e-100: scaled before squaring
+  B <- 1e-50
+  u <- x[3, ] / sqrt(sum(x[3, ]^2)) * B
+  for (portable in c(FALSE, TRUE)) {
+    g <- gram_kernel(x, B, portable = portable)
+    expect_equal(g$gram, ref_clipped_gram(x, B), tolerance = 1e-12)
+    expect_equal(g$gram, ref_clipped_gram(x[-3, ], B) + tcrossprod(u), tolerance = 1e-12)
+    expect_equal(g$sum, colSums(x * pmin(1, B / sqrt(rowSums(x^2)))), tolerance = 1e-12)
+  }
+})
+
+test_that("option dpcov.threads is checked", {
+  x <- matrix(1, 2, 2)
+  for (bad in list(0, 1.5, -1, NA, "2", c(1, 2), Inf)) {
+    old <- options(dpcov.threads = bad)
+    e <- tryCatch(second_moment(x, clip = 1), error = identity)
+    options(old)
+    expect_s3_class(e, "dpcov_error")
+    expect_match(conditionMessage(e), "option `dpcov.threads` must be a whole number >= 1")
+  }
+})

@@ -6,7 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace dpcov {
 
@@ -18,10 +25,332 @@ inline double clip_scale(double norm, double clip) {
   return (std::isfinite(clip) && norm > clip) ? clip / norm : 1.0;
 }
 
+namespace gram_detail {
+
+using Eigen::Index;
+
+// The AVX2/FMA kernel: GCC/Clang on x86-64, compiled for that target function
+// by function (no -march flag, so the package runs on any x86-64) and chosen
+// at run time when the CPU has both. Not on Windows, where GCC does not align
+// the stack for the 32-byte registers it may spill.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
+#define DPCOV_GRAM_AVX2 1
+#define DPCOV_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#if defined(__clang__)
+#define DPCOV_UNROLL _Pragma("unroll")
+#else
+#define DPCOV_UNROLL _Pragma("GCC unroll 4")
+#endif
+#endif
+
+inline bool cpu_has_avx2_fma() {
+#ifdef DPCOV_GRAM_AVX2
+  static const bool ok = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
+
+// A block's row statistics and the working memory of one thread.
+struct Scratch {
+  std::vector<double> sq, c, w, panel, buf;  // buf: a copy of the block, sized when first needed
+  std::vector<unsigned char> ok;
+  explicit Scratch(Index rows) : sq(rows), c(rows), w(rows), panel(3 * rows) {}
+};
+
+// What a run of blocks adds up: the Gram (p x p, column-major; its upper
+// triangle is meaningful, the strict lower triangle holds scratch), the
+// column sums of the clipped rows, and counts.
+struct Partial {
+  MatrixXd gram;
+  Eigen::VectorXd sum;
+  Index n = 0, n_clipped = 0;
+  bool has_nan = false, has_inf = false;
+  explicit Partial(Index p) : gram(MatrixXd::Zero(p, p)), sum(Eigen::VectorXd::Zero(p)) {}
+  void add(const Partial& o) {
+    gram += o.gram;
+    sum += o.sum;
+    n += o.n;
+    n_clipped += o.n_clipped;
+    has_nan = has_nan || o.has_nan;
+    has_inf = has_inf || o.has_inf;
+  }
+};
+
+#ifdef DPCOV_GRAM_AVX2
+DPCOV_TARGET_AVX2 inline double hsum(__m256d v) {
+  __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// g(r, c) += sum_i a_r[i] x_c[i] for r < MR, c < NR (a_r = a + r * lda,
+// x_c = x + c * ldx): MR x NR dot products of length b, 4 rows at a time, in
+// MR * NR <= 12 accumulators.
+// pf (or NULL): a column of the next block, fetched into cache a line (8
+// rows) every 8 rows on the way, so that memory works while the FMAs do.
+template <int MR, int NR>
+DPCOV_TARGET_AVX2 inline void tile(const double* a, Index lda, const double* x, Index ldx, Index b, double* g,
+                                   Index ldg, const double* pf, Index npf) {
+  __m256d acc[MR][NR];
+  DPCOV_UNROLL for (int r = 0; r < MR; ++r) DPCOV_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] = _mm256_setzero_pd();
+  Index i = 0;
+  for (; i + 4 <= b; i += 4) {
+    if (pf && !(i & 7) && i < npf) _mm_prefetch(reinterpret_cast<const char*>(pf + i), _MM_HINT_T0);
+    __m256d ar[MR];
+    DPCOV_UNROLL for (int r = 0; r < MR; ++r) ar[r] = _mm256_loadu_pd(a + r * lda + i);
+    DPCOV_UNROLL for (int c = 0; c < NR; ++c) {
+      const __m256d xc = _mm256_loadu_pd(x + c * ldx + i);
+      DPCOV_UNROLL for (int r = 0; r < MR; ++r) acc[r][c] = _mm256_fmadd_pd(ar[r], xc, acc[r][c]);
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int c = 0; c < NR; ++c) {
+      double s = hsum(acc[r][c]);
+      for (Index t = i; t < b; ++t) s += a[r * lda + t] * x[c * ldx + t];
+      g[r + c * ldg] += s;
+    }
+}
+
+template <int MR>
+DPCOV_TARGET_AVX2 inline void tile_row(Index nr, const double* a, Index lda, const double* x, Index ldx, Index b,
+                                       double* g, Index ldg, const double* pf, Index npf) {
+  switch (nr) {
+    case 4: tile<MR, 4>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    case 3: tile<MR, 3>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    case 2: tile<MR, 2>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+    default: tile<MR, 1>(a, lda, x, ldx, b, g, ldg, pf, npf); break;
+  }
+}
+
+// G += X' diag(w) X over the upper triangle (w = NULL: unweighted), X being
+// b x p with column j at X + j * ld, and sum[j] += sum_i f[i] X(i, j) (f =
+// NULL: plain sums). Columns are taken three at a time (j0), weighted once
+// into `panel` (their sums taken on the way), and dotted with the columns
+// k >= j0 four at a time; the tiles that straddle the diagonal also write
+// below it (scratch). `next` (nb rows, or NULL): the next block, fetched into
+// cache a column per tile while this one is in use.
+DPCOV_TARGET_AVX2 inline void gram_update_avx2(const double* X, Index ld, Index b, Index p, const double* f,
+                                               const double* w, double* panel, double* G, double* sum,
+                                               const double* next, Index nb) {
+  Index fetched = 0;  // columns of the next block: one per tile
+  for (Index j0 = 0; j0 < p; j0 += 3) {
+    const Index mr = std::min<Index>(3, p - j0);
+    for (Index r = 0; r < mr; ++r) {
+      const double* xr = X + (j0 + r) * ld;
+      __m256d acc = _mm256_setzero_pd();
+      Index i = 0;
+      double t = 0.0;
+      if (w) {
+        double* pr = panel + r * b;
+        for (; i + 4 <= b; i += 4) {
+          const __m256d v = _mm256_loadu_pd(xr + i);
+          _mm256_storeu_pd(pr + i, _mm256_mul_pd(_mm256_loadu_pd(w + i), v));
+          acc = _mm256_fmadd_pd(_mm256_loadu_pd(f + i), v, acc);
+        }
+        for (; i < b; ++i) {
+          pr[i] = w[i] * xr[i];
+          t += f[i] * xr[i];
+        }
+      } else {
+        for (; i + 4 <= b; i += 4) acc = _mm256_add_pd(_mm256_loadu_pd(xr + i), acc);
+        for (; i < b; ++i) t += xr[i];
+      }
+      sum[j0 + r] += hsum(acc) + t;
+    }
+    const double* a = w ? panel : X + j0 * ld;
+    const Index lda = w ? b : ld;
+    for (Index k0 = j0; k0 < p; k0 += 4) {
+      const Index nr = std::min<Index>(4, p - k0);
+      double* g = G + j0 + k0 * p;
+      const double* x = X + k0 * ld;
+      const double* pf = next && fetched < p ? next + (fetched++) * ld : nullptr;
+      if (mr == 3) tile_row<3>(nr, a, lda, x, ld, b, g, p, pf, nb);
+      else if (mr == 2) tile_row<2>(nr, a, lda, x, ld, b, g, p, pf, nb);
+      else tile_row<1>(nr, a, lda, x, ld, b, g, p, pf, nb);
+    }
+  }
+  if (next)  // fewer tiles than columns (small p): the rest at once
+    for (; fetched < p; ++fetched)
+      for (Index i = 0; i < nb; i += 8) _mm_prefetch(reinterpret_cast<const char*>(next + fetched * ld + i), _MM_HINT_T0);
+}
+
+// sq[i] = ||row i||^2 of the b x p block X.
+DPCOV_TARGET_AVX2 inline void row_sq_avx2(const double* X, Index ld, Index b, Index p, double* sq) {
+  for (Index i = 0; i < b; ++i) sq[i] = 0.0;
+  for (Index c = 0; c < p; ++c) {
+    const double* xc = X + c * ld;
+    Index i = 0;
+    for (; i + 4 <= b; i += 4) {
+      const __m256d v = _mm256_loadu_pd(xc + i);
+      _mm256_storeu_pd(sq + i, _mm256_fmadd_pd(v, v, _mm256_loadu_pd(sq + i)));
+    }
+    for (; i < b; ++i) sq[i] += xc[i] * xc[i];
+  }
+}
+
+// The clip factors c[i] = min(1, clip / sqrt(sq[i])) and w[i] = c[i]^2 of rows
+// 0 .. b4 - 1 (b4 a multiple of 4), four at a time; returns the number of rows
+// with c < 1, and in ok[g] whether the 4 rows of group g were all ordinary (sq
+// finite, c >= 1e-100); the others are left to the scalar code.
+DPCOV_TARGET_AVX2 inline Index clip_factors_avx2(const double* sq, Index b4, double clip, double* c, double* w,
+                                                 unsigned char* ok) {
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity()), one = _mm256_set1_pd(1.0),
+                cl = _mm256_set1_pd(clip), tiny = _mm256_set1_pd(1e-100);
+  Index clipped = 0;
+  for (Index i = 0; i < b4; i += 4) {
+    const __m256d s = _mm256_loadu_pd(sq + i);
+    const __m256d norm = _mm256_sqrt_pd(s);
+    const __m256d over = _mm256_cmp_pd(norm, cl, _CMP_GT_OQ);
+    const __m256d f = _mm256_blendv_pd(one, _mm256_div_pd(cl, norm), over);
+    const int good = _mm256_movemask_pd(_mm256_and_pd(_mm256_cmp_pd(s, inf, _CMP_LT_OQ), _mm256_cmp_pd(f, tiny, _CMP_GE_OQ)));
+    ok[i / 4] = good == 15;
+    _mm256_storeu_pd(c + i, f);
+    _mm256_storeu_pd(w + i, _mm256_mul_pd(f, f));
+    clipped += __builtin_popcount(_mm256_movemask_pd(_mm256_cmp_pd(f, one, _CMP_LT_OQ)));
+  }
+  return clipped;
+}
+#endif
+
+inline void row_sq_plain(const double* X, Index ld, Index b, Index p, double* sq) {
+  for (Index i = 0; i < b; ++i) sq[i] = 0.0;
+  for (Index c = 0; c < p; ++c) {
+    const double* xc = X + c * ld;
+    for (Index i = 0; i < b; ++i) sq[i] += xc[i] * xc[i];
+  }
+}
+
+// Rows per block: the block (b x p doubles) fits in about 256 KB of cache.
+inline Index block_rows(Index p) {
+  const Index b = 32768 / std::max<Index>(p, 1);
+  return std::max<Index>(128, std::min<Index>(1024, b / 16 * 16));
+}
+
+// Records the NaN / Inf entries of row i of the block; false when they are
+// all finite (a row whose squares overflowed).
+inline bool note_nonfinite_row(const double* X, Index ld, Index p, Index i, Partial& acc) {
+  bool found = false;
+  for (Index c = 0; c < p; ++c) {
+    const double v = X[c * ld + i];
+    if (std::isnan(v)) acc.has_nan = found = true;
+    else if (std::isinf(v)) acc.has_inf = found = true;
+  }
+  return found;
+}
+
+// Adds the b rows of a column-major block (column c at X + c * ld), clipped
+// to norm <= clip, to `acc`: c_i^2 x_i x_i' to the Gram, c_i x_i to the sums.
+// The clip factors weight the Gram's dot products (w_i = c_i^2) instead of
+// scaling a copy of the rows, except for the rare rows that need the copy:
+// rows holding NA/NaN/Inf (zeroed, refused by the caller; the sums stay
+// finite meanwhile) and rows whose squares overflow or whose factor is so
+// small that c_i^2 would underflow (scaled by c_i first). The portable kernel
+// scales a copy and hands it to Eigen's rank update.
+inline void block_update(const double* X, Index ld, Index b, Index p, double clip, bool avx2, Scratch& s,
+                         Partial& acc, const double* next = nullptr, Index nb = 0) {
+  const double* f = nullptr;  // clip factors c_i, NULL when all are 1
+  const double* w = nullptr;  // their squares
+  if (std::isfinite(clip)) {
+    double* sq = s.sq.data();
+    double* c = s.c.data();
+    double* w2 = s.w.data();
+    Index clipped = 0, from = 0;  // rows from `from` on get the scalar code
+    bool special = false;
+    auto row_factor = [&](Index i) {
+      if (!std::isfinite(sq[i])) {
+        special = true;
+        if (note_nonfinite_row(X, ld, p, i, acc)) {
+          c[i] = w2[i] = 0.0;  // the row is zeroed below
+          sq[i] = -1.0;
+          return;
+        }
+        // the squares overflowed: scale by the largest entry before squaring
+        double top = 0.0, t = 0.0;
+        for (Index j = 0; j < p; ++j) top = std::max(top, std::abs(X[j * ld + i]));
+        for (Index j = 0; j < p; ++j) t += (X[j * ld + i] / top) * (X[j * ld + i] / top);
+        c[i] = clip_scale(top * std::sqrt(t), clip);
+        sq[i] = -2.0;  // scaled in the copy below
+      } else {
+        c[i] = clip_scale(std::sqrt(sq[i]), clip);
+        if (c[i] < 1e-100) {
+          special = true;
+          sq[i] = -2.0;
+        }
+      }
+      if (c[i] < 1.0) ++clipped;
+      w2[i] = c[i] * c[i];
+    };
+#ifdef DPCOV_GRAM_AVX2
+    if (avx2) {
+      row_sq_avx2(X, ld, b, p, sq);
+      from = b / 4 * 4;
+      if (s.ok.size() < static_cast<size_t>(from / 4)) s.ok.resize(from / 4);
+      clipped = clip_factors_avx2(sq, from, clip, c, w2, s.ok.data());
+      for (Index g = 0; g < from / 4; ++g) {
+        if (s.ok[g]) continue;
+        for (Index i = 4 * g; i < 4 * g + 4; ++i) {  // redo the group's rows in scalar code
+          if (c[i] < 1.0) --clipped;
+          row_factor(i);
+        }
+      }
+    } else
+#endif
+      row_sq_plain(X, ld, b, p, sq);
+    for (Index i = from; i < b; ++i) row_factor(i);
+    acc.n_clipped += clipped;
+    if (special) {  // copy the block; zero or pre-scale the special rows
+      if (s.buf.size() < static_cast<size_t>(b * p)) s.buf.resize(b * p);
+      double* buf = s.buf.data();
+      for (Index j = 0; j < p; ++j) {
+        const double* xj = X + j * ld;
+        double* bj = buf + j * b;
+        for (Index i = 0; i < b; ++i) bj[i] = sq[i] == -1.0 ? 0.0 : sq[i] == -2.0 ? c[i] * xj[i] : xj[i];
+      }
+      for (Index i = 0; i < b; ++i)
+        if (sq[i] == -2.0) c[i] = w2[i] = 1.0;
+      X = buf;
+      ld = b;
+    }
+    if (clipped > 0 || special) {
+      f = c;
+      w = w2;
+    }
+  }
+  acc.n += b;
+#ifdef DPCOV_GRAM_AVX2
+  if (avx2) {
+    gram_update_avx2(X, ld, b, p, f, w, s.panel.data(), acc.gram.data(), acc.sum.data(), next, nb);
+    return;
+  }
+#endif
+  static_cast<void>(w);  // the portable kernel scales by f = sqrt(w)
+  using Block = Eigen::Map<const MatrixXd, 0, Eigen::OuterStride<>>;
+  if (f) {  // the rows scaled by c_i, in the copy
+    if (s.buf.size() < static_cast<size_t>(b * p)) s.buf.resize(b * p);
+    double* buf = s.buf.data();
+    for (Index j = 0; j < p; ++j) {
+      const double* xj = X + j * ld;
+      double* bj = buf + j * b;
+      for (Index i = 0; i < b; ++i) bj[i] = f[i] * xj[i];
+    }
+    X = buf;
+    ld = b;
+  }
+  const Block B(X, b, p, Eigen::OuterStride<>(ld));
+  acc.gram.selfadjointView<Eigen::Upper>().rankUpdate(B.transpose());
+  acc.sum += B.colwise().sum().transpose();
+}
+
+}  // namespace gram_detail
+
 // Accumulates sum_i c_i^2 x_i x_i' and sum_i c_i x_i with c_i = min(1, clip / ||x_i||)
 // (the column sums let a private mean be released from the same pass). Rows may
 // arrive in any number of blocks (chunks of a larger data set); only the upper
-// triangle is updated until result().
+// triangle is meaningful until result().
 //
 // Non-finite entries (NA/NaN, +-Inf) are detected in the same pass, so callers
 // need no separate scan of the data: a row's squared norm, or a column's
@@ -29,22 +358,77 @@ inline double clip_scale(double norm, double clip) {
 // holds one (or its squares overflow), and only then are its entries looked
 // at. has_nan() / has_inf() report them; the statistics are then meaningless
 // and the caller must refuse the data.
+//
+// Speed: an AVX2/FMA kernel where the CPU has one (chosen at run time; the
+// portable kernel, Eigen's rank update on a scaled copy, otherwise or after
+// set_portable()), and add() of a whole matrix on up to set_threads() OpenMP
+// threads. The rows are cut into slices that depend on n and p only, each
+// slice is summed in row order, and the slices' sums are added in slice
+// order, so the result is bitwise the same for any number of threads.
 class ClippedGram {
  public:
-  ClippedGram(Eigen::Index p, double clip, Eigen::Index block_rows = 512)
-      : gram_(MatrixXd::Zero(p, p)), sum_(Eigen::VectorXd::Zero(p)), clip_(clip), block_(block_rows), n_(0),
-        n_clipped_(0) {}
+  ClippedGram(Eigen::Index p, double clip) : acc_(p), clip_(clip), block_(gram_detail::block_rows(p)) {}
+
+  // Threads for add() of a whole matrix (1 without OpenMP); default 1.
+  void set_threads(int threads) { threads_ = std::max(1, threads); }
+  // Use the portable kernel even where the AVX2/FMA one could run.
+  void set_portable(bool portable) { portable_ = portable; }
+  // The kernel add() runs: true for AVX2/FMA.
+  bool uses_avx2() const { return !portable_ && gram_detail::cpu_has_avx2_fma(); }
 
   void add(const Ref<const MatrixXd>& X) {
-    if (!std::isfinite(clip_)) {  // nothing to clip: one rank update, no row copies
-      gram_.selfadjointView<Eigen::Upper>().rankUpdate(X.transpose());
-      sum_ += X.colwise().sum().transpose();
-      n_ += X.rows();
-      // x_j'x_j is NaN iff column j holds a NaN, +Inf iff it holds +-Inf or overflows
-      if (!gram_.diagonal().allFinite()) scan_nonfinite(X);
-      return;
+    using gram_detail::Partial;
+    using gram_detail::Scratch;
+    const Eigen::Index n = X.rows(), p = X.cols();
+    if (n == 0) return;
+    const bool avx2 = uses_avx2();
+    const Eigen::Index nblocks = (n + block_ - 1) / block_;
+    // at least 4 blocks a slice, at most 16 slices, and their Grams within 64 MB
+    const Eigen::Index mem_cap = std::max<Eigen::Index>(1, (Eigen::Index(1) << 23) / std::max<Eigen::Index>(1, p * p));
+    const Eigen::Index S = std::max<Eigen::Index>(1, std::min({nblocks / 4, Eigen::Index(16), mem_cap}));
+    const Eigen::Index b0 = std::min(block_, n);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = static_cast<int>(std::min<Eigen::Index>(threads_, S));
+#endif
+    std::vector<Scratch> scratch(threads, Scratch(b0));
+    std::vector<Partial> parts(S > 1 ? S : 0, Partial(p));
+    bool failed = false;
+    auto run_slice = [&](Eigen::Index s, Scratch& sc, Partial& acc) {
+      const Eigen::Index first = nblocks * s / S, last = nblocks * (s + 1) / S;
+      for (Eigen::Index k = first; k < last; ++k) {
+        const Eigen::Index start = k * block_, b = std::min(block_, n - start);
+        const double* next = k + 1 < last ? X.data() + start + b : nullptr;
+        gram_detail::block_update(X.data() + start, X.outerStride(), b, p, clip_, avx2, sc, acc, next,
+                                  next ? std::min(block_, n - start - b) : 0);
+      }
+    };
+    if (S == 1) {
+      run_slice(0, scratch[0], acc_);
+    } else {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+      for (Eigen::Index s = 0; s < S; ++s) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        try {
+          run_slice(s, scratch[t], parts[s]);
+        } catch (...) {  // no exception may leave an OpenMP region
+#ifdef _OPENMP
+#pragma omp critical(dpcov_gram_failed)
+#endif
+          failed = true;
+        }
+      }
+      if (failed) throw std::runtime_error("the clipped Gram pass failed (out of memory?)");
+      for (Eigen::Index s = 0; s < S; ++s) acc_.add(parts[s]);
     }
-    add_rows_where(X, X.rows(), [](Eigen::Index i) { return i; });
+    // with no clip bound, rows are not looked at: x_j'x_j is NaN iff column j
+    // holds a NaN, +Inf iff it holds +-Inf or overflows
+    if (!std::isfinite(clip_) && !acc_.gram.diagonal().allFinite()) scan_nonfinite(X);
   }
 
   // The rows of X listed in `rows` (e.g. one cross-validation fold), gathered
@@ -56,101 +440,68 @@ class ClippedGram {
   }
 
   MatrixXd result() const {
-    MatrixXd G = gram_;
+    MatrixXd G = acc_.gram;
     G.triangularView<Eigen::StrictlyLower>() = G.transpose();
     return G;
   }
   // The accumulator itself: only its upper triangle (i <= j) is meaningful.
   // Readers that walk column j over rows 0..j skip result()'s full copy.
-  const MatrixXd& upper() const { return gram_; }
+  const MatrixXd& upper() const { return acc_.gram; }
   // Column sums of the clipped rows.
-  const Eigen::VectorXd& sum() const { return sum_; }
-  Eigen::Index n() const { return n_; }
-  Eigen::Index n_clipped() const { return n_clipped_; }
-  bool has_nan() const { return has_nan_; }
-  bool has_inf() const { return has_inf_; }
+  const Eigen::VectorXd& sum() const { return acc_.sum; }
+  Eigen::Index n() const { return acc_.n; }
+  Eigen::Index n_clipped() const { return acc_.n_clipped; }
+  bool has_nan() const { return acc_.has_nan; }
+  bool has_inf() const { return acc_.has_inf; }
 
-  // Clips the rows of B in place and adds B'B: for callers that gather
-  // their own blocks (grouped_grams() below).
-  void add_block(Eigen::Ref<MatrixXd> B) {
-    Eigen::ArrayXd sq = Eigen::ArrayXd::Zero(B.rows());
-    if (std::isfinite(clip_))
-      for (Eigen::Index c = 0; c < B.cols(); ++c) sq += B.col(c).array().square();
-    accumulate(B, sq);
+  // Adds the clipped rows of B: for callers that gather their own blocks
+  // (grouped_grams() below).
+  void add_block(const Ref<const MatrixXd>& B) {
+    if (B.rows() == 0) return;
+    gram_detail::Scratch sc(B.rows());
+    gram_detail::block_update(B.data(), B.outerStride(), B.rows(), B.cols(), clip_, uses_avx2(), sc, acc_);
   }
 
  private:
   // Rows row_of(0), ..., row_of(n - 1) of X in blocks, gathered column by
   // column (X is column-major: reading it row by row would touch a cache line
-  // per entry), with the squared row norms summed on the way.
+  // per entry).
   template <typename RowOf>
   void add_rows_where(const Ref<const MatrixXd>& X, Eigen::Index n, RowOf row_of) {
-    const Eigen::Index p = gram_.rows();
+    if (n == 0) return;
+    const Eigen::Index p = acc_.gram.rows();
+    const bool avx2 = uses_avx2();
     MatrixXd buf(std::min(block_, n), p);
-    Eigen::ArrayXd sq(buf.rows());
+    gram_detail::Scratch sc(buf.rows());
     for (Eigen::Index start = 0; start < n; start += block_) {
       const Eigen::Index b = std::min(block_, n - start);
-      sq.head(b).setZero();
       for (Eigen::Index c = 0; c < p; ++c) {
         const double* xc = X.col(c).data();
         double* bc = buf.col(c).data();
-        for (Eigen::Index i = 0; i < b; ++i) {
-          bc[i] = xc[row_of(start + i)];
-          sq(i) += bc[i] * bc[i];
-        }
+        for (Eigen::Index i = 0; i < b; ++i) bc[i] = xc[row_of(start + i)];
       }
-      accumulate(buf.topRows(b), sq.head(b));
+      gram_detail::block_update(buf.data(), buf.rows(), b, p, clip_, avx2, sc, acc_);
+    }
+    if (!std::isfinite(clip_) && !acc_.gram.diagonal().allFinite()) {
+      for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index c = 0; c < p; ++c) note(X(row_of(i), c));
     }
   }
 
   void scan_nonfinite(const Ref<const MatrixXd>& X) {
-    for (Eigen::Index c = 0; c < X.cols(); ++c) note_nonfinite(X.col(c));
+    for (Eigen::Index c = 0; c < X.cols(); ++c)
+      for (Eigen::Index i = 0; i < X.rows(); ++i) note(X(i, c));
+  }
+  void note(double v) {
+    if (std::isnan(v)) acc_.has_nan = true;
+    else if (std::isinf(v)) acc_.has_inf = true;
   }
 
-  // B's rows scaled to norm <= clip (sq: their squared norms), then B'B added.
-  void accumulate(Eigen::Ref<MatrixXd> B, Eigen::Ref<Eigen::ArrayXd> sq) {
-    if (std::isfinite(clip_)) {
-      Eigen::Index clipped = 0;
-      for (Eigen::Index i = 0; i < B.rows(); ++i) {
-        if (!std::isfinite(sq(i)) && note_nonfinite(B.row(i))) {
-          B.row(i).setZero();  // refused by the caller; keep the sums finite meanwhile
-          sq(i) = 1.0;
-          continue;
-        }
-        double norm = std::sqrt(sq(i));
-        // the squares overflowed: stableNorm() scales before squaring
-        if (!std::isfinite(norm)) norm = B.row(i).stableNorm();
-        sq(i) = clip_scale(norm, clip_);  // now the row's scale factor
-        if (sq(i) < 1.0) ++clipped;
-      }
-      if (clipped > 0) B.array().colwise() *= sq;
-      n_clipped_ += clipped;
-    }
-    gram_.selfadjointView<Eigen::Upper>().rankUpdate(B.transpose());
-    sum_ += B.colwise().sum().transpose();
-    n_ += B.rows();
-  }
-
-  // Records the NaN / Inf entries of a row or column; false when they are all
-  // finite (a row whose squares overflowed).
-  template <typename Row>
-  bool note_nonfinite(const Row& r) {
-    bool found = false;
-    for (Eigen::Index c = 0; c < r.size(); ++c) {
-      if (std::isnan(r(c))) has_nan_ = found = true;
-      else if (std::isinf(r(c))) has_inf_ = found = true;
-    }
-    return found;
-  }
-
-  MatrixXd gram_;
-  Eigen::VectorXd sum_;
+  gram_detail::Partial acc_;
   double clip_;
   Eigen::Index block_;
-  Eigen::Index n_;
-  Eigen::Index n_clipped_;
-  bool has_nan_ = false;
-  bool has_inf_ = false;
+  int threads_ = 1;
+  bool portable_ = false;
 };
 
 // Clipped Grams of K disjoint row groups (group[i] in 0..K-1, e.g. CV folds)
