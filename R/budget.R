@@ -23,11 +23,15 @@
 #'   sensitivity ratio \eqn{s_i = \sigma_i/\Delta_i}, and such a mechanism is
 #'   \eqn{\rho_i}-zero-concentrated DP with \eqn{\rho_i = 1/(2 s_i^2)}
 #'   whatever calibration (classic or analytic) chose \eqn{\sigma_i} (Bun and
-#'   Steinke 2016, Proposition 1.6). Two totals are computed, both at the same
+#'   Steinke 2016, Proposition 1.6). A charge from exponential mechanisms
+#'   ([dp_column_bounds()]) records its \eqn{\rho_i} too: an
+#'   \eqn{\epsilon}-DP exponential mechanism is \eqn{\epsilon}-bounded-range,
+#'   hence \eqn{\epsilon^2/8}-zCDP (Cesar and Rogers 2021), and such
+#'   charges join the set G below. Two totals are computed, both at the same
 #'   total delta \eqn{\delta = \sum_i \delta_i}:
 #'
 #'   * basic composition: \eqn{\epsilon_{basic} = \sum_i \epsilon_i};
-#'   * zCDP: the Gaussian charges compose to \eqn{\rho = \sum_{i \in G} \rho_i}
+#'   * zCDP: the charges with a \eqn{\rho_i} (set G) compose to \eqn{\rho = \sum_{i \in G} \rho_i}
 #'     (zCDP composes additively), converted to
 #'     \eqn{(\epsilon_G, \delta_G)}-DP at \eqn{\delta_G = \sum_{i \in G}\delta_i}
 #'     by the optimal conversion of Canonne, Kamath and Steinke (2020,
@@ -74,7 +78,7 @@
 #'   `"add-remove"` (default), `"replace-one"` or `"zero-out"`.
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
-#'   `epsilon_zcdp`, `rho` (the Gaussian charges' total), `path` (`"zCDP"`
+#'   `epsilon_zcdp`, `rho` (the total of the charges with a rho), `path` (`"zCDP"`
 #'   or `"basic"`, the one reported), `epsilon_left`, `delta_left`,
 #'   `charges` (their number) and `neighbor` (the budget's notion).
 #' @references Bun, M. and Steinke, T. (2016). Concentrated differential
@@ -85,6 +89,11 @@
 #'   Canonne, C. L., Kamath, G. and Steinke, T. (2020). The discrete Gaussian
 #'   for differential privacy. *Advances in Neural Information Processing
 #'   Systems 33 (NeurIPS 2020)*. arXiv:2004.00010.
+#'
+#'   Cesar, M. and Rogers, R. (2021). Bounding, concentrating, and truncating:
+#'   unifying privacy loss composition for data analytics. *Proceedings of
+#'   the 32nd International Conference on Algorithmic Learning Theory (ALT)*,
+#'   PMLR 132, 421-457.
 #' @examples
 #' b <- dp_budget(epsilon = 1, delta = 1e-5)
 #' x <- matrix(rnorm(400), 100, 4)
@@ -158,14 +167,17 @@ check_budget <- function(budget, arg = "budget") {
 #' `sigma_ratio` = sigma / sensitivity of a Gaussian mechanism (its zCDP rho is
 #' 1 / (2 sigma_ratio^2)); `NULL` for any other mechanism. `neighbor` is the
 #' notion each charge's guarantee holds under (one per charge, or one for
-#' all; `"any"` for mechanisms private under every notion); a charge is
+#' all; `"any"` for mechanisms private under every notion); `rho`: the zCDP
+#' rho of a non-Gaussian step that has one (NA or NULL: none; ignored where
+#' `sigma_ratio` is given). A charge is
 #' restated under the budget's notion by convert_guarantee(), or refused with
 #' a `dpcov_budget_error` when no guarantee under it follows. `clip` = Inf
 #' refuses: a release without a guarantee cannot be accounted. With `budget = NULL` nothing happens (and the lazy arguments are
 #' never evaluated). Returns the index of the charge in the ledger, or NULL.
 #' A refused charge records nothing.
 #' @noRd
-budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL, neighbor) {
+budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL, neighbor,
+                          rho = NULL) {
   if (is.null(budget)) return(NULL)
   acc <- check_budget(budget)
   if (identical(clip, Inf)) {
@@ -174,7 +186,10 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   # several charges at once (one release made of several steps) are refused
   # or recorded together; sigma_ratio NA marks a non-Gaussian step
   if (is.null(sigma_ratio)) sigma_ratio <- NA_real_
-  rho <- ifelse(is.na(sigma_ratio), NA_real_, 1 / (2 * sigma_ratio^2))
+  # a non-Gaussian step may state its zCDP rho itself (e.g. exponential
+  # mechanisms, (epsilon^2/8)-zCDP); NA: no zCDP guarantee recorded
+  if (is.null(rho)) rho <- NA_real_
+  rho <- ifelse(is.na(sigma_ratio), rho, 1 / (2 * sigma_ratio^2))
   if (any(!is.na(rho) & !(is.finite(rho) & rho > 0))) abort("internal: the noise ratio of %s is not a positive number.", what[1])
   neighbor <- rep_len(neighbor, length(what))
   stopifnot(all(neighbor %in% charge_neighbors))
@@ -256,6 +271,8 @@ compose_ledger <- function(ledger, to) {
 zcdp_epsilon <- function(rho, delta) {
   if (rho <= 0) return(0)
   if (delta >= 1) return(0)
+  # rho-zCDP gives no (epsilon, 0)-DP bound below infinity
+  if (delta <= 0) return(Inf)
   L <- log(1 / delta)
   f <- function(u) {
     a <- 1 + exp(u)
@@ -299,8 +316,8 @@ print.dp_budget <- function(x, ...) {
 #' @param x,object A `dp_budget`.
 #' @param row.names,optional,... Ignored (for the generics).
 #' @return `as.data.frame()`: the ledger, one row per charge as made (`what`,
-#'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for non-Gaussian
-#'   charges). `summary()`: a
+#'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for charges without
+#'   a zCDP guarantee). `summary()`: a
 #'   data frame of the totals by each composition path, the reported total,
 #'   the budget and what is left.
 #' @export
@@ -329,4 +346,20 @@ budget_clip <- function(x, clip) {
   if (inherits(x, "dp_suffstat")) return(check_suffstat(x)$clip)
   if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.", .arg = "clip")
   check_clip(clip)
+}
+
+#' The largest rho whose conversion zcdp_epsilon(rho, delta) is at most
+#' `epsilon` (the inverse of zcdp_epsilon(), which increases with rho), found
+#' by bisection on log rho and rounded down so that the conversion of the
+#' result never exceeds epsilon.
+#' @noRd
+zcdp_rho <- function(epsilon, delta) {
+  lo <- log(1e-30)
+  hi <- log(epsilon) + 1
+  for (i in 1:200) {
+    mid <- (lo + hi) / 2
+    if (zcdp_epsilon(exp(mid), delta) <= epsilon) lo <- mid else hi <- mid
+    if (hi - lo < 1e-12) break
+  }
+  exp(lo)
 }

@@ -35,12 +35,28 @@
 #'    variable whose variance estimate is 0 gets correlation 0 with the
 #'    others, recorded in `params$zero_variance`).
 #'
-#' **Clipping bounds.** Without `clip_mean` (or `clip`), the bound is chosen
-#' privately before its step, as a quantile of the row norms ([dp_clip_bound()],
-#' the exponential mechanism over a data-free grid), with `bound_share` of
-#' epsilon; the release says so in `tuning`. Giving a bound from public
-#' knowledge saves that share; public per-column ranges (`lower`, `upper`,
-#' see below) are usually the better way to give it.
+#' **The default: bounds chosen privately.** With no bounds at all (no
+#' `lower`/`upper`/`bounds`, no `clip`, no `clip_mean`) and the data in memory,
+#' per-column bounds are chosen privately first, by the mechanism of
+#' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (its 6p
+#' exponential mechanisms composed by zCDP when that gives more, else by basic
+#' composition with no delta), and the release then takes the box path below
+#' with them (`params$bounds_source = "private"`, `params$column_bounds` the
+#' step's budget and the rows targeted beyond each bound). Those rows are a
+#' fixed number of order \eqn{1/\epsilon} rather than a fixed share, so the
+#' clamping bias falls as \eqn{n\epsilon} grows (no bias floor on skewed or
+#' heavy-tailed data), and the axis is logarithmic around a private median,
+#' so large means cost nothing. When the share of rows clamped (computed from
+#' the released or public n) is 1% or more, the release's `tuning` and
+#' print say so in a WARNING: the spreads are then under-estimated.
+#'
+#' **Clipping bounds.** With `clip` or `clip_mean` given (or from a chunk
+#' reader, or a [second_moment()] object), the row-norm path runs: a bound not
+#' given is chosen privately before its step, as a quantile of the row norms
+#' ([dp_clip_bound()], the exponential mechanism over a data-free grid), with
+#' `bound_share` of epsilon; the release says so in `tuning`. Giving a bound
+#' from public knowledge saves that share; public per-column ranges (`lower`,
+#' `upper`, see below) are usually the better way to give it.
 #'
 #' The guarantee is the sum of the steps' (epsilon, delta) by basic
 #' composition; the release states every share. `clip_mean` bounds the raw
@@ -124,9 +140,10 @@
 #'   `epsilon`.
 #' @param clip_mean Row-norm bound for the raw rows in the mean step, or
 #'   `NULL` (default): chosen privately in the same way from the raw rows.
-#' @param bound_share Share of `epsilon` spent on each bound chosen privately
-#'   (in (0, 0.5); default 0.1). The choice is pure epsilon-DP, so it takes no
-#'   delta. What remains of epsilon is divided by `split`.
+#' @param bound_share Share of `epsilon` spent on each row-norm bound chosen
+#'   privately (in (0, 0.5); default 0.1; pure epsilon-DP, no delta), or half
+#'   the share of `epsilon` and of `delta` spent on the private per-column
+#'   bounds of the default. What remains is divided by `split`.
 #' @param bound_range The public range, `c(lower, upper)`, that a bound chosen
 #'   privately is searched in (see [dp_clip_bound()]); fix it without the
 #'   data. A narrower range helps when n epsilon is small.
@@ -148,13 +165,15 @@
 #'   2 percent of `nlschools`' centred rows).
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
 #' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1);
-#'   default 0.6, or 0.15 with per-column bounds (see *Default split*).
+#'   default 0.6, or 0.15 with per-column bounds, public or private (see
+#'   *Default split*).
 #' @param lower,upper,bounds Public per-column bounds (see *Public per-column
 #'   bounds* and [dpcov_arguments]): `lower` and `upper`, numbers of length 1
 #'   or p, optionally named by column, or `bounds`, a data frame with columns
 #'   `lower` and `upper` and the column names as row names, or a named list of
 #'   `c(lower, upper)` pairs. Every column needs lower < upper. `NULL`
-#'   (default): row-norm bounds (`clip`, `clip_mean`) instead.
+#'   (default): bounds chosen privately (see *The default*), or row-norm
+#'   bounds when `clip` or `clip_mean` is given.
 #' @param type `"covariance"` or `"correlation"`.
 #' @param divisor `"n"` or `"n - 1"` (with the private or public n).
 #' @param neighbor `"add-remove"` (default; n private), `"replace-one"` or
@@ -227,8 +246,12 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     x <- dp_cov_suffstat(x, clip, clip_mean, min_rows)
     clip <- clip_mean <- x$clip
   }
-  auto_clip <- is.null(clip) && is.null(box)
-  auto_mean <- is.null(clip_mean) && is.null(box)
+  # no bounds of any kind (and the data in memory): per-column bounds are
+  # chosen privately (dp_column_bounds()), then the box path runs with them
+  private_box <- is.null(box) && is.null(clip) && is.null(clip_mean) && !one_pass && !is.function(x)
+  if (private_box && missing(split)) split <- box_default_split
+  auto_clip <- is.null(clip) && is.null(box) && !private_box
+  auto_mean <- is.null(clip_mean) && is.null(box) && !private_box
   split <- check_number(split, "split", lower = 0, upper = 1)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
@@ -241,11 +264,17 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # each bound not given is chosen privately with bound_share of epsilon
   # (pure epsilon-DP: no delta); the rest is split between the two steps
   eps_bound <- bound_share * epsilon
-  eps_rest <- epsilon - (auto_clip + auto_mean) * eps_bound
+  # the per-column bounds take 2 * bound_share of epsilon and of delta (the
+  # delta only where their zCDP composition uses it; see dp_column_bounds())
+  cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
+                                                 public_ncol(x)) else list(delta = 0)
+  eps_cols <- if (private_box) 2 * bound_share * epsilon else 0
+  eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
+  delta_rest <- delta - cols$delta
   eps_mean <- split * eps_rest
-  delta_mean <- split * delta
+  delta_mean <- split * delta_rest
   eps_second <- eps_rest - eps_mean
-  delta_second <- delta - delta_mean
+  delta_second <- delta_rest - delta_mean
   if (calibration == "classic" && (eps_mean >= 1 || eps_second >= 1)) {
     abort("the classic Gaussian calibration is proven only for epsilon < 1 in each step (mean: %s, second moment: %s); use calibration = \"analytic\".",
           format(eps_mean), format(eps_second), .arg = "calibration")
@@ -254,7 +283,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
           format(dp_limits$epsilon[1]), .arg = "split")
   }
-  if ((auto_clip || auto_mean) && eps_bound < dp_limits$epsilon[1]) {
+  if ((auto_clip || auto_mean || private_box) && eps_bound < dp_limits$epsilon[1]) {
     abort("`bound_share` = %s leaves the private choice of a bound epsilon below %s.", format(bound_share),
           format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
@@ -268,17 +297,24 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     }
   }
   # every step is charged before the data is read, all or nothing
-  steps <- c("private clip_mean"[auto_mean], "private clip"[auto_clip], "dp_cov mean",
-             paste("dp_cov second moment:", mechanism))
+  steps <- c("private column bounds"[private_box], "private clip_mean"[auto_mean], "private clip"[auto_clip],
+             "dp_cov mean", paste("dp_cov second moment:", mechanism))
   ratio <- function(e, d) noise_sigma(1, e, d, calibration)
+  n_bounds <- private_box + auto_mean + auto_clip
   charge <- budget_charge(budget, steps,
-                          c(rep(eps_bound, auto_mean + auto_clip), eps_mean, eps_second),
-                          c(rep(0, auto_mean + auto_clip), delta_mean, delta_second),
-                          sigma_ratio = c(rep(NA_real_, auto_mean + auto_clip), ratio(eps_mean, delta_mean),
+                          c(eps_cols[private_box], rep(eps_bound, auto_mean + auto_clip), eps_mean, eps_second),
+                          c(cols$delta[private_box], rep(0, auto_mean + auto_clip), delta_mean, delta_second),
+                          sigma_ratio = c(rep(NA_real_, n_bounds), ratio(eps_mean, delta_mean),
                                           if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)),
-                          neighbor = c(rep("any", auto_mean + auto_clip), neighbor,
-                                       second_step_notion(mechanism, neighbor)))
+                          neighbor = c(rep("any", n_bounds), neighbor, second_step_notion(mechanism, neighbor)),
+                          rho = c(cols$rho[private_box], rep(NA_real_, auto_mean + auto_clip + 2L)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
+  if (private_box) {
+    return(with_refund(budget, charge,
+                       dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
+                                          eps_second, delta_second, split, mechanism, type, divisor, neighbor,
+                                          calibration, charge, call)))
+  }
   if (!is.null(box)) {
     return(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,

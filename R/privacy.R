@@ -593,6 +593,62 @@ quantile_intervals <- function(values, quantile, lower, upper, epsilon, sensitiv
   list(z = z, log_weight = log(diff(z)) + epsilon * u / (2 * sensitivity))
 }
 
+#' The exponential mechanism over the intervals of a transformed axis with a
+#' data-free base measure (Smith 2011; dp_column_bounds()): `z` are the n + 2
+#' sorted interval ends (the axis' two data-free ends and the n transformed
+#' values), `utility` the n + 1 intervals' utilities. Interval i is chosen with
+#' probability proportional to mu_i exp(epsilon u_i / (2 sensitivity)), mu_i
+#' its mass under the base measure exp(-|s| / decay) ds (Lebesgue when decay
+#' is Inf), and the point is drawn from the base measure within it. Any
+#' data-free base measure keeps the mechanism epsilon-DP: only the utilities
+#' depend on the data. Returns the point (on the transformed axis).
+#' @noRd
+interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
+  a <- z[-length(z)]
+  b <- z[-1L]
+  lw <- log_base_mass(a, b, decay) + epsilon * utility / (2 * sensitivity)
+  k <- which.max(lw - log(-log(stats::runif(length(lw)))))
+  base_draw(a[k], b[k], decay, stats::runif(1L))
+}
+
+#' log of the integral of exp(-|s| / decay) over [a, b] (vectorised), in a
+#' form without cancellation far from 0; log(b - a) for decay = Inf.
+#' @noRd
+log_base_mass <- function(a, b, decay) {
+  if (!is.finite(decay)) return(log(b - a))
+  w <- b - a
+  out <- log(decay) + log(-expm1(-w / decay))
+  pos <- a >= 0
+  neg <- b <= 0
+  out[pos] <- out[pos] - a[pos] / decay
+  out[neg] <- out[neg] + b[neg] / decay
+  mid <- !pos & !neg
+  out[mid] <- log(decay) + log(2 - exp(a[mid] / decay) - exp(-b[mid] / decay))
+  out
+}
+
+#' A draw from the base measure exp(-|s| / decay) restricted to [a, b], by
+#' inverting its distribution function at `u` in (0, 1); uniform for
+#' decay = Inf.
+#' @noRd
+base_draw <- function(a, b, decay, u) {
+  if (!is.finite(decay) || !(b > a)) return(a + u * (b - a))
+  w <- b - a
+  if (a >= 0) return(a - decay * log1p(-u * -expm1(-w / decay)))
+  if (b <= 0) return(b + decay * log1p(-(1 - u) * -expm1(-w / decay)))
+  # across 0: the distribution function F(s) = decay e^{s/decay} (s < 0),
+  # 2 decay - decay e^{-s/decay} (s >= 0)
+  Fa <- decay * exp(a / decay)
+  v <- Fa + u * (2 * decay - decay * exp(-b / decay) - Fa)
+  if (v < decay) decay * log(v / decay) else -decay * log((2 * decay - v) / decay)
+}
+
+#' zCDP of an epsilon-DP exponential mechanism: it is epsilon-bounded-range,
+#' hence (epsilon^2 / 8)-zCDP (Cesar and Rogers 2021, Lemma 3.2 with Durfee
+#' and Rogers' bounded range).
+#' @noRd
+em_zcdp_rho <- function(epsilon) epsilon^2 / 8
+
 #' Sensitivity of the quantile utility of [dp_clip_bound()],
 #' \eqn{u(b) = -|c(b) - q n|} with \eqn{c(b) = \#\{i : \|x_i\| \le b\}}:
 #' replace-one changes c(b) by at most 1 and leaves n fixed; zero-out likewise

@@ -186,10 +186,15 @@ release_column_index <- function(cols, M, arg) {
 #' @param data A data frame (formula interface).
 #' @param epsilon,delta The privacy budget of the release (formula interface).
 #' @param clip Row-norm bound for the rows \eqn{[x, y]} of the design and
-#'   the response (the intercept's 1 included), or `NULL` (default): chosen
-#'   privately as twice the private median row norm by [dp_clip_bound()] with
-#'   `bound_share` of `epsilon` (the rest goes to the release). Give a bound
-#'   from public knowledge above nearly all rows for unbiased intervals.
+#'   the response (the intercept's 1 included), or `NULL` (default). With
+#'   neither `clip` nor bounds, per-column bounds of the model frame's numeric
+#'   variables (the response included) are chosen privately by the mechanism
+#'   of [dp_column_bounds()] with `2 * bound_share` of `epsilon` and of
+#'   `delta` (factors, logicals and interactions then get their bounds as with
+#'   public bounds below), and the box path runs with them
+#'   (`params$bounds_source = "private"`); the release's `tuning` warns when
+#'   n epsilon is too small for them. Give a bound from public knowledge
+#'   above nearly all rows for unbiased intervals.
 #' @param mechanism `"analyze_gauss"` (default), `"wishart"` ([wishart_noise()]
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
 #' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
@@ -198,8 +203,8 @@ release_column_index <- function(cols, M, arg) {
 #' @param budget A [dp_budget()] charged before the data is read, or `NULL`.
 #' @param B Bootstrap draws (default 500; 0 for none: then `vcov` and
 #'   intervals are `NA`).
-#' @param bound_share Share of `epsilon` for the private `clip` (when `clip`
-#'   is `NULL`).
+#' @param bound_share Half the share of `epsilon` and `delta` spent on the
+#'   private per-column bounds (when neither `clip` nor bounds are given).
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
@@ -292,12 +297,16 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
   B <- check_count(B, "B", min = 0, max = 1e6)
-  auto_clip <- is.null(clip) && is.null(box)
+  # no bounds of any kind: per-column bounds of the model frame's numeric
+  # variables are chosen privately (dp_column_bounds()'s mechanism), then the box path
+  private_box <- is.null(clip) && is.null(box)
   if (!is.null(clip)) clip <- check_clip(clip)
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
-  eps_bound <- if (auto_clip) bound_share * epsilon else 0
+  eps_bound <- if (private_box) 2 * bound_share * epsilon else 0
+  delta_bound <- if (private_box) 2 * bound_share * delta else 0
   eps_rel <- epsilon - eps_bound
-  if (auto_clip && eps_bound < dp_limits$epsilon[1]) {
+  delta_rel <- delta - delta_bound
+  if (private_box && eps_bound < dp_limits$epsilon[1]) {
     abort("`bound_share` = %s leaves the private choice of `clip` epsilon below %s.", format(bound_share),
           format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
@@ -306,19 +315,24 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (mechanism != "analyze_gauss") check_delta(delta, exp(-1), mechanism)
   # every step is charged before the data is read (building the design reads
   # it), all or none; a failure on the data's shape withdraws the charges
-  ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta, "analytic") else NA_real_
-  charge <- budget_charge(budget, c("dp_lm private clip"[auto_clip], paste("dp_lm:", mechanism)),
-                          c(eps_bound[auto_clip], eps_rel), c(0[auto_clip], delta),
-                          sigma_ratio = c(NA_real_[auto_clip], ratio),
-                          neighbor = c("any"[auto_clip], switch(mechanism, analyze_gauss = neighbor,
-                                                               iwishart_posterior = "replace-one", "any")))
+  ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta_rel, "analytic") else NA_real_
+  # the bounds' number of columns is known only from the model frame: their
+  # charge records the largest rho any number of columns can have (see
+  # lm_private_bounds())
+  charge <- budget_charge(budget, c("dp_lm private column bounds"[private_box], paste("dp_lm:", mechanism)),
+                          c(eps_bound[private_box], eps_rel), c(delta_bound[private_box], delta_rel),
+                          sigma_ratio = c(NA_real_[private_box], ratio),
+                          neighbor = c("any"[private_box], switch(mechanism, analyze_gauss = neighbor,
+                                                                 iwishart_posterior = "replace-one", "any")),
+                          rho = c(lm_bounds_rho(eps_bound, delta_bound)[private_box], NA_real_))
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
+    if (private_box) {
+      pb <- new.env(parent = emptyenv())
+      box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
+    }
     design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L, box = box)
     A <- design$A
-    if (auto_clip) {
-      clip <- 2 * dp_clip_bound(A, eps_bound, quantile = 0.5, neighbor = neighbor, count_share = 0)$bound
-    }
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
     z0 <- lm_zero_record_row(design, data)
@@ -337,24 +351,42 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     s$zero_row <- zero_row_norm(z0, clip)
     # the fit judges the noise (and warns once) for the release it is made from
     muffle_noise_warnings(switch(mechanism,
-      analyze_gauss = analyze_gauss(s, eps_rel, delta, neighbor = neighbor),
-      wishart = wishart_noise(s, eps_rel, delta, shift = TRUE),
-      jl_ridge = jl_ridge(s, eps_rel, delta),
-      iwishart_posterior = iwishart_posterior(s, eps_rel, delta)))
+      analyze_gauss = analyze_gauss(s, eps_rel, delta_rel, neighbor = neighbor),
+      wishart = wishart_noise(s, eps_rel, delta_rel, shift = TRUE),
+      jl_ridge = jl_ridge(s, eps_rel, delta_rel),
+      iwishart_posterior = iwishart_posterior(s, eps_rel, delta_rel)))
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
   if (!is.null(box)) rel <- lm_box_release(rel, map, A_names)
   A <- NULL
   rel$call <- lm_call(call)
-  if (auto_clip) {
+  if (private_box) {
+    # the number of rows for the warnings: public, or the released noisy
+    # Gram entry of the ones column
+    pb$n_hat <- if (!is.na(rel$n)) rel$n else rel$estimate[1L, 1L]
     rel$epsilon <- epsilon
-    rel$tuning <- tuning_record("private clipping bound", private = TRUE,
-                                detail = sprintf(paste0("clip chosen as 2 times the private median row norm ",
-                                                        "(dp_clip_bound(), epsilon = %s, inside the stated budget)"),
-                                                 format(eps_bound)), value = c(clip = clip))
+    rel$delta <- delta
+    rel$params$bounds_source <- "private"
+    rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
+    rel$params$column_bounds <- list(epsilon = eps_bound, delta = delta_bound, rho = pb$rho,
+                                     epsilon_quantile = pb$epsilon_q, composition = pb$composition,
+                                     tail_rows = pb$tail_rows, first_rows = pb$first_rows)
+    rel$tuning <- tuning_record(
+      "private column bounds", private = TRUE,
+      detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",
+                              "mechanism ((%s, %s)-DP in all, inside the stated budget), targeting about %s rows ",
+                              "beyond each bound%s"),
+                       pb$k, format(eps_bound), format(delta_bound), format(pb$tail_rows, digits = 4),
+                       if (pb$first_rows >= 0.25 * max(1, pb$n_hat)) {
+                         "\n  WARNING: n * epsilon is too small for private bounds: they may miss the data; the fit can be far off. Give public bounds (lower, upper) or more epsilon."
+                       } else if (pb$tail_rows >= 0.01 * max(1, pb$n_hat)) {
+                         "\n  WARNING: the private bounds clamp 1% or more of the rows at each end; the fit is biased. Give public bounds or more epsilon."
+                       } else ""))
     if (!startsWith(rel$guarantee, "NONE")) {
-      rel$guarantee <- sprintf("(%s, %s)-differential privacy in total by basic composition: clip chosen by dp_clip_bound() (epsilon = %s, delta = 0), then %s",
-                               format(epsilon), format(delta), format(eps_bound), rel$guarantee)
+      rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by basic composition: bounds of the ",
+                                      "numeric variables chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
+                                      "mechanism), then %s"),
+                               format(epsilon), format(delta), format(eps_bound), format(delta_bound), rel$guarantee)
     }
   }
   p <- rel$p
@@ -479,7 +511,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   X <- stats::model.matrix(tt, mf)
   if (!all(is.finite(X)) || !all(is.finite(y))) abort("`data` contains infinite values.", .arg = "data")
   resp <- deparse1(formula[[2L]])
-  # public bounds of every released column but the ones (R/box.R)
+  # public bounds of every released column but the ones (R/box.R); `box` a
+  # function: bounds it chooses (privately) for the model frame's numeric variables
+  if (is.function(box)) box <- box(mf)
   box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L
   if (!icpt) X <- cbind("(Intercept)" = 1, X)

@@ -280,6 +280,7 @@ sweep_specs <- function() {
   rst <- dpcov::run_study(settings, reps = 1, tune = "theory")
   sst <- dpcov::sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
   bnd <- dpcov::dp_clip_bound(x, 0.5)
+  cbnd <- dpcov::dp_column_bounds(x, 0.5)
   sdir <- sweep_combo_dir()
   cdata <- if (!is.null(sdir)) dpcov::combo_read(sdir)
   cfeat <- if (!is.null(cdata)) dpcov::combo_preprocess(cdata)
@@ -462,6 +463,16 @@ sweep_specs <- function() {
                label = "dp_lm.formula (bounds)"),
     sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5, budget = bud),
                list(budget = BUDGET), label = "dp_clip_bound (budget)"),
+    sweep_spec("dp_column_bounds", list(x = x, epsilon = 0.5, delta = 1e-6),
+               list(x = DATA, epsilon = EPS, delta = NUM, neighbor = nbr, range = NUM, resolution = NUM,
+                    tail_factor = NUM, max_level = NUM, decay = NUM)),
+    sweep_spec("dp_column_bounds", list(x = x, epsilon = 0.5, n_hint = 100),
+               list(n_hint = R("custom", values = list(
+                 sweep_h("NA", NA_real_), sweep_h("text", "a"), sweep_h("Inf", Inf), sweep_h("two", c(1, 2)),
+                 sweep_h("list", list(1)), sweep_h("NULL", NULL, "ok"), sweep_h("negative", -5, "either")))),
+               label = "dp_column_bounds (n_hint)"),
+    sweep_spec("dp_column_bounds", list(x = x, epsilon = 0.5, budget = bud),
+               list(budget = BUDGET), label = "dp_column_bounds (budget)"),
     sweep_spec("dp_cov", list(x = local({
       k <- 0
       function() { k <<- k + 1; if (k %% 2 == 0) NULL else matrix(c(1, 2, 3, 4, 5, 7), 3) }
@@ -648,6 +659,12 @@ sweep_specs <- function() {
                label = "print.dp_bound"),
     sweep_spec("as.double", list(x = bnd), list(x = R("object", fields = c("bound", "lower", "guarantee"))),
                label = "as.double.dp_bound"),
+    sweep_spec("print", list(x = cbnd),
+               list(x = R("object", fields = c("bounds", "epsilon", "delta", "tail_rows", "max_level",
+                                               "clamped_share", "guarantee", "neighbor")), digits = CNT),
+               label = "print.dp_column_bounds"),
+    sweep_spec("as.data.frame", list(x = cbnd), list(x = R("object", fields = c("bounds", "guarantee"))),
+               label = "as.data.frame.dp_column_bounds"),
     sweep_spec("print", list(x = bud), list(x = BUDGET), label = "print.dp_budget"),
     sweep_spec("summary", list(object = bud), list(object = BUDGET), label = "summary.dp_budget"),
     sweep_spec("as.data.frame", list(x = bud), list(x = BUDGET), label = "as.data.frame.dp_budget"),

@@ -333,47 +333,67 @@ test_that("check_release validates the scale fields of hand-made objects", {
   r1 <- r; r1$scale <- "posterior sample"; bad(r1)  # no df
 })
 
-test_that("without bounds, dp_cov chooses both privately inside the budget and says so", {
+test_that("without any bounds, dp_cov chooses per-column bounds privately, then takes the box path, and says so", {
   set.seed(31)
   x <- big_mean_data(20000)
   set.seed(32)
   r <- dp_cov(x, epsilon = 1, delta = 1e-6)
   expect_true(has_guarantee(r))
-  expect_identical(r$tuning$method, "private clipping bound")
+  expect_identical(r$tuning$method, "private column bounds")
   expect_true(r$tuning$private)
-  expect_named(r$tuning$value, c("clip_mean", "clip"))
-  expect_identical(r$clip, unname(r$tuning$value[["clip"]]))
-  # the budget is shared: 0.1 epsilon per bound, the rest split 0.6 / 0.4
-  expect_equal(r$params$epsilon_mean, 0.6 * 0.8)
-  expect_equal(r$params$epsilon_second, 0.4 * 0.8)
-  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy")
-  expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.2-DP in all\\)")
-  # the bounds are twice what dp_clip_bound() picks under the same seed: the
-  # raw rows' private median first, then the centred rows' after the mean step
+  expect_identical(r$params$bounds_source, "private")
+  # the budget: 0.2 of epsilon and delta on the bounds (zCDP-composed), the
+  # rest split 0.15 / 0.85 (the box default)
+  cb <- r$params$column_bounds
+  expect_identical(cb$composition, "zCDP")
+  expect_equal(cb$epsilon, 0.2)
+  expect_equal(cb$delta, 0.2e-6)
+  expect_equal(r$params$epsilon_mean, 0.15 * 0.8)
+  expect_equal(r$params$epsilon_second, 0.85 * 0.8)
+  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition of per-column bounds chosen privately")
+  # the bounds are those of dp_column_bounds()'s mechanism under the same seed
   set.seed(32)
-  b1 <- 2 * dp_clip_bound(x, 0.1, quantile = 0.5, count_share = 0)$bound
-  expect_equal(r$params$clip_mean, b1)
-  norms <- sqrt(rowSums(x^2))
-  expect_gt(b1, 2 * unname(stats::quantile(norms, 0.45)))
-  expect_lt(b1, 2 * unname(stats::quantile(norms, 0.55)))
-  cn <- sqrt(rowSums(sweep(x, 2, r$center)^2))
-  expect_gt(r$clip, 2 * unname(stats::quantile(cn, 0.45)))
-  expect_lt(r$clip, 2 * unname(stats::quantile(cn, 0.55)))
-  expect_match(r$tuning$detail, "2 times the private 0.5 quantile")
-  # the public range is passed on: every bound lies in twice the range
-  set.seed(34)
-  r2 <- dp_cov(x, epsilon = 1, delta = 1e-6, bound_range = c(500, 1000))
-  expect_gte(r2$params$clip_mean, 2 * 500)
-  expect_lte(r2$params$clip_mean, 2 * 1000)
-  expect_gte(r2$clip, 2 * 500)
+  b <- dpcov:::column_bounds_mechanism(x, cb$epsilon_quantile, 1e6, 0.01, 16, 0.25, 2)
+  expect_equal(r$params$bounds$lower, b$lower)
+  expect_equal(r$params$bounds$upper, b$upper)
   # and the estimate is useful: close to stats::cov() at this n
   expect_lt(max(abs(r$estimate - stats::cov(x))), 0.5)
   expect_no_leak(r, leak_secrets(x))
-  # one bound given: only the other is chosen, with its share
+  # the print says when the bounds clamp many rows (here they do not)
+  expect_false(any(grepl("WARNING", capture.output(print(r)))))
+  small <- dp_cov(x[1:300, ], epsilon = 0.5, delta = 1e-6)
+  expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", capture.output(print(small)),
+                        fixed = TRUE)))
+  # one row-norm bound given: the row-norm path, the other bound chosen privately with its share
   set.seed(33)
   r1 <- dp_cov(x, epsilon = 1, delta = 1e-6, clip_mean = 120)
+  expect_identical(r1$tuning$method, "private clipping bound")
   expect_named(r1$tuning$value, "clip")
   expect_equal(r1$params$epsilon_mean, 0.6 * 0.9)
+})
+
+test_that("from a reader without bounds, the row-norm path chooses both bounds privately", {
+  set.seed(31)
+  x <- big_mean_data(5000)
+  done <- FALSE
+  reader <- function() {
+    if (done) { done <<- FALSE; return(NULL) }
+    done <<- TRUE
+    x
+  }
+  set.seed(32)
+  r <- dp_cov(reader, epsilon = 1, delta = 1e-6)
+  expect_identical(r$tuning$method, "private clipping bound")
+  expect_named(r$tuning$value, c("clip_mean", "clip"))
+  expect_equal(r$params$epsilon_mean, 0.6 * 0.8)
+  expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.2-DP in all\\)")
+  set.seed(32)
+  b1 <- 2 * dp_clip_bound(x, 0.1, quantile = 0.5, count_share = 0)$bound
+  expect_equal(r$params$clip_mean, b1)
+  set.seed(34)
+  r2 <- dp_cov(reader, epsilon = 1, delta = 1e-6, bound_range = c(500, 1000))
+  expect_gte(r2$params$clip_mean, 2 * 500)
+  expect_lte(r2$params$clip_mean, 2 * 1000)
 })
 
 # ---- one pass: dp_cov() from sufficient statistics --------------------------------

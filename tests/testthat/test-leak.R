@@ -35,6 +35,8 @@ leak_class <- list(
 )
 # the private clipping bound (R/bounds.R): a private release (class dp_bound)
 leak_class$private <- c(leak_class$private, "dp_clip_bound")
+# the private per-column bounds (R/column-bounds.R) and their methods
+leak_class$private <- c(leak_class$private, "dp_column_bounds")
 
 test_that("every export is classified", {
   ex <- getNamespaceExports("dpcov")
@@ -378,4 +380,19 @@ test_that("the scanner does not flag public values or chance agreement", {
   hit_once <- chance(colMeans(X)[2])
   expect_true(length(leak_scan(hit_once, sec)) > 0L)
   expect_length(leak_scan(hit_once, sec, rerun = chance(0.123456), rerun_secrets = leak_secrets(X2, 1)), 0L)
+})
+
+test_that("dp_column_bounds() and dp_cov()'s private-bounds default hold no secret (direct, do.call, data frame)", {
+  forms <- data_forms(dp_column_bounds, list(1, 1e-6))
+  for (f in names(forms)) expect_private(forms[[f]], X, label = paste("dp_column_bounds", f))
+  expect_private(function(x) dp_column_bounds(x, 0.5, n_hint = 50), X, label = "dp_column_bounds (n_hint)")
+  forms <- data_forms(dp_cov, list(1, 1e-6))
+  for (f in names(forms)) expect_private(forms[[f]], X, label = paste("dp_cov (private bounds)", f))
+  frame <- function(x) {
+    df <- as.data.frame(x)
+    names(df) <- c(letters[seq_len(ncol(df) - 1L)], "y")
+    df
+  }
+  expect_private(function(x) suppressWarnings(dp_lm(y ~ a + b, frame(x), epsilon = 1, delta = 1e-5, B = 20)),
+                 X, label = "dp_lm formula (private bounds)")
 })

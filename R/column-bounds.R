@@ -1,0 +1,475 @@
+# Private per-column bounds: for each column a private median (location, on a
+# data-free asinh axis) and a private low and high tail quantile (on an asinh
+# axis centred at that released median), by the exponential mechanism in
+# Smith's continuous form. They feed the box path of dp_cov() when no public
+# bounds are given.
+
+#' Private per-column bounds (lower and upper) of a data set
+#'
+#' A mechanism on a bounded box (`dp_cov(x, epsilon, delta, lower =, upper =)`)
+#' needs a range for every column, and choosing it from the data (the minimum
+#' and the maximum) is itself a leak. `dp_column_bounds()` releases one
+#' privately: per column, a point below which about `m` rows lie and one above
+#' which about `m` rows lie, with `m` of order \eqn{1/\epsilon_q} (a fixed
+#' number of rows, not a fixed fraction), so the share of rows clamped, and
+#' with it the clamping bias, falls like \eqn{1/(n\epsilon)}.
+#'
+#' @section The mechanism:
+#' Every column gets six choices, each by the exponential mechanism
+#' (McSherry and Talwar 2007) over an interval, in the continuous form of
+#' Smith (2011) also used by [dp_clip_bound()]: the column's values (clamped
+#' to the data-free range \[-`range`, `range`\]) cut a transformed axis into
+#' n + 1 intervals on which the count of values below is constant, interval
+#' i has utility \eqn{u_i} and is chosen with probability proportional to
+#' \eqn{\mu_i \exp(\epsilon_q u_i / 2)}, \eqn{\mu_i} its mass under a
+#' data-free base measure, and the point is drawn from the base measure within
+#' it (Gumbel-max trick, all from R's RNG).
+#'
+#' 1. **Location**: the median \eqn{\hat m}, on the axis
+#'    \eqn{t = \mathrm{asinh}(x/\tau)}, \eqn{\tau} = `resolution` (linear
+#'    for \eqn{|x| < \tau}, logarithmic beyond, so one data-free axis covers
+#'    every location and scale from \eqn{\tau} to `range`), base measure
+#'    uniform in t, utility \eqn{-|i - n/2|}.
+#' 2. **Scale**: the median absolute deviation \eqn{\hat s} from the
+#'    released \eqn{\hat m} (public now), on the axis
+#'    \eqn{|\mathrm{asinh}((x - \hat m)/\tau_0)|},
+#'    \eqn{\tau_0 = 10^{-9}\max(\tau, |\hat m|)} (logarithmic in the
+#'    distance from \eqn{\hat m}, so a large mean costs nothing), uniform
+#'    base measure, utility \eqn{-|i - n/2|}.
+#' 3. **Tails**, on the axis \eqn{s = \mathrm{asinh}((x - \hat m)/\hat s)}
+#'    (the bulk of the data within a few units of 0, the empty ends of the
+#'    range far out), base measure \eqn{e^{-|s|/\lambda} ds},
+#'    \eqn{\lambda} = `decay`: the upper bound has utility
+#'    \eqn{-|(n - i) - m_n|} (rows above it), the lower \eqn{-|i - m_n|}
+#'    (rows below it), \eqn{m_n = \min(m, a n)},
+#'    \eqn{m = } `tail_factor`\eqn{/\epsilon_q}, \eqn{a} = `max_level`.
+#'
+#' 4. **Refinement**: the upper bound again, now targeting
+#'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched on the
+#'    axis \eqn{u = (x - h)/(h - \hat m)} in the window \eqn{[0, 3]} beyond
+#'    the first upper bound \eqn{h}, with base measure \eqn{e^{-2u} du}
+#'    (values outside the window count at its ends); the lower bound
+#'    likewise. The first stage
+#'    must target many rows to beat the empty ends; the window's empty part
+#'    is bounded (at worst a bound 4 times as far from the median), so the
+#'    refinement can target few rows, and the clamping bias falls further.
+#'
+#' The decaying base measure of the tails makes every further factor
+#' \eqn{e^{\lambda}} of distance (in units of the scale) cost a factor e of
+#' weight: without it, the wide empty ends of the data-free range (all with
+#' the same utility \eqn{-m}) win whenever \eqn{\epsilon_q m} is not far
+#' above the log of their width, and a bound lands orders of magnitude beyond
+#' the data (the measured failure of a flat measure; see the simulation in
+#' the package sources, tools/column-bounds-sim.R). Measuring the distance in
+#' units of the private scale keeps the pull on the data's own tails small.
+#'
+#' **Sensitivity** of every utility is 1 under all three neighbour notions
+#' (`quantile_utility_sensitivity()` in R/privacy.R): replacing or zeroing
+#' one row moves each count by at most 1 with n fixed; adding (removing) a row
+#' moves a count by \eqn{I \in \{0, 1\}} and \eqn{n/2} by 1/2, \eqn{m_n} by
+#' at most \eqn{a \le 1/2} in the same direction, so each utility by at most
+#' 1. n is used inside the mechanism, never released. Each choice is then
+#' \eqn{\epsilon_q}-DP; it is also \eqn{\epsilon_q}-bounded-range (the log
+#' ratio of its densities spans at most \eqn{\epsilon_q}), hence
+#' \eqn{\epsilon_q^2/8}-zero-concentrated DP (Cesar and Rogers 2021).
+#'
+#' **Composition** of the 6p choices (each uses the values released before
+#' it: adaptive composition): with `delta = 0` basic composition,
+#' \eqn{\epsilon_q = \epsilon/(6p)}; with `delta > 0` the larger of that and
+#' the \eqn{\epsilon_q} whose total \eqn{\rho = 6p\epsilon_q^2/8} converts to
+#' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
+#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{6p\log(1/\delta)}}
+#' instead of \eqn{\epsilon/(6p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
+#' recorded, so it composes with Gaussian steps by zCDP.
+#'
+#' @section Accuracy and its limits:
+#' The median lands among the data once \eqn{n\epsilon_q/4} exceeds the log of
+#' the ratio of the axis' width to the data's (a few tens); the tails target
+#' \eqn{m = } `tail_factor`\eqn{/\epsilon_q} rows, enough to beat the empty
+#' ends, and the refinement \eqn{2/\epsilon_q} rows. When \eqn{m > a n} the bounds are the `max_level` and
+#' 1 - `max_level` quantiles (quartiles by default): a release inside them is
+#' strongly biased (spreads under-estimated), and `print()` says so; the
+#' result's `clamped_share` is that share, computed from `n_hint` only when
+#' given (never from the data). Values beyond \[-`range`, `range`\] count as at
+#' its ends: bounds never leave it, so data with values near or beyond it
+#' need a larger `range` (from public knowledge).
+#'
+#' @param x A numeric matrix or data frame (rows are records).
+#' @param epsilon Privacy loss of the whole call (all 6p choices).
+#' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
+#'   in (0, 1) for the zCDP composition (see above).
+#' @param neighbor `"add-remove"` (default), `"replace-one"` or `"zero-out"`:
+#'   the sensitivities are 1 for all three notions, so the output distribution is the
+#'   same; the notion is recorded for the guarantee.
+#' @param range Public bound on the data's magnitude: the bounds are searched
+#'   in \[-`range`, `range`\] (default 1e6); fix it without the data.
+#' @param resolution \eqn{\tau} of the location axis (default 0.01): below it
+#'   the axis is linear.
+#' @param tail_factor Rows targeted beyond each bound times \eqn{\epsilon_q}
+#'   (default 16, the best of 8, 16, 32 in the simulation).
+#' @param max_level Largest share of rows a bound may target beyond it
+#'   (default 0.25).
+#' @param decay \eqn{\lambda} of the tails' base measure (default 2).
+#' @param n_hint An optional *public* or already released (noisy) number of
+#'   rows, used only to report the share of rows clamped; never the data's n.
+#' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
+#' @return An object of class `dp_column_bounds`: a list with `bounds` (a data
+#'   frame with columns `lower` and `upper`, one row per column, row names
+#'   the column names; give it to `bounds =`), `center` (the private
+#'   medians), `scale` (the private median absolute deviations), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
+#'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (\eqn{m}),
+#'   `max_level`, `clamped_share` (\eqn{\min(m/n, a)} from `n_hint`, or `NA`),
+#'   `range`, `resolution`, `decay`, `neighbor`, `mechanism`, `guarantee`,
+#'   `budget_charge` and `call`.
+#' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
+#'   differential privacy. *FOCS 2007*, 94-103.
+#'
+#'   Smith, A. (2011). Privacy-preserving statistical estimation with optimal
+#'   convergence rates. *STOC 2011*, 813-822.
+#'
+#'   Cesar, M. and Rogers, R. (2021). Bounding, concentrating, and truncating:
+#'   unifying privacy loss composition for data analytics. *ALT 2021*, PMLR
+#'   132, 421-457 (bounded range implies \eqn{\epsilon^2/8}-zCDP).
+#'
+#'   Canonne, C. L., Kamath, G. and Steinke, T. (2020). The discrete Gaussian
+#'   for differential privacy. *NeurIPS 2020*. arXiv:2004.00010.
+#' @examples
+#' set.seed(1)
+#' x <- data.frame(price = exp(rnorm(3000, 7, 1)), depth = rnorm(3000, 62, 1.4))
+#' b <- dp_column_bounds(x, epsilon = 1, delta = 1e-7)
+#' b
+#' b$bounds
+#' @export
+dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", range = 1e6, resolution = 0.01,
+                             tail_factor = 16, max_level = 0.25, decay = 2, n_hint = NULL, budget = NULL) {
+  call <- match.call()
+  if (missing(x)) abort_missing("x")
+  epsilon <- check_epsilon(epsilon)
+  delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = FALSE)
+  neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  range <- check_number(range, "range", lower = 0, upper = 1e50)
+  resolution <- check_number(resolution, "resolution", lower = 0, upper = 1e50)
+  if (resolution >= range) {
+    abort("`resolution` (%s) must be smaller than `range` (%s).", format(resolution), format(range),
+          .arg = "resolution")
+  }
+  tail_factor <- check_number(tail_factor, "tail_factor", lower = 0, upper = 1e6)
+  max_level <- check_number(max_level, "max_level", lower = 0, upper = 0.5, upper_open = FALSE)
+  decay <- check_number(decay, "decay", lower = 0, upper = 1e6)
+  if (!is.null(n_hint)) n_hint <- check_number(n_hint, "n_hint", lower = -Inf, upper = 2^52)
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort("`x` must be a numeric matrix or data frame: the column bounds need the columns' values.", .arg = "x")
+  }
+  # the number of columns is a public shape; learnt without reading values
+  p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else if (is.vector(x)) 1L else NA_integer_
+  if (is.na(p) || p < 1L) x <- check_data_matrix(x)  # refuses with the usual classed error
+  eq <- column_bounds_epsilon(epsilon, delta, p)
+  # every utility moves by at most 1 under every notion: the charge holds under all
+  charge <- budget_charge(budget, "dp_column_bounds", epsilon, eq$delta, neighbor = "any", rho = eq$rho)
+  # any n (0 included) under add/remove: success must not depend on n
+  X <- with_refund(budget, charge, check_data_matrix(x, min_rows = 0L))
+  out <- column_bounds_mechanism(X, eq$epsilon_q, range, resolution, tail_factor, max_level, decay)
+  nm <- colnames(X)
+  bounds <- data.frame(lower = out$lower, upper = out$upper)
+  if (!is.null(nm)) rownames(bounds) <- nm
+  center <- out$center
+  names(center) <- nm
+  scale <- out$scale
+  names(scale) <- nm
+  m <- tail_factor / eq$epsilon_q
+  m2 <- min(column_bounds_refine / eq$epsilon_q, m)
+  share <- if (is.null(n_hint)) NA_real_ else min(max_level, m2 / max(1, n_hint))
+  structure(list(
+    bounds = bounds, center = center, scale = scale, epsilon = epsilon, delta = eq$delta, epsilon_quantile = eq$epsilon_q,
+    rho = eq$rho, composition = eq$composition, tail_rows = m2, first_rows = m, max_level = max_level,
+    n_hint = if (is.null(n_hint)) NA_real_ else n_hint,
+    clamped_share = share, range = range, resolution = resolution, decay = decay, neighbor = neighbor,
+    mechanism = paste0("per column: exponential mechanisms for the median on an asinh axis, the median ",
+                       "absolute deviation from it, and a low and a high tail point on an asinh axis ",
+                       "centred at the median in units of that scale (Smith 2011)"),
+    guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, column_bounds_choices * p,
+                                             eq$epsilon_q, eq$composition),
+    budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
+}
+
+# Exponential mechanisms per column: median, scale, upper, lower, and the
+# refined upper and lower.
+column_bounds_choices <- 6L
+# The refinement: rows targeted beyond each bound times epsilon_q, and how far
+# beyond the first bound (in multiples of its distance from the median) it
+# may reach.
+column_bounds_refine <- 2
+column_bounds_reach <- 3
+# The refinement's base measure decays by e per half the first bound's
+# distance from the median (its empty part must not win for free).
+column_bounds_refine_decay <- 0.5
+
+#' The budget of each of the 6p choices: basic composition, or (delta > 0)
+#' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
+#' total rho and the composition's name.
+#' @noRd
+column_bounds_epsilon <- function(epsilon, delta, p) {
+  k <- column_bounds_choices * p
+  eq <- epsilon / k
+  composition <- "basic"
+  used_delta <- 0
+  if (delta > 0) {
+    ez <- sqrt(8 * zcdp_rho(epsilon, delta) / k)
+    if (ez > eq) {
+      eq <- ez
+      composition <- "zCDP"
+      used_delta <- delta
+    }
+  }
+  list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition)
+}
+
+#' The mechanism on a checked matrix: per column (in order) the median, the
+#' scale (median absolute deviation), the upper and the lower point, and
+#' their refinements. Values returned in data units.
+#' @noRd
+column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, max_level, decay) {
+  n <- nrow(X)
+  p <- ncol(X)
+  sens <- quantile_utility_sensitivity("add-remove")
+  m_n <- min(tail_factor / eps_q, max_level * n)
+  top <- asinh(range / resolution)
+  i <- seq.int(0, n)
+  lower <- upper <- center <- spread <- numeric(p)
+  for (j in seq_len(p)) {
+    v <- sort(pmin(pmax(X[, j], -range), range))
+    med <- resolution * sinh(interval_exp_mech(c(-top, asinh(v / resolution), top), -abs(i - n / 2),
+                                               eps_q, sens, Inf))
+    med <- min(max(med, -range), range)
+    # the scale: the median absolute deviation from the released median, on
+    # the axis |asinh((x - med) / tau0)| (logarithmic in the distance)
+    tau0 <- 1e-9 * max(resolution, abs(med))
+    top0 <- asinh(2 * range / tau0)
+    a <- sort(abs(asinh((v - med) / tau0)))
+    scale <- tau0 * sinh(interval_exp_mech(c(0, a, top0), -abs(i - n / 2), eps_q, sens, Inf))
+    scale <- max(scale, tau0)
+    # the tails, on the axis asinh((x - med) / scale): the data's bulk within a
+    # few units of 0, the empty ends far out, where the base measure decays
+    top2 <- asinh(2 * range / scale)
+    s <- c(-top2, asinh((v - med) / scale), top2)
+    hi <- med + scale * sinh(interval_exp_mech(s, -abs(n - i - m_n), eps_q, sens, decay))
+    lo <- med + scale * sinh(interval_exp_mech(s, -abs(i - m_n), eps_q, sens, decay))
+    # refinement: fewer rows beyond, searched in a window reaching
+    # column_bounds_reach times further from the median (decaying measure): the
+    # window's empty part is bounded, so fewer rows can be targeted safely
+    m2 <- min(column_bounds_refine / eps_q, m_n)
+    # on the axis u = (x - h) / (h - med) in [0, reach], base measure
+    # exp(-u / column_bounds_refine_decay): near the first bound unless rows push it out
+    w <- max(hi - med, tau0)
+    u <- pmin(pmax((v - hi) / w, 0), column_bounds_reach)
+    hi <- hi + w * interval_exp_mech(c(0, u, column_bounds_reach), -abs(n - i - m2), eps_q, sens,
+                                     column_bounds_refine_decay)
+    w <- max(med - lo, tau0)
+    u <- pmin(pmax((v - lo) / w, -column_bounds_reach), 0)
+    lo <- lo + w * interval_exp_mech(c(-column_bounds_reach, u, 0), -abs(i - m2), eps_q, sens,
+                                     column_bounds_refine_decay)
+    b <- column_bounds_order(lo, hi, resolution, range)
+    lower[j] <- b[1]
+    upper[j] <- b[2]
+    center[j] <- med
+    spread[j] <- scale
+  }
+  list(lower = lower, upper = upper, center = center, scale = spread)
+}
+
+# Post-processing of two released points: ordered, inside the range, and of
+# positive width (a box needs lower < upper, whatever the draws).
+column_bounds_order <- function(lo, hi, resolution, range) {
+  lo <- min(max(lo, -range), range)
+  hi <- min(max(hi, -range), range)
+  if (lo > hi) {
+    t <- lo
+    lo <- hi
+    hi <- t
+  }
+  if (!(hi - lo > 1e-12 * max(resolution, abs(lo), abs(hi)))) {
+    mid <- (lo + hi) / 2
+    lo <- mid - resolution / 2
+    hi <- mid + resolution / 2
+  }
+  c(lo, hi)
+}
+
+#' Validate a dp_column_bounds given as input (hand-made objects included).
+#' @noRd
+check_column_bounds <- function(x, arg = "x") {
+  check_object(x, "dp_column_bounds", list(
+    bounds = function(v) is.data.frame(v) && identical(names(v), c("lower", "upper")) &&
+      is.double(v$lower) && is.double(v$upper) && all(is.finite(v$lower)) && all(v$upper > v$lower),
+    epsilon = function(v) is_num1(v) && v > 0, delta = function(v) is_num1(v) && v >= 0 && v < 1,
+    epsilon_quantile = function(v) is_num1(v) && v > 0, tail_rows = function(v) is_num1(v) && v > 0,
+    first_rows = function(v) is_num1(v) && v > 0, n_hint = function(v) is_num1(v, na_ok = TRUE),
+    range = function(v) is_num1(v) && v > 0,
+    max_level = function(v) is_num1(v) && v > 0 && v <= 0.5,
+    clamped_share = function(v) is_num1(v, na_ok = TRUE),
+    composition = is_string, guarantee = is_string, mechanism = is_string,
+    neighbor = function(v) is_string(v) && v %in% dp_neighbors), arg = arg)
+}
+
+#' Print private column bounds
+#'
+#' @param x A `dp_column_bounds` from [dp_column_bounds()].
+#' @param digits Significant digits to print.
+#' @param row.names,optional,... Ignored (for the generics).
+#' @return `print` returns `x` invisibly; `as.data.frame()` the bounds (a
+#'   data frame with columns `lower` and `upper`).
+#' @examples
+#' b <- dp_column_bounds(matrix(rexp(3000), 1000, 3), epsilon = 1)
+#' print(b)
+#' as.data.frame(b)
+#' @name dp_column_bounds_methods
+NULL
+
+#' @rdname dp_column_bounds_methods
+#' @export
+print.dp_column_bounds <- function(x, digits = 4, ...) {
+  check_column_bounds(x)
+  digits <- check_digits(digits)
+  fmt <- function(v) format(v, digits = digits)
+  cat(sprintf("<dp_column_bounds> private lower and upper bounds of %d column(s)\n", nrow(x$bounds)))
+  cat("Guarantee:", x$guarantee, "\n")
+  cat(sprintf(paste0("Target: about %s rows beyond each bound (2 / epsilon per choice; the first stage %s, ",
+                     "tail_factor / epsilon), at most a share %s.\n"),
+              fmt(x$tail_rows), fmt(x$first_rows), fmt(x$max_level)))
+  print(signif(as.matrix(x$bounds), digits))
+  cat(column_bounds_note(x$first_rows, x$tail_rows, x$max_level, x$n_hint, x$bounds, x$range), sep = "\n")
+  invisible(x)
+}
+
+#' @rdname dp_column_bounds_methods
+#' @export
+as.data.frame.dp_column_bounds <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_column_bounds(x)
+  x$bounds
+}
+
+#' Plain-words warnings about private column bounds, from public or released
+#' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
+#' rows targeted by the first stage and the refinement.
+#' @noRd
+column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
+  out <- character(0)
+  if (!is.na(n_hat) && m1 >= max_level * max(1, n_hat)) {
+    out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
+                                 "quantiles of every column or beyond, may miss the data altogether, and clamp ",
+                                 "about %s%% of the rows at each end; the release can be far off. Give public ",
+                                 "bounds (lower, upper) or more epsilon."),
+                          format(max_level), format(1 - max_level),
+                          format(100 * min(max_level, m2 / max(1, n_hat)), digits = 2)))
+  } else if (!is.na(n_hat) && m2 >= 0.01 * max(1, n_hat)) {
+    out <- c(out, sprintf(paste0("WARNING: the private bounds clamp about %s%% of the rows at each end of every ",
+                                 "column (n * epsilon is too small for tighter ones); spreads are under-estimated. ",
+                                 "Give public bounds (lower, upper) or more epsilon."),
+                          format(100 * m2 / n_hat, digits = 2)))
+  }
+  at_end <- c(bounds$lower, bounds$upper)
+  if (any(abs(at_end) >= range * (1 - 1e-6))) {
+    out <- c(out, "WARNING: a bound lies at the end of the public range; the data may extend beyond it: raise `range` (from public knowledge).")
+  }
+  out
+}
+
+#' The guarantee of dp_column_bounds(), in words.
+#' @noRd
+column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition) {
+  how <- if (composition == "zCDP") {
+    sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
+            format(epsilon), format(delta), k, format(eps_q, digits = 4))
+  } else {
+    sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each",
+            format(epsilon), k, format(eps_q, digits = 4))
+  }
+  notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
+  sprintf("%s, %s; n is used but not released.", how, notion)
+}
+
+# ---- dp_cov()'s default: private column bounds, then the box -------------------
+
+# The number of columns of a data set, a public shape, read without its values
+# (at least 1; a malformed `x` is refused by the step that reads it).
+public_ncol <- function(x) {
+  p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else 1L
+  max(1L, as.integer(p))
+}
+
+# Defaults of dp_cov()'s private column bounds (see ?dp_column_bounds).
+column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16, max_level = 0.25, decay = 2)
+
+#' dp_cov() without any bounds: per-column bounds chosen privately by
+#' dp_column_bounds()'s mechanism (charged by the caller, with `cols` its
+#' budget per choice), then the box path with them. The release records the
+#' bounds (params$bounds, bounds_source "private"), the column step's budget,
+#' and, from released quantities only (the public or noisy n), the share of
+#' rows the bounds target beyond them; print() warns when it is 1% or more.
+#' @noRd
+dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
+                               delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call) {
+  X <- check_data_matrix(x, min_rows = min_rows)
+  d <- column_bounds_defaults
+  cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
+  rel <- dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
+                    eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
+                    min_rows)
+  m <- d$tail_factor / cols$epsilon_q
+  m2 <- min(column_bounds_refine / cols$epsilon_q, m)
+  n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
+  share <- min(d$max_level, m2 / max(1, n_hat))
+  rel$params$bounds_source <- "private"
+  rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
+                                   rho = cols$rho, composition = cols$composition, tail_rows = m2,
+                                   first_rows = m, clamped_share = share)
+  rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
+  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
+  rel$tuning <- tuning_record(
+    "private column bounds", private = TRUE,
+    detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
+                                    "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
+                                    "stated budget), targeting about %s rows beyond each bound"),
+                             column_bounds_choices * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
+                             format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
+  rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by basic composition of per-column bounds chosen ",
+                                  "privately (%s) and the release on the box they define: %s"),
+                           format(epsilon), format(delta),
+                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", column_bounds_choices * ncol(X),
+                                                                         cols$epsilon_q, cols$composition)),
+                           rel$guarantee)
+  rel
+}
+
+# ---- dp_lm()'s default: private bounds of the model frame's numeric variables ----
+
+#' The rho charged for dp_lm()'s private bounds before the number of numeric
+#' variables k is known: the zCDP total is zcdp_rho(epsilon, delta) whatever
+#' k when that composition is used, and 6k epsilon_q^2/8 = epsilon^2/(48k)
+#' <= epsilon^2/48 with basic composition; the larger is a valid rho for
+#' every k (rho-zCDP implies rho'-zCDP for rho' >= rho).
+#' @noRd
+lm_bounds_rho <- function(epsilon, delta) {
+  basic <- em_zcdp_rho(epsilon / column_bounds_choices)  * column_bounds_choices
+  if (delta > 0) max(zcdp_rho(epsilon, delta), basic) else basic
+}
+
+#' Private bounds of the numeric variables of dp_lm()'s model frame `mf`
+#' (response included), named by variable for lm_box_bounds(); factors and
+#' logicals get their public bounds there. The step's facts go into `state`.
+#' @noRd
+lm_private_bounds <- function(mf, epsilon, delta, state) {
+  num <- vapply(mf, function(col) is.numeric(col) && is.null(dim(col)), logical(1))
+  k <- sum(num)
+  cols <- column_bounds_epsilon(epsilon, delta, max(1L, k))
+  d <- column_bounds_defaults
+  X <- matrix(unlist(mf[num], use.names = FALSE), nrow(mf), k)
+  cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
+  state$k <- k
+  state$rho <- cols$rho
+  state$epsilon_q <- cols$epsilon_q
+  state$composition <- cols$composition
+  state$first_rows <- d$tail_factor / cols$epsilon_q
+  state$tail_rows <- min(column_bounds_refine / cols$epsilon_q, state$first_rows)
+  list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
+}

@@ -1,0 +1,268 @@
+# dp_column_bounds(): private per-column bounds. Its output equals a plain-R
+# reference under the same seed; its choices are distributed as the
+# exponential mechanism says (chi-square at alpha 1e-6, with an over-confident
+# control that fails); the share of rows it clamps, and the bias of the
+# clamped variance, fall as n * epsilon grows; it charges the budget (with
+# its zCDP rho) before reading the data and refunds on shape errors.
+
+# ---- a plain-R reference, written out independently --------------------------
+
+# chi-square goodness of fit of chosen interval indices to `prob` (cells with
+# expected count < 5 pooled)
+chisq_p <- function(index, prob) {
+  obs <- tabulate(index, nbins = length(prob))
+  e <- prob * length(index)
+  small <- e < 5
+  if (any(small)) {
+    obs <- c(obs[!small], sum(obs[small]))
+    e <- c(e[!small], sum(e[small]))
+  }
+  stats::pchisq(sum((obs - e)^2 / e), df = length(obs) - 1L, lower.tail = FALSE)
+}
+
+# weight of interval [a, b] under the base measure exp(-|s|/lam) ds, from
+# its plain antiderivative G(s) = sign(s) lam (1 - exp(-|s|/lam)) (lam = Inf:
+# the width)
+ref_mass <- function(a, b, lam) {
+  if (!is.finite(lam)) return(b - a)
+  G <- function(s) sign(s) * lam * (1 - exp(-abs(s) / lam))
+  pmax(G(b) - G(a), 0)
+}
+# interval probabilities of the exponential mechanism: mass * exp(eps u / 2)
+ref_probs <- function(z, u, eps, lam) {
+  lw <- log(ref_mass(z[-length(z)], z[-1], lam)) + eps * u / 2
+  w <- exp(lw - max(lw))
+  w / sum(w)
+}
+# one draw, consuming R's RNG as the package does: n + 1 uniforms for the
+# Gumbel-max choice, then one uniform for the point (inverse distribution
+# function of the base measure within the interval)
+ref_draw <- function(z, u, eps, lam) {
+  a <- z[-length(z)]
+  b <- z[-1]
+  w <- ref_mass(a, b, lam)
+  g <- -log(-log(runif(length(a))))
+  k <- which.max(log(w) + eps * u / 2 + g)
+  v <- runif(1)
+  if (!is.finite(lam)) return(a[k] + v * (b[k] - a[k]))
+  # F(s) = int_{a}^{s} exp(-|t|/lam) dt, inverted by root finding
+  target <- v * w[k]
+  stats::uniroot(function(s) ref_mass(a[k], s, lam) - target, c(a[k], b[k]), tol = 1e-13)$root
+}
+ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.25, lam = 2) {
+  n <- nrow(X)
+  m <- min(k / eps_q, a * n)
+  i <- 0:n
+  out <- matrix(0, ncol(X), 3)
+  for (j in seq_len(ncol(X))) {
+    v <- sort(pmin(pmax(X[, j], -range), range))
+    top <- asinh(range / tau)
+    med <- tau * sinh(ref_draw(c(-top, asinh(v / tau), top), -abs(i - n / 2), eps_q, Inf))
+    tau0 <- 1e-9 * max(tau, abs(med))
+    a <- sort(abs(asinh((v - med) / tau0)))
+    sc <- max(tau0, tau0 * sinh(ref_draw(c(0, a, asinh(2 * range / tau0)), -abs(i - n / 2), eps_q, Inf)))
+    top2 <- asinh(2 * range / sc)
+    s <- c(-top2, asinh((v - med) / sc), top2)
+    hi <- med + sc * sinh(ref_draw(s, -abs(n - i - m), eps_q, lam))
+    lo <- med + sc * sinh(ref_draw(s, -abs(i - m), eps_q, lam))
+    m2 <- min(2 / eps_q, m)
+    w <- max(hi - med, tau0)
+    hi <- hi + w * ref_draw(c(0, pmin(pmax((v - hi) / w, 0), 3), 3), -abs(n - i - m2), eps_q, 0.5)
+    w <- max(med - lo, tau0)
+    lo <- lo + w * ref_draw(c(-3, pmin(pmax((v - lo) / w, -3), 0), 0), -abs(i - m2), eps_q, 0.5)
+    out[j, ] <- c(min(lo, hi), med, max(lo, hi))
+  }
+  out
+}
+
+test_that("dp_column_bounds() equals the plain-R reference under the same seed", {
+  set.seed(3)
+  X <- cbind(a = exp(rnorm(300, 3)), b = rnorm(300, 1e4), c = rt(300, 3))
+  for (delta in c(0, 1e-6)) {
+    set.seed(31)
+    r <- dp_column_bounds(X, 2, delta)
+    eq <- if (delta == 0) 2 / 18 else max(2 / 18, sqrt(8 * dpcov:::zcdp_rho(2, delta) / 18))
+    expect_equal(r$epsilon_quantile, eq)
+    set.seed(31)
+    ref <- ref_column_bounds(X, eq)
+    expect_equal(r$bounds$lower, ref[, 1], tolerance = 1e-9)
+    expect_equal(r$bounds$upper, ref[, 3], tolerance = 1e-9)
+    expect_equal(unname(r$center), ref[, 2], tolerance = 1e-9)
+    expect_identical(rownames(r$bounds), c("a", "b", "c"))
+  }
+  # zCDP composition gives more per choice than basic composition here
+  expect_identical(dp_column_bounds(X, 2, 1e-6)$composition, "zCDP")
+  expect_gt(dp_column_bounds(X, 2, 1e-6)$epsilon_quantile, 2 / 18)
+  # a data frame and a matrix give the same release
+  set.seed(5)
+  a <- dp_column_bounds(X, 1)
+  set.seed(5)
+  b <- dp_column_bounds(as.data.frame(X), 1)
+  expect_identical(a$bounds, b$bounds)
+})
+
+test_that("the median's interval is distributed as the exponential mechanism says (chi-square, alpha 1e-6, with power)", {
+  v <- c(-3, -1.2, 0.004, 0.5, 0.9, 2, 2.2, 7, 40, 41, 300, 5000)
+  X <- matrix(v, ncol = 1)
+  eps <- 3                         # one column: 6 choices of eps / 6 each
+  top <- asinh(1e6 / 0.01)
+  z <- c(-top, asinh(sort(v) / 0.01), top)
+  prob <- ref_probs(z, -abs(0:12 - 6), eps / 6, Inf)
+  # the export's median equals the mechanism's (same seed), which is then drawn often
+  set.seed(40)
+  a <- dp_column_bounds(X, eps)$center
+  set.seed(40)
+  expect_equal(unname(a), dpcov:::column_bounds_mechanism(X, eps / 6, 1e6, 0.01, 16, 0.25, 2)$center)
+  draw <- function(e, reps) vapply(seq_len(reps), function(r) {
+    med <- dpcov:::column_bounds_mechanism(X, e / 6, 1e6, 0.01, 16, 0.25, 2)$center
+    findInterval(asinh(med / 0.01), z, rightmost.closed = TRUE)
+  }, integer(1))
+  set.seed(41)
+  idx <- draw(eps, 1500)
+  expect_gt(chisq_p(idx, prob), 1e-6)
+  # over-confident control: twice the epsilon fails the same test
+  idx2 <- draw(2 * eps, 1500)
+  expect_lt(chisq_p(idx2, prob), 1e-6)
+})
+
+test_that("the tail mechanism with its base measure: interval frequencies and the point within (alpha 1e-6, with power)", {
+  z <- c(-30, -2, -0.5, 0.3, 1, 1.1, 4, 9, 30)
+  u <- -abs(0:7 - 5)
+  eps <- 0.7
+  prob <- ref_probs(z, u, eps, 2)
+  set.seed(43)
+  pts <- vapply(1:8000, function(r) dpcov:::interval_exp_mech(z, u, eps, 1, 2), numeric(1))
+  idx <- findInterval(pts, z, rightmost.closed = TRUE)
+  expect_gt(chisq_p(idx, prob), 1e-6)
+  # control: the flat (Lebesgue) base measure's probabilities are rejected
+  expect_lt(chisq_p(idx, ref_probs(z, u, eps, Inf)), 1e-6)
+  # within the widest interval the point follows the base measure: its
+  # distribution function there is a probability integral transform
+  k <- 8
+  inside <- pts[idx == k]
+  Fk <- function(s) ref_mass(rep(z[k], length(s)), s, 2) / ref_mass(z[k], z[k + 1], 2)
+  expect_gt(suppressWarnings(stats::ks.test(Fk(inside), "punif")$p.value), 1e-6)
+  expect_lt(suppressWarnings(stats::ks.test((inside - z[k]) / (z[k + 1] - z[k]), "punif")$p.value), 1e-6)
+})
+
+# share of rows beyond the bounds and relative bias of the clamped variance
+clamp_stats <- function(x, b) {
+  cl <- pmin(pmax(x, b$bounds$lower), b$bounds$upper)
+  c(share = mean(x < b$bounds$lower | x > b$bounds$upper), bias = 1 - stats::var(cl) / stats::var(x))
+}
+
+test_that("no bias floor: the clamped share and the variance bias fall as n * epsilon grows (lognormal)", {
+  set.seed(47)
+  x <- matrix(exp(rnorm(20000)), ncol = 1)
+  res <- sapply(c(0.3, 3, 30), function(eps) {
+    rowMeans(replicate(20, clamp_stats(x, dp_column_bounds(x, eps))))
+  })
+  # n * epsilon = 6000, 6e4, 6e5: each tenfold step cuts both by more than half
+  expect_true(all(res["share", -1] < res["share", -3] / 2))
+  expect_true(all(res["bias", -1] < res["bias", -3] / 2))
+  expect_lt(res["bias", 3], 0.02)
+  # the rows clamped are at most a few times the refinement's target 2 /
+  # epsilon_q at each end (fewer when the refinement lands beyond the data)
+  for (k in 1:3) expect_lt(res["share", k] * 20000, 3 * 2 * 2 / (c(0.3, 3, 30)[k] / 6))
+})
+
+test_that("large means and heavy tails: the bounds enclose the bulk and are tight", {
+  set.seed(53)
+  X <- cbind(big = rnorm(20000, 1e5, 1), t2 = rt(20000, 2), e = rexp(20000) * 1e3)
+  b <- dp_column_bounds(X, 1, 1e-6)$bounds
+  q <- apply(X, 2, stats::quantile, c(0.01, 0.99))
+  expect_true(all(b$lower < q[1, ] & b$upper > q[2, ]))
+  # widths within a small factor of the data's 0.1%-99.9% range
+  w <- apply(X, 2, function(v) diff(stats::quantile(v, c(0.001, 0.999))))
+  expect_true(all((b$upper - b$lower) / w < 4))
+})
+
+test_that("the budget is charged (epsilon, delta, rho) before the data is read, refunded on shape errors", {
+  X <- matrix(rexp(600), 200, 3)
+  bud <- dp_budget(2, 1e-5)
+  r <- dp_column_bounds(X, 1, 1e-6, budget = bud)
+  led <- as.data.frame(bud)
+  expect_identical(led$what, "dp_column_bounds")
+  expect_equal(led$epsilon, 1)
+  expect_equal(led$delta, 1e-6)
+  expect_equal(led$rho, 18 * r$epsilon_quantile^2 / 8)
+  expect_equal(r$rho, led$rho)
+  # the rho joins the Gaussian charges' zCDP total
+  analyze_gauss(X, 0.5, 1e-6, clip = 3, budget = bud)
+  sp <- budget_spent(bud)
+  expect_equal(sp$rho, led$rho + 1 / (2 * dpcov:::noise_sigma(1, 0.5, 1e-6, "analytic")^2))
+  expect_lt(sp$epsilon, 1.5)
+  # delta = 0: pure epsilon-DP, recorded with delta 0
+  b0 <- dp_budget(1, 1e-6)
+  dp_column_bounds(X, 1, budget = b0)
+  expect_equal(as.data.frame(b0)$delta, 0)
+  expect_equal(budget_spent(b0)$epsilon, 1)
+  # refused over-spend records nothing
+  expect_error(dp_column_bounds(X, 0.5, budget = b0), class = "dpcov_budget_error")
+  expect_equal(nrow(as.data.frame(b0)), 1L)
+  # a shape error after the charge is refunded
+  b1 <- dp_budget(1, 1e-6)
+  expect_error(dp_column_bounds(replace(X, 5, NA), 0.5, budget = b1), class = "dpcov_error")
+  expect_equal(nrow(as.data.frame(b1)), 0L)
+})
+
+test_that("zcdp_rho() inverts the zCDP conversion, and rho charges compose", {
+  for (e in c(0.1, 1, 5)) for (d in c(1e-9, 1e-5)) {
+    r <- dpcov:::zcdp_rho(e, d)
+    expect_lte(dpcov:::zcdp_epsilon(r, d), e)
+    expect_gt(dpcov:::zcdp_epsilon(r * (1 + 1e-6), d), e * (1 - 1e-6))
+  }
+  expect_identical(dpcov:::zcdp_epsilon(0.1, 0), Inf)
+})
+
+test_that("print states the guarantee and warns when the bounds clamp many rows", {
+  X <- matrix(rexp(400), 200, 2)
+  set.seed(3)
+  b <- dp_column_bounds(X, 0.5, n_hint = 210)
+  out <- capture.output(print(b))
+  expect_true(any(grepl("differential privacy", out)))
+  expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", out, fixed = TRUE)))
+  mid <- capture.output(print(dp_column_bounds(X, 0.5, n_hint = 2000)))
+  expect_true(any(grepl("WARNING: the private bounds clamp about", mid, fixed = TRUE)))
+  expect_identical(as.data.frame(b), b$bounds)
+  big <- dp_column_bounds(X, 0.5, n_hint = 1e9)
+  expect_false(any(grepl("WARNING: the private bounds clamp", capture.output(print(big)))))
+  # data beyond the range: the bound sits at its end and print says so
+  expect_output(print(dp_column_bounds(X * 1e4, 5, range = 100)), "end of the public range")
+  expect_error(dp_column_bounds(X, 1, resolution = 200, range = 100), class = "dpcov_error")
+  expect_error(dp_column_bounds(function() NULL, 1), class = "dpcov_error")
+})
+
+test_that("dp_lm() without bounds chooses the numeric variables' bounds privately and charges them first", {
+  set.seed(61)
+  n <- 5000
+  d <- data.frame(x = exp(rnorm(n)), z = rnorm(n, 100, 5), g = factor(sample(c("a", "b"), n, TRUE)))
+  d$y <- 2 * d$x - 0.1 * d$z + (d$g == "b") + rnorm(n)
+  b <- dp_budget(2, 1e-5)
+  set.seed(62)
+  f <- dp_lm(y ~ x + z + g, d, epsilon = 1, delta = 1e-6, B = 0, budget = b)
+  led <- as.data.frame(b)
+  expect_identical(led$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
+  expect_equal(led$epsilon, c(0.2, 0.8))
+  expect_equal(led$delta, c(2e-7, 8e-7))
+  # the rho charged before the number of numeric variables is known bounds the real one
+  expect_equal(led$rho[1], dpcov:::lm_bounds_rho(0.2, 2e-7))
+  rel <- f$release
+  expect_identical(rel$params$bounds_source, "private")
+  expect_lte(rel$params$column_bounds$rho, led$rho[1] * (1 + 1e-12))
+  expect_identical(rel$tuning$method, "private column bounds")
+  expect_match(rel$guarantee, "^\\(1, 1e-06\\)-differential privacy in total")
+  # the numeric variables' bounds are those of the mechanism under the same seed
+  set.seed(62)
+  ref <- dpcov:::column_bounds_mechanism(as.matrix(d[c("y", "x", "z")]),
+                                         rel$params$column_bounds$epsilon_quantile, 1e6, 0.01, 16, 0.25, 2)
+  bb <- rel$params$bounds
+  expect_equal(bb[c("x", "z", "y"), "lower"], ref$lower[c(2, 3, 1)])
+  expect_equal(bb["gb", "lower"], 0)
+  expect_equal(bb["gb", "upper"], 1)
+  # the basic-composition rho bound holds for any number of columns
+  for (k in 1:5) {
+    expect_lte(dpcov:::column_bounds_epsilon(0.2, 2e-7, k)$rho, dpcov:::lm_bounds_rho(0.2, 2e-7) * (1 + 1e-12))
+    expect_lte(dpcov:::column_bounds_epsilon(0.2, 0, k)$rho, dpcov:::lm_bounds_rho(0.2, 0) * (1 + 1e-12))
+  }
+})
