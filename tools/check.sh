@@ -14,8 +14,20 @@
 # access the remote parts of the incoming check (URLs, DOIs, arXiv ids, the
 # CRAN package database) cannot run and are switched off
 # (_R_CHECK_CRAN_INCOMING_REMOTE_=false); the script says so when it does.
+#
+# The tests have two tiers (tests/testthat/helper-tier.R). This script runs
+# both: it sets DPCOV_EXTENDED=true unless the caller set it. The fast tier
+# alone (what R CMD check runs on CRAN) is `bash tools/check.sh --fast`, the
+# same as `DPCOV_EXTENDED=false bash tools/check.sh`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+for a in "$@"; do
+  case "$a" in
+    --fast) export DPCOV_EXTENDED=false ;;
+    *) echo "usage: bash tools/check.sh [--fast]" >&2; exit 2 ;;
+  esac
+done
+export DPCOV_EXTENDED="${DPCOV_EXTENDED:-true}"
 bash tools/install-deps.sh || exit 1
 
 # The check runs in a temporary directory, so point the data-dependent tests
@@ -42,8 +54,14 @@ trap 'rm -rf "$work"' EXIT
 R CMD build --no-manual . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 tarball=$(ls -t dpcov_*.tar.gz | head -n 1)
 mv "$tarball" "$work/"
+case "$DPCOV_EXTENDED" in
+  true|TRUE|True|T) echo "check.sh: all tests (fast and extended tier, DPCOV_EXTENDED=true)" ;;
+  *) echo "check.sh: fast tier of the tests only (DPCOV_EXTENDED=$DPCOV_EXTENDED)" ;;
+esac
+start=$SECONDS
 ( cd "$work" && _R_CHECK_FORCE_SUGGESTS_=true R CMD check --as-cran --no-manual "$tarball" )
 status=$?
+check_secs=$((SECONDS - start))
 log="$work/dpcov.Rcheck/00check.log"
 rout=$(ls "$work"/dpcov.Rcheck/tests/testthat.Rout* 2>/dev/null | head -n 1)
 if [ -n "$rout" ]; then
@@ -57,6 +75,11 @@ if [ -n "$rout" ]; then
   fi
 fi
 [ -f "$log" ] || { echo "R CMD check wrote no log" >&2; exit 1; }
+# R CMD check's own timing of the tests, "[CPU/elapsed]" in s (or m when
+# over 10 minutes); --as-cran prints it when the tests take over 10 s.
+timing=$(grep -E "Running .{1,3}testthat\.R.{1,3} \[[0-9]+[sm]/[0-9]+[sm]\]" "$log" | sed -E 's/.*\[([0-9]+)([sm])\/([0-9]+)([sm])\].*/\1 \2 CPU, \3 \4 elapsed/')
+[ -n "$timing" ] && echo "tests: $timing"
+echo "R CMD check: $check_secs s elapsed"
 
 # Every NOTE / WARNING / ERROR block of the log: the "* checking ..." line and
 # the lines up to the next "* " line. Tolerated blocks are dropped; anything

@@ -859,6 +859,22 @@ sweep_specs <- function() {
   specs
 }
 
+# The fast tier's sample of the table (the extended tier runs all of it):
+# every baseline, and for every (export, argument) one of its hostile values,
+# the k-th for the k-th argument of the table (cycling), so that every
+# argument is attacked once and the sample spreads over the kinds of hostile
+# value. Fixed (no RNG): the same calls on every run.
+sweep_sample <- function(calls) {
+  key <- vapply(calls, function(cl) paste(cl$label, cl$arg, sep = "\r"), character(1))
+  keep <- vapply(calls, function(cl) identical(cl$arg, "(baseline)"), logical(1))
+  groups <- split(which(!keep), factor(key[!keep], levels = unique(key[!keep])))
+  for (g in seq_along(groups)) {
+    idx <- groups[[g]]
+    keep[idx[(g - 1L) %% length(idx) + 1L]] <- TRUE
+  }
+  calls[keep]
+}
+
 # ---- generating the calls ------------------------------------------------------------
 
 # One baseline call per spec (expect "ok"), then one mutated call per

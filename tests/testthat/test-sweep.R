@@ -1,12 +1,15 @@
 # Every export and registered S3 method answers hostile input with a classed
 # dpcov_error naming the argument (or, where the value is in fact valid, a
 # sane result); never a plain error, a silent wrong answer, a crash or a
-# hang. The calls run in a child R session (see helper-sweep.R).
+# hang. The calls run in a child R session (see helper-sweep.R). The fast
+# tier runs every baseline and one hostile value per argument
+# (sweep_sample()); the extended tier runs the whole table.
 
 test_that("every export answers hostile input with a classed error or a sane result", {
   skip_if_not_installed("callr")
   calls <- sweep_calls()
   expect_gt(length(calls), 500)
+  if (!extended_tests()) calls <- sweep_sample(calls)
   res <- sweep_run(calls)
   tally <- sweep_tally(res)
   fails <- sweep_failures(res)
