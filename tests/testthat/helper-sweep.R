@@ -994,43 +994,66 @@ sweep_classify <- function(call, res) {
 
 # Run the calls; a crash or a time-out restarts the session.
 # Each call runs under its own seed (seed + i), so a failure reproduces;
-# DPCOV_SWEEP_SEED varies the draws between runs.
+# DPCOV_SWEEP_SEED varies the draws between runs. The calls go to the child
+# in batches of `batch` (one round trip costs more than most calls); a batch
+# that crashes the child or outlasts `timeout` is rerun one call at a time,
+# each with its own `timeout`, so every call gets the outcome it would get
+# alone in the same persistent session.
 sweep_run <- function(calls, timeout = 20, progress = FALSE,
-                      seed = as.integer(Sys.getenv("DPCOV_SWEEP_SEED", "1"))) {
+                      seed = as.integer(Sys.getenv("DPCOV_SWEEP_SEED", "1")), batch = 25L) {
   child <- sweep_child
   environment(child) <- globalenv()
+  batch_child <- function(child, jobs) lapply(jobs, function(j) do.call(child, j))
+  environment(batch_child) <- globalenv()
+  job <- function(i) list(fun = calls[[i]]$fun, args = calls[[i]]$args, arg = calls[[i]]$arg, seed = seed + i)
   rs <- sweep_session()
   on.exit(try(rs$close(), silent = TRUE), add = TRUE)
-  rows <- vector("list", length(calls))
-  for (i in seq_along(calls)) {
+  restart <- function() {
+    try(rs$kill(), silent = TRUE)
+    rs <<- sweep_session()
+  }
+  row <- function(cl, outcome, detail) {
+    data.frame(label = cl$label, arg = cl$arg, hostile = cl$hostile, expect = cl$expect,
+               outcome = outcome, detail = substr(gsub("\\s+", " ", detail), 1, 200),
+               stringsAsFactors = FALSE)
+  }
+  answered <- function(cl, r) {
+    detail <- switch(r$status, ok = if (length(r$warnings)) paste("warning:", r$warnings[1]) else "",
+                     dpcov_error = sprintf("[arg %s] %s", r$arg, r$message),
+                     plain_error = sprintf("[%s] %s", r$class, r$message))
+    row(cl, sweep_classify(cl, r), detail)
+  }
+  # one call alone: a crash or a hang is its own
+  alone <- function(i) {
     cl <- calls[[i]]
-    outcome <- NULL
-    detail <- ""
-    rs$call(child, list(fun = cl$fun, args = cl$args, arg = cl$arg, seed = seed + i))
-    state <- rs$poll_process(as.integer(timeout * 1000))
-    if (state == "timeout") {
-      outcome <- "hang"
-    } else {
+    rs$call(child, job(i))
+    if (rs$poll_process(as.integer(timeout * 1000)) == "timeout") {
+      restart()
+      return(row(cl, "hang", ""))
+    }
+    res <- tryCatch(rs$read(), error = function(e) NULL)
+    if (is.null(res) || !is.null(res$error) || !rs$is_alive()) {
+      detail <- if (!is.null(res$error)) conditionMessage(res$error) else "child died"
+      restart()
+      return(row(cl, "crash", detail))
+    }
+    answered(cl, res$result)
+  }
+  rows <- vector("list", length(calls))
+  for (first in seq(1L, length(calls), by = batch)) {
+    ii <- first:min(length(calls), first + batch - 1L)
+    rs$call(batch_child, list(child = child, jobs = lapply(ii, job)))
+    res <- NULL
+    if (rs$poll_process(as.integer(timeout * 1000)) != "timeout") {
       res <- tryCatch(rs$read(), error = function(e) NULL)
-      if (is.null(res) || !is.null(res$error) || !rs$is_alive()) {
-        outcome <- "crash"
-        detail <- if (!is.null(res$error)) conditionMessage(res$error) else "child died"
-      } else {
-        r <- res$result
-        outcome <- sweep_classify(cl, r)
-        detail <- switch(r$status, ok = if (length(r$warnings)) paste("warning:", r$warnings[1]) else "",
-                         dpcov_error = sprintf("[arg %s] %s", r$arg, r$message),
-                         plain_error = sprintf("[%s] %s", r$class, r$message))
-      }
     }
-    if (outcome %in% c("hang", "crash")) {
-      try(rs$kill(), silent = TRUE)
-      rs <- sweep_session()
+    if (!is.null(res) && is.null(res$error) && rs$is_alive() && length(res$result) == length(ii)) {
+      rows[ii] <- Map(answered, calls[ii], res$result)
+    } else {
+      restart()
+      rows[ii] <- lapply(ii, alone)
     }
-    rows[[i]] <- data.frame(label = cl$label, arg = cl$arg, hostile = cl$hostile, expect = cl$expect,
-                            outcome = outcome, detail = substr(gsub("\\s+", " ", detail), 1, 200),
-                            stringsAsFactors = FALSE)
-    if (progress && i %% 50 == 0) message(i, " / ", length(calls))
+    if (progress) message(max(ii), " / ", length(calls))
   }
   do.call(rbind, rows)
 }

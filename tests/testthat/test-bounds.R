@@ -56,15 +56,16 @@ test_that("the chosen bound is distributed as the interval exponential mechanism
       findInterval(log(b$bound), ref$z, rightmost.closed = TRUE)
     }, integer(1))
   }
+  reps <- if (extended_tests()) 8000 else 3000
   set.seed(101)
-  idx <- draw_index(eps, 8000)
+  idx <- draw_index(eps, reps)
   expect_gt(chisq_p(idx, ref$prob), 1e-6)
   # power: the same test on a release with twice the epsilon (less randomness) fails
-  idx2 <- draw_index(2 * eps, 8000)
+  idx2 <- draw_index(2 * eps, reps)
   expect_lt(chisq_p(idx2, ref$prob), 1e-6)
   # within an interval log B is uniform: position within the chosen interval
   set.seed(102)
-  pos <- vapply(1:4000, function(i) {
+  pos <- vapply(seq_len(reps / 2), function(i) {
     lb <- log(dp_clip_bound(X30, eps, quantile = 0.5, lower = 0.1, upper = 10, count_share = 0)$bound)
     k <- findInterval(lb, ref$z, rightmost.closed = TRUE)
     (lb - ref$z[k]) / (ref$z[k + 1] - ref$z[k])

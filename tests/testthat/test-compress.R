@@ -114,10 +114,11 @@ test_that("both paths have E[C'C/m] = S and Var((C'C/m)_jk) = (S_jk^2 + S_jj S_k
   S <- norm_cov(x)
   m <- 160
   expect_gte(m, compression_m_min(400, 3))
+  reps <- if (extended_tests()) 1500 else 500
   set.seed(21)
-  fast <- cov_draws(3000, x, m = m, truncate = FALSE)
+  fast <- cov_draws(2 * reps, x, m = m, truncate = FALSE)
   set.seed(22)
-  expl <- cov_draws(1500, x, m = m, truncate = FALSE, method = "explicit")
+  expl <- cov_draws(reps, x, m = m, truncate = FALSE, method = "explicit")
   k <- 2 * 2 * ncol(fast)
   z_fast <- moment_z(fast, S, m)
   z_expl <- moment_z(expl, S, m)
@@ -129,8 +130,8 @@ test_that("both paths have E[C'C/m] = S and Var((C'C/m)_jk) = (S_jk^2 + S_jj S_k
   # negative control: releases with 4x as many rows, audited as if m rows,
   # have a quarter of the variance; the same variance test must fail
   set.seed(23)
-  four <- cov_draws(4 * 1500, x, m = m, truncate = FALSE)
-  under <- rowsum(four, rep(seq_len(1500), each = 4)) / 4  # = one release with 4m rows
+  four <- cov_draws(4 * reps, x, m = m, truncate = FALSE)
+  under <- rowsum(four, rep(seq_len(reps), each = 4)) / 4  # = one release with 4m rows
   z_under <- moment_z(under, S, m)
   expect_lt(z_under[["mean"]], crit(k))
   expect_gt(z_under[["var"]], crit(k))

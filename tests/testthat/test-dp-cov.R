@@ -141,9 +141,10 @@ test_that("noise audit: the mean step's noise is N(0, sigma^2); an under-noised 
         (r$center * 400 - sums) / sigma
       }
     }
-    expect_true(privacy_audit(draw, pivot, 300))
+    reps <- if (extended_tests()) 300 else 100
+    expect_true(privacy_audit(draw, pivot, reps))
     # the same releases, judged as if half the noise had been added, fail
-    expect_false(privacy_audit(draw, function(r) 2 * pivot(r), 300))
+    expect_false(privacy_audit(draw, function(r) 2 * pivot(r), reps))
   }
 })
 

@@ -75,7 +75,7 @@ test_that("each sensitivity is attained by its worst-case pair and never exceede
   # random neighbours with rows of norm <= B never move the statistic more
   set.seed(11)
   rrow <- function() { v <- rnorm(3); v / sqrt(sum(v^2)) * B * runif(1)^0.2 }
-  for (i in 1:2000) {
+  for (i in seq_len(if (extended_tests()) 2000 else 300)) {
     x <- t(replicate(n, rrow()))
     y <- x
     nb <- names(worst)[1 + i %% 3]

@@ -84,11 +84,12 @@ test_that("noise scales equal the papers' formulas", {
 test_that("central release: entry noise variance is s^2 (audit), and sd/2 fails it", {
   set.seed(11)
   n <- 2000; eps <- 0.45; delta <- 0.01
+  reps <- if (extended_tests()) 1000 else 300  # the fast tier: still ~10 sd between null and control
   x <- audit_data(n)
   exact <- crossprod(x) / n
   s_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / (n * eps)   # replace-one, B = 1
   draw <- function(eps_used) {
-    replicate(1000, upper_entries(as.matrix(
+    replicate(reps, upper_entries(as.matrix(
       dp_threshold(x, eps_used, delta, clip = 1, tune = 0, calibration = "classic")) - exact))
   }
   z <- draw(eps)
@@ -96,7 +97,7 @@ test_that("central release: entry noise variance is s^2 (audit), and sd/2 fails 
   # under-noised control: epsilon doubled halves the noise sd; must fail
   expect_false(noise_audit(draw(2 * eps) , s_ref))
   # Wang & Xu (zero-out by default): s is 1/sqrt(2) of the modified one
-  zw <- replicate(1000, upper_entries(as.matrix(
+  zw <- replicate(reps, upper_entries(as.matrix(
     dp_threshold(x, eps, delta, clip = 1, variant = "wang_xu", tune = 0, calibration = "classic")) - exact))
   expect_true(noise_audit(zw, s_ref / sqrt(2)))
   expect_false(noise_audit(zw, s_ref))
@@ -104,12 +105,13 @@ test_that("central release: entry noise variance is s^2 (audit), and sd/2 fails 
 
 test_that("local release: entry noise variance is sigma^2 / n (audit), and sd/2 fails it", {
   set.seed(12)
-  n <- 2e5; eps <- 0.45; delta <- 0.01
+  n <- if (extended_tests()) 2e5 else 2e4; eps <- 0.45; delta <- 0.01
+  reps <- if (extended_tests()) 600 else 200
   x <- audit_data(n)
   exact <- crossprod(x) / n
   sigma_ref <- sqrt(2) * sqrt(2 * log(1.25 / delta)) / eps     # replace-one per record, B = 1
   draw <- function(eps_used) {
-    replicate(600, upper_entries(as.matrix(
+    replicate(reps, upper_entries(as.matrix(
       dp_threshold(x, eps_used, delta, clip = 1, model = "local", tune = 0, calibration = "classic")) - exact))
   }
   expect_true(noise_audit(draw(eps), sigma_ref / sqrt(n)))
