@@ -109,6 +109,10 @@ box_reader <- function(reader, b, centred, state) {
 #' @noRd
 dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                        mechanism, type, divisor, neighbor, calibration, charge, call, min_rows) {
+  if (mechanism == "analyze_gauss") {
+    return(dp_cov_box_joint(x, b, epsilon, delta, eps_mean + eps_second, delta_mean + delta_second, split, type,
+                            divisor, neighbor, calibration, charge, call, min_rows))
+  }
   src <- dp_cov_source(x, min_rows)
   state <- new.env(parent = emptyenv())
   if (is.null(src$reader)) {
@@ -161,9 +165,72 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
                                                       C, B, n_public))
 }
 
-# dp_cov()'s share of epsilon and delta for the mean when bounds are given
-# and `split` is not (see ?dp_cov, "Default split").
+#' dp_cov() with public per-column bounds and Analyze Gauss, in one pass: the
+#' column sums (and under add/remove the count) and the uncentred Gram of the
+#' same box rows z (norm <= C = sqrt(p)/2, nothing clipped), released by one
+#' Gaussian mechanism on the stacked pair (box_joint_sigmas(): `split` is the
+#' mean's share of the squared sensitivity-to-noise ratio, the total at the
+#' full (epsilon, delta) of the steps). The covariance is the one-pass
+#' combination uncentred_to_centred() at the released mean mu (clamped into
+#' the box), projected to the PSD cone on the box scale and mapped back. No
+#' centring at mu before the Gram: its bound stays sqrt(p)/2 (centring
+#' would raise it up to sqrt(p) for means near the box's edge). Sums first,
+#' then the Gram's noise (the draw order).
+#' @noRd
+dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split, type, divisor, neighbor,
+                             calibration, charge, call, min_rows) {
+  src <- dp_cov_source(x, min_rows)
+  state <- new.env(parent = emptyenv())
+  stats_of <- function(Z) cbind(crossprod(Z), colSums(Z))
+  if (is.null(src$reader)) {
+    state$map <- box_map(align_bounds(b, src$colnames, src$p), centred = TRUE)
+    tot <- stats_of(box_apply(src$X, state$map))
+  } else {
+    pass <- dp_cov_stream(box_reader(src$reader, b, centred = TRUE, state), stats_of, min_rows = min_rows)
+    src[c("n", "p", "colnames")] <- pass[c("n", "p", "colnames")]
+    tot <- if (is.null(pass$total)) matrix(0, src$p, src$p + 1L) else pass$total
+  }
+  map <- state$map
+  p <- src$p
+  C <- sqrt(p) / 2
+  gram <- tot[, seq_len(p), drop = FALSE]
+  sums <- tot[, p + 1L]
+  z0 <- sqrt(sum(box_zero_row(map)^2))
+  cal <- box_joint_sigmas(C, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
+  mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
+  gram_noisy <- unname(gram) + symmetric_gaussian_cpp(p, cal$sigma_second)
+  n_public <- neighbor != "add-remove"
+  n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
+  # the released mean, clamped into the box (post-processing)
+  mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
+  S <- uncentred_to_centred(gram_noisy, mu, n_hat, cal$sigma_mean)
+  correction <- attr(S, "correction")
+  mean_step$center <- box_unmap_mean(mu, map)
+  mechanism <- "Analyze Gauss (Dwork et al. 2014) on the uncentred box rows, jointly calibrated with the mean"
+  second <- list(mechanism = mechanism,
+                 params = list(sigma = cal$sigma_second, calibration = calibration, noise_clip = C, zero_row = z0))
+  params <- list(split = split, joint_calibration = TRUE, mu_total = cal$mu_tot, epsilon_steps = eps_steps,
+                 delta_steps = delta_steps, bounds = box_frame(map, src$colnames), bounds_source = "public",
+                 clip_mean = C, sigma_mean = cal$sigma_mean, clip_second = C, box_center = mu,
+                 second_mechanism = "analyze_gauss", sigma_second = cal$sigma_second,
+                 mean_correction = correction, divisor = divisor, calibration = calibration, passes = 1,
+                 units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
+  dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
+                delta, neighbor, C, n_public, charge, call, unmap = function(cov) box_unmap_second(cov, map),
+                mechanism_text = paste0("public per-column bounds (unit box), the Gaussian mean and Analyze Gauss on ",
+                                        "the uncentred box rows as one Gaussian mechanism (one pass)"),
+                tuning = tuning_record("none"),
+                guarantee = dp_cov_box_joint_guarantee_text(eps_steps, delta_steps, neighbor, C, split, n_public))
+}
+
+# dp_cov()'s share of epsilon and delta for the mean when bounds are given,
+# `split` is not, and the second mechanism is thresholding or Wishart (see
+# ?dp_cov, "Default split").
 box_default_split <- 0.15
+
+# With Analyze Gauss (the joint calibration): the mean's share of the squared
+# sensitivity-to-noise ratio when `split` is not given (see ?dp_cov).
+box_joint_split <- 0.2
 
 # ---- dp_lm() on the box ----------------------------------------------------------
 

@@ -217,8 +217,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds)
   check_bounds_exclusive(box, clip, clip_mean)
-  if (!is.null(box) && missing(split)) split <- box_default_split
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
+  # the box with Analyze Gauss: one Gaussian mechanism on the mean and the Gram (dp_cov_box_joint())
+  box_split <- if (mechanism == "analyze_gauss") box_joint_split else box_default_split
+  if (!is.null(box) && missing(split)) split <- box_split
   type <- check_choice(type, c("covariance", "correlation"), "type")
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -249,7 +251,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # no bounds of any kind (and the data in memory): per-column bounds are
   # chosen privately (dp_column_bounds()), then the box path runs with them
   private_box <- is.null(box) && is.null(clip) && is.null(clip_mean) && !one_pass && !is.function(x)
-  if (private_box && missing(split)) split <- box_default_split
+  if (private_box && missing(split)) split <- box_split
+  joint <- (private_box || !is.null(box)) && mechanism == "analyze_gauss"
   auto_clip <- is.null(clip) && is.null(box) && !private_box
   auto_mean <- is.null(clip_mean) && is.null(box) && !private_box
   split <- check_number(split, "split", lower = 0, upper = 1)
@@ -275,11 +278,15 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   delta_mean <- split * delta_rest
   eps_second <- eps_rest - eps_mean
   delta_second <- delta_rest - delta_mean
-  if (calibration == "classic" && (eps_mean >= 1 || eps_second >= 1)) {
+  if (joint && calibration == "classic" && eps_rest >= 1) {
+    abort("the classic Gaussian calibration is proven only for epsilon < 1 (the mean and the second moment's %s); use calibration = \"analytic\".",
+          format(eps_rest), .arg = "calibration")
+  }
+  if (!joint && calibration == "classic" && (eps_mean >= 1 || eps_second >= 1)) {
     abort("the classic Gaussian calibration is proven only for epsilon < 1 in each step (mean: %s, second moment: %s); use calibration = \"analytic\".",
           format(eps_mean), format(eps_second), .arg = "calibration")
   }
-  if (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1]) {
+  if (!joint && (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1])) {
     abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
           format(dp_limits$epsilon[1]), .arg = "split")
   }
@@ -301,13 +308,22 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
              "dp_cov mean", paste("dp_cov second moment:", mechanism))
   ratio <- function(e, d) noise_sigma(1, e, d, calibration)
   n_bounds <- private_box + auto_mean + auto_clip
+  if (joint) {
+    # the mean and the second moment are one Gaussian mechanism: one charge
+    steps <- c(steps[seq_len(n_bounds)], "dp_cov mean and second moment (one Gaussian mechanism): analyze_gauss")
+  }
+  n_steps <- if (joint) 1L else 2L
+  step_eps <- if (joint) eps_rest else c(eps_mean, eps_second)
+  step_delta <- if (joint) delta_rest else c(delta_mean, delta_second)
+  step_ratio <- if (joint) ratio(eps_rest, delta_rest) else
+    c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
+  step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   charge <- budget_charge(budget, steps,
-                          c(eps_cols[private_box], rep(eps_bound, auto_mean + auto_clip), eps_mean, eps_second),
-                          c(cols$delta[private_box], rep(0, auto_mean + auto_clip), delta_mean, delta_second),
-                          sigma_ratio = c(rep(NA_real_, n_bounds), ratio(eps_mean, delta_mean),
-                                          if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second)),
-                          neighbor = c(rep("any", n_bounds), neighbor, second_step_notion(mechanism, neighbor)),
-                          rho = c(cols$rho[private_box], rep(NA_real_, auto_mean + auto_clip + 2L)))
+                          c(eps_cols[private_box], rep(eps_bound, auto_mean + auto_clip), step_eps),
+                          c(cols$delta[private_box], rep(0, auto_mean + auto_clip), step_delta),
+                          sigma_ratio = c(rep(NA_real_, n_bounds), step_ratio),
+                          neighbor = c(rep("any", n_bounds), step_notion),
+                          rho = c(cols$rho[private_box], rep(NA_real_, auto_mean + auto_clip + n_steps)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (private_box) {
     return(with_refund(budget, charge,
@@ -461,8 +477,8 @@ dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second,
   second <- second_moment_step(s, mechanism, neighbor, eps_second, delta_second, calibration)
   n_public <- neighbor != "add-remove" || second$n_public
   n_hat <- if (n_public) s$n else max(2, mean_step$n_noisy)
-  correction <- mean_step$sigma^2 / n_hat
-  S <- second$sum - n_hat * tcrossprod(mean_step$center) + diag(correction, s$p)
+  S <- uncentred_to_centred(second$sum, mean_step$center, n_hat, mean_step$sigma)
+  correction <- attr(S, "correction")
   params <- list(split = eps_mean / (eps_mean + eps_second), epsilon_mean = eps_mean,
                  delta_mean = delta_mean, epsilon_second = eps_second, delta_second = delta_second,
                  clip_mean = s$clip, sigma_mean = mean_step$sigma, second_mechanism = mechanism,
@@ -475,6 +491,18 @@ dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second,
                 tuning = tuning_record("none"),
                 guarantee = dp_cov_guarantee_text(eps_mean, delta_mean, eps_second, delta_second, neighbor,
                                                   s$clip, s$clip, n_public, one_pass = TRUE))
+}
+
+#' One pass: the centred sum from a noisy uncentred Gram `gram_sum` and the
+#' released mean `center` (noise sd `sigma_mean` on the sums): \eqn{\tilde G -
+#' \hat n \hat\mu \hat\mu^T + \sigma_m^2/\hat n\, I}, since \eqn{\hat n
+#' \hat\mu\hat\mu^T} over-estimates \eqn{n \bar x \bar x^T} by
+#' \eqn{\sigma_m^2/n\, I} in expectation. The correction is an attribute.
+#' @noRd
+uncentred_to_centred <- function(gram_sum, center, n_hat, sigma_mean) {
+  correction <- sigma_mean^2 / n_hat
+  S <- gram_sum - n_hat * tcrossprod(center) + diag(correction, length(center))
+  structure(S, correction = correction)
 }
 
 # How the bounds were chosen: given (public), or by dp_clip_bound() (private,

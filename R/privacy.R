@@ -821,3 +821,54 @@ dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_se
 box_guarantee_text <- function(text, centred) {
   sub("rows clipped to L2 norm <= ([^;]*)", paste0(box_clamp_text(centred), "; box rows of L2 norm <= \\1"), text)
 }
+
+# ---- dp_cov() on the box: the mean and the Gram as one Gaussian mechanism ---------
+
+#' Joint calibration of dp_cov()'s box path (Analyze Gauss): the released
+#' mean vector (the column sums of the box rows, and under add/remove the
+#' count scaled by C) with noise sd `sigma_m` per coordinate, and the upper
+#' triangle of the Gram of the same rows with noise sd `sigma_2`, are one
+#' Gaussian mechanism on the stacked vector (s / sigma_m, G / sigma_2) with
+#' unit noise. A neighbouring pair moves the sums by at most Delta_m
+#' (mean_step_sensitivity()) and the Gram by at most Delta_2 in Frobenius
+#' norm (gram_sensitivity(); the upper triangle moves by no more), at once,
+#' so the stacked vector moves by at most sqrt(mu_m^2 + mu_2^2) with mu_i =
+#' Delta_i / sigma_i. The Gaussian mechanism with unit noise is (epsilon,
+#' delta)-DP for L2 sensitivity up to mu_tot = 1 / noise_sigma(1, epsilon,
+#' delta, calibration): the analytic calibration (Balle and Wang 2018,
+#' Theorem 8) depends only on the ratio Delta / sigma, and the classic one is
+#' linear in it. The mean gets a share `share` of mu_tot^2: sigma_m = Delta_m
+#' / (sqrt(share) mu_tot), sigma_2 = Delta_2 / (sqrt(1 - share) mu_tot), so
+#' mu_m^2 + mu_2^2 = mu_tot^2 exactly. It is one Gaussian charge of (epsilon,
+#' delta) with noise ratio 1 / mu_tot (rho = mu_tot^2 / 2). `C` is the box
+#' rows' norm bound sqrt(p)/2 and `zero_row` the norm of the zero record's
+#' box row (zero-out: the box shift moves it).
+#' @noRd
+box_joint_sigmas <- function(C, neighbor, share, epsilon, delta, calibration, zero_row = 0) {
+  mu_tot <- 1 / noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
+  sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
+  sens_second <- gram_sensitivity(C, neighbor, zero_row = zero_row)
+  list(sigma_mean = sens_mean / (sqrt(share) * mu_tot), sigma_second = sens_second / (sqrt(1 - share) * mu_tot),
+       sens_mean = sens_mean, sens_second = sens_second, mu_tot = mu_tot, share = share)
+}
+
+#' The guarantee of dp_cov() on the box with the joint Gaussian calibration.
+#' @noRd
+dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, n_public) {
+  n_txt <- if (neighbor != "add-remove") {
+    "n is public (neighbouring data sets have the same size)"
+  } else if (n_public) {
+    "n is treated as public"
+  } else {
+    "n is not released (a noisy count is, from the same mechanism)"
+  }
+  zero_txt <- if (neighbor == "zero-out") {
+    "; the zeroed record enters as its box row (the box shift moves it), which the noise covers"
+  } else ""
+  sprintf(paste0("(%s, %s)-differential privacy: the column sums%s and the uncentred Gram of the box rows ",
+                 "(L2 norm <= %s) released by one Gaussian mechanism on the stacked pair, each block's noise ",
+                 "calibrated to its sensitivity (the mean's share of the squared sensitivity-to-noise ratio: %s)%s; ",
+                 "%s; %s; %s."),
+          format(epsilon), format(delta), if (neighbor == "add-remove") " (with the count)" else "",
+          format(C, digits = 6), format(share), zero_txt, box_clamp_text(TRUE), neighbor_words(neighbor), n_txt)
+}

@@ -835,6 +835,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   # dp_cov()'s mean step draws the noisy count under add/remove even when the
   # second mechanism releases n (thresholding): the redraw does the same
   count_drawn <- identical(rel$neighbor, "add-remove")
+  one_pass <- identical(pr$passes, 1)
   # public bounds: the release was made on the centred box (R/box.R), so the
   # redraw runs there, between the affine map and its inverse
   box <- cov_box_affine(rel, vars)
@@ -846,9 +847,14 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     mu <- m$center
     if (!is.null(box)) mu <- pmin(pmax(mu, -0.5), 0.5)  # as dp_cov() clamps it into the box
     n_star <- if (n_public) nn else max(2, m$n_noisy)
-    C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
-    C <- add(C, nn)
-    C <- C - diag(sigma_m^2 / n_star, q - 1L)
+    if (one_pass) {
+      # one pass (dp_cov_one_pass(), dp_cov_box_joint()): the noisy uncentred Gram, centred at mu
+      C <- uncentred_to_centred(add(Ss[-1L, -1L], nn), mu, n_star, sigma_m)
+    } else {
+      C <- Ss[-1L, -1L] - nn * tcrossprod(xbar) + nn * tcrossprod(xbar - mu)
+      C <- add(C, nn)
+      C <- C - diag(sigma_m^2 / n_star, q - 1L)
+    }
     cov <- psd_project_cpp((C + t(C)) / 2 / div(n_star))$matrix
     aug(cov, mu, n_star)
   }

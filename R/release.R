@@ -838,7 +838,15 @@ cov_noise_sd <- function(x) {
   # d d' with d_j ~ N(0, msd_j^2), its expectation removed: sd msd_i msd_j, sqrt(2) msd_j^2 on the diagonal
   centring <- tcrossprod(msd)
   diag(centring) <- sqrt(2) * msd^2
-  sqrt(second^2 + centring^2)
+  # one pass: - n (mu d' + d mu') too, mu the released mean (box scale on the box): sd n_hat / div *
+  # sqrt(mu_i^2 msd_j^2 + mu_j^2 msd_i^2), twice |mu_i| msd_i on the diagonal
+  mu <- if (is_finite_num(pr$box_center)) pr$box_center * w else x$center
+  cross <- if (identical(pr$passes, 1) && is_finite_num(mu) && length(mu) == p) {
+    M <- sqrt(tcrossprod(mu^2, msd^2) + tcrossprod(msd^2, mu^2)) * n_hat / div
+    diag(M) <- 2 * abs(mu) * msd * n_hat / div
+    M
+  } else 0
+  sqrt(second^2 + centring^2 + cross^2)
 }
 
 #' Attach the diagnostics to a release and, when it is mostly noise, raise one

@@ -16,19 +16,25 @@ box_data <- function(n) {
 box_lo <- c(price = 0, score = 1, ratio = 0)
 box_hi <- c(price = 2e4, score = 5, ratio = 2.5)
 
-# Plain-R dp_cov() with bounds (Analyze Gauss, analytic), drawing from R's RNG
-# in the same order: the mean step (p sums, and the scaled count under
-# add/remove), then the upper triangle of the symmetric noise column by column.
+# Plain-R dp_cov() with bounds (Analyze Gauss, analytic): one pass over the
+# box rows, the mean and the uncentred Gram as one Gaussian mechanism (the
+# mean's share `split` of the squared sensitivity-to-noise ratio), drawing
+# from R's RNG in the same order: the mean (p sums, and the scaled count
+# under add/remove), then the upper triangle of the symmetric noise column by
+# column.
 ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
   n <- nrow(x); p <- ncol(x)
   m <- (lo + hi) / 2; wd <- hi - lo
   xc <- pmin(pmax(x, rep(lo, each = n)), rep(hi, each = n))
   z <- sweep(sweep(xc, 2, m), 2, wd, "/")
-  e1 <- split * epsilon; d1 <- split * delta
   C <- sqrt(p) / 2
   z0 <- (pmin(pmax(0, lo), hi) - m) / wd
-  s1 <- gaussian_sigma(switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C,
-                              "zero-out" = C + min(sqrt(sum(z0^2)), C)), e1, d1)
+  w <- min(sqrt(sum(z0^2)), C)  # the zeroed record's box row
+  mu_tot <- 1 / gaussian_sigma(1, epsilon, delta)
+  s1 <- switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C, "zero-out" = C + w) /
+    (sqrt(split) * mu_tot)
+  s2 <- switch(neighbor, "add-remove" = C^2, "replace-one" = sqrt(2) * C^2, "zero-out" = sqrt(C^4 + w^4)) /
+    (sqrt(1 - split) * mu_tot)
   if (neighbor == "add-remove") {
     noisy <- c(colSums(z), C * n) + s1 * rnorm(p + 1)
     n_hat <- max(2, noisy[p + 1] / C)
@@ -38,22 +44,17 @@ ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
     n_hat <- n
   }
   mu <- pmin(pmax(mu, -0.5), 0.5)
-  B <- sqrt(sum((0.5 + abs(mu))^2))
-  G <- crossprod(sweep(z, 2, mu))
-  w <- min(sqrt(sum((z0 - mu)^2)), B)  # the zeroed record's centred box row
-  s2 <- gaussian_sigma(switch(neighbor, "add-remove" = B^2, "replace-one" = sqrt(2) * B^2,
-                              "zero-out" = sqrt(B^4 + w^4)), epsilon - e1, delta - d1)
   N <- matrix(0, p, p)
   for (j in 1:p) for (i in 1:j) {
     v <- s2 * rnorm(1)
     N[i, j] <- N[i, j] + v
     if (i != j) N[j, i] <- N[j, i] + v
   }
-  S <- G + N - diag(s1^2 / n_hat, p)
+  S <- crossprod(z) + N - n_hat * tcrossprod(mu) + diag(s1^2 / n_hat, p)
   e <- eigen(S / n_hat, symmetric = TRUE)
   cov <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * tcrossprod(wd)  # projected on the box scale
-  list(cov = cov, center = m + wd * mu, n_hat = n_hat,
-       sigma_mean = s1, sigma_second = s2, B = B)
+  list(cov = cov, center = m + wd * mu, n_hat = n_hat, mu_tot = mu_tot,
+       sigma_mean = s1, sigma_second = s2, B = C)
 }
 
 test_that("dp_cov with bounds equals a plain-R reference under each neighbour notion", {
@@ -61,12 +62,14 @@ test_that("dp_cov with bounds equals a plain-R reference under each neighbour no
   x <- box_data(400)
   for (nb in dp_neighbors) {
     set.seed(2); r <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, neighbor = nb)
-    set.seed(2); ref <- ref_box_cov(x, box_lo, box_hi, 1, 1e-6, split = 0.15, neighbor = nb)
+    set.seed(2); ref <- ref_box_cov(x, box_lo, box_hi, 1, 1e-6, split = 0.2, neighbor = nb)
     expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9, info = nb)
     expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12, info = nb)
     expect_equal(r$params$sigma_mean, ref$sigma_mean, info = nb)
     expect_equal(r$params$sigma_second, ref$sigma_second, info = nb)
     expect_equal(r$params$clip_second, ref$B, info = nb)
+    expect_equal(r$params$mu_total, ref$mu_tot, info = nb)
+    expect_identical(r$params$passes, 1)
     if (nb == "add-remove") expect_equal(r$params$n_noisy, ref$n_hat)
     expect_identical(r$params$bounds_source, "public")
     expect_equal(r$params$bounds, data.frame(lower = unname(box_lo), upper = unname(box_hi),
@@ -162,9 +165,59 @@ test_that("the stated sensitivities hold for the worst neighbouring pairs of box
   }
 })
 
+test_that("the joint calibration is exactly (epsilon, delta)-DP, and both sensitivities hold on worst-case box rows", {
+  p <- 4  # even: some corners of the box are orthogonal (replace-one's worst case)
+  C <- sqrt(p) / 2
+  map <- box_map(list(lower = c(1, -3, 0, -1), upper = c(5, 1, 2, 1)), centred = TRUE)
+  z0 <- box_zero_row(map)
+  w <- sqrt(sum(z0^2))
+  for (nb in dp_neighbors) for (share in c(0.05, 0.2, 0.7)) for (eps in c(0.25, 1, 4)) {
+    cal <- box_joint_sigmas(C, nb, share, eps, 1e-6, "analytic", zero_row = w)
+    mu_m <- cal$sens_mean / cal$sigma_mean
+    mu_2 <- cal$sens_second / cal$sigma_second
+    # the stacked, rescaled query (unit noise) has sensitivity sqrt(mu_m^2 + mu_2^2) = mu_tot,
+    # and the unit-noise Gaussian mechanism at that sensitivity has delta exactly 1e-6
+    expect_equal(sqrt(mu_m^2 + mu_2^2), cal$mu_tot, tolerance = 1e-12)
+    expect_equal(gaussian_mechanism_delta(1, sqrt(mu_m^2 + mu_2^2), eps), 1e-6, tolerance = 1e-6)
+    # control: the pair's ratio a tenth larger breaks delta
+    expect_gt(gaussian_mechanism_delta(1, 1.1 * sqrt(mu_m^2 + mu_2^2), eps), 1.5e-6)
+    expect_equal(mu_m^2 / cal$mu_tot^2, share, tolerance = 1e-12)
+  }
+  # worst-case neighbouring pairs of records (helper-neighbors.R), mapped to
+  # the box rows: the sums (with C n under add/remove) and the uncentred Gram
+  # move by at most the stated sensitivities; the box's corners attain them
+  # (nearly, under zero-out: no corner is orthogonal to, or opposite, z0)
+  lo <- map$lower; hi <- map$upper
+  corners <- as.matrix(expand.grid(lapply(seq_len(p), function(j) c(lo[j], hi[j]))))
+  set.seed(40)
+  inner <- sweep(matrix(runif(6 * p), 6, p) %*% diag(hi - lo), 2, lo, "+")
+  far <- rbind(c(100, -100, 100, -100), c(-100, 100, -100, 100))  # clamped to corners
+  cand <- unname(rbind(corners, inner, far, 0))
+  base <- inner[1:3, ]
+  for (nb in dp_neighbors) {
+    sums <- function(D) {
+      Z <- box_apply(D, map)
+      if (nb == "add-remove") c(colSums(Z), C * nrow(Z)) else colSums(Z)
+    }
+    gram <- function(D) crossprod(box_apply(D, map))
+    worst_m <- neighbor_search(sums, base, cand, nb)
+    worst_2 <- neighbor_search(gram, base, cand, nb)
+    sm <- mean_step_sensitivity(C, nb, zero_row = w)
+    s2 <- gram_sensitivity(C, nb, zero_row = w)
+    expect_lte(worst_m, sm + 1e-12)
+    expect_lte(worst_2, s2 + 1e-12)
+    tight <- if (nb == "zero-out") 0.95 else 0.999
+    expect_gt(worst_m, tight * sm)
+    expect_gt(worst_2, tight * s2)
+    # control: the sensitivity of the other notion is exceeded somewhere
+    if (nb == "replace-one") expect_gt(worst_2, gram_sensitivity(C, "add-remove"))
+  }
+})
+
 # Draws of dp_cov() with bounds on data the bounds do not touch (n public):
-# the mean step's noise and the second step's noise recovered from each
-# release, standardised by `claim_mean` and `claim_second` (functions of B).
+# the mean's noise and the uncentred Gram's noise recovered from each
+# release (S = G + N - n mu mu' + correction), standardised by `claim_mean`
+# and `claim_second`.
 box_noise_draws <- function(draws, claim_mean, claim_second) {
   set.seed(11)
   n <- 5000; p <- 3
@@ -179,18 +232,26 @@ box_noise_draws <- function(draws, claim_mean, claim_second) {
     r <- dp_cov(x, 3, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", split = 0.5)
     mu <- (r$center - m) / w
     out_m <- c(out_m, (mu - zbar) * n / claim_mean)
-    B <- box_centred_bound(mu)
-    S <- r$estimate * n / tcrossprod(w) + diag(r$params$mean_correction, p)  # no eigenvalue clipped here
-    N <- S - crossprod(sweep(z, 2, mu))
-    out_s <- c(out_s, N[upper.tri(N, diag = TRUE)] / claim_second(B))
+    S <- r$estimate * n / tcrossprod(w) - diag(r$params$mean_correction, p)  # no eigenvalue clipped here
+    N <- S - crossprod(z) + n * tcrossprod(mu)
+    out_s <- c(out_s, N[upper.tri(N, diag = TRUE)] / claim_second)
   }
   list(mean = out_m, second = out_s)
 }
 
+# The joint calibration at split 0.5, epsilon 3, delta 1e-6, replace-one:
+# the mean's sensitivity 2C and the Gram's sqrt(2) C^2 (C = sqrt(p)/2), each
+# with half of the squared sensitivity-to-noise ratio of the full budget.
+box_claims <- function(p, mean_sens = 2 * sqrt(p) / 2, second_sens = sqrt(2) * p / 4) {
+  mu_tot <- 1 / gaussian_sigma(1, 3, 1e-6)
+  list(mean = mean_sens / (sqrt(0.5) * mu_tot), second = second_sens / (sqrt(0.5) * mu_tot))
+}
+
 test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and a claim of half of it fails", {
   p <- 3
-  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
-  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
+  cl <- box_claims(p)
+  sm <- cl$mean
+  ss <- cl$second
   d <- box_noise_draws(80, sm, ss)
   # shape (KS) and scale (chi-square test of the variance, two-sided)
   var_p <- function(v) {
@@ -207,15 +268,14 @@ test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and a
 test_that("the noise of dp_cov with bounds is replace-one's, not add/remove's (alpha 1e-6, 300 releases)", {
   skip_if_not_extended()
   p <- 3
-  sm <- gaussian_sigma(2 * sqrt(p) / 2, 1.5, 5e-7)
-  ss <- function(B) gaussian_sigma(sqrt(2) * B^2, 1.5, 5e-7)
-  d <- box_noise_draws(300, sm, ss)
+  cl <- box_claims(p)
+  d <- box_noise_draws(300, cl$mean, cl$second)
   expect_gt(suppressWarnings(stats::ks.test(d$mean, "pnorm"))$p.value, 1e-6)
   expect_gt(suppressWarnings(stats::ks.test(d$second, "pnorm"))$p.value, 1e-6)
   # control: the add/remove sensitivities (too small for replace-one) claim
   # less noise than is there, and the test sees it
-  ctl <- box_noise_draws(300, gaussian_sigma(sqrt(2) * sqrt(p) / 2, 1.5, 5e-7),
-                         function(B) gaussian_sigma(B^2, 1.5, 5e-7))
+  ctl_cl <- box_claims(p, mean_sens = sqrt(2) * sqrt(p) / 2, second_sens = p / 4)
+  ctl <- box_noise_draws(300, ctl_cl$mean, ctl_cl$second)
   expect_lt(suppressWarnings(stats::ks.test(ctl$mean, "pnorm"))$p.value, 1e-6)
   expect_lt(suppressWarnings(stats::ks.test(ctl$second, "pnorm"))$p.value, 1e-6)
 })
@@ -244,20 +304,26 @@ test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box ro
   expect_no_leak(r, secrets(X, r), label = "dp_cov bounds correlation via do.call")
 })
 
-test_that("dp_cov with bounds charges both steps before reading, and nothing for a bad input", {
+test_that("dp_cov with bounds charges one Gaussian mechanism before reading, and nothing for a bad input", {
   set.seed(9)
   x <- box_data(200)
-  b <- dp_budget(2, 1e-5)
+  b <- dp_budget(4, 1e-5)
   dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, budget = b)
   sp <- budget_spent(b)
-  expect_equal(sp$charges, 2)
+  expect_equal(sp$charges, 1)
   led <- b$account$ledger
-  expect_equal(led$what, c("dp_cov mean", "dp_cov second moment: analyze_gauss"))
-  expect_equal(led$epsilon, c(0.15, 0.85))
-  expect_equal(led$delta, c(1.5e-7, 8.5e-7))
+  expect_equal(led$what, "dp_cov mean and second moment (one Gaussian mechanism): analyze_gauss")
+  expect_equal(led$epsilon, 1)
+  expect_equal(led$delta, 1e-6)
+  expect_equal(led$rho, 1 / (2 * gaussian_sigma(1, 1, 1e-6)^2))  # rho = mu_tot^2 / 2
   # bounds that do not fit the data: refused, the charge withdrawn
   expect_error(dp_cov(x, 0.5, 1e-6, lower = c(a = 0), upper = c(a = 1), budget = b), class = "dpcov_error")
-  expect_equal(budget_spent(b)$charges, 2)
+  expect_equal(budget_spent(b)$charges, 1)
+  # Wishart keeps its two steps (basic composition, the box default split 0.15)
+  dp_cov(x, 0.5, 1e-6, lower = box_lo, upper = box_hi, mechanism = "wishart", budget = b)
+  led <- b$account$ledger
+  expect_equal(led$what[2:3], c("dp_cov mean", "dp_cov second moment: wishart"))
+  expect_equal(led$epsilon[2:3], c(0.075, 0.425))
 })
 
 test_that("bounds map back to the data's units: cents and dollars give the same correlation", {
