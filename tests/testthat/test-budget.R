@@ -246,35 +246,36 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   x <- matrix(rnorm(3000, 50), 1000, 3)
   b <- dp_budget(2, 1e-5)
   # the default: private column bounds (exponential mechanisms, with their
-  # zCDP rho), then the Gaussian mean and Analyze Gauss on the box (zCDP)
+  # zCDP rho), then the Gaussian mean and Analyze Gauss on the box as one
+  # Gaussian mechanism (one zCDP charge, rho = mu_tot^2 / 2)
   r <- dp_cov(x, 1, 1e-6, budget = b)
   led <- as.data.frame(b)
   expect_identical(led$what[1], "private column bounds")
-  expect_identical(nrow(led), 3L)
+  expect_identical(nrow(led), 2L)
   expect_equal(sum(led$epsilon), 1)
   expect_equal(sum(led$delta), 1e-6)
   expect_equal(led$rho[1], r$params$column_bounds$rho)
   expect_equal(led$rho[1], 18 * r$params$column_bounds$epsilon_quantile^2 / 8)
-  expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_mean, r$params$delta_mean)^2))
-  expect_equal(led$rho[3], 1 / (2 * gaussian_sigma(1, r$params$epsilon_second, r$params$delta_second)^2))
-  expect_identical(r$params$budget_charge, "1, 2, 3")
+  expect_equal(led$rho[2], r$params$mu_total^2 / 2)
+  expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_steps, r$params$delta_steps)^2))
+  expect_identical(r$params$budget_charge, "1, 2")
   # the row-norm path with one bound chosen privately: a pure epsilon-DP charge
   r <- dp_cov(x, 1, 1e-6, clip_mean = 100, budget = b)
-  led <- as.data.frame(b)[4:6, ]
+  led <- as.data.frame(b)[3:5, ]
   expect_true(is.na(led$rho[1]))
   expect_equal(sum(led$epsilon), 1)
   expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_mean, r$params$delta_mean)^2))
-  expect_identical(r$params$budget_charge, "4, 5, 6")
+  expect_identical(r$params$budget_charge, "3, 4, 5")
   # an over-spend is refused before the reader is called, and nothing is recorded
   called <- FALSE
   reader <- function() { called <<- TRUE; NULL }
   expect_error(dp_cov(reader, 3, 1e-6, budget = b), class = "dpcov_budget_error")
   expect_false(called)
-  expect_identical(nrow(as.data.frame(b)), 6L)
+  expect_identical(nrow(as.data.frame(b)), 5L)
   expect_error(dp_clip_bound(reader, 3, budget = b), class = "dpcov_budget_error")
   expect_false(called)
   bb <- dp_clip_bound(x, 0.5, budget = b)
-  expect_identical(bb$budget_charge, 7L)
+  expect_identical(bb$budget_charge, 6L)
   expect_equal(tail(as.data.frame(b)$epsilon, 1), 0.5)
   expect_equal(tail(as.data.frame(b)$delta, 1), 0)
 })
