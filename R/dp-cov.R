@@ -58,8 +58,8 @@
 #' from public knowledge saves that share; public per-column ranges (`lower`,
 #' `upper`, see below) are usually the better way to give it.
 #'
-#' The guarantee is the sum of the steps' (epsilon, delta) by basic
-#' composition; the release states every share. `clip_mean` bounds the raw
+#' On the row-norm path the guarantee is the sum of the steps' (epsilon,
+#' delta) by basic composition; the release states every share. `clip_mean` bounds the raw
 #' rows (for data with large means it must be about the norm of the mean
 #' plus the spread), `clip` the centred rows (about the spread); rows beyond
 #' either bound are shrunk, which biases the estimate but never the guarantee.
@@ -70,34 +70,57 @@
 #' value is clamped to its column's public range and mapped to the unit box,
 #' \eqn{z_j = (x_j - m_j)/w_j \in [-1/2, 1/2]} with \eqn{m_j} the midpoint
 #' and \eqn{w_j} the width (a public map applied row by row, so it costs no
-#' privacy). Both steps run on the box rows: the mean with row-norm bound
-#' \eqn{\sqrt p/2}, the second moment of the rows centred at the released mean
-#' \eqn{\hat\mu} (clamped into the box) with the public bound
-#' \eqn{B = (\sum_j (1/2 + |\hat\mu_j|)^2)^{1/2}} (about \eqn{\sqrt p/2}
-#' for means mid-box, never above \eqn{\sqrt p}). Nothing is clipped beyond
-#' the clamping, so there is no clipping bias, and a column in large units (a
-#' price) no longer drowns the others as it does in one L2 bound. The
-#' covariance is projected to the PSD cone on the box scale and mapped back,
-#' \eqn{W \hat\Sigma_z W}, and the mean to \eqn{m + W\hat\mu}; the results do not
-#' depend on the data's units (cents or dollars give the same correlation).
-#' The shift to the box midpoint moves the all-zero record, so under
-#' `"zero-out"` both steps' sensitivities use the public row it becomes
-#' (its box row, then that row minus the released mean).
-#' The release records the bounds (`params$bounds`, `params$bounds_source`);
-#' its `clip` and the noise sds in `params` are on the box scale. Bounds
-#' exclude `clip` and `clip_mean`, and a [second_moment()] object (already
-#' clipped to one bound). With `mechanism = "threshold"` the threshold
-#' applies on the box scale.
+#' privacy). With the default `mechanism = "analyze_gauss"` the release
+#' reads the box rows once: their column sums (and under add/remove the
+#' count) and their uncentred Gram \eqn{G = \sum_i z_i z_i^T}, both of rows
+#' of norm at most \eqn{C = \sqrt p/2}, are released by *one* Gaussian
+#' mechanism on the stacked pair, each block's noise sd calibrated to its own
+#' sensitivity: with \eqn{\Delta_m} the sums' (\eqn{2C} replace-one,
+#' \eqn{\sqrt2 C} add/remove) and \eqn{\Delta_2} the Gram's
+#' (\eqn{\sqrt2 C^2}, \eqn{C^2}), the noise sds \eqn{\sigma_m =
+#' \Delta_m/(\sqrt s\,\mu)} and \eqn{\sigma_2 = \Delta_2/(\sqrt{1 -
+#' s}\,\mu)}, where \eqn{\mu} is the sensitivity-to-noise ratio at which
+#' the Gaussian mechanism is (epsilon, delta)-DP and s = `split`, the mean's
+#' share of \eqn{\mu^2}. A neighbouring pair moves the noise-scaled, stacked
+#' vector by at most \eqn{(\Delta_m^2/\sigma_m^2 + \Delta_2^2/\sigma_2^2)^{1/2}
+#' = \mu}, so the pair is (epsilon, delta)-DP as a whole: one Gaussian
+#' charge on a `budget`, not two steps by basic composition. The covariance
+#' is \eqn{(\tilde G - \hat n\hat\mu\hat\mu^T + \sigma_m^2/\hat n\,
+#' I)/\hat n} (the one-pass combination, below), with \eqn{\hat\mu} the
+#' released mean clamped into the box. Centring the rows at \eqn{\hat\mu}
+#' before the Gram (a second pass) would raise its row bound to
+#' \eqn{(\sum_j (1/2 + |\hat\mu_j|)^2)^{1/2}}, up to \eqn{\sqrt p}, for
+#' means near the box's edge. With `"threshold"` or `"wishart"` the two steps
+#' of the row-norm path run on the box rows instead (basic composition; the
+#' second on the rows centred at \eqn{\hat\mu} with that larger bound).
+#' Nothing is clipped beyond the clamping, so there is no clipping bias, and a
+#' column in large units (a price) no longer drowns the others as it does in
+#' one L2 bound. The covariance is projected to the PSD cone on the box scale
+#' and mapped back, \eqn{W \hat\Sigma_z W}, and the mean to \eqn{m +
+#' W\hat\mu}; the results do not depend on the data's units (cents or dollars
+#' give the same correlation). The shift to the box midpoint moves the
+#' all-zero record, so under `"zero-out"` the sensitivities use the public
+#' row z0 it becomes (\eqn{C + \min(|z_0|, C)} and \eqn{(C^4 + \min(|z_0|,
+#' C)^4)^{1/2}}). The release records the bounds (`params$bounds`,
+#' `params$bounds_source`), the share (`params$split`), \eqn{\mu}
+#' (`params$mu_total`) and both noise sds; its `clip` and the noise sds in
+#' `params` are on the box scale. Bounds exclude `clip` and `clip_mean`, and
+#' a [second_moment()] object (already clipped to one bound). With
+#' `mechanism = "threshold"` the threshold applies on the box scale.
 #'
-#' **Default split with bounds.** When `split` is not given, bounds use
-#' 0.15: the mean enters the covariance only through the centring (its
-#' error squared), and on the box its sensitivity is no larger than the
-#' second moment's. In a simulation (`bench/box-split.R` in the package
-#' sources: mixed-unit data with a log-normal price in \[0, 30000\] and
-#' columns near 1, n in \{1000, 10000, 50000\}, p in \{4, 8\}, epsilon in
-#' \{0.25, 1, 4\}, error in standardised units) the error relative to the
-#' best split of each setting averaged 1.12 for 0.1, 1.14 for 0.15, 1.15 for
-#' 0.2, 1.23 for 0.25 and 2.34 for 0.6; smaller n favours the larger shares.
+#' **Default split with bounds.** When `split` is not given, bounds (public
+#' or chosen privately) use 0.2 with `"analyze_gauss"` (the mean's
+#' share of \eqn{\mu^2}): on the data sets and public bounds of
+#' `bench/peers.R` (diamonds, n = 53940, p = 7; penguins, n = 333, p = 4;
+#' quakes, n = 1000, p = 5), epsilon in \{0.25, 1, 4\}, replace-one, 150
+#' releases each (`bench/box-joint.R` in the package sources), the median
+#' Frobenius error relative to the best share of each setting averaged 1.30
+#' for 0.1, 1.16 for 0.15, 1.07 for 0.2, 1.09 for 0.25 and 0.3, 1.16 for 0.4
+#' and 1.27 for 0.5. With `"threshold"` or `"wishart"`
+#' (two steps) they use 0.15 of epsilon and delta for the mean (in
+#' `bench/box-split.R`, mixed-unit data, the error relative to the best split
+#' of each setting averaged 1.12 for 0.1, 1.14 for 0.15, 1.15 for 0.2, 1.23
+#' for 0.25 and 2.34 for 0.6).
 #'
 #' **Default split.** `split = 0.6` (60% of epsilon and delta for the mean)
 #' had the smallest Frobenius error against [stats::cov()], relative to the
@@ -150,8 +173,9 @@
 #' @param budget A [dp_budget()] to charge, or `NULL`. Every step (the bounds
 #'   chosen privately, the mean, the second moment) is charged before the
 #'   data is read, all or none: the mean and the Gaussian second-moment
-#'   mechanisms as Gaussian charges (zero-concentrated DP), the bounds and
-#'   the Wishart mechanism as pure (epsilon, delta) charges.
+#'   mechanisms as Gaussian charges (zero-concentrated DP; on the box with
+#'   `"analyze_gauss"` the two are one Gaussian charge), the bounds and the
+#'   Wishart mechanism as pure (epsilon, delta) charges.
 #' @param bound_quantile,bound_factor A bound chosen privately is
 #'   `bound_factor` times the private `bound_quantile` quantile of the row
 #'   norms; defaults 2 and 0.5: twice the median. A private quantile near the
@@ -165,8 +189,10 @@
 #'   2 percent of `nlschools`' centred rows).
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
 #' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1);
-#'   default 0.6, or 0.15 with per-column bounds, public or private (see
-#'   *Default split*).
+#'   default 0.6, or with per-column bounds (public or private) 0.2
+#'   with `"analyze_gauss"`, where it is the mean's share of the squared
+#'   sensitivity-to-noise ratio of one joint Gaussian mechanism, and 0.15 with
+#'   the other mechanisms (see *Default split*).
 #' @param lower,upper,bounds Public per-column bounds (see *Public per-column
 #'   bounds* and [dpcov_arguments]): `lower` and `upper`, numbers of length 1
 #'   or p, optionally named by column, or `bounds`, a data frame with columns
