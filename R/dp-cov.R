@@ -312,6 +312,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("the classic Gaussian calibration is proven only for epsilon < 1 in each step (mean: %s, second moment: %s); use calibration = \"analytic\".",
           format(eps_mean), format(eps_second), .arg = "calibration")
   }
+  # the joint mechanism: a share near 0 or 1 gives a block noise whose square overflows
+  if (joint && (split < 1e-12 || split > 1 - 1e-12)) {
+    abort("`split` = %s leaves the mean or the second moment almost none of the joint mechanism; choose a split nearer 0.5.",
+          format(split), .arg = "split")
+  }
   if (!joint && (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1])) {
     abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
           format(dp_limits$epsilon[1]), .arg = "split")

@@ -673,3 +673,17 @@ test_that("release_diagnostics predicts the box path's noise, the one-pass centr
   r$params$passes <- 2
   expect_gt(max(emp / release_noise_sd(r)), 1.5)
 })
+
+test_that("a joint share near 0 or 1 is refused before anything is charged, naming `split`", {
+  x <- box_data(50)
+  b <- dp_budget(5, 1e-5)
+  for (s in c(1e-300, 1 - 1e-16)) {
+    expect_error(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, split = s, budget = b),
+                 "`split`", class = "dpcov_error")
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # control: a small share that leaves finite noise is released
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, split = 1e-6, budget = b))
+  expect_true(is.finite(r$params$sigma_mean^2))
+  expect_identical(budget_spent(b)$charges, 1L)
+})
