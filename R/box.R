@@ -96,7 +96,8 @@ box_reader <- function(reader, b, centred, state) {
 
 # ---- dp_cov() on the box ---------------------------------------------------------
 
-#' dp_cov() with public per-column bounds. The two steps run on the box rows
+#' dp_cov() with public per-column bounds. With Analyze Gauss: one pass,
+#' dp_cov_box_joint(). With thresholding or Wishart the two steps run on the box rows
 #' z: the mean step on z (norm <= C = sqrt(p)/2, nothing clipped), the second
 #' step on z - mu (mu the released mean clamped into the box; norm <= B =
 #' box_centred_bound(mu), nothing clipped). The shift to the box midpoint and
