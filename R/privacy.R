@@ -702,19 +702,22 @@ mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "
   noise_sigma(mean_step_sensitivity(clip_mean, neighbor, zero_row), epsilon, delta, calibration, proven = TRUE)
 }
 
+# What dp_cov()'s guarantee says about n: public under replace-one and
+# zero-out; under add/remove treated as public when the second mechanism's
+# noise uses it, else released only as a noisy count from `count_from`.
+dp_cov_n_text <- function(neighbor, n_public, count_from = "the mean step's share") {
+  if (neighbor != "add-remove") return("n is public (neighbouring data sets have the same size)")
+  if (n_public) return("n is treated as public (the second-moment mechanism's noise scale uses it)")
+  sprintf("n is not released (a noisy count is, from %s)", count_from)
+}
+
 #' The guarantee of dp_cov(): the two steps' (epsilon, delta) added by basic
 #' composition (Dwork and Roth 2014, Theorem 3.16).
 #' @noRd
 dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
                                   clip_mean, clip, n_public, eps_bounds = 0, one_pass = FALSE) {
   notion <- neighbor_words(neighbor)
-  n_txt <- if (neighbor != "add-remove") {
-    "n is public (neighbouring data sets have the same size)"
-  } else if (n_public) {
-    "n is treated as public (the second-moment mechanism's noise scale uses it)"
-  } else {
-    "n is not released (a noisy count is, from the mean step's share)"
-  }
+  n_txt <- dp_cov_n_text(neighbor, n_public)
   bounds_txt <- if (eps_bounds > 0) {
     sprintf(", after choosing the clipping bound(s) privately (%s-DP in all)", format(eps_bounds))
   } else ""
@@ -797,13 +800,7 @@ box_clamp_text <- function(centred) {
 #' The guarantee of dp_cov() with public bounds.
 #' @noRd
 dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor, C, B, n_public) {
-  n_txt <- if (neighbor != "add-remove") {
-    "n is public (neighbouring data sets have the same size)"
-  } else if (n_public) {
-    "n is treated as public (the second-moment mechanism's noise scale uses it)"
-  } else {
-    "n is not released (a noisy count is, from the mean step's share)"
-  }
+  n_txt <- dp_cov_n_text(neighbor, n_public)
   second_txt <- if (neighbor == "zero-out") {
     "; the zeroed record enters both steps as its box row (the box shift and the centring move it), which the noise covers"
   } else ""
@@ -855,13 +852,7 @@ box_joint_sigmas <- function(C, neighbor, share, epsilon, delta, calibration, ze
 #' The guarantee of dp_cov() on the box with the joint Gaussian calibration.
 #' @noRd
 dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, n_public) {
-  n_txt <- if (neighbor != "add-remove") {
-    "n is public (neighbouring data sets have the same size)"
-  } else if (n_public) {
-    "n is treated as public"
-  } else {
-    "n is not released (a noisy count is, from the same mechanism)"
-  }
+  n_txt <- dp_cov_n_text(neighbor, n_public, "the same mechanism")
   zero_txt <- if (neighbor == "zero-out") {
     "; the zeroed record enters as its box row (the box shift moves it), which the noise covers"
   } else ""
