@@ -251,16 +251,6 @@ zero_row_norm <- function(t0, B) {
   min(sqrt(sum(t0^2)), B)
 }
 
-#' The notion to calibrate a mechanism for when it has no `zero_row` path:
-#' zero-out on rows whose map moves the origin is calibrated as replace-one
-#' (replacing a record by any record covers replacing it by the zero record,
-#' whatever it becomes), which is sound and at most sqrt(2) / sqrt(1 + w^4/B^4)
-#' times the exact sensitivity.
-#' @noRd
-transformed_neighbor <- function(neighbor, moves_zero) {
-  if (neighbor == "zero-out" && isTRUE(moves_zero)) "replace-one" else neighbor
-}
-
 # ---------------------------------------------------------------------------
 # Sheffet, "Private approximations of the 2nd-moment matrix using existing
 # techniques in linear regression" (arXiv:1507.00056): calibrations
