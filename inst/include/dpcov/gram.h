@@ -25,16 +25,19 @@ inline double clip_scale(double norm, double clip) {
   return (std::isfinite(clip) && norm > clip) ? clip / norm : 1.0;
 }
 
-// The same for a row given by its entries, safe when the norm itself
-// overflows (entries near DBL_MAX): the row is divided by its largest entry
-// before the norm is taken, and the factor computed in that order.
+// The same for a norm given as top * r (top the largest |entry|, r the norm
+// of the row divided by it), safe when the norm itself overflows (entries
+// near DBL_MAX): the factor is computed in that order.
+inline double scaled_clip_scale(double top, double r, double clip) {
+  return (std::isfinite(clip) && top * r > clip) ? (clip / top) / r : 1.0;
+}
+
+// The same for a row given by its entries.
 template <typename Row>
 inline double row_clip_scale(const Row& x, double clip) {
-  if (!std::isfinite(clip)) return 1.0;
   const double top = x.cwiseAbs().maxCoeff();
   if (!(top > 0)) return 1.0;
-  const double r = (x / top).norm();
-  return top * r > clip ? (clip / top) / r : 1.0;
+  return scaled_clip_scale(top, (x / top).norm(), clip);
 }
 
 namespace gram_detail {
@@ -284,9 +287,7 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
         double top = 0.0, t = 0.0;
         for (Index j = 0; j < p; ++j) top = std::max(top, std::abs(X[j * ld + i]));
         for (Index j = 0; j < p; ++j) t += (X[j * ld + i] / top) * (X[j * ld + i] / top);
-        // the norm top * sqrt(t) may itself overflow: divide in that order
-        const double r = std::sqrt(t);
-        c[i] = (std::isfinite(clip) && top * r > clip) ? (clip / top) / r : 1.0;
+        c[i] = scaled_clip_scale(top, std::sqrt(t), clip);
         sq[i] = -2.0;  // scaled in the copy below
       } else {
         c[i] = clip_scale(std::sqrt(sq[i]), clip);
