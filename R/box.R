@@ -169,9 +169,10 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
 #' dp_cov() with public per-column bounds and Analyze Gauss, in one pass: the
 #' column sums (and under add/remove the count) and the uncentred Gram of the
 #' same box rows z (norm <= C = sqrt(p)/2, nothing clipped), released by one
-#' Gaussian mechanism on the stacked pair (box_joint_sigmas(): `split` is the
-#' mean's share of the squared sensitivity-to-noise ratio, the total at the
-#' full (epsilon, delta) of the steps). The covariance is the one-pass
+#' Gaussian mechanism on three stacked blocks, the sums, the Gram's diagonal
+#' and its off-diagonal (box_joint_sigmas(): `split` is the mean's share of
+#' the squared sensitivity-to-noise ratio, box_diag_share of the rest the
+#' diagonal's, the total at the full (epsilon, delta) of the steps). The covariance is the one-pass
 #' combination uncentred_to_centred() at the released mean mu (clamped into
 #' the box), projected to the PSD cone on the box scale and mapped back. No
 #' centring at mu before the Gram: its bound stays sqrt(p)/2 (centring
@@ -197,9 +198,13 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   gram <- tot[, seq_len(p), drop = FALSE]
   sums <- tot[, p + 1L]
   z0 <- sqrt(sum(box_zero_row(map)^2))
-  cal <- box_joint_sigmas(C, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
+  cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
-  gram_noisy <- unname(gram) + symmetric_gaussian_cpp(p, cal$sigma_second)
+  # one standard normal per entry of the upper triangle (column by column), scaled per block
+  Z <- symmetric_gaussian_cpp(p, 1)
+  E <- Z * cal$sigma_offdiag
+  diag(E) <- diag(Z) * cal$sigma_diag
+  gram_noisy <- unname(gram) + E
   n_public <- neighbor != "add-remove"
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
   # the released mean, clamped into the box (post-processing)
@@ -207,15 +212,20 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   S <- uncentred_to_centred(gram_noisy, mu, n_hat, cal$sigma_mean)
   correction <- attr(S, "correction")
   mean_step$center <- box_unmap_mean(mu, map)
-  mechanism <- "Analyze Gauss (Dwork et al. 2014) on the uncentred box rows, jointly calibrated with the mean"
+  mechanism <- paste0("Analyze Gauss (Dwork et al. 2014) on the uncentred box rows, jointly calibrated with the mean ",
+                      "(diagonal and off-diagonal as separate blocks)")
   second <- list(mechanism = mechanism,
-                 params = list(sigma = cal$sigma_second, calibration = calibration, noise_clip = C, zero_row = z0))
-  params <- list(split = split, joint_calibration = TRUE, mu_total = cal$mu_tot, epsilon_steps = eps_steps,
+                 params = list(sigma = cal$sigma_offdiag, sigma_diag = cal$sigma_diag, calibration = calibration,
+                               noise_clip = C, zero_row = z0))
+  params <- list(split = split, diag_share = cal$diag_share, joint_calibration = TRUE, mu_total = cal$mu_tot,
+                 epsilon_steps = eps_steps,
                  delta_steps = delta_steps, bounds = box_frame(map, src$colnames), bounds_source = "public",
                  clip_mean = C, sigma_mean = cal$sigma_mean, clip_second = C, box_center = mu,
-                 second_mechanism = "analyze_gauss", sigma_second = cal$sigma_second,
+                 second_mechanism = "analyze_gauss", sigma_second = cal$sigma_offdiag,
+                 sigma_second_diag = cal$sigma_diag,
                  mean_correction = correction, divisor = divisor, calibration = calibration, passes = 1,
-                 units = "box: clip_mean, clip_second, box_center, sigma_mean, sigma_second and mean_correction are on the unit-box scale")
+                 units = paste0("box: clip_mean, clip_second, box_center, sigma_mean, sigma_second (off-diagonal), ",
+                               "sigma_second_diag and mean_correction are on the unit-box scale"))
   dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
                 delta, neighbor, C, n_public, charge, call, unmap = function(cov) box_unmap_second(cov, map),
                 mechanism_text = paste0("public per-column bounds (unit box), the Gaussian mean and Analyze Gauss on ",
@@ -231,7 +241,7 @@ box_default_split <- 0.15
 
 # With Analyze Gauss (the joint calibration): the mean's share of the squared
 # sensitivity-to-noise ratio when `split` is not given (see ?dp_cov).
-box_joint_split <- 0.2
+box_joint_split <- 0.4
 
 # ---- dp_lm() on the box ----------------------------------------------------------
 

@@ -72,20 +72,27 @@
 #' and \eqn{w_j} the width (a public map applied row by row, so it costs no
 #' privacy). With the default `mechanism = "analyze_gauss"` the release
 #' reads the box rows once: their column sums (and under add/remove the
-#' count) and their uncentred Gram \eqn{G = \sum_i z_i z_i^T}, both of rows
-#' of norm at most \eqn{C = \sqrt p/2}, are released by *one* Gaussian
-#' mechanism on the stacked pair, each block's noise sd calibrated to its own
-#' sensitivity: with \eqn{\Delta_m} the sums' (\eqn{2C} replace-one,
-#' \eqn{\sqrt2 C} add/remove) and \eqn{\Delta_2} the Gram's
-#' (\eqn{\sqrt2 C^2}, \eqn{C^2}), the noise sds \eqn{\sigma_m =
-#' \Delta_m/(\sqrt s\,\mu)} and \eqn{\sigma_2 = \Delta_2/(\sqrt{1 -
-#' s}\,\mu)}, where \eqn{\mu} is the sensitivity-to-noise ratio at which
-#' the Gaussian mechanism is (epsilon, delta)-DP and s = `split`, the mean's
-#' share of \eqn{\mu^2}. A neighbouring pair moves the noise-scaled, stacked
-#' vector by at most \eqn{(\Delta_m^2/\sigma_m^2 + \Delta_2^2/\sigma_2^2)^{1/2}
-#' = \mu}, so the pair is (epsilon, delta)-DP as a whole: one Gaussian
-#' charge on a `budget`, not two steps by basic composition. The covariance
-#' is \eqn{(\tilde G - \hat n\hat\mu\hat\mu^T + \sigma_m^2/\hat n\,
+#' count), the diagonal of their uncentred Gram \eqn{G = \sum_i z_i
+#' z_i^T} and its off-diagonal, all of rows of norm at most \eqn{C =
+#' \sqrt p/2}, are released by *one* Gaussian mechanism on the three stacked
+#' blocks, each block's noise sd calibrated to its own sensitivity: the
+#' sums' \eqn{\Delta_m} (\eqn{2C} replace-one, \eqn{\sqrt2 C} add/remove),
+#' the diagonal's \eqn{\Delta_d = \sqrt p/4} (every squared box coordinate
+#' lies in \[0, 1/4\]) and the strict upper triangle's \eqn{\Delta_o =
+#' C^2} (replace-one; \eqn{C^2((1 - 1/p)/2)^{1/2}} add/remove). With
+#' \eqn{\mu} the sensitivity-to-noise ratio at which the Gaussian mechanism
+#' is (epsilon, delta)-DP, s = `split` the mean's share of \eqn{\mu^2} and a
+#' third of the rest the diagonal's, \eqn{\sigma_m = \Delta_m/(\sqrt
+#' s\,\mu)}, \eqn{\sigma_d = \Delta_d/(((1 - s)/3)^{1/2}\mu)} and
+#' \eqn{\sigma_o = \Delta_o/((2(1 - s)/3)^{1/2}\mu)}. A neighbouring pair
+#' moves the noise-scaled, stacked vector by at most \eqn{(\sum_b
+#' \Delta_b^2/\sigma_b^2)^{1/2} = \mu}, so the triple is (epsilon,
+#' delta)-DP as a whole: one Gaussian charge on a `budget`, not steps by
+#' basic composition. The diagonal moves by about \eqn{1/\sqrt p} of what
+#' the whole Gram does, so the variances (the largest entries of a
+#' covariance, and what every correlation divides by) get much less noise
+#' than one Frobenius calibration of the Gram would give them. The
+#' covariance is \eqn{(\tilde G - \hat n\hat\mu\hat\mu^T + \sigma_m^2/\hat n\,
 #' I)/\hat n} (the one-pass combination, below), with \eqn{\hat\mu} the
 #' released mean clamped into the box. Centring the rows at \eqn{\hat\mu}
 #' before the Gram (a second pass) would raise its row bound to
@@ -100,23 +107,27 @@
 #' W\hat\mu}; the results do not depend on the data's units (cents or dollars
 #' give the same correlation). The shift to the box midpoint moves the
 #' all-zero record, so under `"zero-out"` the sensitivities use the public
-#' row z0 it becomes (\eqn{C + \min(|z_0|, C)} and \eqn{(C^4 + \min(|z_0|,
-#' C)^4)^{1/2}}). The release records the bounds (`params$bounds`,
-#' `params$bounds_source`), the share (`params$split`), \eqn{\mu}
-#' (`params$mu_total`) and both noise sds; its `clip` and the noise sds in
+#' row z0 it becomes (\eqn{C + \min(|z_0|, C)} for the sums and
+#' \eqn{((C^4 + \min(|z_0|, C)^4)/2)^{1/2}} for the off-diagonal). The
+#' release records the bounds (`params$bounds`, `params$bounds_source`), the
+#' shares (`params$split`, `params$diag_share`), \eqn{\mu}
+#' (`params$mu_total`) and the noise sds (`sigma_mean`, `sigma_second` of
+#' the off-diagonal, `sigma_second_diag`); its `clip` and the noise sds in
 #' `params` are on the box scale. Bounds exclude `clip` and `clip_mean`, and
 #' a [second_moment()] object (already clipped to one bound). With
 #' `mechanism = "threshold"` the threshold applies on the box scale.
 #'
 #' **Default split with bounds.** When `split` is not given, bounds (public
-#' or chosen privately) use 0.2 with `"analyze_gauss"` (the mean's
-#' share of \eqn{\mu^2}): on the data sets and public bounds of
-#' `bench/peers.R` (diamonds, n = 53940, p = 7; penguins, n = 333, p = 4;
+#' or chosen privately) use 0.4 with `"analyze_gauss"` (the mean's
+#' share of \eqn{\mu^2}; the diagonal then gets 0.2 and the off-diagonal
+#' 0.4): on the data sets and public bounds of
+#' `bench/peers.R` (diamonds, n = 53940, p = 7; penguins, n = 342, p = 4;
 #' quakes, n = 1000, p = 5), epsilon in \{0.25, 1, 4\}, replace-one, 150
 #' releases each (`bench/box-joint.R` in the package sources), the median
-#' Frobenius error relative to the best share of each setting averaged 1.30
-#' for 0.1, 1.16 for 0.15, 1.07 for 0.2, 1.09 for 0.25 and 0.3, 1.16 for 0.4
-#' and 1.27 for 0.5. With `"threshold"` or `"wishart"`
+#' Frobenius error relative to the best share of each setting averaged
+#' 1.16 for 0.2 and 0.3 and 1.15 for 0.4 and 0.5 (flat); 0.4 is the
+#' share that the skewed, off-centre data (diamonds) needed: the mean's
+#' noise enters the covariance through the centre's offset. With `"threshold"` or `"wishart"`
 #' (two steps) they use 0.15 of epsilon and delta for the mean (in
 #' `bench/box-split.R`, mixed-unit data, the error relative to the best split
 #' of each setting averaged 1.12 for 0.1, 1.14 for 0.15, 1.15 for 0.2, 1.23

@@ -811,45 +811,80 @@ box_guarantee_text <- function(text, centred) {
 
 # ---- dp_cov() on the box: the mean and the Gram as one Gaussian mechanism ---------
 
-#' Joint calibration of dp_cov()'s box path (Analyze Gauss): the released
-#' mean vector (the column sums of the box rows, and under add/remove the
-#' count scaled by C) with noise sd `sigma_m` per coordinate, and the upper
-#' triangle of the Gram of the same rows with noise sd `sigma_2`, are one
-#' Gaussian mechanism on the stacked vector (s / sigma_m, G / sigma_2) with
-#' unit noise. A neighbouring pair moves the sums by at most Delta_m
-#' (mean_step_sensitivity()) and the Gram by at most Delta_2 in Frobenius
-#' norm (gram_sensitivity(); the upper triangle moves by no more), at once,
-#' so the stacked vector moves by at most sqrt(mu_m^2 + mu_2^2) with mu_i =
-#' Delta_i / sigma_i. The Gaussian mechanism with unit noise is (epsilon,
-#' delta)-DP for L2 sensitivity up to mu_tot = 1 / noise_sigma(1, epsilon,
-#' delta, calibration): the analytic calibration (Balle and Wang 2018,
-#' Theorem 8) depends only on the ratio Delta / sigma, and the classic one is
-#' linear in it. The mean gets a share `share` of mu_tot^2: sigma_m = Delta_m
-#' / (sqrt(share) mu_tot), sigma_2 = Delta_2 / (sqrt(1 - share) mu_tot), so
-#' mu_m^2 + mu_2^2 = mu_tot^2 exactly. It is one Gaussian charge of (epsilon,
-#' delta) with noise ratio 1 / mu_tot (rho = mu_tot^2 / 2). `C` is the box
-#' rows' norm bound sqrt(p)/2 and `zero_row` the norm of the zero record's
-#' box row (zero-out: the box shift moves it).
+#' Joint calibration of dp_cov()'s box path (Analyze Gauss): three blocks
+#' released by one Gaussian mechanism, each with its own noise sd,
+#'  * the column sums of the box rows (under add/remove with the count scaled
+#'    by C), sd `sigma_mean` per coordinate;
+#'  * the diagonal of their Gram, sd `sigma_diag` per entry;
+#'  * the strict upper triangle of the Gram, sd `sigma_offdiag` per entry.
+#' For noise sds sigma_b, the mechanism is the unit-noise Gaussian mechanism
+#' on the stacked, rescaled vector (s / sigma_mean, diag(G) / sigma_diag,
+#' offdiag(G) / sigma_offdiag), whose L2 sensitivity is at most
+#' sqrt(sum_b (Delta_b / sigma_b)^2) when block b moves by at most Delta_b
+#' (a sup of a sum is at most the sum of the sups). The unit-noise Gaussian
+#' mechanism is (epsilon, delta)-DP for L2 sensitivity up to mu_tot = 1 /
+#' noise_sigma(1, epsilon, delta, calibration) (the analytic calibration,
+#' Balle and Wang 2018, Theorem 8, depends only on Delta / sigma; the classic
+#' one is linear in it). Block b gets the share s_b of mu_tot^2: sigma_b =
+#' Delta_b / (sqrt(s_b) mu_tot), so the shares add up to exactly mu_tot^2:
+#' `share` to the mean, of the rest `diag_share` to the diagonal.
+#'
+#' The block sensitivities on the centred box (every coordinate of a box row
+#' in [-1/2, 1/2], C = sqrt(p)/2 the norm bound; the zero record's box row z0
+#' also inside the box):
+#'  * sums: mean_step_sensitivity(C, neighbor, |z0|);
+#'  * diagonal: |diag(v v' - w w')|^2 = sum_j (v_j^2 - w_j^2)^2 <= p / 16 for
+#'    every notion (each v_j^2, w_j^2 in [0, 1/4]; w = 0 under add/remove,
+#'    w = z0 under zero-out);
+#'  * strict upper triangle: half the off-diagonal part of the Frobenius
+#'    norm, so at most F / sqrt(2), F = gram_sensitivity(C, neighbor, |z0|);
+#'    under add/remove (w = 0) the diagonal's own share of |v|^4 is taken
+#'    off: (|v|^4 - sum_j v_j^4) / 2 <= C^4 (1 - 1/p) / 2.
+#' The Frobenius calibration of the whole Gram (the previous one) gives every
+#' entry noise F / sigma; the diagonal moves by only sqrt(p)/4, about
+#' 1/sqrt(p) of F, so releasing it as its own block costs the off-diagonal
+#' little and gives the variances (the largest entries of a covariance and
+#' what every correlation is divided by) much less noise.
 #' @noRd
-box_joint_sigmas <- function(C, neighbor, share, epsilon, delta, calibration, zero_row = 0) {
+box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, zero_row = 0,
+                             diag_share = box_diag_share) {
   mu_tot <- 1 / noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
+  C <- sqrt(p) / 2
   sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
-  sens_second <- gram_sensitivity(C, neighbor, zero_row = zero_row)
-  list(sigma_mean = sens_mean / (sqrt(share) * mu_tot), sigma_second = sens_second / (sqrt(1 - share) * mu_tot),
-       sens_mean = sens_mean, sens_second = sens_second, mu_tot = mu_tot, share = share)
+  sens_diag <- sqrt(p) / 4
+  sens_offdiag <- if (neighbor == "add-remove") {
+    # |offdiag(v v')|^2 = (|v|^4 - sum v_j^4) / 2 <= |v|^4 (1 - 1/p) / 2 (sum v_j^4 >= |v|^4 / p)
+    C^2 * sqrt((1 - 1 / p) / 2)
+  } else {
+    gram_sensitivity(C, neighbor, zero_row = zero_row) / sqrt(2)
+  }
+  if (p == 1L) diag_share <- 1  # no off-diagonal
+  s_diag <- (1 - share) * diag_share
+  s_off <- (1 - share) * (1 - diag_share)
+  list(sigma_mean = sens_mean / (sqrt(share) * mu_tot), sigma_diag = sens_diag / (sqrt(s_diag) * mu_tot),
+       sigma_offdiag = if (p > 1L) sens_offdiag / (sqrt(s_off) * mu_tot) else 0,
+       sens_mean = sens_mean, sens_diag = sens_diag, sens_offdiag = sens_offdiag, mu_tot = mu_tot,
+       share = share, diag_share = diag_share)
 }
+
+# The diagonal's share of the Gram's part of the joint calibration (see
+# box_joint_sigmas(); chosen in bench/box-joint.R on bench/peers.R's data).
+box_diag_share <- 1 / 3
 
 #' The guarantee of dp_cov() on the box with the joint Gaussian calibration.
 #' @noRd
-dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, n_public) {
+dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, n_public,
+                                            diag_share = box_diag_share) {
   n_txt <- dp_cov_n_text(neighbor, n_public, "the same mechanism")
   zero_txt <- if (neighbor == "zero-out") {
     "; the zeroed record enters as its box row (the box shift moves it), which the noise covers"
   } else ""
-  sprintf(paste0("(%s, %s)-differential privacy: the column sums%s and the uncentred Gram of the box rows ",
-                 "(L2 norm <= %s) released by one Gaussian mechanism on the stacked pair, each block's noise ",
-                 "calibrated to its sensitivity (the mean's share of the squared sensitivity-to-noise ratio: %s)%s; ",
-                 "%s; %s; %s."),
+  sprintf(paste0("(%s, %s)-differential privacy: the column sums%s, the diagonal and the off-diagonal of the ",
+                 "uncentred Gram of the box rows (L2 norm <= %s) released by one Gaussian mechanism on the three ",
+                 "stacked blocks, each block's noise calibrated to its sensitivity (shares of the squared ",
+                 "sensitivity-to-noise ratio: mean %s, diagonal %s, off-diagonal %s)%s; %s; %s; %s."),
           format(epsilon), format(delta), if (neighbor == "add-remove") " (with the count)" else "",
-          format(C, digits = 6), format(share), zero_txt, box_clamp_text(TRUE), neighbor_words(neighbor), n_txt)
+          format(C, digits = 6), format(share), format((1 - share) * diag_share, digits = 4),
+          format((1 - share) * (1 - diag_share), digits = 4), zero_txt, box_clamp_text(TRUE),
+          neighbor_words(neighbor), n_txt)
 }

@@ -822,7 +822,11 @@ cov_noise_sd <- function(x) {
   if (!is_num1(n_hat) || !is.list(sm)) return(NULL)
   div <- if (identical(pr$divisor, "n - 1")) max(1, n_hat - 1) else n_hat
   second <- switch(if (is_string(pr$second_mechanism)) pr$second_mechanism else "",
-    analyze_gauss = if (is_num1(sm$sigma)) matrix(sm$sigma, p, p),
+    analyze_gauss = if (is_num1(sm$sigma)) {
+      M <- matrix(sm$sigma, p, p)
+      if (is_num1(sm$sigma_diag)) diag(M) <- sm$sigma_diag  # the box path's diagonal block
+      M
+    },
     threshold = if (is_num1(sm$noise_sd) && !is.na(x$n)) matrix(sm$noise_sd * x$n, p, p),
     wishart = if (is_num1(sm$k) && is_num1(sm$noise_clip)) {
       M <- matrix(sqrt(sm$k) * sm$noise_clip^2, p, p)

@@ -352,7 +352,7 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   expect_equal(cb$delta, 0.2e-6)
   expect_equal(r$params$epsilon_steps, 0.8)
   expect_equal(r$params$delta_steps, 0.8e-6)
-  expect_equal(r$params$split, 0.2)
+  expect_equal(r$params$split, 0.4)
   expect_equal(r$params$mu_total, 1 / gaussian_sigma(1, 0.8, 0.8e-6))
   expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition of per-column bounds chosen privately")
   # the bounds are those of dp_column_bounds()'s mechanism under the same seed
