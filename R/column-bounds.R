@@ -15,7 +15,7 @@
 #' with it the clamping bias, falls like \eqn{1/(n\epsilon)}.
 #'
 #' @section The mechanism:
-#' Every column gets six choices, each by the exponential mechanism
+#' Every column gets eight choices, each by the exponential mechanism
 #' (McSherry and Talwar 2007) over an interval, in the continuous form of
 #' Smith (2011) also used by [dp_clip_bound()]: the column's values (clamped
 #' to the data-free range \[-`range`, `range`\]) cut a transformed axis into
@@ -25,16 +25,27 @@
 #' data-free base measure, and the point is drawn from the base measure within
 #' it (Gumbel-max trick, all from R's RNG).
 #'
-#' 1. **Location**: the median \eqn{\hat m}, on the axis
-#'    \eqn{t = \mathrm{asinh}(x/\tau)}, \eqn{\tau} = `resolution` (linear
-#'    for \eqn{|x| < \tau}, logarithmic beyond, so one data-free axis covers
-#'    every location and scale from \eqn{\tau} to `range`), base measure
-#'    uniform in t, utility \eqn{-|i - n/2|}.
+#' 1. **Location**, on the axis \eqn{t = \mathrm{asinh}(x/\tau)},
+#'    \eqn{\tau} = `resolution` (linear for \eqn{|x| < \tau}, logarithmic
+#'    beyond, so one data-free axis covers every location and scale from
+#'    \eqn{\tau} to `range`), in two choices. First a coarse bin: the axis
+#'    is cut at the integers (bins a factor e apart in magnitude) and a bin
+#'    chosen by the exponential mechanism with its count of values as
+#'    utility (sensitivity 1). Then the median \eqn{\hat m} in a window of
+#'    that bin and one more on each side (values outside it count at its
+#'    ends), base measure uniform in t, utility \eqn{-|i - n/2|}. The median
+#'    alone on the whole axis needs \eqn{n\epsilon_q/4} above the log of the
+#'    ratio of the axis' width to the data's, and narrow data far from 0 (a
+#'    longitude near 180 degrees) lost to the empty axis in most draws at
+#'    \eqn{n\epsilon_q} of tens; the bin's count is of order n against 0 on
+#'    the empty bins.
 #' 2. **Scale**: the median absolute deviation \eqn{\hat s} from the
 #'    released \eqn{\hat m} (public now), on the axis
 #'    \eqn{|\mathrm{asinh}((x - \hat m)/\tau_0)|},
 #'    \eqn{\tau_0 = 10^{-9}\max(\tau, |\hat m|)} (logarithmic in the
-#'    distance from \eqn{\hat m}, so a large mean costs nothing), uniform
+#'    distance from \eqn{\hat m}, so a large mean costs nothing), in two
+#'    choices as for the location: a unit bin of that axis by its count,
+#'    then the median in the window of it and one bin on each side, uniform
 #'    base measure, utility \eqn{-|i - n/2|}.
 #' 3. **Tails**, on the axis \eqn{s = \mathrm{asinh}((x - \hat m)/\hat s)}
 #'    (the bulk of the data within a few units of 0, the empty ends of the
@@ -73,13 +84,13 @@
 #' ratio of its densities spans at most \eqn{\epsilon_q}), hence
 #' \eqn{\epsilon_q^2/8}-zero-concentrated DP (Cesar and Rogers 2021).
 #'
-#' **Composition** of the 6p choices (each uses the values released before
+#' **Composition** of the 8p choices (each uses the values released before
 #' it: adaptive composition): with `delta = 0` basic composition,
-#' \eqn{\epsilon_q = \epsilon/(6p)}; with `delta > 0` the larger of that and
-#' the \eqn{\epsilon_q} whose total \eqn{\rho = 6p\epsilon_q^2/8} converts to
+#' \eqn{\epsilon_q = \epsilon/(8p)}; with `delta > 0` the larger of that and
+#' the \eqn{\epsilon_q} whose total \eqn{\rho = 8p\epsilon_q^2/8} converts to
 #' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
-#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{6p\log(1/\delta)}}
-#' instead of \eqn{\epsilon/(6p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
+#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{8p\log(1/\delta)}}
+#' instead of \eqn{\epsilon/(8p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
 #' recorded, so it composes with Gaussian steps by zCDP.
 #'
 #' @section Accuracy and its limits:
@@ -95,7 +106,7 @@
 #' need a larger `range` (from public knowledge).
 #'
 #' @param x A numeric matrix or data frame (rows are records).
-#' @param epsilon Privacy loss of the whole call (all 6p choices).
+#' @param epsilon Privacy loss of the whole call (all 8p choices).
 #' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
 #'   in (0, 1) for the zCDP composition (see above).
 #' @param neighbor `"add-remove"` (default), `"replace-one"` or `"zero-out"`:
@@ -184,7 +195,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     rho = eq$rho, composition = eq$composition, tail_rows = m2, first_rows = m, max_level = max_level,
     n_hint = if (is.null(n_hint)) NA_real_ else n_hint,
     clamped_share = share, range = range, resolution = resolution, decay = decay, neighbor = neighbor,
-    mechanism = paste0("per column: exponential mechanisms for the median on an asinh axis, the median ",
+    mechanism = paste0("per column: exponential mechanisms for a coarse bin and the median in it on an asinh axis, the median ",
                        "absolute deviation from it, and a low and a high tail point on an asinh axis ",
                        "centred at the median in units of that scale (Smith 2011)"),
     guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, column_bounds_choices * p,
@@ -192,9 +203,10 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
 }
 
-# Exponential mechanisms per column: median, scale, upper, lower, and the
-# refined upper and lower.
-column_bounds_choices <- 6L
+# Exponential mechanisms per column: the location's coarse bin, the median,
+# the scale's coarse bin, the scale, upper, lower, and the refined upper and
+# lower.
+column_bounds_choices <- 8L
 # The refinement: rows targeted beyond each bound times epsilon_q, and how far
 # beyond the first bound (in multiples of its distance from the median) it
 # may reach.
@@ -204,7 +216,7 @@ column_bounds_reach <- 3
 # distance from the median (its empty part must not win for free).
 column_bounds_refine_decay <- 0.5
 
-#' The budget of each of the 6p choices: basic composition, or (delta > 0)
+#' The budget of each of the 8p choices: basic composition, or (delta > 0)
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
 #' total rho and the composition's name.
 #' @noRd
@@ -224,9 +236,10 @@ column_bounds_epsilon <- function(epsilon, delta, p) {
   list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition)
 }
 
-#' The mechanism on a checked matrix: per column (in order) the median, the
-#' scale (median absolute deviation), the upper and the lower point, and
-#' their refinements. Values returned in data units.
+#' The mechanism on a checked matrix: per column (in order) the location's
+#' coarse bin, the median, the scale's coarse bin, the scale (median absolute
+#' deviation), the upper
+#' and the lower point, and their refinements. Values returned in data units.
 #' @noRd
 column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, max_level, decay) {
   n <- nrow(X)
@@ -236,17 +249,32 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   top <- asinh(range / resolution)
   i <- seq.int(0, n)
   lower <- upper <- center <- spread <- numeric(p)
+  # the coarse bins of the location axis: unit width in t = asinh(x / tau), a data-free grid
+  edges <- unique(c(-top, seq(ceiling(-top), floor(top)), top))
   for (j in seq_len(p)) {
     v <- sort(pmin(pmax(X[, j], -range), range))
-    med <- resolution * sinh(interval_exp_mech(c(-top, asinh(v / resolution), top), -abs(i - n / 2),
-                                               eps_q, sens, Inf))
+    t <- asinh(v / resolution)
+    # location, first the coarse bin holding most values (exponential mechanism
+    # on the counts: the chosen bin's utility is its count, of order n where
+    # the data are, against 0 on the empty axis), then the median in a window
+    # of one more bin on each side (values outside count at its ends): the
+    # median alone on the whole axis loses to its empty width when the data
+    # are narrow against their magnitude (a longitude near 180, n epsilon_q
+    # of tens)
+    win <- column_bounds_window(t, edges, eps_q, sens)
+    med <- resolution * sinh(interval_exp_mech(c(win[1], pmin(pmax(t, win[1]), win[2]), win[2]),
+                                               -abs(i - n / 2), eps_q, sens, Inf))
     med <- min(max(med, -range), range)
     # the scale: the median absolute deviation from the released median, on
     # the axis |asinh((x - med) / tau0)| (logarithmic in the distance)
     tau0 <- 1e-9 * max(resolution, abs(med))
     top0 <- asinh(2 * range / tau0)
     a <- sort(abs(asinh((v - med) / tau0)))
-    scale <- tau0 * sinh(interval_exp_mech(c(0, a, top0), -abs(i - n / 2), eps_q, sens, Inf))
+    # as for the location: a coarse bin of the log-deviation axis by its
+    # count, then the median absolute deviation in a window around it
+    win <- column_bounds_window(a, c(0, seq_len(floor(top0)), top0), eps_q, sens)
+    scale <- tau0 * sinh(interval_exp_mech(c(win[1], pmin(pmax(a, win[1]), win[2]), win[2]), -abs(i - n / 2),
+                                           eps_q, sens, Inf))
     scale <- max(scale, tau0)
     # the tails, on the axis asinh((x - med) / scale): the data's bulk within a
     # few units of 0, the empty ends far out, where the base measure decays
@@ -275,6 +303,16 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     spread[j] <- scale
   }
   list(lower = lower, upper = upper, center = center, scale = spread)
+}
+
+#' The window of a coarse bin chosen by the exponential mechanism on the bin
+#' counts of the sorted values `t` (bins cut at `edges`, a data-free grid),
+#' widened by one bin on each side.
+#' @noRd
+column_bounds_window <- function(t, edges, eps_q, sens) {
+  counts <- tabulate(findInterval(t, edges, rightmost.closed = TRUE, all.inside = TRUE), length(edges) - 1L)
+  k <- bin_exp_mech(counts, eps_q, sens)
+  c(edges[max(1L, k - 1L)], edges[min(length(edges), k + 2L)])
 }
 
 # Post-processing of two released points: ordered, inside the range, and of
@@ -445,8 +483,8 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
 
 #' The rho charged for dp_lm()'s private bounds before the number of numeric
 #' variables k is known: the zCDP total is zcdp_rho(epsilon, delta) whatever
-#' k when that composition is used, and 6k epsilon_q^2/8 = epsilon^2/(48k)
-#' <= epsilon^2/48 with basic composition; the larger is a valid rho for
+#' k when that composition is used, and 8k epsilon_q^2/8 = epsilon^2/(64k)
+#' <= epsilon^2/64 with basic composition; the larger is a valid rho for
 #' every k (rho-zCDP implies rho'-zCDP for rho' >= rho).
 #' @noRd
 lm_bounds_rho <- function(epsilon, delta) {

@@ -38,7 +38,7 @@
 #' **The default: bounds chosen privately.** With no bounds at all (no
 #' `lower`/`upper`/`bounds`, no `clip`, no `clip_mean`) and the data in memory,
 #' per-column bounds are chosen privately first, by the mechanism of
-#' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (its 6p
+#' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (its 8p
 #' exponential mechanisms composed by zCDP when that gives more, else by basic
 #' composition with no delta), and the release then takes the box path below
 #' with them (`params$bounds_source = "private"`, `params$column_bounds` the

@@ -601,6 +601,17 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
   base_draw(a[k], b[k], decay, stats::runif(1L))
 }
 
+#' The exponential mechanism over a finite set of candidates with utilities
+#' `utility` (sensitivity `sensitivity`): candidate k with probability
+#' proportional to exp(epsilon u_k / (2 sensitivity)), by the Gumbel-max
+#' trick from R's RNG. epsilon-DP and epsilon-bounded-range, like
+#' interval_exp_mech(). Used with bin counts (sensitivity 1 under every
+#' notion: one row changes two counts by one, or one count by one).
+#' @noRd
+bin_exp_mech <- function(utility, epsilon, sensitivity) {
+  which.max(epsilon * utility / (2 * sensitivity) - log(-log(stats::runif(length(utility)))))
+}
+
 #' log of the integral of exp(-|s| / decay) over [a, b] (vectorised), in a
 #' form without cancellation far from 0; log(b - a) for decay = Inf.
 #' @noRd

@@ -49,6 +49,18 @@ ref_draw <- function(z, u, eps, lam) {
   target <- v * w[k]
   stats::uniroot(function(s) ref_mass(a[k], s, lam) - target, c(a[k], b[k]), tol = 1e-13)$root
 }
+# the coarse bins of the location: [-top, top] cut at the integers
+ref_bin_edges <- function(top) c(-top, (-floor(top)):floor(top), top)
+# the bin chosen with probability proportional to exp(eps count / 2) (one
+# uniform per bin, Gumbel-max), and the window of it and one bin on each side
+ref_location_window <- function(t, top, eps) ref_window(t, ref_bin_edges(top), eps)
+ref_window <- function(t, e, eps) {
+  cnt <- vapply(seq_len(length(e) - 1L), function(b) {
+    sum(t >= e[b] & (t < e[b + 1L] | (b == length(e) - 1L & t <= e[b + 1L])))
+  }, numeric(1))
+  k <- which.max(eps * cnt / 2 - log(-log(runif(length(cnt)))))
+  c(e[max(1, k - 1)], e[min(length(e), k + 2)])
+}
 ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.25, lam = 2) {
   n <- nrow(X)
   m <- min(k / eps_q, a * n)
@@ -57,10 +69,14 @@ ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.2
   for (j in seq_len(ncol(X))) {
     v <- sort(pmin(pmax(X[, j], -range), range))
     top <- asinh(range / tau)
-    med <- tau * sinh(ref_draw(c(-top, asinh(v / tau), top), -abs(i - n / 2), eps_q, Inf))
+    t <- asinh(v / tau)
+    win <- ref_location_window(t, top, eps_q)
+    med <- tau * sinh(ref_draw(c(win[1], pmin(pmax(t, win[1]), win[2]), win[2]), -abs(i - n / 2), eps_q, Inf))
     tau0 <- 1e-9 * max(tau, abs(med))
     a <- sort(abs(asinh((v - med) / tau0)))
-    sc <- max(tau0, tau0 * sinh(ref_draw(c(0, a, asinh(2 * range / tau0)), -abs(i - n / 2), eps_q, Inf)))
+    top0 <- asinh(2 * range / tau0)
+    win <- ref_window(a, c(0, seq_len(floor(top0)), top0), eps_q)
+    sc <- max(tau0, tau0 * sinh(ref_draw(c(win[1], pmin(pmax(a, win[1]), win[2]), win[2]), -abs(i - n / 2), eps_q, Inf)))
     top2 <- asinh(2 * range / sc)
     s <- c(-top2, asinh((v - med) / sc), top2)
     hi <- med + sc * sinh(ref_draw(s, -abs(n - i - m), eps_q, lam))
@@ -81,7 +97,7 @@ test_that("dp_column_bounds() equals the plain-R reference under the same seed",
   for (delta in c(0, 1e-6)) {
     set.seed(31)
     r <- dp_column_bounds(X, 2, delta)
-    eq <- if (delta == 0) 2 / 18 else max(2 / 18, sqrt(8 * dpcov:::zcdp_rho(2, delta) / 18))
+    eq <- if (delta == 0) 2 / 24 else max(2 / 24, sqrt(8 * dpcov:::zcdp_rho(2, delta) / 24))
     expect_equal(r$epsilon_quantile, eq)
     set.seed(31)
     ref <- ref_column_bounds(X, eq)
@@ -92,7 +108,7 @@ test_that("dp_column_bounds() equals the plain-R reference under the same seed",
   }
   # zCDP composition gives more per choice than basic composition here
   expect_identical(dp_column_bounds(X, 2, 1e-6)$composition, "zCDP")
-  expect_gt(dp_column_bounds(X, 2, 1e-6)$epsilon_quantile, 2 / 18)
+  expect_gt(dp_column_bounds(X, 2, 1e-6)$epsilon_quantile, 2 / 24)
   # a data frame and a matrix give the same release
   set.seed(5)
   a <- dp_column_bounds(X, 1)
@@ -101,27 +117,60 @@ test_that("dp_column_bounds() equals the plain-R reference under the same seed",
   expect_identical(a$bounds, b$bounds)
 })
 
-test_that("the median's interval is distributed as the exponential mechanism says (chi-square, alpha 1e-6, with power)", {
+test_that("the location's coarse bin is drawn as the exponential mechanism on counts says (chi-square, alpha 1e-6)", {
+  counts <- c(0, 0, 3, 11, 6, 1, 0, 0, 0, 2)
+  eps <- 0.8
+  prob <- exp(eps * counts / 2) / sum(exp(eps * counts / 2))
+  set.seed(39)
+  idx <- vapply(1:4000, function(r) dpcov:::bin_exp_mech(counts, eps, 1), integer(1))
+  expect_gt(chisq_p(idx, prob), 1e-6)
+  # over-confident control: twice the epsilon's probabilities are rejected
+  expect_lt(chisq_p(idx, exp(eps * counts) / sum(exp(eps * counts))), 1e-6)
+})
+
+test_that("the median's interval is distributed as the two-stage location mechanism says (chi-square, alpha 1e-6, with power)", {
   v <- c(-3, -1.2, 0.004, 0.5, 0.9, 2, 2.2, 7, 40, 41, 300, 5000)
   X <- matrix(v, ncol = 1)
-  eps <- 3                         # one column: 6 choices of eps / 6 each
+  n <- length(v)
+  eps <- 4                         # one column: 8 choices of eps / 8 each
+  eq <- eps / 8
   top <- asinh(1e6 / 0.01)
-  z <- c(-top, asinh(sort(v) / 0.01), top)
-  prob <- ref_probs(z, -abs(0:12 - 6), eps / 6, Inf)
+  t <- asinh(sort(v) / 0.01)
+  z <- c(-top, t, top)
+  # the mixture over the coarse bins of the median's interval probabilities
+  # in each bin's window, mapped to the intervals of the whole axis
+  e <- ref_bin_edges(top)
+  cnt <- vapply(seq_len(length(e) - 1L), function(b) sum(t >= e[b] & t < e[b + 1L]), numeric(1))
+  pb <- exp(eq * cnt / 2) / sum(exp(eq * cnt / 2))
+  mech_prob <- function(eq_m) {
+    prob <- numeric(length(z) - 1L)
+    for (k in seq_along(pb)) {
+      win <- c(e[max(1, k - 1)], e[min(length(e), k + 2)])
+      zk <- c(win[1], pmin(pmax(t, win[1]), win[2]), win[2])
+      wk <- zk[-1] - zk[-length(zk)]
+      lw <- ifelse(wk > 0, log(wk), -Inf) + eq_m * -abs(0:n - n / 2) / 2
+      pk <- exp(lw - max(lw))
+      pk <- pk / sum(pk)
+      mid <- findInterval((zk[-1] + zk[-length(zk)]) / 2, z, rightmost.closed = TRUE)
+      for (i in which(wk > 0)) prob[mid[i]] <- prob[mid[i]] + pb[k] * pk[i]
+    }
+    prob
+  }
+  prob <- mech_prob(eq)
   # the export's median equals the mechanism's (same seed), which is then drawn often
   set.seed(40)
   a <- dp_column_bounds(X, eps)$center
   set.seed(40)
-  expect_equal(unname(a), dpcov:::column_bounds_mechanism(X, eps / 6, 1e6, 0.01, 16, 0.25, 2)$center)
+  expect_equal(unname(a), dpcov:::column_bounds_mechanism(X, eq, 1e6, 0.01, 16, 0.25, 2)$center)
   draw <- function(e, reps) vapply(seq_len(reps), function(r) {
-    med <- dpcov:::column_bounds_mechanism(X, e / 6, 1e6, 0.01, 16, 0.25, 2)$center
+    med <- dpcov:::column_bounds_mechanism(X, e, 1e6, 0.01, 16, 0.25, 2)$center
     findInterval(asinh(med / 0.01), z, rightmost.closed = TRUE)
   }, integer(1))
   set.seed(41)
-  idx <- draw(eps, 1500)
+  idx <- draw(eq, 1500)
   expect_gt(chisq_p(idx, prob), 1e-6)
   # over-confident control: twice the epsilon fails the same test
-  idx2 <- draw(2 * eps, 1500)
+  idx2 <- draw(2 * eq, 1500)
   expect_lt(chisq_p(idx2, prob), 1e-6)
 })
 
@@ -163,7 +212,7 @@ test_that("no bias floor: the clamped share and the variance bias fall as n * ep
   expect_lt(res["bias", 3], 0.02)
   # the rows clamped are at most a few times the refinement's target 2 /
   # epsilon_q at each end (fewer when the refinement lands beyond the data)
-  for (k in 1:3) expect_lt(res["share", k] * 20000, 3 * 2 * 2 / (c(0.3, 3, 30)[k] / 6))
+  for (k in 1:3) expect_lt(res["share", k] * 20000, 3 * 2 * 2 / (c(0.3, 3, 30)[k] / 8))
 })
 
 test_that("large means and heavy tails: the bounds enclose the bulk and are tight", {
@@ -185,7 +234,7 @@ test_that("the budget is charged (epsilon, delta, rho) before the data is read, 
   expect_identical(led$what, "dp_column_bounds")
   expect_equal(led$epsilon, 1)
   expect_equal(led$delta, 1e-6)
-  expect_equal(led$rho, 18 * r$epsilon_quantile^2 / 8)
+  expect_equal(led$rho, 24 * r$epsilon_quantile^2 / 8)
   expect_equal(r$rho, led$rho)
   # the rho joins the Gaussian charges' zCDP total
   analyze_gauss(X, 0.5, 1e-6, clip = 3, budget = bud)
@@ -222,7 +271,7 @@ test_that("print states the guarantee and warns when the bounds clamp many rows"
   out <- capture.output(print(b))
   expect_true(any(grepl("differential privacy", out)))
   expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", out, fixed = TRUE)))
-  mid <- capture.output(print(dp_column_bounds(X, 0.5, n_hint = 2000)))
+  mid <- capture.output(print(dp_column_bounds(X, 0.5, n_hint = 3000)))
   expect_true(any(grepl("WARNING: the private bounds clamp about", mid, fixed = TRUE)))
   expect_identical(as.data.frame(b), b$bounds)
   big <- dp_column_bounds(X, 0.5, n_hint = 1e9)
