@@ -255,7 +255,7 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_equal(sum(led$epsilon), 1)
   expect_equal(sum(led$delta), 1e-6)
   expect_equal(led$rho[1], r$params$column_bounds$rho)
-  expect_equal(led$rho[1], 18 * r$params$column_bounds$epsilon_quantile^2 / 8)
+  expect_equal(led$rho[1], dpcov:::column_bounds_choices * 3 * r$params$column_bounds$epsilon_quantile^2 / 8)
   expect_equal(led$rho[2], r$params$mu_total^2 / 2)
   expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_steps, r$params$delta_steps)^2))
   expect_identical(r$params$budget_charge, "1, 2")
