@@ -413,18 +413,16 @@ inline bool note_nonfinite_row(const double* X, Index ld, Index p, Index i, Part
 // Eigen's rank update.
 inline void block_update(const double* X, Index ld, Index b, Index p, double clip, bool avx2, Scratch& s,
                          Partial& acc, const double* next = nullptr, Index nb = 0) {
-  const Index ld_next = ld;  // X's stride, the next block's too (ld may become the copy's)
   const double* f = nullptr;  // clip factors c_i, NULL when all are 1
   const double* w = nullptr;  // their squares
 #ifdef DPCOV_GRAM_AVX2
+  const Index ld_next = ld;  // X's stride, the next block's too (ld may become the copy's)
   const bool packed = avx2 && p >= packed_min_p;
   if (packed) {
     const size_t need = static_cast<size_t>(b) * ((p + 3) / 4 * 4);
     if (s.packed.size() < need) s.packed.resize(need);
     if (s.apanel.size() < static_cast<size_t>(12 * b)) s.apanel.resize(12 * b);
   }
-#else
-  const bool packed = false;
 #endif
   if (std::isfinite(clip)) {
     double* sq = s.sq.data();
