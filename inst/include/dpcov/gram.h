@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
-#include <thread>
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
 #include <immintrin.h>
 #endif
@@ -594,13 +594,18 @@ class ClippedGram {
       const Eigen::Index R = std::max<Eigen::Index>(1, std::min<Eigen::Index>({S, 2 * Eigen::Index(threads), mem_cap}));
       std::vector<Partial> ring(R, Partial(p));
       std::vector<unsigned char> done(S, 0);
-      std::atomic<Eigen::Index> next_slice(0), added(0);  // added: slices 0 .. added - 1 are in acc_
+      std::atomic<Eigen::Index> next_slice(0);
+      Eigen::Index added = 0;  // slices 0 .. added - 1 are in acc_ (guarded by `reduce`)
       std::mutex reduce;
+      std::condition_variable slot_free;
       auto work = [&](Scratch& sc) {
         for (;;) {
           const Eigen::Index s = next_slice.fetch_add(1);
           if (s >= S) return;
-          while (added.load(std::memory_order_acquire) <= s - R) std::this_thread::yield();  // slot in use
+          {  // ring[s % R] is free once slice s - R is in acc_ (a wait, not a spin)
+            std::unique_lock<std::mutex> lock(reduce);
+            slot_free.wait(lock, [&] { return added > s - R; });
+          }
           Partial& part = ring[s % R];
           if (s >= R) part.reset();
           bool ok = true;
@@ -612,10 +617,9 @@ class ClippedGram {
           std::lock_guard<std::mutex> lock(reduce);
           if (!ok) failed = true;
           done[s] = 1;
-          for (Eigen::Index a = added.load(std::memory_order_relaxed); a < S && done[a]; ++a) {
-            acc_.add(ring[a % R]);
-            added.store(a + 1, std::memory_order_release);
-          }
+          const Eigen::Index before = added;
+          for (; added < S && done[added]; ++added) acc_.add(ring[added % R]);
+          if (added > before) slot_free.notify_all();
         }
       };
 #ifdef _OPENMP
