@@ -564,8 +564,10 @@ class ClippedGram {
     if (n == 0) return;
     const bool avx2 = uses_avx2();
     const Eigen::Index nblocks = (n + block_ - 1) / block_;
-    // at least 4 blocks a slice, at most 16 slices
-    const Eigen::Index S = std::max<Eigen::Index>(1, std::min(nblocks / 4, Eigen::Index(16)));
+    // at least 4 blocks a slice, at most 16 slices; one (no partial sums at
+    // all) when two p x p partial sums would not fit in 64 MB
+    const Eigen::Index mem_cap = (Eigen::Index(1) << 23) / std::max<Eigen::Index>(1, p * p);
+    const Eigen::Index S = mem_cap < 2 ? 1 : std::max<Eigen::Index>(1, std::min(nblocks / 4, Eigen::Index(16)));
     const Eigen::Index b0 = std::min(block_, n);
     int threads = 1;
 #ifdef _OPENMP
@@ -588,10 +590,10 @@ class ClippedGram {
       // Slices are handed out in order; slice s sums into ring[s % R], and the
       // sums are added to acc_ strictly in slice order as soon as they are
       // complete, so that only R partial Grams exist at once (two per thread,
-      // within 64 MB): one p x p sum per slice, allocated and zeroed up front,
-      // cost more than a tenth of the pass at p = 200 in page faults.
-      const Eigen::Index mem_cap = (Eigen::Index(1) << 23) / std::max<Eigen::Index>(1, p * p);
-      const Eigen::Index R = std::max<Eigen::Index>(1, std::min<Eigen::Index>({S, 2 * Eigen::Index(threads), mem_cap}));
+      // within 64 MB; R >= 2): one p x p sum per slice, allocated and zeroed
+      // up front in the serial part, took 5-8% of the samples at p = 200 in
+      // page faults.
+      const Eigen::Index R = std::min<Eigen::Index>({S, 2 * Eigen::Index(threads), mem_cap});
       std::vector<Partial> ring(R, Partial(p));
       std::vector<unsigned char> done(S, 0);
       std::atomic<Eigen::Index> next_slice(0);
