@@ -120,10 +120,13 @@ test_that("the kernel's own NA/NaN/Inf detection gives the errors of check_data_
                tolerance = 1e-12, ignore_attr = TRUE)
 })
 
-# The kernels (issue 21): the AVX2/FMA kernel chosen at run time and the
+# The kernels (issue 21): the AVX2/FMA kernels chosen at run time and the
 # portable one (Eigen's rank update), each against plain R, on shapes that
-# reach every edge of the AVX2 kernel's 3 x 4 tiles and 4-row steps, one
-# block, several blocks and several slices.
+# reach every edge of the AVX2 kernels' tiles: the dot-product kernel's 3 x 4
+# tiles and 4-row steps (p < 80), the packed kernel's 12 x 4 tiles, 4-column
+# panels padded with zeros and last tile rows of 4, 8 or 12 columns (p = 80,
+# 85, 94, 99: p mod 4 = 0, 1, 2, 3), one block, several blocks and several
+# slices.
 gram_kernel <- function(x, clip, threads = 1L, portable = FALSE) {
   dpcov:::clipped_gram_cpp(x, clip, threads, portable)
 }
@@ -132,7 +135,7 @@ test_that("both Gram kernels equal plain R: Gram, column sums, n_clipped", {
   set.seed(35)
   rel <- function(a, b) max(abs(a - b)) / max(abs(b))
   worst <- list()
-  for (p in c(1:8, 13, 20, 50)) {
+  for (p in c(1:8, 13, 20, 50, 80, 85, 94, 99)) {
     for (n in c(1, 3, 5, 130, 2051)) {
       x <- matrix(rnorm(n * p), n, p) * 2 / sqrt(p)
       for (B in c(1, Inf)) {
@@ -150,7 +153,7 @@ test_that("both Gram kernels equal plain R: Gram, column sums, n_clipped", {
     }
   }
   worst <- do.call(rbind, worst)
-  expect_equal(nrow(worst), 11 * 5 * 2 * 2)
+  expect_equal(nrow(worst), 15 * 5 * 2 * 2)
   expect_lt(max(worst[, "gram"]), 1e-13)
   expect_lt(max(worst[, "sum"]), 1e-13)
   expect_identical(colSums(worst[, c("n_clipped", "nonfinite", "asymmetric", "n")]),
@@ -167,8 +170,10 @@ test_that("both Gram kernels equal plain R: Gram, column sums, n_clipped", {
 
 test_that("the Gram is bitwise the same for 1, 2, 3 and 4 threads, in both kernels", {
   set.seed(36)
-  # 20000 x 7: 20 blocks of 1024 rows in 5 slices; 3001 x 60: 6 blocks of 544 rows, 1 slice
-  for (shape in list(c(20000, 7), c(9001, 20), c(3001, 60))) {
+  # 20000 x 7: 20 blocks of 1024 rows in 5 slices; 3001 x 60: 6 blocks of 544 rows, 1 slice;
+  # 24000 x 90 (the packed kernel): 69 blocks of 352 rows in 16 slices, more than the
+  # partial sums kept at once (two per thread), so that they are reused
+  for (shape in list(c(20000, 7), c(9001, 20), c(3001, 60), c(24000, 90))) {
     x <- matrix(rnorm(prod(shape)), shape[1], shape[2]) / sqrt(shape[2]) * 1.5
     x[17, 2] <- 1e200  # overflows when squared: the copied-block path, in one slice
     for (B in c(1, Inf)) {
@@ -204,15 +209,17 @@ test_that("the Gram is bitwise the same for 1, 2, 3 and 4 threads, in both kerne
 
 test_that("rows whose clip factor squared would underflow are clipped exactly", {
   set.seed(37)
-  x <- matrix(rnorm(40 * 6), 40, 6)
-  x[3, ] <- x[3, ] * 1e140  # c = 1e-50 / ||x|| < 1e-100: scaled before squaring
-  B <- 1e-50
-  u <- x[3, ] / sqrt(sum(x[3, ]^2)) * B
-  for (portable in c(FALSE, TRUE)) {
-    g <- gram_kernel(x, B, portable = portable)
-    expect_equal(g$gram, ref_clipped_gram(x, B), tolerance = 1e-12)
-    expect_equal(g$gram, ref_clipped_gram(x[-3, ], B) + tcrossprod(u), tolerance = 1e-12)
-    expect_equal(g$sum, colSums(x * pmin(1, B / sqrt(rowSums(x^2)))), tolerance = 1e-12)
+  for (p in c(6, 90)) {  # both AVX2 kernels
+    x <- matrix(rnorm(40 * p), 40, p)
+    x[3, ] <- x[3, ] * 1e140  # c = 1e-50 / ||x|| < 1e-100: scaled before squaring
+    B <- 1e-50
+    u <- x[3, ] / sqrt(sum(x[3, ]^2)) * B
+    for (portable in c(FALSE, TRUE)) {
+      g <- gram_kernel(x, B, portable = portable)
+      expect_equal(g$gram, ref_clipped_gram(x, B), tolerance = 1e-12)
+      expect_equal(g$gram, ref_clipped_gram(x[-3, ], B) + tcrossprod(u), tolerance = 1e-12)
+      expect_equal(g$sum, colSums(x * pmin(1, B / sqrt(rowSums(x^2)))), tolerance = 1e-12)
+    }
   }
 })
 
