@@ -343,17 +343,17 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   expect_identical(r$tuning$method, "private column bounds")
   expect_true(r$tuning$private)
   expect_identical(r$params$bounds_source, "private")
-  # the budget: 0.2 of epsilon and delta on the bounds (zCDP-composed), the
+  # the budget: 0.3 of epsilon and delta on the bounds (zCDP-composed), the
   # rest one Gaussian mechanism on the mean and the Gram (the mean's share
-  # 0.2 of the squared sensitivity-to-noise ratio, the box default)
+  # 0.4 of the squared sensitivity-to-noise ratio, the box default)
   cb <- r$params$column_bounds
   expect_identical(cb$composition, "zCDP")
-  expect_equal(cb$epsilon, 0.2)
-  expect_equal(cb$delta, 0.2e-6)
-  expect_equal(r$params$epsilon_steps, 0.8)
-  expect_equal(r$params$delta_steps, 0.8e-6)
+  expect_equal(cb$epsilon, 0.3)
+  expect_equal(cb$delta, 0.3e-6)
+  expect_equal(r$params$epsilon_steps, 0.7)
+  expect_equal(r$params$delta_steps, 0.7e-6)
   expect_equal(r$params$split, 0.4)
-  expect_equal(r$params$mu_total, 1 / gaussian_sigma(1, 0.8, 0.8e-6))
+  expect_equal(r$params$mu_total, 1 / gaussian_sigma(1, 0.7, 0.7e-6))
   expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition of per-column bounds chosen privately")
   # the bounds are those of dp_column_bounds()'s mechanism under the same seed
   set.seed(32)
@@ -377,7 +377,7 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   r1 <- dp_cov(x, epsilon = 1, delta = 1e-6, clip_mean = 120)
   expect_identical(r1$tuning$method, "private clipping bound")
   expect_named(r1$tuning$value, "clip")
-  expect_equal(r1$params$epsilon_mean, 0.6 * 0.9)
+  expect_equal(r1$params$epsilon_mean, 0.6 * 0.85)
 })
 
 test_that("from a reader without bounds, the row-norm path chooses both bounds privately", {
@@ -393,10 +393,10 @@ test_that("from a reader without bounds, the row-norm path chooses both bounds p
   r <- dp_cov(reader, epsilon = 1, delta = 1e-6)
   expect_identical(r$tuning$method, "private clipping bound")
   expect_named(r$tuning$value, c("clip_mean", "clip"))
-  expect_equal(r$params$epsilon_mean, 0.6 * 0.8)
-  expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.2-DP in all\\)")
+  expect_equal(r$params$epsilon_mean, 0.6 * 0.7)
+  expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.3-DP in all\\)")
   set.seed(32)
-  b1 <- 2 * dp_clip_bound(x, 0.1, quantile = 0.5, count_share = 0)$bound
+  b1 <- 2 * dp_clip_bound(x, 0.15, quantile = 0.5, count_share = 0)$bound
   expect_equal(r$params$clip_mean, b1)
   set.seed(34)
   r2 <- dp_cov(reader, epsilon = 1, delta = 1e-6, bound_range = c(500, 1000))
