@@ -298,6 +298,20 @@ privacy_audit <- function(draw, pivot, reps, cdf = "pnorm", ..., alpha = 1e-6) {
 # The upper triangle (diagonal included) of a symmetric matrix.
 upper_entries <- function(m) m[upper.tri(m, diag = TRUE)]
 
+# Chi-square goodness of fit of chosen indices (interval, bin) to the
+# probabilities `prob` a mechanism claims, cells with expected count < 5
+# pooled (dp_clip_bound()'s and dp_column_bounds()'s exponential mechanisms).
+chisq_p <- function(index, prob) {
+  obs <- tabulate(index, nbins = length(prob))
+  exp_n <- prob * length(index)
+  small <- exp_n < 5
+  if (any(small)) {
+    obs <- c(obs[!small], sum(obs[small]))
+    exp_n <- c(exp_n[!small], sum(exp_n[small]))
+  }
+  stats::pchisq(sum((obs - exp_n)^2 / exp_n), df = length(obs) - 1L, lower.tail = FALSE)
+}
+
 # Classic Gaussian sigma, written out independently of the package.
 classic_sigma <- function(sensitivity, epsilon, delta) sensitivity * sqrt(2 * log(1.25 / delta)) / epsilon
 

@@ -29,20 +29,6 @@ em_log_density <- function(norms, epsilon, quantile, lower, upper, lb) {
   log(iv$prob[k] / diff(iv$z)[k])
 }
 
-# Chi-square goodness of fit of chosen interval indices to probabilities `prob`,
-# cells with expected count < 5 pooled.
-chisq_p <- function(index, prob) {
-  obs <- tabulate(index, nbins = length(prob))
-  exp_n <- prob * length(index)
-  small <- exp_n < 5
-  if (any(small)) {
-    obs <- c(obs[!small], sum(obs[small]))
-    exp_n <- c(exp_n[!small], sum(exp_n[small]))
-  }
-  stat <- sum((obs - exp_n)^2 / exp_n)
-  stats::pchisq(stat, df = length(obs) - 1L, lower.tail = FALSE)
-}
-
 # 30 rows with norms from 0.15 to 8
 norms30 <- exp(seq(log(0.15), log(8), length.out = 30)) * 1.01
 X30 <- rows_with_norms(norms30)

@@ -7,19 +7,6 @@
 
 # ---- a plain-R reference, written out independently --------------------------
 
-# chi-square goodness of fit of chosen interval indices to `prob` (cells with
-# expected count < 5 pooled)
-chisq_p <- function(index, prob) {
-  obs <- tabulate(index, nbins = length(prob))
-  e <- prob * length(index)
-  small <- e < 5
-  if (any(small)) {
-    obs <- c(obs[!small], sum(obs[small]))
-    e <- c(e[!small], sum(e[small]))
-  }
-  stats::pchisq(sum((obs - e)^2 / e), df = length(obs) - 1L, lower.tail = FALSE)
-}
-
 # weight of interval [a, b] under the base measure exp(-|s|/lam) ds, from
 # its plain antiderivative G(s) = sign(s) lam (1 - exp(-|s|/lam)) (lam = Inf:
 # the width)
