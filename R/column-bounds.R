@@ -261,9 +261,7 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     # median alone on the whole axis loses to its empty width when the data
     # are narrow against their magnitude (a longitude near 180, n epsilon_q
     # of tens)
-    win <- column_bounds_window(t, edges, eps_q, sens)
-    med <- resolution * sinh(interval_exp_mech(c(win[1], pmin(pmax(t, win[1]), win[2]), win[2]),
-                                               -abs(i - n / 2), eps_q, sens, Inf))
+    med <- resolution * sinh(column_bounds_median(t, edges, eps_q, sens))
     med <- min(max(med, -range), range)
     # the scale: the median absolute deviation from the released median, on
     # the axis |asinh((x - med) / tau0)| (logarithmic in the distance)
@@ -272,9 +270,7 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     a <- sort(abs(asinh((v - med) / tau0)))
     # as for the location: a coarse bin of the log-deviation axis by its
     # count, then the median absolute deviation in a window around it
-    win <- column_bounds_window(a, c(0, seq_len(floor(top0)), top0), eps_q, sens)
-    scale <- tau0 * sinh(interval_exp_mech(c(win[1], pmin(pmax(a, win[1]), win[2]), win[2]), -abs(i - n / 2),
-                                           eps_q, sens, Inf))
+    scale <- tau0 * sinh(column_bounds_median(a, c(0, seq_len(floor(top0)), top0), eps_q, sens))
     scale <- max(scale, tau0)
     # the tails, on the axis asinh((x - med) / scale): the data's bulk within a
     # few units of 0, the empty ends far out, where the base measure decays
@@ -305,14 +301,19 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   list(lower = lower, upper = upper, center = center, scale = spread)
 }
 
-#' The window of a coarse bin chosen by the exponential mechanism on the bin
-#' counts of the sorted values `t` (bins cut at `edges`, a data-free grid),
-#' widened by one bin on each side.
+#' A private median of the sorted values `t` on a data-free axis cut into
+#' coarse bins at `edges`: a bin chosen by the exponential mechanism on the bin
+#' counts, then the median (utility -|i - n/2|, uniform base measure) in the
+#' window of that bin and one more on each side, values outside it counted at
+#' its ends. Two choices of `eps_q` each; returns the point on the axis.
 #' @noRd
-column_bounds_window <- function(t, edges, eps_q, sens) {
+column_bounds_median <- function(t, edges, eps_q, sens) {
+  n <- length(t)
   counts <- tabulate(findInterval(t, edges, rightmost.closed = TRUE, all.inside = TRUE), length(edges) - 1L)
   k <- bin_exp_mech(counts, eps_q, sens)
-  c(edges[max(1L, k - 1L)], edges[min(length(edges), k + 2L)])
+  lo <- edges[max(1L, k - 1L)]
+  hi <- edges[min(length(edges), k + 2L)]
+  interval_exp_mech(c(lo, pmin(pmax(t, lo), hi), hi), -abs(seq.int(0, n) - n / 2), eps_q, sens, Inf)
 }
 
 # Post-processing of two released points: ordered, inside the range, and of
