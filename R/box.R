@@ -180,7 +180,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
 #' then the Gram's noise (the draw order).
 #' @noRd
 dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split, type, divisor, neighbor,
-                             calibration, charge, call, min_rows) {
+                             calibration, charge, call, min_rows, zero_row = NULL) {
   src <- dp_cov_source(x, min_rows)
   state <- new.env(parent = emptyenv())
   stats_of <- function(Z) cbind(crossprod(Z), colSums(Z))
@@ -197,7 +197,9 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   C <- sqrt(p) / 2
   gram <- tot[, seq_len(p), drop = FALSE]
   sums <- tot[, p + 1L]
-  z0 <- sqrt(sum(box_zero_row(map)^2))
+  # the zeroed record's box row: the image of the zero row, unless the caller's
+  # rows are transformed records (dp_lm()'s design) and it gives that row's norm
+  z0 <- if (is.null(zero_row)) sqrt(sum(box_zero_row(map)^2)) else zero_row
   cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
   # one standard normal per entry of the upper triangle (column by column), scaled per block

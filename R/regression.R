@@ -163,9 +163,11 @@ release_column_index <- function(cols, M, arg) {
 #'
 #' **n.** Under add/remove neighbours n is not released: [nobs()] is `NA`,
 #' and the bootstrap uses the release's own private estimate of n, the
-#' diagonal entry of the column of ones (the formula interface always
-#' releases that column, with or without an intercept in the model), or
-#' [dp_cov()]'s noisy count; `n_used` and `n_source` in the result say which.
+#' diagonal entry of the column of ones (the formula interface releases
+#' that column with `clip` or a mechanism other than Analyze Gauss, with or
+#' without an intercept in the model), or [dp_cov()]'s noisy count (the
+#' formula interface with bounds, public or private, and Analyze Gauss);
+#' `n_used` and `n_source` in the result say which.
 #' A release with neither needs `n` (a public count).
 #'
 #' **Factors.** A factor's levels are treated as public schema: all its
@@ -212,15 +214,22 @@ release_column_index <- function(cols, M, arg) {
 #'   range of their coding (\[0, 1\] for dummies) and an interaction the
 #'   product of its variables' intervals, with no bounds needed. Every design
 #'   column is clamped to its public range and mapped to the centred unit box
-#'   \eqn{[-1/2, 1/2]}, the mechanism runs on the rows \eqn{[1, z]} (row norm
-#'   at most \eqn{\sqrt{1 + k/4}}, k columns besides the ones: nothing
-#'   clipped), and its estimate of the sum is mapped back to the data's
-#'   units exactly (\eqn{T^TST}, T the affine map with the ones): the release
-#'   is on the `"sum"` scale with the map in `params` (public), and the
-#'   bootstrap redraws the noise on the box scale. The shift and the ones
-#'   move the zero record, so `"zero-out"` is calibrated as replace-one.
-#'   The bootstrap does not model the clamping (choose ranges that hold
-#'   nearly all values for honest intervals).
+#'   \eqn{[-1/2, 1/2]} (nothing is clipped). With Analyze Gauss (the
+#'   default) the release is [dp_cov()]'s box path on the design's columns
+#'   \eqn{[X, y]}: the column sums, the diagonal and the off-diagonal of the
+#'   box rows' Gram as one Gaussian mechanism with three blocks, each
+#'   calibrated to its own sensitivity (shares as `dp_cov()`'s default), a
+#'   covariance (divisor n) and its private mean mapped back to the data's
+#'   units; the fit is least squares from them (the intercept from the mean),
+#'   and the bootstrap redraws both steps' noise on the box scale. Under
+#'   `"zero-out"` the zeroed record enters as its design row on the box (the
+#'   worst case when that row is not defined, e.g. with a factor). The other
+#'   mechanisms run on the rows \eqn{[1, z]} (row norm at most
+#'   \eqn{\sqrt{1 + k/4}}, k columns besides the ones), their estimate of the
+#'   sum mapped back exactly (\eqn{T^TST}, T the affine map with the ones;
+#'   released on the `"sum"` scale with the map in `params`). The bootstrap
+#'   does not model the clamping (choose ranges that hold nearly all values
+#'   for honest intervals).
 #' @param formula For a release: a two-sided formula over its columns.
 #' @param ones For a release: the name of its column of ones (default
 #'   `"(Intercept)"` when there is one, as the formula interface releases), used
@@ -325,45 +334,35 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                           neighbor = c("any"[private_box], switch(mechanism, analyze_gauss = neighbor,
                                                                  iwishart_posterior = "replace-one", "any")),
                           rho = c(lm_bounds_rho(eps_bound, delta_bound)[private_box], NA_real_))
+  # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
+  # the design's columns [X, y] (the sums, the Gram's diagonal and its
+  # off-diagonal as three blocks, each calibrated to its own sensitivity),
+  # then the fit from the covariance and the mean; the other mechanisms
+  # release the uncentred Gram of the box rows [1, z]
+  joint <- mechanism == "analyze_gauss" && (private_box || !is.null(box))
+  min_rows <- if (neighbor == "add-remove") 0L else 2L
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
     if (private_box) {
       pb <- new.env(parent = emptyenv())
       box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
     }
-    design <- lm_design(x, data, min_rows = if (neighbor == "add-remove") 0L else 2L, box = box)
-    A <- design$A
+    design <- lm_design(x, data, min_rows = min_rows, box = box)
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
     z0 <- lm_zero_record_row(design, data)
-    if (!is.null(box)) {
-      # public bounds: the mechanism runs on [1, z], z in the centred unit box
-      # (rows of norm <= sqrt(1 + k/4), nothing clipped); the zero record's
-      # design row goes through the same map
-      map <- box_map(design$box, centred = TRUE)
-      A_names <- colnames(A)
-      A <- cbind(rep(1, nrow(A)), box_apply(A[, -1L, drop = FALSE], map))
-      colnames(A) <- A_names
-      clip <- sqrt(1 + (ncol(A) - 1) / 4)
-      if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))
+    if (joint) {
+      lm_box_joint_release(design, z0, eps_rel, delta_rel, neighbor, min_rows)
+    } else {
+      lm_gram_release(design, z0, clip, mechanism, eps_rel, delta_rel, neighbor)
     }
-    s <- second_moment(A, clip)
-    s$zero_row <- zero_row_norm(z0, clip)
-    # the fit judges the noise (and warns once) for the release it is made from
-    muffle_noise_warnings(switch(mechanism,
-      analyze_gauss = analyze_gauss(s, eps_rel, delta_rel, neighbor = neighbor),
-      wishart = wishart_noise(s, eps_rel, delta_rel, shift = TRUE),
-      jl_ridge = jl_ridge(s, eps_rel, delta_rel),
-      iwishart_posterior = iwishart_posterior(s, eps_rel, delta_rel)))
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
-  if (!is.null(box)) rel <- lm_box_release(rel, map, A_names)
-  A <- NULL
   rel$call <- lm_call(call)
   if (private_box) {
     # the number of rows for the warnings: public, or the released noisy
     # Gram entry of the ones column
-    pb$n_hat <- if (!is.na(rel$n)) rel$n else rel$estimate[1L, 1L]
+    pb$n_hat <- if (!is.na(rel$n)) rel$n else if (joint) rel$params$n_noisy else rel$estimate[1L, 1L]
     rel$epsilon <- epsilon
     rel$delta <- delta
     rel$params$bounds_source <- "private"
@@ -389,8 +388,12 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                format(epsilon), format(delta), format(eps_bound), format(delta_bound), rel$guarantee)
     }
   }
-  p <- rel$p
-  fit <- lm_fit_release(rel, feat = design$feat, ones = 1L, y = p, intercept = design$intercept, B = B)
+  fit <- if (joint) {
+    # the covariance release is over [X, y]: no column of ones, the intercept from its mean
+    lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B)
+  } else {
+    lm_fit_release(rel, feat = design$feat, ones = 1L, y = rel$p, intercept = design$intercept, B = B)
+  }
   finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call)
 }
 
@@ -429,6 +432,47 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
   fit$release <- NULL
   fit <- finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
   as_nonprivate(fit, "dp_lm")
+}
+
+# dp_lm()'s release with bounds and Analyze Gauss: dp_cov()'s box mechanism
+# (dp_cov_box_joint()) on the design's columns [X, y], divisor n; the zero-out
+# record enters as its design row on the box (the worst case, the box's
+# half-diagonal, when that row is not defined).
+lm_box_joint_release <- function(design, z0, epsilon, delta, neighbor, min_rows) {
+  Z <- design$A[, -1L, drop = FALSE]
+  map <- box_map(design$box, centred = TRUE)
+  z0_box <- if (is.null(z0)) NULL else box_apply(matrix(z0[-1L], 1L), map)
+  z0_norm <- zero_row_norm(z0_box, sqrt(ncol(Z)) / 2)
+  muffle_noise_warnings(
+    dp_cov_box_joint(Z, design$box, epsilon, delta, epsilon, delta, box_joint_split, "covariance", "n", neighbor,
+                     "analytic", charge = NULL, call = NULL, min_rows = min_rows, zero_row = z0_norm))
+}
+
+# dp_lm()'s release of the uncentred Gram of its rows [1, x, y]: clipped to
+# `clip`, or with bounds on the box rows [1, z] (z in the centred unit box,
+# row norm <= sqrt(1 + k/4), nothing clipped) mapped back to the data's units.
+lm_gram_release <- function(design, z0, clip, mechanism, epsilon, delta, neighbor) {
+  A <- design$A
+  A_names <- colnames(A)
+  box <- !is.null(design$box)
+  if (box) {
+    # the zero record's design row goes through the same map
+    map <- box_map(design$box, centred = TRUE)
+    A <- cbind(rep(1, nrow(A)), box_apply(A[, -1L, drop = FALSE], map))
+    colnames(A) <- A_names
+    clip <- sqrt(1 + (ncol(A) - 1) / 4)
+    if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))
+  }
+  s <- second_moment(A, clip)
+  s$zero_row <- zero_row_norm(z0, clip)
+  # the fit judges the noise (and warns once) for the release it is made from
+  rel <- muffle_noise_warnings(switch(mechanism,
+    analyze_gauss = analyze_gauss(s, epsilon, delta, neighbor = neighbor),
+    wishart = wishart_noise(s, epsilon, delta, shift = TRUE),
+    jl_ridge = jl_ridge(s, epsilon, delta),
+    iwishart_posterior = iwishart_posterior(s, epsilon, delta)))
+  if (box) rel <- lm_box_release(rel, map, A_names)
+  rel
 }
 
 check_dots_empty <- function(...) {
@@ -821,7 +865,17 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   clip_mean <- num(pr$clip_mean, "clip_mean")
   second <- pr$second_mechanism
   add <- switch(if (is.character(second)) second else "",
-    analyze_gauss = { s2 <- num(sm$sigma, "second_moment$sigma"); function(C, nn) C + symmetric_gaussian_cpp(q - 1L, s2) },
+    analyze_gauss = {
+      s2 <- num(sm$sigma, "second_moment$sigma")
+      # the box path's joint calibration gives the Gram's diagonal its own sd
+      s2_diag <- if (is.null(sm$sigma_diag)) s2 else num(sm$sigma_diag, "second_moment$sigma_diag")
+      function(C, nn) {
+        E <- symmetric_gaussian_cpp(q - 1L, 1)
+        diag(E) <- diag(E) * s2_diag
+        E[row(E) != col(E)] <- E[row(E) != col(E)] * s2
+        C + E
+      }
+    },
     wishart = {
       k <- num(sm$k, "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")
       function(C, nn) C + wishart_factor_draw_cpp(diag(Bw, q - 1L), k) - diag(k * Bw^2, q - 1L)
