@@ -451,9 +451,11 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   X <- check_data_matrix(x, min_rows = min_rows)
   d <- column_bounds_defaults
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
-  rel <- dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
-                    eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
-                    min_rows)
+  # judged (and warned about) once it is labelled private, below
+  rel <- muffle_noise_warnings(
+    dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
+               eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
+               min_rows))
   m <- d$tail_factor / cols$epsilon_q
   m2 <- min(column_bounds_refine / cols$epsilon_q, m)
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
@@ -477,7 +479,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", column_bounds_choices * ncol(X),
                                                                          cols$epsilon_q, cols$composition)),
                            rel$guarantee)
-  rel
+  finish_diagnostics(rel)
 }
 
 # ---- dp_lm()'s default: private bounds of the model frame's numeric variables ----

@@ -387,6 +387,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                       "mechanism), then %s"),
                                format(epsilon), format(delta), format(eps_bound), format(delta_bound), rel$guarantee)
     }
+    # the release's own diagnostics for its final labels (the fit warns, below)
+    if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
   }
   fit <- if (joint) {
     # the covariance release is over [X, y]: no column of ones, the intercept from its mean
@@ -655,7 +657,7 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
   n_used <- mom$n
   sigma2 <- max(0, rss) / max(1, n_used - k)
   boot <- if (B > 0) {
-    lm_bootstrap(G, b_full, sigma2, n_used, mom$redraw, B, fit_idx)
+    lm_bootstrap(G, b_full, sigma2, n_used, mom$redraw, B, fit_idx, advice = noise_advice(rel))
   } else {
     matrix(NA_real_, 0, k)
   }
@@ -698,7 +700,7 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx)) {
 #' `redraw` adds the mechanism's noise and converts; `redraw = NULL` is the
 #' sampling distribution alone (no privacy noise: the control of the tests).
 #' @noRd
-lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx) {
+lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more budget gives less noise") {
   q <- ncol(G) + 1L
   G <- (G + t(G)) / 2
   e <- eigen(G, symmetric = TRUE)
@@ -723,8 +725,8 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx) {
   out <- out[!failed, , drop = FALSE]
   attr(out, "failed") <- sum(failed)
   if (sum(failed) > 0.05 * B) {
-    warning(sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; a smaller clip, public bounds or more budget give less noise.",
-                    sum(failed), B), call. = FALSE)
+    warning(sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
+                    sum(failed), B, advice), call. = FALSE)
   }
   out
 }

@@ -658,8 +658,8 @@ diagnostics_level <- function(out, x, cols) {
   msgs <- character(0)
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {
-    msgs <- c(msgs, sprintf("at this n and epsilon the estimate is %s (noise/signal = %s); give public bounds (lower/upper) or more budget.",
-                            if (g == 2L) "mostly noise" else "noisy", fmt(out$noise_to_signal)))
+    msgs <- c(msgs, sprintf("at this n and epsilon the estimate is %s (noise/signal = %s); %s.",
+                            if (g == 2L) "mostly noise" else "noisy", fmt(out$noise_to_signal), noise_advice(x)))
   }
   lv <- max(lv, g)
   if (length(out$outside_bounds)) {
@@ -909,6 +909,16 @@ print_noise_warnings <- function(d) {
 #' private estimate of n and its noise, the release's diagnostics on the
 #' regression's columns, and the bootstrap draws dropped as singular.
 #' @noRd
+# What would make a release (or a regression from it) less noisy, in terms
+# of what was given: public bounds (their widths set the noise) or not.
+noise_advice <- function(rel) {
+  if (identical(rel$params$bounds_source, "public")) {
+    "the noise scales with the widths of the public bounds: give narrower public ranges if they are known, or more budget (or more rows)"
+  } else {
+    "give public bounds (lower/upper) or more budget"
+  }
+}
+
 lm_diagnostics <- function(fit, rel, columns) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
@@ -929,8 +939,8 @@ lm_diagnostics <- function(fit, rel, columns) {
     g <- if (n_est < 2) 2L else grade(out$n_relative_noise, th$count)
     if (g > 0L) {
       what <- if (identical(rel$scale, "covariance")) "dp_cov()'s noisy count" else "the released entry of the column of ones"
-      advice <- "give public bounds (lower/upper) or more budget"
-      if (is.finite(rel$clip) && !identical(rel$scale, "covariance")) {
+      advice <- noise_advice(rel)
+      if (is.finite(rel$clip) && !identical(rel$scale, "covariance") && is.null(rel$params$bounds)) {
         # which released columns make the rows long: the largest released sums of squares
         S <- tryCatch(release_sum(rel, rel$n), error = function(e) NULL)
         long <- NULL
@@ -960,9 +970,9 @@ lm_diagnostics <- function(fit, rel, columns) {
     out$noise_to_signal <- ratio_or_inf(noise, signal)
     g <- grade(out$noise_to_signal, th$ratio)
     if (g > 0L) {
-      msgs <- c(msgs, sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (ratio %s); give public bounds, a smaller clip or more budget.",
+      msgs <- c(msgs, sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (ratio %s); %s.",
                               if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
-                              fmt(out$noise_to_signal)))
+                              fmt(out$noise_to_signal), noise_advice(rel)))
     }
     lv <- max(lv, g)
   }

@@ -247,4 +247,33 @@ test_that("dp_lm with a negative private n reports it, and never a floored n", {
   expect_warning(dp_lm(second_moment(A), y ~ x, ones = "one", B = 0), "n = 3 rows is not more than the 3 columns")
 })
 
+test_that("the noise advice speaks of what was given: public bounds get narrower ranges, not 'give public bounds'", {
+  set.seed(13)
+  n <- 200
+  x <- cbind(a = runif(n, 40, 60), b = runif(n, 40, 60), y = 0)
+  x[, "y"] <- x[, "a"] + rnorm(n)
+  msg_of <- function(expr) {
+    ws <- character(0)
+    withCallingHandlers(expr, warning = function(w) {
+      if (inherits(w, "dpcov_noise_warning")) ws <<- c(ws, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    paste(ws, collapse = " ")
+  }
+  # public bounds, far too wide for n epsilon = 10: the estimate is mostly noise
+  m_pub <- msg_of(dp_cov(x, 0.05, 1e-6, lower = 0, upper = 1000))
+  expect_match(m_pub, "mostly noise")
+  expect_match(m_pub, "narrower public ranges", fixed = TRUE)
+  expect_false(grepl("give public bounds", m_pub, fixed = TRUE))
+  # no bounds (the private default): give public bounds
+  m_priv <- msg_of(dp_cov(x, 0.05, 1e-6))
+  expect_match(m_priv, "give public bounds", fixed = TRUE)
+  # dp_lm with public bounds: the same words for the fit
+  d <- as.data.frame(x)
+  m_lm <- msg_of(dp_lm(y ~ a + b, d, 0.05, 1e-6, bounds = list(a = c(0, 1000), b = c(0, 1000), y = c(0, 1000)),
+                       B = 50))
+  expect_match(m_lm, "narrower public ranges", fixed = TRUE)
+  expect_false(grepl("give public bounds", m_lm, fixed = TRUE))
+})
+
 options(old_noise_option)
