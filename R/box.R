@@ -363,7 +363,9 @@ lm_box_redraw <- function(rel, idx, redraw) {
 box_affine_redraw <- function(redraw, shift, scale) {
   force(redraw)
   T <- lm_box_affine(shift, scale)
-  Ti <- solve(T)
+  # the inverse map z = (x - shift) / scale in closed form: solve(T) refuses
+  # (numerically singular) narrow ranges far from 0, which private bounds can be
+  Ti <- lm_box_affine(-shift / scale, 1 / scale)
   function(S) crossprod(T, redraw(crossprod(Ti, S %*% Ti)) %*% T)
 }
 

@@ -774,3 +774,24 @@ test_that("a joint share near 0 or 1 is refused before anything is charged, nami
   expect_true(is.finite(r$params$sigma_mean^2))
   expect_identical(budget_spent(b)$charges, 1L)
 })
+
+test_that("the box's inverse map is closed-form: narrow ranges far from 0 redraw instead of failing", {
+  # solve() called this T numerically singular (reciprocal condition ~1e-16);
+  # private bounds of a narrow column far from 0 gave such ranges, and
+  # dp_lm() failed on the private values
+  shift <- c(5e5, 3); scale <- c(1e-8, 2)
+  rd <- box_affine_redraw(function(S) S, shift, scale)
+  T <- lm_box_affine(shift, scale)
+  S <- crossprod(T, diag(c(100, 2, 3)) %*% T)
+  expect_equal(rd(S), S, tolerance = 1e-6)
+  Ti <- lm_box_affine(-shift / scale, 1 / scale)
+  expect_equal(T %*% Ti, diag(3), tolerance = 1e-12)
+  # end to end: a public range 1e-6 wide at 1e6
+  set.seed(38)
+  x <- cbind(a = 1e6 + runif(400, 0, 1e-6), y = runif(400))
+  x[, "y"] <- x[, "y"] + (x[, "a"] - 1e6) * 1e5
+  r <- dp_cov(x, 2, 1e-6, lower = c(1e6, 0), upper = c(1e6 + 1e-6, 1.5), neighbor = "replace-one")
+  f <- dp_lm(r, y ~ a, B = 20)
+  expect_equal(nrow(f$boot), 20)
+  expect_true(all(is.finite(coef(f))))
+})
