@@ -202,11 +202,7 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   z0 <- if (is.null(zero_row)) sqrt(sum(box_zero_row(map)^2)) else zero_row
   cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
-  # one standard normal per entry of the upper triangle (column by column), scaled per block
-  Z <- symmetric_gaussian_cpp(p, 1)
-  E <- Z * cal$sigma_offdiag
-  diag(E) <- diag(Z) * cal$sigma_diag
-  gram_noisy <- unname(gram) + E
+  gram_noisy <- unname(gram) + symmetric_gaussian_blocks(p, cal$sigma_offdiag, cal$sigma_diag)
   n_public <- neighbor != "add-remove"
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
   # the released mean, clamped into the box (post-processing)

@@ -878,6 +878,19 @@ box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, ze
        share = share, diag_share = diag_share)
 }
 
+#' The Gram's noise of the joint calibration: a symmetric p x p matrix, one
+#' standard normal per entry of the upper triangle (column by column, as
+#' symmetric_gaussian_cpp() draws), the diagonal scaled by `sd_diag` and the
+#' off-diagonal by `sd_offdiag`. The release (dp_cov_box_joint()) and the
+#' bootstrap's redraw (lm_moments_cov()) draw it here, alike.
+#' @noRd
+symmetric_gaussian_blocks <- function(p, sd_offdiag, sd_diag) {
+  Z <- symmetric_gaussian_cpp(p, 1)
+  E <- Z * sd_offdiag
+  diag(E) <- diag(Z) * sd_diag
+  E
+}
+
 # The diagonal's share of the Gram's part of the joint calibration (see
 # box_joint_sigmas(); chosen in bench/box-joint.R on bench/peers.R's data).
 box_diag_share <- 1 / 3

@@ -871,12 +871,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
       s2 <- num(sm$sigma, "second_moment$sigma")
       # the box path's joint calibration gives the Gram's diagonal its own sd
       s2_diag <- if (is.null(sm$sigma_diag)) s2 else num(sm$sigma_diag, "second_moment$sigma_diag")
-      function(C, nn) {
-        E <- symmetric_gaussian_cpp(q - 1L, 1)
-        diag(E) <- diag(E) * s2_diag
-        E[row(E) != col(E)] <- E[row(E) != col(E)] * s2
-        C + E
-      }
+      function(C, nn) C + symmetric_gaussian_blocks(q - 1L, s2, s2_diag)
     },
     wishart = {
       k <- num(sm$k, "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")

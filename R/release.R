@@ -903,12 +903,6 @@ print_noise_warnings <- function(d) {
   invisible()
 }
 
-#' The diagnostics of a dp_lm fit, from the fit and its release only: the
-#' coefficients' bootstrap spread against their size (the `noise_to_signal`
-#' of the coefficients: sampling error and privacy noise together), the
-#' private estimate of n and its noise, the release's diagnostics on the
-#' regression's columns, and the bootstrap draws dropped as singular.
-#' @noRd
 # What would make a release (or a regression from it) less noisy, in terms
 # of what was given: public bounds (their widths set the noise) or not.
 noise_advice <- function(rel) {
@@ -919,6 +913,12 @@ noise_advice <- function(rel) {
   }
 }
 
+#' The diagnostics of a dp_lm fit, from the fit and its release only: the
+#' coefficients' bootstrap spread against their size (the `noise_to_signal`
+#' of the coefficients: sampling error and privacy noise together), the
+#' private estimate of n and its noise, the release's diagnostics on the
+#' regression's columns, and the bootstrap draws dropped as singular.
+#' @noRd
 lm_diagnostics <- function(fit, rel, columns) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
