@@ -155,6 +155,29 @@ release_column_index <- function(cols, M, arg) {
 #' with R's RNG. Inference is conditional on the design (as for [stats::lm()]).
 #' Coverage was measured, not assumed: see the regression vignette.
 #'
+#' **Shrinkage** (`regularize = "adaptive"`, the default). Where the
+#' released second moments of the features are within their noise in some
+#' direction (few rows, little budget, correlated features), the inverse in
+#' \eqn{S_{XX}^{-1}S_{Xy}} swings the coefficients far off. The default
+#' adds a ridge calibrated to the release's noise, AdaSSP's rule (Wang 2018)
+#' with the features' smallest eigenvalue read from the release itself (no
+#' budget): in coordinates where each feature's diagonal entry has noise sd
+#' 1, the features' centred block is raised to an eigenvalue of at least
+#' \eqn{2\sqrt{k}s} (s the largest entry noise sd there; about the
+#' operator norm of the noise), i.e. \eqn{\lambda = \max(0, 2\sqrt{k}s -
+#' \lambda_{\min})} is added as \eqn{\lambda d_j^2} to feature j's diagonal
+#' (\eqn{d_j^2} that entry's noise sd; the intercept is not penalised).
+#' Where the release is clear of its noise, \eqn{\lambda = 0} and the fit
+#' is least squares. It applies to Gaussian releases (Analyze Gauss and
+#' [dp_cov()]'s Gaussian second step); the Wishart, JL and posterior
+#' mechanisms regularise by their own construction and are fitted as they
+#' are. The bootstrap, [vcov()], [confint()] and the intervals of
+#' [predict()] are those of the unshrunk least-squares fit (kept in
+#' `regularization$least_squares`): a shrunk estimate's own bootstrap
+#' centres on a shrunk model and under-covers (half the nominal level on
+#' the peers benchmark's penguins), while least squares' intervals cover
+#' (`bench/RESULTS.md`). `regularize = "none"` reports least squares.
+#'
 #' Limits: the bootstrap does not model clipping (choose `clip` above nearly
 #' all rows of \eqn{[1, x, y]} for honest intervals; clipped rows bias
 #' estimate and intervals alike); post-processing that acts on the whole
@@ -220,7 +243,7 @@ release_column_index <- function(cols, M, arg) {
 #'   box rows' Gram as one Gaussian mechanism with three blocks, each
 #'   calibrated to its own sensitivity (shares as `dp_cov()`'s default), a
 #'   covariance (divisor n) and its private mean mapped back to the data's
-#'   units; the fit is least squares from them (the intercept from the mean),
+#'   units; the fit is made from them (the intercept from the mean; see Shrinkage),
 #'   and the bootstrap redraws both steps' noise on the box scale. Under
 #'   `"zero-out"` the zeroed record enters as its design row on the box (the
 #'   worst case when that row is not defined, e.g. with a factor). The other
@@ -230,6 +253,11 @@ release_column_index <- function(cols, M, arg) {
 #'   released on the `"sum"` scale with the map in `params`). The bootstrap
 #'   does not model the clamping (choose ranges that hold nearly all values
 #'   for honest intervals).
+#' @param regularize `"adaptive"` (default): the noise-calibrated ridge of
+#'   the details, which shrinks the coefficients only where the release's
+#'   noise swamps the features' second moments in some direction; `"none"`:
+#'   least squares from the release. Either way the intervals are least
+#'   squares'. Post-processing: no privacy cost.
 #' @param formula For a release: a two-sided formula over its columns.
 #' @param ones For a release: the name of its column of ones (default
 #'   `"(Intercept)"` when there is one, as the formula interface releases), used
@@ -243,13 +271,21 @@ release_column_index <- function(cols, M, arg) {
 #'   release says: `NA` when not released), `n_used`, `n_source`,
 #'   `n_estimate` and `n_noise_sd` (the private estimate of n, as released,
 #'   and its noise sd), `df` (k), `terms`, `xlevels`, `contrasts`, `formula`,
-#'   `response`, `release`, `guarantee`, `units`, `call` and `diagnostics`
+#'   `response`, `release`, `guarantee`, `units`, `call`, `regularization`
+#'   (`rule`, `lambda` and `noise_level` on the noise-whitened scale,
+#'   `penalty` added to each coefficient's diagonal entry, and
+#'   `least_squares`, the unshrunk coefficients the intervals centre on) and `diagnostics`
 #'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
 #'   spread against their size, the private n, the release's checks on the
 #'   regression's columns). A fit that is mostly noise raises one warning of
 #'   class `dpcov_noise_warning`, and its print says why in terms of what
 #'   was given (the clip, uncentred columns, the budget).
-#' @references Ferrando, C., Wang, S. and Sheldon, D. (2022). Parametric
+#' @references Wang, Y.-X. (2018). Revisiting differentially private linear
+#'   regression: optimal and adaptive prediction & estimation in unbounded
+#'   domain. *Proceedings of the 34th Conference on Uncertainty in Artificial
+#'   Intelligence (UAI)*, 93-103.
+#'
+#'   Ferrando, C., Wang, S. and Sheldon, D. (2022). Parametric
 #'   bootstrap for differentially private confidence intervals. *Proceedings
 #'   of the 25th International Conference on Artificial Intelligence and
 #'   Statistics (AISTATS)*, PMLR 151, 1598-1618.
@@ -290,9 +326,10 @@ dp_lm.default <- function(x, ...) {
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
                           neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.1,
-                          lower = NULL, upper = NULL, bounds = NULL, ...) {
+                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", ...) {
   call <- match.call()
   check_dots_empty(...)
+  regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   box <- check_bounds(lower, upper, bounds)
   check_bounds_exclusive(box, clip)
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
@@ -392,18 +429,21 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   }
   fit <- if (joint) {
     # the covariance release is over [X, y]: no column of ones, the intercept from its mean
-    lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B)
+    lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B,
+                   regularize = regularize)
   } else {
-    lm_fit_release(rel, feat = design$feat, ones = 1L, y = rel$p, intercept = design$intercept, B = B)
+    lm_fit_release(rel, feat = design$feat, ones = 1L, y = rel$p, intercept = design$intercept, B = B,
+                   regularize = regularize)
   }
   finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call)
 }
 
 #' @rdname dp_lm
 #' @export
-dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500, ...) {
+dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500, regularize = "adaptive", ...) {
   call <- match.call()
   check_dots_empty(...)
+  regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   rel <- check_release(x, "x", square = TRUE)
   if (rel$scale == "correlation") {
     abort("`x` is a correlation matrix: the variances are gone, so the coefficients are not identified; release a covariance.",
@@ -413,7 +453,7 @@ dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500
   if (!is.null(n)) n <- check_count(n, "n", min = 2, max = 1e15)
   spec <- lm_release_formula(formula, colnames(rel$estimate), ones, centred = isTRUE(rel$centred))
   fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept,
-                        B = B, n = n)
+                        B = B, n = n, regularize = regularize)
   finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
 }
 
@@ -430,7 +470,8 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
               centred = FALSE, params = list(), exact = TRUE,
               guarantee = "NONE: exact statistics of the data (second_moment()), no privacy noise.",
               mechanism = "exact sufficient statistics (not private)", epsilon = NA_real_, delta = NA_real_)
-  fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept, B = B)
+  fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept, B = B,
+                        regularize = "none")
   fit$release <- NULL
   fit <- finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
   as_nonprivate(fit, "dp_lm")
@@ -643,11 +684,18 @@ lm_release_formula <- function(formula, cols, ones, centred) {
 #' an intercept. Builds the moment representation S over (ones, features,
 #' y), the fit, and the bootstrap.
 #' @noRd
-lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
+lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regularize = "adaptive") {
   mom <- lm_moments(rel, feat, ones, y, intercept, n)
   S <- mom$S
   q <- ncol(S)
   fit_idx <- mom$fit_idx
+  # the features' positions in S (after the ones, if any) and the ridge rule
+  one <- !is.null(ones) || identical(rel$scale, "covariance")
+  fx <- as.integer(one) + seq_along(feat)
+  penalty <- if (regularize == "adaptive") lm_ridge_rule(mom$noise_sd_x, fx, one, fit_idx) else NULL
+  # the bootstrap and the intervals are those of least squares from the
+  # release (their coverage of lm()'s coefficients is what was measured);
+  # the ridge only shrinks the point estimate
   beta <- lm_solve(S, fit_idx, q)
   k <- length(fit_idx)
   b_full <- numeric(q - 1L)
@@ -664,13 +712,20 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
   nm <- mom$names[fit_idx]
   names(beta) <- nm
   colnames(boot) <- nm
+  reg <- lm_regularization(regularize, penalty, S, beta)
+  if (any(reg$penalty > 0)) {
+    # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
+    shrunk <- lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty)
+    if (all(is.finite(shrunk))) beta <- stats::setNames(shrunk, nm) else reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
+  }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
   fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = sqrt(sigma2), n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
               n_used = n_used, n_source = mom$n_source, n_estimate = mom$n_estimate, n_noise_sd = mom$n_noise_sd,
               df = k, response = mom$names[q],
               release = rel, B = B, ci_type = "percentile", units = "data",
-              mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"))
+              mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"),
+              regularization = reg)
   fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
   noise_warning(fit$diagnostics, "dp_lm")
   fit
@@ -679,9 +734,10 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL) {
 # Least squares from S over the columns fit_idx on the column q (the
 # response); a singular block gives the minimum-norm solution with a warning,
 # dropping eigenvalues below tol_dim * eps of the largest.
-lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx)) {
+lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), penalty = NULL) {
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
+  if (!is.null(penalty)) Sxx <- Sxx + diag(penalty(S), length(fit_idx))
   beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
@@ -692,6 +748,66 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx)) {
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
   }
   as.numeric(beta)
+}
+
+# The noise-calibrated ridge of dp_lm() (`regularize = "adaptive"`): AdaSSP's
+# rule (Wang 2018), with the features' smallest eigenvalue read off the
+# release itself (post-processing, no budget). In coordinates where each
+# feature's released diagonal entry has noise sd 1 (d_j^2 the sd of entry
+# (j, j) of S), the noise matrix has operator norm about 2 sqrt(k) s, s the
+# largest entry sd there (a symmetric Gaussian k x k matrix); a features'
+# block (centred by the column of ones when there is one) whose smallest
+# eigenvalue is below that is dominated by noise in some direction, and its
+# inverse swings the coefficients. The rule raises that eigenvalue to the
+# noise level: lambda = max(0, 2 sqrt(k) s - lambda_min), added as lambda d_j^2
+# to feature j's diagonal (the intercept is not penalised). No penalty where
+# the release is clear of its noise; no rule (NULL) where the noise sd is not
+# known (the Wishart, JL and posterior mechanisms regularise by their own
+# construction). Returns function(S) -> the penalties over fit_idx.
+lm_ridge_rule <- function(sdx, fx, one, fit_idx) {
+  if (is.null(sdx) || !length(fx) || !all(fx %in% fit_idx)) return(NULL)
+  d2 <- diag(sdx)
+  if (!all(is.finite(sdx)) || !all(d2 > 0)) return(NULL)
+  d <- sqrt(d2)
+  k <- length(fx)
+  tau <- 2 * sqrt(k) * max(sdx / tcrossprod(d))
+  pos <- match(fx, fit_idx)
+  function(S) {
+    A <- S[fx, fx, drop = FALSE]
+    if (one && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
+    A <- (A + t(A)) / 2 / tcrossprod(d)
+    lam <- if (all(is.finite(A))) max(0, tau - min(eigen(A, symmetric = TRUE, only.values = TRUE)$values)) else 0
+    out <- numeric(length(fit_idx))
+    out[pos] <- lam * d2
+    attr(out, "lambda") <- lam
+    attr(out, "noise_level") <- tau
+    out
+  }
+}
+
+# What the fit records of its regularisation (public: functions of the
+# release): the rule, lambda on the noise-whitened scale and the noise level
+# it is held to, the penalty added to each coefficient's diagonal entry, and
+# the least-squares coefficients that the bootstrap and the intervals centre on.
+lm_regularization <- function(regularize, penalty, S, least_squares) {
+  out <- list(rule = if (is.null(penalty)) "none" else regularize, lambda = 0, noise_level = NA_real_,
+              penalty = stats::setNames(numeric(length(least_squares)), names(least_squares)),
+              least_squares = least_squares)
+  if (!is.null(penalty)) {
+    pen <- penalty(S)
+    out$lambda <- attr(pen, "lambda")
+    out$noise_level <- attr(pen, "noise_level")
+    out$penalty[] <- as.numeric(pen)
+  }
+  out
+}
+
+# The coefficients the intervals centre on: those of least squares from the
+# release (the bootstrap's), which the ridge's shrunk estimate may differ from.
+lm_interval_center <- function(object) {
+  ls <- object$regularization$least_squares
+  cf <- object$coefficients
+  if (is.numeric(ls) && length(ls) == length(cf) && all(is.finite(ls))) stats::setNames(ls, names(cf)) else cf
 }
 
 #' Parametric bootstrap: B draws of the refitted coefficients. Sufficient
@@ -786,9 +902,26 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
     }
     redraw <- lm_box_redraw(rel, idx, redraw)
   }
-  list(S = S, n = n_used, n_source = n_source, n_estimate = n_estimate, n_noise_sd = n_sd, fit_idx = fit_idx,
+  list(S = S, n = n_used, noise_sd_x = lm_gram_noise_sd(rel, feat, n_rel), n_source = n_source, n_estimate = n_estimate, n_noise_sd = n_sd, fit_idx = fit_idx,
        names = c(if (!is.null(ones)) "(Intercept)", nm[c(feat, y)]), columns = nm[idx],
        redraw = redraw)
+}
+
+# The noise sd of the features' block of a Gram release's estimate of the sum
+# (release_sum()), for the ridge rule: Analyze Gauss only (its noise is
+# Gaussian with a known sd, on the box scale when made on a box: mapped back,
+# a centred entry's noise scales with the two widths); NULL otherwise.
+lm_gram_noise_sd <- function(rel, feat, n) {
+  pr <- rel$params
+  gauss <- if (identical(rel$scale, "average")) is.null(pr$threshold) && is_num1(pr$noise_sd) else
+    is_num1(pr$sigma) && !is.null(pr$post)
+  if (!gauss || isTRUE(rel$exact)) return(NULL)
+  s <- if (identical(rel$scale, "average")) pr$noise_sd * n else pr$sigma
+  if (!is_num1(s)) return(NULL)
+  sd <- matrix(s, length(feat), length(feat))
+  w <- pr$box_scale
+  if (is_finite_num(w) && length(w) == rel$p) sd <- sd * tcrossprod(w[feat])
+  sd
 }
 
 # A number the bootstrap reads from a release's `params` (`field` names it in
@@ -910,11 +1043,26 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     aug(cov, mu, n_star)
   }
   if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)
-  list(S = S, n = n_hat, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
+  # the noise sd of the features' centred block (times the divisor), for the ridge rule
+  sd_cov <- if (identical(second, "analyze_gauss")) cov_noise_sd(rel) else NULL
+  noise_sd_x <- if (is.null(sd_cov)) NULL else sd_cov[feat, feat, drop = FALSE] * div(n_hat)
+  list(S = S, n = n_hat, noise_sd_x = noise_sd_x, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
        n_estimate = if (n_public) n_hat else pr$n_noisy, n_noise_sd = if (n_public) NA_real_ else count_noise_sd(rel),
        columns = nm[vars],
        fit_idx = c(1L[intercept], 1L + seq_along(feat)), names = c("(Intercept)", nm[vars]),
        redraw = redraw)
+}
+
+# One line when the ridge shrank the coefficients (a hand-made field that is
+# not a number prints nothing).
+lm_print_regularization <- function(reg) {
+  if (!is.list(reg) || !is_num1(reg$lambda) || !(reg$lambda > 0) || !is_num1(reg$noise_level)) return(invisible())
+  cat(strwrap(sprintf(paste0("Shrunk by the noise-calibrated ridge (regularize = \"adaptive\"): the features' released ",
+                             "second moments are within the noise in some direction, so that direction is raised to ",
+                             "the noise level (lambda = %s on the noise-whitened scale). The intervals and standard ",
+                             "errors are those of the unshrunk least-squares fit; regularize = \"none\" reports it."),
+                      format(signif(reg$lambda, 3))), prefix = "  ", initial = ""), sep = "\n")
+  invisible()
 }
 
 finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call) {
@@ -938,6 +1086,12 @@ check_dp_lm <- function(x, arg = "x") {
     units = function(v) is_string(v) && v %in% c("data", "normalised"),
     ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal")), arg = arg)
   if (any(is.nan(x$vcov) | is.infinite(x$vcov))) abort("`%s` is not a valid dp_lm object: its `vcov` is malformed.", arg, .arg = arg)
+  reg <- x$regularization
+  if (!is.null(reg) && !(is.list(reg) && !is.object(reg) && is_num1(reg$lambda) && reg$lambda >= 0 &&
+                         (is.null(reg$least_squares) || is_finite_num(reg$least_squares) &&
+                            length(reg$least_squares) == length(x$coefficients)))) {
+    abort("`%s` is not a valid dp_lm object: its `regularization` is malformed.", arg, .arg = arg)
+  }
   invisible(x)
 }
 
@@ -1002,6 +1156,7 @@ print.dp_lm <- function(x, digits = 4, ...) {
   }
   cat("Coefficients:\n")
   print(signif(x$coefficients, digits))
+  lm_print_regularization(x$regularization)
   if (inherits(x$diagnostics, "dp_diagnostics")) print_diagnostics(x$diagnostics)
   invisible(x)
 }
@@ -1036,7 +1191,7 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
   check_dp_lm(object, "object")
   level <- check_number(level, "level", lower = 0, upper = 1)
   type <- if (is.null(type)) object$ci_type else check_choice(type, c("basic", "percentile", "normal"), "type")
-  cf <- object$coefficients
+  cf <- lm_interval_center(object)
   idx <- lm_parm(parm, cf)
   a <- (1 - level) / 2
   pct <- paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%")
@@ -1072,19 +1227,19 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, ...)
     abort("`newdata` is required: a dp_lm keeps no data, so it has no fitted values.", .arg = "newdata")
   }
   X <- lm_newdata(object, newdata)
-  cf <- object$coefficients
-  fit <- drop(X %*% cf)
+  fit <- drop(X %*% object$coefficients)
   if (interval == "none") return(fit)
+  centre <- drop(X %*% lm_interval_center(object))
   a <- (1 - level) / 2
   boot <- object$boot
   ci <- if (!is.null(boot) && nrow(boot) >= 2L && object$ci_type %in% c("basic", "percentile")) {
     pb <- tcrossprod(X, boot)  # rows: newdata, columns: draws
     lo <- apply(pb, 1L, stats::quantile, a, names = FALSE)
     hi <- apply(pb, 1L, stats::quantile, 1 - a, names = FALSE)
-    if (object$ci_type == "basic") cbind(2 * fit - hi, 2 * fit - lo) else cbind(lo, hi)
+    if (object$ci_type == "basic") cbind(2 * centre - hi, 2 * centre - lo) else cbind(lo, hi)
   } else {
     se <- sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
-    cbind(fit - stats::qnorm(1 - a) * se, fit + stats::qnorm(1 - a) * se)
+    cbind(centre - stats::qnorm(1 - a) * se, centre + stats::qnorm(1 - a) * se)
   }
   out <- cbind(fit = fit, lwr = ci[, 1L], upr = ci[, 2L])
   rownames(out) <- rownames(X)
@@ -1138,6 +1293,7 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
                  n_noise_sd = object$n_noise_sd %||% NA_real_, diagnostics = object$diagnostics,
                  sigma = object$sigma, B = object$B %||% 0,
                  ci_type = object$ci_type, units = object$units, level = level,
+                 regularization = object$regularization,
                  nonprivate = inherits(object, "dp_nonprivate")),
             class = "summary.dp_lm")
 }
@@ -1167,6 +1323,7 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
                      normal = "normal intervals from vcov")
   cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
   print(signif(x$coefficients, digits))
+  lm_print_regularization(x$regularization)
   cat(sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
   if (identical(x$units, "normalised")) cat("Units: NORMALISED columns (squared norm n each).\n")
   if (diagnosed) print_diagnostics(x$diagnostics)

@@ -254,3 +254,131 @@ test_that("the bootstrap redraws dp_cov()'s release exactly as dp_cov() drew it 
                  tolerance = 1e-8, label = nb)
   }
 })
+
+# ---- the noise-calibrated ridge (regularize = "adaptive") --------------------
+
+# two correlated features: at small n epsilon their released second moments
+# are within the noise in one direction
+ridge_data <- function(n = 300, seed = 61) {
+  set.seed(seed)
+  x1 <- rnorm(n)
+  d <- data.frame(x1 = x1, x2 = 0.9 * x1 + sqrt(1 - 0.81) * rnorm(n))
+  d$y <- 2 + d$x1 + 0.5 * d$x2 + rnorm(n)
+  d
+}
+ridge_bounds <- list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-8, 12))
+
+# the rule written out: in coordinates where each feature's diagonal noise
+# sd is 1, raise the centred block's smallest eigenvalue to 2 sqrt(k) times
+# the largest entry sd; the intercept unpenalised
+ref_ridge <- function(Sxx_c, Sxy_c, sdx) {
+  d <- sqrt(diag(sdx))
+  k <- length(d)
+  tau <- 2 * sqrt(k) * max(sdx / tcrossprod(d))
+  lam <- max(0, tau - min(eigen(Sxx_c / tcrossprod(d), symmetric = TRUE)$values))
+  list(beta = drop(solve(Sxx_c + diag(lam * d^2, k), Sxy_c)), lambda = lam, tau = tau)
+}
+
+test_that("the adaptive ridge matches the rule written out, on a dp_cov() box release and on a Gram release", {
+  d <- ridge_data()
+  set.seed(62)
+  rel <- dp_cov(as.matrix(d), 0.5, 1e-6, bounds = ridge_bounds, neighbor = "replace-one")
+  f <- dp_lm(rel, y ~ x1 + x2, B = 0)
+  n <- rel$n
+  C <- unclass(rel$estimate) * n   # divisor n: the centred sums
+  sdx <- dpcov:::release_noise_sd(rel)[1:2, 1:2] * n
+  r <- ref_ridge(C[1:2, 1:2], C[1:2, 3], sdx)
+  expect_gt(r$lambda, 0)  # the rule is active here
+  expect_equal(unname(coef(f)), unname(c(rel$center[3] - sum(rel$center[1:2] * r$beta), r$beta)), tolerance = 1e-8)
+  expect_equal(f$regularization$lambda, r$lambda, tolerance = 1e-10)
+  expect_equal(f$regularization$noise_level, r$tau)
+  # the least-squares fit it shrank is the regularize = "none" fit
+  none <- dp_lm(rel, y ~ x1 + x2, B = 0, regularize = "none")
+  expect_identical(f$regularization$least_squares, coef(none))
+  expect_identical(none$regularization$lambda, 0)
+  expect_false(isTRUE(all.equal(coef(f), coef(none))))
+  # the shrinkage is towards 0 in the whitened coordinates: a smaller norm there
+  w <- sqrt(diag(sdx))
+  expect_lt(sum((coef(f)[-1] * w)^2), sum((coef(none)[-1] * w)^2))
+
+  # Analyze Gauss on [1, x, y] with a clip: homoscedastic noise sigma on the sum scale
+  A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
+  set.seed(63)
+  g <- analyze_gauss(A, 0.5, 1e-6, clip = 12)
+  fg <- dp_lm(g, y ~ x1 + x2, B = 0)
+  S <- unclass(g$estimate)
+  Sc <- S[2:4, 2:4] - tcrossprod(S[2:4, 1]) / S[1, 1]
+  rg <- ref_ridge(Sc[1:2, 1:2], Sc[1:2, 3], matrix(g$params$sigma, 2, 2))
+  expect_gt(rg$lambda, 0)
+  b <- solve(S[1:3, 1:3] + diag(c(0, rep(rg$lambda * g$params$sigma, 2))), S[1:3, 4])
+  expect_equal(unname(coef(fg)), unname(drop(b)), tolerance = 1e-8)
+})
+
+test_that("the ridge is off where the release is clear of its noise, and where the noise is not Gaussian", {
+  d <- lm_data(20000)
+  set.seed(64)
+  f <- dp_lm(y ~ x1 + x2, d, epsilon = 2, delta = 1e-6, B = 0, neighbor = "replace-one",
+             bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-8, 10)))
+  expect_identical(f$regularization$lambda, 0)
+  expect_identical(coef(f), f$regularization$least_squares)
+  expect_false(any(grepl("Shrunk", capture.output(print(f)))))
+  # the Wishart mechanism regularises by its own construction: no rule
+  dd <- ridge_data()
+  set.seed(65)
+  fw <- suppressWarnings(dp_lm(y ~ x1 + x2, dd, epsilon = 0.5, delta = 1e-6, clip = 12, mechanism = "wishart", B = 0))
+  expect_identical(fw$regularization$rule, "none")
+  expect_identical(coef(fw), fw$regularization$least_squares)
+})
+
+test_that("the ridge lowers the error where the features are within the noise; the intervals stay least squares'", {
+  d <- ridge_data()
+  ref <- coef(lm(y ~ x1 + x2, d))[-1]
+  err <- function(b) sqrt(sum((b - ref)^2)) / sqrt(sum(ref^2))
+  set.seed(66)
+  e <- replicate(150, {
+    # (the least-squares step warns when the projection leaves the features' block singular)
+    f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 0, neighbor = "replace-one",
+                                bounds = ridge_bounds))
+    c(ridge = err(coef(f)[-1]), ls = err(f$regularization$least_squares[-1]), on = f$regularization$lambda > 0)
+  })
+  expect_gt(mean(e["on", ]), 0.9)
+  # the least-squares median error is several times the ridge's here
+  expect_lt(median(e["ridge", ]), 0.5 * median(e["ls", ]))
+  # the intervals are those of least squares: the same under the same seed, whichever rule
+  set.seed(67)
+  fa <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
+                               bounds = ridge_bounds))
+  set.seed(67)
+  fn <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
+                               bounds = ridge_bounds, regularize = "none"))
+  expect_gt(fa$regularization$lambda, 0)
+  for (type in c("percentile", "basic", "normal")) {
+    expect_identical(confint(fa, type = type), confint(fn, type = type))
+  }
+  expect_identical(vcov(fa), vcov(fn))
+  nd <- data.frame(x1 = c(0, 1), x2 = c(0, -1))
+  fa$ci_type <- fn$ci_type <- "basic"
+  pa <- predict(fa, nd, interval = "confidence")
+  pn <- predict(fn, nd, interval = "confidence")
+  expect_identical(pa[, c("lwr", "upr")], pn[, c("lwr", "upr")])
+  expect_equal(unname(pa[, "fit"]), drop(cbind(1, as.matrix(nd)) %*% coef(fa)))
+  # print and summary say the coefficients are shrunk and what the intervals are
+  out <- capture.output(print(fa))
+  expect_true(any(grepl("Shrunk by the noise-calibrated ridge", out)))
+  expect_true(any(grepl("unshrunk least-squares fit", capture.output(print(summary(fa))))))
+  expect_false(any(grepl("Shrunk", capture.output(print(fn)))))
+})
+
+test_that("regularize is checked before anything runs", {
+  d <- ridge_data()
+  expect_error(dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 12, regularize = "ridge"),
+               class = "dpcov_error", regexp = "regularize")
+  expect_error(dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 12, regularize = NA),
+               class = "dpcov_error", regexp = "regularize")
+  rel <- suppressWarnings(dp_cov(as.matrix(d), 0.5, 1e-6, bounds = ridge_bounds, neighbor = "replace-one"))
+  expect_error(dp_lm(rel, y ~ x1, regularize = TRUE), class = "dpcov_error", regexp = "regularize")
+  bud <- dp_budget(1, 1e-5)
+  expect_error(dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, clip = 12, regularize = "x", budget = bud),
+               regexp = "regularize")
+  expect_equal(budget_spent(bud)$epsilon, 0)
+})
