@@ -162,7 +162,9 @@ release_column_index <- function(cols, M, arg) {
 #' adds a ridge calibrated to the release's noise, AdaSSP's rule (Wang 2018)
 #' with the features' smallest eigenvalue read from the release itself (no
 #' budget): in coordinates where each feature's diagonal entry has noise sd
-#' 1, the features' centred block is raised to an eigenvalue of at least
+#' 1 (the noise of the second-moment mechanism, Analyze Gauss or
+#' [dp_cov()]'s Gaussian Gram; the mean step's rank-2 share of the centred
+#' block is not counted), the features' centred block is raised to an eigenvalue of at least
 #' \eqn{2\sqrt{k}s} (s the largest entry noise sd there; about the
 #' operator norm of the noise), i.e. \eqn{\lambda = \max(0, 2\sqrt{k}s -
 #' \lambda_{\min})} is added as \eqn{\lambda d_j^2} to feature j's diagonal
@@ -1043,9 +1045,15 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     aug(cov, mu, n_star)
   }
   if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)
-  # the noise sd of the features' centred block (times the divisor), for the ridge rule
-  sd_cov <- if (identical(second, "analyze_gauss")) cov_noise_sd(rel) else NULL
-  noise_sd_x <- if (is.null(sd_cov)) NULL else sd_cov[feat, feat, drop = FALSE] * div(n_hat)
+  # the ridge rule's noise: the Gram's own Gaussian noise on the features' sums
+  # (box-scaled). Not the mean step's: its share of the centred block's noise
+  # is the rank-2 n (m d' + d m'), which the rule's random-matrix level does
+  # not describe; counted in, it over-shrank quakes' slopes (bench/lm-ridge.R)
+  noise_sd_x <- if (identical(second, "analyze_gauss")) {
+    M <- matrix(sm$sigma, length(feat), length(feat))
+    if (!is.null(sm$sigma_diag)) diag(M) <- sm$sigma_diag
+    M * tcrossprod(release_box_scale(rel)[feat])
+  }
   list(S = S, n = n_hat, noise_sd_x = noise_sd_x, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
        n_estimate = if (n_public) n_hat else pr$n_noisy, n_noise_sd = if (n_public) NA_real_ else count_noise_sd(rel),
        columns = nm[vars],

@@ -286,7 +286,11 @@ test_that("the adaptive ridge matches the rule written out, on a dp_cov() box re
   f <- dp_lm(rel, y ~ x1 + x2, B = 0)
   n <- rel$n
   C <- unclass(rel$estimate) * n   # divisor n: the centred sums
-  sdx <- dpcov:::release_noise_sd(rel)[1:2, 1:2] * n
+  # the Gram's own noise on the box (off-diagonal sigma, diagonal sigma_diag), in the data's units
+  sm <- rel$params$second_moment
+  w <- c(8, 8)
+  sdx <- matrix(sm$sigma, 2, 2) * tcrossprod(w)
+  diag(sdx) <- sm$sigma_diag * w^2
   r <- ref_ridge(C[1:2, 1:2], C[1:2, 3], sdx)
   expect_gt(r$lambda, 0)  # the rule is active here
   expect_equal(unname(coef(f)), unname(c(rel$center[3] - sum(rel$center[1:2] * r$beta), r$beta)), tolerance = 1e-8)
