@@ -330,7 +330,7 @@ saveRDS(list(cov = res, lm = lm_res, summary = summ, lm_summary = lm_summ, info 
         "bench/peers-results.rds", compress = "xz")
 dir.create("inst/extdata", showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(data.frame(summ[c("dataset", "n", "p", "epsilon", "method")],
-                            lapply(summ[c("frob", "spec", "cor", "angle")], signif, 3)),
+                            lapply(summ[c("frob", "spec", "cor", "angle")], signif, 3), reps = reps),
                  "inst/extdata/peers-summary.csv", row.names = FALSE)
 
 # ---- markdown ----------------------------------------------------------------
