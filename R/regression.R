@@ -694,7 +694,9 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   # the features' positions in S (after the ones, if any) and the ridge rule
   one <- !is.null(ones) || identical(rel$scale, "covariance")
   fx <- as.integer(one) + seq_along(feat)
-  penalty <- if (regularize == "adaptive") lm_ridge_rule(mom$noise_sd_x, fx, one, fit_idx) else NULL
+  # the block the fit inverts: centred by the ones when the intercept is fitted
+  centre <- one && 1L %in% fit_idx
+  penalty <- if (regularize == "adaptive") lm_ridge_rule(mom$noise_sd_x, fx, centre, fit_idx) else NULL
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate

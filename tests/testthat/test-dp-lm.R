@@ -316,6 +316,11 @@ test_that("the adaptive ridge matches the rule written out, on a dp_cov() box re
   expect_gt(rg$lambda, 0)
   b <- solve(S[1:3, 1:3] + diag(c(0, rep(rg$lambda * g$params$sigma, 2))), S[1:3, 4])
   expect_equal(unname(coef(fg)), unname(drop(b)), tolerance = 1e-8)
+  # without an intercept the fit inverts the uncentred block: the rule reads that one
+  f0 <- dp_lm(g, y ~ x1 + x2 - 1, B = 0)
+  r0 <- ref_ridge(S[2:3, 2:3], S[2:3, 4], matrix(g$params$sigma, 2, 2))
+  expect_equal(unname(coef(f0)), unname(r0$beta), tolerance = 1e-8)
+  expect_equal(f0$regularization$lambda, r0$lambda, tolerance = 1e-10)
 })
 
 test_that("the ridge is off where the release is clear of its noise, and where the noise is not Gaussian", {
