@@ -696,7 +696,7 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   fx <- as.integer(one) + seq_along(feat)
   # the block the fit inverts: centred by the ones when the intercept is fitted
   centre <- one && 1L %in% fit_idx
-  penalty <- if (regularize == "adaptive") lm_ridge_rule(mom$noise_sd_x, fx, centre, fit_idx) else NULL
+  penalty <- if (regularize == "adaptive") lm_ridge_penalty(S, mom$noise_sd_x, fx, centre, fit_idx)
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate
@@ -716,7 +716,7 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   nm <- mom$names[fit_idx]
   names(beta) <- nm
   colnames(boot) <- nm
-  reg <- lm_regularization(regularize, penalty, S, beta)
+  reg <- lm_regularization(regularize, penalty, beta)
   if (any(reg$penalty > 0)) {
     # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
     shrunk <- lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty)
@@ -741,7 +741,7 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
 lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), penalty = NULL) {
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
-  if (!is.null(penalty)) Sxx <- Sxx + diag(penalty(S), length(fit_idx))
+  if (!is.null(penalty)) Sxx <- Sxx + diag(as.numeric(penalty), length(fit_idx))
   beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
@@ -760,48 +760,43 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), pena
 # feature's released diagonal entry has noise sd 1 (d_j^2 the sd of entry
 # (j, j) of S), the noise matrix has operator norm about 2 sqrt(k) s, s the
 # largest entry sd there (a symmetric Gaussian k x k matrix); a features'
-# block (centred by the column of ones when there is one) whose smallest
+# block (centred by the column of ones when the intercept is fitted) whose smallest
 # eigenvalue is below that is dominated by noise in some direction, and its
 # inverse swings the coefficients. The rule raises that eigenvalue to the
 # noise level: lambda = max(0, 2 sqrt(k) s - lambda_min), added as lambda d_j^2
 # to feature j's diagonal (the intercept is not penalised). No penalty where
 # the release is clear of its noise; no rule (NULL) where the noise sd is not
 # known (the Wishart, JL and posterior mechanisms regularise by their own
-# construction). Returns function(S) -> the penalties over fit_idx.
-lm_ridge_rule <- function(sdx, fx, one, fit_idx) {
+# construction). `centre`: the block is centred by the column of ones (the
+# intercept is fitted). Returns the penalties over fit_idx (lambda and the
+# noise level as attributes), or NULL.
+lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   if (is.null(sdx) || !length(fx) || !all(fx %in% fit_idx)) return(NULL)
   d2 <- diag(sdx)
   if (!all(is.finite(sdx)) || !all(d2 > 0)) return(NULL)
   d <- sqrt(d2)
-  k <- length(fx)
-  tau <- 2 * sqrt(k) * max(sdx / tcrossprod(d))
-  pos <- match(fx, fit_idx)
-  function(S) {
-    A <- S[fx, fx, drop = FALSE]
-    if (one && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
-    A <- (A + t(A)) / 2 / tcrossprod(d)
-    lam <- if (all(is.finite(A))) max(0, tau - min(eigen(A, symmetric = TRUE, only.values = TRUE)$values)) else 0
-    out <- numeric(length(fit_idx))
-    out[pos] <- lam * d2
-    attr(out, "lambda") <- lam
-    attr(out, "noise_level") <- tau
-    out
-  }
+  tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
+  A <- S[fx, fx, drop = FALSE]
+  if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
+  A <- (A + t(A)) / 2 / tcrossprod(d)
+  lam <- if (all(is.finite(A))) max(0, tau - min(eigen(A, symmetric = TRUE, only.values = TRUE)$values)) else 0
+  out <- numeric(length(fit_idx))
+  out[match(fx, fit_idx)] <- lam * d2
+  structure(out, lambda = lam, noise_level = tau)
 }
 
 # What the fit records of its regularisation (public: functions of the
 # release): the rule, lambda on the noise-whitened scale and the noise level
 # it is held to, the penalty added to each coefficient's diagonal entry, and
 # the least-squares coefficients that the bootstrap and the intervals centre on.
-lm_regularization <- function(regularize, penalty, S, least_squares) {
+lm_regularization <- function(regularize, penalty, least_squares) {
   out <- list(rule = if (is.null(penalty)) "none" else regularize, lambda = 0, noise_level = NA_real_,
               penalty = stats::setNames(numeric(length(least_squares)), names(least_squares)),
               least_squares = least_squares)
   if (!is.null(penalty)) {
-    pen <- penalty(S)
-    out$lambda <- attr(pen, "lambda")
-    out$noise_level <- attr(pen, "noise_level")
-    out$penalty[] <- as.numeric(pen)
+    out$lambda <- attr(penalty, "lambda")
+    out$noise_level <- attr(penalty, "noise_level")
+    out$penalty[] <- as.numeric(penalty)
   }
   out
 }
@@ -1051,11 +1046,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   # (box-scaled). Not the mean step's: its share of the centred block's noise
   # is the rank-2 n (m d' + d m'), which the rule's random-matrix level does
   # not describe; counted in, it over-shrank quakes' slopes (bench/lm-ridge.R)
-  noise_sd_x <- if (identical(second, "analyze_gauss")) {
-    M <- matrix(sm$sigma, length(feat), length(feat))
-    if (!is.null(sm$sigma_diag)) diag(M) <- sm$sigma_diag
-    M * tcrossprod(release_box_scale(rel)[feat])
-  }
+  noise_sd_x <- if (identical(second, "analyze_gauss")) cov_gram_noise_sd(rel)[feat, feat, drop = FALSE]
   list(S = S, n = n_hat, noise_sd_x = noise_sd_x, n_source = if (n_public) "public (released)" else "private estimate: dp_cov()'s noisy count",
        n_estimate = if (n_public) n_hat else pr$n_noisy, n_noise_sd = if (n_public) NA_real_ else count_noise_sd(rel),
        columns = nm[vars],

@@ -812,16 +812,15 @@ release_noise_sd <- function(x) {
   NULL
 }
 
-# dp_cov(): the second step's noise on the centred sum over the divisor,
-# scaled by the box, and the centring error of the private mean.
-cov_noise_sd <- function(x) {
-  pr <- x$params
+# dp_cov(): the second step's own noise on the sum (the Gram, or the
+# centred sum), in the data's units (scaled by the box), from its `params`;
+# NULL where they do not tell it. cov_noise_sd() adds the mean step's share;
+# dp_lm()'s ridge rule reads this alone.
+cov_gram_noise_sd <- function(x) {
   p <- x$p
-  sm <- pr$second_moment
-  n_hat <- release_n_hat(x)
-  if (!is_num1(n_hat) || !is.list(sm)) return(NULL)
-  div <- if (identical(pr$divisor, "n - 1")) max(1, n_hat - 1) else n_hat
-  second <- switch(if (is_string(pr$second_mechanism)) pr$second_mechanism else "",
+  sm <- x$params$second_moment
+  if (!is.list(sm)) return(NULL)
+  second <- switch(if (is_string(x$params$second_mechanism)) x$params$second_mechanism else "",
     analyze_gauss = if (is_num1(sm$sigma)) {
       M <- matrix(sm$sigma, p, p)
       if (is_num1(sm$sigma_diag)) diag(M) <- sm$sigma_diag  # the box path's diagonal block
@@ -834,9 +833,21 @@ cov_noise_sd <- function(x) {
       M
     },
     NULL)
+  if (is.null(second)) NULL else second * tcrossprod(release_box_scale(x))
+}
+
+# dp_cov(): the second step's noise on the centred sum over the divisor,
+# scaled by the box, and the centring error of the private mean.
+cov_noise_sd <- function(x) {
+  pr <- x$params
+  p <- x$p
+  n_hat <- release_n_hat(x)
+  if (!is_num1(n_hat)) return(NULL)
+  div <- if (identical(pr$divisor, "n - 1")) max(1, n_hat - 1) else n_hat
+  second <- cov_gram_noise_sd(x)
   if (is.null(second)) return(NULL)
   w <- release_box_scale(x)
-  second <- second * tcrossprod(w) / div
+  second <- second / div
   msd <- mean_noise_sd(x, n_hat)
   if (is.null(msd)) return(second)
   # d d' with d_j ~ N(0, msd_j^2), its expectation removed: sd msd_i msd_j, sqrt(2) msd_j^2 on the diagonal
