@@ -109,10 +109,10 @@ box_reader <- function(reader, b, centred, state) {
 #' correlation), then mapped back with the mean.
 #' @noRd
 dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
-                       mechanism, type, divisor, neighbor, calibration, charge, call, min_rows) {
+                       mechanism, type, divisor, neighbor, calibration, charge, call, min_rows, gauss = NULL) {
   if (mechanism == "analyze_gauss") {
     return(dp_cov_box_joint(x, b, epsilon, delta, eps_mean + eps_second, delta_mean + delta_second, split, type,
-                            divisor, neighbor, calibration, charge, call, min_rows))
+                            divisor, neighbor, calibration, charge, call, min_rows, gauss = gauss))
   }
   src <- dp_cov_source(x, min_rows)
   state <- new.env(parent = emptyenv())
@@ -180,7 +180,12 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
 #' then the Gram's noise (the draw order).
 #' @noRd
 dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split, type, divisor, neighbor,
-                             calibration, charge, call, min_rows, zero_row = NULL) {
+                             calibration, charge, call, min_rows, zero_row = NULL, gauss = NULL) {
+  # composed with earlier steps (composed_gaussian()): its noise ratio and its own guarantee
+  if (!is.null(gauss)) {
+    eps_steps <- gauss$epsilon
+    delta_steps <- gauss$delta
+  }
   src <- dp_cov_source(x, min_rows)
   state <- new.env(parent = emptyenv())
   stats_of <- function(Z) cbind(crossprod(Z), colSums(Z))
@@ -200,7 +205,8 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   # the zeroed record's box row: the image of the zero row, unless the caller's
   # rows are transformed records (dp_lm()'s design) and it gives that row's norm
   z0 <- if (is.null(zero_row)) sqrt(sum(box_zero_row(map)^2)) else zero_row
-  cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0)
+  cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0,
+                          ratio = gauss$ratio)
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
   gram_noisy <- unname(gram) + symmetric_gaussian_blocks(p, cal$sigma_offdiag, cal$sigma_diag)
   n_public <- neighbor != "add-remove"
@@ -216,8 +222,8 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
                  params = list(sigma = cal$sigma_offdiag, sigma_diag = cal$sigma_diag, calibration = calibration,
                                noise_clip = C, zero_row = z0))
   params <- list(split = split, diag_share = cal$diag_share, joint_calibration = TRUE, mu_total = cal$mu_tot,
-                 epsilon_steps = eps_steps,
-                 delta_steps = delta_steps, bounds = box_frame(map, src$colnames), bounds_source = "public",
+                 epsilon_steps = eps_steps, delta_steps = delta_steps,
+                 bounds = box_frame(map, src$colnames), bounds_source = "public",
                  clip_mean = C, sigma_mean = cal$sigma_mean, clip_second = C, box_center = mu,
                  second_mechanism = "analyze_gauss", sigma_second = cal$sigma_offdiag,
                  sigma_second_diag = cal$sigma_diag,

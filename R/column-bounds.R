@@ -56,14 +56,21 @@
 #'    \eqn{m = } `tail_factor`\eqn{/\epsilon_q}, \eqn{a} = `max_level`.
 #'
 #' 4. **Refinement**: the upper bound again, now targeting
-#'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched on the
-#'    axis \eqn{u = (x - h)/(h - \hat m)} in the window \eqn{[0, 3]} beyond
-#'    the first upper bound \eqn{h}, with base measure \eqn{e^{-2u} du}
-#'    (values outside the window count at its ends); the lower bound
-#'    likewise. The first stage
-#'    must target many rows to beat the empty ends; the window's empty part
-#'    is bounded (at worst a bound 4 times as far from the median), so the
-#'    refinement can target few rows, and the clamping bias falls further.
+#'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched in the
+#'    window \eqn{u \in [0, 3]} beyond the first upper bound \eqn{h},
+#'    \eqn{u = (x - h)/(h - \hat m)}, on the axis
+#'    \eqn{r = \log(1 + u/\kappa)}, \eqn{\kappa = 10^{-3}}, with base
+#'    measure \eqn{e^{-r/3} dr} (values outside the window count at its
+#'    ends); the lower bound likewise. The first stage must target many rows
+#'    to beat the empty ends; the window's empty part is bounded (at worst a
+#'    bound 4 times as far from the median), so the refinement can target few
+#'    rows, and the clamping bias falls further. On the logarithmic axis most
+#'    of the measure lies just beyond \eqn{h}, so a tail that ends shortly
+#'    after it leaves the empty rest of the window little weight (a linear
+#'    axis with \eqn{e^{-2u} du} let the empty part win about three draws in
+#'    four there, and a price's bound overshot its maximum by a third), while
+#'    each further factor \eqn{e^3} of distance costs only a factor e, so a
+#'    heavy tail is still reached.
 #'
 #' The decaying base measure of the tails makes every further factor
 #' \eqn{e^{\lambda}} of distance (in units of the scale) cost a factor e of
@@ -212,9 +219,17 @@ column_bounds_choices <- 8L
 # may reach.
 column_bounds_refine <- 2
 column_bounds_reach <- 3
-# The refinement's base measure decays by e per half the first bound's
-# distance from the median (its empty part must not win for free).
-column_bounds_refine_decay <- 0.5
+# The refinement's axis, s = log1p(u / kappa) for u the distance beyond the
+# first bound in units of its distance w from the median, and its base
+# measure exp(-s / decay) there: each factor e^decay (about 20) further out
+# costs a factor e of weight, from kappa w on (bench/refine-axis.R: on the
+# linear axis with exp(-2u), the empty part of the window won about three
+# draws in four beyond a short tail, and the price's bound overshot its
+# maximum by a third).
+column_bounds_refine_kappa <- 1e-3
+column_bounds_refine_decay <- 3
+refine_axis <- function(u) log1p(u / column_bounds_refine_kappa)
+refine_unaxis <- function(s) column_bounds_refine_kappa * expm1(s)
 
 #' The budget of each of the 8p choices: basic composition, or (delta > 0)
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
@@ -282,16 +297,18 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     # column_bounds_reach times further from the median (decaying measure): the
     # window's empty part is bounded, so fewer rows can be targeted safely
     m2 <- min(column_bounds_refine / eps_q, m_n)
-    # on the axis u = (x - h) / (h - med) in [0, reach], base measure
-    # exp(-u / column_bounds_refine_decay): near the first bound unless rows push it out
+    # on the axis log1p(u / kappa) of u = (x - h) / (h - med) in [0, reach],
+    # base measure exp(-s / column_bounds_refine_decay) there: most of it just
+    # beyond the first bound, so a tail that ends there (a price's) leaves the
+    # window's empty rest little weight, and a heavy tail is still reached
     w <- max(hi - med, tau0)
-    u <- pmin(pmax((v - hi) / w, 0), column_bounds_reach)
-    hi <- hi + w * interval_exp_mech(c(0, u, column_bounds_reach), -abs(n - i - m2), eps_q, sens,
-                                     column_bounds_refine_decay)
+    u <- refine_axis(pmin(pmax((v - hi) / w, 0), column_bounds_reach))
+    hi <- hi + w * refine_unaxis(interval_exp_mech(c(0, u, refine_axis(column_bounds_reach)), -abs(n - i - m2),
+                                                   eps_q, sens, column_bounds_refine_decay))
     w <- max(med - lo, tau0)
-    u <- pmin(pmax((v - lo) / w, -column_bounds_reach), 0)
-    lo <- lo + w * interval_exp_mech(c(-column_bounds_reach, u, 0), -abs(i - m2), eps_q, sens,
-                                     column_bounds_refine_decay)
+    u <- -refine_axis(-pmin(pmax((v - lo) / w, -column_bounds_reach), 0))
+    lo <- lo - w * refine_unaxis(-interval_exp_mech(c(-refine_axis(column_bounds_reach), u, 0), -abs(i - m2),
+                                                    eps_q, sens, column_bounds_refine_decay))
     b <- column_bounds_order(lo, hi, resolution, range)
     lower[j] <- b[1]
     upper[j] <- b[2]
@@ -436,6 +453,11 @@ public_ncol <- function(x) {
   max(1L, as.integer(p))
 }
 
+# dp_cov()'s default bound_share with private column bounds: they take
+# 2 * 0.25 = half of epsilon and of delta, about a quarter of the zCDP budget
+# (composed_gaussian()); see ?dp_cov for the measurements behind it.
+column_bounds_share <- 0.25
+
 # Defaults of dp_cov()'s private column bounds (see ?dp_column_bounds).
 column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16, max_level = 0.25, decay = 2)
 
@@ -447,7 +469,8 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 #' rows the bounds target beyond them; print() warns when it is 1% or more.
 #' @noRd
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
-                               delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call) {
+                               delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
+                               gauss = NULL) {
   X <- check_data_matrix(x, min_rows = min_rows)
   d <- column_bounds_defaults
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
@@ -455,7 +478,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel <- muffle_noise_warnings(
     dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
-               min_rows))
+               min_rows, gauss = gauss))
   m <- d$tail_factor / cols$epsilon_q
   m2 <- min(column_bounds_refine / cols$epsilon_q, m)
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
@@ -473,9 +496,10 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                                     "stated budget), targeting about %s rows beyond each bound"),
                              column_bounds_choices * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
                              format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
-  rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by basic composition of per-column bounds chosen ",
+  rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
+  rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
                                   "privately (%s) and the release on the box they define: %s"),
-                           format(epsilon), format(delta),
+                           format(epsilon), format(delta), composition_words(gauss, cols$rho),
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", column_bounds_choices * ncol(X),
                                                                          cols$epsilon_q, cols$composition)),
                            rel$guarantee)

@@ -255,7 +255,7 @@
 #' @export
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
-                   calibration = "analytic", bound_share = 0.15, bound_quantile = 0.5,
+                   calibration = "analytic", bound_share = NULL, bound_quantile = 0.5,
                    bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
                    lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
@@ -301,6 +301,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   auto_clip <- is.null(clip) && is.null(box) && !private_box
   auto_mean <- is.null(clip_mean) && is.null(box) && !private_box
   split <- check_number(split, "split", lower = 0, upper = 1)
+  # the per-column bounds get more than a row-norm bound: under the zCDP
+  # composition their half of epsilon is about a quarter of the budget's rho
+  if (is.null(bound_share)) bound_share <- if (private_box) column_bounds_share else 0.15
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
   bound_factor <- check_number(bound_factor, "bound_factor", lower = 0, upper = 1e6)
@@ -363,9 +366,12 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     steps <- c(steps[seq_len(n_bounds)], "dp_cov mean and second moment (one Gaussian mechanism): analyze_gauss")
   }
   n_steps <- if (joint) 1L else 2L
-  step_eps <- if (joint) eps_rest else c(eps_mean, eps_second)
-  step_delta <- if (joint) delta_rest else c(delta_mean, delta_second)
-  step_ratio <- if (joint) ratio(eps_rest, delta_rest) else
+  # after private column bounds, the one Gaussian mechanism takes what the
+  # bounds leave of the budget, by the better of basic and zCDP composition
+  gauss <- if (joint && private_box) composed_gaussian(epsilon, delta, eps_cols, cols$delta, cols$rho, calibration)
+  step_eps <- if (!is.null(gauss)) gauss$epsilon else if (joint) eps_rest else c(eps_mean, eps_second)
+  step_delta <- if (!is.null(gauss)) gauss$delta else if (joint) delta_rest else c(delta_mean, delta_second)
+  step_ratio <- if (!is.null(gauss)) gauss$ratio else if (joint) ratio(eps_rest, delta_rest) else
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   charge <- budget_charge(budget, steps,
@@ -379,7 +385,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(with_refund(budget, charge,
                        dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                           eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                          calibration, charge, call)))
+                                          calibration, charge, call, gauss)))
   }
   if (!is.null(box)) {
     return(with_refund(budget, charge,

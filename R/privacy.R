@@ -147,6 +147,68 @@ analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
   sensitivity * exp(root)
 }
 
+#' The exact epsilon of the Gaussian mechanism with noise-to-sensitivity
+#' ratio `ratio` at `delta` (Balle and Wang 2018, Theorem 8, solved for
+#' epsilon; gaussian_mechanism_delta() decreases in epsilon): the step's own
+#' guarantee, which the budget's ledger records for basic composition.
+#' @noRd
+gaussian_mechanism_epsilon <- function(ratio, delta) {
+  f <- function(e) gaussian_mechanism_delta(ratio, 1, e) - delta
+  if (f(0) <= 0) return(0)
+  hi <- 1
+  while (f(hi) > 0) hi <- hi * 2
+  # the root, rounded up: the stated epsilon is never below the exact one
+  stats::uniroot(f, c(0, hi), tol = 1e-13)$root * (1 + 1e-9)
+}
+
+#' The Gaussian step of a release whose earlier steps (the private column
+#' bounds: exponential mechanisms, (`eps_before`, `delta_before`)-DP and
+#' `rho_before`-zCDP) share one (`epsilon`, `delta`) budget with it. Two
+#' accountings are valid, and the one giving less noise is used:
+#'  * basic composition: the Gaussian calibrated by `calibration` at the
+#'    rest, (epsilon - eps_before, delta - delta_before);
+#'  * zCDP (only with the analytic calibration, the default): the release is
+#'    rho-zCDP for rho = zcdp_rho(epsilon, delta), the largest rho whose
+#'    conversion (Canonne, Kamath and Steinke 2020) is (epsilon, delta)-DP;
+#'    zCDP composes additively, so the Gaussian gets rho - rho_before, i.e.
+#'    noise-to-sensitivity ratio 1 / sqrt(2 (rho - rho_before)) (Bun and
+#'    Steinke 2016, Proposition 1.6).
+#' The bounds' exponential mechanisms are a small share of rho (about a tenth
+#' at their default share of epsilon): their 30% of epsilon under basic
+#' composition costs the Gaussian 1.4x the noise of the whole budget, under
+#' zCDP about 1.12x (bench/RESULTS.md, "zCDP composition of the default").
+#' Returns the `ratio`, the `composition` used, the total `rho` (zCDP) and
+#' the Gaussian step's own guarantee for the ledger: the rest under basic
+#' composition; under zCDP, delta - delta_before and the exact epsilon of
+#' this Gaussian there (gaussian_mechanism_epsilon(), above the rest's), so
+#' that every charge of the ledger is a valid guarantee on its own, and the
+#' ledger's zCDP total (rho_before + rho_g at delta) is `epsilon`.
+#' @noRd
+composed_gaussian <- function(epsilon, delta, eps_before, delta_before, rho_before, calibration) {
+  eps_rest <- epsilon - eps_before
+  delta_rest <- delta - delta_before
+  basic <- noise_sigma(1, eps_rest, delta_rest, calibration, proven = TRUE)
+  out <- list(ratio = basic, composition = "basic", rho = NA_real_, epsilon = eps_rest, delta = delta_rest)
+  if (calibration != "analytic" || !(delta > 0)) return(out)
+  rho <- zcdp_rho(epsilon, delta)
+  rho_g <- rho - rho_before
+  if (!(rho_g > 0)) return(out)
+  ratio <- 1 / sqrt(2 * rho_g)
+  if (!(ratio < basic)) return(out)
+  list(ratio = ratio, composition = "zCDP", rho = rho, epsilon = gaussian_mechanism_epsilon(ratio, delta_rest),
+       delta = delta_rest)
+}
+
+#' How a release's private bounds and its Gaussian step compose, in words
+#' (`gauss` from composed_gaussian(), or NULL: basic composition).
+#' @noRd
+composition_words <- function(gauss, rho_before) {
+  if (is.null(gauss) || gauss$composition == "basic") return("basic composition")
+  sprintf(paste0("zero-concentrated composition (the bounds' rho = %s and the Gaussian's rho = %s add up to %s, ",
+                 "converted to (epsilon, delta) by Canonne, Kamath and Steinke 2020)"),
+          format(rho_before, digits = 4), format(gauss$rho - rho_before, digits = 4), format(gauss$rho, digits = 4))
+}
+
 #' Scale of the Laplace mechanism
 #'
 #' `b = sensitivity / epsilon`: Laplace(0, b) noise on a query with L1
@@ -858,8 +920,11 @@ box_guarantee_text <- function(text, centred) {
 #' what every correlation is divided by) much less noise.
 #' @noRd
 box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, zero_row = 0,
-                             diag_share = box_diag_share) {
-  mu_tot <- 1 / noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
+                             diag_share = box_diag_share, ratio = NULL) {
+  # `ratio`: the unit-noise mechanism's sigma when the caller composed it
+  # with earlier steps (composed_gaussian()); else calibrated at (epsilon, delta)
+  if (is.null(ratio)) ratio <- noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
+  mu_tot <- 1 / ratio
   C <- sqrt(p) / 2
   sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
   sens_diag <- sqrt(p) / 4

@@ -363,12 +363,20 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (mechanism != "analyze_gauss") check_delta(delta, exp(-1), mechanism)
   # every step is charged before the data is read (building the design reads
   # it), all or none; a failure on the data's shape withdraws the charges
-  ratio <- if (mechanism == "analyze_gauss") noise_sigma(1, eps_rel, delta_rel, "analytic") else NA_real_
+  # after private bounds, Analyze Gauss takes what they leave of the budget by
+  # the better of basic and zCDP composition (composed_gaussian())
+  gauss <- if (private_box && mechanism == "analyze_gauss") {
+    composed_gaussian(epsilon, delta, eps_bound, delta_bound, lm_bounds_rho(eps_bound, delta_bound), "analytic")
+  }
+  ratio <- if (!is.null(gauss)) gauss$ratio else if (mechanism == "analyze_gauss") {
+    noise_sigma(1, eps_rel, delta_rel, "analytic")
+  } else NA_real_
   # the bounds' number of columns is known only from the model frame: their
   # charge records the largest rho any number of columns can have (see
   # lm_private_bounds())
   charge <- budget_charge(budget, c("dp_lm private column bounds"[private_box], paste("dp_lm:", mechanism)),
-                          c(eps_bound[private_box], eps_rel), c(delta_bound[private_box], delta_rel),
+                          c(eps_bound[private_box], if (is.null(gauss)) eps_rel else gauss$epsilon),
+                          c(delta_bound[private_box], delta_rel),
                           sigma_ratio = c(NA_real_[private_box], ratio),
                           neighbor = c("any"[private_box], switch(mechanism, analyze_gauss = neighbor,
                                                                  iwishart_posterior = "replace-one", "any")),
@@ -391,7 +399,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # and any transformed zeros), not as the zero row: calibrate for that row
     z0 <- lm_zero_record_row(design, data)
     if (joint) {
-      lm_box_joint_release(design, z0, eps_rel, delta_rel, neighbor, min_rows)
+      lm_box_joint_release(design, z0, eps_rel, delta_rel, neighbor, min_rows, gauss)
     } else {
       lm_gram_release(design, z0, clip, mechanism, eps_rel, delta_rel, neighbor)
     }
@@ -421,10 +429,13 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                          "\n  WARNING: the private bounds clamp 1% or more of the rows at each end; the fit is biased. Give public bounds or more epsilon."
                        } else ""))
     if (!startsWith(rel$guarantee, "NONE")) {
-      rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by basic composition: bounds of the ",
+      rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
+      rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by %s: bounds of the ",
                                       "numeric variables chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
                                       "mechanism), then %s"),
-                               format(epsilon), format(delta), format(eps_bound), format(delta_bound), rel$guarantee)
+                               format(epsilon), format(delta),
+                               composition_words(gauss, lm_bounds_rho(eps_bound, delta_bound)),
+                               format(eps_bound), format(delta_bound), rel$guarantee)
     }
     # the release's own diagnostics for its final labels (the fit warns, below)
     if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
@@ -483,14 +494,15 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
 # (dp_cov_box_joint()) on the design's columns [X, y], divisor n; the zero-out
 # record enters as its design row on the box (the worst case, the box's
 # half-diagonal, when that row is not defined).
-lm_box_joint_release <- function(design, z0, epsilon, delta, neighbor, min_rows) {
+lm_box_joint_release <- function(design, z0, epsilon, delta, neighbor, min_rows, gauss = NULL) {
   Z <- design$A[, -1L, drop = FALSE]
   map <- box_map(design$box, centred = TRUE)
   z0_box <- if (is.null(z0)) NULL else box_apply(matrix(z0[-1L], 1L), map)
   z0_norm <- zero_row_norm(z0_box, sqrt(ncol(Z)) / 2)
   muffle_noise_warnings(
     dp_cov_box_joint(Z, design$box, epsilon, delta, epsilon, delta, box_joint_split, "covariance", "n", neighbor,
-                     "analytic", charge = NULL, call = NULL, min_rows = min_rows, zero_row = z0_norm))
+                     "analytic", charge = NULL, call = NULL, min_rows = min_rows, zero_row = z0_norm,
+                     gauss = gauss))
 }
 
 # dp_lm()'s release of the uncentred Gram of its rows [1, x, y]: clipped to

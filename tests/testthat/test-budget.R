@@ -247,17 +247,33 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   b <- dp_budget(2, 1e-5)
   # the default: private column bounds (exponential mechanisms, with their
   # zCDP rho), then the Gaussian mean and Analyze Gauss on the box as one
-  # Gaussian mechanism (one zCDP charge, rho = mu_tot^2 / 2)
+  # Gaussian mechanism (one zCDP charge, rho = mu_tot^2 / 2) with the rest of
+  # the call's zCDP budget
   r <- dp_cov(x, 1, 1e-6, budget = b)
   led <- as.data.frame(b)
   expect_identical(led$what[1], "private column bounds")
   expect_identical(nrow(led), 2L)
-  expect_equal(sum(led$epsilon), 1)
+  expect_equal(led$epsilon[1], 0.5)
   expect_equal(sum(led$delta), 1e-6)
   expect_equal(led$rho[1], r$params$column_bounds$rho)
   expect_equal(led$rho[1], dpcov:::column_bounds_choices * 3 * r$params$column_bounds$epsilon_quantile^2 / 8)
   expect_equal(led$rho[2], r$params$mu_total^2 / 2)
-  expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_steps, r$params$delta_steps)^2))
+  # each charge is a valid guarantee on its own: the Gaussian's is its exact
+  # epsilon at its delta, more than the 0.5 left by basic composition ...
+  expect_equal(led$epsilon[2], r$params$epsilon_steps)
+  expect_gt(led$epsilon[2], 0.5)
+  expect_equal(led$rho[2], 1 / (2 * dpcov:::analytic_gaussian_sigma(1, led$epsilon[2], led$delta[2])^2),
+               tolerance = 1e-6)
+  # ... and the two compose by zCDP to exactly the call's (1, 1e-6)
+  spent <- budget_spent(b)
+  expect_identical(spent$path, "zCDP")
+  expect_equal(spent$epsilon, 1, tolerance = 1e-8)
+  expect_lte(spent$epsilon, 1 + 1e-9)
+  expect_equal(spent$rho, dpcov:::zcdp_rho(1, 1e-6))
+  # a budget of exactly (1, 1e-6) takes the call, and then nothing more
+  b1 <- dp_budget(1, 1e-6)
+  expect_no_error(dp_cov(x, 1, 1e-6, budget = b1))
+  expect_error(dp_cov(x, 0.01, 1e-9, budget = b1), class = "dpcov_budget_error")
   expect_identical(r$params$budget_charge, "1, 2")
   # the row-norm path with one bound chosen privately: a pure epsilon-DP charge
   r <- dp_cov(x, 1, 1e-6, clip_mean = 100, budget = b)

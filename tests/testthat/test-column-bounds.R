@@ -69,10 +69,15 @@ ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.2
     hi <- med + sc * sinh(ref_draw(s, -abs(n - i - m), eps_q, lam))
     lo <- med + sc * sinh(ref_draw(s, -abs(i - m), eps_q, lam))
     m2 <- min(2 / eps_q, m)
+    # the refinement: u (distance beyond the first bound in units of w) in
+    # [0, 3], searched on the axis log(1 + u / 0.001) with base measure exp(-r / 3)
+    ax <- function(u) log(1 + u / 0.001)
     w <- max(hi - med, tau0)
-    hi <- hi + w * ref_draw(c(0, pmin(pmax((v - hi) / w, 0), 3), 3), -abs(n - i - m2), eps_q, 0.5)
+    r <- ref_draw(c(0, ax(pmin(pmax((v - hi) / w, 0), 3)), ax(3)), -abs(n - i - m2), eps_q, 3)
+    hi <- hi + w * 0.001 * (exp(r) - 1)
     w <- max(med - lo, tau0)
-    lo <- lo + w * ref_draw(c(-3, pmin(pmax((v - lo) / w, -3), 0), 0), -abs(i - m2), eps_q, 0.5)
+    r <- ref_draw(-c(ax(3), ax(pmax(pmin((lo - v) / w, 3), 0)), 0), -abs(i - m2), eps_q, 3)
+    lo <- lo - w * 0.001 * (exp(-r) - 1)
     out[j, ] <- c(min(lo, hi), med, max(lo, hi))
   }
   out
@@ -279,8 +284,14 @@ test_that("dp_lm() without bounds chooses the numeric variables' bounds privatel
   f <- dp_lm(y ~ x + z + g, d, epsilon = 1, delta = 1e-6, B = 0, budget = b)
   led <- as.data.frame(b)
   expect_identical(led$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
-  expect_equal(led$epsilon, c(0.2, 0.8))
+  # Analyze Gauss gets the rest of the zCDP budget; its own guarantee is its
+  # exact epsilon at 8e-7, and the two compose to (1, 1e-6)
+  expect_equal(led$epsilon[1], 0.2)
+  expect_gt(led$epsilon[2], 0.8)
   expect_equal(led$delta, c(2e-7, 8e-7))
+  expect_equal(led$rho[2], dpcov:::zcdp_rho(1, 1e-6) - dpcov:::lm_bounds_rho(0.2, 2e-7))
+  expect_equal(budget_spent(b)$epsilon, 1, tolerance = 1e-8)
+  expect_identical(f$release$params$composition, "zCDP")
   # the rho charged before the number of numeric variables is known bounds the real one
   expect_equal(led$rho[1], dpcov:::lm_bounds_rho(0.2, 2e-7))
   rel <- f$release

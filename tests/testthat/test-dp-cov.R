@@ -343,18 +343,34 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   expect_identical(r$tuning$method, "private column bounds")
   expect_true(r$tuning$private)
   expect_identical(r$params$bounds_source, "private")
-  # the budget: 0.3 of epsilon and delta on the bounds (zCDP-composed), the
-  # rest one Gaussian mechanism on the mean and the Gram (the mean's share
-  # 0.4 of the squared sensitivity-to-noise ratio, the box default)
+  # the budget: half of epsilon and delta on the bounds (their 8p choices
+  # zCDP-composed), then one Gaussian mechanism on the mean and the Gram (the
+  # mean's share 0.4 of the squared sensitivity-to-noise ratio, the box
+  # default) with the rest of the zCDP budget: rho(1, 1e-6) less the bounds' rho
   cb <- r$params$column_bounds
   expect_identical(cb$composition, "zCDP")
-  expect_equal(cb$epsilon, 0.3)
-  expect_equal(cb$delta, 0.3e-6)
-  expect_equal(r$params$epsilon_steps, 0.7)
-  expect_equal(r$params$delta_steps, 0.7e-6)
+  expect_equal(cb$epsilon, 0.5)
+  expect_equal(cb$delta, 0.5e-6)
+  expect_identical(r$params$composition, "zCDP")
+  rho_g <- dpcov:::zcdp_rho(1, 1e-6) - cb$rho
+  expect_equal(r$params$mu_total, sqrt(2 * rho_g))
+  # less noise than the analytic Gaussian at the rest by basic composition
+  expect_gt(r$params$mu_total, 1 / gaussian_sigma(1, 0.5, 0.5e-6))
+  # the Gaussian step's own guarantee: exact at its delta, above the rest's epsilon
+  expect_equal(r$params$delta_steps, 0.5e-6)
+  expect_equal(dpcov:::gaussian_mechanism_delta(1 / r$params$mu_total, 1, r$params$epsilon_steps), 0.5e-6,
+               tolerance = 1e-6)
+  expect_gt(r$params$epsilon_steps, 0.5)
   expect_equal(r$params$split, 0.4)
-  expect_equal(r$params$mu_total, 1 / gaussian_sigma(1, 0.7, 0.7e-6))
-  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition of per-column bounds chosen privately")
+  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by zero-concentrated composition \\(the bounds' rho")
+  expect_match(r$guarantee, "of per-column bounds chosen privately \\(\\(0.5, 5e-07\\)-differential privacy")
+  # an explicit share is kept, and the classic calibration composes by basic composition
+  r3 <- dp_cov(x, epsilon = 0.9, delta = 1e-6, bound_share = 0.1, calibration = "classic")
+  expect_equal(r3$params$column_bounds$epsilon, 0.18)
+  expect_identical(r3$params$composition, "basic")
+  expect_equal(r3$params$epsilon_steps, 0.72)
+  expect_equal(r3$params$mu_total, 1 / gaussian_sigma(1, 0.72, 0.8e-6, "classic"))
+  expect_match(r3$guarantee, "^\\(0.9, 1e-06\\)-differential privacy by basic composition of per-column bounds")
   # the bounds are those of dp_column_bounds()'s mechanism under the same seed
   set.seed(32)
   b <- dpcov:::column_bounds_mechanism(x, cb$epsilon_quantile, 1e6, 0.01, 16, 0.25, 2)

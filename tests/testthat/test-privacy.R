@@ -85,3 +85,34 @@ test_that("each sensitivity is attained by its worst-case pair and never exceede
     expect_lte(stat_dist(x, y, TRUE), second_moment_sensitivity(B, nb, n = n) * (1 + 1e-12))
   }
 })
+
+test_that("a Gaussian after private bounds takes the rest of the budget by the better of basic and zCDP composition", {
+  composed <- dpcov:::composed_gaussian
+  zeps <- dpcov:::zcdp_epsilon
+  for (eps in c(0.25, 1, 4)) for (del in c(1e-8, 1e-6)) for (share in c(0.3, 0.5)) for (p in c(2L, 7L)) {
+    cols <- dpcov:::column_bounds_epsilon(share * eps, share * del, p)
+    g <- composed(eps, del, share * eps, cols$delta, cols$rho, "analytic")
+    info <- sprintf("eps %g delta %g share %g p %d", eps, del, share, p)
+    expect_identical(g$composition, "zCDP", info = info)
+    # the whole release's zCDP total converts to (eps, delta), exactly up to the rounding down of rho ...
+    rho_g <- 1 / (2 * g$ratio^2)
+    expect_lte(zeps(cols$rho + rho_g, del), eps * (1 + 1e-9))
+    expect_gt(zeps(cols$rho + rho_g, del), eps * (1 - 1e-6))
+    # ... an under-noised Gaussian (3% less noise) would exceed it
+    expect_gt(zeps(cols$rho + 1 / (2 * (0.97 * g$ratio)^2), del), eps * 1.01)
+    # less noise than the analytic Gaussian at the rest of the budget (basic composition)
+    expect_lt(g$ratio, gaussian_sigma(1, (1 - share) * eps, del - cols$delta), label = info)
+    # the step's own guarantee for the ledger is exact for this ratio at the worst-case pair
+    expect_equal(g$delta, del - cols$delta)
+    expect_lte(dpcov:::gaussian_mechanism_delta(g$ratio, 1, g$epsilon), g$delta * (1 + 1e-9))
+    expect_gt(dpcov:::gaussian_mechanism_delta(g$ratio, 1, g$epsilon * 0.999), g$delta)
+  }
+  # basic composition where zCDP gives no more: a large share of rho before, the classic calibration, delta = 0
+  b <- composed(1, 1e-6, 0.6, 0, 0.9 * dpcov:::zcdp_rho(1, 1e-6), "analytic")
+  expect_identical(b$composition, "basic")
+  expect_equal(b$ratio, gaussian_sigma(1, 0.4, 1e-6))
+  expect_equal(c(b$epsilon, b$delta), c(0.4, 1e-6))
+  b <- composed(0.5, 1e-6, 0.15, 3e-7, 1e-4, "classic")
+  expect_identical(b$composition, "basic")
+  expect_equal(b$ratio, gaussian_sigma(1, 0.35, 7e-7, "classic"))
+})
