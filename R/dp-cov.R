@@ -38,11 +38,21 @@
 #' **The default: bounds chosen privately.** With no bounds at all (no
 #' `lower`/`upper`/`bounds`, no `clip`, no `clip_mean`) and the data in memory,
 #' per-column bounds are chosen privately first, by the mechanism of
-#' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (its 8p
-#' exponential mechanisms composed by zCDP when that gives more, else by basic
-#' composition with no delta), and the release then takes the box path below
-#' with them (`params$bounds_source = "private"`, `params$column_bounds` the
-#' step's budget and the rows targeted beyond each bound). Those rows are a
+#' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (half
+#' of each by default; its 8p exponential mechanisms composed by zCDP when
+#' that gives more, else by basic composition with no delta), and the release
+#' then takes the box path below with them (`params$bounds_source =
+#' "private"`, `params$column_bounds` the step's budget and the rows targeted
+#' beyond each bound). The two steps compose by zero-concentrated DP
+#' (`params$composition = "zCDP"`): an \eqn{\epsilon_q}-DP exponential
+#' mechanism is \eqn{\epsilon_q^2/8}-zCDP (Cesar and Rogers 2021), so the
+#' bounds take \eqn{\rho_b} of the \eqn{\rho} whose conversion (Canonne,
+#' Kamath and Steinke 2020) is (epsilon, delta)-DP, and the box's Gaussian
+#' mechanism gets the rest, \eqn{\rho - \rho_b}: half of epsilon is about a
+#' quarter of \eqn{\rho}, and the Gaussian's noise is about 1.25 times that of
+#' the whole budget, where the rest by basic composition would give 1.9-2 times
+#' (basic composition is used when it gives less noise, e.g. with
+#' `calibration = "classic"`). Those rows are a
 #' fixed number of order \eqn{1/\epsilon} rather than a fixed share, so the
 #' clamping bias falls as \eqn{n\epsilon} grows (no bias floor on skewed or
 #' heavy-tailed data), and the axis is logarithmic around a private median,
@@ -175,17 +185,20 @@
 #' @param clip_mean Row-norm bound for the raw rows in the mean step, or
 #'   `NULL` (default): chosen privately in the same way from the raw rows.
 #' @param bound_share Share of `epsilon` spent on each row-norm bound chosen
-#'   privately (in (0, 0.5); default 0.15; pure epsilon-DP, no delta), or half
-#'   the share of `epsilon` and of `delta` spent on the private per-column
-#'   bounds of the default (0.3 by default). What remains is divided by
-#'   `split`. On `bench/peers.R`'s data (replace-one, 60 releases each) the
-#'   default's median Frobenius error with 0.1 and 0.15 was 0.59 and 0.049
-#'   for quakes (n = 1000, p = 5) at epsilon 2, where the eight choices per
-#'   column of the bounds step need the larger share to land on the data;
-#'   0.024 and 0.024 at epsilon 4; 0.0078 and 0.0078 for diamonds (n =
-#'   53940, p = 7) at epsilon 1, 0.031 and 0.023 at 0.25, and 0.0021 and
-#'   0.0037 at 4, where the bounds step needs little and the share is taken
-#'   from the box step.
+#'   privately (in (0, 0.5); pure epsilon-DP, no delta), or half the share of
+#'   `epsilon` and of `delta` spent on the private per-column bounds of the
+#'   default. `NULL` (default): 0.15 for a row-norm bound, 0.25 for the
+#'   per-column bounds (half of epsilon and delta; about a quarter of the
+#'   zCDP budget, see above). What remains goes to the release. On
+#'   `bench/peers.R`'s data (replace-one, 100 releases each, zCDP
+#'   composition) the default's median Frobenius error with 0.15 and 0.25 was
+#'   9.9 and 0.18 for quakes (n = 1000, p = 5) at epsilon 1 and 0.058 and
+#'   0.033 at 2, where the eight choices per column of the bounds step need
+#'   the larger share to land on the data; 0.43 and 0.13 for penguins (n =
+#'   342) at 4; 0.0069 and 0.0080 for diamonds (n = 53940, p = 7) at 1 and
+#'   0.0020 and 0.0023 at 4, where the bounds step needs little and the share
+#'   is taken from the box step (linear-axis refinement; bench/RESULTS.md,
+#'   "zCDP composition of the default").
 #' @param bound_range The public range, `c(lower, upper)`, that a bound chosen
 #'   privately is searched in (see [dp_clip_bound()]); fix it without the
 #'   data. A narrower range helps when n epsilon is small.

@@ -896,7 +896,8 @@ box_guarantee_text <- function(text, centred) {
 #' sqrt(sum_b (Delta_b / sigma_b)^2) when block b moves by at most Delta_b
 #' (a sup of a sum is at most the sum of the sups). The unit-noise Gaussian
 #' mechanism is (epsilon, delta)-DP for L2 sensitivity up to mu_tot = 1 /
-#' noise_sigma(1, epsilon, delta, calibration) (the analytic calibration,
+#' noise_sigma(1, epsilon, delta, calibration), or 1 / `ratio` when the
+#' caller composed it with earlier steps (composed_gaussian()) (the analytic calibration,
 #' Balle and Wang 2018, Theorem 8, depends only on Delta / sigma; the classic
 #' one is linear in it). Block b gets the share s_b of mu_tot^2: sigma_b =
 #' Delta_b / (sqrt(s_b) mu_tot), so the shares add up to exactly mu_tot^2:

@@ -284,16 +284,18 @@ test_that("dp_lm() without bounds chooses the numeric variables' bounds privatel
   f <- dp_lm(y ~ x + z + g, d, epsilon = 1, delta = 1e-6, B = 0, budget = b)
   led <- as.data.frame(b)
   expect_identical(led$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
-  # Analyze Gauss gets the rest of the zCDP budget; its own guarantee is its
-  # exact epsilon at 8e-7, and the two compose to (1, 1e-6)
-  expect_equal(led$epsilon[1], 0.2)
-  expect_gt(led$epsilon[2], 0.8)
-  expect_equal(led$delta, c(2e-7, 8e-7))
-  expect_equal(led$rho[2], dpcov:::zcdp_rho(1, 1e-6) - dpcov:::lm_bounds_rho(0.2, 2e-7))
+  # half of epsilon and delta on the bounds by default; Analyze Gauss gets
+  # the rest of the zCDP budget; its own guarantee is its exact epsilon at
+  # 5e-7, and the two compose to (1, 1e-6)
+  expect_equal(led$epsilon[1], 0.5)
+  expect_gt(led$epsilon[2], 0.5)
+  expect_equal(led$delta, c(5e-7, 5e-7))
+  expect_equal(led$rho[2], dpcov:::zcdp_rho(1, 1e-6) - dpcov:::lm_bounds_rho(0.5, 5e-7))
   expect_equal(budget_spent(b)$epsilon, 1, tolerance = 1e-8)
   expect_identical(f$release$params$composition, "zCDP")
+  expect_match(f$release$guarantee, "^\\(1, 1e-06\\)-differential privacy in total by zero-concentrated composition")
   # the rho charged before the number of numeric variables is known bounds the real one
-  expect_equal(led$rho[1], dpcov:::lm_bounds_rho(0.2, 2e-7))
+  expect_equal(led$rho[1], dpcov:::lm_bounds_rho(0.5, 5e-7))
   rel <- f$release
   expect_identical(rel$params$bounds_source, "private")
   expect_lte(rel$params$column_bounds$rho, led$rho[1] * (1 + 1e-12))
