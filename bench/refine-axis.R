@@ -6,7 +6,10 @@
 # the base measure exp(-s / lambda) there, instead of exp(-2 (x - h) / w) on
 # the linear axis (the lower bound mirrored). It patches
 # column_bounds_mechanism() of the installed dpcov by text substitution
-# (written against commit 1b9e55e; it stops if the text is not found).
+# (written against commit 1b9e55e; it stops if the text is not found). Since
+# 6895da9 the package searches the refinement on this logarithmic axis
+# (kappa 1e-3, lambda 3), so the substitution finds nothing: run the script
+# on a checkout of 1b9e55e (bench/RESULTS.md has its output).
 # Part 1 prints the price's upper bound (10/50/90% over 30 draws, the
 # bounds' share of dp_cov()'s default budget), the clamped share and
 # variance bias of test-column-bounds.R's lognormal (n epsilon 6e3, 6e4,

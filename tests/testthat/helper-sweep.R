@@ -69,7 +69,10 @@ sweep_hostile <- function(role, base) {
     count = c(sweep_scalar_common(base), list(
       sweep_h("zero", 0, "either"), sweep_h("negative", -1), sweep_h("fraction", 1.5),
       sweep_h("huge", 1e15, "either"), sweep_h("integer", as.integer(base), "ok"))),
-    number = c(sweep_scalar_common(base), list(
+    number = c(if (isTRUE(role$null_ok)) {
+      # NULL is a valid value (a default chosen by the function)
+      lapply(sweep_scalar_common(base), function(h) if (h$name == "NULL") sweep_h("NULL", NULL, "ok") else h)
+    } else sweep_scalar_common(base), list(
       sweep_h("negative", -1, "either"), sweep_h("zero", 0, "either"),
       sweep_h("absurdly large", 1e300, "either"),
       sweep_h("integer", as.integer(round(base)), if (isTRUE(role$int_ok)) "ok" else "either"))),
@@ -419,10 +422,16 @@ sweep_specs <- function() {
                list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, clip_mean = CLIP,
                     mechanism = CH("analyze_gauss", "threshold", "wishart"), split = NUM,
                     type = CH("covariance", "correlation"), divisor = CH("n", "n - 1"), neighbor = nbr,
-                    calibration = cal, bound_share = NUM, bound_quantile = NUM, bound_factor = NUM,
+                    calibration = cal, bound_share = R("number", null_ok = TRUE), bound_quantile = NUM,
+                    bound_factor = NUM,
                     bound_range = R("custom", values = list(sweep_h("NA", NA), sweep_h("reversed", c(10, 1)), sweep_h("one", 1), sweep_h("text", "a"), sweep_h("NULL", NULL))))),
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, budget = bud),
                list(budget = BUDGET), label = "dp_cov (budget)"),
+    # the default: private per-column bounds, composed with the box release by zCDP
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6),
+               list(x = DATA, epsilon = EPS, delta = DEL, bound_share = R("number", null_ok = TRUE),
+                    calibration = cal, neighbor = nbr, type = CH("covariance", "correlation")),
+               label = "dp_cov (private bounds)"),
     # public per-column bounds (R/box.R)
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3, neighbor = "replace-one"),
                list(x = DATA, lower = BOUND_LO, upper = BOUND_HI, split = NUM, neighbor = nbr,

@@ -207,6 +207,27 @@ test_that("no bias floor: the clamped share and the variance bias fall as n * ep
   for (k in 1:3) expect_lt(res["share", k] * 20000, 3 * 2 * 2 / (c(0.3, 3, 30)[k] / 8))
 })
 
+test_that("short tails: the refinement lands near the data's ends, not in the empty rest of its window", {
+  # a uniform column and a price-like one (skewed, capped at 18,823): the
+  # refinement on the logarithmic axis puts most of its base measure just
+  # beyond the first bound; on the linear axis (exp(-2u)) the empty part of
+  # the window won most draws, and the medians over these 20 draws were
+  # 1.17 and -0.18 for the uniform's bounds and 22,500 for the price's upper
+  set.seed(71)
+  x <- cbind(u = runif(50000), s = pmin(326 + stats::rexp(50000, 1 / 3000), 18823))
+  r <- replicate(20, {
+    b <- dp_column_bounds(x, 1, 1e-6)$bounds
+    c(b$upper, b$lower)
+  })
+  med <- apply(r, 1, stats::median)
+  expect_lt(med[1], 1.06)
+  expect_gt(med[3], -0.06)
+  expect_lt(med[2], 21500)
+  # and they still enclose nearly all of the data (a few rows beyond each end at most)
+  expect_gt(med[1], stats::quantile(x[, 1], 0.999))
+  expect_lt(med[3], stats::quantile(x[, 1], 0.001))
+})
+
 test_that("large means and heavy tails: the bounds enclose the bulk and are tight", {
   set.seed(53)
   X <- cbind(big = rnorm(20000, 1e5, 1), t2 = rt(20000, 2), e = rexp(20000) * 1e3)
