@@ -190,15 +190,14 @@
 #'   default. `NULL` (default): 0.15 for a row-norm bound, 0.25 for the
 #'   per-column bounds (half of epsilon and delta; about a quarter of the
 #'   zCDP budget, see above). What remains goes to the release. On
-#'   `bench/peers.R`'s data (replace-one, 100 releases each, zCDP
-#'   composition) the default's median Frobenius error with 0.15 and 0.25 was
-#'   9.9 and 0.18 for quakes (n = 1000, p = 5) at epsilon 1 and 0.058 and
-#'   0.033 at 2, where the eight choices per column of the bounds step need
-#'   the larger share to land on the data; 0.43 and 0.13 for penguins (n =
-#'   342) at 4; 0.0069 and 0.0080 for diamonds (n = 53940, p = 7) at 1 and
-#'   0.0020 and 0.0023 at 4, where the bounds step needs little and the share
-#'   is taken from the box step (linear-axis refinement; bench/RESULTS.md,
-#'   "zCDP composition of the default").
+#'   `bench/peers.R`'s data (`bench/default-share.R`: replace-one, 100
+#'   releases per cell) the default's median Frobenius error over the best
+#'   public-bounds peer's, with 0.15 and 0.25, was 57 and 2.5 for quakes (n =
+#'   1000, p = 5) at epsilon 1 and 2.6 and 0.87 at 2, where the eight choices
+#'   per column of the bounds step need the larger share to land on the data;
+#'   3.2 and 0.87 for penguins (n = 342) at 4; 1.11 and 1.22 for diamonds (n
+#'   = 53940, p = 7) at 1 and 1.04 and 1.14 at 4, where the bounds step needs
+#'   little and the share is taken from the box step.
 #' @param bound_range The public range, `c(lower, upper)`, that a bound chosen
 #'   privately is searched in (see [dp_clip_bound()]); fix it without the
 #'   data. A narrower range helps when n epsilon is small.
