@@ -499,7 +499,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
                                   "privately (%s) and the release on the box they define: %s"),
-                           format(epsilon), format(delta), composition_words(gauss, cols$rho),
+                           format(epsilon), format(delta), composition_words(gauss),
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, "any", column_bounds_choices * ncol(X),
                                                                          cols$epsilon_q, cols$composition)),
                            rel$guarantee)

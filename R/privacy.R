@@ -178,7 +178,7 @@ gaussian_mechanism_epsilon <- function(ratio, delta) {
 #' composition costs the Gaussian 1.4x the noise of the whole budget, under
 #' zCDP about 1.12x (bench/RESULTS.md, "zCDP composition of the default").
 #' Returns the `ratio`, the `composition` used, the total `rho` (zCDP) and
-#' the Gaussian step's own guarantee for the ledger: the rest under basic
+#' `rho_before`, and the Gaussian step's own guarantee for the ledger: the rest under basic
 #' composition; under zCDP, delta - delta_before and the exact epsilon of
 #' this Gaussian there (gaussian_mechanism_epsilon(), above the rest's), so
 #' that every charge of the ledger is a valid guarantee on its own, and the
@@ -188,25 +188,27 @@ composed_gaussian <- function(epsilon, delta, eps_before, delta_before, rho_befo
   eps_rest <- epsilon - eps_before
   delta_rest <- delta - delta_before
   basic <- noise_sigma(1, eps_rest, delta_rest, calibration, proven = TRUE)
-  out <- list(ratio = basic, composition = "basic", rho = NA_real_, epsilon = eps_rest, delta = delta_rest)
+  out <- list(ratio = basic, composition = "basic", rho = NA_real_, rho_before = rho_before, epsilon = eps_rest,
+              delta = delta_rest)
   if (calibration != "analytic" || !(delta > 0)) return(out)
   rho <- zcdp_rho(epsilon, delta)
   rho_g <- rho - rho_before
   if (!(rho_g > 0)) return(out)
   ratio <- 1 / sqrt(2 * rho_g)
   if (!(ratio < basic)) return(out)
-  list(ratio = ratio, composition = "zCDP", rho = rho, epsilon = gaussian_mechanism_epsilon(ratio, delta_rest),
-       delta = delta_rest)
+  list(ratio = ratio, composition = "zCDP", rho = rho, rho_before = rho_before,
+       epsilon = gaussian_mechanism_epsilon(ratio, delta_rest), delta = delta_rest)
 }
 
 #' How a release's private bounds and its Gaussian step compose, in words
 #' (`gauss` from composed_gaussian(), or NULL: basic composition).
 #' @noRd
-composition_words <- function(gauss, rho_before) {
+composition_words <- function(gauss) {
   if (is.null(gauss) || gauss$composition == "basic") return("basic composition")
   sprintf(paste0("zero-concentrated composition (the bounds' rho = %s and the Gaussian's rho = %s add up to %s, ",
                  "converted to (epsilon, delta) by Canonne, Kamath and Steinke 2020)"),
-          format(rho_before, digits = 4), format(gauss$rho - rho_before, digits = 4), format(gauss$rho, digits = 4))
+          format(gauss$rho_before, digits = 4), format(gauss$rho - gauss$rho_before, digits = 4),
+          format(gauss$rho, digits = 4))
 }
 
 #' Scale of the Laplace mechanism

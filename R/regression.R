@@ -374,8 +374,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # it), all or none; a failure on the data's shape withdraws the charges
   # after private bounds, Analyze Gauss takes what they leave of the budget by
   # the better of basic and zCDP composition (composed_gaussian())
+  rho_bound <- if (private_box) lm_bounds_rho(eps_bound, delta_bound)
   gauss <- if (private_box && mechanism == "analyze_gauss") {
-    composed_gaussian(epsilon, delta, eps_bound, delta_bound, lm_bounds_rho(eps_bound, delta_bound), "analytic")
+    composed_gaussian(epsilon, delta, eps_bound, delta_bound, rho_bound, "analytic")
   }
   ratio <- if (!is.null(gauss)) gauss$ratio else if (mechanism == "analyze_gauss") {
     noise_sigma(1, eps_rel, delta_rel, "analytic")
@@ -389,7 +390,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                           sigma_ratio = c(NA_real_[private_box], ratio),
                           neighbor = c("any"[private_box], switch(mechanism, analyze_gauss = neighbor,
                                                                  iwishart_posterior = "replace-one", "any")),
-                          rho = c(lm_bounds_rho(eps_bound, delta_bound)[private_box], NA_real_))
+                          rho = c(rho_bound, NA_real_))
   # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
   # the design's columns [X, y] (the sums, the Gram's diagonal and its
   # off-diagonal as three blocks, each calibrated to its own sensitivity),
@@ -443,7 +444,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                       "numeric variables chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
                                       "mechanism), then %s"),
                                format(epsilon), format(delta),
-                               composition_words(gauss, lm_bounds_rho(eps_bound, delta_bound)),
+                               composition_words(gauss),
                                format(eps_bound), format(delta_bound), rel$guarantee)
     }
     # the release's own diagnostics for its final labels (the fit warns, below)
