@@ -8,10 +8,7 @@
 #   Rscript bench/box-joint.R            (splits 0.05, 0.1, 0.2, 0.3 and the default)
 # With DPCOV_JOINT_SPLITS=default only the default split runs (e.g. against
 # an older installed dpcov, for a before/after table).
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())  # data sets, bounds, baselines, metrics
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "20"))
 splits <- Sys.getenv("DPCOV_JOINT_SPLITS", "0.05,0.1,0.2,0.3,default")
 splits <- strsplit(splits, ",")[[1]]

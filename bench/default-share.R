@@ -10,10 +10,7 @@
 # method of the package. Run from the package sources:
 #   REPS=100 Rscript bench/default-share.R
 suppressMessages(library(dpcov))
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 options(dpcov.noise_warning = FALSE)
 summ <- read.csv("inst/extdata/peers-summary.csv")
 reps <- as.integer(Sys.getenv("REPS", "100"))

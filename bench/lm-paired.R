@@ -6,10 +6,7 @@
 # against lm() and dpcov's ratio to the best peer. DPCOV_BENCH_REPS
 # (default 1000) releases per cell, DPCOV_BENCH_SETS as for bench/peers.R.
 # Run from the package sources: Rscript bench/lm-paired.R
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 library(dpcov); options(dpcov.noise_warning = FALSE)
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "1000"))
 set.seed(12); out <- list()

@@ -13,23 +13,8 @@
 # medians. DPCOV_BENCH_REPS releases per cell (default 200), EPS to restrict
 # epsilon (comma-separated). A study, not a method of the package.
 # Run from the package sources: Rscript bench/lm-ridge.R
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "200"))
-box3raw <- function(x, lower, upper, eps, delta, sm = 0.4, sdg = 0.2) {
-  n <- nrow(x); p <- ncol(x)
-  m0 <- (lower + upper) / 2; w <- upper - lower
-  z <- pmin(pmax((x - rep(m0, each = n)) / rep(w, each = n), -0.5), 0.5)
-  mu <- analytic_ratio(eps, delta)
-  C <- sqrt(p) / 2
-  sig_m <- 2 * C / (sqrt(sm) * mu); sig_d <- (sqrt(p) / 4) / (sqrt(sdg) * mu); sig_o <- C^2 / (sqrt(1 - sm - sdg) * mu)
-  mhat <- pmin(pmax((colSums(z) + rnorm(p, 0, sig_m)) / n, -0.5), 0.5)
-  E <- matrix(0, p, p); E[upper.tri(E)] <- rnorm(p * (p - 1) / 2, 0, sig_o); E <- E + t(E); diag(E) <- rnorm(p, 0, sig_d)
-  S <- (crossprod(z) + E) / n - tcrossprod(mhat) + diag((sig_m / n)^2, p)
-  attr(S, 'w') <- w; attr(S, "sig") <- c(o = sig_o / n, d = sig_d / n); S
-}
 rule_slopes <- function(Sb, rule, c) {
   w <- attr(Sb, "w"); sig <- attr(Sb, "sig"); Sb <- psd(unclass(Sb)[,])
   q <- ncol(Sb); k <- q - 1

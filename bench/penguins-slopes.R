@@ -5,10 +5,7 @@
 # error against lm(). Replace-one, delta 1e-6, epsilon DPCOV_BENCH_EPS
 # (default 2). Run from the package sources: Rscript bench/penguins-slopes.R
 Sys.setenv(DPCOV_BENCH_SETS = "penguins")
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())  # data sets, bounds, baselines, metrics
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 D <- datasets$penguins
 vars <- all.vars(D$formula)
 XY <- as.matrix(D$data[c(vars[-1], vars[1])])

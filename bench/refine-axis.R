@@ -49,10 +49,7 @@ for (nm in names(variants)) {
 }
 
 # ---- part 2: dp_cov()'s default on the peers' data sets ----
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src2 <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src2)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 options(dpcov.noise_warning = FALSE)
 variants <- list(current = orig, k1e3_l3 = make_variant(1e-3, 3))
 reps <- as.integer(Sys.getenv("REPS", "40"))

@@ -9,10 +9,7 @@
 # median private upper bound of the sparse-tailed columns (diamonds' price,
 # quakes' stations). Run from the package sources:
 #   Rscript bench/refine-decay.R
-peers <- parse("bench/peers.R", keep.source = FALSE)
-src <- vapply(peers, function(e) paste(deparse(e), collapse = "\n"), "")
-stop_at <- grep("^method_names <- ", src)[1]
-for (e in peers[seq_len(stop_at - 1L)]) eval(e, globalenv())  # data sets, bounds, baselines, metrics
+source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "60"))
 decays <- c(0.5, 0.25)
 summ <- utils::read.csv("inst/extdata/peers-summary.csv")
