@@ -269,11 +269,12 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
                    calibration = "analytic", bound_share = NULL, bound_quantile = 0.5,
                    bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
-                   lower = NULL, upper = NULL, bounds = NULL) {
+                   lower = NULL, upper = NULL, bounds = NULL, tighten = NULL) {
   call <- match.call()
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds)
   check_bounds_exclusive(box, clip, clip_mean)
+  if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   # the box with Analyze Gauss: one Gaussian mechanism on the mean and the Gram (dp_cov_box_joint())
   box_split <- if (mechanism == "analyze_gauss") box_joint_split else box_default_split
@@ -309,14 +310,32 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # chosen privately (dp_column_bounds()), then the box path runs with them
   private_box <- is.null(box) && is.null(clip) && is.null(clip_mean) && !one_pass && !is.function(x)
   if (private_box && missing(split)) split <- box_split
+  if (isTRUE(tighten) && is.null(box)) {
+    abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
+  }
+  if (isTRUE(tighten) && is.function(x)) {
+    abort("`tighten` = TRUE needs the data in memory (a matrix or data frame), not a reader.", .arg = "tighten")
+  }
   joint <- (private_box || !is.null(box)) && mechanism == "analyze_gauss"
   auto_clip <- is.null(clip) && is.null(box) && !private_box
   auto_mean <- is.null(clip_mean) && is.null(box) && !private_box
   split <- check_number(split, "split", lower = 0, upper = 1)
   # the per-column bounds get more than a row-norm bound: under the zCDP
   # composition their half of epsilon is about a quarter of the budget's rho
-  if (is.null(bound_share)) bound_share <- if (private_box) column_bounds_share else 0.15
+  share_given <- !is.null(bound_share)
+  if (!share_given) bound_share <- if (private_box) column_bounds_share else 0.15
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
+  # public bounds tightened privately (TRUE, or by the automatic rule from
+  # public quantities: n public and large enough against 1 / epsilon)
+  tight <- FALSE
+  if (!is.null(box) && !one_pass && !is.function(x) && !isFALSE(tighten)) {
+    if (!share_given) bound_share <- tighten_share
+    cols_t <- column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta, public_ncol(x),
+                                    tighten_choices)
+    tight <- tighten_decision(tighten, if (neighbor == "add-remove") NA_real_ else public_nrow(x),
+                              cols_t$epsilon_q)
+  }
+  chosen <- private_box || tight
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
   bound_factor <- check_number(bound_factor, "bound_factor", lower = 0, upper = 1e6)
   if (!is.numeric(bound_range) || is.object(bound_range) || length(bound_range) != 2L || anyNA(bound_range) ||
@@ -330,8 +349,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # the per-column bounds take 2 * bound_share of epsilon and of delta (the
   # delta only where their zCDP composition uses it; see dp_column_bounds())
   cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
-                                                 public_ncol(x)) else list(delta = 0)
-  eps_cols <- if (private_box) 2 * bound_share * epsilon else 0
+                                                 public_ncol(x)) else if (tight) cols_t else list(delta = 0)
+  eps_cols <- if (chosen) 2 * bound_share * epsilon else 0
   eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
   delta_rest <- delta - cols$delta
   eps_mean <- split * eps_rest
@@ -355,7 +374,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
           format(dp_limits$epsilon[1]), .arg = "split")
   }
-  if ((auto_clip || auto_mean || private_box) && eps_bound < dp_limits$epsilon[1]) {
+  if ((auto_clip || auto_mean || chosen) && eps_bound < dp_limits$epsilon[1]) {
     abort("`bound_share` = %s leaves the private choice of a bound epsilon below %s.", format(bound_share),
           format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
@@ -369,10 +388,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     }
   }
   # every step is charged before the data is read, all or nothing
-  steps <- c("private column bounds"[private_box], "private clip_mean"[auto_mean], "private clip"[auto_clip],
+  steps <- c("private column bounds"[private_box], "public bounds tightened privately"[tight],
+             "private clip_mean"[auto_mean], "private clip"[auto_clip],
              "dp_cov mean", paste("dp_cov second moment:", mechanism))
   ratio <- function(e, d) noise_sigma(1, e, d, calibration)
-  n_bounds <- private_box + auto_mean + auto_clip
+  n_bounds <- chosen + auto_mean + auto_clip
   if (joint) {
     # the mean and the second moment are one Gaussian mechanism: one charge
     steps <- c(steps[seq_len(n_bounds)], "dp_cov mean and second moment (one Gaussian mechanism): analyze_gauss")
@@ -380,24 +400,24 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   n_steps <- if (joint) 1L else 2L
   # after private column bounds, the one Gaussian mechanism takes what the
   # bounds leave of the budget, by the better of basic and zCDP composition
-  gauss <- if (joint && private_box) composed_gaussian(epsilon, delta, eps_cols, cols$delta, cols$rho, calibration)
+  gauss <- if (joint && chosen) composed_gaussian(epsilon, delta, eps_cols, cols$delta, cols$rho, calibration)
   step_eps <- if (!is.null(gauss)) gauss$epsilon else if (joint) eps_rest else c(eps_mean, eps_second)
   step_delta <- if (!is.null(gauss)) gauss$delta else if (joint) delta_rest else c(delta_mean, delta_second)
   step_ratio <- if (!is.null(gauss)) gauss$ratio else if (joint) ratio(eps_rest, delta_rest) else
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   charge <- budget_charge(budget, steps,
-                          c(eps_cols[private_box], rep(eps_bound, auto_mean + auto_clip), step_eps),
-                          c(cols$delta[private_box], rep(0, auto_mean + auto_clip), step_delta),
+                          c(eps_cols[chosen], rep(eps_bound, auto_mean + auto_clip), step_eps),
+                          c(cols$delta[chosen], rep(0, auto_mean + auto_clip), step_delta),
                           sigma_ratio = c(rep(NA_real_, n_bounds), step_ratio),
                           neighbor = c(rep("any", n_bounds), step_notion),
-                          rho = c(cols$rho[private_box], rep(NA_real_, auto_mean + auto_clip + n_steps)))
+                          rho = c(cols$rho[chosen], rep(NA_real_, auto_mean + auto_clip + n_steps)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
-  if (private_box) {
+  if (chosen) {
     return(with_refund(budget, charge,
                        dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                           eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                          calibration, charge, call, gauss)))
+                                          calibration, charge, call, gauss, window = if (tight) box)))
   }
   if (!is.null(box)) {
     return(with_refund(budget, charge,

@@ -336,13 +336,17 @@ dp_lm.default <- function(x, ...) {
 #' @rdname dp_lm
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
-                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = 0.25,
-                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", ...) {
+                          neighbor = "add-remove", budget = NULL, B = 500, bound_share = NULL,
+                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", tighten = NULL, ...) {
   call <- match.call()
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   box <- check_bounds(lower, upper, bounds)
   check_bounds_exclusive(box, clip)
+  if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
+  if (isTRUE(tighten) && is.null(box)) {
+    abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
+  }
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -358,12 +362,27 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # variables are chosen privately (dp_column_bounds()'s mechanism), then the box path
   private_box <- is.null(clip) && is.null(box)
   if (!is.null(clip)) clip <- check_clip(clip)
+  share_given <- !is.null(bound_share)
+  if (!share_given) bound_share <- if (private_box) column_bounds_share else tighten_share
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
-  eps_bound <- if (private_box) 2 * bound_share * epsilon else 0
-  delta_bound <- if (private_box) 2 * bound_share * delta else 0
+  # public bounds tightened privately: those named by a variable of the model
+  # (a public fact of the formula), TRUE or by the automatic rule
+  tight <- FALSE
+  if (!is.null(box) && !isFALSE(tighten)) {
+    tight_vars <- intersect(names(box$lower), lm_formula_variables(x))
+    if (length(tight_vars)) {
+      cols_t <- column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta, length(tight_vars),
+                                      tighten_choices)
+      n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
+      tight <- tighten_decision(tighten, n_pub, cols_t$epsilon_q)
+    }
+  }
+  chosen <- private_box || tight
+  eps_bound <- if (chosen) 2 * bound_share * epsilon else 0
+  delta_bound <- if (private_box) 2 * bound_share * delta else if (tight) cols_t$delta else 0
   eps_rel <- epsilon - eps_bound
   delta_rel <- delta - delta_bound
-  if (private_box && eps_bound < dp_limits$epsilon[1]) {
+  if (chosen && eps_bound < dp_limits$epsilon[1]) {
     abort("`bound_share` = %s leaves the private choice of `clip` epsilon below %s.", format(bound_share),
           format(dp_limits$epsilon[1]), .arg = "bound_share")
   }
@@ -374,8 +393,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # it), all or none; a failure on the data's shape withdraws the charges
   # after private bounds, Analyze Gauss takes what they leave of the budget by
   # the better of basic and zCDP composition (composed_gaussian())
-  rho_bound <- if (private_box) lm_bounds_rho(eps_bound, delta_bound)
-  gauss <- if (private_box && mechanism == "analyze_gauss") {
+  rho_bound <- if (private_box) lm_bounds_rho(eps_bound, delta_bound) else if (tight) cols_t$rho
+  gauss <- if (chosen && mechanism == "analyze_gauss") {
     composed_gaussian(epsilon, delta, eps_bound, delta_bound, rho_bound, "analytic")
   }
   ratio <- if (!is.null(gauss)) gauss$ratio else if (mechanism == "analyze_gauss") {
@@ -384,11 +403,12 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # the bounds' number of columns is known only from the model frame: their
   # charge records the largest rho any number of columns can have (see
   # lm_private_bounds())
-  charge <- budget_charge(budget, c("dp_lm private column bounds"[private_box], paste("dp_lm:", mechanism)),
-                          c(eps_bound[private_box], if (is.null(gauss)) eps_rel else gauss$epsilon),
-                          c(delta_bound[private_box], delta_rel),
-                          sigma_ratio = c(NA_real_[private_box], ratio),
-                          neighbor = c("any"[private_box], switch(mechanism, analyze_gauss = neighbor,
+  charge <- budget_charge(budget, c("dp_lm private column bounds"[private_box],
+                                    "dp_lm public bounds tightened privately"[tight], paste("dp_lm:", mechanism)),
+                          c(eps_bound[chosen], if (is.null(gauss)) eps_rel else gauss$epsilon),
+                          c(delta_bound[chosen], delta_rel),
+                          sigma_ratio = c(NA_real_[chosen], ratio),
+                          neighbor = c("any"[chosen], switch(mechanism, analyze_gauss = neighbor,
                                                                  iwishart_posterior = "replace-one", "any")),
                           rho = c(rho_bound, NA_real_))
   # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
@@ -397,13 +417,13 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # then the fit from the covariance and the mean; the other mechanisms
   # release the uncentred Gram of the box rows [1, z]
   joint <- mechanism == "analyze_gauss" && (private_box || !is.null(box))
+  public_box <- box
   min_rows <- if (neighbor == "add-remove") 0L else 2L
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
-    if (private_box) {
-      pb <- new.env(parent = emptyenv())
-      box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
-    }
+    pb <- new.env(parent = emptyenv())
+    if (private_box) box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
+    if (tight) box <- function(mf) lm_tightened_bounds(mf, public_box, tight_vars, cols_t, pb)
     design <- lm_design(x, data, min_rows = min_rows, box = box)
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
@@ -450,6 +470,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # the release's own diagnostics for its final labels (the fit warns, below)
     if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
   }
+  if (tight) rel <- lm_tightened_labels(rel, pb, cols_t, eps_bound, epsilon, delta, gauss)
   fit <- if (joint) {
     # the covariance release is over [X, y]: no column of ones, the intercept from its mean
     lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B,
@@ -1386,4 +1407,13 @@ glance.dp_lm <- function(x, ...) {
              epsilon = if (is.null(rel)) NA_real_ else rel$epsilon, delta = if (is.null(rel)) NA_real_ else rel$delta,
              neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
              mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
+}
+
+# The variables of a model formula as the model frame names them (deparsed),
+# from the formula alone (public); none when it cannot be read without data.
+lm_formula_variables <- function(formula) {
+  if (!inherits(formula, "formula")) return(character(0))
+  tt <- tryCatch(stats::terms(formula), error = function(e) NULL)
+  if (is.null(tt)) return(character(0))
+  vapply(as.list(attr(tt, "variables"))[-1L], deparse1, "")
 }

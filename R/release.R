@@ -917,7 +917,8 @@ print_noise_warnings <- function(d) {
 # What would make a release (or a regression from it) less noisy, in terms
 # of what was given: public bounds (their widths set the noise) or not.
 noise_advice <- function(rel) {
-  if (identical(rel$params$bounds_source, "public")) {
+  src <- rel$params$bounds_source
+  if (is.character(src) && length(src) == 1L && !is.na(src) && startsWith(src, "public")) {
     "the noise scales with the widths of the public bounds: give narrower public ranges if they are known, or more budget (or more rows)"
   } else {
     "give public bounds (lower/upper) or more budget"

@@ -66,7 +66,7 @@ test_that("dp_cov with bounds equals a plain-R reference under each neighbour no
   set.seed(1)
   x <- box_data(400)
   for (nb in dp_neighbors) {
-    set.seed(2); r <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, neighbor = nb)
+    set.seed(2); r <- dp_cov(x, 1, 1e-6, lower = box_lo, upper = box_hi, neighbor = nb, tighten = FALSE)
     set.seed(2); ref <- ref_box_cov(x, box_lo, box_hi, 1, 1e-6, split = 0.4, neighbor = nb)
     expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9, info = nb)
     expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-12, info = nb)
@@ -244,7 +244,7 @@ box_noise_draws <- function(draws, claims) {
   zbar <- colMeans(z)
   out_m <- out_d <- out_o <- numeric(0)
   for (k in seq_len(draws)) {
-    r <- dp_cov(x, 3, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", split = 0.5)
+    r <- dp_cov(x, 3, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", split = 0.5, tighten = FALSE)
     mu <- (r$center - m) / w
     out_m <- c(out_m, (mu - zbar) * n / claims$mean)
     S <- r$estimate * n / tcrossprod(w) - diag(r$params$mean_correction, p)  # no eigenvalue clipped here
@@ -415,7 +415,7 @@ test_that("dp_lm with bounds is dp_cov()'s box release of the design's columns, 
     c(m[3] - sum(b * m[1:2]), b)
   }
   for (nb in c("add-remove", "replace-one")) {
-    set.seed(22); fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = nb, B = 0)
+    set.seed(22); fit <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = nb, B = 0, tighten = FALSE)
     set.seed(22); ref <- ref_box_cov(A, lo, hi, 1, 1e-6, split = 0.4, neighbor = nb)
     expect_equal(unname(fit$release$estimate), ref$cov, tolerance = 1e-9, info = nb)
     expect_equal(unname(fit$release$center), unname(ref$center), tolerance = 1e-12, info = nb)
@@ -430,7 +430,7 @@ test_that("dp_lm with bounds is dp_cov()'s box release of the design's columns, 
   # level is "zero"), so the worst case, the box's half-diagonal C
   C <- sqrt(3) / 2
   mu_tot <- 1 / gaussian_sigma(1, 1, 1e-6)
-  set.seed(22); fz <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = "zero-out", B = 0)
+  set.seed(22); fz <- dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = bl, neighbor = "zero-out", B = 0, tighten = FALSE)
   expect_equal(fz$release$params$sigma_mean, 2 * C / (sqrt(0.4) * mu_tot))
   expect_equal(fz$release$params$sigma_second, sqrt(2 * C^4) / sqrt(2) / (sqrt(0.6 * 2 / 3) * mu_tot))
   # a numeric model: the zero record's design row is the zero row on the box,
@@ -438,7 +438,7 @@ test_that("dp_lm with bounds is dp_cov()'s box release of the design's columns, 
   d2 <- data.frame(x1 = runif(300, 10, 100))
   d2$y <- 0.5 * d2$x1 - 20 + rnorm(300)
   set.seed(23); fz2 <- dp_lm(y ~ x1, d2, 1, 1e-6, bounds = list(x1 = c(10, 100), y = c(-40, 40)),
-                             neighbor = "zero-out", B = 0)
+                             neighbor = "zero-out", B = 0, tighten = FALSE)
   set.seed(23); rz2 <- ref_box_cov(as.matrix(d2[c("x1", "y")]), c(10, -40), c(100, 40), 1, 1e-6, split = 0.4,
                                    neighbor = "zero-out")
   expect_equal(unname(fz2$release$estimate), rz2$cov, tolerance = 1e-9)
@@ -505,7 +505,7 @@ test_that("dp_lm's bootstrap redraws the box path's diagonal and off-diagonal no
   d <- as.data.frame(matrix(runif(n * 4, -1, 1), n, 4, dimnames = list(NULL, paste0("x", 1:4))))
   d$y <- 0.5 * d$x1 - 0.5 * d$x2 + runif(n, -1, 1)
   bl <- c(setNames(rep(list(c(-1, 1)), 4), paste0("x", 1:4)), list(y = c(-3, 3)))
-  fit <- dp_lm(y ~ x1 + x2 + x3 + x4, d, 1, 1e-6, bounds = bl, neighbor = "replace-one", B = 0)
+  fit <- dp_lm(y ~ x1 + x2 + x3 + x4, d, 1, 1e-6, bounds = bl, neighbor = "replace-one", B = 0, tighten = FALSE)
   pr <- fit$release$params
   expect_gt(pr$sigma_second / pr$sigma_second_diag, 1.5)  # the two blocks differ
   mom <- lm_moments(fit$release, feat = 1:4, ones = NULL, y = 5L, intercept = TRUE)
@@ -676,7 +676,7 @@ test_that("dp_lm from a dp_cov release with bounds redraws both steps' noise on 
   d <- cbind(x = runif(n, 0, 100), y = 0)
   d[, "y"] <- 20 + 0.5 * d[, "x"] + rnorm(n, sd = 5)
   lo <- c(x = 0, y = 0); hi <- c(x = 100, y = 120)
-  r <- dp_cov(d, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
+  r <- dp_cov(d, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = FALSE)
   mom <- lm_moments(r, feat = 1L, ones = NULL, y = 2L, intercept = TRUE)
   w <- c(100, 120)
   T <- diag(c(1, w)); T[1, -1] <- c(50, 60)
@@ -749,7 +749,7 @@ test_that("release_diagnostics predicts the box path's noise, the one-pass centr
   n <- 2000
   x <- cbind(a = rnorm(n, 8, 1), b = rnorm(n, 2, 1), c = rnorm(n, 5, 2))
   lo <- c(0, -5, 0); hi <- c(10, 10, 12)  # `a` sits near its upper bound
-  rel <- function() suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  rel <- function() suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = FALSE))
   ests <- replicate(400, rel()$estimate)
   emp <- apply(ests, 1:2, stats::sd)
   r <- rel()
@@ -790,7 +790,7 @@ test_that("the box's inverse map is closed-form: narrow ranges far from 0 redraw
   set.seed(38)
   x <- cbind(a = 1e6 + runif(400, 0, 1e-6), y = runif(400))
   x[, "y"] <- x[, "y"] + (x[, "a"] - 1e6) * 1e5
-  r <- dp_cov(x, 2, 1e-6, lower = c(1e6, 0), upper = c(1e6 + 1e-6, 1.5), neighbor = "replace-one")
+  r <- dp_cov(x, 2, 1e-6, lower = c(1e6, 0), upper = c(1e6 + 1e-6, 1.5), neighbor = "replace-one", tighten = FALSE)
   f <- dp_lm(r, y ~ a, B = 20)
   expect_equal(nrow(f$boot), 20)
   expect_true(all(is.finite(coef(f))))
