@@ -82,7 +82,9 @@ sweep_hostile <- function(role, base) {
       sweep_h("zero-length", character(0)), sweep_h("factor", factor(base)), sweep_h("logical", TRUE)),
     flag = list(
       sweep_h("NA", NA), sweep_h("string", "TRUE"), sweep_h("number", 1), sweep_h("two", c(TRUE, FALSE)),
-      sweep_h("NULL", NULL), sweep_h("zero-length", logical(0))),
+      # NULL: an error, or a valid value (an automatic choice) with null_ok
+      sweep_h("NULL", NULL, if (isTRUE(role$null_ok)) "ok" else "error"), sweep_h("zero-length", logical(0)),
+      sweep_h("factor", factor(TRUE)), sweep_h("list", list(TRUE))),
     data = {
       b <- as.matrix(base)
       na <- b; na[1, 1] <- NA
@@ -439,6 +441,13 @@ sweep_specs <- function() {
                     clip = R("custom", values = list(sweep_h("given with bounds", 2), sweep_h("NULL", NULL, "ok"))),
                     clip_mean = R("custom", values = list(sweep_h("given with bounds", 2)))),
                label = "dp_cov (bounds)"),
+    # public bounds tightened privately
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3, neighbor = "replace-one",
+                              tighten = TRUE),
+               list(x = DATA, tighten = R("flag", null_ok = TRUE), bound_share = R("number", null_ok = TRUE),
+                    neighbor = nbr, mechanism = CH("analyze_gauss", "threshold", "wishart"),
+                    calibration = CH("analytic", "classic"), type = CH("covariance", "correlation")),
+               label = "dp_cov (bounds, tightened)"),
     sweep_spec("dp_cov", list(x = xn, epsilon = 1, delta = 1e-6, bounds = xn_bounds),
                list(bounds = BOUNDS, lower = R("custom", values = list(sweep_h("given with bounds", -3)))),
                label = "dp_cov (bounds frame)"),
@@ -471,6 +480,11 @@ sweep_specs <- function() {
                     mechanism = CH("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"), neighbor = nbr,
                     regularize = CH("adaptive", "none")),
                label = "dp_lm.formula (bounds)"),
+    sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 2, delta = 1e-5, B = 10, neighbor = "replace-one",
+                             bounds = list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-6, 8)), tighten = TRUE),
+               list(tighten = R("flag", null_ok = TRUE), bound_share = R("number", null_ok = TRUE),
+                    mechanism = CH("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"), neighbor = nbr),
+               label = "dp_lm.formula (bounds, tightened)"),
     sweep_spec("dp_clip_bound", list(x = x, epsilon = 0.5, budget = bud),
                list(budget = BUDGET), label = "dp_clip_bound (budget)"),
     sweep_spec("dp_column_bounds", list(x = x, epsilon = 0.5, delta = 1e-6),

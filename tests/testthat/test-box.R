@@ -23,7 +23,7 @@ box_hi <- c(price = 2e4, score = 5, ratio = 2.5)
 # from R's RNG in the same order: the mean (p sums, and the scaled count
 # under add/remove), then the upper triangle of the symmetric noise column by
 # column (the diagonal entry of each column last).
-ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
+ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor, mu_tot = NULL) {
   n <- nrow(x); p <- ncol(x)
   m <- (lo + hi) / 2; wd <- hi - lo
   xc <- pmin(pmax(x, rep(lo, each = n)), rep(hi, each = n))
@@ -31,7 +31,8 @@ ref_box_cov <- function(x, lo, hi, epsilon, delta, split, neighbor) {
   C <- sqrt(p) / 2
   z0 <- (pmin(pmax(0, lo), hi) - m) / wd
   w <- min(sqrt(sum(z0^2)), C)  # the zeroed record's box row
-  mu_tot <- 1 / gaussian_sigma(1, epsilon, delta)
+  # mu_tot: the unit-noise mechanism's ratio when composed with earlier steps
+  if (is.null(mu_tot)) mu_tot <- 1 / gaussian_sigma(1, epsilon, delta)
   s1 <- switch(neighbor, "replace-one" = 2 * C, "add-remove" = sqrt(2) * C, "zero-out" = C + w) /
     (sqrt(split) * mu_tot)
   # |diag(vv' - ww')| <= sqrt(p)/4 (entries of squares in [0, 1/4]); the
@@ -794,4 +795,220 @@ test_that("the box's inverse map is closed-form: narrow ranges far from 0 redraw
   f <- dp_lm(r, y ~ a, B = 20)
   expect_equal(nrow(f$boot), 20)
   expect_true(all(is.finite(coef(f))))
+})
+
+# ---- public bounds tightened privately (tighten =) ----------------------------
+
+# Plain-R column_bounds_within(): per column the upper, then the lower bound,
+# each the exponential mechanism over the intervals of the public window cut
+# at the clamped values (uniform base measure, utility -|rows beyond - m|,
+# m = min(2 / eps_q, n / 4)), the interval by the Gumbel-max trick and the
+# point uniform in it, from R's RNG in the same order.
+ref_within <- function(X, lo, hi, eps_q) {
+  n <- nrow(X); i <- 0:n
+  m <- min(2 / eps_q, n / 4)
+  em <- function(z, u) {
+    a <- z[-length(z)]; b <- z[-1]
+    k <- which.max(log(b - a) + eps_q * u / 2 - log(-log(runif(length(a)))))
+    a[k] + runif(1) * (b[k] - a[k])
+  }
+  out <- list(lower = lo, upper = hi)
+  for (j in seq_len(ncol(X))) {
+    z <- c(lo[j], sort(pmin(pmax(X[, j], lo[j]), hi[j])), hi[j])
+    h <- em(z, -abs(n - i - m))
+    l <- em(z, -abs(i - m))
+    b <- sort(c(l, h))
+    if (!(b[2] - b[1] > 1e-9 * (hi[j] - lo[j]))) b <- c(lo[j], hi[j])
+    out$lower[j] <- b[1]; out$upper[j] <- b[2]
+  }
+  out
+}
+
+tight_data <- function(n) {
+  cbind(a = stats::rgamma(n, 2, 1 / 3), b = stats::rnorm(n, 50, 5), c = stats::runif(n))
+}
+
+test_that("tightened bounds equal a plain-R reference, and the release is the box release on them with the composed Gaussian", {
+  set.seed(40)
+  x <- tight_data(4000)
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  cols <- dpcov:::column_bounds_epsilon(0.3 * 2, 0.3 * 1e-6, 3, 2L)
+  g <- dpcov:::composed_gaussian(2, 1e-6, 0.6, cols$delta, cols$rho, "analytic")
+  expect_identical(g$composition, "zCDP")
+  for (nb in c("replace-one", "zero-out")) {
+    # n = 4000 public and 2 / eps_q well below n / 10: the automatic rule tightens
+    set.seed(41); r <- dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = nb)
+    set.seed(41); tb <- ref_within(x, lo, hi, cols$epsilon_q)
+    ref <- ref_box_cov(x, tb$lower, tb$upper, 2, 1e-6, split = 0.4, neighbor = nb, mu_tot = 1 / g$ratio)
+    expect_identical(r$params$bounds_source, "public, tightened privately", info = nb)
+    expect_equal(r$params$bounds$lower, tb$lower)
+    expect_equal(r$params$bounds$upper, tb$upper)
+    expect_equal(r$params$public_bounds$lower, lo)
+    expect_equal(unname(r$estimate), ref$cov, tolerance = 1e-9, info = nb)
+    expect_equal(unname(r$center), unname(ref$center), tolerance = 1e-9)
+    expect_equal(r$params$mu_total, 1 / g$ratio)
+    expect_equal(r$params$column_bounds$epsilon_quantile, cols$epsilon_q)
+    expect_identical(r$params$composition, "zCDP")
+    expect_match(r$guarantee, "^\\(2, 1e-06\\)-differential privacy by zero-concentrated composition")
+    expect_match(r$guarantee, "6 exponential mechanisms", fixed = TRUE)
+  }
+  # inside the public bounds
+  expect_true(all(r$params$bounds$lower >= lo & r$params$bounds$upper <= hi))
+  # tighten = FALSE is the public box release, bit for bit
+  set.seed(41); f <- dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = FALSE)
+  set.seed(41); ref0 <- ref_box_cov(x, lo, hi, 2, 1e-6, split = 0.4, neighbor = "replace-one")
+  expect_identical(f$params$bounds_source, "public")
+  expect_equal(unname(f$estimate), ref0$cov, tolerance = 1e-9)
+  # dp_pca() passes tighten on to dp_cov()
+  set.seed(41); p <- dp_pca(x, epsilon = 2, delta = 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
+  set.seed(41); pr <- dp_pca(dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  expect_equal(p$sdev, pr$sdev)
+})
+
+test_that("each tightened bound is drawn with the exponential mechanism's probabilities (alpha 1e-6), and a claim of twice the epsilon fails", {
+  set.seed(42)
+  v <- sort(c(runif(10, 0.2, 0.6), 0.9, 0.95))
+  X <- matrix(v, ncol = 1)
+  n <- length(v); eps_q <- 1.5; m <- min(2 / eps_q, n / 4)
+  z <- c(0, v, 1)
+  probs <- function(e, u) {
+    w <- log(diff(z)) + e * u / 2
+    exp(w - max(w)) / sum(exp(w - max(w)))
+  }
+  draws <- 20000
+  hi <- lo <- numeric(draws)
+  for (k in seq_len(draws)) {
+    b <- dpcov:::column_bounds_within(X, 0, 1, eps_q)
+    hi[k] <- b$upper; lo[k] <- b$lower
+  }
+  # the two draws are independent and then ordered: the upper bound is the
+  # interval of the larger draw, the lower the smaller (same interval: both)
+  k_hi <- findInterval(hi, z, rightmost.closed = TRUE)
+  k_lo <- findInterval(lo, z, rightmost.closed = TRUE)
+  sorted_probs <- function(e) {
+    ph <- probs(e, -abs(n - 0:n - m)); pl <- probs(e, -abs(0:n - m))
+    Fh <- cumsum(ph); Fl <- cumsum(pl)
+    list(upper = ph * Fl + pl * (Fh - ph), lower = ph * (1 - Fl + pl) + pl * (1 - Fh))
+  }
+  chi <- function(k, p) {
+    obs <- tabulate(k, n + 1)
+    # the cells expected below 5 draws pooled into one, with more until it expects 5
+    o <- order(p)
+    j <- max(sum(p * draws < 5), sum(cumsum(p[o]) * draws < 5) + 1L)
+    pooled <- o[seq_len(min(length(o) - 1L, j))]
+    if (length(pooled) > 1L) {
+      obs <- c(obs[-pooled], sum(obs[pooled]))
+      p <- c(p[-pooled], sum(p[pooled]))
+    }
+    stats::chisq.test(obs, p = p / sum(p))$p.value
+  }
+  truth <- sorted_probs(eps_q)
+  fake <- sorted_probs(2 * eps_q)
+  expect_equal(sum(truth$upper), 1)
+  expect_equal(sum(truth$lower), 1)
+  expect_gt(chi(k_hi, truth$upper), 1e-6)
+  expect_gt(chi(k_lo, truth$lower), 1e-6)
+  expect_lt(chi(k_hi, fake$upper), 1e-6)
+  expect_lt(chi(k_lo, fake$lower), 1e-6)
+})
+
+test_that("tighten: the automatic rule reads public quantities only; TRUE, FALSE and bad values", {
+  set.seed(43)
+  x <- tight_data(4000)
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  src <- function(...) suppressWarnings(dp_cov(x, ..., lower = lo, upper = hi))$params$bounds_source
+  expect_identical(src(2, 1e-6, neighbor = "replace-one"), "public, tightened privately")
+  # n private (add/remove): the rule cannot see it and does not tighten; TRUE does
+  expect_identical(src(2, 1e-6), "public")
+  expect_identical(src(2, 1e-6, tighten = TRUE), "public, tightened privately")
+  expect_identical(src(2, 1e-6, neighbor = "replace-one", tighten = FALSE), "public")
+  # small n epsilon: 2 / eps_q above a tenth of n, the budget goes to the release
+  expect_identical(suppressWarnings(dp_cov(x[1:300, ], 0.5, 1e-6, lower = lo, upper = hi,
+                                           neighbor = "replace-one"))$params$bounds_source, "public")
+  dec <- dpcov:::tighten_decision
+  expect_true(dec(NULL, 1000, 0.02))       # 2 / 0.02 = 100 rows = n / 10
+  expect_false(dec(NULL, 999, 0.02))
+  expect_false(dec(NULL, NA_real_, 10))    # n not public
+  expect_true(dec(TRUE, NA_real_, 1e-6))
+  expect_false(dec(FALSE, 1e9, 10))
+  # the rule at 2 / eps_q against n / 10, for the release's epsilon_q
+  cols <- dpcov:::column_bounds_epsilon(0.3 * 0.5, 0.3 * 1e-6, 3, 2L)
+  expect_gt(2 / cols$epsilon_q, 30)
+  # bad values, classed and naming `tighten`, before anything is charged
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  for (bad in list(NA, "TRUE", 1, c(TRUE, FALSE), logical(0), list(TRUE), factor(TRUE))) {
+    expect_error(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, tighten = bad, budget = b), class = "dpcov_error",
+                 regexp = "tighten")
+    expect_error(dp_lm(b ~ a, as.data.frame(x), 1, 1e-6, bounds = list(a = c(0, 100), b = c(0, 100)),
+                       tighten = bad, B = 0, budget = b), class = "dpcov_error", regexp = "tighten")
+  }
+  expect_error(dp_cov(x, 1, 1e-6, tighten = TRUE, budget = b), class = "dpcov_error", regexp = "tighten")
+  expect_error(dp_cov(function() NULL, 1, 1e-6, lower = lo, upper = hi, tighten = TRUE, budget = b),
+               class = "dpcov_error", regexp = "tighten")
+  expect_error(dp_lm(b ~ a, as.data.frame(x), 1, 1e-6, tighten = TRUE, B = 0, budget = b), class = "dpcov_error",
+               regexp = "tighten")
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # hostile data: everything beyond the public bounds, a constant column, no
+  # rows (add/remove): a valid release on bounds inside the public ones
+  far <- cbind(a = rep(1e3, 50), b = rep(-5, 50), c = stats::runif(50))
+  r <- dp_cov(far, 1, 1e-6, lower = lo, upper = hi, tighten = TRUE)
+  expect_true(all(r$params$bounds$lower >= lo & r$params$bounds$upper <= hi &
+                    r$params$bounds$upper > r$params$bounds$lower))
+  const <- cbind(a = rep(3, 200), b = stats::rnorm(200, 50), c = stats::runif(200))
+  r <- dp_cov(const, 1, 1e-6, lower = lo, upper = hi, tighten = TRUE)
+  expect_true(all(is.finite(r$estimate)))
+  r0 <- dp_cov(x[0, ], 1, 1e-6, lower = lo, upper = hi, tighten = TRUE)
+  expect_s3_class(r0, "dp_cov")
+  expect_true(all(r0$params$bounds$lower >= lo & r0$params$bounds$upper <= hi))
+})
+
+test_that("tightening is charged as its own step, and the two steps compose by zCDP to the call's budget", {
+  set.seed(44)
+  x <- tight_data(4000)
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  b <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  r <- dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b)
+  led <- as.data.frame(b)
+  expect_identical(led$what[1], "public bounds tightened privately")
+  expect_equal(led$epsilon[1], 0.3)
+  expect_equal(led$rho[1], 2 * 3 * r$params$column_bounds$epsilon_quantile^2 / 8)
+  expect_equal(led$rho[2], r$params$mu_total^2 / 2)
+  expect_equal(budget_spent(b)$epsilon, 1, tolerance = 1e-8)
+  b1 <- dp_budget(1, 1e-6, neighbor = "replace-one")
+  expect_no_error(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b1))
+  expect_error(dp_cov(x, 0.01, 1e-9, lower = lo, upper = hi, neighbor = "replace-one", budget = b1),
+               class = "dpcov_budget_error")
+  # the Gaussian's noise: the zCDP rest of the budget after the bounds' rho, with an under-noised control
+  rho_b <- led$rho[1]
+  expect_lte(dpcov:::zcdp_epsilon(rho_b + r$params$mu_total^2 / 2, 1e-6), 1 + 1e-9)
+  expect_gt(dpcov:::zcdp_epsilon(rho_b + (r$params$mu_total / 0.97)^2 / 2, 1e-6), 1.01)
+  # dp_lm: the same two steps, the bounds of the model's variables only
+  d <- as.data.frame(x)
+  b2 <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  f <- dp_lm(c ~ a + b, d, 2, 1e-6, bounds = list(a = c(0, 100), b = c(0, 100), c = c(0, 1)),
+             neighbor = "replace-one", B = 0, budget = b2)
+  led2 <- as.data.frame(b2)
+  expect_identical(led2$what[1], "dp_lm public bounds tightened privately")
+  expect_equal(led2$rho[1], 2 * 3 * f$release$params$column_bounds$epsilon_quantile^2 / 8)
+  expect_equal(budget_spent(b2)$epsilon, 2, tolerance = 1e-8)
+  expect_identical(f$release$params$bounds_source, "public, tightened privately")
+  expect_identical(rownames(f$release$params$tightened_bounds), c("a", "b", "c"))
+  expect_true(all(f$release$params$tightened_bounds$upper <= c(100, 100, 1)))
+  expect_match(f$guarantee, "^\\(2, 1e-06\\)-differential privacy in total by zero-concentrated composition")
+})
+
+test_that("a tightened release holds no noiseless statistic (leak scan)", {
+  set.seed(45)
+  x <- tight_data(4000)
+  x2 <- tight_data(4000) * 1.1
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  r <- do.call(dp_cov, list(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  r2 <- do.call(dp_cov, list(x2, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  expect_identical(r$params$bounds_source, "public, tightened privately")
+  expect_no_leak(r, leak_secrets(x), rerun = r2, rerun_secrets = leak_secrets(x2))
+  d <- as.data.frame(x); d2 <- as.data.frame(x2)
+  bl <- list(a = c(0, 100), b = c(0, 100), c = c(0, 1))
+  f <- do.call(dp_lm, list(c ~ a + b, d, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20))
+  f2 <- do.call(dp_lm, list(c ~ a + b, d2, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20))
+  expect_no_leak(f, leak_secrets(x[, c("a", "b", "c")]), rerun = f2, rerun_secrets = leak_secrets(x2[, c("a", "b", "c")]))
 })
