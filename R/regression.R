@@ -234,13 +234,22 @@ release_column_index <- function(cols, M, arg) {
 #'   intervals are `NA`).
 #' @param bound_share Half the share of `epsilon` and `delta` spent on the
 #'   private per-column bounds (when neither `clip` nor bounds are given;
-#'   default 0.25, as [dp_cov()]'s: half of each, about a quarter of the
-#'   zCDP budget). On `bench/peers.R`'s models (`bench/default-share.R`:
+#'   `NULL`, the default: 0.25, as [dp_cov()]'s: half of each, about a quarter of the
+#'   zCDP budget), or on the tightening of public bounds (`tighten`; `NULL`:
+#'   0.15). On `bench/peers.R`'s models (`bench/default-share.R`:
 #'   replace-one, 100 releases per cell) 0.25 against 0.15 cut the median
 #'   slope error from 0.45 to 0.26 (quakes, n = 1000, epsilon 1), from 0.22
 #'   to 0.092 (quakes, 2) and from 0.43 to 0.36 (penguins, n = 342, 4); on
 #'   diamonds (n = 53940) it raised it from 0.0093 to 0.018 at epsilon 2 and
 #'   from 0.0090 to 0.0095 at 4, still below every peer's with public bounds.
+#' @param tighten Whether to tighten the public bounds of the model's
+#'   variables privately inside themselves, as [dp_cov()]'s `tighten`:
+#'   `NULL` (default) when n is public (`"replace-one"` or `"zero-out"`) and
+#'   large against \eqn{1/\epsilon}, `TRUE` always, `FALSE` never. Bounds
+#'   named by a variable of the formula (the response included) are
+#'   tightened; design columns named directly and factors keep theirs. The
+#'   release records both (`params$public_bounds`,
+#'   `params$tightened_bounds`).
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
