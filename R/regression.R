@@ -244,8 +244,8 @@ release_column_index <- function(cols, M, arg) {
 #'   from 0.0090 to 0.0095 at 4, still below every peer's with public bounds.
 #' @param tighten Whether to tighten the public bounds of the model's
 #'   variables privately inside themselves, as [dp_cov()]'s `tighten`:
-#'   `NULL` (default) when n is public (`"replace-one"` or `"zero-out"`) and
-#'   large against \eqn{1/\epsilon}, `TRUE` always, `FALSE` never. Bounds
+#'   `FALSE` (default) never, `TRUE` always, `NULL` when n is public
+#'   (`"replace-one"` or `"zero-out"`) and large against \eqn{1/\epsilon}. Bounds
 #'   named by a variable of the formula (the response included) are
 #'   tightened; design columns named directly and factors keep theirs. The
 #'   release records both (`params$public_bounds`,
@@ -346,7 +346,7 @@ dp_lm.default <- function(x, ...) {
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
                           neighbor = "add-remove", budget = NULL, B = 500, bound_share = NULL,
-                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", tighten = NULL, ...) {
+                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", tighten = FALSE, ...) {
   call <- match.call()
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")

@@ -715,7 +715,7 @@ sweep_specs <- function() {
                       sweep_h("NA", NA_real_), sweep_h("zero", 0), sweep_h("negative", -1), sweep_h("string", "a"),
                       sweep_h("two", c(1, 2)), sweep_h("NULL", NULL, "either"), sweep_h("integer", 5L, "ok"))),
                     mechanism = CH("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"), neighbor = nbr,
-                    B = CNT, bound_share = NUM, regularize = CH("adaptive", "none")),
+                    B = CNT, bound_share = R("number", null_ok = TRUE), regularize = CH("adaptive", "none")),
                label = "dp_lm.formula"),
     sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 1, delta = 1e-5, clip = 5, B = 10),
                list(x = R("custom", values = list(sweep_h("number", 1), sweep_h("list", list(1)),

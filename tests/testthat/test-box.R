@@ -837,7 +837,7 @@ test_that("tightened bounds equal a plain-R reference, and the release is the bo
   expect_identical(g$composition, "zCDP")
   for (nb in c("replace-one", "zero-out")) {
     # n = 4000 public and 2 / eps_q well below n / 10: the automatic rule tightens
-    set.seed(41); r <- dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = nb)
+    set.seed(41); r <- dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = nb, tighten = NULL)
     set.seed(41); tb <- ref_within(x, lo, hi, cols$epsilon_q)
     ref <- ref_box_cov(x, tb$lower, tb$upper, 2, 1e-6, split = 0.4, neighbor = nb, mu_tot = 1 / g$ratio)
     expect_identical(r$params$bounds_source, "public, tightened privately", info = nb)
@@ -860,8 +860,8 @@ test_that("tightened bounds equal a plain-R reference, and the release is the bo
   expect_identical(f$params$bounds_source, "public")
   expect_equal(unname(f$estimate), ref0$cov, tolerance = 1e-9)
   # dp_pca() passes tighten on to dp_cov()
-  set.seed(41); p <- dp_pca(x, epsilon = 2, delta = 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
-  set.seed(41); pr <- dp_pca(dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  set.seed(41); p <- dp_pca(x, epsilon = 2, delta = 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE)
+  set.seed(41); pr <- dp_pca(dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE))
   expect_equal(p$sdev, pr$sdev)
 })
 
@@ -917,14 +917,16 @@ test_that("tighten: the automatic rule reads public quantities only; TRUE, FALSE
   x <- tight_data(4000)
   lo <- c(0, 0, 0); hi <- c(100, 100, 1)
   src <- function(...) suppressWarnings(dp_cov(x, ..., lower = lo, upper = hi))$params$bounds_source
-  expect_identical(src(2, 1e-6, neighbor = "replace-one"), "public, tightened privately")
+  expect_identical(src(2, 1e-6, neighbor = "replace-one", tighten = NULL), "public, tightened privately")
+  # the default: no tightening
+  expect_identical(src(2, 1e-6, neighbor = "replace-one"), "public")
   # n private (add/remove): the rule cannot see it and does not tighten; TRUE does
-  expect_identical(src(2, 1e-6), "public")
+  expect_identical(src(2, 1e-6, tighten = NULL), "public")
   expect_identical(src(2, 1e-6, tighten = TRUE), "public, tightened privately")
   expect_identical(src(2, 1e-6, neighbor = "replace-one", tighten = FALSE), "public")
   # small n epsilon: 2 / eps_q above a tenth of n, the budget goes to the release
   expect_identical(suppressWarnings(dp_cov(x[1:300, ], 0.5, 1e-6, lower = lo, upper = hi,
-                                           neighbor = "replace-one"))$params$bounds_source, "public")
+                                           neighbor = "replace-one", tighten = NULL))$params$bounds_source, "public")
   dec <- dpcov:::tighten_decision
   expect_true(dec(NULL, 1000, 0.02))       # 2 / 0.02 = 100 rows = n / 10
   expect_false(dec(NULL, 999, 0.02))
@@ -967,7 +969,7 @@ test_that("tightening is charged as its own step, and the two steps compose by z
   x <- tight_data(4000)
   lo <- c(0, 0, 0); hi <- c(100, 100, 1)
   b <- dp_budget(5, 1e-5, neighbor = "replace-one")
-  r <- dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b)
+  r <- dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b, tighten = TRUE)
   led <- as.data.frame(b)
   expect_identical(led$what[1], "public bounds tightened privately")
   expect_equal(led$epsilon[1], 0.3)
@@ -975,7 +977,7 @@ test_that("tightening is charged as its own step, and the two steps compose by z
   expect_equal(led$rho[2], r$params$mu_total^2 / 2)
   expect_equal(budget_spent(b)$epsilon, 1, tolerance = 1e-8)
   b1 <- dp_budget(1, 1e-6, neighbor = "replace-one")
-  expect_no_error(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b1))
+  expect_no_error(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", budget = b1, tighten = TRUE))
   expect_error(dp_cov(x, 0.01, 1e-9, lower = lo, upper = hi, neighbor = "replace-one", budget = b1),
                class = "dpcov_budget_error")
   # the Gaussian's noise: the zCDP rest of the budget after the bounds' rho, with an under-noised control
@@ -986,7 +988,7 @@ test_that("tightening is charged as its own step, and the two steps compose by z
   d <- as.data.frame(x)
   b2 <- dp_budget(5, 1e-5, neighbor = "replace-one")
   f <- dp_lm(c ~ a + b, d, 2, 1e-6, bounds = list(a = c(0, 100), b = c(0, 100), c = c(0, 1)),
-             neighbor = "replace-one", B = 0, budget = b2)
+             neighbor = "replace-one", B = 0, budget = b2, tighten = TRUE)
   led2 <- as.data.frame(b2)
   expect_identical(led2$what[1], "dp_lm public bounds tightened privately")
   expect_equal(led2$rho[1], 2 * 3 * f$release$params$column_bounds$epsilon_quantile^2 / 8)
@@ -1002,13 +1004,13 @@ test_that("a tightened release holds no noiseless statistic (leak scan)", {
   x <- tight_data(4000)
   x2 <- tight_data(4000) * 1.1
   lo <- c(0, 0, 0); hi <- c(100, 100, 1)
-  r <- do.call(dp_cov, list(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
-  r2 <- do.call(dp_cov, list(x2, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one"))
+  r <- do.call(dp_cov, list(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE))
+  r2 <- do.call(dp_cov, list(x2, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE))
   expect_identical(r$params$bounds_source, "public, tightened privately")
   expect_no_leak(r, leak_secrets(x), rerun = r2, rerun_secrets = leak_secrets(x2))
   d <- as.data.frame(x); d2 <- as.data.frame(x2)
   bl <- list(a = c(0, 100), b = c(0, 100), c = c(0, 1))
-  f <- do.call(dp_lm, list(c ~ a + b, d, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20))
-  f2 <- do.call(dp_lm, list(c ~ a + b, d2, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20))
+  f <- do.call(dp_lm, list(c ~ a + b, d, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20, tighten = TRUE))
+  f2 <- do.call(dp_lm, list(c ~ a + b, d2, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20, tighten = TRUE))
   expect_no_leak(f, leak_secrets(x[, c("a", "b", "c")]), rerun = f2, rerun_secrets = leak_secrets(x2[, c("a", "b", "c")]))
 })
