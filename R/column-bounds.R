@@ -478,13 +478,8 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 #' @noRd
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
-                               gauss = NULL, window = NULL) {
+                               gauss = NULL) {
   X <- check_data_matrix(x, min_rows = min_rows)
-  if (!is.null(window)) {
-    return(dp_cov_tightened_box(X, window, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
-                                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration,
-                                charge, call, gauss))
-  }
   d <- column_bounds_defaults
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay)
   # judged (and warned about) once it is labelled private, below
@@ -525,32 +520,44 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
 #' dp_cov_private_box()'s release, with bounds_source "public, tightened
 #' privately" and the public bounds kept in params$public_bounds.
 #' @noRd
-dp_cov_tightened_box <- function(X, window, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
+dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                  eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration,
                                  charge, call, gauss) {
+  X <- check_data_matrix(x, min_rows = min_rows)
   w <- align_bounds(window, colnames(X), ncol(X))
   cb <- column_bounds_within(X, w$lower, w$upper, cols$epsilon_q)
   rel <- muffle_noise_warnings(
     dp_cov_box(X, cb, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split, mechanism, type,
                divisor, neighbor, calibration, charge, call, min_rows, gauss = gauss))
-  m2 <- column_bounds_refine / cols$epsilon_q
-  n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
-  share <- min(tighten_max_level, m2 / max(1, n_hat))
-  rel$params$bounds_source <- "public, tightened privately"
-  rel$params$public_bounds <- data.frame(lower = w$lower, upper = w$upper, row.names = rownames(rel$params$bounds))
-  rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
-                                   rho = cols$rho, composition = cols$composition, tail_rows = m2,
-                                   clamped_share = share)
-  rel$mechanism <- sub("public per-column bounds", "public per-column bounds tightened privately", rel$mechanism,
-                       fixed = TRUE)
-  rel$tuning <- tuning_record("public bounds tightened privately", private = TRUE,
-                              detail = tighten_detail(ncol(X), cols, eps_cols, m2, share, n_hat))
+  rel <- tightened_labels(rel, cols, eps_cols, ncol(X),
+                          data.frame(lower = w$lower, upper = w$upper, row.names = rownames(rel$params$bounds)))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of the public bounds tightened privately ",
                                   "(%s) and the release on the box they define: %s"),
                            format(epsilon), format(delta), composition_words(gauss),
                            sub("\\.$", "", tighten_guarantee_text(eps_cols, cols, ncol(X))), rel$guarantee)
   finish_diagnostics(rel)
+}
+
+#' What every release on tightened bounds records (public or released
+#' quantities only): the bounds' source, the public bounds, the step's
+#' budget and target, the mechanism's name and the tuning record, for `k`
+#' tightened columns with `eps_cols` and `cols` (column_bounds_epsilon()).
+#' @noRd
+tightened_labels <- function(rel, cols, eps_cols, k, public) {
+  m2 <- column_bounds_refine / cols$epsilon_q
+  n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
+  share <- min(tighten_max_level, m2 / max(1, n_hat))
+  rel$params$bounds_source <- "public, tightened privately"
+  rel$params$public_bounds <- public
+  rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
+                                   rho = cols$rho, composition = cols$composition, tail_rows = m2,
+                                   clamped_share = share)
+  rel$mechanism <- sub("public per-column bounds", "public per-column bounds tightened privately", rel$mechanism,
+                       fixed = TRUE)
+  rel$tuning <- tuning_record("public bounds tightened privately", private = TRUE,
+                              detail = tighten_detail(k, cols, eps_cols, m2, share, n_hat))
+  rel
 }
 
 #' The tuning record's words for tightened bounds (public or released
@@ -701,21 +708,10 @@ lm_tightened_bounds <- function(mf, box, vars, cols, state) {
 #' quantities only).
 #' @noRd
 lm_tightened_labels <- function(rel, state, cols, eps_bound, epsilon, delta, gauss) {
-  m2 <- column_bounds_refine / cols$epsilon_q
-  n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
-  share <- min(tighten_max_level, m2 / max(1, n_hat))
   rel$epsilon <- epsilon
   rel$delta <- delta
-  rel$params$bounds_source <- "public, tightened privately"
-  rel$params$public_bounds <- state$public
+  rel <- tightened_labels(rel, cols, eps_bound, state$k, state$public)
   rel$params$tightened_bounds <- state$tightened
-  rel$params$column_bounds <- list(epsilon = eps_bound, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
-                                   rho = cols$rho, composition = cols$composition, tail_rows = m2,
-                                   clamped_share = share)
-  rel$mechanism <- sub("public per-column bounds", "public per-column bounds tightened privately", rel$mechanism,
-                       fixed = TRUE)
-  rel$tuning <- tuning_record("public bounds tightened privately", private = TRUE,
-                              detail = tighten_detail(state$k, cols, eps_bound, m2, share, n_hat))
   if (!startsWith(rel$guarantee, "NONE")) {
     rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
     rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by %s: the public bounds of %d ",

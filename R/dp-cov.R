@@ -436,11 +436,17 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           neighbor = c(rep("any", n_bounds), step_notion),
                           rho = c(cols$rho[chosen], rep(NA_real_, auto_mean + auto_clip + n_steps)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
-  if (chosen) {
+  if (tight) {
+    return(with_refund(budget, charge,
+                       dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
+                                            eps_second, delta_second, split, mechanism, type, divisor, neighbor,
+                                            calibration, charge, call, gauss)))
+  }
+  if (private_box) {
     return(with_refund(budget, charge,
                        dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                           eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                          calibration, charge, call, gauss, window = if (tight) box)))
+                                          calibration, charge, call, gauss)))
   }
   if (!is.null(box)) {
     return(with_refund(budget, charge,
