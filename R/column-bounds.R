@@ -630,25 +630,55 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
 # Two choices per column (the lower and the upper bound), each targeting about
 # column_bounds_refine / epsilon_q rows beyond it, at most a share
 # tighten_max_level of them. The automatic rule (`tighten = NULL`) tightens
-# when n is public and that target is at most tighten_auto_level of n: below
-# it the draws' spread in rank (order 1 / epsilon_q times the log of the
-# window's width against the data's spacing) clamps too much of the data
-# (bench/tighten.R: quakes' bimodal depth at epsilon 0.25 lost to its public
-# bounds), and the budget is better left to the release. The tightening takes
-# 2 * tighten_share of epsilon and delta when `bound_share` is not given.
+# when n is public and that target is at most a share of n that depends on
+# what is estimated:
+# * the covariance in the data's units (dp_cov()): tighten_auto_level, a
+#   tenth. Below it the draws' spread in rank (order 1 / epsilon_q times the
+#   log of the window's width against the data's spacing) clamps enough of a
+#   column to bias its variance (bench/tighten.R: quakes' bimodal depth at
+#   epsilon 0.25 lost to its public bounds), and the budget is better left to
+#   the release;
+# * slopes and principal axes (dp_lm(), dp_pca()): tighten_auto_level_fit, a
+#   quarter, i.e. whenever the target is not capped. They are ratios of the
+#   covariance's entries, in which a clamped tail's shrinkage largely
+#   cancels, while the noise of every narrowed column falls (bench/tighten.R
+#   and bench/tighten-fit.R: the slope error and the principal angle fell in
+#   every cell of bench/peers.R's grid that this level tightens, and rose
+#   only where the target was capped: penguins at epsilon 0.25).
+# The tightening takes 2 * tighten_share of epsilon and delta when
+# `bound_share` is not given.
 tighten_choices <- 2L
 tighten_max_level <- 0.25
 tighten_auto_level <- 0.1
+tighten_auto_level_fit <- 0.25
 tighten_share <- 0.15
 
 #' Whether to tighten public bounds: `tighten` as given (TRUE/FALSE), or for
 #' NULL the automatic rule from public quantities only: n public (replace-one
 #' or zero-out, and the rows in memory) and the rows targeted beyond each
-#' bound at most tighten_auto_level of n.
+#' bound at most `level` of n.
 #' @noRd
-tighten_decision <- function(tighten, n_public, eps_q) {
+tighten_decision <- function(tighten, n_public, eps_q, level = tighten_auto_level) {
   if (!is.null(tighten)) return(tighten)
-  !is.na(n_public) && column_bounds_refine / eps_q <= tighten_auto_level * n_public
+  !is.na(n_public) && column_bounds_refine / eps_q <= level * n_public
+}
+
+#' dp_pca()'s `tighten` for dp_cov() when its `...` (`dots`) give public
+#' bounds and no `tighten`: the automatic rule at the level of principal axes, from the
+#' public arguments (`dots`) and the data's shape only. Arguments that
+#' dp_cov() will refuse give FALSE here, so that dp_cov() raises its own
+#' classed error.
+#' @noRd
+pca_tighten <- function(x, dots) {
+  if (is.function(x) || inherits(x, "dp_suffstat")) return(FALSE)
+  tryCatch({
+    neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
+    share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
+    cols <- column_bounds_epsilon(2 * share * check_epsilon(dots[["epsilon"]]), 2 * share * check_delta(dots[["delta"]]),
+                                  public_ncol(x), tighten_choices)
+    n_pub <- if (neighbor == "add-remove") NA_real_ else public_nrow(x)
+    tighten_decision(NULL, n_pub, cols$epsilon_q, tighten_auto_level_fit)
+  }, error = function(e) FALSE)
 }
 
 #' Public bounds tightened privately: per column two exponential mechanisms

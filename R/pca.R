@@ -105,7 +105,14 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",
             .arg = "scale")
     }
-    release <- dp_cov(release, ...)
+    # public bounds: tightened by the automatic rule for principal axes
+    # unless `tighten` is given (pca_tighten(): public arguments and shape only)
+    dots <- list(...)
+    release <- if ("tighten" %in% names(dots) || !any(c("lower", "upper", "bounds") %in% names(dots))) {
+      dp_cov(release, ...)
+    } else {
+      dp_cov(release, ..., tighten = pca_tighten(release, dots))
+    }
   } else if (...length()) {
     check_dots_empty(...)
   }

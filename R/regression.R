@@ -346,7 +346,7 @@ dp_lm.default <- function(x, ...) {
 #' @export
 dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "analyze_gauss",
                           neighbor = "add-remove", budget = NULL, B = 500, bound_share = NULL,
-                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", tighten = FALSE, ...) {
+                          lower = NULL, upper = NULL, bounds = NULL, regularize = "adaptive", tighten = NULL, ...) {
   call <- match.call()
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
@@ -383,7 +383,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       cols_t <- column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta, length(tight_vars),
                                       tighten_choices)
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
-      tight <- tighten_decision(tighten, n_pub, cols_t$epsilon_q)
+      tight <- tighten_decision(tighten, n_pub, cols_t$epsilon_q, tighten_auto_level_fit)
     }
   }
   chosen <- private_box || tight

@@ -49,7 +49,9 @@
 #   weighs every column alike, where the covariance's error in mixed units
 #   is that of its largest-variance columns);
 #   PCA: the largest principal angle (degrees) between the top-2 eigenvector
-#   subspaces of S^ and S (eigen() of each method's covariance);
+#   subspaces of S^ and S (eigen() of each method's covariance; for dpcov
+#   with bounds, the rotation of dp_pca(x, epsilon, delta, lower =, upper =),
+#   its own release, as a user would run PCA);
 #   regression (one model per data set): relative L2 error of the slopes
 #   against lm()'s, and for dp_lm() the share of 95% intervals (percentile
 #   bootstrap, B = 200) of the slopes that cover lm()'s slopes. The textbook
@@ -197,8 +199,9 @@ dppack_cov <- function(x, lower, upper, epsilon) {
 
 # ---- metrics -----------------------------------------------------------------
 spec <- function(A) max(abs(eigen((A + t(A)) / 2, symmetric = TRUE, only.values = TRUE)$values))
-top_angle <- function(A, S, k = 2L) {
-  U <- eigen(A, symmetric = TRUE)$vectors[, seq_len(k), drop = FALSE]
+top_angle <- function(A, S, k = 2L) rotation_angle(eigen(A, symmetric = TRUE)$vectors, S, k)
+rotation_angle <- function(U, S, k = 2L) {
+  U <- U[, seq_len(k), drop = FALSE]
   V <- eigen(S, symmetric = TRUE)$vectors[, seq_len(k), drop = FALSE]
   s <- svd(crossprod(U, V), nu = 0, nv = 0)$d
   acos(min(1, min(s))) * 180 / pi
@@ -227,7 +230,7 @@ method_names <- c("dpcov default", "dpcov bounds", "textbook", "textbook box", "
 peer_names <- c("textbook", "textbook box", "DPpack")
 rows <- list()
 lm_rows <- list()
-timing <- setNames(numeric(length(method_names) + 2), c(method_names, "dp_lm default", "dp_lm bounds"))
+timing <- setNames(numeric(length(method_names) + 3), c(method_names, "dp_pca bounds", "dp_lm default", "dp_lm bounds"))
 clock <- function(name, expr) {
   t0 <- proc.time()[["elapsed"]]
   v <- tryCatch(expr, error = function(e) {
@@ -264,9 +267,17 @@ for (ds in names(datasets)) {
         "textbook" = clock("textbook", textbook_cov(x, b$lower, b$upper, eps, delta)),
         "textbook box" = clock("textbook box", textbook_box_cov(x, b$lower, b$upper, eps, delta)),
         "DPpack" = if (has_dppack) clock("DPpack", dppack_cov(x, b$lower, b$upper, eps)))
+      # PCA as a user runs it: dp_pca() with the public bounds (its own
+      # release; since 0.1.0 it tightens them by the rule for principal axes)
+      pc <- if (has_bounds) {
+        clock("dp_pca bounds", dp_pca(x, epsilon = eps, delta = delta, lower = b$lower, upper = b$upper,
+                                      neighbor = neighbor))
+      }
       for (m in method_names) {
+        met <- cov_metrics(ests[[m]], S)
+        if (m == "dpcov bounds" && !is.null(pc)) met[["angle"]] <- rotation_angle(pc$rotation, S)
         rows[[length(rows) + 1L]] <- data.frame(dataset = ds, n = n, p = ncol(x), epsilon = eps, rep = r,
-                                                method = m, t(cov_metrics(ests[[m]], S)))
+                                                method = m, t(met))
       }
       # regression, interleaved the same way
       fits <- list(
