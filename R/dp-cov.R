@@ -252,7 +252,9 @@
 #'   tightens, but on diamonds at epsilon 4 clamping the price's tail cost
 #'   the covariance more than the narrower box saved (spectral error 1.31
 #'   times the best peer's in `bench/peers.R`, 50 releases per cell, against
-#'   0.91 without), so it is not the default. The tightened bounds are in
+#'   0.91 without), so it is not the default here. [dp_lm()] and [dp_pca()],
+#'   which estimate slopes and principal axes, tighten by default (`NULL`,
+#'   with the target at most a quarter of n). The tightened bounds are in
 #'   `params$bounds`, the public ones in `params$public_bounds`.
 #' @param type `"covariance"` or `"correlation"`.
 #' @param divisor `"n"` or `"n - 1"` (with the private or public n).

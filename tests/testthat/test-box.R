@@ -964,6 +964,71 @@ test_that("tighten: the automatic rule reads public quantities only; TRUE, FALSE
   expect_true(all(r0$params$bounds$lower >= lo & r0$params$bounds$upper <= hi))
 })
 
+test_that("dp_lm() and dp_pca() tighten public bounds by default where the target is at most a quarter of n", {
+  # the rows targeted beyond each bound, 2 / eps_q, for k = 3 tightened columns
+  cols <- dpcov:::column_bounds_epsilon(0.3 * 1, 0.3 * 1e-6, 3, 2L)
+  target <- 2 / cols$epsilon_q
+  n_hi <- ceiling(target / 0.25)          # target <= n / 4: tightened
+  n_lo <- n_hi - 1L                       # target > n / 4: the public box
+  expect_lt(n_hi, ceiling(target / 0.1))  # dp_cov()'s rule (a tenth) does not tighten at n_hi
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  set.seed(44)
+  x <- tight_data(n_hi)
+  xl <- x[seq_len(n_lo), ]
+  same_pca <- function(a, b) {
+    expect_equal(a$sdev, b$sdev, tolerance = 1e-12)
+    expect_equal(abs(unclass(a$rotation)), abs(unclass(b$rotation)), tolerance = 1e-12)
+  }
+  pca <- function(x, ...) suppressWarnings(dp_pca(x, epsilon = 1, delta = 1e-6, lower = lo, upper = hi, ...))
+  cov <- function(x, ...) suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = hi, ...))
+  # dp_pca(): tightened at n_hi, as dp_cov(tighten = TRUE) under the same seed
+  set.seed(1); a <- pca(x, neighbor = "replace-one")
+  set.seed(1); b <- dp_pca(cov(x, neighbor = "replace-one", tighten = TRUE))
+  same_pca(a, b)
+  expect_match(a$source$mechanism, "tightened privately", fixed = TRUE)
+  # one row fewer: the public box, as dp_cov(tighten = FALSE)
+  set.seed(2); a <- pca(xl, neighbor = "replace-one")
+  set.seed(2); b <- dp_pca(cov(xl, neighbor = "replace-one", tighten = FALSE))
+  same_pca(a, b)
+  expect_false(grepl("tightened", a$source$mechanism))
+  # dp_cov() itself does not tighten by default, nor by its own rule at n_hi
+  expect_identical(cov(x, neighbor = "replace-one")$params$bounds_source, "public")
+  expect_identical(cov(x, neighbor = "replace-one", tighten = NULL)$params$bounds_source, "public")
+  # a `tighten` given to dp_pca() is dp_cov()'s; n private (add/remove): no tightening
+  set.seed(3); a <- pca(x, neighbor = "replace-one", tighten = FALSE)
+  set.seed(3); b <- dp_pca(cov(x, neighbor = "replace-one", tighten = FALSE))
+  same_pca(a, b)
+  set.seed(4); a <- pca(x)
+  set.seed(4); b <- dp_pca(cov(x))
+  same_pca(a, b)
+  expect_false(grepl("tightened", a$source$mechanism))
+  # bad arguments reach dp_cov()'s classed errors
+  expect_error(pca(x, neighbor = "nope"), class = "dpcov_error", regexp = "neighbor")
+  expect_error(dp_pca(x, epsilon = -1, delta = 1e-6, lower = lo, upper = hi, neighbor = "replace-one"),
+               class = "dpcov_error", regexp = "epsilon")
+  expect_error(dp_pca(x, epsilon = 1, lower = lo, upper = hi, neighbor = "replace-one"),
+               class = "dpcov_error", regexp = "delta")
+  expect_error(pca(x, neighbor = "replace-one", bound_share = 2), class = "dpcov_error", regexp = "bound_share")
+  # dp_lm(): the model's three variables, the same rule
+  d <- data.frame(y = x[, "c"], a = x[, "a"], b = x[, "b"])
+  bl <- list(y = c(0, 1), a = c(0, 100), b = c(0, 100))
+  fit <- function(d, ...) suppressWarnings(dp_lm(y ~ a + b, d, 1, 1e-6, bounds = bl, B = 0, ...))
+  set.seed(5); f <- fit(d, neighbor = "replace-one")
+  set.seed(5); g <- fit(d, neighbor = "replace-one", tighten = TRUE)
+  expect_identical(f$release$params$bounds_source, "public, tightened privately")
+  expect_identical(coef(f), coef(g))
+  set.seed(6); f <- fit(d[seq_len(n_lo), ], neighbor = "replace-one")
+  set.seed(6); g <- fit(d[seq_len(n_lo), ], neighbor = "replace-one", tighten = FALSE)
+  expect_identical(f$release$params$bounds_source, "public")
+  expect_identical(coef(f), coef(g))
+  expect_identical(fit(d)$release$params$bounds_source, "public")
+  # the rule itself
+  dec <- dpcov:::tighten_decision
+  expect_true(dec(NULL, 400, 0.02, 0.25))   # 2 / 0.02 = 100 rows = n / 4
+  expect_false(dec(NULL, 399, 0.02, 0.25))
+  expect_false(dec(NULL, 400, 0.02))        # dp_cov()'s tenth
+})
+
 test_that("tightening is charged as its own step, and the two steps compose by zCDP to the call's budget", {
   set.seed(44)
   x <- tight_data(4000)
