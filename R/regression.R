@@ -307,9 +307,17 @@ release_column_index <- function(cols, M, arg) {
 #'   `least_squares`, the unshrunk coefficients the intervals centre on) and `diagnostics`
 #'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
 #'   spread against their size, the private n, the release's checks on the
-#'   regression's columns). A fit that is mostly noise raises one warning of
-#'   class `dpcov_noise_warning`, and its print says why in terms of what
-#'   was given (the clip, uncentred columns, the budget).
+#'   regression's columns; `clamp_target`, the share of rows that bounds
+#'   chosen privately target beyond their ends, and `intervals_biased`). A
+#'   fit that is mostly noise raises one warning of class
+#'   `dpcov_noise_warning`, and its print says why in terms of what was given
+#'   (the clip, uncentred columns, the budget). Bounds chosen privately (no
+#'   `lower`/`upper`) clamp rows beyond them: the coefficients are those of
+#'   the clamped data, a bias the bootstrap leaves out. Where the rows they
+#'   target beyond their 2k ends exceed a tenth of n, print says so and
+#'   [confint()] and [predict()] with intervals warn (on `bench/peers.R`'s
+#'   quakes and penguins models, 95% intervals covered `lm()`'s slopes 48-77%
+#'   of the time where that share exceeded a quarter).
 #' @references Wang, Y.-X. (2018). Revisiting differentially private linear
 #'   regression: optimal and adaptive prediction & estimation in unbounded
 #'   domain. *Proceedings of the 34th Conference on Uncertainty in Artificial
@@ -465,7 +473,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
     rel$params$column_bounds <- list(epsilon = eps_bound, delta = delta_bound, rho = pb$rho,
                                      epsilon_quantile = pb$epsilon_q, composition = pb$composition,
-                                     tail_rows = pb$tail_rows, first_rows = pb$first_rows)
+                                     tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
       detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",
@@ -1254,6 +1262,7 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
   check_dp_lm(object, "object")
   level <- check_number(level, "level", lower = 0, upper = 1)
   type <- if (is.null(type)) object$ci_type else check_choice(type, c("basic", "percentile", "normal"), "type")
+  lm_interval_warning(object, "confint")
   cf <- lm_interval_center(object)
   idx <- lm_parm(parm, cf)
   a <- (1 - level) / 2
@@ -1269,6 +1278,20 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
       normal = cf[i] + c(-1, 1) * stats::qnorm(1 - a) * sqrt(object$vcov[i, i]))
   }
   out
+}
+
+# Intervals of a fit whose privately chosen bounds clamp many rows leave
+# that bias out (lm_clamp_check()): every call that returns them says so, as
+# a dpcov_noise_warning (options(dpcov.noise_warning = FALSE) silences it).
+lm_interval_warning <- function(object, what) {
+  d <- object$diagnostics
+  if (is.list(d) && isTRUE(d$intervals_biased) && !isFALSE(getOption("dpcov.noise_warning"))) {
+    msg <- sprintf(paste0("%s: the bounds of the fit were chosen privately and clamp many rows; the intervals leave ",
+                          "that bias out and cover less often than their level (print() of the fit says how much). ",
+                          "Public bounds (lower/upper) avoid it."), what)
+    warning(structure(class = c("dpcov_noise_warning", "warning", "condition"), list(message = msg, call = NULL)))
+  }
+  invisible()
 }
 
 lm_parm <- function(parm, cf) {
@@ -1292,6 +1315,7 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, ...)
   X <- lm_newdata(object, newdata)
   fit <- drop(X %*% object$coefficients)
   if (interval == "none") return(fit)
+  lm_interval_warning(object, "predict")
   centre <- drop(X %*% lm_interval_center(object))
   a <- (1 - level) / 2
   boot <- object$boot

@@ -277,3 +277,49 @@ test_that("the noise advice speaks of what was given: public bounds get narrower
 })
 
 options(old_noise_option)
+
+test_that("dp_lm with bounds chosen privately says when they clamp many rows, and its intervals warn", {
+  op <- options(dpcov.noise_warning = TRUE)
+  d <- datasets::quakes
+  set.seed(61)
+  fit <- suppressWarnings(dp_lm(stations ~ mag + depth, d, 2, 1e-6, neighbor = "replace-one", B = 40))
+  cb <- fit$release$params$column_bounds
+  # the plain-R share from the release's fields: 2k ends, each with tail_rows beyond, over the public n
+  expect_identical(cb$variables, 3L)
+  expect_equal(fit$diagnostics$clamp_target, min(1, 2 * 3 * cb$tail_rows / 1000))
+  expect_gt(fit$diagnostics$clamp_target, 0.1)
+  expect_true(fit$diagnostics$intervals_biased)
+  expect_true(fit$diagnostics$level %in% c("noisy", "mostly noise"))
+  out <- capture.output(print(fit))
+  w <- grep("^Warning: the bounds of the model's 3 numeric variable\\(s\\) were chosen privately", out)
+  expect_length(w, 1L)
+  expect_lt(w, grep("^Guarantee:", out))
+  expect_match(out[w], "a bias the intervals leave out")
+  expect_warning(confint(fit), class = "dpcov_noise_warning", regexp = "^confint: .*chosen privately")
+  expect_warning(predict(fit, d[1:2, ], interval = "confidence"), class = "dpcov_noise_warning",
+                 regexp = "^predict: ")
+  expect_no_warning(predict(fit, d[1:2, ]))
+  options(dpcov.noise_warning = FALSE)
+  expect_no_warning(confint(fit))
+  options(dpcov.noise_warning = TRUE)
+  # a first stage capped at the quartiles (n epsilon small): mostly noise, whatever the coefficients
+  set.seed(62)
+  small <- suppressWarnings(dp_lm(stations ~ mag + depth, d[1:300, ], 0.5, 1e-6, neighbor = "replace-one", B = 20))
+  expect_identical(small$diagnostics$level, "mostly noise")
+  expect_true(any(grepl("too little n \\* epsilon to find the tails", small$diagnostics$messages)))
+  # controls: public bounds, and private bounds at a large n epsilon, do not say it
+  pub <- dp_lm(stations ~ mag + depth, d, 2, 1e-6, neighbor = "replace-one", B = 40,
+               bounds = list(stations = c(0, 150), mag = c(4, 7), depth = c(0, 700)))
+  expect_true(is.na(pub$diagnostics$clamp_target))
+  expect_false(pub$diagnostics$intervals_biased)
+  expect_no_warning(confint(pub))
+  set.seed(63)
+  big <- data.frame(a = rnorm(60000), b = rexp(60000))
+  big$y <- 1 + big$a - big$b + rnorm(60000)
+  fb <- suppressWarnings(dp_lm(y ~ a + b, big, 2, 1e-6, neighbor = "replace-one", B = 20))
+  expect_lt(fb$diagnostics$clamp_target, 0.1)
+  expect_false(fb$diagnostics$intervals_biased)
+  expect_false(any(grepl("chosen privately", fb$diagnostics$messages)))
+  expect_no_warning(confint(fb))
+  options(op)
+})
