@@ -473,6 +473,12 @@ sweep_specs <- function() {
                list(lower = BOUND_LO, upper = BOUND_HI, center = R("custom", values = list(sweep_h("with data", c(0, 0, 0)))),
                     scale = R("custom", values = list(sweep_h("with data", c(1, 1, 1))))),
                label = "dp_pca (data, bounds)"),
+    # 200 rows at epsilon 1 under replace-one: dp_pca()'s rule tightens the bounds
+    sweep_spec("dp_pca", list(release = comp_x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3,
+                              neighbor = "replace-one"),
+               list(epsilon = EPS, delta = DEL, neighbor = nbr, tighten = R("flag", null_ok = TRUE),
+                    bound_share = R("number", null_ok = TRUE), lower = BOUND_LO, upper = BOUND_HI),
+               label = "dp_pca (data, bounds, tightened by default)"),
     sweep_spec("dp_lm", list(x = y ~ x1 + x2, data = lm_d, epsilon = 1, delta = 1e-5, B = 10,
                              bounds = list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-6, 8))),
                list(bounds = BOUNDS, clip = R("custom", values = list(sweep_h("given with bounds", 5))),
