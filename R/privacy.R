@@ -200,6 +200,42 @@ composed_gaussian <- function(epsilon, delta, eps_before, delta_before, rho_befo
        epsilon = gaussian_mechanism_epsilon(ratio, delta_rest), delta = delta_rest)
 }
 
+#' dp_cov()'s two Gaussian steps on rows clipped to L2 bounds (the private
+#' mean, then Analyze Gauss on the rows centred at it), after any private
+#' choice of those bounds (exponential mechanisms, pure DP, `rho_before` =
+#' their eps^2/8 each), within one (`epsilon`, `delta`) budget. As in
+#' composed_gaussian(), two accountings are valid and the one giving less
+#' noise to both steps is used:
+#'  * basic composition: each step's analytic Gaussian at its own share,
+#'    (`eps_steps`[i], `delta_steps`[i]);
+#'  * zCDP (analytic calibration, delta > 0): the steps share rho(epsilon,
+#'    delta) - rho_before in proportion to `weights` (split^2 and (1 -
+#'    split)^2, which keeps the two noises in the ratio basic composition
+#'    gives them), less a margin of 1e-6 of it so that the root-finding of
+#'    each step's own calibration cannot push the total over.
+#' Each step then runs as the analytic Gaussian at its own guarantee
+#' (`epsilon`[i], `delta`[i]): under zCDP the exact epsilon of the planned
+#' noise at delta_steps[i] (gaussian_mechanism_epsilon()), so that every
+#' charge of the ledger is valid on its own, and the noise it calibrates to
+#' (`ratio`) is checked to add up to at most the budget's rho.
+#' @noRd
+composed_gaussian_steps <- function(epsilon, delta, eps_steps, delta_steps, rho_before, weights, calibration) {
+  basic <- mapply(function(e, d) noise_sigma(1, e, d, calibration, proven = TRUE), eps_steps, delta_steps)
+  out <- list(ratio = basic, composition = "basic", rho = NA_real_, rho_before = rho_before,
+              epsilon = eps_steps, delta = delta_steps)
+  if (calibration != "analytic" || !(delta > 0) || !all(delta_steps > 0)) return(out)
+  rho <- zcdp_rho(epsilon, delta)
+  rho_g <- (rho - rho_before) * (1 - 1e-6)
+  if (!(rho_g > 0)) return(out)
+  planned <- 1 / sqrt(2 * rho_g * weights / sum(weights))
+  if (!all(planned < basic)) return(out)
+  eps_z <- mapply(gaussian_mechanism_epsilon, planned, delta_steps)
+  ratio <- mapply(function(e, d) noise_sigma(1, e, d, "analytic", proven = TRUE), eps_z, delta_steps)
+  if (!(rho_before + sum(1 / (2 * ratio^2)) <= rho) || !all(ratio < basic)) return(out)
+  list(ratio = ratio, composition = "zCDP", rho = rho, rho_before = rho_before, epsilon = eps_z,
+       delta = delta_steps)
+}
+
 #' How a release's private bounds and its Gaussian step compose, in words
 #' (`gauss` from composed_gaussian(), or NULL: basic composition).
 #' @noRd
@@ -776,11 +812,15 @@ dp_cov_n_text <- function(neighbor, n_public, count_from = "the mean step's shar
   sprintf("n is not released (a noisy count is, from %s)", count_from)
 }
 
-#' The guarantee of dp_cov(): the two steps' (epsilon, delta) added by basic
-#' composition (Dwork and Roth 2014, Theorem 3.16).
+#' The guarantee of dp_cov()'s two steps on clipped rows: their (epsilon,
+#' delta) added by basic composition (Dwork and Roth 2014, Theorem 3.16), or
+#' with `gauss` (composed_gaussian_steps(), zCDP) the call's (`epsilon`,
+#' `delta`) by zero-concentrated composition, each step's own guarantee
+#' still stated.
 #' @noRd
 dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor,
-                                  clip_mean, clip, n_public, eps_bounds = 0, one_pass = FALSE) {
+                                  clip_mean, clip, n_public, eps_bounds = 0, one_pass = FALSE, gauss = NULL,
+                                  epsilon = NULL, delta = NULL) {
   notion <- neighbor_words(neighbor)
   n_txt <- dp_cov_n_text(neighbor, n_public)
   bounds_txt <- if (eps_bounds > 0) {
@@ -791,10 +831,24 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
   } else {
     "of the rows centred at that released mean ((%s, %s)-DP; centred rows clipped to L2 norm <= %s)"
   }
-  sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ",
+  if (!is.null(gauss) && gauss$composition == "zCDP") {
+    # composed_gaussian_steps(): the steps' rho add up to at most rho(epsilon, delta)
+    rho_g <- 1 / (2 * gauss$ratio^2)
+    how <- sprintf(paste0("zero-concentrated composition (%sthe Gaussian steps' rho = %s and %s: %s in all, ",
+                          "at most rho = %s, converted to (epsilon, delta) by Canonne, Kamath and Steinke 2020)"),
+                   if (eps_bounds > 0) sprintf("the private bounds' rho = %s (epsilon^2/8 per exponential mechanism), ",
+                                               format(gauss$rho_before, digits = 4)) else "",
+                   format(rho_g[1], digits = 4), format(rho_g[2], digits = 4),
+                   format(gauss$rho_before + sum(rho_g), digits = 4), format(gauss$rho, digits = 4))
+    total <- c(epsilon, delta)
+  } else {
+    how <- "basic composition"
+    total <- c(eps_mean + eps_second + eps_bounds, delta_mean + delta_second)
+  }
+  sprintf(paste0("(%s, %s)-differential privacy by %s of a private mean ",
                  "((%s, %s)-DP; raw rows clipped to L2 norm <= %s) and a private second moment ",
                  second_txt, "%s, %s; %s."),
-          format(eps_mean + eps_second + eps_bounds), format(delta_mean + delta_second),
+          format(total[1]), format(total[2]), how,
           format(eps_mean), format(delta_mean), format(clip_mean),
           format(eps_second), format(delta_second), format(clip), bounds_txt, notion, n_txt)
 }

@@ -275,12 +275,23 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_no_error(dp_cov(x, 1, 1e-6, budget = b1))
   expect_error(dp_cov(x, 0.01, 1e-9, budget = b1), class = "dpcov_budget_error")
   expect_identical(r$params$budget_charge, "1, 2")
-  # the row-norm path with one bound chosen privately: a pure epsilon-DP charge
+  # the row-norm path with one bound chosen privately: an exponential
+  # mechanism (pure epsilon-DP, hence epsilon^2/8-zCDP) and two Gaussian
+  # steps, composed by zCDP to exactly the call's (1, 1e-6)
   r <- dp_cov(x, 1, 1e-6, clip_mean = 100, budget = b)
   led <- as.data.frame(b)[3:5, ]
-  expect_true(is.na(led$rho[1]))
-  expect_equal(sum(led$epsilon), 1)
+  expect_identical(r$params$composition, "zCDP")
+  expect_equal(led$epsilon[1], 0.15)
+  expect_equal(led$rho[1], 0.15^2 / 8)
   expect_equal(led$rho[2], 1 / (2 * gaussian_sigma(1, r$params$epsilon_mean, r$params$delta_mean)^2))
+  expect_equal(led$rho[3], 1 / (2 * gaussian_sigma(1, r$params$epsilon_second, r$params$delta_second)^2))
+  expect_lte(sum(led$rho), dpcov:::zcdp_rho(1, 1e-6))
+  expect_equal(sum(led$rho), dpcov:::zcdp_rho(1, 1e-6), tolerance = 1e-5)
+  expect_equal(sum(led$delta), 1e-6)
+  b2 <- dp_budget(1, 1e-6)
+  expect_no_error(dp_cov(x, 1, 1e-6, clip_mean = 100, budget = b2))
+  expect_lte(budget_spent(b2)$epsilon, 1)
+  expect_error(dp_cov(x, 0.01, 1e-9, clip = 1, clip_mean = 1, budget = b2), class = "dpcov_budget_error")
   expect_identical(r$params$budget_charge, "3, 4, 5")
   # an over-spend is refused before the reader is called, and nothing is recorded
   called <- FALSE

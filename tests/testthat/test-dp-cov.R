@@ -8,20 +8,35 @@ big_mean_data <- function(n) {
   x
 }
 
+# The two Gaussian steps of dp_cov()'s row-norm path with Analyze Gauss
+# (analytic calibration, delta > 0), composed by zCDP: rho(epsilon, delta)
+# less the private clips' epsilon_b^2 / 8 each, less a margin of 1e-6 of it,
+# shared in proportion to split^2 and (1 - split)^2; each step runs as the
+# analytic Gaussian at its exact epsilon for that noise at its share of
+# delta. Returns the steps' (epsilon, delta) and noise-to-sensitivity ratios.
+ref_zcdp_steps <- function(epsilon, delta, split, rho_before = 0) {
+  rho <- (dpcov:::zcdp_rho(epsilon, delta) - rho_before) * (1 - 1e-6)
+  w <- c(split, 1 - split)^2
+  ratio <- 1 / sqrt(2 * rho * w / sum(w))
+  d <- c(split, 1 - split) * delta
+  e <- mapply(dpcov:::gaussian_mechanism_epsilon, ratio, d)
+  list(epsilon = e, delta = d, ratio = mapply(function(a, b) gaussian_sigma(1, a, b), e, d))
+}
+
 # Plain-R dp_cov() (add/remove, Analyze Gauss, analytic), drawing from R's RNG
 # in the same order: the p noisy sums and the scaled count, then the upper
 # triangle of the symmetric noise column by column.
 ref_dp_cov <- function(x, epsilon, delta, clip, clip_mean, split) {
   n <- nrow(x); p <- ncol(x)
-  e1 <- split * epsilon; d1 <- split * delta
-  s1 <- gaussian_sigma(sqrt(2) * clip_mean, e1, d1)
+  st <- ref_zcdp_steps(epsilon, delta, split)
+  s1 <- sqrt(2) * clip_mean * st$ratio[1]
   norms <- sqrt(rowSums(x^2))
   sums <- colSums(x * ifelse(norms > clip_mean, clip_mean / norms, 1))
   noisy <- c(sums, clip_mean * n) + s1 * rnorm(p + 1)
   n_hat <- max(2, noisy[p + 1] / clip_mean)
   mu <- noisy[1:p] / n_hat
   G <- ref_clipped_gram(sweep(x, 2, mu), clip)
-  s2 <- gaussian_sigma(clip^2, epsilon - e1, delta - d1)
+  s2 <- clip^2 * st$ratio[2]
   N <- matrix(0, p, p)
   for (j in 1:p) for (i in 1:j) {
     z <- s2 * rnorm(1)
@@ -32,6 +47,53 @@ ref_dp_cov <- function(x, epsilon, delta, clip, clip_mean, split) {
   e <- eigen(C, symmetric = TRUE)
   list(cov = e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors), center = mu, n_hat = n_hat)
 }
+
+test_that("the row-norm path's two Gaussian steps compose by zCDP within the budget, with less noise than basic composition", {
+  for (e in c(0.1, 1, 4)) for (sp in c(0.3, 0.6)) for (nb in c(0, 2)) {
+    rho_b <- nb * (0.15 * e)^2 / 8
+    st <- ref_zcdp_steps(e, 1e-6, sp, rho_b)
+    # the steps' rho (from the noise each actually calibrates to) fit in the budget's
+    total <- rho_b + sum(1 / (2 * st$ratio^2))
+    expect_lte(total, dpcov:::zcdp_rho(e, 1e-6))
+    expect_gt(total, dpcov:::zcdp_rho(e, 1e-6) * (1 - 1e-5))
+    expect_lte(dpcov:::zcdp_epsilon(total, 1e-6), e)
+    # each step's own guarantee is exact at its delta (Balle and Wang's delta at that epsilon)
+    for (i in 1:2) {
+      expect_lte(dpcov:::gaussian_mechanism_delta(st$ratio[i], 1, st$epsilon[i]), st$delta[i] * (1 + 1e-6))
+    }
+    # less noise than basic composition at the shares of epsilon (after the clips' epsilon)
+    er <- e - nb * 0.15 * e
+    expect_true(all(st$ratio < c(gaussian_sigma(1, sp * er, sp * 1e-6), gaussian_sigma(1, (1 - sp) * er, (1 - sp) * 1e-6))))
+  }
+  # the package plans the same noise: params, the guarantee's words, the ledger
+  set.seed(4)
+  x <- big_mean_data(400)
+  b <- dp_budget(1, 1e-6)
+  r <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110, split = 0.3, budget = b)
+  st <- ref_zcdp_steps(1, 1e-6, 0.3)
+  expect_identical(r$params$composition, "zCDP")
+  expect_equal(c(r$params$epsilon_mean, r$params$epsilon_second), st$epsilon)
+  expect_equal(r$params$sigma_mean, sqrt(2) * 110 * st$ratio[1])
+  expect_equal(r$params$sigma_second, 25 * st$ratio[2])
+  expect_lte(budget_spent(b)$epsilon, 1)
+  expect_equal(budget_spent(b)$epsilon, 1, tolerance = 1e-5)
+  # an under-noised control: 3% less noise in the second step exceeds the budget
+  expect_gt(dpcov:::zcdp_epsilon(sum(1 / (2 * (st$ratio * c(1, 0.97))^2)), 1e-6), 1)
+  # the classic calibration and the other second mechanisms keep basic composition
+  rc <- dp_cov(x, 0.9, 1e-6, clip = 5, clip_mean = 110, calibration = "classic")
+  expect_identical(rc$params$composition, "basic")
+  expect_equal(rc$params$epsilon_mean + rc$params$epsilon_second, 0.9)
+  expect_match(rc$guarantee, "^\\(0.9, 1e-06\\)-differential privacy by basic composition")
+  rw <- dp_cov(x, 0.5, 1e-6, clip = 5, clip_mean = 110, mechanism = "wishart")
+  expect_false(grepl("zero-concentrated", rw$guarantee))
+  # private clips: their rho counted before the Gaussians'
+  b2 <- dp_budget(1, 1e-6, neighbor = "replace-one")
+  r2 <- dp_cov(x, 1, 1e-6, budget = b2, neighbor = "replace-one", clip_mean = 110)
+  expect_lte(budget_spent(b2)$epsilon, 1)
+  st2 <- ref_zcdp_steps(1, 1e-6, 0.6, 0.15^2 / 8)
+  expect_equal(c(r2$params$epsilon_mean, r2$params$epsilon_second), st2$epsilon)
+  expect_match(r2$guarantee, "the private bounds' rho = 0.002812", fixed = TRUE)
+})
 
 test_that("dp_cov equals a plain-R reference under the same seed", {
   set.seed(1)
@@ -45,8 +107,9 @@ test_that("dp_cov equals a plain-R reference under the same seed", {
 
 test_that("dp_cov is close to stats::cov() on data with means 50 (tolerance from the calibration, 20 seeds)", {
   n <- 40000; p <- 3; eps <- 1; del <- 1e-6; clip <- 7; clip_mean <- 110; split <- 0.6
-  s_mean <- gaussian_sigma(sqrt(2) * clip_mean, split * eps, split * del)
-  s_second <- gaussian_sigma(clip^2, (1 - split) * eps, (1 - split) * del)
+  st <- ref_zcdp_steps(eps, del, split)
+  s_mean <- sqrt(2) * clip_mean * st$ratio[1]
+  s_second <- clip^2 * st$ratio[2]
   # entry sd of the covariance error: the second-moment noise over n, the
   # centring error's squares (sd sqrt(2) (s_mean / n)^2 around the correction),
   # plus the noisy count's relative error times the entries (all below 3)
@@ -72,16 +135,19 @@ test_that("dp_cov has a guarantee by default that states both shares, and keeps 
   r <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110)
   expect_s3_class(r, c("dp_cov", "dp_release"))
   expect_true(has_guarantee(r))
-  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by basic composition")
-  expect_match(r$guarantee, "\\(0.6, 6e-07\\)-DP; raw rows clipped to L2 norm <= 110", fixed = FALSE)
-  expect_match(r$guarantee, "\\(0.4, 4e-07\\)-DP; centred rows clipped to L2 norm <= 5")
+  expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by zero-concentrated composition")
+  # each step's own guarantee, at its share of delta
+  expect_match(r$guarantee, sprintf("(%s, 6e-07)-DP; raw rows clipped to L2 norm <= 110",
+                                    format(r$params$epsilon_mean)), fixed = TRUE)
+  expect_match(r$guarantee, sprintf("(%s, 4e-07)-DP; centred rows clipped to L2 norm <= 5",
+                                    format(r$params$epsilon_second)), fixed = TRUE)
   expect_identical(dimnames(r$estimate), list(c("a", "b", "c"), c("a", "b", "c")))
   expect_named(r$center, c("a", "b", "c"))
   expect_identical(r$scale, "covariance")
   expect_true(r$centred)
   expect_true(is.na(r$n))          # add/remove: n not released ...
   expect_true(is.finite(r$params$n_noisy))  # ... a noisy count is
-  expect_equal(r$params$epsilon_mean + r$params$epsilon_second, 1)
+  expect_equal(c(r$params$epsilon_mean, r$params$epsilon_second), ref_zcdp_steps(1, 1e-6, 0.6)$epsilon)
   expect_output(print(r), "Estimates: the covariance matrix, centred at a private mean")
   expect_gte(min(eigen(r$estimate, only.values = TRUE)$values), -1e-10)
   rc <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 110, type = "correlation")
@@ -130,8 +196,9 @@ test_that("noise audit: the mean step's noise is N(0, sigma^2); an under-noised 
   sums <- colSums(X * ifelse(norms > clip_mean, clip_mean / norms, 1))
   set.seed(9)
   for (nb in c("add-remove", "replace-one", "zero-out")) {
-    sigma <- dpcov:::mean_step_sigma(clip_mean, nb, 1.2, 6e-7)
-    expect_equal(sigma, gaussian_sigma(c("add-remove" = sqrt(2), "replace-one" = 2, "zero-out" = 1)[[nb]] * clip_mean, 1.2, 6e-7))
+    st <- ref_zcdp_steps(2, 1e-6, 0.6)
+    sigma <- dpcov:::mean_step_sigma(clip_mean, nb, st$epsilon[1], st$delta[1])
+    expect_equal(sigma, c("add-remove" = sqrt(2), "replace-one" = 2, "zero-out" = 1)[[nb]] * clip_mean * st$ratio[1])
     draw <- function() dp_cov(X, 2, 1e-6, clip = 2, clip_mean = clip_mean, neighbor = nb)
     pivot <- function(r) {
       if (nb == "add-remove") {
@@ -154,7 +221,7 @@ test_that("noise audit: the second-moment step given the released mean; an under
   set.seed(10)
   X <- matrix(rnorm(3000 * 3), 3000, 3) + 4
   clip <- 3
-  sigma <- gaussian_sigma(sqrt(2) * clip^2, 0.4, 4e-7)
+  sigma <- sqrt(2) * clip^2 * ref_zcdp_steps(1, 1e-6, 0.6)$ratio[2]
   draw <- function() dp_cov(X, 1, 1e-6, clip = clip, clip_mean = 12, neighbor = "replace-one")
   pivot <- function(r) {
     S <- r$estimate * 3000 + diag(r$params$mean_correction, 3)
@@ -393,7 +460,8 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   r1 <- dp_cov(x, epsilon = 1, delta = 1e-6, clip_mean = 120)
   expect_identical(r1$tuning$method, "private clipping bound")
   expect_named(r1$tuning$value, "clip")
-  expect_equal(r1$params$epsilon_mean, 0.6 * 0.85)
+  # the private clip (0.15 of epsilon, an exponential mechanism: 0.15^2/8-zCDP) and the two Gaussians by zCDP
+  expect_equal(c(r1$params$epsilon_mean, r1$params$epsilon_second), ref_zcdp_steps(1, 1e-6, 0.6, 0.15^2 / 8)$epsilon)
 })
 
 test_that("from a reader without bounds, the row-norm path chooses both bounds privately", {
@@ -409,8 +477,9 @@ test_that("from a reader without bounds, the row-norm path chooses both bounds p
   r <- dp_cov(reader, epsilon = 1, delta = 1e-6)
   expect_identical(r$tuning$method, "private clipping bound")
   expect_named(r$tuning$value, c("clip_mean", "clip"))
-  expect_equal(r$params$epsilon_mean, 0.6 * 0.7)
+  expect_equal(c(r$params$epsilon_mean, r$params$epsilon_second), ref_zcdp_steps(1, 1e-6, 0.6, 2 * 0.15^2 / 8)$epsilon)
   expect_match(r$guarantee, "clipping bound\\(s\\) privately \\(0.3-DP in all\\)")
+  expect_match(r$guarantee, "the private bounds' rho = 0.005625", fixed = TRUE)
   set.seed(32)
   b1 <- 2 * dp_clip_bound(x, 0.15, quantile = 0.5, count_share = 0)$bound
   expect_equal(r$params$clip_mean, b1)
@@ -426,9 +495,9 @@ test_that("from a reader without bounds, the row-norm path chooses both bounds p
 # scaled count under add/remove), then the symmetric noise column by column.
 ref_dp_cov_one_pass <- function(x, epsilon, delta, clip, split, neighbor) {
   n <- nrow(x); p <- ncol(x)
-  e1 <- split * epsilon; d1 <- split * delta
+  st <- ref_zcdp_steps(epsilon, delta, split)
   sens1 <- if (neighbor == "add-remove") sqrt(2) * clip else 2 * clip
-  s1 <- gaussian_sigma(sens1, e1, d1)
+  s1 <- sens1 * st$ratio[1]
   norms <- sqrt(rowSums(x^2))
   xc <- x * ifelse(norms > clip, clip / norms, 1)
   if (neighbor == "add-remove") {
@@ -439,7 +508,7 @@ ref_dp_cov_one_pass <- function(x, epsilon, delta, clip, split, neighbor) {
     n_hat <- n
   }
   mu <- noisy[1:p] / n_hat
-  s2 <- gaussian_sigma(if (neighbor == "add-remove") clip^2 else sqrt(2) * clip^2, epsilon - e1, delta - d1)
+  s2 <- (if (neighbor == "add-remove") clip^2 else sqrt(2) * clip^2) * st$ratio[2]
   N <- matrix(0, p, p)
   for (j in 1:p) for (i in 1:j) {
     z <- s2 * rnorm(1)
@@ -485,7 +554,9 @@ test_that("dp_cov from a dp_suffstat (one pass) equals a plain-R reference, from
   # the budget is charged for both steps, none for bounds
   b <- dp_budget(5, 1e-5)
   dp_cov(s_mat, 2, 1e-6, budget = b)
-  expect_equal(budget_spent(b)$epsilon_basic, 2)
+  expect_lte(budget_spent(b)$epsilon, 2)
+  expect_equal(budget_spent(b)$epsilon, 2, tolerance = 1e-5)
+  expect_identical(budget_spent(b)$path, "zCDP")
   expect_identical(budget_spent(b)$charges, 2L)
 })
 
