@@ -465,7 +465,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           c(eps_cols[chosen], rep(eps_bound, auto_mean + auto_clip), step_eps),
                           c(cols$delta[chosen], rep(0, auto_mean + auto_clip), step_delta),
                           sigma_ratio = c(rep(NA_real_, n_bounds), step_ratio),
-                          neighbor = c(rep("any", n_bounds), step_notion),
+                          neighbor = c(rep(if (private_box) column_bounds_notion(neighbor) else "any", chosen),
+                                       rep("any", auto_mean + auto_clip), step_notion),
                           rho = c(cols$rho[chosen],
                                   rep(if (is.null(steps_z)) NA_real_ else em_zcdp_rho(eps_bound), auto_mean + auto_clip),
                                   rep(NA_real_, n_steps)))

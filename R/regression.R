@@ -440,7 +440,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                           c(eps_bound[chosen], if (is.null(gauss)) eps_rel else gauss$epsilon),
                           c(delta_bound[chosen], delta_rel),
                           sigma_ratio = c(NA_real_[chosen], ratio),
-                          neighbor = c("any"[chosen], switch(mechanism, analyze_gauss = neighbor,
+                          neighbor = c((if (private_box) column_bounds_notion(neighbor) else "any")[chosen],
+                                       switch(mechanism, analyze_gauss = neighbor,
                                                                  iwishart_posterior = "replace-one", "any")),
                           rho = c(rho_bound, NA_real_))
   # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
@@ -454,6 +455,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   rel <- with_refund(budget, charge, {
     # under add/remove n is private: any n >= 0 is released
     pb <- new.env(parent = emptyenv())
+    pb$n_public <- neighbor != "add-remove"
     if (private_box) box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
     if (tight) box <- function(mf) lm_tightened_bounds(mf, public_box, tight_vars, cols_t, pb)
     design <- lm_design(x, data, min_rows = min_rows, box = box)

@@ -48,9 +48,11 @@ ref_window <- function(t, e, eps) {
   k <- which.max(eps * cnt / 2 - log(-log(runif(length(cnt)))))
   c(e[max(1, k - 1)], e[min(length(e), k + 2)])
 }
-ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.25, lam = 2) {
+ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.25, lam = 2, n_public = FALSE) {
   n <- nrow(X)
   m <- min(k / eps_q, a * n)
+  # the refinement's axis: nearly linear (kappa 0.3) where n is public and the first stage capped
+  kap <- if (n_public && m < k / eps_q) 0.3 else 0.001
   i <- 0:n
   out <- matrix(0, ncol(X), 3)
   for (j in seq_len(ncol(X))) {
@@ -70,14 +72,14 @@ ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.2
     lo <- med + sc * sinh(ref_draw(s, -abs(i - m), eps_q, lam))
     m2 <- min(2 / eps_q, m)
     # the refinement: u (distance beyond the first bound in units of w) in
-    # [0, 3], searched on the axis log(1 + u / 0.001) with base measure exp(-r / 3)
-    ax <- function(u) log(1 + u / 0.001)
+    # [0, 3], searched on the axis log(1 + u / kap) with base measure exp(-r / 3)
+    ax <- function(u) log(1 + u / kap)
     w <- max(hi - med, tau0)
     r <- ref_draw(c(0, ax(pmin(pmax((v - hi) / w, 0), 3)), ax(3)), -abs(n - i - m2), eps_q, 3)
-    hi <- hi + w * 0.001 * (exp(r) - 1)
+    hi <- hi + w * kap * (exp(r) - 1)
     w <- max(med - lo, tau0)
     r <- ref_draw(-c(ax(3), ax(pmax(pmin((lo - v) / w, 3), 0)), 0), -abs(i - m2), eps_q, 3)
-    lo <- lo - w * 0.001 * (exp(-r) - 1)
+    lo <- lo - w * kap * (exp(-r) - 1)
     out[j, ] <- c(min(lo, hi), med, max(lo, hi))
   }
   out
@@ -97,6 +99,21 @@ test_that("dp_column_bounds() equals the plain-R reference under the same seed",
     expect_equal(r$bounds$upper, ref[, 3], tolerance = 1e-9)
     expect_equal(unname(r$center), ref[, 2], tolerance = 1e-9)
     expect_identical(rownames(r$bounds), c("a", "b", "c"))
+  }
+  # n public (replace-one, zero-out): the first stage is capped here (16 / eq > 300 / 4),
+  # so the refinement searches the nearly linear axis
+  for (nb in c("replace-one", "zero-out")) {
+    set.seed(32)
+    r <- dp_column_bounds(X, 2, 1e-6, neighbor = nb)
+    eq <- max(2 / 24, sqrt(8 * dpcov:::zcdp_rho(2, 1e-6) / 24))
+    expect_lt(300 / 4, 16 / eq)
+    set.seed(32)
+    ref <- ref_column_bounds(X, eq, n_public = TRUE)
+    expect_equal(r$bounds$lower, ref[, 1], tolerance = 1e-9)
+    expect_equal(r$bounds$upper, ref[, 3], tolerance = 1e-9)
+    set.seed(32)
+    ref0 <- ref_column_bounds(X, eq)
+    expect_false(isTRUE(all.equal(r$bounds$upper, ref0[, 3])))
   }
   # zCDP composition gives more per choice than basic composition here
   expect_identical(dp_column_bounds(X, 2, 1e-6)$composition, "zCDP")
@@ -335,4 +352,41 @@ test_that("dp_lm() without bounds chooses the numeric variables' bounds privatel
     expect_lte(dpcov:::column_bounds_epsilon(0.2, 2e-7, k)$rho, dpcov:::lm_bounds_rho(0.2, 2e-7) * (1 + 1e-12))
     expect_lte(dpcov:::column_bounds_epsilon(0.2, 0, k)$rho, dpcov:::lm_bounds_rho(0.2, 0) * (1 + 1e-12))
   }
+})
+
+test_that("after a capped first stage with n public, the refinement clamps fewer rows; the charge's notion follows", {
+  # a skewed count column and a discrete one at n epsilon_q of tens: the first
+  # stage is capped at the quartiles, and the refinement on the log axis
+  # stayed near them in a third of the draws
+  set.seed(71)
+  n <- 1000
+  X <- cbind(counts = stats::rnbinom(n, mu = 30, size = 3) + 10, mag = round(stats::rgamma(n, 8, 16) + 4, 1))
+  clamped <- function(nb) {
+    set.seed(72)
+    mean(replicate(60, {
+      b <- dp_column_bounds(X, 0.5, 5e-7, neighbor = nb)$bounds
+      sum(X < rep(b$lower, each = n) | X > rep(b$upper, each = n))
+    }))
+  }
+  ar <- clamped("add-remove")   # n private: the log axis, as before
+  ro <- clamped("replace-one")
+  expect_lt(ro, 0.75 * ar)
+  # the charge holds under every notion only where n is private
+  b1 <- dp_budget(5, 1e-5)
+  dp_column_bounds(X, 0.5, 5e-7, budget = b1)
+  expect_identical(as.data.frame(b1)$neighbor, "any")
+  b2 <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  dp_column_bounds(X, 0.5, 5e-7, neighbor = "replace-one", budget = b2)
+  expect_identical(as.data.frame(b2)$neighbor, "replace-one")
+  # dp_cov()'s and dp_lm()'s bounds step: the same
+  b3 <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  r <- suppressWarnings(dp_cov(X, 1, 1e-6, neighbor = "replace-one", budget = b3))
+  expect_identical(as.data.frame(b3)$neighbor[1], "replace-one")
+  expect_match(r$guarantee, "replace-one", fixed = TRUE)
+  b4 <- dp_budget(5, 1e-5)
+  suppressWarnings(dp_cov(X, 1, 1e-6, budget = b4))
+  expect_identical(as.data.frame(b4)$neighbor[1], "any")
+  b5 <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  suppressWarnings(dp_lm(counts ~ mag, as.data.frame(X), 1, 1e-6, neighbor = "replace-one", B = 0, budget = b5))
+  expect_identical(as.data.frame(b5)$neighbor[1], "replace-one")
 })
