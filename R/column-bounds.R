@@ -77,8 +77,8 @@
 #'    thirds of the measure within 2% of \eqn{h} kept a third of the draws
 #'    there, clamping a quarter of the rows (on `datasets::quakes`' model at
 #'    epsilon 1 the median number of rows clamped in some variable fell from
-#'    474 to about half of that, and the default `dp_lm()`'s median slope
-#'    error from 0.31 to 0.14). Under add/remove n is private and the axis
+#'    474 to 274 of 1000, and the default `dp_lm()`'s median slope error
+#'    from 0.31 to 0.14). Under add/remove n is private and the axis
 #'    does not depend on it; the release's guarantee then holds under every
 #'    notion, otherwise under the call's.
 #'
