@@ -457,8 +457,6 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
   out
 }
 
-#' The guarantee of dp_column_bounds(), in words.
-#' @noRd
 #' The neighbour notion the bounds' mechanism holds under: every notion when
 #' n is private (its base measures are then fixed; its utilities move by at
 #' most 1 under each), else the call's (the refinement's axis reads the
@@ -466,6 +464,8 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
 #' @noRd
 column_bounds_notion <- function(neighbor) if (neighbor == "add-remove") "any" else neighbor
 
+#' The guarantee of dp_column_bounds(), in words.
+#' @noRd
 column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition) {
   how <- if (composition == "zCDP") {
     sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
@@ -688,6 +688,13 @@ tighten_auto_level <- 0.1
 tighten_auto_level_fit <- 0.25
 tighten_share <- 0.15
 
+#' The budget of the tightening of `p` columns' public bounds: 2 *
+#' `share` of epsilon and delta over its 2p choices (column_bounds_epsilon()).
+#' @noRd
+tighten_epsilon <- function(epsilon, delta, share, p) {
+  column_bounds_epsilon(2 * share * epsilon, 2 * share * delta, p, tighten_choices)
+}
+
 #' Whether to tighten public bounds: `tighten` as given (TRUE/FALSE), or for
 #' NULL the automatic rule from public quantities only: n public (replace-one
 #' or zero-out, and the rows in memory) and the rows targeted beyond each
@@ -709,8 +716,7 @@ pca_tighten <- function(x, dots) {
   tryCatch({
     neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
     share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
-    cols <- column_bounds_epsilon(2 * share * check_epsilon(dots[["epsilon"]]), 2 * share * check_delta(dots[["delta"]]),
-                                  public_ncol(x), tighten_choices)
+    cols <- tighten_epsilon(check_epsilon(dots[["epsilon"]]), check_delta(dots[["delta"]]), share, public_ncol(x))
     n_pub <- if (neighbor == "add-remove") NA_real_ else public_nrow(x)
     tighten_decision(NULL, n_pub, cols$epsilon_q, tighten_auto_level_fit)
   }, error = function(e) FALSE)

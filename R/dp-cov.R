@@ -369,8 +369,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   tight <- FALSE
   if (!is.null(box) && !one_pass && !is.function(x) && !isFALSE(tighten)) {
     if (!share_given) bound_share <- tighten_share
-    cols_t <- column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta, public_ncol(x),
-                                    tighten_choices)
+    cols_t <- tighten_epsilon(epsilon, delta, bound_share, public_ncol(x))
     tight <- tighten_decision(tighten, if (neighbor == "add-remove") NA_real_ else public_nrow(x),
                               cols_t$epsilon_q)
   }

@@ -403,8 +403,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (!is.null(box) && !isFALSE(tighten)) {
     tight_vars <- intersect(names(box$lower), lm_formula_variables(x))
     if (length(tight_vars)) {
-      cols_t <- column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta, length(tight_vars),
-                                      tighten_choices)
+      cols_t <- tighten_epsilon(epsilon, delta, bound_share, length(tight_vars))
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
       tight <- tighten_decision(tighten, n_pub, cols_t$epsilon_q, tighten_auto_level_fit)
     }
