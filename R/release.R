@@ -1027,9 +1027,12 @@ lm_diagnostics <- function(fit, rel, columns) {
     out$noise_to_signal <- ratio_or_inf(noise, signal)
     g <- grade(out$noise_to_signal, th$ratio)
     if (g > 0L) {
-      msgs <- c(msgs, sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (ratio %s); %s.",
+      # Inf: the coefficients' squared size is within their variance, no signal is left above it
+      ratio <- if (is.finite(out$noise_to_signal)) sprintf("ratio %s", fmt(out$noise_to_signal)) else
+        "no signal left above the noise"
+      msgs <- c(msgs, sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
                               if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
-                              fmt(out$noise_to_signal), noise_advice(rel)))
+                              ratio, noise_advice(rel)))
     }
     lv <- max(lv, g)
   }

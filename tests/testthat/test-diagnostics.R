@@ -276,6 +276,31 @@ test_that("the noise advice speaks of what was given: public bounds get narrower
   expect_false(grepl("give public bounds", m_lm, fixed = TRUE))
 })
 
+test_that("dp_lm's coefficients within their noise: the words say so, not 'ratio Inf'", {
+  set.seed(21)
+  d <- data.frame(a = runif(300, 0, 10), b = runif(300, 0, 10))
+  d$y <- d$a + rnorm(300)
+  fit <- suppressWarnings(dp_lm(y ~ a + b, d, 1, 1e-6, bounds = list(a = c(0, 10), b = c(0, 10), y = c(-5, 15)),
+                                neighbor = "replace-one", B = 50))
+  # the bootstrap's variances against the coefficients' squared size: the rule of the ratio
+  v <- diag(fit$vcov)
+  expect_equal(fit$diagnostics$noise_to_signal, sqrt(sum(v)) / sqrt(max(0, sum(coef(fit)^2) - sum(v))))
+  # a hand-made fit whose variances exceed the coefficients' squared size
+  h <- fit
+  h$vcov <- diag(10 * sum(coef(fit)^2), 3)
+  dg <- dpcov:::lm_diagnostics(h, h$release, colnames(h$release$estimate))
+  expect_identical(dg$noise_to_signal, Inf)
+  expect_identical(dg$level, "mostly noise")
+  m <- paste(dg$messages, collapse = " ")
+  expect_match(m, "the coefficients are mostly noise: .*\\(no signal left above the noise\\)")
+  expect_false(grepl("ratio Inf", m, fixed = TRUE))
+  # a finite ratio keeps its number
+  h$vcov <- diag(0.8 * sum(coef(fit)^2) / 3, 3)  # noise / signal = sqrt(0.8 / 0.2) = 2
+  dg2 <- dpcov:::lm_diagnostics(h, h$release, colnames(h$release$estimate))
+  expect_equal(dg2$noise_to_signal, 2)
+  expect_match(paste(dg2$messages, collapse = " "), sprintf("ratio %s", format(signif(dg2$noise_to_signal, 3))), fixed = TRUE)
+})
+
 options(old_noise_option)
 
 test_that("dp_lm with bounds chosen privately says when they clamp many rows, and its intervals warn", {
