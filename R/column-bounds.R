@@ -78,9 +78,13 @@
 #'    there, clamping a quarter of the rows (on `datasets::quakes`' model at
 #'    epsilon 1 the median number of rows clamped in some variable fell from
 #'    474 to 274 of 1000, and the default `dp_lm()`'s median slope error
-#'    from 0.31 to 0.14). Under add/remove n is private and the axis
-#'    does not depend on it; the release's guarantee then holds under every
-#'    notion, otherwise under the call's.
+#'    from 0.31 to 0.14). Under add/remove n is private: the choice reads a
+#'    noisy count instead, drawn first by one more exponential mechanism
+#'    (utility \eqn{-|c - n|}, so \eqn{P(c) \propto e^{-\epsilon_q|c - n|/2}},
+#'    two-sided geometric noise of sd about \eqn{2.8/\epsilon_q}, a few
+#'    percent of the cap's \eqn{4m} rows): \eqn{8p + 1} choices in all, and
+#'    the release's guarantee holds under every notion; where n is public,
+#'    under the call's.
 #'
 #' The decaying base measure of the tails makes every further factor
 #' \eqn{e^{\lambda}} of distance (in units of the scale) cost a factor e of
@@ -101,10 +105,11 @@
 #' ratio of its densities spans at most \eqn{\epsilon_q}), hence
 #' \eqn{\epsilon_q^2/8}-zero-concentrated DP (Cesar and Rogers 2021).
 #'
-#' **Composition** of the 8p choices (each uses the values released before
+#' **Composition** of the k = 8p choices (8p + 1 under add/remove, with the
+#' noisy count; each uses the values released before
 #' it: adaptive composition): with `delta = 0` basic composition,
-#' \eqn{\epsilon_q = \epsilon/(8p)}; with `delta > 0` the larger of that and
-#' the \eqn{\epsilon_q} whose total \eqn{\rho = 8p\epsilon_q^2/8} converts to
+#' \eqn{\epsilon_q = \epsilon/k}; with `delta > 0` the larger of that and
+#' the \eqn{\epsilon_q} whose total \eqn{\rho = k\epsilon_q^2/8} converts to
 #' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
 #' [dp_budget()]), of order \eqn{\epsilon/\sqrt{8p\log(1/\delta)}}
 #' instead of \eqn{\epsilon/(8p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
@@ -123,7 +128,7 @@
 #' need a larger `range` (from public knowledge).
 #'
 #' @param x A numeric matrix or data frame (rows are records).
-#' @param epsilon Privacy loss of the whole call (all 8p choices).
+#' @param epsilon Privacy loss of the whole call (all its choices).
 #' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
 #'   in (0, 1) for the zCDP composition (see above).
 #' @param neighbor `"add-remove"` (default), `"replace-one"` or `"zero-out"`:
@@ -191,7 +196,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   # the number of columns is a public shape; learnt without reading values
   p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else if (is.vector(x)) 1L else NA_integer_
   if (is.na(p) || p < 1L) x <- check_data_matrix(x)  # refuses with the usual classed error
-  eq <- column_bounds_epsilon(epsilon, delta, p)
+  eq <- column_bounds_epsilon(epsilon, delta, p, noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
   # refinement's axis reads it, and the charge holds under the call's notion
   charge <- budget_charge(budget, "dp_column_bounds", epsilon, eq$delta, neighbor = column_bounds_notion(neighbor),
@@ -218,8 +223,8 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     mechanism = paste0("per column: exponential mechanisms for a coarse bin and the median in it on an asinh axis, the median ",
                        "absolute deviation from it, and a low and a high tail point on an asinh axis ",
                        "centred at the median in units of that scale (Smith 2011)"),
-    guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, column_bounds_choices * p,
-                                             eq$epsilon_q, eq$composition),
+    guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, eq$choices, eq$epsilon_q, eq$composition,
+                                             count = neighbor == "add-remove"),
     budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
 }
 
@@ -260,8 +265,8 @@ refine_unaxis <- function(s, kappa = column_bounds_refine_kappa) kappa * expm1(s
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
 #' total rho and the composition's name.
 #' @noRd
-column_bounds_epsilon <- function(epsilon, delta, p, choices = column_bounds_choices) {
-  k <- choices * p
+column_bounds_epsilon <- function(epsilon, delta, p, choices = column_bounds_choices, noisy_count = FALSE) {
+  k <- choices * p + as.integer(noisy_count)
   eq <- epsilon / k
   composition <- "basic"
   used_delta <- 0
@@ -273,7 +278,7 @@ column_bounds_epsilon <- function(epsilon, delta, p, choices = column_bounds_cho
       used_delta <- delta
     }
   }
-  list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition)
+  list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition, choices = k)
 }
 
 #' The mechanism on a checked matrix: per column (in order) the location's
@@ -281,13 +286,19 @@ column_bounds_epsilon <- function(epsilon, delta, p, choices = column_bounds_cho
 #' deviation), the upper
 #' and the lower point, and their refinements. Values returned in data units.
 #' @noRd
-column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, max_level, decay, n_public = FALSE) {
+column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, max_level, decay, n_public = FALSE,
+                                    kappa = NULL) {
   n <- nrow(X)
   p <- ncol(X)
   sens <- quantile_utility_sensitivity("add-remove")
   m_n <- min(tail_factor / eps_q, max_level * n)
-  # the refinement's axis (column_bounds_refine_kappa_capped): from n only where it is public
-  kappa <- if (n_public && m_n < tail_factor / eps_q) column_bounds_refine_kappa_capped else column_bounds_refine_kappa
+  # the refinement's axis: nearly linear where the first stage is capped
+  # (column_bounds_refine_kappa_capped), which reads n where it is public and
+  # a noisy count where it is not (drawn first, one more choice of the budget;
+  # used for this choice only, not released)
+  capped <- max_level * (if (n_public) n else count_exp_mech(n, eps_q)) < tail_factor / eps_q
+  # (`kappa` given: that axis whatever the rule, for the tests' controls)
+  if (is.null(kappa)) kappa <- if (capped) column_bounds_refine_kappa_capped else column_bounds_refine_kappa
   top <- asinh(range / resolution)
   i <- seq.int(0, n)
   lower <- upper <- center <- spread <- numeric(p)
@@ -458,25 +469,26 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
 }
 
 #' The neighbour notion the bounds' mechanism holds under: every notion when
-#' n is private (its base measures are then fixed; its utilities move by at
-#' most 1 under each), else the call's (the refinement's axis reads the
-#' public n).
+#' n is private (its utilities, the noisy count's -|c - n| included, move by
+#' at most 1 under each, and the refinement's axis follows the count), else
+#' the call's (the axis reads the public n).
 #' @noRd
 column_bounds_notion <- function(neighbor) if (neighbor == "add-remove") "any" else neighbor
 
 #' The guarantee of dp_column_bounds(), in words.
 #' @noRd
-column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition) {
+column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition, count = FALSE) {
   how <- if (composition == "zCDP") {
-    sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
-            format(epsilon), format(delta), k, format(eps_q, digits = 4))
+    sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each%s, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
+            format(epsilon), format(delta), k, format(eps_q, digits = 4), count_words(count))
   } else {
-    sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each",
-            format(epsilon), k, format(eps_q, digits = 4))
+    sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each%s",
+            format(epsilon), k, format(eps_q, digits = 4), count_words(count))
   }
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
   sprintf("%s, %s; n is used but not released.", how, notion)
 }
+count_words <- function(count) if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
 
 # ---- dp_cov()'s default: private column bounds, then the box -------------------
 
@@ -536,14 +548,15 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
                                     "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
                                     "stated budget), targeting about %s rows beyond each bound"),
-                             column_bounds_choices * ncol(X), format(cols$epsilon_q, digits = 4), format(eps_cols),
+                             cols$choices, format(cols$epsilon_q, digits = 4), format(eps_cols),
                              format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
                                   "privately (%s) and the release on the box they define: %s"),
                            format(epsilon), format(delta), composition_words(gauss),
-                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, column_bounds_notion(neighbor), column_bounds_choices * ncol(X),
-                                                                         cols$epsilon_q, cols$composition)),
+                           sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, column_bounds_notion(neighbor), cols$choices,
+                                                                         cols$epsilon_q, cols$composition,
+                                                                         count = neighbor == "add-remove")),
                            rel$guarantee)
   finish_diagnostics(rel)
 }
@@ -646,7 +659,7 @@ lm_bounds_rho <- function(epsilon, delta) {
 lm_private_bounds <- function(mf, epsilon, delta, state) {
   num <- vapply(mf, function(col) is.numeric(col) && is.null(dim(col)), logical(1))
   k <- sum(num)
-  cols <- column_bounds_epsilon(epsilon, delta, max(1L, k))
+  cols <- column_bounds_epsilon(epsilon, delta, max(1L, k), noisy_count = !isTRUE(state$n_public))
   d <- column_bounds_defaults
   X <- matrix(unlist(mf[num], use.names = FALSE), nrow(mf), k)
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,

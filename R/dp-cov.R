@@ -39,7 +39,8 @@
 #' `lower`/`upper`/`bounds`, no `clip`, no `clip_mean`) and the data in memory,
 #' per-column bounds are chosen privately first, by the mechanism of
 #' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (half
-#' of each by default; its 8p exponential mechanisms composed by zCDP when
+#' of each by default; its 8p exponential mechanisms, and under add/remove a
+#' noisy count, composed by zCDP when
 #' that gives more, else by basic composition with no delta), and the release
 #' then takes the box path below with them (`params$bounds_source =
 #' "private"`, `params$column_bounds` the step's budget and the rows targeted
@@ -387,7 +388,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # the per-column bounds take 2 * bound_share of epsilon and of delta (the
   # delta only where their zCDP composition uses it; see dp_column_bounds())
   cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
-                                                 public_ncol(x)) else if (tight) cols_t else list(delta = 0)
+                                                 public_ncol(x), noisy_count = neighbor == "add-remove") else if (tight) cols_t else list(delta = 0)
   eps_cols <- if (chosen) 2 * bound_share * epsilon else 0
   eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
   delta_rest <- delta - cols$delta

@@ -759,6 +759,17 @@ em_zcdp_rho <- function(epsilon) epsilon^2 / 8
 #' @noRd
 quantile_utility_sensitivity <- function(neighbor) 1
 
+#' The noisy count of dp_column_bounds()'s mechanism where n is private
+#' (add/remove): the exponential mechanism on the integers with utility
+#' \eqn{-|c - n|} (sensitivity 1 under add/remove; n is public under the other
+#' notions, which never draw it), \eqn{P(c) \propto \exp(-\epsilon_q |c - n| / 2)}:
+#' n plus two-sided geometric noise with \eqn{\alpha = e^{-\epsilon_q/2}}.
+#' Like every choice of the bounds it is \eqn{\epsilon_q}-DP and
+#' \eqn{\epsilon_q}-bounded-range, hence \eqn{\epsilon_q^2/8}-zCDP: one more
+#' choice of their budget (column_bounds_epsilon(noisy_count = TRUE)).
+#' @noRd
+count_exp_mech <- function(n, eps_q) n + rgeometric2(2 * quantile_utility_sensitivity("add-remove"), eps_q)
+
 #' Two-sided geometric mechanism (Ghosh, Roughgarden and Sundararajan 2012)
 #' for an integer count of sensitivity `sensitivity`: noise Z with
 #' \eqn{P(Z = k) \propto \alpha^{|k|}}, \eqn{\alpha = \exp(-\epsilon/\Delta)},

@@ -256,7 +256,12 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_equal(led$epsilon[1], 0.5)
   expect_equal(sum(led$delta), 1e-6)
   expect_equal(led$rho[1], r$params$column_bounds$rho)
-  expect_equal(led$rho[1], dpcov:::column_bounds_choices * 3 * r$params$column_bounds$epsilon_quantile^2 / 8)
+  # 8 choices per column and, under add/remove (the default), one noisy count
+  expect_equal(led$rho[1], (dpcov:::column_bounds_choices * 3 + 1) * r$params$column_bounds$epsilon_quantile^2 / 8)
+  expect_match(r$guarantee, "one of them a noisy count of the rows", fixed = TRUE)
+  r_ro <- dp_cov(x, 1, 1e-6, neighbor = "replace-one")
+  expect_equal(r_ro$params$column_bounds$rho, dpcov:::column_bounds_choices * 3 * r_ro$params$column_bounds$epsilon_quantile^2 / 8)
+  expect_false(grepl("noisy count of the rows", r_ro$guarantee, fixed = TRUE))
   expect_equal(led$rho[2], r$params$mu_total^2 / 2)
   # each charge is a valid guarantee on its own: the Gaussian's is its exact
   # epsilon at its delta, more than the 0.5 left by basic composition ...
