@@ -298,7 +298,7 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   # used for this choice only, not released)
   capped <- max_level * (if (n_public) n else count_exp_mech(n, eps_q)) < tail_factor / eps_q
   # (`kappa` given: that axis whatever the rule, for the tests' controls)
-  if (is.null(kappa)) kappa <- if (capped) column_bounds_refine_kappa_capped else column_bounds_refine_kappa
+  if (is.null(kappa)) kappa <- if (isTRUE(capped)) column_bounds_refine_kappa_capped else column_bounds_refine_kappa
   top <- asinh(range / resolution)
   i <- seq.int(0, n)
   lower <- upper <- center <- spread <- numeric(p)
