@@ -409,6 +409,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), neighbor = neighbor)
   with_refund(budget, charge, {
     X <- check_data_matrix(x, min_rows = 0L)
+    if (neighbor != "add-remove" && nrow(X) < 1) abort_public_rows()
     p <- ncol(X)
     map <- box_map(align_bounds(box, colnames(X), p), centred = FALSE)
     B <- box_uncentred_bound(p)

@@ -213,6 +213,10 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' @param na_strings Fields read as missing.
 #' @return A chunk reader of class `c("dp_reader", "function")`: call it with
 #'   no arguments for the next block, or with `reset = TRUE` to start again.
+#'   After the last block it returns `NULL` (and starts again on the next
+#'   call); a source with no rows gives one block with its columns and no
+#'   rows first, so that a release under add/remove (n private) is the noise
+#'   of n = 0, as for no rows in memory.
 #' @examplesIf requireNamespace("RSQLite", quietly = TRUE)
 #' set.seed(1)
 #' x <- data.frame(a = rnorm(500), b = rnorm(500), c = rnorm(500))
@@ -233,9 +237,11 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
   columns <- db_columns(conn, src, columns)
   sql <- sprintf("SELECT %s FROM %s", paste(DBI::dbQuoteIdentifier(conn, columns), collapse = ", "), src$sql)
   res <- NULL
+  sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_res <- function() {
     if (!is.null(res)) try(DBI::dbClearResult(res), silent = TRUE)
     res <<- NULL
+    sent <<- FALSE
   }
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
@@ -247,9 +253,14 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
       if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
       block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg)
       if (!nrow(block)) {
+        if (!sent) {
+          sent <<- TRUE
+          return(empty_block(columns))
+        }
         close_res()
         return(NULL)
       }
+      sent <<- TRUE
       frame_block(block, columns, na, "columns")
     }, error = function(e) {
       close_res()
@@ -304,10 +315,12 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   nm <- names_all[idx]
   con <- NULL
   line <- 0
+  sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_con <- function() {
     if (!is.null(con)) try(close(con), silent = TRUE)
     con <<- NULL
     line <<- 0
+    sent <<- FALSE
   }
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
@@ -330,9 +343,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
                   })
     rows <- length(v[[idx[1]]])
     if (!rows) {
+      if (!sent) {
+        sent <<- TRUE
+        return(empty_block(nm))
+      }
       close_con()
       return(NULL)
     }
+    sent <<- TRUE
     line <<- line + rows
     m <- matrix(unlist(v[idx], use.names = FALSE), rows, length(idx), dimnames = list(NULL, nm))
     tryCatch(frame_block(m, nm, na, "columns"), error = function(e) {
@@ -353,6 +371,11 @@ print.dp_reader <- function(x, ...) {
 }
 
 # ---- internals --------------------------------------------------------------
+
+# A block with the columns and no rows: what a reader returns first when its
+# source has no rows at all, so that the pass knows the (public) columns and a
+# release under add/remove, where n is private, is noise as for n = 0 in memory.
+empty_block <- function(nm) matrix(numeric(0), 0L, length(nm), dimnames = list(NULL, nm))
 
 # DBI is needed only here; its absence is a classed error, not a failure to load.
 dbi_installed <- function() requireNamespace("DBI", quietly = TRUE)

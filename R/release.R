@@ -22,6 +22,9 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   scale <- check_choice(scale, dp_scales, "scale")
   centred <- check_flag(centred, "centred")
+  # where n is public it is a shape, released: at least one row (mechanisms
+  # refuse this before their data is read, and so refund their charge; this is the net)
+  if (n_public && !(n >= 1)) abort_public_rows()
   if (is.null(guarantee)) {
     guarantee <- dp_guarantee_text(epsilon, delta, neighbor, clip, n_public, local)
   }
@@ -1063,4 +1066,12 @@ lm_diagnostics <- function(fit, rel, columns) {
   out$level <- c("ok", "noisy", "mostly noise")[lv + 1L]
   out$messages <- msgs
   structure(out, class = "dp_diagnostics")
+}
+
+# The refusal of data with no rows where n is public (replace-one, zero-out):
+# n is released, a shape the call may depend on; under add/remove (n private)
+# no rows are data and the release is noise.
+abort_public_rows <- function() {
+  abort("`x` has no rows: where n is public (replace-one, zero-out) the release states n and needs at least one row; under add/remove (n private) no rows are data and the release is noise.",
+        .arg = "x")
 }

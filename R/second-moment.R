@@ -12,7 +12,9 @@
 #' be reduced in one streaming pass and released afterwards.
 #'
 #' @param x A numeric matrix or data frame (rows are records), or a function
-#'   that returns the next block of rows on each call and `NULL` when done.
+#'   that returns the next block of rows on each call and `NULL` when done
+#'   (a source with no rows returns one block with its columns and no rows
+#'   first: no rows are data, as in memory).
 #' @param clip Row-norm bound B; `Inf` for no clipping.
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]): the statistics of the rows mapped to the uncentred
@@ -90,10 +92,12 @@ gram_threads <- function() {
 #' same number of columns as the first, or `p` when given), `f(block)` folded
 #' over the non-empty blocks with `combine`. Returns the fold `total`, the
 #' row count `n`, `p` and the first block's column names; fewer than
-#' `min_rows` rows is an error (`too_few`, given n). Every reader of the
-#' package goes through here.
+#' `min_rows` rows is an error (`too_few`, given n): 0 by default, as rows in
+#' memory (under add/remove n is private, and no rows is data too). A reader
+#' that returns no block at all leaves the columns unknown, which is refused.
+#' Every reader of the package goes through here.
 #' @noRd
-reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 1L,
+reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
                         too_few = "the reader `x` returned no rows.") {
   check_reader(reader)
   total <- NULL
@@ -118,7 +122,14 @@ reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 1L,
     v <- f(block)
     total <- if (is.null(total)) v else combine(total, v)
   }
+  if (is.null(p)) {
+    abort("the reader `x` returned no block: with no rows, a reader returns one block with its columns and no rows first, then NULL.",
+          .arg = "x")
+  }
   if (n < min_rows) abort(too_few, .arg = "x")
+  # no rows (allowed where n is private): the fold of an empty block, so that
+  # the release has its shape and only noise, as with no rows in memory
+  if (is.null(total)) total <- f(matrix(numeric(0), 0L, p, dimnames = list(NULL, nm)))
   list(total = total, n = n, p = p, colnames = nm)
 }
 
@@ -324,7 +335,11 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
                           clip = budget_clip(x, if (missing(clip)) NULL else clip), neighbor = neighbor)
-  s <- with_refund(budget, charge, as_suffstat(x, if (missing(clip)) NULL else clip))
+  s <- with_refund(budget, charge, {
+    s <- as_suffstat(x, if (missing(clip)) NULL else clip)
+    if (neighbor != "add-remove" && s$n < 1) abort_public_rows()
+    s
+  })
   B <- noise_clip(s$clip, sigma_clip_inf)
   zero_row <- suffstat_zero_row(s, neighbor)
   sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = zero_row), epsilon, delta, calibration,

@@ -352,6 +352,7 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
     } else {
       s <- as_suffstat(x, clip)
     }
+    if (neighbor == "replace-one" && s$n < 1) abort_public_rows()
     B <- noise_clip(s$clip, sigma_clip_inf)
     inp <- list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge)
     inp$shape <- shape_check(inp)

@@ -119,7 +119,7 @@ test_that("an over-spend is refused before the data is read, and nothing is reco
   }
   # the control: a charge that fits does read the data
   rd <- charge_reader()
-  expect_error(analyze_gauss(rd$reader, 0.2, 1e-6, clip = 1, budget = b), "returned no rows")
+  expect_error(analyze_gauss(rd$reader, 0.2, 1e-6, clip = 1, budget = b), "returned no block")
   expect_true(rd$called())
   # refused outright: no guarantee to account
   expect_error(analyze_gauss(X, 0.1, 1e-7, clip = Inf, sigma_clip_inf = 1, budget = b),

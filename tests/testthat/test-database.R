@@ -117,7 +117,7 @@ test_that("bad sources give classed errors naming the argument", {
   }
   # no rows are data, as in memory: statistics of n = 0
   expect_equal(second_moment_db(con, "empty", clip = 2), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 2))
-  err(second_moment(db_reader(con, "empty"), 2), "x", "no rows")
+  expect_equal(second_moment(db_reader(con, "empty"), 2), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 2))
   err(second_moment_db(con, "nulls", clip = 2), "na", "a contain NULL values; use na")
   err(second_moment(db_reader(con, "nulls"), 2), "x", "missing values.*na = \"zero\"")
   err(second_moment_db(con, "mixed", clip = 2), "columns", "b hold text")
@@ -132,6 +132,79 @@ test_that("bad sources give classed errors naming the argument", {
   err(second_moment_db(con, "t", clip = 2), "conn", "closed or dropped")
   err(db_reader(con, "t"), "conn", "closed or dropped")
   err(second_moment(r, 2), "x", "failed")
+})
+
+test_that("no rows from a reader are data, as in memory: under add/remove the same releases as n = 0", {
+  X0 <- matrix(numeric(0), 0, 2, dimnames = list(NULL, c("a", "b")))
+  h <- tempfile(fileext = ".csv")
+  writeLines("a,b", h)
+  con <- db_memory(list(t = db_data(10, 2)))
+  DBI::dbExecute(con, "CREATE TABLE empty (a REAL, b REAL)")
+  readers <- list(csv = function() csv_reader(h), db = function() db_reader(con, "empty"),
+                  fn = function() {
+                    k <- 0
+                    function() {
+                      k <<- k + 1
+                      if (k %% 2 == 0) NULL else X0
+                    }
+                  })
+  for (nm in names(readers)) {
+    # a reader over no rows returns its columns first, then NULL, and starts again
+    r <- readers[[nm]]()
+    expect_identical(r(), X0, label = nm)
+    expect_null(r())
+    expect_identical(r(), X0, label = nm)
+    expect_null(r())
+    # the two-pass release and Analyze Gauss: the in-memory release under the same seed
+    set.seed(11)
+    a <- suppressWarnings(dp_cov(readers[[nm]](), 1, 1e-6, clip = 2, clip_mean = 2))
+    set.seed(11)
+    b <- suppressWarnings(dp_cov(X0, 1, 1e-6, clip = 2, clip_mean = 2))
+    expect_equal(a$estimate, b$estimate, label = nm)
+    expect_equal(a$params$n_noisy, b$params$n_noisy, label = nm)
+    set.seed(12)
+    a <- suppressWarnings(analyze_gauss(readers[[nm]](), 1, 1e-6, clip = 2))
+    set.seed(12)
+    b <- suppressWarnings(analyze_gauss(X0, 1, 1e-6, clip = 2))
+    expect_equal(a$estimate, b$estimate, label = nm)
+    # where n is public, too few rows is the (public) shape's refusal
+    e <- expect_error(dp_cov(readers[[nm]](), 1, 1e-6, clip = 2, clip_mean = 2, neighbor = "replace-one"),
+                      class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  # the default (private clips on the row norms) releases too, noise only
+  set.seed(13)
+  r0 <- suppressWarnings(dp_cov(readers$csv(), 1, 1e-6))
+  expect_identical(dim(r0$estimate), c(2L, 2L))
+  expect_true(all(is.finite(r0$estimate)))
+  # a reader that returns no block at all leaves the columns unknown: refused, naming `x`
+  e <- expect_error(second_moment(function() NULL, 1), "no block", class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  DBI::dbDisconnect(con)
+  unlink(h)
+})
+
+test_that("no rows where n is public: a classed error naming `x` before any charge; under add/remove, noise", {
+  X0 <- matrix(numeric(0), 0, 3)
+  calls <- list(
+    analyze_gauss = function(nb, b) analyze_gauss(X0, 1, 1e-6, clip = 2, neighbor = nb, budget = b),
+    analyze_gauss_box = function(nb, b) analyze_gauss(X0, 1, 1e-6, lower = c(0, 0, 0), upper = c(1, 1, 1),
+                                                     neighbor = nb, budget = b),
+    iwishart_posterior = function(nb, b) iwishart_posterior(X0, 1, 1e-6, clip = 2, budget = b))
+  for (nm in names(calls)) {
+    nbs <- if (nm == "iwishart_posterior") "replace-one" else c("replace-one", "zero-out")
+    for (nb in nbs) {
+      b <- dp_budget(5, 1e-3, neighbor = nb)
+      e <- expect_error(calls[[nm]](nb, b), "has no rows: where n is public", class = "dpcov_error")
+      expect_identical(e$arg, "x")
+      expect_identical(nrow(as.data.frame(b)), 0L, label = paste(nm, nb, "charged"))
+    }
+  }
+  # under add/remove the same calls release noise of the right shape
+  r <- suppressWarnings(analyze_gauss(X0, 1, 1e-6, clip = 2))
+  expect_true(is.na(r$n))
+  expect_identical(dim(r$estimate), c(3L, 3L))
+  expect_gt(sum(abs(r$estimate)), 0)
 })
 
 test_that("csv_reader(): columns, missing values and bad files", {
@@ -159,7 +232,7 @@ test_that("csv_reader(): columns, missing values and bad files", {
   writeLines(c("a,b", "1,2,3"), h)
   expect_error(second_moment(csv_reader(h), 1), class = "dpcov_error")
   writeLines("a,b", h)
-  expect_error(second_moment(csv_reader(h), 1), "no rows", class = "dpcov_error")
+  expect_equal(second_moment(csv_reader(h), 1), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 1))
   writeLines(character(0), h)
   expect_error(csv_reader(h), "empty", class = "dpcov_error")
   expect_error(csv_reader(file.path(tempdir(), "no-such.csv")), "does not exist", class = "dpcov_error")
