@@ -132,8 +132,10 @@
 #' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
 #'   in (0, 1) for the zCDP composition (see above).
 #' @param neighbor `"add-remove"` (default), `"replace-one"` or `"zero-out"`:
-#'   the sensitivities are 1 for all three notions, so the output distribution is the
-#'   same; the notion is recorded for the guarantee.
+#'   the utilities' sensitivities are 1 under all three notions. Where n is
+#'   public (replace-one, zero-out) the refinement's axis reads it and the
+#'   guarantee holds under that notion; under add/remove it reads a noisy
+#'   count (one more choice) and the guarantee holds under every notion.
 #' @param range Public bound on the data's magnitude: the bounds are searched
 #'   in \[-`range`, `range`\] (default 1e6); fix it without the data.
 #' @param resolution \eqn{\tau} of the location axis (default 0.01): below it
