@@ -165,6 +165,14 @@ sweep_hostile <- function(role, base) {
       sweep_h("function that fails", function(...) stop("boom")),
       sweep_h("function returning junk", function(...) "junk"),
       sweep_h("function returning NA matrix", function(...) matrix(NA_real_, 2, 2)),
+      # a reader over no rows: its columns, then NULL (noise under add/remove, refused where n is public)
+      sweep_h("reader over no rows", local({
+        k <- 0
+        function(...) {
+          k <<- k + 1
+          if (k %% 2 == 1) matrix(numeric(0), 0, 2) else NULL
+        }
+      }), "either"),
       sweep_h("number", 42, role$number %||% "error"), sweep_h("NULL", NULL, role$null %||% "error")),
     dir = list(
       sweep_h("NA", NA_character_), sweep_h("missing directory", file.path(tempdir(), "no-such-dir")),
