@@ -255,8 +255,8 @@ column_bounds_refine_kappa <- 1e-3
 # median of 474 of 1000 rows clamped in some variable against a target of 44
 # per end). The axis is then nearly linear out to 0.3 of that distance
 # (bench/RESULTS.md, "The refinement after a capped first stage"). The
-# choice reads n, so it is made only where n is public: under add/remove two
-# neighbours could straddle the cap and get different base measures.
+# choice reads n where it is public; under add/remove, where two neighbours
+# could straddle the cap, it reads a noisy count (count_exp_mech()).
 column_bounds_refine_kappa_capped <- 0.3
 column_bounds_refine_decay <- 3
 refine_axis <- function(u, kappa = column_bounds_refine_kappa) log1p(u / kappa)
@@ -444,13 +444,20 @@ as.data.frame.dp_column_bounds <- function(x, row.names = NULL, optional = FALSE
   x$bounds
 }
 
+# Whether the bounds' first stage was capped: its target m1 rows beyond each
+# bound at least max_level of the (public or noisy) n, so the bounds sit near
+# the quartiles. From public and released quantities only.
+column_bounds_capped <- function(m1, n_hat, max_level = column_bounds_defaults$max_level) {
+  m1 >= max_level * max(1, n_hat)
+}
+
 #' Plain-words warnings about private column bounds, from public or released
 #' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
 #' rows targeted by the first stage and the refinement.
 #' @noRd
 column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
   out <- character(0)
-  if (!is.na(n_hat) && m1 >= max_level * max(1, n_hat)) {
+  if (!is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)) {
     out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
                                  "quantiles of every column or beyond, may miss the data altogether, and clamp ",
                                  "about %s%% of the rows at each end; the release can be far off. Give public ",
@@ -480,17 +487,17 @@ column_bounds_notion <- function(neighbor) if (neighbor == "add-remove") "any" e
 #' The guarantee of dp_column_bounds(), in words.
 #' @noRd
 column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition, count = FALSE) {
+  counted <- if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
   how <- if (composition == "zCDP") {
     sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each%s, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
-            format(epsilon), format(delta), k, format(eps_q, digits = 4), count_words(count))
+            format(epsilon), format(delta), k, format(eps_q, digits = 4), counted)
   } else {
     sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each%s",
-            format(epsilon), k, format(eps_q, digits = 4), count_words(count))
+            format(epsilon), k, format(eps_q, digits = 4), counted)
   }
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
   sprintf("%s, %s; n is used but not released.", how, notion)
 }
-count_words <- function(count) if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
 
 # ---- dp_cov()'s default: private column bounds, then the box -------------------
 

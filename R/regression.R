@@ -486,7 +486,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                               "mechanism ((%s, %s)-DP in all, inside the stated budget), targeting about %s rows ",
                               "beyond each bound%s"),
                        pb$k, format(eps_bound), format(delta_bound), format(pb$tail_rows, digits = 4),
-                       if (pb$first_rows >= 0.25 * max(1, pb$n_hat)) {
+                       if (column_bounds_capped(pb$first_rows, pb$n_hat)) {
                          "\n  WARNING: n * epsilon is too small for private bounds: they may miss the data; the fit can be far off. Give public bounds (lower, upper) or more epsilon."
                        } else if (pb$tail_rows >= 0.01 * max(1, pb$n_hat)) {
                          "\n  WARNING: the private bounds clamp 1% or more of the rows at each end; the fit is biased. Give public bounds or more epsilon."

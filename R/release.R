@@ -947,7 +947,7 @@ lm_clamp_check <- function(rel, n_estimate) {
   n_hat <- if (is_num1(rel$n)) rel$n else n_estimate
   if (!is_num1(n_hat) || n_hat < 1) n_hat <- 1
   share <- min(1, 2 * cb$variables * cb$tail_rows / n_hat)
-  capped <- is_num1(cb$first_rows) && cb$first_rows >= 0.25 * n_hat
+  capped <- is_num1(cb$first_rows) && column_bounds_capped(cb$first_rows, n_hat)
   th <- dp_diagnostic_thresholds$clipped
   grade <- if (capped || share > th[["mostly"]]) 2L else if (share > th[["noisy"]]) 1L else 0L
   what <- sprintf("the bounds of the model's %d numeric variable(s) were chosen privately (no lower/upper given)",
