@@ -15,7 +15,7 @@
 #' with it the clamping bias, falls like \eqn{1/(n\epsilon)}.
 #'
 #' @section The mechanism:
-#' Every column gets eight choices, each by the exponential mechanism
+#' Every column gets ten choices, each by the exponential mechanism
 #' (McSherry and Talwar 2007) over an interval, in the continuous form of
 #' Smith (2011) also used by [dp_clip_bound()]: the column's values (clamped
 #' to the data-free range \[-`range`, `range`\]) cut a transformed axis into
@@ -54,6 +54,18 @@
 #'    \eqn{-|(n - i) - m_n|} (rows above it), the lower \eqn{-|i - m_n|}
 #'    (rows below it), \eqn{m_n = \min(m, a n)},
 #'    \eqn{m = } `tail_factor`\eqn{/\epsilon_q}, \eqn{a} = `max_level`.
+#'    Each in two choices, as for the location: first a unit bin of the
+#'    s axis, with utility minus the distance from \eqn{m_n} to the counts
+#'    of rows beyond the bin's points (0 for the bin that holds the target)
+#'    and weight the base measure's mass of the bin; then the point, with
+#'    the utility above, in the window of that bin and one bin towards the
+#'    data. In one choice over the whole axis a dense tail that ends
+#'    abruptly (prices capped at a maximum) leaves the target only the tiny
+#'    measure between the last few values, against the empty rest weighted
+#'    \eqn{e^{-\epsilon_q m_n/2}}: on `ggplot2::diamonds` the log price's
+#'    upper bound overshot its maximum by a fifth or more in 17% of draws,
+#'    once by a factor 450; the bin's whole measure wins, and the window
+#'    bounds the overshoot.
 #'
 #' 4. **Refinement**: the upper bound again, now targeting
 #'    \eqn{m'_n = \min(2/\epsilon_q, m_n)} rows above it, searched in the
@@ -82,7 +94,7 @@
 #'    noisy count instead, drawn first by one more exponential mechanism
 #'    (utility \eqn{-|c - n|}, so \eqn{P(c) \propto e^{-\epsilon_q|c - n|/2}},
 #'    two-sided geometric noise of sd about \eqn{2.8/\epsilon_q}, a few
-#'    percent of the cap's \eqn{4m} rows): \eqn{8p + 1} choices in all, and
+#'    percent of the cap's \eqn{4m} rows): \eqn{10p + 1} choices in all, and
 #'    the release's guarantee holds under every notion; where n is public,
 #'    under the call's.
 #'
@@ -100,19 +112,21 @@
 #' one row moves each count by at most 1 with n fixed; adding (removing) a row
 #' moves a count by \eqn{I \in \{0, 1\}} and \eqn{n/2} by 1/2, \eqn{m_n} by
 #' at most \eqn{a \le 1/2} in the same direction, so each utility by at most
-#' 1. n is used inside the mechanism, never released. Each choice is then
+#' 1 (a tail bin's utility, \eqn{-\max(0, c_{lo} - m_n, m_n - c_{hi})} for
+#' the counts at its two edges, too: each term moves by at most 1). n is used
+#' inside the mechanism, never released. Each choice is then
 #' \eqn{\epsilon_q}-DP; it is also \eqn{\epsilon_q}-bounded-range (the log
 #' ratio of its densities spans at most \eqn{\epsilon_q}), hence
 #' \eqn{\epsilon_q^2/8}-zero-concentrated DP (Cesar and Rogers 2021).
 #'
-#' **Composition** of the k = 8p choices (8p + 1 under add/remove, with the
+#' **Composition** of the k = 10p choices (10p + 1 under add/remove, with the
 #' noisy count; each uses the values released before
 #' it: adaptive composition): with `delta = 0` basic composition,
 #' \eqn{\epsilon_q = \epsilon/k}; with `delta > 0` the larger of that and
 #' the \eqn{\epsilon_q} whose total \eqn{\rho = k\epsilon_q^2/8} converts to
 #' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
-#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{8p\log(1/\delta)}}
-#' instead of \eqn{\epsilon/(8p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
+#' [dp_budget()]), of order \eqn{\epsilon/\sqrt{10p\log(1/\delta)}}
+#' instead of \eqn{\epsilon/(10p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
 #' recorded, so it composes with Gaussian steps by zCDP.
 #'
 #' @section Accuracy and its limits:
@@ -231,9 +245,9 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
 }
 
 # Exponential mechanisms per column: the location's coarse bin, the median,
-# the scale's coarse bin, the scale, upper, lower, and the refined upper and
-# lower.
-column_bounds_choices <- 8L
+# the scale's coarse bin, the scale, the upper bound's coarse bin and point,
+# the lower's, and the refined upper and lower.
+column_bounds_choices <- 10L
 # The refinement: rows targeted beyond each bound times epsilon_q, and how far
 # beyond the first bound (in multiples of its distance from the median) it
 # may reach.
@@ -262,7 +276,7 @@ column_bounds_refine_decay <- 3
 refine_axis <- function(u, kappa = column_bounds_refine_kappa) log1p(u / kappa)
 refine_unaxis <- function(s, kappa = column_bounds_refine_kappa) kappa * expm1(s)
 
-#' The budget of each of the `choices` * p choices (8p for the bounds, 2p
+#' The budget of each of the `choices` * p choices (10p for the bounds, 2p
 #' for the tightening of public ones): basic composition, or (delta > 0)
 #' zCDP when it gives more. Returns epsilon_q, the delta actually used, the
 #' total rho and the composition's name.
@@ -330,9 +344,9 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     # the tails, on the axis asinh((x - med) / scale): the data's bulk within a
     # few units of 0, the empty ends far out, where the base measure decays
     top2 <- asinh(2 * range / scale)
-    s <- c(-top2, asinh((v - med) / scale), top2)
-    hi <- med + scale * sinh(interval_exp_mech(s, -abs(n - i - m_n), eps_q, sens, decay))
-    lo <- med + scale * sinh(interval_exp_mech(s, -abs(i - m_n), eps_q, sens, decay))
+    s <- asinh((v - med) / scale)
+    hi <- med + scale * sinh(column_bounds_tail(s, top2, m_n, eps_q, sens, decay, upper = TRUE))
+    lo <- med + scale * sinh(column_bounds_tail(s, top2, m_n, eps_q, sens, decay, upper = FALSE))
     # refinement: fewer rows beyond, searched in a window reaching
     # column_bounds_reach times further from the median (decaying measure): the
     # window's empty part is bounded, so fewer rows can be targeted safely
@@ -356,6 +370,38 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     spread[j] <- scale
   }
   list(lower = lower, upper = upper, center = center, scale = spread)
+}
+
+#' A private tail point of the sorted values `s` (on the axis asinh((x -
+#' med) / scale), in [-top2, top2]): about `m` rows beyond it (above for the
+#' upper bound, below for the lower). Two choices of `eps_q` each: first a
+#' unit bin of the axis (a data-free grid) by the exponential mechanism with
+#' tail_bin_utility() (minus the distance from m to the counts of rows beyond
+#' the bin's points) and the base measure's mass of the bin; then the point
+#' by the continuous mechanism (utility -|rows beyond - m|, base measure
+#' exp(-|s| / decay)) in the window of that bin and one more towards the
+#' data (values outside count at its ends). In one continuous choice over
+#' the whole axis the empty rest of it (every point there with utility -m)
+#' weighs about exp(-eps_q m / 2) against the measure of the few points near
+#' the target, which a dense, abruptly ending tail (capped prices: the 400th
+#' largest log price 0.06 below the largest) makes tiny: on ggplot2's
+#' diamonds a log price's upper bound overshot the maximum by a fifth or more
+#' in 17% of draws, once by a factor 450. The bin holding the target has
+#' utility 0 and a whole bin's measure, and the window bounds how far beyond
+#' the data the point can land (bench/RESULTS.md, "Tail bins").
+#' @noRd
+column_bounds_tail <- function(s, top2, m, eps_q, sens, decay, upper) {
+  n <- length(s)
+  e <- unique(c(-top2, seq(ceiling(-top2), floor(top2)), top2))
+  # rows beyond each edge: above it (upper), below it (lower)
+  beyond <- if (upper) n - findInterval(e, s) else findInterval(e, s, left.open = TRUE)
+  k <- bin_exp_mech(tail_bin_utility(beyond, m), eps_q, sens,
+                    log_mass = log_base_mass(e[-length(e)], e[-1L], decay))
+  nb <- length(e) - 1L
+  win <- if (upper) c(e[max(1L, k - 1L)], e[k + 1L]) else c(e[k], e[min(nb, k + 1L) + 1L])
+  i <- seq.int(0, n)
+  utility <- if (upper) -abs(n - i - m) else -abs(i - m)
+  interval_exp_mech(c(win[1], pmin(pmax(s, win[1]), win[2]), win[2]), utility, eps_q, sens, decay)
 }
 
 #' A private median of the sorted values `t` on a data-free axis cut into

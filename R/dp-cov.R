@@ -39,7 +39,7 @@
 #' `lower`/`upper`/`bounds`, no `clip`, no `clip_mean`) and the data in memory,
 #' per-column bounds are chosen privately first, by the mechanism of
 #' [dp_column_bounds()] with `2 * bound_share` of epsilon and of delta (half
-#' of each by default; its 8p exponential mechanisms, and under add/remove a
+#' of each by default; its 10p exponential mechanisms, and under add/remove a
 #' noisy count, composed by zCDP when
 #' that gives more, else by basic composition with no delta), and the release
 #' then takes the box path below with them (`params$bounds_source =
@@ -207,7 +207,7 @@
 #'   `bench/peers.R`'s data (`bench/default-share.R`: replace-one, 100
 #'   releases per cell) the default's median Frobenius error over the best
 #'   public-bounds peer's, with 0.15 and 0.25, was 57 and 2.5 for quakes (n =
-#'   1000, p = 5) at epsilon 1 and 2.6 and 0.87 at 2, where the eight choices
+#'   1000, p = 5) at epsilon 1 and 2.6 and 0.87 at 2, where the choices
 #'   per column of the bounds step need the larger share to land on the data;
 #'   3.2 and 0.87 for penguins (n = 342) at 4; 1.11 and 1.22 for diamonds (n
 #'   = 53940, p = 7) at 1 and 1.04 and 1.14 at 4, where the bounds step needs

@@ -703,13 +703,32 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
 
 #' The exponential mechanism over a finite set of candidates with utilities
 #' `utility` (sensitivity `sensitivity`): candidate k with probability
-#' proportional to exp(epsilon u_k / (2 sensitivity)), by the Gumbel-max
-#' trick from R's RNG. epsilon-DP and epsilon-bounded-range, like
-#' interval_exp_mech(). Used with bin counts (sensitivity 1 under every
-#' notion: one row changes two counts by one, or one count by one).
+#' proportional to exp(epsilon u_k / (2 sensitivity)) times a data-free
+#' base weight exp(`log_mass`), by the Gumbel-max trick from R's RNG.
+#' epsilon-DP and epsilon-bounded-range, like interval_exp_mech(). Used with
+#' bin counts (sensitivity 1 under every notion: one row changes two counts by
+#' one, or one count by one) and with tail_bin_utility().
 #' @noRd
-bin_exp_mech <- function(utility, epsilon, sensitivity) {
-  which.max(epsilon * utility / (2 * sensitivity) - log(-log(stats::runif(length(utility)))))
+bin_exp_mech <- function(utility, epsilon, sensitivity, log_mass = 0) {
+  which.max(log_mass + epsilon * utility / (2 * sensitivity) - log(-log(stats::runif(length(utility)))))
+}
+
+#' Utility of the coarse bins of dp_column_bounds()'s tail choice: bin k
+#' spans the points between two edges of a data-free grid, where the rows
+#' beyond a point (above it for the upper bound, below for the lower) run
+#' between `beyond[k]` and `beyond[k + 1]`, the counts at the bin's edges;
+#' its utility is minus the distance from the target `m` to that range (0 if
+#' some point of the bin has m rows beyond it). Sensitivity 1 under every
+#' notion, like quantile_utility_sensitivity()'s: each edge count moves by at
+#' most 1 (by I in \{0, 1\} when a row is added, when m = min(m0, a n)
+#' moves by at most a <= 1/2 the same way), so each of c_lo - m and m - c_hi
+#' moves by at most 1, and so does max(0, c_lo - m, m - c_hi).
+#' @noRd
+tail_bin_utility <- function(beyond, m) {
+  k <- length(beyond) - 1L
+  a <- beyond[-(k + 1L)]
+  b <- beyond[-1L]
+  -pmax(0, pmin(a, b) - m, m - pmax(a, b))
 }
 
 #' log of the integral of exp(-|s| / decay) over [a, b] (vectorised), in a
