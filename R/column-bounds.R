@@ -596,7 +596,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    first_rows = m, clamped_share = share)
-  rel$mechanism <- sub("public per-column bounds", "per-column bounds chosen privately", rel$mechanism, fixed = TRUE)
+  rel <- box_relabel_source(rel, "private")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
@@ -655,8 +655,7 @@ tightened_labels <- function(rel, cols, eps_cols, k, public) {
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    clamped_share = share)
-  rel$mechanism <- sub("public per-column bounds", "public per-column bounds tightened privately", rel$mechanism,
-                       fixed = TRUE)
+  rel <- box_relabel_source(rel, "tightened")
   rel$tuning <- tuning_record("public bounds tightened privately", private = TRUE,
                               detail = tighten_detail(k, cols, eps_cols, m2, share, n_hat))
   rel

@@ -946,6 +946,22 @@ box_clamp_text <- function(centred) {
           if (centred) "(x - midpoint) / width, in [-1/2, 1/2]" else "x / max(|lower|, |upper|), in [-1, 1]")
 }
 
+#' A box release's labels (its mechanism's name and its guarantee's clamping
+#' clause) for bounds that are not simply public: `source` "private" (chosen
+#' by dp_column_bounds()'s mechanism in a first step) or "tightened" (public
+#' bounds tightened privately in a first step). The second step treats them
+#' as given, which is what its guarantee is for; the labels say where they
+#' came from.
+#' @noRd
+box_relabel_source <- function(rel, source) {
+  words <- switch(source, private = "per-column bounds chosen privately",
+                  tightened = "public per-column bounds tightened privately")
+  rel$mechanism <- sub("public per-column bounds", words, rel$mechanism, fixed = TRUE)
+  rel$guarantee <- sub("clamped to the public per-column bounds (params$bounds)",
+                       sprintf("clamped to the %s in the first step (params$bounds)", words), rel$guarantee, fixed = TRUE)
+  rel
+}
+
 #' The guarantee of dp_cov() with public bounds.
 #' @noRd
 dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second, neighbor, C, B, n_public) {

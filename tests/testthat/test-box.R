@@ -841,6 +841,11 @@ test_that("tightened bounds equal a plain-R reference, and the release is the bo
     set.seed(41); tb <- ref_within(x, lo, hi, cols$epsilon_q)
     ref <- ref_box_cov(x, tb$lower, tb$upper, 2, 1e-6, split = 0.4, neighbor = nb, mu_tot = 1 / g$ratio)
     expect_identical(r$params$bounds_source, "public, tightened privately", info = nb)
+    # the labels say where the box came from, in the name and in the guarantee's clamping clause
+    expect_match(r$mechanism, "public per-column bounds tightened privately", fixed = TRUE)
+    expect_match(r$guarantee, "clamped to the public per-column bounds tightened privately in the first step",
+                 fixed = TRUE)
+    expect_false(grepl("clamped to the public per-column bounds (params", r$guarantee, fixed = TRUE))
     expect_equal(r$params$bounds$lower, tb$lower)
     expect_equal(r$params$bounds$upper, tb$upper)
     expect_equal(r$params$public_bounds$lower, lo)

@@ -347,5 +347,19 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_false(fb$diagnostics$intervals_biased)
   expect_false(any(grepl("chosen privately", fb$diagnostics$messages)))
   expect_no_warning(confint(fb))
+  # but its print and summary carry a note: the intervals are of the clamped data
+  expect_length(fb$diagnostics$notes, 1L)
+  expect_match(fb$diagnostics$notes, sprintf("target about %s rows beyond each end",
+                                             format(signif(fb$release$params$column_bounds$tail_rows, 2))), fixed = TRUE)
+  for (out in list(capture.output(print(fb)), capture.output(print(summary(fb))))) {
+    note <- grep("^Note: the bounds of the model's 3 numeric variable\\(s\\) were chosen privately", out)
+    expect_length(note, 1L)
+    expect_match(out[note], "the intervals leave the clamping bias out")
+    expect_false(any(grepl("^Warning: the bounds", out)))
+  }
+  # public bounds: no note; a flagged fit: the warning, not the note
+  expect_null(pub$diagnostics$notes)
+  expect_false(any(grepl("^Note:", capture.output(print(pub)))))
+  expect_null(fit$diagnostics$notes)
   options(op)
 })

@@ -431,6 +431,16 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   expect_equal(r$params$split, 0.4)
   expect_match(r$guarantee, "^\\(1, 1e-06\\)-differential privacy by zero-concentrated composition \\(the bounds' rho")
   expect_match(r$guarantee, "of per-column bounds chosen privately \\(\\(0.5, 5e-07\\)-differential privacy")
+  # the box step's clamping clause names those bounds, not public ones (dp_lm() and dp_pca() likewise)
+  expect_match(r$guarantee, "clamped to the per-column bounds chosen privately in the first step (params$bounds)",
+               fixed = TRUE)
+  expect_false(grepl("public per-column", r$guarantee, fixed = TRUE))
+  d <- stats::setNames(as.data.frame(x), paste0("v", seq_len(ncol(x))))
+  f <- dp_lm(v1 ~ v2, d, 1, 1e-6, B = 5)
+  expect_match(f$release$guarantee, "clamped to the per-column bounds chosen privately in the first step", fixed = TRUE)
+  expect_false(grepl("public per-column", f$guarantee, fixed = TRUE))
+  pc <- dp_pca(x, epsilon = 1, delta = 1e-6)
+  expect_false(grepl("public per-column", pc$guarantee, fixed = TRUE))
   # an explicit share is kept, and the classic calibration composes by basic composition
   r3 <- dp_cov(x, epsilon = 0.9, delta = 1e-6, bound_share = 0.1, calibration = "classic")
   expect_equal(r3$params$column_bounds$epsilon, 0.18)
