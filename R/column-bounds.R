@@ -139,7 +139,12 @@
 #' result's `clamped_share` is that share, computed from `n_hint` only when
 #' given (never from the data). Values beyond \[-`range`, `range`\] count as at
 #' its ends: bounds never leave it, so data with values near or beyond it
-#' need a larger `range` (from public knowledge).
+#' need a larger `range` (from public knowledge). A column whose values are
+#' mostly one value (more than three quarters zeros, say) has a median
+#' absolute deviation of 0: where the first stage is capped at the quartiles
+#' its bounds close on that value and clamp every other row to it (`print()`
+#' warns of the capped stage when `n_hint` is given, and so do [dp_cov()]
+#' and [dp_lm()]); give such a column public bounds.
 #'
 #' @param x A numeric matrix or data frame (rows are records).
 #' @param epsilon Privacy loss of the whole call (all its choices).
