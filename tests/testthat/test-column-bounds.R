@@ -319,8 +319,19 @@ test_that("the tail bin's utility moves by at most 1 between neighbours (worst-c
   expect_lte(worst, 1 + 1e-12)
   # attained: a row moved from the bottom bin to beyond the top edge, the target inside no bin's range
   v2 <- c(rep(-2, 20), rep(2, 20))
-  d2 <- max(abs(u_of(v2, 12) - u_of(c(rep(-2, 19), 9, rep(2, 20)), 12)))
+  v2n <- c(rep(-2, 19), 9, rep(2, 20))
+  d2 <- max(abs(u_of(v2, 12) - u_of(v2n, 12)))
   expect_equal(d2, 1)
+  # so the bin choice's exact probabilities (base mass times exp(eps u / 2)) differ by at most a
+  # factor exp(eps) between the two, and by more than exp(eps / 2) somewhere (the bound is not loose)
+  eps <- 0.7
+  lp <- function(v) {
+    lw <- dpcov:::log_base_mass(e[-length(e)], e[-1], 2) + eps * u_of(v, 12) / 2
+    lw - log(sum(exp(lw)))
+  }
+  lr <- abs(lp(v2) - lp(v2n))
+  expect_lte(max(lr), eps + 1e-12)
+  expect_gt(max(lr), eps / 2)
 })
 
 test_that("a dense tail ending abruptly: the first tail point stays within its bin's window (control: one continuous choice overshoots)", {
