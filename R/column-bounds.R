@@ -324,7 +324,7 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   i <- seq.int(0, n)
   lower <- upper <- center <- spread <- numeric(p)
   # the coarse bins of the location axis: unit width in t = asinh(x / tau), a data-free grid
-  edges <- unique(c(-top, seq(ceiling(-top), floor(top)), top))
+  edges <- unit_bin_edges(top)
   for (j in seq_len(p)) {
     v <- sort(pmin(pmax(X[, j], -range), range))
     t <- asinh(v / resolution)
@@ -397,17 +397,20 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
 #' @noRd
 column_bounds_tail <- function(s, top2, m, eps_q, sens, decay, upper) {
   n <- length(s)
-  e <- unique(c(-top2, seq(ceiling(-top2), floor(top2)), top2))
+  e <- unit_bin_edges(top2)
   # rows beyond each edge: above it (upper), below it (lower)
   beyond <- if (upper) n - findInterval(e, s) else findInterval(e, s, left.open = TRUE)
   k <- bin_exp_mech(tail_bin_utility(beyond, m), eps_q, sens,
                     log_mass = log_base_mass(e[-length(e)], e[-1L], decay))
-  nb <- length(e) - 1L
-  win <- if (upper) c(e[max(1L, k - 1L)], e[k + 1L]) else c(e[k], e[min(nb, k + 1L) + 1L])
+  win <- if (upper) c(e[max(1L, k - 1L)], e[k + 1L]) else c(e[k], e[min(length(e), k + 2L)])
   i <- seq.int(0, n)
   utility <- if (upper) -abs(n - i - m) else -abs(i - m)
   interval_exp_mech(c(win[1], pmin(pmax(s, win[1]), win[2]), win[2]), utility, eps_q, sens, decay)
 }
+
+# The data-free grid of unit bins on [-top, top] (cut at the integers) that
+# the location's and the tails' coarse choices pick from.
+unit_bin_edges <- function(top) unique(c(-top, seq(ceiling(-top), floor(top)), top))
 
 #' A private median of the sorted values `t` on a data-free axis cut into
 #' coarse bins at `edges`: a bin chosen by the exponential mechanism on the bin
