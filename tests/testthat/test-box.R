@@ -870,6 +870,41 @@ test_that("tightened bounds equal a plain-R reference, and the release is the bo
   expect_equal(p$sdev, pr$sdev)
 })
 
+test_that("every mechanism's labels name where its box came from (private or tightened bounds), never public bounds", {
+  # box_relabel_source() rewrites the mechanism's name and the guarantee's
+  # clamping clause by text: a path whose text it misses would claim public bounds
+  set.seed(45)
+  x <- tight_data(600)
+  lo <- c(0, 0, 0); hi <- c(100, 100, 1)
+  d <- data.frame(x)
+  lm_b <- list(a = c(0, 100), b = c(0, 100), c = c(0, 1))
+  public_clause <- "clamped to the public per-column bounds (params$bounds)"
+  expect_labels <- function(r, words, info) {
+    expect_false(grepl(public_clause, r$guarantee, fixed = TRUE), info = info)
+    expect_match(r$guarantee, sprintf("clamped to the %s in the first step (params$bounds)", words), fixed = TRUE,
+                 info = info)
+    expect_match(r$mechanism, words, fixed = TRUE, info = info)
+  }
+  quiet <- function(expr) suppressWarnings(expr)
+  for (m in c("analyze_gauss", "threshold", "wishart")) for (nb in c("add-remove", "replace-one")) {
+    info <- paste("dp_cov", m, nb)
+    expect_labels(quiet(dp_cov(x, 0.9, 1e-6, mechanism = m, neighbor = nb)), "per-column bounds chosen privately",
+                  info)
+    expect_labels(quiet(dp_cov(x, 0.9, 1e-6, mechanism = m, lower = lo, upper = hi, tighten = TRUE, neighbor = nb)),
+                  "public per-column bounds tightened privately", info)
+  }
+  own <- c(analyze_gauss = "replace-one", wishart = "add-remove", jl_ridge = "add-remove",
+           iwishart_posterior = "replace-one")
+  for (m in names(own)) {
+    info <- paste("dp_lm", m)
+    f <- quiet(dp_lm(c ~ a + b, d, 0.9, 1e-6, mechanism = m, neighbor = own[[m]], B = 0))
+    expect_labels(f$release, "per-column bounds chosen privately", info)
+    f <- quiet(dp_lm(c ~ a + b, d, 0.9, 1e-6, mechanism = m, neighbor = own[[m]], B = 0, bounds = lm_b,
+                     tighten = TRUE))
+    expect_labels(f$release, "public per-column bounds tightened privately", info)
+  }
+})
+
 test_that("each tightened bound is drawn with the exponential mechanism's probabilities (alpha 1e-6), and a claim of twice the epsilon fails", {
   set.seed(42)
   v <- sort(c(runif(10, 0.2, 0.6), 0.9, 0.95))
