@@ -215,7 +215,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     abort("`x` must be a numeric matrix or data frame: the column bounds need the columns' values.", .arg = "x")
   }
   # the number of columns is a public shape; learnt without reading values
-  p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else if (is.vector(x)) 1L else NA_integer_
+  p <- if (is.data.frame(x) || is.matrix(x)) data_ncol(x) else if (is.vector(x)) 1L else NA_integer_
   if (is.na(p) || p < 1L) x <- check_data_matrix(x)  # refuses with the usual classed error
   eq <- column_bounds_epsilon(epsilon, delta, p, noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
@@ -223,7 +223,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   charge <- budget_charge(budget, "dp_column_bounds", epsilon, eq$delta, neighbor = column_bounds_notion(neighbor),
                           rho = eq$rho)
   # any n (0 included) under add/remove: success must not depend on n
-  X <- with_refund(budget, charge, check_data_matrix(x, min_rows = 0L))
+  X <- with_refund(budget, charge, check_charged_columns(check_data_matrix(x, min_rows = 0L), eq))
   out <- column_bounds_mechanism(X, eq$epsilon_q, range, resolution, tail_factor, max_level, decay,
                                  n_public = neighbor != "add-remove")
   nm <- colnames(X)
@@ -299,7 +299,22 @@ column_bounds_epsilon <- function(epsilon, delta, p, choices = column_bounds_cho
       used_delta <- delta
     }
   }
-  list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition, choices = k)
+  list(epsilon_q = eq, delta = used_delta, rho = k * em_zcdp_rho(eq), composition = composition, choices = k,
+       p = p)
+}
+
+#' The budget of the column choices was set, and charged, for `cols$p`
+#' columns before the data was read; the matrix the choices run on must have
+#' exactly those (a data frame's matrix columns expand under as.matrix(), so
+#' counting its top-level columns under-charged). An internal check: a
+#' mismatch is a bug, never the user's input.
+#' @noRd
+check_charged_columns <- function(X, cols) {
+  if (ncol(X) != cols$p) {
+    stop(sprintf("internal error: column choices charged for %d column(s), run on %d", as.integer(cols$p), ncol(X)),
+         call. = FALSE)
+  }
+  invisible(X)
 }
 
 #' The mechanism on a checked matrix: per column (in order) the location's
@@ -556,10 +571,19 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
 # ---- dp_cov()'s default: private column bounds, then the box -------------------
 
 # The number of columns of a data set, a public shape, read without its values
-# (at least 1; a malformed `x` is refused by the step that reads it).
+# (at least 1; a malformed `x` is refused by the step that reads it): the
+# columns check_data_matrix() will have, so a data frame's matrix column
+# counts its columns, as as.matrix() expands it.
 public_ncol <- function(x) {
-  p <- if (is.data.frame(x) || is.matrix(x)) ncol(x) else 1L
-  max(1L, as.integer(p))
+  p <- if (is.data.frame(x) || is.matrix(x)) data_ncol(x) else 1L
+  max(1L, p)
+}
+
+# The columns of a matrix or data frame once as.matrix() has expanded its
+# matrix (and data frame) columns; 0 for none.
+data_ncol <- function(x) {
+  if (!is.data.frame(x)) return(as.integer(NCOL(x)))
+  as.integer(sum(vapply(x, data_ncol, 1L)))
 }
 
 # The number of rows of a data set in memory, a public shape where n is
@@ -587,7 +611,7 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                                gauss = NULL) {
-  X <- check_data_matrix(x, min_rows = min_rows)
+  X <- check_charged_columns(check_data_matrix(x, min_rows = min_rows), cols)
   d <- column_bounds_defaults
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
                                 n_public = neighbor != "add-remove")
@@ -633,7 +657,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
 dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                  eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration,
                                  charge, call, gauss) {
-  X <- check_data_matrix(x, min_rows = min_rows)
+  X <- check_charged_columns(check_data_matrix(x, min_rows = min_rows), cols)
   w <- align_bounds(window, colnames(X), ncol(X))
   cb <- column_bounds_within(X, w$lower, w$upper, cols$epsilon_q)
   rel <- muffle_noise_warnings(

@@ -446,6 +446,40 @@ test_that("the budget is charged (epsilon, delta, rho) before the data is read, 
   expect_equal(nrow(as.data.frame(b1)), 0L)
 })
 
+test_that("a data frame's matrix columns count as the columns they expand to, in the charge and the guarantee", {
+  # as.matrix() expands a matrix column; the choices' budget is set before the
+  # data is read, so it must count the expanded columns, or each choice runs at
+  # an epsilon meant for fewer of them
+  set.seed(12)
+  n <- 300
+  d <- data.frame(a = rnorm(n))
+  d$m <- matrix(rnorm(n * 4), n, 4)
+  d$i <- I(matrix(rexp(n * 2), n, 2))
+  X <- as.matrix(d)
+  expect_identical(ncol(X), 7L)
+  expect_identical(dpcov:::public_ncol(d), 7L)
+  for (nb in c("replace-one", "add-remove")) {
+    set.seed(3); r <- dp_column_bounds(d, 1, neighbor = nb)
+    set.seed(3); rx <- dp_column_bounds(X, 1, neighbor = nb)
+    expect_equal(r$bounds, rx$bounds, info = nb)
+    expect_equal(r$epsilon_quantile, 1 / (70 + (nb == "add-remove")), info = nb)
+    expect_match(r$guarantee, sprintf("%d exponential mechanisms", 70L + (nb == "add-remove")), info = nb)
+  }
+  # dp_cov()'s default and tightening: the same release and the same charge as the expanded matrix
+  for (args in list(list(), list(lower = rep(-20, 7), upper = rep(20, 7), tighten = TRUE))) {
+    bd <- dp_budget(2, 1e-5, neighbor = "replace-one"); bx <- dp_budget(2, 1e-5, neighbor = "replace-one")
+    set.seed(4); r <- do.call(dp_cov, c(list(d, 1, 1e-6, neighbor = "replace-one", budget = bd), args))
+    set.seed(4); rx <- do.call(dp_cov, c(list(X, 1, 1e-6, neighbor = "replace-one", budget = bx), args))
+    expect_equal(unname(r$estimate), unname(rx$estimate))
+    expect_equal(r$params$column_bounds$rho, rx$params$column_bounds$rho)
+    expect_equal(as.data.frame(bd)$rho, as.data.frame(bx)$rho)
+    expect_equal(r$params$column_bounds$rho, (if (length(args)) 2 else 10) * 7 * r$params$column_bounds$epsilon_quantile^2 / 8)
+  }
+  # the internal check refuses a matrix other than the one charged for
+  cols <- dpcov:::column_bounds_epsilon(1, 0, 2)
+  expect_error(dpcov:::check_charged_columns(X, cols), "charged for 2 column\\(s\\), run on 7")
+})
+
 test_that("zcdp_rho() inverts the zCDP conversion, and rho charges compose", {
   for (e in c(0.1, 1, 5)) for (d in c(1e-9, 1e-5)) {
     r <- dpcov:::zcdp_rho(e, d)
