@@ -21,8 +21,8 @@
 #'    that released mean (public now), clipped to L2 norm `clip`, go through
 #'    `mechanism`: `"analyze_gauss"` ([analyze_gauss()], the default),
 #'    `"threshold"` ([dp_threshold()], modified variant with the theory
-#'    constant, for sparse high-dimensional data; its noise scale uses n, so
-#'    under add/remove n is treated as public), or `"wishart"`
+#'    constant, for sparse high-dimensional data; its noise scale and threshold
+#'    use n, so it needs `neighbor` `"replace-one"` or `"zero-out"`), or `"wishart"`
 #'    ([wishart_noise()] with the shift; needs its share of epsilon < 1).
 #' 3. **Combination** (post-processing): with S the second step's estimate of
 #'    the centred sum \eqn{\sum_i (x_i - \hat\mu)(x_i - \hat\mu)^T}, the
@@ -322,6 +322,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   type <- check_choice(type, c("covariance", "correlation"), "type")
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  if (mechanism == "threshold") check_threshold_notion(neighbor)
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
@@ -601,10 +602,10 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
 }
 
 # The notion the second step's charge holds under: Sheffet's Wishart mechanism
-# holds under every notion, thresholding's noise uses n (replace-one under
-# add/remove), Analyze Gauss holds under the release's.
+# holds under every notion, the others under the release's (thresholding
+# refuses add/remove).
 second_step_notion <- function(mechanism, neighbor) {
-  switch(mechanism, wishart = "any", threshold = threshold_charge_notion("central", neighbor), neighbor)
+  if (mechanism == "wishart") "any" else neighbor
 }
 
 # Thresholding needs p >= 2 (its threshold grows with log p); a reader's p is

@@ -49,8 +49,9 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
   n_text <- if (local) {
     "the number of reports n is public"
   } else if (neighbor == "add-remove") {
-    if (n_public) "n is treated as public (it is released and sets the noise scale)"
-    else "n is not released"
+    # a release that discloses n has no add/remove guarantee (thresholding refuses the notion)
+    if (n_public) stop("internal error: an add/remove release cannot disclose n", call. = FALSE)
+    "n is not released"
   } else {
     "n is public (neighbouring data sets have the same size)"
   }
@@ -285,8 +286,9 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' other n - 1 rows are \eqn{B e_2} moves the average by
 #' \eqn{\|B^2 e_1e_1^T - B^2 e_2e_2^T\|_F / n = \sqrt2 B^2/n}, and no pair
 #' moves it more. An average calibrated with its n discloses n (the noise
-#' scale depends on it), so under add/remove it is private only if n is
-#' treated as public; releases say so.
+#' scale depends on it), which add/remove neighbours keep private: the
+#' mechanisms that noise an average ([dp_threshold()], and [dp_cov()] with
+#' `mechanism = "threshold"`) refuse `"add-remove"`.
 #'
 #' @param clip Row-norm bound B (> 0, finite).
 #' @param neighbor `"add-remove"` (the default, as for every central
@@ -834,11 +836,11 @@ mean_step_sigma <- function(clip_mean, neighbor, epsilon, delta, calibration = "
 }
 
 # What dp_cov()'s guarantee says about n: public under replace-one and
-# zero-out; under add/remove treated as public when the second mechanism's
-# noise uses it, else released only as a noisy count from `count_from`.
+# zero-out; under add/remove released only as a noisy count from `count_from`
+# (a second mechanism whose noise uses n, thresholding, refuses add/remove).
 dp_cov_n_text <- function(neighbor, n_public, count_from = "the mean step's share") {
   if (neighbor != "add-remove") return("n is public (neighbouring data sets have the same size)")
-  if (n_public) return("n is treated as public (the second-moment mechanism's noise scale uses it)")
+  if (n_public) stop("internal error: an add/remove release cannot disclose n", call. = FALSE)
   sprintf("n is not released (a noisy count is, from %s)", count_from)
 }
 

@@ -188,10 +188,9 @@ check_release <- function(x, arg = "x", square = FALSE) {
 #'   step (e.g. centring by exact means, compression's distributional privacy)
 #'   voided the guarantee. The guarantee is (epsilon, delta)-DP for the
 #'   neighbour notion in `x$neighbor`; `x$n_public` says whether the number
-#'   of rows n is treated as public (always under `"replace-one"` and
-#'   `"zero-out"`, where neighbours have the same size; under `"add-remove"`
-#'   only for releases whose noise scale depends on n, which say so; the
-#'   others do not release n, and `x$n` is `NA`). `x$guarantee` states it in
+#'   of rows n is public (always under `"replace-one"` and `"zero-out"`,
+#'   where neighbours have the same size; never under `"add-remove"`: those
+#'   releases do not release n, and `x$n` is `NA`). `x$guarantee` states it in
 #'   words.
 #' @examples
 #' r <- analyze_gauss(matrix(rnorm(200), 50, 4), epsilon = 0.5, delta = 1e-5, clip = 2)

@@ -23,8 +23,8 @@
 #' \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2} (B = 1): sensitivity \eqn{B^2/n}
 #' of the average, which holds for *zero-out* neighbours (one row replaced by
 #' the all-zero row, n public), so that is its default `neighbor`. (Under
-#' add/remove the divisor n changes too and the average moves by up to
-#' \eqn{\sqrt2 B^2/n}; see [second_moment_sensitivity()].) `"modified"` (the
+#' add/remove the released n and noise scale would disclose n, so
+#' `"add-remove"` is refused; see [second_moment_sensitivity()].) `"modified"` (the
 #' modified Algorithms 1-2) uses replace-one neighbours, sensitivity
 #' \eqn{\sqrt2 B^2/n}, so \eqn{s^2 = 4\log(1.25/\delta)B^4/(n\epsilon)^2}.
 #' In every central release n is public (it sets the noise scale and the
@@ -71,8 +71,8 @@
 #'   a number, a public data matrix, `"cv"` (not private), or a
 #'   [threshold_tune()] object.
 #' @param neighbor `NULL` (the variant's default, see Details),
-#'   `"replace-one"`, `"zero-out"` or (central model, n treated as public)
-#'   `"add-remove"`.
+#'   `"replace-one"` or `"zero-out"` (n is public: the noise scale and the
+#'   threshold use it; `"add-remove"` is refused).
 #' @param ldp_threshold Modified LDP only: `"averaged"` or `"printed"`.
 #' @param keep_diagonal Never threshold the diagonal (the papers threshold
 #'   every entry, so the default is `FALSE`).
@@ -152,7 +152,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   }
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
-                          neighbor = threshold_charge_notion(model, neighbor))
+                          neighbor = neighbor)
   X <- NULL
   # a failure on the input's shape withdraws the charge (nothing is released)
   with_refund(budget, charge, {
@@ -248,14 +248,19 @@ threshold_neighbor <- function(neighbor, variant, model) {
     }
     return(check_choice(neighbor, c("replace-one", "zero-out"), "neighbor"))
   }
-  check_choice(neighbor, dp_neighbors, "neighbor")
+  check_threshold_notion(check_choice(neighbor, dp_neighbors, "neighbor"))
 }
 
-# The notion a thresholding charge holds under: its noise scale uses n, so
-# under add/remove n is treated as public and the guarantee is replace-one's
-# (same calibration, sqrt(2) B^2 / n); a local report's notion is the record's.
-threshold_charge_notion <- function(model, neighbor) {
-  if (model == "central" && neighbor == "add-remove") "replace-one" else neighbor
+# Central thresholding adds noise to the average and sets its threshold with
+# n: both disclose n, which add/remove neighbours keep private, so no
+# add/remove guarantee holds (and n-public "add/remove" is no notion at all).
+check_threshold_notion <- function(neighbor) {
+  if (neighbor == "add-remove") {
+    abort(paste0("`neighbor` = \"add-remove\" is not available for thresholding: its noise scale and its threshold ",
+                 "use n, which add/remove neighbours keep private. Use \"replace-one\" (noise for sensitivity ",
+                 "sqrt(2) B^2 / n) or \"zero-out\"."), .arg = "neighbor")
+  }
+  neighbor
 }
 
 # Noise sds at sample size m, and the noise term of the threshold.

@@ -127,7 +127,7 @@ test_that("central thresholding: the average plus N(0, s^2) for each variant and
   expect_gt(min(eigen(A)$values), 0.01)   # the PSD step leaves the audited entries alone
   cases <- list(list("modified", "replace-one", sqrt(2) * B^2 / n),
                 list("wang_xu", "zero-out", B^2 / n),
-                list("wang_xu", "add-remove", sqrt(2) * B^2 / n))
+                list("wang_xu", "replace-one", sqrt(2) * B^2 / n))
   set.seed(107)
   for (cs in cases) {
     s_ref <- classic_sigma(cs[[3]], eps, delta)

@@ -341,8 +341,8 @@ test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the ch
     function() { if (i >= 1) { i <<- 0; return(NULL) }; i <<- 1; matrix(rnorm(20), 20, 1) }
   }
   na <- matrix(c(NA, rnorm(39)), 20, 2)
-  expect_error(dp_cov(one_col(), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", budget = b),
-               class = "dpcov_error")
+  expect_error(dp_cov(one_col(), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", neighbor = "replace-one",
+                      budget = b), class = "dpcov_error")
   expect_error(dp_threshold(one_col(), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_error(analyze_gauss(na, 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_error(dp_clip_bound(na, 0.5, budget = b), class = "dpcov_error")

@@ -157,7 +157,8 @@ test_that("dp_cov has a guarantee by default that states both shares, and keeps 
   expect_identical(r1$n, 300)
   expect_match(r1$guarantee, "n is public")
   for (m in c("threshold", "wishart")) {
-    rm <- dp_cov(x, 0.5, 1e-6, clip = 5, clip_mean = 110, mechanism = m)
+    rm <- dp_cov(x, 0.5, 1e-6, clip = 5, clip_mean = 110, mechanism = m,
+                 neighbor = if (m == "threshold") "replace-one" else "add-remove")
     expect_true(has_guarantee(rm))
     expect_identical(rm$params$second_mechanism, m)
   }
@@ -172,7 +173,7 @@ test_that("dp_cov holds no noiseless statistic (leak scanner, with its secrets)"
          centred = leak_secrets(centred, 2)[c("raw", "clipped")])
   }
   for (m in c("analyze_gauss", "threshold", "wishart")) {
-    for (nb in c("add-remove", "replace-one")) {
+    for (nb in if (m == "threshold") c("replace-one", "zero-out") else c("add-remove", "replace-one")) {
       set.seed(7); r <- dp_cov(X, 0.5, 1e-5, clip = 2, clip_mean = 12, mechanism = m, neighbor = nb)
       set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, clip = 2, clip_mean = 12, mechanism = m, neighbor = nb)
       expect_no_leak(r, secrets(X, r), rerun = r2, rerun_secrets = secrets(X2, r2),
@@ -289,7 +290,7 @@ test_that("hostile inputs to dp_cov give classed errors that say what to do", {
   err(dp_cov(x, 1, 1e-6, 5, 110, mechanism = "bogus"), "mechanism")
   err(dp_cov(x, 1, 1e-6, 5, 110, type = "cor"), "type")
   err(dp_cov(x, 1, 1e-6, 5, 110, divisor = "n-1"), "divisor")
-  err(dp_cov(x[, 1, drop = FALSE], 1, 1e-6, 5, 110, mechanism = "threshold"), "mechanism")
+  err(dp_cov(x[, 1, drop = FALSE], 1, 1e-6, 5, 110, mechanism = "threshold", neighbor = "replace-one"), "mechanism")
   err(dp_cov(x[1, , drop = FALSE], 1, 1e-6, 5, 110, neighbor = "replace-one"), "x")
   err(dp_cov(x, 2, 1e-6, 5, 110, calibration = "classic"), "calibration")
 })
@@ -560,7 +561,7 @@ test_that("dp_cov from a dp_suffstat (one pass) equals a plain-R reference, from
   }
   # every second-moment mechanism runs from the statistics
   set.seed(1); expect_s3_class(dp_cov(s_mat, 0.9, 1e-6, mechanism = "wishart"), "dp_cov")
-  set.seed(1); expect_s3_class(dp_cov(s_mat, 2, 1e-6, mechanism = "threshold"), "dp_cov")
+  set.seed(1); expect_s3_class(dp_cov(s_mat, 2, 1e-6, mechanism = "threshold", neighbor = "replace-one"), "dp_cov")
   # the budget is charged for both steps, none for bounds
   b <- dp_budget(5, 1e-5)
   dp_cov(s_mat, 2, 1e-6, budget = b)

@@ -231,16 +231,17 @@ test_that("compressed_lm() is a dp_lm, in the data's units with scales", {
   expect_error(compressed_lm(r, "y", scales = c(1, 2)), class = "dpcov_error")
 })
 
-test_that("the bootstrap redraws dp_cov()'s release exactly as dp_cov() drew it (threshold, add/remove)", {
+test_that("the bootstrap redraws dp_cov()'s release exactly as dp_cov() drew it (threshold)", {
   # bounded rows that clipping never touches: the redraw on the exact moments,
   # under the release's seed, must reproduce the release (centre and
-  # covariance). Under add/remove the mean step draws a noisy count even when
-  # thresholding makes n public.
+  # covariance). Thresholding's noise uses n: add/remove is refused.
   set.seed(3)
   n <- 20000
   z <- matrix(runif(n * 2, -1, 1), n, 2)
   x <- cbind(x1 = z[, 1], x2 = z[, 2], y = (z[, 1] + z[, 2]) / 2)
-  for (nb in c("add-remove", "replace-one")) {
+  expect_error(dp_cov(x, 5, 1e-6, clip = 4, clip_mean = 2, mechanism = "threshold", neighbor = "add-remove"),
+               class = "dpcov_error", regexp = "`neighbor`")
+  for (nb in c("replace-one", "zero-out")) {
     set.seed(11)
     rel <- dp_cov(x, 5, 1e-6, clip = 4, clip_mean = 2, mechanism = "threshold", neighbor = nb)
     mom <- dpcov:::lm_moments(rel, 1:2, NULL, 3L, TRUE)

@@ -46,16 +46,21 @@ test_that("do.call() no longer puts the data into a release's stored call", {
   expect_false(call_holds_value(r2$call))
 })
 
-test_that("Wang & Xu's central noise is labelled zero-out, and add/remove gets sqrt(2) B^2 / n", {
+test_that("Wang & Xu's central noise is labelled zero-out, replace-one gets sqrt(2) B^2 / n, add/remove is refused", {
   X <- trust_x(200, 4) / 4
   r <- dp_threshold(X, 0.5, 1e-3, clip = 1, variant = "wang_xu", calibration = "classic", tune = 1)
   expect_identical(r$neighbor, "zero-out")
   expect_match(r$guarantee, "zero-out")
   # the paper's printed sigma, honestly labelled
   expect_equal(r$params$noise_sd, sqrt(2 * log(1.25 / 1e-3)) / (200 * 0.5))
-  ar <- dp_threshold(X, 0.5, 1e-3, clip = 1, variant = "wang_xu", neighbor = "add-remove",
+  r1 <- dp_threshold(X, 0.5, 1e-3, clip = 1, variant = "wang_xu", neighbor = "replace-one",
                      calibration = "classic", tune = 1)
-  expect_equal(ar$params$noise_sd, sqrt(2) * r$params$noise_sd)
+  expect_equal(r1$params$noise_sd, sqrt(2) * r$params$noise_sd)
+  expect_identical(r1$neighbor, "replace-one")
+  # the noise scale and the threshold disclose n: no add/remove guarantee, refused
+  expect_error(dp_threshold(X, 0.5, 1e-3, clip = 1, variant = "wang_xu", neighbor = "add-remove",
+                            calibration = "classic", tune = 1),
+               class = "dpcov_error", regexp = "`neighbor` = \"add-remove\" is not available for thresholding")
   expect_equal(second_moment_sensitivity(1, "add-remove", n = 200), sqrt(2) / 200)
 })
 
@@ -71,10 +76,16 @@ test_that("add/remove releases do not disclose n; the others say n is public", {
   r1 <- analyze_gauss(X, 0.5, 1e-5, clip = 2, neighbor = "replace-one")
   expect_equal(r1$n, 57)
   expect_match(r1$guarantee, "n is public")
-  # the thresholding average's noise depends on n: n is public and said so
-  t <- dp_threshold(X, 0.5, 1e-3, clip = 2, variant = "wang_xu", neighbor = "add-remove")
+  # the thresholding average's noise depends on n: n is public and said so, and
+  # add/remove (n private) is refused rather than labelled
+  t <- dp_threshold(X, 0.5, 1e-3, clip = 2, variant = "wang_xu")
   expect_true(t$n_public)
-  expect_match(t$guarantee, "n is treated as public")
+  expect_match(t$guarantee, "n is public")
+  expect_error(dp_threshold(X, 0.5, 1e-3, clip = 2, variant = "wang_xu", neighbor = "add-remove"),
+               class = "dpcov_error")
+  expect_error(dp_threshold(X, 0.5, 1e-3, clip = 2, lower = -1, upper = 1, neighbor = "add-remove"),
+               class = "dpcov_error")
+  expect_error(dp_cov(X, 0.5, 1e-3, mechanism = "threshold"), class = "dpcov_error", regexp = "`neighbor`")
 })
 
 test_that("a release does not fail or succeed on the private values (constant columns)", {

@@ -61,9 +61,12 @@ test_that("dp_cov and dp_lm compose their steps under the release's notion in th
   expect_identical(led$neighbor, c("any", "add-remove"))
   dp_cov(x, 1, 1e-6, clip_mean = 10, budget = b)  # private clip (any) + mean + second moment
   expect_identical(tail(as.data.frame(b)$neighbor, 3), c("any", "add-remove", "add-remove"))
-  # thresholding inside dp_cov under add/remove treats n as public: refused on an add/remove budget
+  # thresholding's noise uses n: add/remove is refused before any charge, and its
+  # replace-one release is refused by an add/remove budget
   expect_error(dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 10, mechanism = "threshold", budget = b),
-               class = "dpcov_budget_error")
+               class = "dpcov_error", regexp = "`neighbor` = \"add-remove\" is not available for thresholding")
+  expect_error(dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 10, mechanism = "threshold", neighbor = "replace-one",
+                      budget = b), class = "dpcov_budget_error")
   expect_identical(nrow(as.data.frame(b)), 5L)
   d <- data.frame(a = rnorm(300), y = rnorm(300))
   dp_lm(y ~ a, d, 1, 1e-6, budget = b)
