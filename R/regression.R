@@ -195,6 +195,17 @@ release_column_index <- function(cols, M, arg) {
 #' `n_used` and `n_source` in the result say which.
 #' A release with neither needs `n` (a public count).
 #'
+#' **Non-finite values.** The data's variables must be finite (a column
+#' with NA, NaN or infinite values is refused, as everywhere in dpcov: the
+#' domain is finite numbers). What the formula's transformations make of
+#' finite values goes through a public per-record rule instead: NaN becomes 0
+#' and \eqn{\pm}Inf becomes \eqn{\pm}`.Machine$double.xmax`, which the
+#' bounds or the clip then bound like any other large value, and the
+#' transformations' warnings are muffled. Refusing such rows would make the
+#' release fail or succeed on the private values (`y ~ log(x - t)` would
+#' fail exactly when some x is below t, and a bisection over t would find
+#' the minimum). Use transformations defined on the data's whole range.
+#'
 #' **Factors.** A factor's levels are treated as public schema: all its
 #' declared levels get a column, whether they occur in the data or not, so
 #' the released columns never depend on which values occur. Character
@@ -665,21 +676,25 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
     if (!(is.numeric(col) || is.logical(col) || is.factor(col)) || !is.null(dim(col))) {
       abort("`data`: column `%s` must be numeric, logical or a factor.", v, .arg = "data")
     }
-    if (anyNA(col)) abort("`data`: column `%s` contains NA values; remove or impute them first.", v, .arg = "data")
+    if (anyNA(col) || is.numeric(col) && any(is.infinite(col))) {
+      abort("`data`: column `%s` contains NA or infinite values; remove or impute them first.", v, .arg = "data")
+    }
   }
   env <- list2env(list(), parent = baseenv())
   f <- formula
   attr(f, ".Environment") <- env
-  mf <- tryCatch(stats::model.frame(f, data = data, na.action = stats::na.fail, drop.unused.levels = FALSE),
+  # the transformations' warnings ("NaNs produced") depend on the values: muffled
+  mf <- tryCatch(suppressWarnings(stats::model.frame(f, data = data, na.action = stats::na.pass,
+                                                     drop.unused.levels = FALSE)),
                  error = function(e) abort("`x`: the model frame could not be built: %s", conditionMessage(e), .arg = "x"))
+  for (j in seq_along(mf)) if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
   tt <- attr(mf, "terms")
   if (!identical(attr(tt, "predvars"), attr(tt, "variables"))) {
     abort("`x` uses a data-dependent transformation; transform with public constants.", .arg = "x")
   }
   y <- stats::model.response(mf)
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
-  X <- stats::model.matrix(tt, mf)
-  if (!all(is.finite(X)) || !all(is.finite(y))) abort("`data` contains infinite values.", .arg = "data")
+  X <- lm_finite(stats::model.matrix(tt, mf))  # a product of two large values overflows again
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a
   # function: bounds it chooses (privately) for the model frame's numeric variables
@@ -698,6 +713,21 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b)
 }
 
+#' The public per-record rule for what the formula's transformations (public
+#' constants) make of finite data: NaN (and NA) become 0, +-Inf become
+#' +-.Machine$double.xmax, which the bounds or the clip then bound like any
+#' other large value. Refusing them instead would make the release fail or
+#' succeed on the private values (`y ~ log(x - t)` fails iff some x < t: a
+#' bisection finds the minimum). Keeps dim and attributes.
+#' @noRd
+lm_finite <- function(v) {
+  v[is.na(v)] <- 0
+  big <- .Machine$double.xmax
+  v[v == Inf] <- big
+  v[v == -Inf] <- -big
+  v
+}
+
 #' The design row [x, y] of the all-zero record (numeric and logical variables
 #' 0), through the model's own terms: what a zero-out neighbour puts into the
 #' mechanism. NULL (the worst case) when it is not defined (a factor, a
@@ -709,9 +739,10 @@ lm_zero_record_row <- function(design, data) {
   if (any(vapply(zero, is.null, logical(1)))) return(NULL)
   tryCatch({
     mf <- suppressWarnings(stats::model.frame(design$terms, data = as.data.frame(zero), na.action = stats::na.pass))
-    X <- stats::model.matrix(design$terms, mf)
+    for (j in seq_along(mf)) if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+    X <- lm_finite(stats::model.matrix(design$terms, mf))
     if (!design$intercept) X <- cbind(1, X)
-    c(X, stats::model.response(mf))
+    c(X, lm_finite(stats::model.response(mf)))
   }, error = function(e) NULL)
 }
 

@@ -209,6 +209,52 @@ test_that("bad input gets classed errors naming the argument", {
   err(vcov(structure(list(), class = "dp_lm")), "object")
 })
 
+test_that("what the formula's transformations make non-finite follows a public rule; no release fails on the values", {
+  # refusing Inf or NaN from y ~ log(x - t) or y ~ I(exp(x - c)) made a release
+  # fail exactly when some x crossed t (bisection recovered the maximum). Now
+  # NaN -> 0 and +-Inf -> +-double.xmax, then clamped or clipped: the release
+  # equals the one on a precomputed column under that rule, same seed
+  set.seed(71)
+  n <- 400
+  d <- data.frame(x = runif(n, 20, 60), y = rnorm(n))
+  d$x[c(5, 9)] <- c(10, 25)  # below 30: log(x - 30) is NaN; x = 25 too
+  big <- .Machine$double.xmax
+  c0 <- 50 - log(big)        # exp(x - c0) overflows iff x > 50
+  ref <- transform(d, lx = ifelse(x > 30, log(pmax(x, 30) - 30), 0),
+                   ex = ifelse(x > 50, big, exp(pmin(x, 50) - c0)))
+  expect_identical(sum(is.nan(suppressWarnings(log(d$x - 30)))), sum(d$x < 30))
+  b <- list(`log(x - 30)` = c(-3, 4), y = c(-4, 4))
+  set.seed(5); f <- dp_lm(y ~ log(x - 30), d, 1, 1e-6, bounds = b, neighbor = "replace-one", tighten = FALSE, B = 10)
+  set.seed(5); g <- dp_lm(y ~ lx, ref, 1, 1e-6, bounds = list(lx = c(-3, 4), y = c(-4, 4)), neighbor = "replace-one",
+                          tighten = FALSE, B = 10)
+  expect_equal(unname(coef(f)), unname(coef(g)))
+  # no warning from the transformation reaches the user (its presence depends on the values)
+  expect_no_warning(dp_lm(y ~ log(x - 30), d, 5, 1e-6, bounds = b, neighbor = "replace-one", tighten = FALSE, B = 0))
+  # overflow: +Inf becomes double.xmax, then clamped to the public bound (clip path: clipped)
+  fx <- stats::as.formula(sprintf("y ~ I(exp(x - %.17g))", c0))  # constants are literals in a dp_lm formula
+  b2 <- stats::setNames(list(c(0, 1e50), c(-4, 4)), c(attr(stats::terms(fx), "term.labels"), "y"))
+  fe <- function(data, form, bb) {
+    set.seed(6)  # (the column is tiny against its public range: the fit warns it is singular)
+    suppressWarnings(dp_lm(form, data, 1, 1e-6, bounds = bb, neighbor = "replace-one", tighten = FALSE, B = 0))
+  }
+  e1 <- fe(d, fx, b2)
+  e2 <- fe(ref, y ~ ex, list(ex = c(0, 1e50), y = c(-4, 4)))
+  expect_equal(unname(coef(e1)), unname(coef(e2)))
+  # neighbours that differ in whether a row crosses the threshold: every path releases
+  d1 <- d; d1$x[5] <- 70     # one row replaced: no NaN, one more overflow
+  for (data in list(d, d1)) {
+    expect_s3_class(dp_lm(y ~ log(x - 30), data, 1, 1e-6, B = 0), "dp_lm")              # private bounds
+    expect_s3_class(dp_lm(fx, data, 1, 1e-6, clip = 10, B = 0), "dp_lm")  # clip
+    expect_s3_class(dp_lm(y ~ log(x - 30), data, 1, 1e-6, bounds = b, neighbor = "zero-out", B = 0), "dp_lm")
+  }
+  # the zeroed record goes through the same rule: log(0 - 30) is NaN -> 0, inside the box
+  des <- dpcov:::lm_design(y ~ log(x - 30), d)
+  expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
+  # the data's own variables must still be finite (the domain): refused, classed, naming `data`
+  e <- tryCatch(dp_lm(y ~ x, transform(d, x = replace(x, 3, Inf)), 1, 1e-6, clip = 5), dpcov_error = identity)
+  expect_identical(e$arg, "data")
+})
+
 test_that("compressed_lm() is a dp_lm, in the data's units with scales", {
   set.seed(12)
   n <- 20000
