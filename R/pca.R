@@ -62,7 +62,9 @@
 #'   `bench/tighten-fit.R`). `tighten = FALSE` keeps the public box.
 #' @param ... With data: arguments of [dp_cov()]. With a release: none.
 #' @param rank Number of components to keep in `rotation` (default all); as
-#'   in [stats::prcomp()], `sdev` keeps all of them.
+#'   in [stats::prcomp()], `sdev` keeps all of them. With data it is checked
+#'   before anything is charged (against a reader's columns only once the
+#'   release has read them).
 #' @param center For an uncentred second-moment release only: a private mean
 #'   (numeric vector of length p) or a [dp_cov()] release whose `center` to
 #'   use; see [dp_as_cov()].
@@ -112,6 +114,13 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     if (!is.null(scale)) {
       abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",
             .arg = "scale")
+    }
+    # `rank` is checked before dp_cov() charges anything: against the data's
+    # number of columns (a public shape) when the data is in memory; a
+    # reader's columns are known only once it is read
+    if (!is.null(rank)) {
+      check_count(rank, "rank")
+      if (!is.function(release)) check_rank(rank, public_ncol(release))
     }
     # public bounds: tightened by the automatic rule for principal axes
     # unless `tighten` is given (pca_tighten(): public arguments and shape only)

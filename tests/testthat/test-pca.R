@@ -179,6 +179,19 @@ test_that("bad input gets classed errors naming the argument", {
   bad$sdev <- -1
   expect_error(summary(bad), class = "dpcov_error")
   expect_error(plot(pc, npcs = 0), class = "dpcov_error")
+  # with data, `rank` is refused before dp_cov() charges anything (the data's
+  # number of columns is public)
+  b <- dp_budget(5, 1e-4)
+  for (rk in list(0, 9, NA, "a", 0.5, list(1))) {
+    e <- expect_error(dp_pca(X, rank = rk, epsilon = 1, delta = 1e-6, budget = b), class = "dpcov_error")
+    expect_identical(e$arg, "rank")
+    e <- expect_error(dp_pca(X, rank = rk, epsilon = 1, delta = 1e-6, lower = -9, upper = 9, budget = b),
+                      class = "dpcov_error")
+    expect_identical(e$arg, "rank")
+  }
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  d <- as.data.frame(X[, 1:2]); d$m <- X[, 3:4]  # a matrix column counts its columns
+  expect_identical(ncol(dp_pca(d, rank = 4, epsilon = 1, delta = 1e-6, budget = b)$rotation), 4L)
 })
 
 test_that("renamed arguments: object = still works with a deprecation warning", {
