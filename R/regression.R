@@ -676,6 +676,10 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
     if (!(is.numeric(col) || is.logical(col) || is.factor(col)) || !is.null(dim(col))) {
       abort("`data`: column `%s` must be numeric, logical or a factor.", v, .arg = "data")
     }
+    if (is.factor(col) && nlevels(col) < 2L) {
+      abort("`data`: factor `%s` has %d declared level(s); a factor in a model needs at least 2 (its levels are public schema, not the values that occur).",
+            v, nlevels(col), .arg = "data")
+    }
     if (anyNA(col) || is.numeric(col) && any(is.infinite(col))) {
       abort("`data`: column `%s` contains NA or infinite values; remove or impute them first.", v, .arg = "data")
     }
@@ -694,7 +698,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   }
   y <- stats::model.response(mf)
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
-  X <- lm_finite(stats::model.matrix(tt, mf))  # a product of two large values overflows again
+  X <- tryCatch(stats::model.matrix(tt, mf),
+                error = function(e) abort("`x`: the design could not be built: %s", conditionMessage(e), .arg = "x"))
+  X <- lm_finite(X)  # a product of two large values overflows again
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a
   # function: bounds it chooses (privately) for the model frame's numeric variables

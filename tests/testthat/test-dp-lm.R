@@ -185,6 +185,12 @@ test_that("bad input gets classed errors naming the argument", {
   err(dp_lm(y ~ factor(x1 > 0), d, epsilon = 1, delta = 1e-6, clip = 6), "x")
   err(dp_lm(y ~ h, transform(d, h = letters[1 + (x1 > 0)]), epsilon = 1, delta = 1e-6, clip = 6), "data")
   err(dp_lm(y ~ x1, transform(d, x1 = replace(x1, 1, NA)), epsilon = 1, delta = 1e-6, clip = 6), "data")
+  # a one-level factor (public schema): classed, and the charge withdrawn
+  b <- dp_budget(5, 1e-4)
+  err(dp_lm(y ~ x1 + f, transform(d, f = factor(rep("a", nrow(d)))), epsilon = 1, delta = 1e-6, budget = b), "data")
+  err(dp_lm(y ~ x1 + f, transform(d, f = factor(rep("a", nrow(d)))), epsilon = 1, delta = 1e-6, clip = 6,
+            budget = b), "data")
+  expect_identical(nrow(as.data.frame(b)), 0L)
   err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, mechanism = "wishart", neighbor = "replace-one"), "neighbor")
   err(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 6, bogus = 1), "...")
   err(dp_lm("y ~ x1"), "x")
