@@ -68,6 +68,7 @@ box_unmap_second <- function(S, map) S * tcrossprod(map$scale)
 #' The released record of the public bounds.
 #' @noRd
 box_frame <- function(map, colnames) {
+  check_unique_colnames(colnames)
   data.frame(lower = map$lower, upper = map$upper,
              row.names = if (is.null(colnames)) paste0("V", seq_along(map$lower)) else colnames)
 }

@@ -220,10 +220,15 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   eq <- column_bounds_epsilon(epsilon, delta, p, noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
   # refinement's axis reads it, and the charge holds under the call's notion
+  check_data_colnames(x)  # they name the bounds
   charge <- budget_charge(budget, "dp_column_bounds", epsilon, eq$delta, neighbor = column_bounds_notion(neighbor),
                           rho = eq$rho)
   # any n (0 included) under add/remove: success must not depend on n
-  X <- with_refund(budget, charge, check_charged_columns(check_data_matrix(x, min_rows = 0L), eq))
+  X <- with_refund(budget, charge, {
+    X <- check_charged_columns(check_data_matrix(x, min_rows = 0L), eq)
+    check_unique_colnames(colnames(X))
+    X
+  })
   out <- column_bounds_mechanism(X, eq$epsilon_q, range, resolution, tail_factor, max_level, decay,
                                  n_public = neighbor != "add-remove")
   nm <- colnames(X)

@@ -462,6 +462,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   step_ratio <- if (!is.null(gauss)) gauss$ratio else if (joint) ratio(eps_rest, delta_rest) else
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
+  if (private_box || !is.null(box)) check_data_colnames(x)  # they name the bounds
   charge <- budget_charge(budget, steps,
                           c(eps_cols[chosen], rep(eps_bound, auto_mean + auto_clip), step_eps),
                           c(cols$delta[chosen], rep(0, auto_mean + auto_clip), step_delta),

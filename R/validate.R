@@ -67,6 +67,29 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   x
 }
 
+#' Column names that name per-column bounds (row names of a bounds frame):
+#' unique and not NA. Public schema; `nm` NULL (unnamed columns) passes.
+#' @noRd
+check_unique_colnames <- function(nm, arg = "x") {
+  if (is.null(nm)) return(invisible(NULL))
+  bad <- unique(nm[is.na(nm) | duplicated(nm)])
+  if (length(bad)) {
+    abort("`%s` has duplicate or missing column names (%s); per-column bounds are named by column: make them unique, e.g. with make.unique().",
+          arg, paste(ifelse(is.na(bad), "NA", paste0("`", bad, "`")), collapse = ", "), .arg = arg)
+  }
+  invisible(nm)
+}
+
+#' check_unique_colnames() for data in memory, before anything is charged
+#' (names are schema, read without the values); a data frame's matrix
+#' columns get theirs when expanded, checked again then.
+#' @noRd
+check_data_colnames <- function(x, arg = "x") {
+  if (is.data.frame(x)) check_unique_colnames(names(x), arg)
+  else if (is.matrix(x)) check_unique_colnames(colnames(x), arg)
+  invisible(x)
+}
+
 #' The error for non-finite data, from check_data_matrix() or from a kernel's
 #' report (`code`: 0 none, 1 NA/NaN, 2 +-Inf; NA/NaN wins when both occur).
 #' @noRd

@@ -480,6 +480,32 @@ test_that("a data frame's matrix columns count as the columns they expand to, in
   expect_error(dpcov:::check_charged_columns(X, cols), "charged for 2 column\\(s\\), run on 7")
 })
 
+test_that("duplicate or missing column names are refused, classed, with nothing charged", {
+  # they name the per-column bounds (row names of params$bounds): a plain
+  # data.frame() error after the charge before
+  set.seed(13)
+  d <- data.frame(a = rnorm(100), b = rnorm(100)); names(d) <- c("a", "a")
+  m <- as.matrix(data.frame(a = rnorm(100), b = rnorm(100))); colnames(m) <- c("a", NA)
+  dm <- data.frame(m.1 = rnorm(100)); dm$m <- matrix(rnorm(200), 100, 2)  # "m.1" twice once expanded
+  calls <- list(function(x, b) dp_column_bounds(x, 1, 1e-6, budget = b),
+                function(x, b) dp_cov(x, 1, 1e-6, budget = b),
+                function(x, b) dp_cov(x, 1, 1e-6, lower = -9, upper = 9, budget = b),
+                function(x, b) dp_cov(x, 1, 1e-6, lower = -9, upper = 9, tighten = TRUE, neighbor = "replace-one",
+                                      budget = b),
+                function(x, b) dp_pca(x, epsilon = 1, delta = 1e-6, budget = b))
+  for (x in list(d, m, dm)) for (k in seq_along(calls)) {
+    b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+    e <- tryCatch(calls[[k]](x, b), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "duplicate or missing column names")
+    expect_identical(nrow(as.data.frame(b)), 0L)
+  }
+  # control: unique names release
+  names(d) <- c("a", "b")
+  expect_s3_class(dp_cov(d, 1, 1e-6), "dp_cov")
+})
+
 test_that("zcdp_rho() inverts the zCDP conversion, and rho charges compose", {
   for (e in c(0.1, 1, 5)) for (d in c(1e-9, 1e-5)) {
     r <- dpcov:::zcdp_rho(e, d)
