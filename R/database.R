@@ -197,7 +197,8 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' `"NA"` and the empty field): with `na = "error"` (default) a `dpcov_error`
 #' naming the columns; with `na = "zero"` it is read as 0, a map of each row by
 #' itself that leaves the guarantee unchanged. Rows are never dropped.
-#' A field that is not a number is an error naming its line. R's integer `NA`
+#' A field that is not a number is an error that names neither its line nor
+#' its content (both are data). R's integer `NA`
 #' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
 #' cast such a column to a double in `query` (`second_moment_db()` casts in
 #' SQL and is not affected).
@@ -314,12 +315,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   what[idx] <- list(double())
   nm <- names_all[idx]
   con <- NULL
-  line <- 0
   sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_con <- function() {
     if (!is.null(con)) try(close(con), silent = TRUE)
     con <<- NULL
-    line <<- 0
     sent <<- FALSE
   }
   reader <- function(reset = FALSE) {
@@ -329,17 +328,17 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     }
     if (is.null(con)) {
       con <<- file(file, "rt")
-      if (header) {
-        readLines(con, n = 1L, warn = FALSE)
-        line <<- 1
-      }
+      if (header) readLines(con, n = 1L, warn = FALSE)
     }
     v <- tryCatch(scan(con, what = what, nmax = chunk_rows, sep = sep, quote = quote, quiet = TRUE,
                        na.strings = na_strings, multi.line = FALSE, strip.white = TRUE),
                   error = function(e) {
                     close_con()
-                    abort("`file` could not be read as numbers after line %s: %s", format(line),
-                          conditionMessage(e), .arg = "file")
+                    # scan()'s message quotes the offending field and the line
+                    # count locates it: both are data, so neither is passed on
+                    abort(paste0("`file` could not be read as numbers: a field of a selected column is not a number, ",
+                                 "or a row has the wrong number of fields (where, and what it holds, are not ",
+                                 "reported: they are data)."), .arg = "file")
                   })
     rows <- length(v[[idx[1]]])
     if (!rows) {
@@ -351,7 +350,6 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       return(NULL)
     }
     sent <<- TRUE
-    line <<- line + rows
     m <- matrix(unlist(v[idx], use.names = FALSE), rows, length(idx), dimnames = list(NULL, nm))
     tryCatch(frame_block(m, nm, na, "columns"), error = function(e) {
       close_con()
