@@ -198,7 +198,9 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' naming the columns; with `na = "zero"` it is read as 0, a map of each row by
 #' itself that leaves the guarantee unchanged. Rows are never dropped.
 #' A field that is not a number is an error that names neither its line nor
-#' its content (both are data). R's integer `NA`
+#' its content (both are data); so is a text or blob value in a chosen
+#' column of an SQLite table, wherever it sits (RSQLite would read it as 0
+#' where a number comes first in its block). R's integer `NA`
 #' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
 #' cast such a column to a double in `query` (`second_moment_db()` casts in
 #' SQL and is not affected).
@@ -252,7 +254,17 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
     tryCatch({
       db_check_conn(conn)  # each block: a connection dropped mid-pass is not a short table
       if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
-      block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg)
+      # SQLite types values, not columns: a text value in a block whose first
+      # value is a number is read as 0 with a warning, and as a text column
+      # where it comes first. Either way the same error, wherever it sits
+      block <- withCallingHandlers(db_call(DBI::dbFetch(res, n = chunk_rows), src$arg), warning = function(w) {
+        msg <- conditionMessage(w)
+        if (grepl("mixed type", msg, fixed = TRUE)) {
+          col <- regmatches(msg, regexpr("(?<=^Column `)[^`]+(?=`)", msg, perl = TRUE))
+          col <- if (length(col) && col %in% columns) paste0(col, " ") else ""
+          abort("`columns` %shold text or blob values: every chosen column must hold numbers.", col, .arg = "columns")
+        }
+      })
       if (!nrow(block)) {
         if (!sent) {
           sent <<- TRUE
@@ -453,6 +465,11 @@ frame_block <- function(block, columns, na, arg) {
     ok <- vapply(block, function(v) (is.numeric(v) || is.logical(v)) && (!is.object(v) || inherits(v, "integer64")),
                  logical(1))
     if (!all(ok)) {
+      chr <- vapply(block, is.character, logical(1))
+      if (any(chr)) {
+        abort("`%s` %s hold text or blob values: every chosen column must hold numbers.", arg,
+              paste(columns[chr], collapse = ", "), .arg = arg)
+      }
       abort("`%s` %s are not numeric (%s): every chosen column must hold numbers.", arg,
             paste(columns[!ok], collapse = ", "),
             paste(vapply(block[!ok], function(v) class(v)[1], ""), collapse = ", "), .arg = arg)

@@ -108,7 +108,7 @@ test_that("bad sources give classed errors naming the argument", {
   for (f in list(function(...) second_moment_db(..., clip = 2),
                  function(...) second_moment(db_reader(...), 2))) {
     err(f(con, "t", c("x1", "zz")), "columns", "zz not found")
-    err(f(con, "chr"), "columns", "b are not numeric")
+    err(f(con, "chr"), "columns", "b hold text or blob values")
     err(f(con, "nosuch"), "table", "no such table")
     err(f(con, query = "SELEC x1 FROM t"), "query", "syntax error")
     err(f(con, "t", query = "SELECT x1 FROM t"), "query", "not both")
@@ -489,6 +489,20 @@ test_that("error messages about the data name columns, never counts of rows", {
   expect_false(grepl("[1-9]", m))
   m <- msg(second_moment_db(con, "infs", clip = 2))
   expect_false(grepl("[1-9]", m))
+  # db_reader(): a text value fails the same way wherever it sits (SQLite read
+  # it as 0, with a warning, where a number came first in its block)
+  for (row in c(1, 2, 5, 7)) {
+    DBI::dbExecute(con, "DROP TABLE IF EXISTS txt")
+    DBI::dbExecute(con, "CREATE TABLE txt (a REAL, b REAL)")
+    DBI::dbExecute(con, "INSERT INTO txt VALUES (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9)")
+    DBI::dbExecute(con, sprintf("UPDATE txt SET b = 'secret' WHERE rowid = %d", row))
+    e <- tryCatch(withCallingHandlers(dp_cov(db_reader(con, "txt", chunk_rows = 4), 1, 1e-6, clip = 3, clip_mean = 3),
+                                      warning = function(w) stop("a warning reached the user: ", conditionMessage(w))),
+                  error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_match(conditionMessage(e), "hold text or blob values", info = row)
+    expect_false(grepl("secret|[0-9]", sub("1e-06", "", conditionMessage(e), fixed = TRUE)), info = row)
+  }
   # a reader that changes between dp_cov()'s passes: refused without its n
   k <- 0
   reader <- function(reset = FALSE) {
