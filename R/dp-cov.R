@@ -331,6 +331,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", why)
   if (!is.null(clip_mean)) clip_mean <- check_finite_clip(clip_mean, "clip_mean", why)
   one_pass <- inherits(x, "dp_suffstat")
+  if (one_pass) x <- check_suffstat(x)  # a hand-made one too, before its fields are read
   # under add/remove n is private: a release must not succeed on a data set and
   # fail on its neighbour with one row fewer, so any n >= 0 is released
   min_rows <- if (neighbor == "add-remove") 0L else 2L

@@ -269,7 +269,7 @@ check_dp_pca <- function(x, arg = "x") {
     center = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation),
     scale = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation) && all(v > 0),
     units = is_string, per_row = is_flag, guarantee = is_string,
-    n_negative = function(v) is_whole1(v, 0),
+    n_negative = function(v) is_whole1(v, 0) && v <= length(x$sdev),
     x = function(v) is.null(v) || is_finite_matrix(v) && ncol(v) == ncol(x$rotation),
     subspace_bound = function(v) is.null(v) || is_frame_with(v, numeric = c("dim", "bound"), min_rows = 0L)),
     arg = arg)

@@ -1203,7 +1203,20 @@ check_dp_lm <- function(x, arg = "x") {
     sigma = function(v) is_num1(v) && v >= 0, n = function(v) is_num1(v, na_ok = TRUE),
     response = is_string, guarantee = is_string, mechanism = is_string,
     units = function(v) is_string(v) && v %in% c("data", "normalised"),
-    ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal")), arg = arg)
+    ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal"),
+    # optional fields, NULL or of their type
+    release = function(v) is.null(v) || is.list(v) && (is.null(v$epsilon) || is_num1(v$epsilon, na_ok = TRUE)) &&
+      (is.null(v$delta) || is_num1(v$delta, na_ok = TRUE)) && (is.null(v$neighbor) || is_string(v$neighbor)),
+    xlevels = function(v) is.null(v) || is.list(v) && !is.object(v) &&
+      all(vapply(v, function(l) is.character(l) && !anyNA(l), logical(1))),
+    contrasts = function(v) is.null(v) || is.list(v) && !is.object(v),
+    formula = function(v) is.null(v) || inherits(v, "formula"),
+    n_source = function(v) is.null(v) || is_string(v),
+    n_used = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
+    n_estimate = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
+    n_noise_sd = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
+    nonprivate = function(v) is.null(v) || is_flag(v),
+    B = function(v) is.null(v) || is_whole1(v, 0)), arg = arg)
   if (any(is.nan(x$vcov) | is.infinite(x$vcov))) abort("`%s` is not a valid dp_lm object: its `vcov` is malformed.", arg, .arg = arg)
   reg <- x$regularization
   if (!is.null(reg) && !(is.list(reg) && !is.object(reg) && is_num1(reg$lambda) && reg$lambda >= 0 &&
@@ -1495,7 +1508,7 @@ glance.dp_lm <- function(x, ...) {
   check_dp_lm(x)
   rel <- x$release
   data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = length(x$coefficients),
-             epsilon = if (is.null(rel)) NA_real_ else rel$epsilon, delta = if (is.null(rel)) NA_real_ else rel$delta,
+             epsilon = rel$epsilon %||% NA_real_, delta = rel$delta %||% NA_real_,
              neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
              mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
 }

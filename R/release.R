@@ -170,6 +170,7 @@ check_release <- function(x, arg = "x", square = FALSE) {
     bad(paste0("`scale` must be one of ", paste0('"', dp_scales, '"', collapse = ", ")))
   }
   if (!is_flag(x$centred)) bad("`centred` must be TRUE or FALSE")
+  if (!is.null(x$guarantee) && !is_string(x$guarantee)) bad("`guarantee` must be one string")
   if (!is.null(x$ridge) && !(is_num1(x$ridge) && x$ridge >= 0)) bad("`ridge` must be one number >= 0")
   if (x$scale == "compressed rows" && !inherits(x, "dp_compress")) bad("only compression releases hold compressed rows")
   if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")

@@ -193,8 +193,12 @@ check_suffstat <- function(s, arg = "x") {
   if (!is.matrix(g) || !is.numeric(g) || is.object(g) || nrow(g) != ncol(g) || !length(g)) bad("`gram` must be a square numeric matrix")
   if (anyNA(g) || !all(is.finite(range(g)))) bad("`gram` contains NA, NaN or infinite values")
   if (max(abs(g - t(g))) > 1e-8 * max(1, max(abs(g)))) bad("`gram` must be symmetric")
-  if (!is_number(s$n) || s$n < 0 || s$n != round(s$n) || !is.finite(s$n)) bad("`n` must be a whole number >= 0")
+  # (whole numbers are exact in a double up to 2^53: no data set in memory or a database is larger)
+  if (!is_number(s$n) || s$n < 0 || s$n != round(s$n) || !(s$n <= 2^53)) bad("`n` must be a whole number in [0, 2^53]")
   if (!is_number(s$p) || s$p != ncol(g)) bad("`p` must equal the dimension of `gram`")
+  if (!is.null(s$colnames) && !(is.character(s$colnames) && !is.object(s$colnames) && length(s$colnames) == ncol(g))) {
+    bad("`colnames` must be NULL or one name per column of `gram`")
+  }
   if (!is_number(s$clip) || !(s$clip > 0)) bad("`clip` must be a positive number or Inf")
   check_clip(s$clip, arg = paste0(arg, "$clip"))
   if (is.finite(s$clip) && any(diag(g) < 0 | diag(g) > s$n * s$clip^2 * (1 + 1e-8))) {

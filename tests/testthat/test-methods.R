@@ -49,3 +49,50 @@ test_that("plot.threshold_cv refuses a hand-made object with a mismatched curve"
   err <- expect_error(plot(cv), class = "dpcov_error")
   expect_match(conditionMessage(err), "differ in length")
 })
+
+test_that("tampered fields of every result class give a classed error or a sane answer, never a plain error", {
+  # a hand-made (or edited) object of a package class is input like any other:
+  # each field of a real object replaced by junk, through each method
+  set.seed(91)
+  X <- matrix(rnorm(600), 200, 3, dimnames = list(NULL, c("a", "b", "c")))
+  DF <- as.data.frame(X)
+  DF$f <- factor(sample(c("u", "v"), 200, TRUE), levels = c("u", "v"))
+  junk <- list(fun = function() 1, chr = "x", huge = 1e308, empty = list(), na = NA, neg = -1,
+               mat = matrix(1:4, 2), null = NULL)
+  objs <- list(lm = dp_lm(a ~ b + f, data = DF, epsilon = 1, delta = 1e-6, B = 20),
+               pca = dp_pca(X, epsilon = 1, delta = 1e-6),
+               cov = dp_cov(X, 1, 1e-6),
+               ag = analyze_gauss(X, 1, 1e-6, clip = 3),
+               cb = dp_column_bounds(X, 1, 1e-6),
+               ss = second_moment(X, clip = 3))
+  quiet_print <- function(o) utils::capture.output(print(o))
+  methods <- list(
+    lm = list(print = quiet_print, summary = function(o) quiet_print(summary(o)), coef = coef, vcov = vcov,
+              confint = confint, predict = function(o) predict(o, DF[1:3, ]), nobs = nobs, formula = formula,
+              tidy = generics::tidy, glance = generics::glance),
+    pca = list(print = quiet_print, summary = function(o) quiet_print(summary(o)),
+               predict = function(o) predict(o, X[1:3, ])),
+    cov = list(print = quiet_print, summary = function(o) quiet_print(summary(o)), as.matrix = as.matrix,
+               diagnostics = release_diagnostics, pca = function(o) dp_pca(o),
+               lm = function(o) dp_lm(o, c ~ a + b, B = 5), has = has_guarantee),
+    ag = list(print = quiet_print, pca = function(o) dp_pca(o), has = has_guarantee),
+    cb = list(print = quiet_print, df = as.data.frame),
+    ss = list(ag = function(o) analyze_gauss(o, 1, 1e-6), cov = function(o) dp_cov(o, 1, 1e-6),
+              print = quiet_print))
+  plain <- character()
+  for (nm in names(objs)) for (f in names(objs[[nm]])) for (j in names(junk)) {
+    o <- objs[[nm]]
+    if (j == "null") o[f] <- list(NULL) else o[[f]] <- junk[[j]]
+    for (m in names(methods[[nm]])) {
+      r <- tryCatch(suppressWarnings({ methods[[nm]][[m]](o); "ok" }), dpcov_error = function(e) "classed",
+                    error = function(e) conditionMessage(e))
+      if (!r %in% c("ok", "classed")) plain <- c(plain, sprintf("%s$%s <- %s; %s(): %s", nm, f, j, m, r))
+    }
+  }
+  expect_identical(plain, character())
+  # the controls: the untampered objects go through every method
+  for (nm in names(objs)) for (m in names(methods[[nm]])) {
+    r <- tryCatch(suppressWarnings({ methods[[nm]][[m]](objs[[nm]]); "ok" }), error = conditionMessage)
+    expect_identical(r, "ok", info = paste(nm, m))
+  }
+})
