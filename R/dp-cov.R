@@ -710,7 +710,7 @@ dp_cov_stream <- function(reader, f, p = NULL, min_rows = 2L) {
 }
 
 # Column sums of rows clipped to L2 norm `bound`.
-clipped_col_sums <- function(X, bound) colSums(X * clip_factors(X, bound))
+clipped_col_sums <- function(X, bound) colSums(clipped_rows(X, bound))
 
 #' Step 1: the private mean. Releases the noisy column sums of the clipped raw
 #' rows (and under add/remove the noisy count, scaled by clip_mean, from the

@@ -133,17 +133,20 @@ reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
   list(total = total, n = n, p = p, colnames = nm)
 }
 
-# Per-row factors min(1, clip / ||x||), with norms that overflow when squared
-# computed after scaling by the row's largest entry.
-clip_factors <- function(X, clip) {
+# The rows of X clipped to L2 norm <= clip: x min(1, clip / ||x||). A row
+# whose squares overflow is (x / top) * (clip / r), top its largest |entry|
+# and r the norm of x / top, two factors in the normal range (as the C++
+# kernel's clip_row()): one factor clip / ||x|| underflows for a tiny clip
+# and a huge row, and its rounding let the row's norm reach 2 clip.
+clipped_rows <- function(X, clip) {
   sq <- rowSums(X^2)
-  f <- ifelse(sq > clip^2, clip / sqrt(sq), 1)
   big <- which(!is.finite(sq))
+  out <- X * ifelse(sq > clip^2, clip / sqrt(sq), 1)
   for (i in big) {
-    top <- max(abs(X[i, ]))
-    f[i] <- (clip / top) / sqrt(sum((X[i, ] / top)^2))
+    z <- X[i, ] / max(abs(X[i, ]))
+    out[i, ] <- z * (clip / sqrt(sum(z^2)))
   }
-  f
+  out
 }
 
 # A reader is called with no arguments: every formal but `...` needs a default.

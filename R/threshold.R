@@ -436,7 +436,7 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
   if (is.null(grid)) {
     # from no thresholding beyond the noise term to zeroing every entry:
     # |a_ij| <= max_k a_kk for a second moment, so O(n p) suffices
-    top <- max(colSums((X * clip_factors(X, clip))^2)) / n
+    top <- max(colSums(clipped_rows(X, clip)^2)) / n
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
   terms <- lapply(n_train, cal)
@@ -620,7 +620,7 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   X <- check_data_matrix(x)
   p <- ncol(X)
   check_cells(nrow(X) * p * (p + 1) / 2, "the reports", "x")
-  X <- X * clip_factors(X, set$clip)
+  X <- clipped_rows(X, set$clip)
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
     matrix(stats::rnorm(nrow(X) * nrow(ij), sd = set$sigma), nrow(X))

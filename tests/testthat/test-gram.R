@@ -224,6 +224,37 @@ test_that("rows whose clip factor squared would underflow are clipped exactly", 
   }
 })
 
+test_that("a huge row against a tiny clip is clipped to norm B, not above it and not to 0", {
+  # a row whose squares overflow was scaled by (B / top) / r: for B = 1e-20 and
+  # top near 1e303 that factor is subnormal, and its rounding let the row count
+  # for up to 2 B (norm^2 3.995 B^2) or for nothing. Now (x / top) * (B / r)
+  set.seed(38)
+  B <- 1e-20
+  tops <- 10^seq(300, 308, by = 0.01)
+  for (p in c(2, 6, 90)) {  # the scalar, AVX2 and packed kernels
+    worst <- c(hi = 0, lo = Inf)
+    for (tp in tops) {
+      x <- rbind(c(tp, rep(tp / 3, p - 1)) * sign(rnorm(p)), matrix(rnorm(3 * p), 3, p) * 1e-25)
+      for (portable in c(FALSE, TRUE)) {
+        g <- gram_kernel(x, B, portable = portable)
+        r <- g$gram[1, 1] + sum(diag(g$gram)[-1]) - sum(x[-1, ]^2)  # the huge row's norm^2
+        worst <- c(hi = max(worst[["hi"]], r / B^2), lo = min(worst[["lo"]], r / B^2))
+      }
+    }
+    expect_lte(worst[["hi"]], 1 + 1e-12)
+    expect_gte(worst[["lo"]], 1 - 1e-12)
+  }
+  # the R copies (dp_cov()'s mean step, the local model's reports) and a reader
+  x <- rbind(c(2.83e303, 0), c(1e-21, 2e-21))
+  cs <- dpcov:::clipped_col_sums(x, B)
+  expect_equal(cs, c(B + 1e-21, 2e-21), tolerance = 1e-12)
+  cr <- dpcov:::clipped_rows(x, B)
+  expect_equal(sqrt(sum(cr[1, ]^2)), B, tolerance = 1e-14)
+  k <- 0
+  reader <- function() { k <<- k + 1; if (k == 1) x else NULL }
+  expect_equal(second_moment(reader, B)$gram[1, 1], B^2 + 1e-42, tolerance = 1e-12)
+})
+
 test_that("option dpcov.threads is checked", {
   x <- matrix(1, 2, 2)
   for (bad in list(0, 1.5, -1, NA, "2", c(1, 2), Inf)) {

@@ -28,19 +28,18 @@ inline double clip_scale(double norm, double clip) {
   return (std::isfinite(clip) && norm > clip) ? clip / norm : 1.0;
 }
 
-// The same for a norm given as top * r (top the largest |entry|, r the norm
-// of the row divided by it), safe when the norm itself overflows (entries
-// near DBL_MAX): the factor is computed in that order.
-inline double scaled_clip_scale(double top, double r, double clip) {
-  return (std::isfinite(clip) && top * r > clip) ? (clip / top) / r : 1.0;
-}
-
-// The same for a row given by its entries.
+// A row clipped to norm <= clip, as (x / top) * (clip / r) (top the largest
+// |entry|, r the norm of x / top, in [1, sqrt(p)]): both factors stay in the
+// normal range for every clip >= 1e-50 and every finite row. One factor
+// clip / ||x|| underflows for a tiny clip and a huge row (1e-20 against
+// 1e303: subnormal), and its rounding let the clipped row's norm reach 2 clip.
 template <typename Row>
-inline double row_clip_scale(const Row& x, double clip) {
+inline Eigen::RowVectorXd clip_row(const Row& x, double clip) {
   const double top = x.cwiseAbs().maxCoeff();
-  if (!(top > 0)) return 1.0;
-  return scaled_clip_scale(top, (x / top).norm(), clip);
+  if (!std::isfinite(clip) || !(top > 0)) return x;
+  const double r = (x / top).norm();
+  if (!(top * r > clip)) return x;  // (top * r may overflow: then it is clipped)
+  return (x / top) * (clip / r);
 }
 
 namespace gram_detail {
@@ -75,9 +74,9 @@ inline bool cpu_has_avx2_fma() {
 
 // A block's row statistics and the working memory of one thread.
 struct Scratch {
-  std::vector<double> sq, c, w, panel, buf, packed, apanel;  // buf, packed, apanel: sized when first needed
+  std::vector<double> sq, c, w, top, panel, buf, packed, apanel;  // buf, packed, apanel: sized when first needed
   std::vector<unsigned char> ok;
-  explicit Scratch(Index rows) : sq(rows), c(rows), w(rows), panel(3 * rows) {}
+  explicit Scratch(Index rows) : sq(rows), c(rows), w(rows), top(rows), panel(3 * rows) {}
 };
 
 // What a run of blocks adds up: the Gram (p x p, column-major; its upper
@@ -438,12 +437,19 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
           sq[i] = -1.0;
           return;
         }
-        // the squares overflowed: scale by the largest entry before squaring
+        // the squares overflowed: scale by the largest entry before squaring.
+        // The norm exceeds 1e154 > clip: clipped, in the copy below as
+        // (x / top) * (clip / r), two factors in the normal range (one factor
+        // clip / ||x|| underflows for a tiny clip; see clip_row())
         double top = 0.0, t = 0.0;
         for (Index j = 0; j < p; ++j) top = std::max(top, std::abs(X[j * ld + i]));
         for (Index j = 0; j < p; ++j) t += (X[j * ld + i] / top) * (X[j * ld + i] / top);
-        c[i] = scaled_clip_scale(top, std::sqrt(t), clip);
-        sq[i] = -2.0;  // scaled in the copy below
+        s.top[i] = top;
+        c[i] = clip / std::sqrt(t);
+        sq[i] = -3.0;
+        ++clipped;
+        w2[i] = 1.0;
+        return;
       } else {
         c[i] = clip_scale(std::sqrt(sq[i]), clip);
         if (c[i] < 1e-100) {
@@ -479,10 +485,12 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
       for (Index j = 0; j < p; ++j) {
         const double* xj = X + j * ld;
         double* bj = buf + j * b;
-        for (Index i = 0; i < b; ++i) bj[i] = sq[i] == -1.0 ? 0.0 : sq[i] == -2.0 ? c[i] * xj[i] : xj[i];
+        for (Index i = 0; i < b; ++i) {
+          bj[i] = sq[i] == -1.0 ? 0.0 : sq[i] == -2.0 ? c[i] * xj[i] : sq[i] == -3.0 ? (xj[i] / s.top[i]) * c[i] : xj[i];
+        }
       }
       for (Index i = 0; i < b; ++i)
-        if (sq[i] == -2.0) c[i] = w2[i] = 1.0;
+        if (sq[i] == -2.0 || sq[i] == -3.0) c[i] = w2[i] = 1.0;
       X = buf;
       ld = b;
 #ifdef DPCOV_GRAM_AVX2

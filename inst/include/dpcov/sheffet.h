@@ -61,7 +61,7 @@ inline MatrixXd jl_project_gram(const Ref<const MatrixXd>& A, double clip, doubl
     for (Index i = 0; i < b; ++i) {
       const Index row = start + i;
       if (row < n) {
-        Ab.row(i) = row_clip_scale(A.row(row), clip) * A.row(row);
+        Ab.row(i) = clip_row(A.row(row), clip);
       } else {
         Ab.row(i).setZero();
         Ab(i, row - n) = w;
