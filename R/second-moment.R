@@ -100,6 +100,18 @@ gram_threads <- function() {
 reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
                         too_few = "the reader `x` returned no rows.") {
   check_reader(reader)
+  # a pass stopped by an error (a bad block, too few rows) leaves a reader that
+  # can reset (the package's readers) at the start again: else its next use
+  # would read only the rows after the error, silently
+  if ("reset" %in% names(formals(reader))) {
+    return(withCallingHandlers(reader_fold_pass(reader, f, combine, p, min_rows, too_few), error = function(e) {
+      try(reader(reset = TRUE), silent = TRUE)
+    }))
+  }
+  reader_fold_pass(reader, f, combine, p, min_rows, too_few)
+}
+
+reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
   total <- NULL
   n <- 0
   nm <- NULL
