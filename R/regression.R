@@ -214,6 +214,17 @@ release_column_index <- function(cols, M, arg) {
 #' without noise) are refused; declare factors with their levels, and
 #' transform with public constants.
 #'
+#' **Transformations.** The sensitivity analysis needs each record's design
+#' row to depend on that record alone, so the formula's variables may be
+#' built only from the data's variables, scalar constants and elementwise
+#' functions: arithmetic, comparisons and logical operators, `I()`, `log()`
+#' (and `log2`, `log10`, `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`,
+#' `sign()`, rounding (`floor`, `ceiling`, `trunc`, `round`, `signif`), the
+#' trigonometric and hyperbolic functions, `pmin()`, `pmax()`, `ifelse()` and
+#' `as.numeric()`. Anything else (`sum()`, `length()`, `[`, `cumsum()`,
+#' `do.call()`, a function of your own) is refused before the data is read:
+#' it could read other rows, or send values out in an error or a message.
+#'
 #' **What is kept.** No data, no model frame, no residuals or fitted values:
 #' the release, the coefficients, the bootstrap draws, the terms and factor
 #' levels (public, see above), and the formula with its environment replaced
@@ -646,6 +657,37 @@ with_base_env <- function(f) {
 lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "ordered", "cut", "mean",
                        "median", "sd", "var", "min", "max", "range", "quantile", "rank", "offset")
 
+# What the formula's variables may be built from: each record's own values
+# through elementwise functions and scalar constants, so that a record's
+# design row depends on that record alone (the sensitivity analysis assumes
+# it). A list of what is allowed, not of what is refused: sum(), length(),
+# `[`, cumsum(), do.call(), stop() or message() would read other rows, or
+# send values out in an error or a message.
+lm_elementwise <- c("+", "-", "*", "/", "^", "%%", "%/%", "(", "I", "<", ">", "<=", ">=", "==", "!=", "!", "&",
+                    "|", "log", "log2", "log10", "log1p", "exp", "expm1", "sqrt", "abs", "sign", "floor",
+                    "ceiling", "trunc", "round", "signif", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                    "cosh", "tanh", "asinh", "acosh", "atanh", "pmin", "pmax", "ifelse", "as.numeric",
+                    "as.double", "as.logical")
+
+# Refuses a variable expression of the formula (from its terms) that is not
+# built from the data's variables, scalar constants and lm_elementwise.
+lm_check_elementwise <- function(e, vars) {
+  if (is.name(e)) {
+    if (!as.character(e) %in% vars) abort("`x` uses `%s`, which is not a variable of `data`.", as.character(e), .arg = "x")
+    return(invisible(TRUE))
+  }
+  if ((is.numeric(e) || is.logical(e) || is.character(e)) && length(e) == 1L) return(invisible(TRUE))
+  if (is.call(e) && is.name(e[[1L]]) && as.character(e[[1L]]) %in% lm_elementwise) {
+    for (a in as.list(e)[-1L]) lm_check_elementwise(a, vars)
+    return(invisible(TRUE))
+  }
+  what <- if (is.call(e)) paste0("`", deparse1(e[[1L]]), "()`") else paste0("`", deparse1(e), "`")
+  abort(paste0("`x`: %s in the formula is not an elementwise transformation of each record; use arithmetic, ",
+               "comparisons and elementwise functions (log, exp, sqrt, pmin, ifelse, ...) of the variables and ",
+               "numeric constants, so that each record's design row depends on that record alone."),
+        what, .arg = "x")
+}
+
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
@@ -666,6 +708,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   miss <- setdiff(vars, names(data))
   if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
                           .arg = "x")
+  tt0 <- tryCatch(stats::terms(formula), error = function(e) abort("`x` is not a valid model formula: %s", conditionMessage(e), .arg = "x"))
+  for (e in as.list(attr(tt0, "variables"))[-1L]) lm_check_elementwise(e, names(data))
   if (nrow(data) < min_rows) abort("`data` needs at least 2 rows when n is public, has %d.", nrow(data), .arg = "data")
   for (v in vars) {
     col <- data[[v]]

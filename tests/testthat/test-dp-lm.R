@@ -261,6 +261,30 @@ test_that("what the formula's transformations make non-finite follows a public r
   expect_identical(e$arg, "data")
 })
 
+test_that("the formula's variables must be elementwise in each record: other functions are refused before a release", {
+  # sum(), `[`, stop(), message() ... would read other rows (a released Gram
+  # entry moved from -17.6 to 9,999 between neighbours through
+  # I(pmin(1, abs(x)) * (sum(x > 40) > 0))) or send values out in errors
+  set.seed(72)
+  d <- data.frame(x = rnorm(300, 30, 10), z = rnorm(300), y = rnorm(300))
+  b <- dp_budget(5, 1e-4)
+  bad <- c("y ~ I(pmin(1, abs(x)) * (sum(x > 40) > 0))", "y ~ I(x - sum(x) / length(x))", "y ~ I(x[x < 40])",
+           "y ~ I(stop(format(x[1])))", "y ~ I({message(x[1]); x})", "y ~ I(if (any(x > 40)) x else z)",
+           "y ~ I(do.call('mean', list(x)) + 0 * x)", "y ~ cumsum(x)", "y ~ I(x %in% c(1, 2))", "y ~ stats::qnorm(z)",
+           "I(sum(y) + 0 * y) ~ x", "y ~ x + I(rev(z))")
+  for (f in bad) {
+    e <- tryCatch(dp_lm(stats::as.formula(f), d, 1, 1e-6, clip = 5, budget = b), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "x", info = f)
+    expect_match(conditionMessage(e), "not an elementwise transformation", info = f)
+  }
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # control: elementwise transformations of each record are fitted
+  good <- c("y ~ log(x + 100) + I(z^2)", "y ~ pmin(x, 40) + ifelse(z > 0, 1, 0)", "y ~ x * z + I((x > 30) & (z < 1))",
+            "y ~ sqrt(abs(x)) + round(z, 1) + exp(-abs(z))", "I(2 * y - 1) ~ as.numeric(z > 0) + log(x + 100, base = 2)")
+  for (f in good) expect_s3_class(dp_lm(stats::as.formula(f), d, 1, 1e-6, clip = 50, B = 0), "dp_lm")
+})
+
 test_that("compressed_lm() is a dp_lm, in the data's units with scales", {
   set.seed(12)
   n <- 20000
