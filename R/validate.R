@@ -312,8 +312,8 @@ check_no_overflow <- function(x, arg) {
   if (!length(x)) return(invisible(x))
   top <- max(max(x), -min(x))  # no n x p temporaries
   if (top > sqrt(.Machine$double.xmax / max(1, NROW(x)))) {
-    abort("`%s` has entries too large (max |entry| %s): their squared sums overflow; rescale it.",
-          arg, format(top, digits = 3), .arg = arg)
+    # (the largest entry is not quoted: it may be a value of the data)
+    abort("`%s` has entries too large: their squared sums overflow; rescale it.", arg, .arg = arg)
   }
   invisible(x)
 }
