@@ -199,8 +199,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' itself that leaves the guarantee unchanged. Rows are never dropped.
 #' A field that is not a number is an error that names neither its line nor
 #' its content (both are data); so is a text or blob value in a chosen
-#' column of an SQLite table, wherever it sits (RSQLite would read it as 0
-#' where a number comes first in its block). R's integer `NA`
+#' column of an SQLite table, wherever it sits. On SQLite, which types
+#' values rather than columns, every value is cast to a double in SQL (as
+#' [second_moment_db()] does): RSQLite types a fetched block by its first
+#' value, so a 64-bit integer among reals, or a text value among numbers, was
+#' read differently depending on where it sat. R's integer `NA`
 #' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
 #' cast such a column to a double in `query` (`second_moment_db()` casts in
 #' SQL and is not affected).
@@ -238,7 +241,20 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
   na <- check_choice(na, c("error", "zero"), "na")
   src <- db_source(conn, table, query)
   columns <- db_columns(conn, src, columns)
-  sql <- sprintf("SELECT %s FROM %s", paste(DBI::dbQuoteIdentifier(conn, columns), collapse = ", "), src$sql)
+  ids <- DBI::dbQuoteIdentifier(conn, columns)
+  # an engine that types values, not columns (SQLite): each value cast to a
+  # double in SQL, with a flag per column for a text or blob value. RSQLite
+  # types a fetched block by its first value, so a 64-bit integer among reals
+  # (or a text value among numbers) was read per block (coerced, truncated,
+  # or refused) and the outcome depended on where the value sat
+  typed <- db_engine(conn)$value_types
+  sql <- if (typed) {
+    flags <- sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END", ids)
+    sprintf("SELECT %s, %s FROM %s", paste(sprintf("CAST(%s AS REAL)", ids), collapse = ", "),
+            paste(flags, collapse = ", "), src$sql)
+  } else {
+    sprintf("SELECT %s FROM %s", paste(ids, collapse = ", "), src$sql)
+  }
   res <- NULL
   sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_res <- function() {
@@ -254,17 +270,17 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
     tryCatch({
       db_check_conn(conn)  # each block: a connection dropped mid-pass is not a short table
       if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
-      # SQLite types values, not columns: a text value in a block whose first
-      # value is a number is read as 0 with a warning, and as a text column
-      # where it comes first. Either way the same error, wherever it sits
-      block <- withCallingHandlers(db_call(DBI::dbFetch(res, n = chunk_rows), src$arg), warning = function(w) {
-        msg <- conditionMessage(w)
-        if (grepl("mixed type", msg, fixed = TRUE)) {
-          col <- regmatches(msg, regexpr("(?<=^Column `)[^`]+(?=`)", msg, perl = TRUE))
-          col <- if (length(col) && col %in% columns) paste0(col, " ") else ""
-          abort("`columns` %shold text or blob values: every chosen column must hold numbers.", col, .arg = "columns")
+      block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg)
+      if (typed) {
+        k <- length(columns)
+        text <- vapply(block[k + seq_len(k)], function(v) any(v > 0, na.rm = TRUE), logical(1))
+        if (any(text)) {
+          abort("`columns` %s hold text or blob values: every chosen column must hold numbers.",
+                paste(columns[text], collapse = ", "), .arg = "columns")
         }
-      })
+        block <- block[seq_len(k)]
+        names(block) <- columns
+      }
       if (!nrow(block)) {
         if (!sent) {
           sent <<- TRUE

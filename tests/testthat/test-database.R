@@ -514,6 +514,20 @@ test_that("error messages about the data name columns, never counts of rows", {
   expect_false(grepl("[1-9]", m))
   m <- msg(second_moment_db(con, "infs", clip = 2))
   expect_false(grepl("[1-9]", m))
+  # db_reader(): a 64-bit integer among reals (SQLite stores 3e9 in a NUMERIC
+  # column as an integer) is read as a number wherever it sits; RSQLite typed
+  # each block by its first value and warned, which was refused as text
+  for (row in c(1, 3, 5, 8)) {
+    DBI::dbExecute(con, "DROP TABLE IF EXISTS i64")
+    DBI::dbExecute(con, "CREATE TABLE i64 (a NUMERIC, b REAL)")
+    DBI::dbExecute(con, "INSERT INTO i64 VALUES (1.5, 2), (2.5, 3), (3.5, 4), (4.5, 5), (5.5, 6), (6.5, 7), (7.5, 8), (8.5, 9)")
+    DBI::dbExecute(con, sprintf("UPDATE i64 SET a = 3000000000 WHERE rowid = %d", row))
+    M <- cbind(a = c(1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5), b = 2:9)
+    M[row, "a"] <- 3e9
+    got <- withCallingHandlers(second_moment(db_reader(con, "i64", chunk_rows = 4), 5),
+                               warning = function(w) stop("a warning reached the user: ", conditionMessage(w)))
+    expect_equal(got, second_moment(M, 5), tolerance = 1e-14, info = row)
+  }
   # db_reader(): a text value fails the same way wherever it sits (SQLite read
   # it as 0, with a warning, where a number came first in its block)
   for (row in c(1, 2, 5, 7)) {
