@@ -62,7 +62,10 @@
 #'
 #' **Engine limits.** There are p(p + 1)/2 + 2p + 3 aggregates (one more per
 #' column on SQLite, see below); at most `max_terms` go in one query, so p up
-#' to 54 takes one scan of the table and larger p several. The default, 1600,
+#' to 54 takes one scan of the table and larger p several (each its own
+#' statement: on a table written meanwhile, or a `query` that is not
+#' deterministic, the scans may see different rows; run it on a snapshot).
+#' The default, 1600,
 #' is below PostgreSQL's 1664 result columns and SQLite's default
 #' `SQLITE_MAX_COLUMN` of 2000. The squared norm is a balanced sum, so its
 #' expression depth is log2(p) (SQLite refuses depth > 1000).
@@ -135,7 +138,13 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   # comparisons or arithmetic do not behave as doubles would otherwise give
   # wrong statistics (e.g. no row clipped) that a release would trust
   db_check_engine(conn, clip, na, max_terms, double_type, eng)
-  m <- db_moments(conn, src, DBI::dbQuoteIdentifier(conn, columns), clip, na, max_terms, double_type, eng)
+  ids <- DBI::dbQuoteIdentifier(conn, columns)
+  # the same query on no rows first: a type or schema error (a boolean column
+  # with no cast to a double) fails there with the server's message; on the
+  # rows, where a failure can only come from a value, the message is withheld
+  zero_src <- list(sql = sprintf("(SELECT * FROM %s WHERE 1 = 0) dpcov_zero", src$sql), arg = src$arg)
+  db_moments(conn, zero_src, ids, clip, na, max_terms, double_type, eng, values = FALSE)
+  m <- db_moments(conn, src, ids, clip, na, max_terms, double_type, eng)
   if (is.na(m$n)) abort("the database gave no row count for the %s.", src$arg, .arg = src$arg)
   if (m$n == 0) {
     # no rows are data too, as for second_moment() in memory (under
@@ -206,7 +215,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' read differently depending on where it sat. R's integer `NA`
 #' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
 #' cast such a column to a double in `query` (`second_moment_db()` casts in
-#' SQL and is not affected).
+#' SQL and is not affected); likewise -2^63 with 64-bit integers read as
+#' `bit64::integer64`. A 4-byte float column (PostgreSQL `real`) is read in
+#' SQL as its exact binary value (0.1 as 0.10000000149) and by some drivers
+#' as its shortest decimal (0.1): the two paths then differ by about 1e-8
+#' relative; cast such a column to a double in `query` on both.
 #'
 #' @inheritParams second_moment_db
 #' @param chunk_rows Rows per block.
@@ -269,8 +282,8 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
     }
     tryCatch({
       db_check_conn(conn)  # each block: a connection dropped mid-pass is not a short table
-      if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg)
-      block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg)
+      if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg, values = TRUE)
+      block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg, values = TRUE)
       if (typed) {
         k <- length(columns)
         text <- vapply(block[k + seq_len(k)], function(v) any(v > 0, na.rm = TRUE), logical(1))
@@ -449,15 +462,21 @@ db_source <- function(conn, table, query) {
   }
   if (is.null(query)) abort("`table` is missing: give a table name, or a SELECT statement in `query`.", .arg = "table")
   if (!is_string(query) || !nzchar(trimws(query))) abort("`query` must be one string, a SELECT statement.", .arg = "query")
-  list(sql = sprintf("(%s) dpcov_src", sub(";[[:space:]]*$", "", query)), arg = "query")
+  # the closing parenthesis on a line of its own: a query ending in a -- comment
+  list(sql = sprintf("(%s\n) dpcov_src", sub(";[[:space:]]*$", "", query)), arg = "query")
 }
 
 # The chosen columns, checked against the first row: present, and numeric.
 db_columns <- function(conn, src, columns) {
+  # a zero-row probe first: a bad table, column or query fails here, with
+  # the server's message (no value is evaluated)
+  db_get(conn, sprintf("SELECT * FROM %s WHERE 1 = 0", src$sql), src$arg)
   # LIMIT 1 where the engine has it: RPostgreSQL receives a query's whole
   # result before the first dbFetch(), so without it the table came to R
-  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s%s", src$sql, db_engine(conn)$first_row)), src$arg)
-  first <- tryCatch(db_call(DBI::dbFetch(res, n = 1L), src$arg), finally = try(DBI::dbClearResult(res), silent = TRUE))
+  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s%s", src$sql, db_engine(conn)$first_row)), src$arg,
+                 values = TRUE)
+  first <- tryCatch(db_call(DBI::dbFetch(res, n = 1L), src$arg, values = TRUE),
+                    finally = try(DBI::dbClearResult(res), silent = TRUE))
   have <- names(first)
   if (is.null(columns)) {
     columns <- have
@@ -507,27 +526,36 @@ frame_block <- function(block, columns, na, arg) {
 }
 
 # A DBI call whose failure (a bad table, column or query, a dropped
-# connection) becomes a dpcov_error naming the source argument.
-db_call <- function(expr, arg) {
+# connection) becomes a dpcov_error naming the source argument. For a query
+# that evaluates the rows' values (`values`), the server's message is
+# withheld: it may quote one (PostgreSQL's "value out of range" does, to the
+# last digit). Schema and syntax errors come from a zero-row probe first
+# (db_columns()), with the server's message.
+db_call <- function(expr, arg, values = FALSE) {
   tryCatch(expr, dpcov_error = function(e) stop(e), error = function(e) {
+    if (values) {
+      abort(paste0("the database failed while evaluating the rows of `%s` (a value it cannot compute or convert ",
+                   "to a double, or a dropped connection); its message is withheld, as it may quote a value ",
+                   "of the data."), arg, .arg = arg)
+    }
     abort("the database refused the query on `%s`: %s", arg, conditionMessage(e), .arg = arg)
   })
 }
 
 # The one row of an aggregate query, as doubles (a 64-bit integer count
 # converted by its own method, not by unlist()).
-db_query_row <- function(conn, sql, arg) {
-  row <- db_get(conn, sql, arg)
+db_query_row <- function(conn, sql, arg, values = FALSE) {
+  row <- db_get(conn, sql, arg, values)
   if (!is.data.frame(row) || nrow(row) != 1L) abort("the database gave no answer to the query on `%s`.", arg, .arg = arg)
   vapply(row, function(v) as.double(v)[1], numeric(1), USE.NAMES = FALSE)
 }
 
 # A query's whole result through a result set: RPostgreSQL's dbGetQuery()
 # turns an SQL error into a warning and a NULL result, dbSendQuery() raises it.
-db_get <- function(conn, sql, arg) {
-  res <- db_call(DBI::dbSendQuery(conn, sql), arg)
+db_get <- function(conn, sql, arg, values = FALSE) {
+  res <- db_call(DBI::dbSendQuery(conn, sql), arg, values)
   on.exit(try(DBI::dbClearResult(res), silent = TRUE))
-  db_call(DBI::dbFetch(res, n = -1), arg)
+  db_call(DBI::dbFetch(res, n = -1), arg, values)
 }
 
 # Where SQL differs between engines, and nothing else: one entry per engine,
@@ -594,7 +622,7 @@ check_double_type <- function(double_type, arg = "double_type") {
 # against t >= 1), and so are entries below 1e-150 of a clipped row in the
 # Gram's products (B <= 1e50, so a product read as 0 is below 1e-100, and a
 # product kept is above 1e-300); the column sums are of the rows themselves.
-db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng) {
+db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, values = TRUE) {
   p <- length(id)
   lit <- function(v) sql_double(v, double_type)
   zero <- lit(0)
@@ -654,7 +682,7 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng) {
   terms <- c(head, sprintf("SUM(%s)", u), sprintf("SUM(%s * %s)", g[ij[, 1]], g[ij[, 2]]))
   batches <- split(terms, ceiling(seq_along(terms) / max_terms))
   vals <- unlist(lapply(batches, function(t) {
-    db_query_row(conn, sprintf("SELECT %s FROM %s", paste(t, collapse = ", "), from), src$arg)
+    db_query_row(conn, sprintf("SELECT %s FROM %s", paste(t, collapse = ", "), from), src$arg, values = values)
   }), use.names = FALSE)
   at <- 0
   take <- function(k) {

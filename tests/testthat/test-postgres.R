@@ -160,6 +160,31 @@ test_that("PostgreSQL: NULL, NaN and Infinity, and integer, bigint, numeric, rea
   DBI::dbExecute(con, "DROP TABLE typed; DROP TABLE nulls; DROP TABLE nonfinite")
 })
 
+test_that("PostgreSQL: a value the database cannot convert fails without its digits in the message", {
+  # a NUMERIC outside the double range makes the CAST fail, and the server's
+  # message quotes the value to the last digit: withheld for queries that
+  # evaluate the rows; schema errors keep the server's message
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS outside")
+  DBI::dbExecute(con, "CREATE TABLE outside (a numeric, b double precision)")
+  DBI::dbExecute(con, "INSERT INTO outside VALUES (1, 2), (3, 4), ('4.2424242e-400'::numeric, 5)")
+  for (v in c("'4.2424242e-400'::numeric", "'98765e400'::numeric")) {
+    DBI::dbExecute(con, sprintf("UPDATE outside SET a = %s WHERE b = 5", v))
+    b <- dp_budget(5, 1e-4)
+    e <- tryCatch(analyze_gauss(second_moment_db(con, "outside", clip = 3), 1, 1e-6, budget = b), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_false(grepl("42424242|98765", conditionMessage(e)), info = v)
+    expect_match(conditionMessage(e), "message is withheld")
+  }
+  e <- tryCatch(second_moment_db(con, "no_such_table", clip = 3), error = identity)
+  expect_match(conditionMessage(e), "no_such_table")  # the server's own words, about the schema
+  # a query ending in a -- comment
+  expect_equal(second_moment_db(con, query = "SELECT b FROM outside -- the second column", clip = 3)$n, 3)
+  DBI::dbExecute(con, "DROP TABLE outside")
+})
+
 test_that("PostgreSQL: rows whose squares overflow or underflow (an error on this engine) give second_moment()'s statistics", {
   skip_if_no_postgres()
   con <- pg_connect()
