@@ -253,6 +253,13 @@ test_that("a huge row against a tiny clip is clipped to norm B, not above it and
   k <- 0
   reader <- function() { k <<- k + 1; if (k == 1) x else NULL }
   expect_equal(second_moment(reader, B)$gram[1, 1], B^2 + 1e-42, tolerance = 1e-12)
+  # Sheffet's JL projection clips its rows with clip_row(): with one row a,
+  # P'P / r = a a' |g|^2 / r for the same Gaussian draws g
+  for (tp in 10^seq(300, 308, by = 0.25)) {
+    set.seed(2); G <- dpcov:::jl_project_gram_cpp(rbind(c(tp, tp / 3)), B, 0, 500L)
+    set.seed(2); g2 <- sum(stats::rnorm(500)^2)
+    expect_equal(sum(diag(G)) / g2, B^2, tolerance = 1e-12)
+  }
 })
 
 test_that("option dpcov.threads is checked", {
