@@ -472,10 +472,12 @@ box_uncentred_call <- function(fun, env, call) {
   B <- box_uncentred_bound(ncol(X))
   s <- second_moment(box_apply(X, map), B)
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
-  rel <- do.call(fun, c(list(x = s, clip = B), args))
+  # judged (and warned about) once it is in the data's units and labelled
+  # as a release on public bounds, below
+  rel <- muffle_noise_warnings(do.call(fun, c(list(x = s, clip = B), args)))
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
-  rel
+  finish_diagnostics(rel)
 }
 
 # The mechanism's other arguments, as given (each evaluated once); `post =

@@ -8,9 +8,10 @@
 #'
 #' `dp_budget(epsilon, delta)` creates an accountant for a total
 #' (epsilon, delta)-differential-privacy budget. Pass it as `budget =` to any
-#' mechanism ([analyze_gauss()], [wishart_noise()], [jl_ridge()],
+#' release ([dp_cov()], [dp_lm()], [dp_pca()] on data, [dp_column_bounds()],
+#' [dp_clip_bound()], [analyze_gauss()], [wishart_noise()], [jl_ridge()],
 #' [jl_adaptive()], [iwishart_posterior()], [iwishart_adaptive()],
-#' [dp_threshold()], [ldp_perturb()]): the mechanism charges its
+#' [dp_threshold()], [ldp_perturb()]): it charges each of its steps'
 #' (epsilon, delta) *before it reads the data*, and when the charge would take
 #' the total spent above the budget it stops with an error of class
 #' `dpcov_budget_error` (also a `dpcov_error`, naming `budget`) and records
@@ -96,7 +97,7 @@
 #'   PMLR 132, 421-457.
 #' @examples
 #' b <- dp_budget(epsilon = 1, delta = 1e-5)
-#' x <- matrix(rnorm(400), 100, 4)
+#' x <- matrix(rnorm(40000), 10000, 4)
 #' r1 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
 #' r2 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
 #' b

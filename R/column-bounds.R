@@ -171,8 +171,10 @@
 #'   frame with columns `lower` and `upper`, one row per column, row names
 #'   the column names; give it to `bounds =`), `center` (the private
 #'   medians), `scale` (the private median absolute deviations), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
-#'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (\eqn{m}),
-#'   `max_level`, `clamped_share` (\eqn{\min(m/n, a)} from `n_hint`, or `NA`),
+#'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (the
+#'   refinement's target, \eqn{m'_n}), `first_rows` (the first stage's,
+#'   \eqn{m}), `max_level`, `clamped_share` (\eqn{\min(m/n, a)} from
+#'   `n_hint`, or `NA`), `n_hint`,
 #'   `range`, `resolution`, `decay`, `neighbor`, `mechanism`, `guarantee`,
 #'   `budget_charge` and `call`.
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via

@@ -62,7 +62,7 @@
 #'
 #' **Engine limits.** There are p(p + 1)/2 + 2p + 3 aggregates (one more per
 #' column on SQLite, see below); at most `max_terms` go in one query, so p up
-#' to 54 takes one scan of the table and larger p several (each its own
+#' to 54 (53 on SQLite) takes one scan of the table and larger p several (each its own
 #' statement: on a table written meanwhile, or a `query` that is not
 #' deterministic, the scans may see different rows; run it on a snapshot).
 #' The default, 1600,

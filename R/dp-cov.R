@@ -237,7 +237,7 @@
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
 #' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1)
 #'   (on the row-norm path composed by zCDP, the two steps' \eqn{\rho} are
-#'   in the ratio \eqn{s^2 : (1 - s)^2}); default 0.6, or with per-column bounds (public or private) 0.2
+#'   in the ratio \eqn{s^2 : (1 - s)^2}); default 0.6, or with per-column bounds (public or private) 0.4
 #'   with `"analyze_gauss"`, where it is the mean's share of the squared
 #'   sensitivity-to-noise ratio of one joint Gaussian mechanism, and 0.15 with
 #'   the other mechanisms (see *Default split*).
@@ -285,7 +285,7 @@
 #' @seealso [dp_as_cov()], [dp_scales].
 #' @examples
 #' set.seed(1)
-#' x <- data.frame(a = rnorm(2000, 50), b = rnorm(2000, 50), c = rnorm(2000, 50))
+#' x <- data.frame(a = rnorm(20000, 50), b = rnorm(20000, 50), c = rnorm(20000, 50))
 #' r <- dp_cov(x, epsilon = 1, delta = 1e-6)   # bounds chosen privately
 #' r
 #' # bounds known in advance save their share of epsilon

@@ -79,7 +79,8 @@
 #'   rows; `NULL` for square releases), `units` and `per_row` (what `sdev`
 #'   measures), `n_negative`, `subspace_bound` (a data frame or `NULL`),
 #'   `source` (the release's mechanism, scale, epsilon, delta, neighbour, n
-#'   when public), `guarantee` and `call`.
+#'   when public), `guarantee`, `diagnostics` (as [release_diagnostics()],
+#'   for the release the components come from) and `call`.
 #' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
 #'   privacy with compression. *Proceedings of the IEEE International
 #'   Symposium on Information Theory (ISIT)*, 2718-2722. (Full version
@@ -92,7 +93,7 @@
 #'   [dpcov_arguments] for the argument names shared across the package.
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(2000 * 3), 2000, 3) %*% diag(c(3, 1, 0.5))
+#' x <- matrix(rnorm(20000 * 3), 20000, 3) %*% diag(c(3, 1, 0.5))
 #' r <- dp_cov(x, epsilon = 1, delta = 1e-6, clip = 10, clip_mean = 10)
 #' pc <- dp_pca(r)
 #' pc

@@ -291,8 +291,8 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' `mechanism = "threshold"`) refuse `"add-remove"`.
 #'
 #' @param clip Row-norm bound B (> 0, finite).
-#' @param neighbor `"add-remove"` (the default, as for every central
-#'   mechanism), `"replace-one"` or `"zero-out"`.
+#' @param neighbor `"add-remove"` (the default, as for the central mechanisms
+#'   that add noise to a sum), `"replace-one"` or `"zero-out"`.
 #' @param n Optional number of rows; if given, the sensitivity is that of the
 #'   average.
 #' @return The sensitivity.

@@ -342,8 +342,8 @@ qda_study_table <- function(x, digits = 2) {
 #' est <- qda_estimators(private = TRUE)
 #' names(est)
 #' set.seed(1)
-#' x <- matrix(rnorm(60 * 3), 60, 3)
-#' g <- factor(rep(c("lean", "obese"), c(40, 20)))
+#' x <- matrix(rnorm(6000 * 3), 6000, 3)
+#' g <- factor(rep(c("lean", "obese"), c(4000, 2000)))
 #' est$modified_dp(x, g)
 #' @template ref-combo
 #' @export

@@ -28,8 +28,8 @@
 #' @return A named numeric vector of coefficients.
 #' @examples
 #' set.seed(1)
-#' X <- matrix(rnorm(600), 200, 3, dimnames = list(NULL, c("a", "b", "c")))
-#' y <- drop(X %*% c(1, -1, 0.5)) + 2 + rnorm(200, sd = 0.5)
+#' X <- matrix(rnorm(60000), 20000, 3, dimnames = list(NULL, c("a", "b", "c")))
+#' y <- drop(X %*% c(1, -1, 0.5)) + 2 + rnorm(20000, sd = 0.5)
 #' A <- cbind(X, one = 1, y = y)
 #' # exact statistics: the lm() coefficients
 #' dp_regression(second_moment(A), "y", intercept = "one")
@@ -216,14 +216,17 @@ release_column_index <- function(cols, M, arg) {
 #'
 #' **Transformations.** The sensitivity analysis needs each record's design
 #' row to depend on that record alone, so the formula's variables may be
-#' built only from the data's variables, scalar constants and elementwise
-#' functions: arithmetic, comparisons and logical operators, `I()`, `log()`
-#' (and `log2`, `log10`, `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`,
-#' `sign()`, rounding (`floor`, `ceiling`, `trunc`, `round`, `signif`), the
-#' trigonometric and hyperbolic functions, `pmin()`, `pmax()`, `ifelse()` and
-#' `as.numeric()`. Anything else (`sum()`, `length()`, `[`, `cumsum()`,
-#' `do.call()`, a function of your own) is refused before the data is read:
-#' it could read other rows, or send values out in an error or a message.
+#' built only from the data's variables, literal scalar constants (`2.5`,
+#' `TRUE`, `"a"`; not named ones such as `pi`, which the formula cannot see)
+#' and elementwise functions: arithmetic (`+ - * / ^ %% %/%`), comparisons
+#' and logical operators (`! & |`), `I()`, `log()` (and `log2`, `log10`,
+#' `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`, `sign()`, rounding
+#' (`floor`, `ceiling`, `trunc`, `round`, `signif`), the trigonometric and
+#' hyperbolic functions, `pmin()`, `pmax()`, `ifelse()`, `as.numeric()`,
+#' `as.double()` and `as.logical()`. Anything else (`sum()`, `length()`,
+#' `[`, `cumsum()`, `%in%` with a vector, `do.call()`, a function of your
+#' own) is refused before the data is read: it could read other rows, or
+#' send values out in an error or a message.
 #'
 #' **What is kept.** No data, no model frame, no residuals or fitted values:
 #' the release, the coefficients, the bootstrap draws, the terms and factor
@@ -250,7 +253,9 @@ release_column_index <- function(cols, M, arg) {
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
 #' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
 #'   `"zero-out"` for Analyze Gauss; the Wishart and JL mechanisms are
-#'   add/remove, the inverse-Wishart posterior replace-one.
+#'   add/remove; the inverse-Wishart posterior holds for replace-one only, so
+#'   `mechanism = "iwishart_posterior"` needs `neighbor = "replace-one"`
+#'   given (the default is refused with a classed error).
 #' @param budget A [dp_budget()] charged before the data is read, or `NULL`.
 #' @param B Bootstrap draws (default 500; 0 for none: then `vcov` and
 #'   intervals are `NA`).
@@ -327,8 +332,10 @@ release_column_index <- function(cols, M, arg) {
 #'   draws), `sigma` (the estimated residual sd), `n` (as public as the
 #'   release says: `NA` when not released), `n_used`, `n_source`,
 #'   `n_estimate` and `n_noise_sd` (the private estimate of n, as released,
-#'   and its noise sd), `df` (k), `terms`, `xlevels`, `contrasts`, `formula`,
-#'   `response`, `release`, `guarantee`, `units`, `call`, `regularization`
+#'   and its noise sd), `df` (k), `terms`, `xlevels`, `contrasts` (with a
+#'   factor in the model), `formula`, `response`, `release`, `mechanism`,
+#'   `guarantee`, `units`, `call`, `B` (the bootstrap draws asked for),
+#'   `failed_draws` (those whose refit failed), `ci_type`, `regularization`
 #'   (`rule`, `lambda` and `noise_level` on the noise-whitened scale,
 #'   `penalty` added to each coefficient's diagonal entry, and
 #'   `least_squares`, the unshrunk coefficients the intervals centre on) and `diagnostics`
@@ -1301,8 +1308,8 @@ check_dp_lm <- function(x, arg = "x") {
 #' @name dp_lm-methods
 #' @examples
 #' set.seed(1)
-#' d <- data.frame(x = rnorm(3000), g = factor(sample(c("a", "b"), 3000, TRUE), levels = c("a", "b")))
-#' d$y <- 1 + d$x + (d$g == "b") + rnorm(3000)
+#' d <- data.frame(x = rnorm(30000), g = factor(sample(c("a", "b"), 30000, TRUE), levels = c("a", "b")))
+#' d$y <- 1 + d$x + (d$g == "b") + rnorm(30000)
 #' fit <- dp_lm(y ~ x + g, d, epsilon = 1, delta = 1e-6, clip = 6, B = 200)
 #' summary(fit)
 #' vcov(fit)

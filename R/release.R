@@ -194,7 +194,7 @@ check_release <- function(x, arg = "x", square = FALSE) {
 #'   releases do not release n, and `x$n` is `NA`). `x$guarantee` states it in
 #'   words.
 #' @examples
-#' r <- analyze_gauss(matrix(rnorm(200), 50, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
+#' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
 #' has_guarantee(r)
 #' r$guarantee
 #' @export
@@ -239,7 +239,7 @@ void_guarantee <- function(release, reason) {
 #'   list; `as.matrix` the released estimate.
 #' @name dp_release
 #' @examples
-#' r <- analyze_gauss(matrix(rnorm(200), 50, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
+#' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
 #' r
 #' summary(r)
 #' as.matrix(r)[1:2, 1:2]
@@ -922,7 +922,9 @@ print_noise_warnings <- function(d) {
 # of what was given: public bounds (their widths set the noise) or not.
 noise_advice <- function(rel) {
   src <- rel$params$bounds_source
-  if (is.character(src) && length(src) == 1L && !is.na(src) && startsWith(src, "public")) {
+  if (inherits(rel, "dp_ldp_aggregate") || identical(rel$params$model, "local")) {
+    "each report's noise is set by epsilon alone: more reports (rows) or more budget per report"
+  } else if (is.character(src) && length(src) == 1L && !is.na(src) && startsWith(src, "public")) {
     "the noise scales with the widths of the public bounds: give narrower public ranges if they are known, or more budget (or more rows)"
   } else {
     "give public bounds (lower/upper) or more budget"

@@ -331,7 +331,7 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #'   (STOC)*, 11-20.
 #' @template ref-sheffet
 #' @examples
-#' x <- matrix(rnorm(200), 50, 4)
+#' x <- matrix(rnorm(20000), 5000, 4)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2)
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-5, clip = 2, post = "shift")
 #' @export

@@ -102,7 +102,7 @@
 #' @seealso [threshold_cv()], [ldp_perturb()], [ldp_aggregate()].
 #' @examples
 #' set.seed(1)
-#' x <- matrix(rnorm(400 * 10), 400, 10) / 4
+#' x <- matrix(rnorm(20000 * 10), 20000, 10) / 4
 #' r <- dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1)
 #' r
 #' # cross-validated constant (not private: recorded and printed as such)
@@ -604,7 +604,7 @@ plot.threshold_cv <- function(x, ...) {
 #' set.seed(3)
 #' rep1 <- ldp_perturb(c(0.3, -0.2, 0.5), epsilon = 0.5, delta = 1e-3, clip = 1)
 #' rep2 <- ldp_perturb(c(0.1, 0.4, -0.1), epsilon = 0.5, delta = 1e-3, clip = 1)
-#' agg <- ldp_aggregate(rep1, rep2)
+#' agg <- ldp_aggregate(rep1, rep2)  # two reports: mostly noise, and it says so
 #' as.matrix(agg)
 #' @template ref-wangxu
 #' @export
@@ -713,7 +713,7 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   whose `estimate` is the averaged noisy p x p second moment.
 #' @examples
 #' set.seed(4)
-#' reports <- ldp_perturb(matrix(rnorm(50 * 3), 50, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
+#' reports <- ldp_perturb(matrix(rnorm(50000 * 3), 50000, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
 #' # the server states the settings it asked its clients to use
 #' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
 #'               calibration = "analytic")

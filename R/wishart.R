@@ -40,8 +40,8 @@
 #' @template ref-sheffet
 #' @seealso [jl_adaptive()], [dp_regression()].
 #' @examples
-#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
-#' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3)
+#' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
+#' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3, r = 1000)
 #' @template param-bounds-uncentred
 #' @export
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
@@ -92,7 +92,7 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #'   `w2`, `r` (the rows used: `r0` or `r*`) and `branch` (`"ridge"` or `"rstar"`).
 #' @inherit jl_ridge references
 #' @examples
-#' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
+#' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
 #' @export
@@ -162,7 +162,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #'   (`"expected"` or `"safe"`).
 #' @inherit jl_ridge references
 #' @examples
-#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
+#' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
 #' @template param-bounds-uncentred
 #' @export
@@ -232,7 +232,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #'   and `df`.
 #' @inherit jl_ridge references
 #' @examples
-#' x <- cbind(matrix(rnorm(2000), 500, 4), 1)
+#' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' iwishart_posterior(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
 #' @export
@@ -276,7 +276,7 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #'   `psi`, `df` and `branch` (`"prior"` or `"kstar"`).
 #' @inherit jl_ridge references
 #' @examples
-#' x <- cbind(matrix(rnorm(4000), 1000, 4), 1)
+#' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' iwishart_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
 #' @export
