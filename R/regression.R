@@ -1308,8 +1308,9 @@ check_dp_lm <- function(x, arg = "x") {
 #' @name dp_lm-methods
 #' @examples
 #' set.seed(1)
-#' d <- data.frame(x = rnorm(30000), g = factor(sample(c("a", "b"), 30000, TRUE), levels = c("a", "b")))
-#' d$y <- 1 + d$x + (d$g == "b") + rnorm(30000)
+#' n <- 30000
+#' d <- data.frame(x = rnorm(n), g = factor(sample(c("a", "b"), n, TRUE), levels = c("a", "b")))
+#' d$y <- 1 + d$x + (d$g == "b") + rnorm(n)
 #' fit <- dp_lm(y ~ x + g, d, epsilon = 1, delta = 1e-6, clip = 6, B = 200)
 #' summary(fit)
 #' vcov(fit)

@@ -713,7 +713,8 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   whose `estimate` is the averaged noisy p x p second moment.
 #' @examples
 #' set.seed(4)
-#' reports <- ldp_perturb(matrix(rnorm(50000 * 3), 50000, 3) / 3, epsilon = 0.5, delta = 1e-3, clip = 1)
+#' x <- matrix(rnorm(50000 * 3), 50000, 3) / 3
+#' reports <- ldp_perturb(x, epsilon = 0.5, delta = 1e-3, clip = 1)
 #' # the server states the settings it asked its clients to use
 #' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
 #'               calibration = "analytic")
