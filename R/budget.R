@@ -208,8 +208,11 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
                     rho = rho, stringsAsFactors = FALSE)
   what <- paste(what, collapse = " + ")
-  epsilon <- sum(epsilon)
-  delta <- sum(delta)
+  # the call's own total as the ledger composes it (its steps' epsilons can
+  # add up to more: a dp_cov() at epsilon 1 is steps of 0.59 and 0.71 by zCDP)
+  own <- compose_ledger(row, acc$neighbor)
+  epsilon <- own$epsilon
+  delta <- own$delta
   after <- rbind(acc$ledger, row)
   tot <- compose_ledger(after, acc$neighbor)
   tol <- 1 + 1e-9

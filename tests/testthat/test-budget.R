@@ -351,3 +351,16 @@ test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the ch
   analyze_gauss(na[-1, ], 1, 1e-6, clip = 2, budget = b)
   expect_identical(budget_spent(b)$charges, 1L)
 })
+
+test_that("a refused call is quoted at its own composed total, not at the sum of its steps' epsilons", {
+  # dp_cov() at epsilon 1 is a bounds step and a Gaussian step whose own
+  # epsilons add up to more than 1 (they compose by zCDP)
+  set.seed(8)
+  x <- matrix(rnorm(3000), 1000, 3)
+  b <- dp_budget(1.2, 1e-5)
+  dp_cov(x, 1, 1e-6, budget = b)
+  steps <- as.data.frame(b)
+  expect_gt(sum(steps$epsilon), 1.05)
+  e <- expect_error(dp_cov(x, 1, 1e-6, budget = b), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "(epsilon = 1, delta = 1e-06)", fixed = TRUE)
+})
