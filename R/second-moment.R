@@ -151,6 +151,7 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
 # kernel's clip_row()): one factor clip / ||x|| underflows for a tiny clip
 # and a huge row, and its rounding let the row's norm reach 2 clip.
 clipped_rows <- function(X, clip) {
+  if (!is.finite(clip)) return(X)  # clip = Inf: no clipping (and no guarantee)
   sq <- rowSums(X^2)
   big <- which(!is.finite(sq))
   out <- X * ifelse(sq > clip^2, clip / sqrt(sq), 1)
