@@ -702,6 +702,10 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
   }
+  # only the formula's expression is used, rebuilt without attributes: a terms
+  # object's `predvars` (which model.frame() evaluates, unchecked) or a
+  # formula's environment never reach the data
+  formula <- eval(as.call(as.list(formula)), baseenv())
   if (missing(data)) abort_missing("data")
   if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) abort("`data` must be a data frame, not %s.", class(data)[1], .arg = "data")
@@ -739,10 +743,21 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   f <- formula
   attr(f, ".Environment") <- env
   # the transformations' warnings ("NaNs produced") depend on the values: muffled
+  # an error's message is withheld: evaluated on the data, it may quote values
   mf <- tryCatch(suppressWarnings(stats::model.frame(f, data = data, na.action = stats::na.pass,
                                                      drop.unused.levels = FALSE)),
-                 error = function(e) abort("`x`: the model frame could not be built: %s", conditionMessage(e), .arg = "x"))
-  for (j in seq_along(mf)) if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+                 error = function(e) abort("`x`: the model frame could not be built from the formula's variables.",
+                                           .arg = "x"))
+  # a transformation's result is numeric whatever the values: ifelse(x > t,
+  # "a", x) is character (a factor of the values that occur, named in the
+  # design) or numeric depending on which rows pass the test, and
+  # ifelse(x > t, TRUE, 0) logical or numeric; as.double() fixes the type
+  # (text becomes NA, then 0 by lm_finite())
+  transformed <- !vapply(as.list(attr(tt0, "variables"))[-1L], is.name, logical(1))
+  for (j in seq_along(mf)) {
+    if (transformed[j]) mf[[j]] <- suppressWarnings(as.double(unclass(mf[[j]])))
+    if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+  }
   tt <- attr(mf, "terms")
   if (!identical(attr(tt, "predvars"), attr(tt, "variables"))) {
     abort("`x` uses a data-dependent transformation; transform with public constants.", .arg = "x")
@@ -750,7 +765,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   y <- stats::model.response(mf)
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
   X <- tryCatch(stats::model.matrix(tt, mf),
-                error = function(e) abort("`x`: the design could not be built: %s", conditionMessage(e), .arg = "x"))
+                error = function(e) abort("`x`: the design could not be built from the formula's variables.", .arg = "x"))
   X <- lm_finite(X)  # a product of two large values overflows again
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a

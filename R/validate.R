@@ -43,6 +43,7 @@ dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 
 check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE) {
   if (missing(x)) abort_missing(arg)
   if (is.data.frame(x)) {
+    check_frame_dims(x, arg)
     bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.object(col) ||
                      inherits(col, "AsIs") && is.numeric(col), logical(1))
     if (any(bad)) {
@@ -80,12 +81,28 @@ check_unique_colnames <- function(nm, arg = "x") {
   invisible(nm)
 }
 
+#' A data frame's columns are vectors or matrices: as.matrix() cannot expand
+#' an array of three or more dimensions (it failed with a plain error after
+#' the charge). Schema, checked before anything is charged.
+#' @noRd
+check_frame_dims <- function(x, arg = "x") {
+  deep <- vapply(x, function(col) length(dim(col)) > 2L, logical(1))
+  if (any(deep)) {
+    abort("`%s` has array column(s) of three or more dimensions (%s); give columns that are vectors or matrices.",
+          arg, paste0("`", names(x)[deep], "`", collapse = ", "), .arg = arg)
+  }
+  invisible(x)
+}
+
 #' check_unique_colnames() for data in memory, before anything is charged
 #' (names are schema, read without the values); a data frame's matrix
 #' columns get theirs when expanded, checked again then.
 #' @noRd
 check_data_colnames <- function(x, arg = "x") {
-  if (is.data.frame(x)) check_unique_colnames(names(x), arg)
+  if (is.data.frame(x)) {
+    check_frame_dims(x, arg)
+    check_unique_colnames(names(x), arg)
+  }
   else if (is.matrix(x)) check_unique_colnames(colnames(x), arg)
   invisible(x)
 }

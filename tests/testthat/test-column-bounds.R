@@ -501,6 +501,15 @@ test_that("duplicate or missing column names are refused, classed, with nothing 
     expect_match(conditionMessage(e), "duplicate or missing column names")
     expect_identical(nrow(as.data.frame(b)), 0L)
   }
+  # an array column of three dimensions (as.matrix() cannot expand it): refused before the charge
+  da <- data.frame(a = rnorm(100)); da$m <- array(rnorm(400), c(100, 2, 2))
+  for (k in seq_along(calls)) {
+    b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+    e <- tryCatch(calls[[k]](da, b), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_match(conditionMessage(e), "three or more dimensions")
+    expect_identical(nrow(as.data.frame(b)), 0L)
+  }
   # control: unique names release
   names(d) <- c("a", "b")
   expect_s3_class(dp_cov(d, 1, 1e-6), "dp_cov")

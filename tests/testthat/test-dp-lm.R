@@ -285,6 +285,29 @@ test_that("the formula's variables must be elementwise in each record: other fun
   for (f in good) expect_s3_class(dp_lm(stats::as.formula(f), d, 1, 1e-6, clip = 50, B = 0), "dp_lm")
 })
 
+test_that("only the formula's expression is evaluated, and a transformation's result is numeric whatever the values", {
+  set.seed(73)
+  d <- data.frame(x = rnorm(300), y = rnorm(300))
+  # a terms object's predvars (evaluated by model.frame()) is never used
+  tt <- stats::terms(y ~ x)
+  attr(tt, "predvars") <- quote(list(y, stop("leak: ", paste(x[1:3]))))
+  set.seed(2); f <- dp_lm(tt, d, 1, 1e-6, clip = 5, B = 0)
+  set.seed(2); g <- dp_lm(y ~ x, d, 1, 1e-6, clip = 5, B = 0)
+  expect_equal(coef(f), coef(g))
+  # ifelse() can return text, logicals or numbers depending on which rows pass
+  # its test; the design column is the term, numeric, for every data set: no
+  # level named after a value, no failure at a threshold, same names either side
+  lo <- min(d$x)
+  for (t in c(lo - 1, lo + 0.5, max(d$x) + 1)) {
+    for (f in c(sprintf("y ~ ifelse(x > %.17g, 'a', x)", t), sprintf("y ~ ifelse(x > %.17g, TRUE, 0)", t),
+                sprintf("ifelse(y > %.17g, 'a', y) ~ x", t))) {
+      fo <- stats::as.formula(f)
+      fit <- dp_lm(fo, d, 1, 1e-6, clip = 5, B = 0)
+      expect_identical(names(coef(fit)), c("(Intercept)", attr(stats::terms(fo), "term.labels")), info = f)
+    }
+  }
+})
+
 test_that("compressed_lm() is a dp_lm, in the data's units with scales", {
   set.seed(12)
   n <- 20000
