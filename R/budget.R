@@ -207,21 +207,20 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   }
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
                     rho = rho, stringsAsFactors = FALSE)
-  what <- paste(what, collapse = " + ")
-  # the call's own total as the ledger composes it (its steps' epsilons can
-  # add up to more: a dp_cov() at epsilon 1 is steps of 0.59 and 0.71 by zCDP)
-  own <- compose_ledger(row, acc$neighbor)
-  epsilon <- own$epsilon
-  delta <- own$delta
   after <- rbind(acc$ledger, row)
   tot <- compose_ledger(after, acc$neighbor)
   tol <- 1 + 1e-9
   if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol) {
     now <- compose_ledger(acc$ledger, acc$neighbor)
+    # the call quoted at its own total as the ledger composes it (its steps'
+    # epsilons can add up to more: a dp_cov() at epsilon 1 is steps of 0.59
+    # and 0.71 by zCDP)
+    own <- compose_ledger(row, acc$neighbor)
+    what <- paste(what, collapse = " + ")
     abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent would be ",
                         "(epsilon, delta) = (%s, %s), above the budget (%s, %s); spent so far (%s, %s). ",
                         "Nothing was charged and the data was not read."),
-                 what, format(epsilon, digits = 4), format(delta, digits = 4),
+                 what, format(own$epsilon, digits = 4), format(own$delta, digits = 4),
                  format(tot$epsilon, digits = 6), format(tot$delta, digits = 4),
                  format(acc$epsilon), format(acc$delta),
                  format(now$epsilon, digits = 6), format(now$delta, digits = 4))

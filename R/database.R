@@ -155,10 +155,7 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
     m$gram[] <- 0
   }
   # the messages name columns, never counts of rows (which depend on the data)
-  if (any(m$texts > 0)) {
-    abort("`columns` %s hold text or blob values: every chosen column must be numeric.",
-          paste(columns[m$texts > 0], collapse = ", "), .arg = "columns")
-  }
+  if (any(m$texts > 0)) abort_text_columns(columns[m$texts > 0])
   if (na == "error" && any(m$nonnull < m$n)) {
     abort(paste0("`columns` %s contain NULL values; use na = \"zero\" to read NULL as 0, ",
                  "or drop the rows in `query` (which changes n)."),
@@ -262,9 +259,8 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
   # or refused) and the outcome depended on where the value sat
   typed <- db_engine(conn)$value_types
   sql <- if (typed) {
-    flags <- sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END", ids)
     sprintf("SELECT %s, %s FROM %s", paste(sprintf("CAST(%s AS REAL)", ids), collapse = ", "),
-            paste(flags, collapse = ", "), src$sql)
+            paste(sql_text_flag(ids), collapse = ", "), src$sql)
   } else {
     sprintf("SELECT %s FROM %s", paste(ids, collapse = ", "), src$sql)
   }
@@ -287,10 +283,7 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
       if (typed) {
         k <- length(columns)
         text <- vapply(block[k + seq_len(k)], function(v) any(v > 0, na.rm = TRUE), logical(1))
-        if (any(text)) {
-          abort("`columns` %s hold text or blob values: every chosen column must hold numbers.",
-                paste(columns[text], collapse = ", "), .arg = "columns")
-        }
+        if (any(text)) abort_text_columns(columns[text])
         block <- block[seq_len(k)]
         names(block) <- columns
       }
@@ -501,10 +494,7 @@ frame_block <- function(block, columns, na, arg) {
                  logical(1))
     if (!all(ok)) {
       chr <- vapply(block, is.character, logical(1))
-      if (any(chr)) {
-        abort("`%s` %s hold text or blob values: every chosen column must hold numbers.", arg,
-              paste(columns[chr], collapse = ", "), .arg = arg)
-      }
+      if (any(chr)) abort_text_columns(columns[chr], arg)
       abort("`%s` %s are not numeric (%s): every chosen column must hold numbers.", arg,
             paste(columns[!ok], collapse = ", "),
             paste(vapply(block[!ok], function(v) class(v)[1], ""), collapse = ", "), .arg = arg)
@@ -523,6 +513,17 @@ frame_block <- function(block, columns, na, arg) {
     }
   }
   block
+}
+
+# SQLite types values, not columns: 1 for a text or blob value of column
+# `id` (quoted), else 0, so that a query can count or flag them.
+sql_text_flag <- function(id) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END", id)
+
+# The one refusal of text or blob values, naming their columns (never rows),
+# from the in-database count, the reader's flags or a fetched block's types.
+abort_text_columns <- function(cols, arg = "columns") {
+  abort("`%s` %s hold text or blob values: every chosen column must hold numbers.", arg,
+        paste(cols, collapse = ", "), .arg = arg)
 }
 
 # A DBI call whose failure (a bad table, column or query, a dropped
@@ -641,7 +642,7 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
   cast <- sprintf("CAST(%s AS %s)", id, double_type)
   if (na == "zero") cast <- sprintf("COALESCE(%s, %s)", cast, zero)
   from <- layer(c(sprintf("%s AS %s", cast, z),
-                  if (length(tf)) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') THEN 1 ELSE 0 END AS %s", id, tf)),
+                  if (length(tf)) sprintf("%s AS %s", sql_text_flag(id), tf)),
                 src$sql, "dpcov_l1", fence = "")
   # 2: m, the row's largest absolute value
   from <- layer(c(z, tf, sprintf("%s AS dpcov_m", sql_greatest(sprintf("ABS(%s)", z), eng$greatest))),
