@@ -753,11 +753,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   # design) or numeric depending on which rows pass the test, and
   # ifelse(x > t, TRUE, 0) logical or numeric; as.double() fixes the type
   # (text becomes NA, then 0 by lm_finite())
-  transformed <- !vapply(as.list(attr(tt0, "variables"))[-1L], is.name, logical(1))
-  for (j in seq_along(mf)) {
-    if (transformed[j]) mf[[j]] <- suppressWarnings(as.double(unclass(mf[[j]])))
-    if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
-  }
+  mf <- lm_frame_values(mf, tt0)
   tt <- attr(mf, "terms")
   if (!identical(attr(tt, "predvars"), attr(tt, "variables"))) {
     abort("`x` uses a data-dependent transformation; transform with public constants.", .arg = "x")
@@ -783,6 +779,20 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b)
+}
+
+#' The model frame's values by the public per-record rule: every transformed
+#' variable as.double() (its type would otherwise depend on the values), then
+#' lm_finite(). One helper for the data and for the zeroed record, so the
+#' zeroed record's row is exactly the rule's.
+#' @noRd
+lm_frame_values <- function(mf, tt) {
+  transformed <- !vapply(as.list(attr(tt, "variables"))[-1L], is.name, logical(1))
+  for (j in seq_along(mf)) {
+    if (transformed[j]) mf[[j]] <- suppressWarnings(as.double(unclass(mf[[j]])))
+    if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+  }
+  mf
 }
 
 #' The public per-record rule for what the formula's transformations (public
@@ -811,7 +821,7 @@ lm_zero_record_row <- function(design, data) {
   if (any(vapply(zero, is.null, logical(1)))) return(NULL)
   tryCatch({
     mf <- suppressWarnings(stats::model.frame(design$terms, data = as.data.frame(zero), na.action = stats::na.pass))
-    for (j in seq_along(mf)) if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+    mf <- lm_frame_values(mf, design$terms)
     X <- lm_finite(stats::model.matrix(design$terms, mf))
     if (!design$intercept) X <- cbind(1, X)
     c(X, lm_finite(stats::model.response(mf)))

@@ -256,6 +256,12 @@ test_that("what the formula's transformations make non-finite follows a public r
   # the zeroed record goes through the same rule: log(0 - 30) is NaN -> 0, inside the box
   des <- dpcov:::lm_design(y ~ log(x - 30), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
+  # ... including the transformed variables' as.double(): text at the zeroed
+  # record is NA, then 0, as for the data (it used to fall back to the worst case)
+  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, "a", x)), d)
+  expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
+  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, TRUE, x)), d)
+  expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 1, 0))
   # the data's own variables must still be finite (the domain): refused, classed, naming `data`
   e <- tryCatch(dp_lm(y ~ x, transform(d, x = replace(x, 3, Inf)), 1, 1e-6, clip = 5), dpcov_error = identity)
   expect_identical(e$arg, "data")
