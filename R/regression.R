@@ -57,7 +57,13 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
   }
   cols <- c(icpt, feat)
   if (!length(cols)) abort("no feature columns: give `features` or `intercept`.")
-  beta <- lm_solve(M, cols, y, tol_dim = d)
+  # solved on standardised features (lm_standardize()), mapped back
+  idx <- c(cols, y)
+  q <- length(idx)
+  one <- length(icpt) > 0L
+  fit_idx <- seq_along(cols)
+  st <- lm_standardize(M[idx, idx, drop = FALSE], setdiff(fit_idx, 1L[one]), one, one)
+  beta <- st$coef(lm_solve(st$forward(M[idx, idx, drop = FALSE]), fit_idx, q, tol_dim = d), fit_idx)
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
@@ -890,7 +896,12 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   fx <- as.integer(one) + seq_along(feat)
   # the block the fit inverts: centred by the ones when the intercept is fitted
   centre <- one && 1L %in% fit_idx
-  penalty <- if (regularize == "adaptive") lm_ridge_penalty(S, mom$noise_sd_x, fx, centre, fit_idx)
+  # the fit runs on standardised features (lm_standardize()) and maps back
+  st <- lm_standardize(S, fx, one, centre)
+  S <- st$forward(S)
+  redraw <- if (!is.null(mom$redraw)) function(St) st$forward(mom$redraw(st$back(St)))
+  sdx <- if (!is.null(mom$noise_sd_x)) mom$noise_sd_x / tcrossprod(st$scale)
+  penalty <- if (regularize == "adaptive") lm_ridge_penalty(S, sdx, fx, centre, fit_idx)
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate
@@ -903,17 +914,19 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   n_used <- mom$n
   sigma2 <- max(0, rss) / max(1, n_used - k)
   boot <- if (B > 0) {
-    lm_bootstrap(G, b_full, sigma2, n_used, mom$redraw, B, fit_idx, advice = noise_advice(rel))
+    lm_bootstrap(G, b_full, sigma2, n_used, redraw, B, fit_idx, advice = noise_advice(rel))
   } else {
     matrix(NA_real_, 0, k)
   }
   nm <- mom$names[fit_idx]
-  names(beta) <- nm
+  to_data <- function(b) st$coef(b, fit_idx)
+  if (nrow(boot)) boot[] <- t(apply(boot, 1L, to_data))
+  beta <- stats::setNames(to_data(beta), nm)
   colnames(boot) <- nm
-  reg <- lm_regularization(regularize, penalty, beta)
+  reg <- lm_regularization(regularize, st$penalty(penalty, fit_idx), beta)
   if (any(reg$penalty > 0)) {
     # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
-    shrunk <- lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty)
+    shrunk <- to_data(lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty))
     if (all(is.finite(shrunk))) beta <- stats::setNames(shrunk, nm) else reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
@@ -927,6 +940,58 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
   noise_warning(fit$diagnostics, "dp_lm")
   fit
+}
+
+# The numerics of the fit: least squares, the ridge (whose penalty scales
+# along) and the bootstrap are equivariant under the change of design columns
+# x_j -> (x_j - c_j) / d_j, so they run where the features' block is well
+# conditioned whatever the data's units and offsets (a year of 2000 +- 5, a
+# ratio of 1e-8 beside a price of 1e8: in raw units the solve dropped one
+# feature and the bootstrap's eigenvalue floor collapsed the intervals), and
+# the coefficients map back. c_j is the released mean (the ones column's
+# entry over S[1, 1]) when the intercept is fitted (`centre`; without it
+# centring would change the model), d_j the released spread about it (or
+# the root mean square; 1 when the release gives no positive scale). The map
+# is a function of the release only (post-processing). S is over [ones?,
+# features, y] (`one`: the ones column is first), `fx` the features'
+# positions; the response is not touched.
+lm_standardize <- function(S, fx, one, centre) {
+  q <- ncol(S)
+  nn <- if (one) S[1L, 1L] else NA_real_
+  ok_n <- is.finite(nn) && nn > 0
+  ctr <- centre && ok_n
+  shift <- if (ctr) S[1L, fx] / nn else numeric(length(fx))
+  if (!all(is.finite(shift))) shift[] <- 0
+  spread <- diag(S)[fx] - if (ctr) shift^2 * nn else 0
+  rms <- abs(diag(S)[fx])
+  m <- if (ok_n) nn else 1  # per row, as the ones column's entry
+  scale <- ifelse(is.finite(spread) & spread > 0, sqrt(spread / m), sqrt(rms / m))
+  scale[!is.finite(scale) | scale <= 0] <- 1
+  Tm <- diag(q)
+  Tm[cbind(fx, fx)] <- 1 / scale
+  if (ctr) Tm[1L, fx] <- -shift / scale
+  Ti <- diag(q)
+  Ti[cbind(fx, fx)] <- scale
+  if (ctr) Ti[1L, fx] <- shift
+  sym <- function(M) (M + t(M)) / 2
+  list(scale = scale,
+       forward = function(M) sym(crossprod(Tm, M %*% Tm)),
+       back = function(M) sym(crossprod(Ti, M %*% Ti)),
+       # coefficients over fit_idx on the standardised columns -> the data's
+       coef = function(b, fit_idx) {
+         full <- numeric(q - 1L)
+         full[fit_idx] <- b
+         drop(Tm[-q, -q, drop = FALSE] %*% full)[fit_idx]
+       },
+       # a ridge penalty on the standardised coefficients -> on the data's
+       penalty = function(pen, fit_idx) {
+         if (is.null(pen)) return(NULL)
+         d <- rep(1, q - 1L)
+         d[fx] <- scale
+         out <- as.numeric(pen) * d[fit_idx]^2
+         attributes(out) <- attributes(pen)
+         out
+       })
 }
 
 # Least squares from S over the columns fit_idx on the column q (the

@@ -35,6 +35,51 @@ test_that("on exact statistics dp_lm() equals lm()", {
   expect_equal(unname(coef(exact)), unname(coef(lm(y ~ x1 + x2 + g, droplevels(d)))), tolerance = 1e-8)
 })
 
+test_that("the fit is the same whatever the features' units and offsets (a year of 2000 +- 5, a ratio of 1e-8)", {
+  set.seed(5)
+  n <- 5000
+  base <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
+  base$y <- 3 + 2 * base$x1 - base$x2 + rnorm(n)
+  fit_at <- function(off, s) {
+    d <- base
+    d$x1 <- d$x1 * s + off
+    set.seed(11)
+    f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 1, delta = 1e-6, B = 200, neighbor = "replace-one",
+                                bounds = list(x1 = off + c(-5, 5) * s, x2 = c(-5, 5), y = c(-20, 30))))
+    list(slope = coef(f)[["x1"]] * s, ci = confint(f)["x1", ] * s, x2 = coef(f)[["x2"]],
+         icpt = coef(f)[["(Intercept)"]] + coef(f)[["x1"]] * off)
+  }
+  ref <- fit_at(0, 1)
+  expect_gt(diff(ref$ci), 0.2)  # intervals of the noise's width
+  # the release is the same on the box; so must the fit be (it used to solve the
+  # raw uncentred moments: the intervals collapsed from offset 1000 on, the
+  # slope went to 0 from 1e4, and a feature was dropped at scale 1e-8 or 1e8)
+  for (cs in list(c(1000, 1), c(2000, 1), c(1e4, 1), c(0, 1e-8), c(0, 1e8))) {
+    f <- fit_at(cs[1], cs[2])
+    expect_equal(f$slope, ref$slope, tolerance = 1e-6)
+    expect_equal(unname(f$ci), unname(ref$ci), tolerance = 1e-6)
+    expect_equal(f$x2, ref$x2, tolerance = 1e-6)
+    expect_equal(f$icpt, ref$icpt, tolerance = 1e-6)
+  }
+  # where the offset is 1e6 spreads, the released covariance mapped back to
+  # uncentred sums keeps about 16 - 12 digits: agreement to 1e-3 of the
+  # interval's width, far inside the noise
+  w <- diff(ref$ci)
+  for (cs in list(c(1e6, 1), c(2000, 1e-3))) {
+    f <- fit_at(cs[1], cs[2])
+    expect_lt(abs(f$slope - ref$slope), 1e-2 * w)
+    expect_lt(max(abs(f$ci - ref$ci)), 1e-2 * w)
+    expect_lt(abs(f$x2 - ref$x2), 1e-3)
+  }
+  # exact statistics (no noise) with a large offset: lm()'s coefficients
+  d <- transform(base, x1 = x1 + 1e4)
+  A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
+  expect_equal(coef(dp_lm(second_moment(A), y ~ x1 + x2, B = 0)), coef(lm(y ~ x1 + x2, d)), tolerance = 1e-6)
+  d <- transform(base, x1 = x1 * 1e-8)
+  A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
+  expect_equal(coef(dp_lm(second_moment(A), y ~ x1 + x2, B = 0)), coef(lm(y ~ x1 + x2, d)), tolerance = 1e-8)
+})
+
 test_that("the formula and the release interface agree under the same seed", {
   d <- lm_data()
   set.seed(7)
