@@ -15,10 +15,35 @@ test_that("analytic Gaussian sigma matches published values and its defining equ
   expect_equal(gaussian_sigma(1, 0.5, 1e-5, "analytic"), 7.0318, tolerance = 1e-4)
   for (eps in c(0.05, 0.5, 1, 3, 10)) for (del in c(1e-10, 1e-5, 0.01)) {
     s <- gaussian_sigma(2, eps, del, "analytic")
-    expect_equal(dpcov:::gaussian_mechanism_delta(s, 2, eps), del, tolerance = 1e-8)
+    d <- dpcov:::gaussian_mechanism_delta(s, 2, eps)
+    # at or below the target, by the margin of sigma's rounding up only
+    expect_lte(d, del)
+    expect_equal(d, del, tolerance = 1e-6)
     if (eps < 1) expect_lt(s, gaussian_sigma(2, eps, del, "classic"))
   }
   expect_true(is.finite(gaussian_sigma(1, 20, 1e-5, "analytic")))
+})
+
+test_that("the analytic sigma meets delta at tiny epsilon and tiny delta, where the direct formula cancels", {
+  # an independent evaluation of Balle and Wang's delta: log Phi(a - b) -
+  # log Phi(-a - b) by the midpoint rule on the inverse Mills ratio (exact to
+  # O(a^3), a < 1e-5 here), so the subtraction that cancels is avoided
+  mills <- function(x) exp(dnorm(x, log = TRUE) - pnorm(x, log.p = TRUE))
+  ref_delta <- function(sigma, eps) {
+    a <- 1 / (2 * sigma); b <- eps * sigma
+    exp(pnorm(a - b, log.p = TRUE)) * -expm1(-(2 * a * mills(-b) - eps))
+  }
+  # the direct formula's sigma had a true delta up to 4e-5 (relative) above these targets
+  for (eps in c(1e-6, 2e-6, 5e-6)) for (del in c(1e-100, 1e-225, 1e-250)) {
+    s <- gaussian_sigma(1, eps, del)
+    expect_lte(ref_delta(s, eps), del)
+    expect_gt(ref_delta(s, eps), del * (1 - 1e-5))
+  }
+  # where both evaluations are accurate they agree
+  for (sg in c(2.1, 5, 10)) for (e in c(0.1, 1, 3)) {
+    direct <- pnorm(1 / (2 * sg) - e * sg) - exp(e + pnorm(-1 / (2 * sg) - e * sg, log.p = TRUE))
+    expect_equal(dpcov:::gaussian_mechanism_delta(sg, 1, e), direct, tolerance = 1e-10)
+  }
 })
 
 test_that("the classic sigma at epsilon = 10 is not (10, 1e-5)-DP: why it is refused", {
@@ -115,4 +140,14 @@ test_that("a Gaussian after private bounds takes the rest of the budget by the b
   b <- composed(0.5, 1e-6, 0.15, 3e-7, 1e-4, "classic")
   expect_identical(b$composition, "basic")
   expect_equal(b$ratio, gaussian_sigma(1, 0.35, 7e-7, "classic"))
+})
+
+test_that("Sheffet's safe shift is zero where Lemma A.3 gives no positive bound", {
+  # k = d + 28 log(4 / delta) / epsilon^2 with d large: sqrt(k) < sqrt(d) + sqrt(2 log(4 / delta));
+  # squaring the negative bracket gave a shift of 6.3 B^2 at d = 5000, epsilon = 0.99
+  k <- floor(5000 + 28 * log(4e6) / 0.99^2)
+  expect_lt(sqrt(k), sqrt(5000) + sqrt(2 * log(4e6)))
+  expect_identical(sheffet_wishart_safe_shift(2, k, 5000, 1e-6), 0)
+  k <- 500
+  expect_equal(sheffet_wishart_safe_shift(2, k, 4, 1e-6), 4 * (sqrt(500) - sqrt(4) - sqrt(2 * log(4e6)))^2)
 })
