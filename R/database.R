@@ -188,10 +188,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #'
 #' The readers are **re-readable**: a call after `NULL` starts again from the
 #' first row (re-issuing the query, re-opening the file), which [dp_cov()]
-#' needs as it reads its data twice. An error while reading resets the
-#' reader; a pass abandoned for another reason continues where it stopped
-#' unless the reader is called with `reset = TRUE`, which closes the result
-#' set or the file and returns `NULL`. With a database, the rows must come back
+#' needs as it reads its data twice. Every pass of the package's functions
+#' starts at the first row (it calls the reader with `reset = TRUE`, which
+#' closes the result set or the file and returns `NULL`), so a pass abandoned
+#' midway (a look at a block, an interrupt, an error) does not shorten the
+#' next one; called by hand, the reader continues where it stopped. With a database, the rows must come back
 #' in the same order and number on each pass (true of a table that is not
 #' being written to).
 #'

@@ -100,10 +100,12 @@ gram_threads <- function() {
 reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
                         too_few = "the reader `x` returned no rows.") {
   check_reader(reader)
-  # a pass stopped by an error (a bad block, too few rows) leaves a reader that
-  # can reset (the package's readers) at the start again: else its next use
-  # would read only the rows after the error, silently
+  # a reader that can reset (the package's readers) starts every pass at its
+  # first row, and is left there after an error (a bad block, too few rows):
+  # a pass abandoned midway (a peek at a block, an interrupt, an error) would
+  # otherwise make the next release read only the rows after it, silently
   if ("reset" %in% names(formals(reader))) {
+    reader(reset = TRUE)
     return(withCallingHandlers(reader_fold_pass(reader, f, combine, p, min_rows, too_few), error = function(e) {
       try(reader(reset = TRUE), silent = TRUE)
     }))

@@ -262,6 +262,12 @@ test_that("the readers are re-readable, reset on request, and hold one block at 
     r()                                       # a pass abandoned midway ...
     expect_null(r(reset = TRUE))              # ... is reset on request
     expect_identical(r(), first)
+    # a pass of the package's functions starts at the first row, whatever the
+    # reader's position: after a peek (or an interrupt) it read 700 of 1000 rows
+    r()
+    expect_identical(second_moment(r, 2), a)
+    r(); r()
+    expect_identical(analyze_gauss(r, 1, 1e-6, clip = 2, neighbor = "replace-one")$n, 1000)
     r(reset = TRUE)
     # nothing of the data is kept between blocks: only the source and the cursor
     env <- environment(r)
@@ -545,6 +551,7 @@ test_that("error messages about the data name columns, never counts of rows", {
   # a reader that changes between dp_cov()'s passes: refused without its n
   k <- 0
   reader <- function(reset = FALSE) {
+    if (isTRUE(reset)) return(NULL)  # every pass resets first: nothing to do here
     k <<- k + 1
     if (k == 1) return(X)
     if (k == 2) return(NULL)
