@@ -274,7 +274,7 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
     if (!is.null(iv)) return(iv)
     col <- mf[[v]]
     if (is.factor(col)) return(range(c(0, 1, stats::contrasts(col))))
-    if (is.logical(col)) return(c(0, 1))
+    if (is.logical(col) || lm_logical_term(v)) return(c(0, 1))
     abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
   }
   fac <- attr(tt, "factors")
@@ -306,6 +306,19 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
           c(colnames(X)[cols], resp)[i], .arg = "bounds")
   }
   list(lower = lo, upper = hi)
+}
+
+#' Whether a variable of the model is a logical expression whatever the data
+#' (a comparison or a logical operator, possibly inside I() or brackets), so
+#' its design column, as.double(), lies in [0, 1]: a public interval.
+#' @noRd
+lm_logical_term <- function(v) {
+  e <- tryCatch(str2lang(v), error = function(err) NULL)
+  while (is.call(e) && (identical(e[[1L]], as.name("I")) || identical(e[[1L]], as.name("("))) && length(e) == 2L) {
+    e <- e[[2L]]
+  }
+  is.call(e) && is.name(e[[1L]]) &&
+    as.character(e[[1L]]) %in% c("<", ">", "<=", ">=", "==", "!=", "!", "&", "|", "as.logical")
 }
 
 #' The affine map of dp_lm()'s box: the released rows are [1, z] and the

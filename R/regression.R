@@ -232,7 +232,10 @@ release_column_index <- function(cols, M, arg) {
 #' `as.double()` and `as.logical()`. Anything else (`sum()`, `length()`,
 #' `[`, `cumsum()`, `%in%` with a vector, `do.call()`, a function of your
 #' own) is refused before the data is read: it could read other rows, or
-#' send values out in an error or a message.
+#' send values out in an error or a message. (A variable may have a
+#' function's name: a column called `cut` is read as the column.) Every
+#' other transformed variable is numeric (`as.double()`), whatever its values,
+#' so that the design's columns do not depend on the data.
 #'
 #' **What is kept.** No data, no model frame, no residuals or fitted values:
 #' the release, the coefficients, the bootstrap draws, the terms and factor
@@ -301,7 +304,9 @@ release_column_index <- function(cols, M, arg) {
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
-#'   named directly (e.g. `"I(x^2)"`). Factor and logical columns get the
+#'   named directly (e.g. `"I(x^2)"`). Factor and logical columns, and
+#'   comparisons such as `I(x > 3)` (logical whatever the data; a column
+#'   named `I(x > 3)TRUE`, as in [lm()]), get the
 #'   range of their coding (\[0, 1\] for dummies) and an interaction the
 #'   product of its variables' intervals, with no bounds needed. Every design
 #'   column is clamped to its public range and mapped to the centred unit box
@@ -668,7 +673,15 @@ with_base_env <- function(f) {
 # Functions whose value depends on statistics of the data (they would put
 # those statistics in the terms without noise, or their levels in xlevels).
 lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "ordered", "cut", "mean",
-                       "median", "sd", "var", "min", "max", "range", "quantile", "rank", "offset")
+                       "median", "sd", "var", "min", "max", "range", "quantile", "rank")
+
+# The names of the functions an expression calls (not its variables: a
+# column may be called `cut` or `max`).
+call_heads <- function(e) {
+  if (!is.call(e)) return(character(0))
+  head <- if (is.name(e[[1L]])) as.character(e[[1L]]) else call_heads(e[[1L]])
+  unique(c(head, unlist(lapply(as.list(e)[-1L], call_heads))))
+}
 
 # What the formula's variables may be built from: each record's own values
 # through elementwise functions and scalar constants, so that a record's
@@ -715,7 +728,12 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   if (missing(data)) abort_missing("data")
   if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) abort("`data` must be a data frame, not %s.", class(data)[1], .arg = "data")
-  bad_fun <- intersect(all.names(formula), lm_data_dependent)
+  heads <- call_heads(formula)
+  if ("offset" %in% heads) {
+    abort("`x`: offset() is not supported by dp_lm(); subtract the offset from the response in `data` instead.",
+          .arg = "x")
+  }
+  bad_fun <- intersect(heads, lm_data_dependent)
   if (length(bad_fun)) {
     abort("`x`: %s in the formula would compute statistics of the data without noise; declare factors in `data` with their levels and transform with public constants.",
           paste0(bad_fun, "()", collapse = ", "), .arg = "x")
@@ -795,9 +813,27 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
 lm_frame_values <- function(mf, tt) {
   transformed <- !vapply(as.list(attr(tt, "variables"))[-1L], is.name, logical(1))
   for (j in seq_along(mf)) {
-    if (transformed[j]) mf[[j]] <- suppressWarnings(as.double(unclass(mf[[j]])))
+    if (transformed[j]) mf[[j]] <- lm_transformed_value(mf[[j]], names(mf)[j])
     if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
+    if (is.logical(mf[[j]])) mf[[j]][is.na(mf[[j]])] <- FALSE
   }
+  mf
+}
+
+#' A transformed variable's value: logical where the expression is logical
+#' whatever the data (a comparison: its design column is named as lm() names
+#' it, `I(x > 3)TRUE`), numeric otherwise (as.double(): text becomes NA).
+#' @noRd
+lm_transformed_value <- function(v, name) {
+  if (lm_logical_term(name)) as.logical(unclass(v)) else suppressWarnings(as.double(unclass(v)))
+}
+
+#' As lm_frame_values() for predict()'s new data, but NA stays NA (new data
+#' with missing values is refused, not set to 0).
+#' @noRd
+lm_frame_values_newdata <- function(mf, tt) {
+  transformed <- !vapply(as.list(attr(tt, "variables"))[-1L], is.name, logical(1))
+  for (j in which(transformed)) mf[[j]] <- lm_transformed_value(mf[[j]], names(mf)[j])
   mf
 }
 
@@ -1552,14 +1588,16 @@ lm_newdata <- function(object, newdata) {
   if (length(miss)) abort("`newdata` lacks the variable(s) %s.", paste(miss, collapse = ", "), .arg = "newdata")
   for (v in vars) {
     col <- newdata[[v]]
-    if (is.character(col) && !is.null(object$xlevels[[v]])) newdata[[v]] <- factor(col, levels = object$xlevels[[v]])
-    if (!is.null(object$xlevels[[v]]) && is.factor(newdata[[v]]) &&
-        !all(levels(droplevels(newdata[[v]])) %in% object$xlevels[[v]])) {
+    lev <- object$xlevels[[v]]
+    if (!is.null(lev) && (is.character(col) || is.factor(col)) && !all(is.na(col) | as.character(col) %in% lev)) {
       abort("`newdata`: factor `%s` has levels the fit does not know.", v, .arg = "newdata")
     }
+    if (is.character(col) && !is.null(lev)) newdata[[v]] <- factor(col, levels = lev)
   }
   X <- tryCatch({
     mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
+    # the fit's rule for transformed variables (a comparison is a number there)
+    mf <- lm_frame_values_newdata(mf, tt)
     stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   }, error = function(e) abort("`newdata`: %s", conditionMessage(e), .arg = "newdata"))
   if (!identical(colnames(X), names(object$coefficients))) {

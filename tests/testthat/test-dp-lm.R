@@ -542,3 +542,37 @@ test_that("regularize is checked before anything runs", {
                regexp = "regularize")
   expect_equal(budget_spent(bud)$epsilon, 0)
 })
+
+test_that("formulas as lm() reads them: variables named like functions, comparisons, offset(), predict()'s levels", {
+  d <- mtcars
+  d$cut <- d$hp
+  d$max <- d$wt
+  b <- list(cut = c(0, 400), max = c(0, 6), hp = c(0, 400), mpg = c(0, 50))
+  # a column called `cut` or `max` is a variable, not the function (it was refused)
+  set.seed(3)
+  f <- dp_lm(mpg ~ cut + max, d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0)
+  expect_identical(names(coef(f)), c("(Intercept)", "cut", "max"))
+  # the function is still refused
+  expect_error(dp_lm(mpg ~ cut(hp, 3), d, 1, 1e-6, bounds = b, neighbor = "replace-one"), "cut\\(\\)",
+               class = "dpcov_error")
+  # a comparison: lm()'s column name, bounds [0, 1] without being given, and predict() works on it
+  set.seed(4)
+  f <- dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0)
+  expect_identical(names(coef(f)), names(coef(lm(mpg ~ hp + I(wt > 3), d))))
+  M <- model.matrix(~ hp + I(wt > 3), d)
+  expect_equal(unname(predict(f, d)), unname(drop(M %*% coef(f))))
+  set.seed(4)
+  f2 <- dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = c(b, list("I(wt > 3)TRUE" = c(0, 1))),
+              neighbor = "replace-one", B = 0)
+  expect_identical(coef(f2), coef(f))
+  # offset() is refused for what it is
+  expect_error(dp_lm(mpg ~ hp + offset(wt), d, 1, 1e-6, bounds = b, neighbor = "replace-one"),
+               "offset\\(\\) is not supported", class = "dpcov_error")
+  # a level the fit does not know, given as text, is named as such (it was "contains NA")
+  p <- data.frame(y = rnorm(60), x = runif(60), g = factor(rep(c("a", "b", "c"), 20)))
+  set.seed(5)
+  fp <- suppressWarnings(dp_lm(y ~ x + g, p, 1, 1e-6, bounds = list(x = c(0, 1), y = c(-4, 4)), neighbor = "replace-one", B = 0))
+  expect_error(predict(fp, data.frame(x = 0.5, g = "bb")), "levels the fit does not know", class = "dpcov_error")
+  expect_error(predict(fp, data.frame(x = 0.5, g = factor("bb"))), "levels the fit does not know", class = "dpcov_error")
+  expect_equal(unname(predict(fp, data.frame(x = 0.5, g = "b"))), unname(sum(coef(fp) * c(1, 0.5, 1, 0))))
+})
