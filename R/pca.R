@@ -175,6 +175,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
               diagnostics = release_diagnostics(release),
               call = release_call(call, character(0)))
   class(out) <- c("dp_pca", "prcomp")
+  # the components of a release without a formal guarantee are not private either
+  if (inherits(release, "dp_nonprivate") || !has_guarantee(release)) out <- as_nonprivate(out, "dp_pca")
   out
 }
 
@@ -324,6 +326,7 @@ print.dp_pca <- function(x, digits = 4, ...) {
   check_dp_pca(x)
   digits <- check_digits(digits)
   src <- if (is.list(x$source) && is_string(x$source$class)) x$source$class else "matrix"
+  if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "the components of a release without a formal guarantee (see Guarantee)")
   cat(sprintf("<dp_pca> Principal components of a <%s> release (post-processing)\n", src))
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
@@ -357,7 +360,8 @@ summary.dp_pca <- function(object, ...) {
   structure(list(importance = importance, units = object$units, per_row = object$per_row,
                  guarantee = object$guarantee, n_negative = object$n_negative,
                  subspace_bound = object$subspace_bound,
-                 compressed = !is.null(object$x), diagnostics = object$diagnostics),
+                 compressed = !is.null(object$x), diagnostics = object$diagnostics,
+                 nonprivate = inherits(object, "dp_nonprivate")),
             class = "summary.dp_pca")
 }
 
@@ -368,7 +372,12 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
     n_negative = function(v) is_whole1(v, 0),
     subspace_bound = function(v) is.null(v) || is.data.frame(v)))
   digits <- check_digits(digits)
-  cat("Private principal components (post-processing of a release)\n")
+  if (isTRUE(x$nonprivate)) {
+    cat("<dp_pca> NOT a private release: the components of a release without a formal guarantee (see Guarantee).\n")
+    cat("Principal components (post-processing of a release)\n")
+  } else {
+    cat("Private principal components (post-processing of a release)\n")
+  }
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat("Units:", x$units, "\n")

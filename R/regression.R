@@ -72,7 +72,14 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
 
 regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
-    check_release(release, "release", square = TRUE)$estimate
+    rel <- check_release(release, "release", square = TRUE)
+    # a correlation has lost the variances: its "coefficients" are standardised
+    # ones, which under the variables' names read as slopes in their units
+    if (identical(rel$scale, "correlation")) {
+      abort("`release` is a correlation matrix: the variances are gone, so slopes in the data's units are not identified; release a covariance or a second moment.",
+            .arg = "release")
+    }
+    rel$estimate
   } else if (inherits(release, "dp_suffstat")) {
     suffstat_gram(check_suffstat(release, "release"))
   } else {
@@ -399,7 +406,15 @@ release_column_index <- function(cols, M, arg) {
 #' coef(dp_lm(fit$release, x1 ~ x2 + y, B = 0))
 #' @export
 dp_lm <- function(x, ...) {
-  if (missing(x)) abort_missing("x")
+  if (missing(x)) {
+    # lm()'s spelling, dp_lm(formula = y ~ x, data = d): the formula is `x`
+    if ("formula" %in% ...names()) {
+      mc <- match.call()
+      names(mc)[names(mc) == "formula"] <- "x"
+      return(eval(mc, parent.frame()))
+    }
+    abort_missing("x")
+  }
   UseMethod("dp_lm")
 }
 
@@ -643,9 +658,18 @@ lm_gram_release <- function(design, z0, clip, mechanism, epsilon, delta, neighbo
 
 check_dots_empty <- function(...) {
   if (...length()) {
-    nm <- names(list(...))
-    abort("unknown argument(s) in `...`: %s.", if (is.null(nm) || !any(nzchar(nm))) "unnamed" else
-      paste(nm[nzchar(nm)], collapse = ", "), .arg = "...")
+    # named without evaluating them (`weights = w` with w a column of data is
+    # not an object: evaluating it failed with "object 'w' not found")
+    nm <- ...names()
+    named <- if (is.null(nm)) character(0) else nm[nzchar(nm)]
+    lm_args <- intersect(named, c("weights", "subset", "na.action", "offset", "method", "model", "contrasts",
+                                  "singular.ok", "qr"))
+    if (length(lm_args)) {
+      abort("argument(s) %s of lm() are not supported by dp_lm(): weights and offsets change the sensitivity, and a subset or NA handling must be applied to `data` before the release.",
+            paste0("`", lm_args, "`", collapse = ", "), .arg = lm_args[1L])
+    }
+    abort("unknown argument(s) in `...`: %s.", if (!length(named)) "unnamed" else
+      paste(named, collapse = ", "), .arg = "...")
   }
 }
 
@@ -653,9 +677,13 @@ check_dots_empty <- function(...) {
 # there by do.call() is a formula object whose environment could hold the
 # data: it becomes plain code.
 lm_call <- function(call) {
+  is_formula <- function(e) inherits(e, "formula") || is.call(e) && identical(e[[1L]], as.name("~"))
   if (!is.null(call$x) && inherits(call$x, "formula")) call$x <- strip_formula(call$x)
   if (!is.null(call$formula) && inherits(call$formula, "formula")) call$formula <- strip_formula(call$formula)
-  release_call(call, data_args = c("x", "data"))
+  # called as dp_lm(): the method's name (not exported) would not re-run under update()
+  if (is.name(call[[1L]]) && startsWith(as.character(call[[1L]]), "dp_lm.")) call[[1L]] <- as.name("dp_lm")
+  # a formula in `x` is code, not data: kept, so that update() works
+  release_call(call, data_args = if (!is.null(call$x) && is_formula(call$x)) "data" else c("x", "data"))
 }
 
 # A formula as bare code (no class, no environment).
@@ -967,7 +995,8 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
-  fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = sqrt(sigma2), n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
+  # a residual sum of squares at or below 0 is the noise's: sigma is not estimable (NA, diagnosed)
+  fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = if (isTRUE(rel$exact) || isTRUE(rss > 0)) sqrt(sigma2) else NA_real_, n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
               n_used = n_used, n_source = mom$n_source, n_estimate = mom$n_estimate, n_noise_sd = mom$n_noise_sd,
               df = k, response = mom$names[q],
               release = rel, B = B, ci_type = "percentile", units = "data",
@@ -1367,7 +1396,19 @@ finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call) {
   fit$contrasts <- contrasts
   fit$formula <- formula
   fit$call <- lm_call(call)
-  structure(fit, class = "dp_lm")
+  fit <- structure(fit, class = "dp_lm")
+  # a fit to a release without a formal guarantee (clip = Inf, a tuning that
+  # looked at the data) is not private either, and says so
+  if (!is.null(fit$release) && (inherits(fit$release, "dp_nonprivate") || !has_guarantee(fit$release))) {
+    fit <- as_nonprivate(fit, "dp_lm")
+  }
+  fit
+}
+
+# Why a non-private dp_lm is not private, for its banner.
+lm_nonprivate_why <- function(x) {
+  if (is.null(x$release)) "fitted to exact statistics of the data" else
+    "fitted to a release without a formal guarantee (see Guarantee)"
 }
 
 # A dp_lm given as input (hand-made objects included): the fields the
@@ -1377,7 +1418,7 @@ check_dp_lm <- function(x, arg = "x") {
     coefficients = function(v) is_finite_num(v) && !is.null(names(v)),
     vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)),
     boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients),
-    sigma = function(v) is_num1(v) && v >= 0, n = function(v) is_num1(v, na_ok = TRUE),
+    sigma = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0), n = function(v) is_num1(v, na_ok = TRUE),
     response = is_string, guarantee = is_string, mechanism = is_string,
     units = function(v) is_string(v) && v %in% c("data", "normalised"),
     ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal"),
@@ -1410,9 +1451,13 @@ check_dp_lm <- function(x, arg = "x") {
 #' (percentile bootstrap intervals by default; `type = "basic"` or
 #' `"normal"` too), `predict()` (from `newdata` only: the fit keeps no data),
 #' `nobs()` (`NA` when the release does not release n), `formula()` (with
-#' [baseenv()] as its environment), `summary()`, `tidy()` and `glance()`. All
-#' are post-processing of the release. A fit from compressed data
-#' ([compressed_lm()]) has normal-theory intervals from `vcov`.
+#' [baseenv()] as its environment), `sigma()` (the residual sd; `NA` where
+#' the noise made the released residual sum of squares non-positive),
+#' `model.matrix()` (of a data frame you give), `summary()`, `tidy()` and
+#' `glance()`. All are post-processing of the release. A fit keeps no data,
+#' so `residuals()` and `fitted()` are errors. A fit from compressed data
+#' ([compressed_lm()]) has normal-theory intervals from `vcov`. Arguments
+#' the methods do not know are refused, not ignored.
 #'
 #' @param object,x A `dp_lm` fit.
 #' @param parm Coefficients (names or indices); default all.
@@ -1425,11 +1470,15 @@ check_dp_lm <- function(x, arg = "x") {
 #'   with the levels of the fit).
 #' @param interval `"none"` or `"confidence"` (for the mean response, from the
 #'   bootstrap draws or `vcov`).
+#' @param se.fit `predict()`: also return standard errors, as
+#'   [stats::predict.lm()] does: a list of `fit`, `se.fit` (from `vcov`:
+#'   privacy noise and sampling error) and `residual.scale`.
 #' @param conf.int,conf.level `tidy()`: add interval columns, and their level.
 #' @param digits Significant digits to print.
-#' @param ... Unused.
+#' @param ... Unused (a named argument here is an error).
 #' @return `confint()`: a matrix with one row per coefficient; `predict()`: a
-#'   vector, or a matrix with `fit`, `lwr`, `upr`; `tidy()`, `glance()`: data
+#'   vector, or a matrix with `fit`, `lwr`, `upr` (a list with `se.fit` too
+#'   when asked); `model.matrix()`: the design of `data`; `tidy()`, `glance()`: data
 #'   frames; `summary()`: a `summary.dp_lm` object.
 #' @name dp_lm-methods
 #' @examples
@@ -1452,8 +1501,9 @@ NULL
 print.dp_lm <- function(x, digits = 4, ...) {
   check_dp_lm(x)
   digits <- check_digits(digits)
-  if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "fitted to exact statistics of the data")
-  cat("Private linear model:", deparse1(x$formula %||% as.name(x$response)), "\n")
+  nonprivate <- inherits(x, "dp_nonprivate")
+  if (nonprivate) nonprivate_banner(x, lm_nonprivate_why(x))
+  cat(if (nonprivate) "Linear model:" else "Private linear model:", deparse1(x$formula %||% as.name(x$response)), "\n")
   cat("Release:", x$mechanism, "\n")
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
@@ -1472,6 +1522,48 @@ print.dp_lm <- function(x, digits = 4, ...) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# A method's `...` takes nothing: a misspelt argument (`levels =`, `intervals =`)
+# is refused, not silently dropped.
+check_method_dots <- function(...) {
+  if (...length()) {
+    nm <- ...names()
+    named <- if (is.null(nm)) character(0) else nm[nzchar(nm)]
+    abort("unknown argument(s): %s.", if (length(named)) paste0("`", named, "`", collapse = ", ") else "unnamed",
+          .arg = if (length(named)) named[1L] else "...")
+  }
+}
+
+#' @rdname dp_lm-methods
+#' @export
+sigma.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  check_method_dots(...)
+  object$sigma
+}
+
+#' @rdname dp_lm-methods
+#' @export
+residuals.dp_lm <- function(object, ...) {
+  abort("a dp_lm keeps no data, so it has no residuals (they would be the private data's).", .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+fitted.dp_lm <- function(object, ...) {
+  abort("a dp_lm keeps no data, so it has no fitted values; use predict(object, newdata).", .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @param data For `model.matrix()`: a data frame to build the fit's design
+#'   from (a dp_lm keeps no data of its own).
+#' @export
+model.matrix.dp_lm <- function(object, data, ...) {
+  check_dp_lm(object, "object")
+  check_method_dots(...)
+  if (missing(data)) abort("`data` is required: a dp_lm keeps no data, so it has no model matrix of its own.", .arg = "data")
+  lm_newdata(object, data)
+}
 
 #' @rdname dp_lm-methods
 #' @export
@@ -1499,6 +1591,7 @@ formula.dp_lm <- function(x, ...) {
 #' @export
 confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
   check_dp_lm(object, "object")
+  check_method_dots(...)
   level <- check_number(level, "level", lower = 0, upper = 1)
   type <- if (is.null(type)) object$ci_type else check_choice(type, c("basic", "percentile", "normal"), "type")
   lm_interval_warning(object, "confint")
@@ -1544,15 +1637,25 @@ lm_parm <- function(parm, cf) {
 
 #' @rdname dp_lm-methods
 #' @export
-predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, ...) {
+predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.fit = FALSE, ...) {
   check_dp_lm(object, "object")
+  check_method_dots(...)
   interval <- check_choice(interval, c("none", "confidence"), "interval")
   level <- check_number(level, "level", lower = 0, upper = 1)
+  se.fit <- check_flag(se.fit, "se.fit")
   if (missing(newdata) || is.null(newdata)) {
     abort("`newdata` is required: a dp_lm keeps no data, so it has no fitted values.", .arg = "newdata")
   }
   X <- lm_newdata(object, newdata)
   fit <- drop(X %*% object$coefficients)
+  if (se.fit) {
+    # as predict.lm(): the fit (or the matrix with its interval) and its
+    # standard errors, here from the bootstrap's covariance (noise and sampling)
+    se <- sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
+    names(se) <- rownames(X)
+    est <- if (interval == "none") fit else predict.dp_lm(object, newdata, interval = interval, level = level)
+    return(list(fit = est, se.fit = se, residual.scale = object$sigma))
+  }
   if (interval == "none") return(fit)
   lm_interval_warning(object, "predict")
   centre <- drop(X %*% lm_interval_center(object))
@@ -1612,6 +1715,7 @@ lm_newdata <- function(object, newdata) {
 #' @export
 summary.dp_lm <- function(object, level = 0.95, ...) {
   check_dp_lm(object, "object")
+  check_method_dots(...)
   ci <- confint(object, level = level)
   se <- sqrt(pmax(0, diag(object$vcov)))
   tab <- cbind(Estimate = object$coefficients, `Std. Error` = se, ci)
@@ -1622,7 +1726,8 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
                  sigma = object$sigma, B = object$B %||% 0,
                  ci_type = object$ci_type, units = object$units, level = level,
                  regularization = object$regularization,
-                 nonprivate = inherits(object, "dp_nonprivate")),
+                 nonprivate = inherits(object, "dp_nonprivate"),
+                 nonprivate_why = if (inherits(object, "dp_nonprivate")) lm_nonprivate_why(object)),
             class = "summary.dp_lm")
 }
 
@@ -1631,11 +1736,15 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
 print.summary.dp_lm <- function(x, digits = 4, ...) {
   check_object(x, "summary.dp_lm", list(
     coefficients = function(v) is.matrix(v) && is.numeric(v) && ncol(v) == 4L, mechanism = is_string,
-    guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE), sigma = function(v) is_num1(v),
+    guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE), sigma = function(v) is_num1(v, na_ok = TRUE),
     ci_type = is_string, units = is_string, level = function(v) is_num1(v)))
   digits <- check_digits(digits)
-  if (isTRUE(x$nonprivate)) cat("<dp_lm> NOT a private release: fitted to exact statistics of the data.\n")
-  cat("Private linear model:", if (inherits(x$formula, "formula")) deparse1(x$formula) else "", "\n")
+  if (isTRUE(x$nonprivate)) {
+    cat(sprintf("<dp_lm> NOT a private release: %s.\n",
+                if (is_string(x$nonprivate_why)) x$nonprivate_why else "fitted without a formal guarantee"))
+  }
+  cat(if (isTRUE(x$nonprivate)) "Linear model:" else "Private linear model:",
+      if (inherits(x$formula, "formula")) deparse1(x$formula) else "", "\n")
   cat("Release:", x$mechanism, "\n")
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
@@ -1652,7 +1761,8 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
   print(signif(x$coefficients, digits))
   lm_print_regularization(x$regularization)
-  cat(sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
+  cat(if (is.na(x$sigma)) "Residual standard deviation: not estimable (the released residual sum of squares is at or below 0 after the noise)\n"
+      else sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
   if (identical(x$units, "normalised")) cat("Units: NORMALISED columns (squared norm n each).\n")
   if (diagnosed) print_diagnostics(x$diagnostics)
   invisible(x)

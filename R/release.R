@@ -1075,6 +1075,13 @@ lm_diagnostics <- function(fit, rel, columns) {
     }
     lv <- max(lv, g)
   }
+  if (identical(fit$sigma, NA_real_)) {
+    # the released residual sum of squares came out at or below 0: noise
+    msgs <- c(msgs, paste0("the residual variance is not estimable: the released residual sum of squares is at ",
+                           "or below 0 after the noise, so sigma is NA and the intervals hold the privacy noise ",
+                           "but not the sampling error; ", noise_advice(rel), "."))
+    lv <- max(lv, 1L)
+  }
   out$level <- c("ok", "noisy", "mostly noise")[lv + 1L]
   out$messages <- msgs
   structure(out, class = "dp_diagnostics")

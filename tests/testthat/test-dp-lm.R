@@ -550,20 +550,20 @@ test_that("formulas as lm() reads them: variables named like functions, comparis
   b <- list(cut = c(0, 400), max = c(0, 6), hp = c(0, 400), mpg = c(0, 50))
   # a column called `cut` or `max` is a variable, not the function (it was refused)
   set.seed(3)
-  f <- dp_lm(mpg ~ cut + max, d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0)
+  f <- suppressWarnings(dp_lm(mpg ~ cut + max, d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0))
   expect_identical(names(coef(f)), c("(Intercept)", "cut", "max"))
   # the function is still refused
   expect_error(dp_lm(mpg ~ cut(hp, 3), d, 1, 1e-6, bounds = b, neighbor = "replace-one"), "cut\\(\\)",
                class = "dpcov_error")
   # a comparison: lm()'s column name, bounds [0, 1] without being given, and predict() works on it
   set.seed(4)
-  f <- dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0)
+  f <- suppressWarnings(dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = b, neighbor = "replace-one", B = 0))
   expect_identical(names(coef(f)), names(coef(lm(mpg ~ hp + I(wt > 3), d))))
   M <- model.matrix(~ hp + I(wt > 3), d)
   expect_equal(unname(predict(f, d)), unname(drop(M %*% coef(f))))
   set.seed(4)
-  f2 <- dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = c(b, list("I(wt > 3)TRUE" = c(0, 1))),
-              neighbor = "replace-one", B = 0)
+  f2 <- suppressWarnings(dp_lm(mpg ~ hp + I(wt > 3), d, 1, 1e-6, bounds = c(b, list("I(wt > 3)TRUE" = c(0, 1))),
+                               neighbor = "replace-one", B = 0))
   expect_identical(coef(f2), coef(f))
   # offset() is refused for what it is
   expect_error(dp_lm(mpg ~ hp + offset(wt), d, 1, 1e-6, bounds = b, neighbor = "replace-one"),
@@ -575,4 +575,67 @@ test_that("formulas as lm() reads them: variables named like functions, comparis
   expect_error(predict(fp, data.frame(x = 0.5, g = "bb")), "levels the fit does not know", class = "dpcov_error")
   expect_error(predict(fp, data.frame(x = 0.5, g = factor("bb"))), "levels the fit does not know", class = "dpcov_error")
   expect_equal(unname(predict(fp, data.frame(x = 0.5, g = "b"))), unname(sum(coef(fp) * c(1, 0.5, 1, 0))))
+})
+
+test_that("the methods as lm()'s: sigma(), se.fit, model.matrix(); no residuals; unknown arguments refused", {
+  d <- lm_data()
+  set.seed(9)
+  f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, 1, 1e-6, bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)),
+                              neighbor = "replace-one", B = 100))
+  expect_identical(sigma(f), f$sigma)  # it was numeric(0)
+  nd <- d[1:5, ]
+  p <- predict(f, nd, se.fit = TRUE)
+  M <- model.matrix(~ x1 + x2, nd)
+  expect_equal(unname(p$fit), unname(drop(M %*% coef(f))))
+  expect_equal(unname(p$se.fit), unname(sqrt(diag(M %*% vcov(f) %*% t(M)))))
+  expect_identical(p$residual.scale, f$sigma)
+  pi <- predict(f, nd, interval = "confidence", se.fit = TRUE)
+  expect_identical(pi$fit, predict(f, nd, interval = "confidence"))
+  expect_equal(unname(model.matrix(f, nd)), unname(M))
+  expect_error(model.matrix(f), "keeps no data", class = "dpcov_error")
+  expect_error(residuals(f), "no residuals", class = "dpcov_error")
+  expect_error(fitted(f), "no fitted values", class = "dpcov_error")
+  # misspelt arguments were dropped silently
+  expect_error(predict(f, nd, intervals = "confidence"), "`intervals`", class = "dpcov_error")
+  expect_error(confint(f, levels = 0.9), "`levels`", class = "dpcov_error")
+  expect_error(summary(f, levle = 0.9), "`levle`", class = "dpcov_error")
+  # lm()'s spelling of the call, update(), and lm()'s arguments named without being evaluated
+  set.seed(9)
+  g <- suppressWarnings(dp_lm(formula = y ~ x1 + x2, data = d, epsilon = 1, delta = 1e-6, B = 100,
+                              bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)), neighbor = "replace-one"))
+  expect_identical(coef(g), coef(f))
+  expect_identical(g$call[[1L]], as.name("dp_lm"))
+  set.seed(9)
+  u <- suppressWarnings(update(f, B = 50))
+  expect_identical(u$B, 50)
+  expect_identical(coef(u), coef(f))
+  e <- tryCatch(dp_lm(y ~ x1, d, 1, 1e-6, clip = 5, weights = no_such_column), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "weights")
+  expect_error(dp_lm(y ~ x1, d, 1, 1e-6, clip = 5, subset = x1 > 0), "`subset` of lm\\(\\) are not supported",
+               class = "dpcov_error")
+  # a correlation release: refused by dp_regression() as by dp_lm() (it returned standardised slopes)
+  r <- dp_cov(as.matrix(d[c("x1", "x2", "y")]), 1, 1e-6, type = "correlation",
+              bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)), neighbor = "replace-one")
+  expect_error(dp_regression(r, "y"), "correlation", class = "dpcov_error")
+})
+
+test_that("a residual sum of squares the noise made non-positive gives sigma NA, diagnosed, not 0", {
+  d <- lm_data()
+  rel <- analyze_gauss(cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y), 1, 1e-6, clip = 8,
+                       neighbor = "replace-one")
+  # the same release with the response's sum of squares lowered by more than the residuals' (as noise can)
+  rel$estimate["y", "y"] <- rel$estimate["y", "y"] - 2 * 2000 * 4
+  f <- suppressWarnings(dp_lm(rel, y ~ x1 + x2, B = 20))
+  expect_identical(sigma(f), NA_real_)
+  expect_true(any(grepl("residual variance is not estimable", f$diagnostics$messages)))
+  expect_output(print(summary(f)), "not estimable")
+  expect_true(is.na(glance(f)$sigma))
+  # a release whose residual sum of squares is positive: sigma as the formula gives it
+  rel$estimate["y", "y"] <- rel$estimate["y", "y"] + 4 * 2000 * 4
+  f0 <- suppressWarnings(dp_lm(rel, y ~ x1 + x2, B = 20))
+  S <- unclass(rel$estimate)
+  b <- solve(S[1:3, 1:3], S[1:3, 4])
+  expect_equal(sigma(f0), sqrt((S[4, 4] - sum(b * S[1:3, 4])) / (2000 - 3)), tolerance = 1e-8)
+  expect_false(any(grepl("not estimable", f0$diagnostics$messages)))
 })

@@ -52,7 +52,7 @@ leak_other <- function(x) {
 
 # make(x) must hold no secret of x (clipped at `clip`), checked against a
 # rerun on other data with another seed; and no stored call may hold a value.
-expect_private <- function(make, x, clip = Inf, group = NULL, label = "object") {
+expect_private <- function(make, x, clip = Inf, group = NULL, label = "object", nonprivate = FALSE) {
   x2 <- leak_other(x)
   set.seed(11)
   a <- make(x)
@@ -64,7 +64,9 @@ expect_private <- function(make, x, clip = Inf, group = NULL, label = "object") 
   bad_calls <- calls_with_values(a)
   expect(length(bad_calls) == 0L, sprintf("%s stores a call holding values at: %s", label,
                                           paste(bad_calls, collapse = "; ")))
-  expect_false(inherits(a, "dp_nonprivate"), label = paste(label, "is not labelled non-private"))
+  # a release without a formal guarantee (compression) holds no secret either,
+  # but its analyses say they are not private
+  expect_identical(inherits(a, "dp_nonprivate"), nonprivate, label = paste(label, "labelled non-private"))
   invisible(a)
 }
 
@@ -186,9 +188,9 @@ test_that("compression releases and their analyses hold no secret", {
   }
   compress <- function(x) suppressWarnings(dp_compress(x, m = 40))
   expect_private(function(x) compressed_cov(compress(x)), Xc, label = "compressed_cov")
-  expect_private(function(x) compressed_pca(compress(x)), Xc, label = "compressed_pca")
-  expect_private(function(x) dp_pca(compress(x)), Xc, label = "dp_pca (compressed)")
-  expect_private(function(x) do.call(dp_pca, list(compress(x))), Xc, label = "dp_pca (do.call)")
+  expect_private(function(x) compressed_pca(compress(x)), Xc, label = "compressed_pca", nonprivate = TRUE)
+  expect_private(function(x) dp_pca(compress(x)), Xc, label = "dp_pca (compressed)", nonprivate = TRUE)
+  expect_private(function(x) do.call(dp_pca, list(compress(x))), Xc, label = "dp_pca (do.call)", nonprivate = TRUE)
   expect_private(function(x) compressed_lm(compress(x), response = "y"), Xc, label = "compressed_lm")
   expect_private(function(x) suppressWarnings(dp_compress(second_moment(x), m = 40)), Xc,
                  label = "dp_compress suffstat")

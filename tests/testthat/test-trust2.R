@@ -174,3 +174,31 @@ test_that("a row whose norm itself overflows is clipped to the bound, never zero
   # control: the clipped rows carry weight (a zeroed row would leave only the middle row's)
   expect_gt(second_moment(x, 2)$gram[1, 1], 1.5)
 })
+
+test_that("analyses of a release without a formal guarantee say they are not private (class, print, summary)", {
+  set.seed(206)
+  x <- matrix(rnorm(400 * 3), 400, 3, dimnames = list(NULL, c("a", "b", "y"))) / 3
+  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = threshold_cv(x, 0.5, 1e-3, clip = 1, folds = 5)$constant,
+                    neighbor = "replace-one")
+  expect_s3_class(r, "dp_nonprivate")
+  # they used to be plain dp_pca / dp_lm, printed as "Private linear model"
+  p <- dp_pca(r)
+  expect_s3_class(p, c("dp_pca", "dp_nonprivate"))
+  expect_output(print(p), "NOT a private release")
+  expect_output(print(summary(p)), "NOT a private release")
+  f <- suppressWarnings(dp_lm(r, y ~ a + b - 1, n = 400, B = 0))
+  expect_s3_class(f, c("dp_lm", "dp_nonprivate"))
+  out <- capture.output(print(f))
+  expect_match(out[1], "NOT a private release: fitted to a release without a formal guarantee")
+  expect_false(any(grepl("Private linear model", out)))
+  expect_output(print(summary(f)), "NOT a private release: fitted to a release without")
+  # clip = Inf (the papers' no-guarantee mode)
+  ag <- analyze_gauss(cbind("(Intercept)" = 1, x), 1, 1e-6, clip = Inf, sigma_clip_inf = 2, neighbor = "replace-one")
+  expect_false(has_guarantee(ag))
+  expect_s3_class(suppressWarnings(dp_lm(ag, y ~ a + b, B = 0)), "dp_nonprivate")
+  # a private release's analyses are not labelled
+  g <- analyze_gauss(cbind("(Intercept)" = 1, x), 1, 1e-6, clip = 2, neighbor = "replace-one")
+  expect_false(inherits(dp_lm(g, y ~ a + b, B = 0), "dp_nonprivate"))
+  expect_false(inherits(dp_pca(dp_cov(x, 1, 1e-6, bounds = list(a = c(-2, 2), b = c(-2, 2), y = c(-2, 2)),
+                                      neighbor = "replace-one")), "dp_nonprivate"))
+})
