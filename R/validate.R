@@ -448,6 +448,15 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
           if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
           format(b$lower[i]), format(b$upper[i]), .arg = if (is.null(bounds)) "upper" else "bounds")
   }
+  # a width whose square underflows maps the covariance back (W S W) to
+  # subnormal numbers or 0: refused, as a clip below 1e-50 is
+  narrow <- (b$upper - b$lower) < dp_limits$clip[1L]
+  if (any(narrow)) {
+    i <- which(narrow)[1L]
+    abort("the public bounds of %s are narrower than %s; rescale the data (e.g. to other units).",
+          if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
+          format(dp_limits$clip[1L]), .arg = if (is.null(bounds)) "upper" else "bounds")
+  }
   # the argument later alignment errors name
   b$arg <- if (is.null(bounds)) "lower" else "bounds"
   if (is.null(p)) return(b)

@@ -1123,3 +1123,28 @@ test_that("a tightened release holds no noiseless statistic (leak scan)", {
   f2 <- do.call(dp_lm, list(c ~ a + b, d2, 2, 1e-6, bounds = bl, neighbor = "replace-one", B = 20, tighten = TRUE))
   expect_no_leak(f, leak_secrets(x[, c("a", "b", "c")]), rerun = f2, rerun_secrets = leak_secrets(x2[, c("a", "b", "c")]))
 })
+
+test_that("public bounds narrower than 1e-50 are refused; narrow ones above it map back exactly", {
+  set.seed(71)
+  n <- 3000
+  z <- rnorm(n)
+  x <- cbind(a = z + 0.3 * rnorm(n), b = z + 0.3 * rnorm(n))
+  # at 1e-160 the covariance mapped back (W S W) was subnormal and the released
+  # correlation 1.000; at 1e-200 every variance was 0, with no warning
+  for (s in c(1e-160, 1e-200)) {
+    e <- tryCatch(dp_cov(x * s, 1, 1e-6, lower = -5 * s, upper = 5 * s, type = "correlation",
+                         neighbor = "replace-one"), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "upper")
+    expect_match(conditionMessage(e), "narrower than 1e-50")
+  }
+  expect_error(dp_lm(y ~ a, data.frame(a = x[, 1] * 1e-60, y = x[, 2]), 1, 1e-6,
+                     bounds = list(a = c(-5e-60, 5e-60), y = c(-5, 5)), neighbor = "replace-one"),
+               "narrower than 1e-50", class = "dpcov_error")
+  # the same release, at a scale of 1e-40 and at 1: the covariance scales by s^2, the correlation is the same
+  set.seed(72)
+  r1 <- dp_cov(x, 1, 1e-6, lower = -5, upper = 5, neighbor = "replace-one")
+  set.seed(72)
+  r2 <- dp_cov(x * 1e-40, 1, 1e-6, lower = -5e-40, upper = 5e-40, neighbor = "replace-one")
+  expect_equal(unclass(r2$estimate) / 1e-80, unclass(r1$estimate), tolerance = 1e-10)
+})
