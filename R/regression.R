@@ -1069,8 +1069,10 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), pena
   beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
-    warning("the released second moments of the features are singular (collinear features, or noise swamping them); returning the minimum-norm coefficients.",
-            call. = FALSE)
+    warning(structure(class = c("dpcov_warning", "warning", "condition"), list(
+      message = paste0("the released second moments of the features are singular (collinear features, a factor ",
+                       "level with few or no rows, or noise swamping them); returning the minimum-norm coefficients."),
+      call = NULL)))
     e <- eigen(Sxx, symmetric = TRUE)
     keep <- abs(e$values) > max(abs(e$values)) * tol_dim * .Machine$double.eps
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
@@ -1163,9 +1165,11 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
   failed <- !stats::complete.cases(out)
   out <- out[!failed, , drop = FALSE]
   attr(out, "failed") <- sum(failed)
-  if (sum(failed) > 0.05 * B) {
-    warning(sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
-                    sum(failed), B, advice), call. = FALSE)
+  if (sum(failed) > 0.05 * B && !isFALSE(getOption("dpcov.noise_warning"))) {
+    # a noise warning (option dpcov.noise_warning = FALSE silences it, as the others)
+    warning(structure(class = c("dpcov_noise_warning", "dpcov_warning", "warning", "condition"), list(
+      message = sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
+                        sum(failed), B, advice), call = NULL)))
   }
   out
 }

@@ -310,3 +310,20 @@ test_that("hostile inputs give classed errors naming the argument", {
   expect_identical(err_arg(print(structure(list(), class = "dp_bound"))), "x")
   expect_identical(err_arg(print(b, digits = 0)), "digits")
 })
+
+test_that("dp_column_bounds() output is accepted as `bounds`; prcomp()'s arguments to dp_pca() are classed errors", {
+  set.seed(81)
+  x <- matrix(rnorm(4000 * 2), 4000, 2, dimnames = list(NULL, c("a", "b")))
+  cb <- dp_column_bounds(x, 1, 1e-6, neighbor = "replace-one")
+  set.seed(82)
+  r1 <- dp_cov(x, 1, 1e-6, bounds = cb, neighbor = "replace-one")
+  set.seed(82)
+  r2 <- dp_cov(x, 1, 1e-6, bounds = cb$bounds, neighbor = "replace-one")
+  expect_identical(r1$estimate, r2$estimate)
+  # it was an unclassed "unused argument" error from dp_cov(), after nothing was charged
+  b <- dp_budget(5, 1e-4)
+  e <- tryCatch(dp_pca(x, epsilon = 1, delta = 1e-6, bounds = cb$bounds, scale. = TRUE, budget = b), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "scale.")
+  expect_identical(nrow(as.data.frame(b)), 0L)
+})
