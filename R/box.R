@@ -259,8 +259,10 @@ box_joint_split <- 0.4
 #' @noRd
 lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   if (is.null(names(b$lower))) {
-    abort("`bounds`: for dp_lm() name every bound by its variable (or design column), e.g. list(x = c(0, 10), y = c(-5, 5)).",
-          .arg = "bounds")
+    arg <- if (identical(b$arg, "lower")) "lower" else "bounds"
+    abort("`%s`: for dp_lm() name every bound by its variable (or design column), e.g. %s.", arg,
+          if (arg == "lower") "lower = c(x = 0, y = -5), upper = c(x = 10, y = 5)" else
+            "bounds = list(x = c(0, 10), y = c(-5, 5))", .arg = arg)
   }
   known <- c(data_names, colnames(X), rownames(attr(tt, "factors")), resp)
   unknown <- setdiff(names(b$lower), known)

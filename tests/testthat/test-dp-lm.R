@@ -614,6 +614,9 @@ test_that("the methods as lm()'s: sigma(), se.fit, model.matrix(); no residuals;
   expect_identical(e$arg, "weights")
   expect_error(dp_lm(y ~ x1, d, 1, 1e-6, clip = 5, subset = x1 > 0), "`subset` of lm\\(\\) are not supported",
                class = "dpcov_error")
+  # unnamed lower/upper: the message names `lower`, the argument given (it named `bounds`)
+  e <- tryCatch(dp_lm(y ~ x1, d, 1, 1e-6, lower = c(-5, -20), upper = c(5, 20)), error = identity)
+  expect_identical(e$arg, "lower")
   # a correlation release: refused by dp_regression() as by dp_lm() (it returned standardised slopes)
   r <- dp_cov(as.matrix(d[c("x1", "x2", "y")]), 1, 1e-6, type = "correlation",
               bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)), neighbor = "replace-one")
