@@ -1566,7 +1566,11 @@ model.matrix.dp_lm <- function(object, data, ...) {
   check_dp_lm(object, "object")
   check_method_dots(...)
   if (missing(data)) abort("`data` is required: a dp_lm keeps no data, so it has no model matrix of its own.", .arg = "data")
-  lm_newdata(object, data)
+  # lm_newdata()'s messages speak of predict()'s `newdata`: here it is `data`
+  tryCatch(lm_newdata(object, data), dpcov_error = function(e) {
+    if (!identical(e$arg, "newdata")) stop(e)
+    abort("%s", sub("`newdata`", "`data`", conditionMessage(e), fixed = TRUE), .arg = "data")
+  })
 }
 
 #' @rdname dp_lm-methods

@@ -608,7 +608,7 @@ test_that("dp_lm's bounds are checked by name against the model", {
   err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100)), B = 0), "bounds")           # no y
   err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(y = c(0, 80)), B = 0), "bounds")            # no x1
   err(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(0, 100), y = c(0, 80), zz = c(0, 1)), B = 0), "bounds")
-  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = 0, upper = 100, B = 0), "bounds")                 # unnamed
+  err(dp_lm(y ~ x1 + g, d, 1, 1e-6, lower = 0, upper = 100, B = 0), "lower")                  # unnamed
   err(dp_lm(y ~ x1 + g, d, 1, 1e-6, clip = 5, bounds = list(x1 = c(0, 100), y = c(0, 80)), B = 0), "clip",
       "dpcov_bounds_error")
   # an interaction gets the product interval of its variables
