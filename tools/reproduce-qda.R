@@ -81,7 +81,7 @@ sensitivity <- list(
   standardize = variant("Threshold correlations (standardised columns)", est = list(standardize = TRUE)),
   theory = variant("Threshold constant from theory (no CV)", est = list(tune = "theory")),
   floor = variant("Singular rule: floor eigenvalues at 1% of the largest", study = list(singular = "floor", tol = 0.01)),
-  clip = variant("Rows clipped to norm 10: a real (0.5, 1/196) guarantee", est = list(clip = 10)),
+  clip = variant("Rows clipped to norm 10: noise for a (0.5, 1/196) guarantee at that norm (no formal guarantee)", est = list(clip = 10)),
   leak_selection = variant("LEAK: t-tests on all subjects, test subjects included", study = list(leak = "selection")),
   leak_training = variant("LEAK: everything fitted on all subjects, test subjects included", study = list(leak = "training"))
 )
