@@ -455,7 +455,10 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
   npcs <- min(npcs, length(x$sdev))
   v <- x$sdev[seq_len(npcs)]^2
   share <- if (sum(x$sdev^2) > 0) v / sum(x$sdev^2) else rep(0, npcs)
-  if (is.null(main)) main <- "Scree plot of private principal components"
+  if (is.null(main)) {
+    main <- if (inherits(x, "dp_nonprivate")) "Scree plot of principal components (NOT private)" else
+      "Scree plot of private principal components"
+  }
   top <- if (max(v) > 0) max(v) else 1
   mid <- graphics::barplot(v, names.arg = paste0("PC", seq_len(npcs)), ylim = c(0, 1.15 * top),
                            main = main, axes = FALSE, col = "grey80",

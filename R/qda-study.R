@@ -229,7 +229,7 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     ref_vals <- if (is.null(reference)) numeric(0) else unlist(reference[setdiff(names(reference), "p")])
     ylim <- c(0, max(c(s$mean + 2 * s$se, trivial$mean, ref_vals), na.rm = TRUE) * 1.1)
   }
-  labels_leg <- c("mean +- 2 se", if (nrow(trivial)) "majority-class rule",
+  labels_leg <- c("mean \u00b1 2 se", if (nrow(trivial)) "majority-class rule",
                   if (!is.null(reference)) "reference")
   op <- graphics::par(no.readonly = TRUE)[c("mfrow", "mar", "oma")]
   on.exit(graphics::par(op))

@@ -320,13 +320,13 @@ study_figures <- list(
   `3` = c(iw_nonprivate = "non-private posterior", alg4 = "Alg. 4", alg5_nd = "Alg. 5 (k0 = n + d)",
           alg2 = "Alg. 2 (r0 = 2d)", alg5_2d = "Alg. 5 (k0 = 2d)"),
   `4` = c(ag = "Analyze Gauss", ag_scaled = "Analyze Gauss scaled", alg2 = "Alg. 2",
-          alg5_2d = "Alg. 5", alg3 = "Alg. 3", alg3_shift = "Alg. 3 shifted"),
+          alg5_2d = "Alg. 5 (k0 = 2d)", alg3 = "Alg. 3", alg3_shift = "Alg. 3 shifted"),
   `5` = c(ag = "Analyze Gauss", ag_scaled = "Analyze Gauss scaled", alg2 = "Alg. 2",
-          alg5_2d = "Alg. 5", alg3 = "Alg. 3", alg3_shift = "Alg. 3 shifted", ols = "non-private OLS")
+          alg5_2d = "Alg. 5 (k0 = 2d)", alg3 = "Alg. 3", alg3_shift = "Alg. 3 shifted", ols = "non-private OLS")
 )
 
 study_style <- list(
-  ag = c("black", 15), ag_scaled = c("black", 1), alg2 = c("blue", 15), alg5_2d = c("blue", 1),
+  ag = c("black", 15), ag_scaled = c("black", 1), alg2 = c("blue", 15), alg5_2d = c("deepskyblue3", 1),
   alg3 = c("magenta", 15), alg3_shift = c("magenta", 1), alg1 = c("red", 17),
   jl_nonprivate = c("black", 17), ols = c("darkgrey", 4), iw_nonprivate = c("black", 17),
   alg4 = c("darkgreen", 15), alg5_nd = c("red", 1), ag_psd = c("orange", 2)

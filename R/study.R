@@ -226,7 +226,7 @@ plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
   on.exit(graphics::par(leg$op))
   graphics::plot(NA, xlim = range(ns) * if (logx) c(1 / 1.15, 1.15) else c(0.95, 1.05),
                  ylim = headroom(range(c(lo, hi, 0)), log = FALSE), log = if (logx) "x" else "",
-                 xlab = "n (rows)", ylab = paste("mean", measure, "error (+- 2 se)"), main = main,
+                 xlab = "n (rows)", ylab = paste("mean", measure, "error (\u00b1 2 se)"), main = main,
                  axes = FALSE, ...)
   study_axis(1, ns, log = logx)
   study_axis(2, NULL)
