@@ -482,17 +482,6 @@ nonprivate_source <- function(v) {
   if (is_string(why)) why else NULL
 }
 
-#' Does matrix `a` hold any row of matrix `b` (exactly)? Used to refuse the
-#' "public" label for a sample taken from the private data.
-#' @noRd
-shares_rows <- function(a, b) {
-  a <- as.matrix(a)
-  b <- as.matrix(b)
-  if (!nrow(a) || !nrow(b) || ncol(a) != ncol(b)) return(FALSE)
-  key <- function(m) do.call(paste, c(lapply(seq_len(ncol(m)), function(j) sprintf("%.17g", m[, j])), sep = "\r"))
-  any(key(a) %in% key(b))
-}
-
 # ---- Diagnostics: how much of a release is noise ----------------------------------
 
 #' How much of a release is noise

@@ -51,6 +51,8 @@
 #'   conservative.
 #' * a data matrix (or `threshold_tune("public", public = )`): K-fold
 #'   cross-validation on a public or held-out sample that is not part of `x`.
+#'   That it is not is your claim: the package does not compare it with `x`,
+#'   since the answer would itself disclose whether a record is in `x`.
 #' * a number (or `threshold_tune("fixed", constant = )`): that constant.
 #' * `"cv"`: K-fold cross-validation on `x` itself (K = 10), see
 #'   [threshold_cv()], as the papers do. It looks at the private data without
@@ -302,7 +304,9 @@ colnames_of <- function(x, X, s) {
 #' @param folds Number of folds K (>= 2).
 #' @param grid Candidate constants; `NULL` for 50 values from 0 to the
 #'   constant that thresholds every entry away.
-#' @param public For `"public"`: a data matrix with the same columns as `x`.
+#' @param public For `"public"`: a data matrix with the same columns as `x`,
+#'   public or held out, and independent of `x` (not checked: comparing it
+#'   with `x` would disclose membership).
 #' @param constant For `"fixed"`: the constant c (>= 0).
 #' @param noise Add the mechanism's noise to each training fold (so the
 #'   constant is chosen for the noisy matrix it will threshold).
@@ -377,11 +381,12 @@ as_threshold_tune <- function(tune, arg = "tune") {
 
 resolve_threshold_constant <- function(tune, X, p, n, cal, clip, B, keep_diagonal) {
   out <- resolve_threshold_constant_(tune, X, p, n, cal, clip, B, keep_diagonal)
-  # a public sample that holds rows of `x` is not public
+  # a value computed from the private data (marked by mark_nonprivate()) makes
+  # the release non-private. Whether a "public" sample holds rows of `x` is
+  # NOT checked: the answer would be an un-noised, uncharged membership test
+  # of any record the caller puts in the sample; the sample's independence
+  # from `x` is the caller's claim (documented in ?threshold_tune)
   why <- tune$nonprivate
-  if (is.null(why) && tune$method == "public" && !is.null(X) && shares_rows(tune$public, X)) {
-    why <- "the \"public\" sample holds rows of the private data `x`"
-  }
   if (!is.null(why)) {
     out$record$private <- FALSE
     out$record$detail <- sprintf("%s; NOT private: %s", out$record$detail, why)

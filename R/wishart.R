@@ -347,26 +347,32 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
         abort("method = \"explicit\" projects the data itself: pass the data matrix, not sufficient statistics or a reader.", .arg = "method")
       }
       if (is.null(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
-      X <- check_data_matrix(x)
+      # n is private unless the notion is replace-one (Algorithm 4): no rows is data too, as on the Bartlett path
+      X <- check_data_matrix(x, min_rows = if (neighbor == "replace-one") 1L else 0L)
       s <- second_moment(X, clip)
     } else {
       s <- as_suffstat(x, clip)
     }
     if (neighbor == "replace-one" && s$n < 1) abort_public_rows()
     B <- noise_clip(s$clip, sigma_clip_inf)
-    inp <- list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge)
+    inp <- list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge,
+                n_public = neighbor == "replace-one")
     inp$shape <- shape_check(inp)
     inp
   })
 }
 
 # The literal paths cost O(rows x n x d) or O(k d^2): refuse sizes that would
-# run for hours (a shape-and-argument decision, never one on the data).
+# run for hours (a shape-and-argument decision, never one on the data). Under
+# add/remove n is private, so only the public part, rows x d x d, is checked
+# there: a refusal that depended on n would answer "is n above t?" for free
+# (the refusal is refunded), for a t the caller sets through `r`.
 explicit_limit <- 1e10
 check_explicit_size <- function(inp, r, what) {
-  if (inp$method == "explicit" && r * (inp$s$n + inp$s$p) * inp$s$p > explicit_limit) {
+  n <- if (isTRUE(inp$n_public)) inp$s$n else 0
+  if (inp$method == "explicit" && r * (n + inp$s$p) * inp$s$p > explicit_limit) {
     abort("`method` = \"explicit\" would draw a %s x %s projection; use method = \"bartlett\", which draws the same distribution (%s = %s).",
-          format(r), format(inp$s$n + inp$s$p), what, format(r), .arg = "method")
+          format(r), if (isTRUE(inp$n_public)) format(n + inp$s$p) else "(n + d)", what, format(r), .arg = "method")
   }
   invisible(r)
 }

@@ -136,10 +136,21 @@ test_that("values computed from the private data without noise carry a non-priva
   pub <- matrix(rnorm(200 * 6), 200, 6) / 3
   r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = threshold_tune("public", public = pub, grid = cv$grid))
   expect_s3_class(r, "dp_nonprivate")
-  # a "public" sample that holds rows of x
-  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = x[1:100, ])
-  expect_s3_class(r, "dp_nonprivate")
-  expect_match(r$tuning$detail, "rows of the private data")
+  # whether a "public" sample holds rows of x is not checked: the answer (a
+  # label, a guarantee of NONE) was an un-noised membership test of any record
+  # put in the sample. Replace-one neighbours, one with the sample's first row
+  # and one without: the same release under the same seed, label and all
+  pub1 <- pub
+  x_in <- x
+  x_in[17, ] <- pub1[1, ]
+  set.seed(9)
+  r_in <- dp_threshold(x_in, 0.5, 1e-3, clip = 1, tune = pub1, neighbor = "replace-one")
+  set.seed(9)
+  r_out <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = pub1, neighbor = "replace-one")
+  expect_identical(class(r_in), class(r_out))
+  expect_identical(r_in$guarantee, r_out$guarantee)
+  expect_identical(r_in$tuning, r_out$tuning)
+  expect_false(inherits(r_in, "dp_nonprivate"))
   # controls: a number typed in, a genuinely public sample
   expect_false(inherits(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = 0.3), "dp_nonprivate"))
   expect_false(inherits(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = pub), "dp_nonprivate"))
@@ -201,4 +212,24 @@ test_that("analyses of a release without a formal guarantee say they are not pri
   expect_false(inherits(dp_lm(g, y ~ a + b, B = 0), "dp_nonprivate"))
   expect_false(inherits(dp_pca(dp_cov(x, 1, 1e-6, bounds = list(a = c(-2, 2), b = c(-2, 2), y = c(-2, 2)),
                                       neighbor = "replace-one")), "dp_nonprivate"))
+})
+
+test_that("the explicit JL paths never refuse on the private n under add/remove", {
+  # n = 0 was refused on the explicit path only (the Bartlett path releases noise)
+  x0 <- matrix(numeric(0), 0, 3)
+  set.seed(3)
+  r <- jl_ridge(x0, 0.5, 1e-5, clip = 1, r = 5, method = "explicit")
+  expect_identical(r$neighbor, "add-remove")
+  expect_true(all(is.finite(r$estimate)))
+  # the size check: r (n + d) d counted n, so an r between two sizes answered "is n above t?"
+  inp <- function(n, n_public) list(method = "explicit", s = list(n = n, p = 1000), n_public = n_public)
+  r_lim <- 9990  # r (1 + 1000) 1000 <= 1e10 < r (2 + 1000) 1000
+  expect_silent(dpcov:::check_explicit_size(inp(1, FALSE), r_lim, "r"))
+  expect_silent(dpcov:::check_explicit_size(inp(2, FALSE), r_lim, "r"))
+  expect_silent(dpcov:::check_explicit_size(inp(1e9, FALSE), r_lim, "r"))
+  # where n is public (replace-one) it is a shape, and still counted
+  expect_silent(dpcov:::check_explicit_size(inp(1, TRUE), r_lim, "r"))
+  expect_error(dpcov:::check_explicit_size(inp(2, TRUE), r_lim, "r"), class = "dpcov_error")
+  # the public part alone still refuses
+  expect_error(dpcov:::check_explicit_size(inp(0, FALSE), 1e5, "r"), class = "dpcov_error")
 })
