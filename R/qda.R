@@ -31,12 +31,30 @@
 #' computed without noise: only the covariance is private, as in the paper,
 #' so the fitted classifier as a whole is not a private release.
 #'
+#' **Releases.** A `dp_release` given as `cov` is used on the scale of a
+#' covariance, read from its [`scale`][dp_scales]:
+#' * `"covariance"` ([dp_cov()], or any release converted by [dp_as_cov()]):
+#'   as is;
+#' * `"average"` (\eqn{A^TA/n}, e.g. [dp_threshold()]), and `"sum"`,
+#'   `"sum + ridge"` and `"posterior sample"` ([analyze_gauss()],
+#'   [jl_ridge()], [wishart_noise()], [iwishart_posterior()], ...): converted
+#'   to \eqn{A^TA/n} as [dp_as_cov()] does (the public ridge removed, a
+#'   posterior draw rescaled, a sum divided by the public n). A sum released
+#'   without n (add/remove neighbours) cannot be divided by n and is refused
+#'   (release it with n public, e.g. `neighbor = "replace-one"`, or use
+#'   [dp_cov()]). An uncentred second moment is the covariance only of rows that
+#'   were centred before the release: give the mechanism the training rows
+#'   centred at their class means, as [qda_estimators()] does (its second
+#'   moment then estimates the common covariance);
+#' * `"correlation"` (no variances) and `"compressed rows"` (not a second
+#'   moment) are refused.
+#'
 #' @param x Training data: numeric matrix or data frame, rows are subjects.
 #' @param group Class labels, one per row (factor, or coerced to one).
 #' @param cov The common covariance: `"pooled"` (the pooled within-class
 #'   sample covariance, divisor n - K, see [pooled_cov()]), a p x p numeric
-#'   matrix, a `dp_release` (its [as.matrix()] is used), or a function
-#'   `function(x, group)` returning either.
+#'   matrix, a `dp_release` that estimates a covariance (see **Releases**), or
+#'   a function `function(x, group)` returning either.
 #' @param singular `"pinv"` or `"floor"`: the rule for (near-)zero
 #'   eigenvalues (see Details).
 #' @param tol Relative eigenvalue tolerance for the singular rule.
@@ -87,7 +105,7 @@ resolve_plugin_cov <- function(cov, x, group) {
     cov <- check_choice(cov, "pooled", "cov")
     return(pooled_cov(x, group))
   }
-  if (inherits(cov, "dp_release")) cov <- with_arg(as.matrix(cov), "cov")
+  if (inherits(cov, "dp_release")) cov <- release_plugin_cov(cov)
   if (!is.matrix(cov) || !is.numeric(cov) || is.object(cov)) {
     abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one.")
   }
@@ -98,6 +116,33 @@ resolve_plugin_cov <- function(cov, x, group) {
   }
   storage.mode(cov) <- "double"
   cov
+}
+
+# A release given as the plug-in covariance, on the covariance scale (see
+# ?qda_plugin, "Releases"): as.matrix() alone would plug in n x the
+# covariance for a sum, or add a ridge.
+release_plugin_cov <- function(release) {
+  check_release(release, "cov")
+  sc <- release$scale
+  if (sc == "covariance") return(release$estimate)
+  if (sc %in% c("correlation", "compressed rows")) {
+    abort("`cov` is a release of %s, not a covariance: %s",
+          if (sc == "correlation") "a correlation matrix" else "compressed rows",
+          if (sc == "correlation") "its variances are not in it." else "use a second-moment release, or compressed_cov() of it as a matrix.",
+          .arg = "cov")
+  }
+  if (sc != "average" && is.na(release$n)) {
+    abort("`cov` estimates a sum (scale \"%s\") and does not release n (add/remove neighbours), so it cannot be put on the covariance scale; release under neighbor = \"replace-one\" (n public) or use dp_cov().",
+          sc, .arg = "cov")
+  }
+  if (sc == "posterior sample" && !(release$params$df > release$p + 1)) {
+    abort("`cov` is an inverse-Wishart draw with df = %s <= p + 1: its mean is not finite, so it does not estimate a covariance.",
+          format(release$params$df), .arg = "cov")
+  }
+  # the rows a qda estimator is given are centred (at their class means), so
+  # an uncentred second moment is theirs: centre at 0
+  center <- if (isTRUE(release$centred)) NULL else rep(0, release$p)
+  with_arg(dp_as_cov(release, "covariance", center = center), "cov")$estimate
 }
 
 # W with Sigma^+ = W W^T under the singular rule; log (pseudo-)determinant.

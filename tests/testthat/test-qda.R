@@ -64,6 +64,53 @@ test_that("scores follow the paper's formula for any plug-in covariance and form
   expect_output(print(fit), "2 classes, p = 3, common covariance of rank 3")
 })
 
+test_that("a release is plugged in on the covariance scale: sums divided by n, ridges removed", {
+  set.seed(1)
+  x <- matrix(rnorm(60 * 3), 60, 3)
+  g <- factor(rep(c("lean", "obese"), c(35, 25)))
+  y <- matrix(rnorm(10 * 3), 10, 3)
+  sigma <- crossprod(matrix(rnorm(9), 3)) + diag(3)
+  ref <- predict(qda_plugin(x, g, cov = sigma), y, type = "score")
+  rel <- function(est, scale, n = 60, ridge = 0, params = list(), neighbor = "replace-one") {
+    dpcov:::new_dp_release(est, "test", "test", 1, 1e-6, neighbor = neighbor, clip = 1, n = n, p = 3,
+                           n_public = neighbor != "add-remove", scale = scale, centred = FALSE,
+                           ridge = ridge, params = params)
+  }
+  # A'A = 60 sigma: the sum, the sum plus a public ridge, the average, a
+  # posterior draw with mean (A'A + w I) / (df - p - 1): all plug in sigma
+  same <- list(sum = rel(60 * sigma, "sum"),
+               ridge = rel(60 * sigma + diag(7, 3), "sum + ridge", ridge = 7),
+               average = rel(sigma, "average"),
+               posterior = rel((60 * sigma + diag(7, 3)) / (70 - 3 - 1), "posterior sample", ridge = 7,
+                               params = list(df = 70)))
+  for (nm in names(same)) {
+    expect_equal(predict(qda_plugin(x, g, cov = same[[nm]]), y, type = "score"), ref, label = nm)
+  }
+  # a sum without n (add/remove) cannot be divided by n; a correlation has no
+  # variances; compressed rows are no second moment: classed errors naming cov
+  for (bad in list(rel(60 * sigma, "sum", n = NA, neighbor = "add-remove"),
+                   rel(cov2cor(sigma), "correlation"),
+                   rel((60 * sigma) / 1.5, "posterior sample", params = list(df = 4)))) {
+    e <- expect_error(qda_plugin(x, g, cov = bad), class = "dpcov_error")
+    expect_identical(e$arg, "cov")
+  }
+  comp <- suppressWarnings(dp_compress(matrix(rnorm(400 * 3), 400, 3), m = 50))
+  e <- expect_error(qda_plugin(x, g, cov = comp), class = "dpcov_error")
+  expect_identical(e$arg, "cov")
+  # end to end: Analyze Gauss (replace-one, n public) of the class-centred rows
+  # classifies as the pooled covariance does (as.matrix() of it is n times
+  # the covariance, which put almost everyone in one class)
+  set.seed(2)
+  idx <- sample(150, 20000, TRUE)
+  xx <- as.matrix(iris[idx, 1:4]) + matrix(rnorm(20000 * 4, sd = 0.01), 20000)
+  gg <- iris$Species[idx]
+  res <- dpcov:::center_by_group(xx, gg)
+  ag <- analyze_gauss(res, epsilon = 5, delta = 1e-6, clip = max(sqrt(rowSums(res^2))),
+                      neighbor = "replace-one")
+  acc <- mean(predict(qda_plugin(xx, gg, cov = ag), xx) == gg)
+  expect_gt(acc, mean(predict(qda_plugin(xx, gg), xx) == gg) - 0.01)
+})
+
 test_that("singular estimates: pinv drops null directions, floor raises them, rank 0 uses priors", {
   set.seed(2)
   x <- matrix(rnorm(50 * 3), 50, 3)
