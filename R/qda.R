@@ -53,8 +53,9 @@
 #' @param group Class labels, one per row (factor, or coerced to one).
 #' @param cov The common covariance: `"pooled"` (the pooled within-class
 #'   sample covariance, divisor n - K, see [pooled_cov()]), a p x p numeric
-#'   matrix, a `dp_release` that estimates a covariance (see **Releases**), or
-#'   a function `function(x, group)` returning either.
+#'   matrix (also one of class `dp_nonprivate`, as [qda_estimators()] returns
+#'   with `standardize = TRUE`), a `dp_release` that estimates a covariance
+#'   (see **Releases**), or a function `function(x, group)` returning either.
 #' @param singular `"pinv"` or `"floor"`: the rule for (near-)zero
 #'   eigenvalues (see Details).
 #' @param tol Relative eigenvalue tolerance for the singular rule.
@@ -106,6 +107,11 @@ resolve_plugin_cov <- function(cov, x, group) {
     return(pooled_cov(x, group))
   }
   if (inherits(cov, "dp_release")) cov <- release_plugin_cov(cov)
+  # a matrix labelled non-private (qda_estimators(standardize = TRUE) returns
+  # one: the release scaled back by the exact sds) is a matrix
+  if (identical(class(cov), "dp_nonprivate") && is.matrix(cov) && is.numeric(cov)) {
+    cov <- matrix(unclass(cov), nrow(cov), ncol(cov), dimnames = dimnames(cov))
+  }
   if (!is.matrix(cov) || !is.numeric(cov) || is.object(cov)) {
     abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one.")
   }

@@ -261,6 +261,21 @@ test_that("the study estimators call dp_threshold on the class-centred training 
   expect_error(qda_estimators(local_neighbor = "x"), "`local_neighbor` must be one of")
 })
 
+test_that("the standardised estimators' labelled matrices plug in, directly and in the study", {
+  feats <- toy_features(4)
+  est <- qda_estimators(private = TRUE, tune = 1, standardize = TRUE)
+  set.seed(5)
+  m <- est$modified_dp(feats$x, feats$group)
+  expect_s3_class(m, "dp_nonprivate")
+  fit <- qda_plugin(feats$x, feats$group, cov = m)
+  plain <- qda_plugin(feats$x, feats$group, cov = unclass(m)[, ])
+  expect_equal(predict(fit, feats$x, type = "score"), predict(plain, feats$x, type = "score"))
+  set.seed(6)
+  s <- qda_study(feats, est, p = 4, reps = 2)
+  expect_identical(nrow(s$errors), 2L * 6L)
+  expect_true(all(is.finite(s$errors$threshold[!s$errors$estimator %in% c("trivial", "sample")])))
+})
+
 test_that("qda_study validates its inputs", {
   feats <- toy_features(4)
   est <- qda_estimators(private = FALSE)
