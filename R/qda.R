@@ -216,8 +216,12 @@ center_by_group <- function(x, group) {
 #' Predict with a plug-in discriminant
 #'
 #' @param object A [qda_plugin()] fit.
-#' @param newdata Numeric matrix or data frame with the training columns (by
-#'   name when both have names, else by position).
+#' @param newdata Numeric matrix or data frame with the training columns.
+#'   When the training data had column names they are matched by name (in
+#'   any order, extra columns ignored); a missing column, or `newdata`
+#'   without names, is an error. Only a classifier trained on unnamed columns
+#'   matches them by position, and then `newdata` must have exactly as many
+#'   columns.
 #' @param type `"class"` (factor of predicted classes), `"score"` (matrix of
 #'   the scores \eqn{\delta_k}, one column per class) or `"posterior"`
 #'   (class probabilities, the softmax of the scores).
@@ -232,13 +236,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   type <- check_choice(type, c("class", "score", "posterior"), "type")
   newdata <- check_data_matrix(newdata, arg = "newdata")
   check_no_overflow(newdata, "newdata")
-  p <- ncol(object$means)
-  train_names <- colnames(object$means)
-  if (!is.null(train_names) && !is.null(colnames(newdata)) && all(train_names %in% colnames(newdata))) {
-    newdata <- newdata[, train_names, drop = FALSE]
-  } else if (ncol(newdata) != p) {
-    abort("`newdata` must have the %d columns the classifier was trained on; it has %d.", p, ncol(newdata))
-  }
+  newdata <- qda_newdata_columns(newdata, colnames(object$means), ncol(object$means))
   storage.mode(newdata) <- "double"
   scores <- vapply(seq_along(object$levels), function(k) {
     z <- sweep(newdata, 2, object$means[k, ]) %*% object$scaling
@@ -252,6 +250,44 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
            e / rowSums(e)
          },
          class = factor(object$levels[max.col(scores, ties.method = "first")], levels = object$levels))
+}
+
+# newdata's columns in the order of the training columns: by name when the
+# fit has names (a renamed or missing column is an error, never a silent
+# positional match), by position only when it has none.
+qda_newdata_columns <- function(newdata, train_names, p) {
+  have <- colnames(newdata)
+  if (is.null(train_names)) {
+    if (ncol(newdata) != p) {
+      abort("`newdata` must have the %d columns the classifier was trained on (unnamed, so matched by position); it has %d.",
+            p, ncol(newdata), .arg = "newdata")
+    }
+    return(newdata)
+  }
+  named <- !anyNA(train_names) && all(nzchar(train_names)) && !anyDuplicated(train_names)
+  if (!named) {
+    # names that cannot identify the columns: only the same names in the same order
+    if (!identical(have, train_names)) {
+      abort("`newdata` must have the training columns' names in the same order (%s): the classifier's column names are missing or duplicated, so they cannot be matched by name.",
+            paste(ifelse(is.na(train_names), "NA", train_names), collapse = ", "), .arg = "newdata")
+    }
+    return(newdata)
+  }
+  if (is.null(have)) {
+    abort("`newdata` has no column names; the classifier was trained on the named columns %s: name newdata's columns (they are matched by name, not by position).",
+          paste(train_names, collapse = ", "), .arg = "newdata")
+  }
+  missing <- setdiff(train_names, have)
+  if (length(missing)) {
+    abort("`newdata` lacks the column(s) %s the classifier was trained on (columns are matched by name).",
+          paste(missing, collapse = ", "), .arg = "newdata")
+  }
+  twice <- intersect(train_names, have[duplicated(have)])
+  if (length(twice)) {
+    abort("`newdata` has more than one column named %s: the columns cannot be matched by name.",
+          paste(twice, collapse = ", "), .arg = "newdata")
+  }
+  newdata[, train_names, drop = FALSE]
 }
 
 #' @export

@@ -59,7 +59,7 @@ test_that("scores follow the paper's formula for any plug-in covariance and form
   expect_equal(unname(post), unname(exp(ref) / rowSums(exp(ref))))
   # newdata columns are matched by name
   expect_equal(predict(fit, y[, c("c", "a", "b")], type = "score"), predict(fit, y, type = "score"))
-  expect_error(predict(fit, y[, 1:2]), "must have the 3 columns")
+  expect_error(predict(fit, y[, 1:2]), "lacks the column\\(s\\) c")
   expect_error(predict(fit, y, type = "prob"), "`type` must be one of")
   expect_output(print(fit), "2 classes, p = 3, common covariance of rank 3")
 })
@@ -109,6 +109,41 @@ test_that("a release is plugged in on the covariance scale: sums divided by n, r
                       neighbor = "replace-one")
   acc <- mean(predict(qda_plugin(xx, gg, cov = ag), xx) == gg)
   expect_gt(acc, mean(predict(qda_plugin(xx, gg), xx) == gg) - 0.01)
+})
+
+test_that("predict() matches newdata's columns by name, never silently by position", {
+  x <- iris[, 1:4]
+  fit <- qda_plugin(x, iris$Species)
+  # a reordered data frame with an extra column: matched by name
+  shuffled <- cbind(extra = 1, x[, c(4, 2, 3, 1)])
+  expect_identical(predict(fit, shuffled), predict(fit, x))
+  # a renamed column (here in another position) is an error naming it, not a
+  # positional match that reads petal widths as sepal lengths
+  renamed <- x[, c(4, 2, 3, 1)]
+  names(renamed)[1] <- "petal_width"
+  e <- expect_error(predict(fit, renamed), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  expect_match(conditionMessage(e), "Petal.Width")
+  # unnamed newdata for a fit with names: refused, not read by position
+  e <- expect_error(predict(fit, unname(as.matrix(x))), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  expect_match(conditionMessage(e), "no column names")
+  # a fit without names matches by position, with exactly p columns
+  ufit <- qda_plugin(unname(as.matrix(x)), iris$Species)
+  expect_identical(predict(ufit, unname(as.matrix(x))), predict(fit, x))
+  expect_identical(predict(ufit, x), predict(fit, x))
+  e <- expect_error(predict(ufit, cbind(unname(as.matrix(x)), 0)), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  # names that cannot identify columns (duplicated) must come in the same order
+  xd <- as.matrix(x)
+  colnames(xd) <- c("a", "a", "b", "c")
+  dfit <- qda_plugin(xd, iris$Species)
+  expect_identical(predict(dfit, xd), predict(fit, x))
+  e <- expect_error(predict(dfit, xd[, 4:1]), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  # newdata with a training name twice is ambiguous
+  e <- expect_error(predict(fit, cbind(as.matrix(x), Sepal.Length = 0)), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
 })
 
 test_that("singular estimates: pinv drops null directions, floor raises them, rank 0 uses priors", {
