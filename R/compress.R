@@ -64,7 +64,14 @@
 #' @param normalize Scale columns to squared norm n first (default `TRUE`).
 #'   An all-zero column is left at zero (it has no norm to scale by); a
 #'   constant column keeps only its sign, so centre the data rather than add
-#'   an intercept column.
+#'   an intercept column. The normalised data do not depend on the columns'
+#'   scales, and columns of any finite size are accepted: when \eqn{X^TX}
+#'   would overflow or underflow it is computed from the columns divided by
+#'   their largest absolute value (only a column of subnormal numbers, all
+#'   below 2.2e-308 in absolute value, is refused). Sufficient statistics
+#'   cannot be rescaled: a column whose \eqn{x_j^Tx_j} is below 1e-200 there
+#'   is refused. With `normalize = FALSE` the release is in the data's units,
+#'   and columns whose squares overflow or underflow are refused.
 #' @param truncate Apply the truncation of Procedure 4.1 (default `TRUE`).
 #' @param delta_max \eqn{\Delta_{max}}, the bound on entrywise differences of
 #'   normalised covariances between the databases to protect; default
@@ -113,17 +120,20 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     }
     n <- x$n
     p <- x$p
-    gram <- x$gram
+    gram <- check_suffstat_range(x, normalize)
     cols <- x$colnames
     data <- matrix(0, 0, 0)
   } else {
-    inp <- compress_matrix_gram(x, "x")
+    inp <- compress_matrix_gram(x, "x", normalize)
     x <- inp$x
     n <- nrow(x)
     p <- ncol(x)
     cols <- colnames(x)
     gram <- inp$gram
-    data <- x
+    # the explicit path multiplies Phi by the data: by the columns divided by
+    # their largest |value| when X'X had to be computed so (see
+    # compress_matrix_gram()), so that Phi X neither overflows nor underflows
+    data <- if (method == "explicit" && length(inp$pre)) scale_columns(x, inp$pre) else x
     rm(inp)
   }
   if (p >= n) {
@@ -153,8 +163,9 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     abort("the column norms of `x` overflow when squared; rescale its columns (normalisation makes compression scale-free).")
   }
   # An all-zero column has no norm to normalise by; it is left at zero rather
-  # than refused, so that the release does not fail on the data.
-  scales <- if (normalize) ifelse(diag(gram) > 0, sqrt(n / diag(gram)), 1) else rep(1, p)
+  # than refused, so that the release does not fail on the data. The Gram is
+  # in a range where n / diag and its products are finite (see gram_tiny).
+  scales <- normalizing_scales(gram, n, normalize)
   sigma <- gram * tcrossprod(scales) / n
   rm(gram)
   ev <- eigen(sigma, symmetric = TRUE, only.values = TRUE)$values
@@ -228,7 +239,9 @@ compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate,
 check_compress_matrix <- function(x, arg, normalize) {
   x <- compress_input(x, arg)
   abort_nonfinite(nonfinite_columns(x), arg)
-  check_no_overflow(x, arg)
+  # normalised columns are computed from the columns divided by their
+  # largest |value| when needed (compress_matrix_gram()): any finite data
+  if (!normalize) check_no_overflow(x, arg)
   x
 }
 
@@ -253,16 +266,112 @@ nonfinite_columns <- function(x) {
 # dp_compress()'s data matrix and X'X from ONE read of X (a double matrix is
 # not copied), with the same refusals as check_compress_matrix(): NA/NaN and
 # infinite values show on the Gram's diagonal (crossprod_lower()), so the
-# columns are scanned only when it is not finite; check_no_overflow()'s
-# bound max|x_ij|^2 <= xmax / n is implied by max_j x_j'x_j <= xmax / (2n)
-# (x_ij^2 <= x_j'x_j, with room for rounding), else it is checked exactly.
-compress_matrix_gram <- function(x, arg) {
+# columns are scanned only when it is not finite.
+#
+# With `normalize`, only the normalised X'X/n is needed, which does not
+# depend on the columns' scales. When X'X itself is out of range (a column
+# whose squares overflow, or one so small, x_j'x_j < gram_tiny, that its
+# products underflow), it is computed from the columns divided by their
+# largest |value| (`pre`, returned for the explicit path); an all-zero column
+# stays zero. Only a column of subnormal numbers (largest |value| < 2.2e-308,
+# too imprecise to scale) is refused.
+#
+# Without normalisation X'X/n is released in the data's units, so it must be
+# representable: check_no_overflow()'s bound max|x_ij|^2 <= xmax / n is
+# implied by max_j x_j'x_j <= xmax / (2n) (x_ij^2 <= x_j'x_j, with room for
+# rounding), else it is checked exactly; a non-zero column with x_j'x_j <
+# gram_tiny is refused.
+compress_matrix_gram <- function(x, arg, normalize = TRUE) {
   x <- compress_input(x, arg)
   gram <- crossprod_cpp(x)
   d <- diag(gram)
-  if (!all(is.finite(d))) abort_nonfinite(nonfinite_columns(x), arg)
-  if (max(d) > 0.5 * .Machine$double.xmax / nrow(x)) check_no_overflow(x, arg)
-  list(x = x, gram = gram)
+  if (!all(is.finite(d))) abort_nonfinite(nonfinite_columns(x), arg)  # else: squares overflow
+  pre <- numeric(0)
+  if (!normalize) {
+    if (max(d) > 0.5 * .Machine$double.xmax / nrow(x)) check_no_overflow(x, arg)
+    small <- d < gram_tiny
+    if (any(small)) {
+      small[small] <- col_maxabs(x[, small, drop = FALSE]) > 0
+      if (any(small)) {
+        abort("`%s`: column(s) %s are too small to compress without normalisation (x_j'x_j < %s: X'X / n is not accurate in double precision); use normalize = TRUE (scale-free) or rescale them.",
+              arg, paste(column_labels(colnames(x), which(small)), collapse = ", "), format(gram_tiny), .arg = arg)
+      }
+    }
+    return(list(x = x, gram = gram, pre = pre))
+  }
+  out_of_range <- !is.finite(d) | d < gram_tiny
+  if (any(out_of_range)) {
+    cmax <- col_maxabs(x)
+    if (any(out_of_range & cmax > 0)) {
+      subnormal <- cmax > 0 & cmax < .Machine$double.xmin
+      if (any(subnormal)) {
+        abort("`%s`: column(s) %s hold only subnormal numbers (largest |value| < %s), too imprecise to normalise; rescale them.",
+              arg, paste(column_labels(colnames(x), which(subnormal)), collapse = ", "),
+              format(.Machine$double.xmin, digits = 3), .arg = arg)
+      }
+      pre <- ifelse(cmax > 0, 1 / cmax, 1)
+      gram <- scaled_crossprod(x, pre)
+    }
+  }
+  list(x = x, gram = gram, pre = pre)
+}
+
+# The smallest diagonal entry x_j'x_j of X'X taken as computed accurately:
+# a product x_ij x_ik below the normal range (2.2e-308) loses at most 2.2e-308
+# each, n of them a negligible part of sqrt(x_j'x_j x_k'x_k) >= 1e-200; and
+# n / 1e-200 and its square root, the normalising scale, are finite.
+gram_tiny <- 1e-200
+
+# Column scales of the normalisation (squared norm n), 1 for an all-zero
+# column (and all 1 without normalisation).
+normalizing_scales <- function(gram, n, normalize) {
+  d <- diag(gram)
+  if (normalize) ifelse(d > 0, sqrt(n / d), 1) else rep(1, length(d))
+}
+
+# x with column j multiplied by pre[j]: one copy of x.
+scale_columns <- function(x, pre) {
+  for (j in seq_len(ncol(x))) x[, j] <- x[, j] * pre[j]
+  x
+}
+
+# The largest |x_ij| of each column, without an n x p temporary.
+col_maxabs <- function(x) {
+  vapply(seq_len(ncol(x)), function(j) max(abs(x[, j])), numeric(1))
+}
+
+# (X diag(pre))'(X diag(pre)) in blocks of rows: no n x p temporary.
+scaled_crossprod <- function(x, pre, block = 65536L) {
+  n <- nrow(x)
+  G <- matrix(0, ncol(x), ncol(x))
+  for (start in seq(1L, n, by = block)) {
+    xb <- scale_columns(x[start:min(n, start + block - 1L), , drop = FALSE], pre)
+    G <- G + crossprod(xb)
+  }
+  (G + t(G)) / 2
+}
+
+# Sufficient statistics cannot be rescaled: a column whose x_j'x_j is tiny
+# may have lost its products to underflow (one that is 0 while its sum or a
+# cross-product is not certainly has), and a Gram too large for n / diag.
+check_suffstat_range <- function(s, normalize) {
+  gram <- s$gram
+  d <- diag(gram)
+  if (!all(is.finite(range(gram)))) {
+    abort("the column norms of `x` overflow when squared; rescale its columns before second_moment() (normalisation makes compression scale-free).")
+  }
+  zero <- d == 0
+  lost <- (d > 0 & d < gram_tiny) |
+    (zero & (s$sum != 0 | colSums(gram != 0) > 0))
+  if (any(lost)) {
+    abort("`x`: the squared norms x_j'x_j of column(s) %s are below %s: their products may have underflowed in second_moment(), so X'X is not accurate; rescale the column(s) (e.g. divide by their largest absolute value; normalisation makes compression scale-free) and recompute the statistics, or pass the data matrix.",
+          paste(column_labels(s$colnames, which(lost)), collapse = ", "), format(gram_tiny), .arg = "x")
+  }
+  gram
+}
+
+column_labels <- function(names, idx) {
+  if (is.null(names)) as.character(idx) else ifelse(is.na(names[idx]) | !nzchar(names[idx]), idx, names[idx])
 }
 
 check_reference <- function(reference, p) {
@@ -451,7 +560,11 @@ check_symmetric_matrix <- function(s, arg) {
 #' @param response Column of the response: a name or an index.
 #' @param features Columns used as predictors (names or indices); default
 #'   all others.
-#' @param lambda Ridge penalty (>= 0) on the scale of \eqn{C^T C/m}.
+#' @param lambda Ridge penalty (>= 0) on the scale of \eqn{C^T C/m}. With
+#'   `lambda = 0` the compressed features must determine the coefficients: an
+#'   all-zero feature column (which [dp_compress()] compresses to zeros) or
+#'   collinear features make \eqn{C_X^TC_X} singular, a classed error naming
+#'   `features`; drop those columns or give `lambda` > 0.
 #' @param scales `NULL`, or the root mean squares \eqn{\|X_j\|/\sqrt n} of
 #'   the columns (one per column of the release, in order or named), public or
 #'   privately released: the coefficients are then in the data's units.
@@ -495,6 +608,7 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
           m, k)
   }
   H <- crossprod(cx) / m + diag(lambda, k)
+  check_compressed_system(H, cx, lambda)
   beta <- drop(solve(H, crossprod(cx, cy) / m))
   res <- cy - drop(cx %*% beta)
   sigma <- sqrt(sum(res^2) / max(1, m - k))
@@ -524,6 +638,21 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
                  lambda = lambda, m = m, terms = tt, xlevels = list(), contrasts = NULL,
                  formula = stats::formula(tt), call = release_call(call, data_args = c("release", "object"))),
             class = c("dp_lm_compressed", "dp_lm"))
+}
+
+# The normal equations H beta = C_X'c_y / m must determine beta: with
+# lambda = 0 an all-zero feature column (valid data; dp_compress() leaves it
+# at zero) or collinear compressed features make H singular, and a lambda
+# far below the scale of C'C/m does not lift it out of rounding.
+check_compressed_system <- function(H, cx, lambda) {
+  ev <- eigen(H, symmetric = TRUE, only.values = TRUE)$values
+  if (max(ev) > 0 && min(ev) > length(ev) * .Machine$double.eps * max(ev)) return(invisible())
+  zero <- colnames(cx)[colSums(cx != 0) == 0]
+  abort("the compressed features do not determine the coefficients: C_X'C_X / m%s is singular (%s). Drop %s, or use `lambda` > 0 on the scale of C'C / m (its largest eigenvalue is %s).",
+        if (lambda > 0) " + lambda I" else "",
+        if (length(zero)) paste0("all-zero feature column(s): ", paste(zero, collapse = ", ")) else "collinear feature columns",
+        if (length(zero)) "those columns from `features`" else "collinear columns from `features`",
+        format(max(ev), digits = 3), .arg = "features")
 }
 
 # Column root mean squares for compressed_lm(): one positive number per column.
@@ -617,8 +746,8 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   if (p >= n) {
     abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n)
   }
-  s1 <- normalized_cov(x1, normalize)
-  s2 <- normalized_cov(x2, normalize)
+  s1 <- normalized_cov(x1, normalize, "x1")
+  s2 <- normalized_cov(x2, normalize, "x2")
   d <- s1 - s2
   if (is.null(delta_max)) delta_max <- max(abs(d))
   delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
@@ -652,14 +781,10 @@ compression_condition <- function(n, p, m, delta_max) {
              p_delta_max = p * delta_max, m_p2_delta_max2 = m * p^2 * delta_max^2)
 }
 
-normalized_cov <- function(x, normalize) {
-  g <- crossprod_cpp(x)
+normalized_cov <- function(x, normalize, arg = "x") {
+  g <- compress_matrix_gram(x, arg, normalize)$gram
   n <- nrow(x)
-  if (normalize) {
-    s <- ifelse(diag(g) > 0, sqrt(n / diag(g)), 1)
-    g <- g * tcrossprod(s)
-  }
-  g / n
+  g * tcrossprod(normalizing_scales(g, n, normalize)) / n
 }
 
 #' PCA utility of compression against m: a replication study

@@ -447,12 +447,100 @@ test_that("the one-pass input path gives the releases and refusals of the previo
   expect_identical(refusal(set_entry(-Inf)), "`x` contains infinite values.")
   both <- set_entry(Inf); both[9, 3] <- NaN  # NA/NaN wins, as before
   expect_identical(refusal(both), "`x` contains NA or NaN values; remove or impute them first.")
-  # check_no_overflow's bound sqrt(xmax / n) (7.7e152 at n = 300): refused though
-  # X'X itself is finite, exactly as the separate max/min scan refused it
-  # (the message does not quote the largest entry: it is a value of the data)
-  expect_identical(refusal(set_entry(1e153)), "`x` has entries too large: their squared sums overflow; rescale it.")
-  expect_identical(refusal(set_entry(1e200)), "`x` has entries too large: their squared sums overflow; rescale it.")
-  expect_equal(dim(suppressWarnings(dp_compress(set_entry(5e152), m = 4))$estimate), c(4L, 3L))
+  # without normalisation X'X/n is released in the data's units: check_no_overflow's
+  # bound sqrt(xmax / n) (7.7e152 at n = 300) refuses though X'X itself is
+  # finite, exactly as the separate max/min scan refused it (the message does
+  # not quote the largest entry: it is a value of the data)
+  refusal_raw <- function(y) conditionMessage(tryCatch(suppressWarnings(dp_compress(y, m = 4, normalize = FALSE)),
+                                                       error = identity))
+  expect_identical(refusal_raw(set_entry(1e153)), "`x` has entries too large: their squared sums overflow; rescale it.")
+  expect_identical(refusal_raw(set_entry(1e200)), "`x` has entries too large: their squared sums overflow; rescale it.")
+  expect_equal(dim(suppressWarnings(dp_compress(set_entry(5e152), m = 4, normalize = FALSE, truncate = FALSE))$estimate),
+               c(4L, 3L))
+  # normalised, such entries are data like any other (see the scale-free test)
+  expect_equal(dim(suppressWarnings(dp_compress(set_entry(1e200), m = 4))$estimate), c(4L, 3L))
   yi <- matrix(1:600, 300); yi[4, 1] <- NA
   expect_identical(refusal(yi), "`x` contains NA or NaN values; remove or impute them first.")
+})
+
+test_that("normalised compression is scale-free: columns of any finite size give the same release", {
+  x <- make_x(2000, 3)
+  rel <- function(y, ...) {
+    set.seed(7)
+    suppressWarnings(dp_compress(y, m = 300, ...))$estimate
+  }
+  for (method in c("gram", "explicit")) {
+    ref <- rel(x, method = method)
+    for (f in c(1e-160, 1e-300, 1e200, 1e307)) {
+      y <- x
+      y[, 2] <- y[, 2] * f
+      # 1e-160: n / diag(X'X) overflowed (an unclassed eigen() error); 1e-300:
+      # the squares underflowed to an all-zero column, released silently;
+      # 1e200, 1e307: refused though normalisation removes the scale
+      expect_equal(rel(y, method = method), ref, tolerance = 1e-10,
+                   label = sprintf("%s path, column 2 times %g", method, f))
+    }
+  }
+  # every column tiny at once, and the accounting tools on the same data
+  expect_equal(rel(x * 1e-250), rel(x), tolerance = 1e-10)
+  y <- x
+  y[, 3] <- y[, 3] * 1e-300
+  x2 <- x
+  x2[1, ] <- c(0.1, -0.2, 0.3)
+  y2 <- x2
+  y2[, 3] <- y2[, 3] * 1e-300
+  expect_equal(compression_alpha(y, y2, m = 500)$alpha, compression_alpha(x, x2, m = 500)$alpha, tolerance = 1e-8)
+  set.seed(3)
+  s_y <- compression_pca_study(y, m = 400, dim = 1, reps = 2)
+  set.seed(3)
+  s_x <- compression_pca_study(x, m = 400, dim = 1, reps = 2)
+  expect_equal(as.data.frame(s_y), as.data.frame(s_x), tolerance = 1e-8)
+  # what cannot be computed is refused with a classed error naming x
+  sub <- x
+  sub[, 1] <- sub[, 1] * 1e-320  # subnormal numbers only
+  e <- expect_error(dp_compress(sub, m = 300), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  tiny <- x
+  tiny[, 2] <- tiny[, 2] * 1e-160
+  e <- expect_error(dp_compress(tiny, m = 300, normalize = FALSE), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # sufficient statistics cannot be rescaled: a Gram whose products may have
+  # underflowed is refused, never released as zeros
+  e <- expect_error(dp_compress(second_moment(tiny), m = 300), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  under <- x
+  under[, 2] <- under[, 2] * 1e-300
+  e <- expect_error(dp_compress(second_moment(under), m = 300), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+})
+
+test_that("an all-zero column is compressed to exact zeros, and compressed_lm() refuses a singular system", {
+  set.seed(5)
+  x <- make_x(3000, 4)
+  y <- drop(x %*% c(1, 0.5, -1, 2)) + rnorm(3000)
+  x[, 2] <- 0
+  d <- cbind(x, y = y)
+  colnames(d) <- c("a", "b", "c", "d", "y")
+  for (method in c("gram", "explicit")) {
+    r <- suppressWarnings(dp_compress(d, m = 500, method = method))
+    expect_true(all(r$estimate[, "b"] == 0), label = method)
+    # the zero feature leaves C_X'C_X singular: a classed error naming it,
+    # not LAPACK's unclassed "exactly singular"
+    e <- expect_error(compressed_lm(r, response = "y"), class = "dpcov_error")
+    expect_identical(e$arg, "features")
+    expect_match(conditionMessage(e), "all-zero feature column\\(s\\): b")
+    # without it, or with a ridge, the fit is defined
+    C <- unclass(r$estimate)
+    fit <- compressed_lm(r, response = "y", features = c("a", "c", "d"))
+    expect_equal(unname(coef(fit)), unname(lm.fit(C[, c(1, 3, 4)], C[, 5])$coefficients), tolerance = 1e-10)
+    expect_true(all(is.finite(coef(compressed_lm(r, response = "y", lambda = 0.1)))))
+  }
+  # collinear features too
+  set.seed(6)
+  z <- matrix(rnorm(2000 * 2), 2000, 2)
+  w <- cbind(z, z[, 1] + z[, 2], rnorm(2000))
+  colnames(w) <- c("a", "b", "c", "y")
+  r <- suppressWarnings(dp_compress(w, m = 300))
+  e <- expect_error(compressed_lm(r, response = "y"), class = "dpcov_error")
+  expect_identical(e$arg, "features")
 })

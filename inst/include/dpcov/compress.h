@@ -44,12 +44,22 @@ inline VectorXd normalizing_scales(const MatrixXd& G, Index n) {
 
 // Symmetric positive semidefinite square root R = V diag(sqrt(max(l, 0))) V'.
 // Unique, so the gram path is reproducible against any correct eigensolver;
-// negative eigenvalues (rounding in a singular S) are set to zero.
+// negative eigenvalues (rounding in a singular S) are set to zero. Where
+// S_jj = 0 (an all-zero column of the data) row and column j of S are zero,
+// and so are those of the exact root: set exactly, not left at rounding
+// error, so that such a column is compressed to exact zeros.
 inline MatrixXd psd_sqrt(const MatrixXd& S) {
   Eigen::SelfAdjointEigenSolver<MatrixXd> eig(S);
   if (eig.info() != Eigen::Success) throw std::runtime_error("eigendecomposition failed");
   const VectorXd root = eig.eigenvalues().cwiseMax(0.0).cwiseSqrt();
-  return eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
+  MatrixXd R = eig.eigenvectors() * root.asDiagonal() * eig.eigenvectors().transpose();
+  for (Index j = 0; j < S.rows(); ++j) {
+    if (S(j, j) == 0.0) {
+      R.row(j).setZero();
+      R.col(j).setZero();
+    }
+  }
+  return R;
 }
 
 // Fills M column by column with iid N(0, sd^2): the order of
