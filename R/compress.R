@@ -794,8 +794,12 @@ normalized_cov <- function(x, normalize, arg = "x") {
 #' principal subspace of the (normalised) \eqn{X^T X / n} and that of the
 #' compressed covariance \eqn{C^T C / m}, beside the bound of Proposition 3.4
 #' and the worst case of Theorem 5.1, \eqn{p \tau / \delta_D} with
-#' \eqn{\tau = \sqrt{2(C_1+C_2)}\sqrt{\ln(2np)/m}} (the truncation bound with
-#' \eqn{\Delta_{max} = 0}, the reference being the data's own covariance).
+#' \eqn{\tau = \sqrt{2(C_1+C_2)}\sqrt{\ln(2np)/m} + 2\Delta_{max}}, the
+#' theorem's bound on \eqn{\max_{jk}|B_{jk}|}: the truncation threshold of
+#' (12) plus \eqn{\Delta_{max}} for the distance (6) between the reference
+#' \eqn{\Sigma_1} and the data's \eqn{X^TX/n}. \eqn{\Delta_{max}} is the one
+#' the releases were truncated with, [dp_compress()]'s default
+#' \eqn{\sqrt{\ln(n)/n}}.
 #' Replications run through `future.apply` (`future.seed = TRUE`), so any
 #' `future` plan parallelises them reproducibly; progress is reported through
 #' `progressr`.
@@ -848,7 +852,10 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
     subspace_distance(A, r, dim)
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
-  out$worst_case <- p * compression_threshold(n, p, out$m, 0) / delta_d
+  # Theorem 5.1: tau <= C sqrt(ln(2np) / m) + 2 Delta_max, with the Delta_max
+  # of the releases (dp_compress()'s default); the threshold is linear in it
+  delta_max <- sqrt(log(n) / n)
+  out$worst_case <- p * compression_threshold(n, p, out$m, 2 * delta_max) / delta_d
   # delta_D and the bounds are exact statistics of x
   new_study(out, "compression_study")
 }

@@ -408,7 +408,13 @@ test_that("compression_pca_study: reproducible, consistent with subspace_distanc
   expect_equal(nrow(s1), 6L)
   expect_equal(s1$m, rep(c(200, 400), each = 3))
   ev <- eigen(norm_cov(x), symmetric = TRUE)$values
-  expect_equal(s1$worst_case, 5 * compression_threshold(1000, 5, s1$m, 0) / ((ev[1] - ev[2]) / 2))
+  # Theorem 5.1: ||B||_F <= p tau, tau = C sqrt(ln(2np) / m) + 2 Delta_max, with
+  # the Delta_max the releases were truncated with (dp_compress()'s default)
+  tau <- sqrt(2 * (zlw_c1 + zlw_c2)) * sqrt(log(2 * 1000 * 5) / s1$m) + 2 * sqrt(log(1000) / 1000)
+  expect_equal(s1$worst_case, 5 * tau / ((ev[1] - ev[2]) / 2), tolerance = 1e-6)
+  # the truncation bound it contains holds for every release: max_jk |B_jk|
+  # is at most the threshold C sqrt(ln(2np) / m) + Delta_max <= tau
+  expect_true(all(s1$norm_B <= 5 * tau))
   expect_equal(s1$bound, s1$norm_B / s1$delta_D)
   expect_true(all(s1$distance >= 0 & s1$distance <= sqrt(2)))
   pdf(NULL)
