@@ -85,9 +85,12 @@
 #' @param max_tries Maximum number of draws before giving up (default 100).
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].
-#' @return A `dp_release` of class `dp_compress`: `estimate` is the m x p
-#'   compressed matrix; `params` holds m, the threshold, `delta_max`,
-#'   `affine_sd`, the method and whether \eqn{m \ge} [compression_m_min()].
+#' @return A `dp_release` of class `c("dp_compress", "dp_nonprivate",
+#'   "dp_release")`: `estimate` is the m x p compressed matrix; `params` holds
+#'   m, the threshold, `delta_max`, `affine_sd`, the method and whether
+#'   \eqn{m \ge} [compression_m_min()]. It carries class `dp_nonprivate`,
+#'   and `print` says first that it is not a private release, because it has
+#'   no (epsilon, delta) guarantee (see the section below).
 #' @template ref-zhou
 #' @seealso [compressed_cov()], [compressed_pca()], [compressed_lm()],
 #'   [compression_alpha()], [subspace_distance()].
@@ -192,7 +195,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   } else {
     tuning_record("none")
   }
-  new_dp_release(
+  rel <- new_dp_release(
     est, family = "compress",
     mechanism = "Compression Phi X (Zhou, Ligett and Wasserman 2009)",
     epsilon = NA_real_, delta = NA_real_, neighbor = "replace-one", clip = Inf,
@@ -206,6 +209,26 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     guarantee = compression_guarantee_text(delta_max, m, m_min, normalize, truncate, affine_sd),
     call = call
   )
+  # no (epsilon, delta) guarantee: labelled like the package's other outputs
+  # that are not differentially private (as dp_threshold() with a tuning on
+  # the data is)
+  class(rel) <- c("dp_compress", "dp_nonprivate", "dp_release")
+  rel
+}
+
+# Why a compression release (and what is computed from it) is not private.
+compression_nonprivate_why <- paste0(
+  "compression (Zhou, Ligett and Wasserman) is distributionally private only under ",
+  "assumptions on the data, not (epsilon, delta)-differentially private; has_guarantee() is FALSE")
+
+#' @rdname dp_compress
+#' @param digits Significant digits (print).
+#' @param ... Passed to the [dp_release] print method.
+#' @export
+print.dp_compress <- function(x, digits = 4, ...) {
+  check_release(x)
+  nonprivate_banner(x, compression_nonprivate_why)
+  print.dp_release(x, digits = digits, ...)
 }
 
 # Delta_max bounds differences of normalised covariances (entries in [-1, 1]);
@@ -401,9 +424,13 @@ compressed_matrix <- function(object, arg = "object") {
 #'
 #' \eqn{C^T C / m}, the compressed sample covariance of Zhou, Ligett and
 #' Wasserman; its expectation is \eqn{X^T X / n} (of the normalised data).
+#' Like the [dp_compress()] release it is computed from, it has no (epsilon,
+#' delta) guarantee, so it is labelled non-private: class `dp_nonprivate`,
+#' and `print` says so first. [as.matrix()] gives the plain matrix.
 #' @param release A `dp_compress` release or an m x p matrix.
 #' @param ... Only the deprecated name `object` of `release`.
-#' @return The p x p matrix \eqn{C^T C / m}.
+#' @return The p x p matrix \eqn{C^T C / m}, of class
+#'   `c("compressed_cov", "dp_nonprivate")`.
 #' @seealso [dpcov_arguments] for the shared argument names.
 #' @examples
 #' set.seed(1)
@@ -414,7 +441,34 @@ compressed_matrix <- function(object, arg = "object") {
 compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
   C <- compressed_matrix(release, "release")
-  crossprod(C) / nrow(C)
+  structure(crossprod(C) / nrow(C), class = c("compressed_cov", "dp_nonprivate"))
+}
+
+#' @rdname compressed_cov
+#' @param x A `compressed_cov` matrix.
+#' @param digits Significant digits (print).
+#' @export
+print.compressed_cov <- function(x, digits = 4, ...) {
+  check_compressed_cov(x)
+  digits <- check_digits(digits)
+  nonprivate_banner(x, paste0(compression_nonprivate_why, " (C'C / m of compressed rows)"))
+  print(signif(as.matrix(x), digits), ...)
+  invisible(x)
+}
+
+#' @rdname compressed_cov
+#' @export
+as.matrix.compressed_cov <- function(x, ...) {
+  check_compressed_cov(x)
+  matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x))
+}
+
+# A compressed_cov given as input (hand-made ones included): a square matrix of numbers.
+check_compressed_cov <- function(x, arg = "x") {
+  if (!is.matrix(x) || !is.numeric(x) || nrow(x) != ncol(x)) {
+    abort("`%s` is not a valid compressed_cov: it must be a square numeric matrix.", arg, .arg = arg)
+  }
+  invisible(x)
 }
 
 #' PCA on compressed data
@@ -497,6 +551,8 @@ compressed_svd <- function(C, k) {
 #' @export
 subspace_distance <- function(a, b, dim) {
   if (inherits(b, "dp_compress")) b <- compressed_cov(b)
+  if (inherits(a, "compressed_cov")) a <- as.matrix(a)
+  if (inherits(b, "compressed_cov")) b <- as.matrix(b)
   a <- check_symmetric_matrix(a, "a")
   b <- check_symmetric_matrix(b, "b")
   p <- ncol(a)

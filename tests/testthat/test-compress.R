@@ -266,7 +266,7 @@ test_that("compressed PCA matches prcomp on C", {
   expect_equal(pc$sdev * sqrt(200 / 199), ref$sdev, tolerance = 1e-10)
   expect_equal(unname(pc$x), unname(ref$x), tolerance = 1e-10)
   expect_equal(pc$sdev^2, eigen(compressed_cov(r), symmetric = TRUE)$values, tolerance = 1e-10)
-  expect_equal(compressed_cov(r), crossprod(C) / 200)
+  expect_equal(as.matrix(compressed_cov(r)), crossprod(C) / 200)
   expect_equal(ncol(compressed_pca(C, rank = 2)$rotation), 2L)
   expect_error(compressed_pca(C, rank = 5), "`rank` must be <= p = 4")
 })
@@ -549,4 +549,42 @@ test_that("an all-zero column is compressed to exact zeros, and compressed_lm() 
   r <- suppressWarnings(dp_compress(w, m = 300))
   e <- expect_error(compressed_lm(r, response = "y"), class = "dpcov_error")
   expect_identical(e$arg, "features")
+})
+
+test_that("compression and its covariance say in class and print that they are not private", {
+  x <- make_x(2000, 3)
+  set.seed(12)
+  r <- dp_compress(x, m = 400)
+  # no (epsilon, delta) guarantee: labelled as the package's other non-private outputs
+  expect_false(has_guarantee(r))
+  expect_s3_class(r, "dp_nonprivate")
+  expect_s3_class(r, "dp_release")
+  out <- capture.output(print(r))
+  expect_match(out[1], "^<dp_compress> NOT a private release: compression .* not \\(epsilon, delta\\)-differentially private")
+  expect_true(any(grepl("^Guarantee: distributional privacy", out)))
+  expect_identical(sum(grepl("NOT a private release", out)), 1L)
+  # its covariance: labelled and printed as such; as.matrix() the plain matrix
+  S <- compressed_cov(r)
+  expect_s3_class(S, "dp_nonprivate")
+  expect_match(capture.output(print(S))[1], "NOT a private release")
+  M <- as.matrix(S)
+  expect_false(is.object(M))
+  expect_null(attr(M, "class"))
+  expect_equal(M, crossprod(r$estimate) / 400)
+  expect_equal(eigen(S, symmetric = TRUE)$values, eigen(M, symmetric = TRUE)$values)
+  # a labelled matrix is accepted where a covariance matrix is expected
+  A <- norm_cov(x)
+  expect_equal(subspace_distance(A, S, dim = 1), subspace_distance(A, M, dim = 1))
+  expect_equal(subspace_distance(A, r, dim = 1), subspace_distance(A, M, dim = 1))
+  # of a plain matrix, too
+  expect_s3_class(compressed_cov(unclass(r$estimate)), "dp_nonprivate")
+  # a malformed one given to its methods: a classed error naming it
+  for (bad in list(structure("a", class = c("compressed_cov", "dp_nonprivate")),
+                   structure(matrix(1, 2, 3), class = c("compressed_cov", "dp_nonprivate")),
+                   structure(list(), class = c("compressed_cov", "dp_nonprivate")))) {
+    for (f in list(print, as.matrix)) {
+      e <- expect_error(capture.output(f(bad)), class = "dpcov_error")
+      expect_identical(e$arg, "x")
+    }
+  }
 })
