@@ -10,7 +10,13 @@
 #' [stats::rWishart()], so under the same seed the two give the same draws.
 #'
 #' @param n Number of draws (>= 1).
-#' @param df Degrees of freedom, a real number > p - 1.
+#' @param df Degrees of freedom, a real number > p - 1. For `riwishart()`
+#'   with df - p + 1 far below 1 the last Bartlett chi-square (df - p + 1
+#'   degrees of freedom) often falls below the double range, and the draw,
+#'   of the order of its inverse, exceeds it (at df = p - 1 + 1e-3 most draws
+#'   do): such a draw is refused with a classed error naming `df`, never
+#'   returned with infinite entries. `rwishart()` is not affected: a chi-square that small only
+#'   leaves its draw numerically singular.
 #' @param Sigma,Psi Scale matrix, p x p symmetric positive definite.
 #' @param chol If `TRUE`, return the lower-triangular Cholesky factor `L` of
 #'   each draw (`W = L L^T`) instead of the draw itself.
@@ -41,8 +47,29 @@ riwishart <- function(n, df, Psi, chol = FALSE) {
   df <- check_wishart_df(df, nrow(Psi))
   check_flag(chol, "chol")
   check_cells(n * nrow(Psi)^2, "the draws", "n")
-  out <- riwishart_cpp(n, df, Psi, chol)
+  out <- checked_iwishart_draws(riwishart_cpp(n, df, Psi, chol), df, nrow(Psi))
   name_slices(out, dimnames(Psi))
+}
+
+# The inverse-Wishart draws, or a classed error when one cannot be
+# represented in double precision: a Bartlett chi-square with df - j degrees
+# of freedom underflowed (likely when df - p + 1 is far below 1), and
+# 1 / chi-square exceeds the double range. Never returns non-finite draws.
+checked_iwishart_draws <- function(out, df, p, what = "`df`") {
+  failed <- attr(out, "failed")
+  attr(out, "failed") <- NULL
+  if (isTRUE(failed > 0) || !(is.finite(min(out)) && is.finite(max(out)))) {
+    # probability that one draw fails: a chi-square with df - j (j = 0..p-1)
+    # degrees of freedom below the smallest normal double
+    risk <- 1 - prod(stats::pchisq(.Machine$double.xmin, df - seq(0, p - 1), lower.tail = FALSE))
+    abort(paste0("%s = %s is too close to p - 1 = %d: %s of the inverse-Wishart draws cannot be represented in ",
+                 "double precision (a Bartlett chi-square with df - p + 1 = %s degrees of freedom fell below ",
+                 "2.2e-308, and the draw's entries are of the order of its inverse; about %s%% of the draws at this df ",
+                 "fail so). Use a larger df."),
+          what, format(df), as.integer(p - 1), if (isTRUE(failed > 0)) failed else "some", format(df - p + 1),
+          format(signif(100 * risk, 2)), .arg = "df")
+  }
+  out
 }
 
 name_slices <- function(a, dn) {

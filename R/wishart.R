@@ -406,7 +406,9 @@ iwishart_from_gram <- function(S, df) {
     S <- S + diag(floor * 10^step, nrow(S))
     step <- step + 1L
   }
-  riwishart_cpp(1L, df, S, FALSE)[, , 1]
+  # df > d here (n + d, k0 >= d, k*), so a draw fails with probability
+  # below 1e-150; refused rather than released if it ever does
+  checked_iwishart_draws(riwishart_cpp(1L, df, S, FALSE), df, nrow(S), "the degrees of freedom")[, , 1]
 }
 
 # One criterion for "positive definite" everywhere: the samplers' own (LLT).

@@ -17,11 +17,18 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool ch
   Rcpp::NumericVector out(Rcpp::no_init(static_cast<R_xlen_t>(p) * p * n));
   out.attr("dim") = Rcpp::IntegerVector::create(p, p, n);
   dpcov::WishartSampler sampler(L, df);
+  int failed = 0;
   for (int k = 0; k < n; ++k) {
     Map<MatrixXd> slice(out.begin() + static_cast<R_xlen_t>(k) * p * p, p, p);
-    if (inverse) sampler.inverse_wishart(chol, slice);
-    else sampler.wishart(chol, slice);
+    if (inverse) {
+      if (!sampler.inverse_wishart(chol, slice)) ++failed;
+    } else {
+      sampler.wishart(chol, slice);
+    }
   }
+  // the number of inverse-Wishart draws that cannot be represented (see
+  // WishartSampler::inverse_wishart()); the R callers refuse them
+  if (inverse) out.attr("failed") = failed;
   return out;
 }
 

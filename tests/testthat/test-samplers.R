@@ -215,3 +215,34 @@ test_that("the Sheffet study never fails on exactly collinear data (noise_sd = 0
     expect_true(all(is.finite(st$error)))
   }
 })
+
+test_that("riwishart never returns non-finite draws at df close to p - 1; rwishart stays finite there", {
+  S <- diag(4)
+  # df - p + 1 = 1e-3: the last Bartlett chi-square underflows in about 70% of
+  # draws, and those draws have entries beyond the double range
+  for (seed in 1:5) {
+    set.seed(seed)
+    e <- expect_error(riwishart(50, df = 3 + 1e-3, Psi = S), class = "dpcov_error")
+    expect_identical(e$arg, "df")
+    expect_match(conditionMessage(e), "cannot be represented")
+  }
+  # rarer failures (about 3% of draws at df - p + 1 = 0.01) are refused too
+  set.seed(6)
+  e <- expect_error(riwishart(2000, df = 3.01, Psi = S, chol = TRUE), class = "dpcov_error")
+  expect_identical(e$arg, "df")
+  # where every chi-square stays in range the draws are returned, finite,
+  # with the right law: M_11 ~ W_1^{-1}(1, df - p + 1), so 1 / M_11 ~ chisq(0.3)
+  set.seed(7)
+  M <- riwishart(5000, df = 3.3, Psi = S)
+  expect_true(all(is.finite(M)))
+  expect_gt(ks.test(1 / M[1, 1, ], "pchisq", df = 0.3)$p.value, 1e-6)
+  # rwishart at the same df: an underflowed chi-square only leaves the draw
+  # numerically singular; every entry is finite and W = L L'
+  set.seed(8)
+  W <- rwishart(2000, df = 3 + 1e-3, Sigma = S)
+  expect_true(all(is.finite(W)))
+  set.seed(8)
+  L <- rwishart(2000, df = 3 + 1e-3, Sigma = S, chol = TRUE)
+  expect_true(all(is.finite(L)))
+  expect_equal(L[, , 3] %*% t(L[, , 3]), W[, , 3])
+})

@@ -8,6 +8,7 @@
 #define DPCOV_WISHART_H
 
 #include <RcppEigen.h>
+#include <limits>
 #include "rng.h"
 
 namespace dpcov {
@@ -110,14 +111,24 @@ class WishartSampler {
   // With U = P T P (the Bartlett factor with rows and columns reversed: upper
   // triangular, U U' ~ W_p(I, df)), M = L (U U')^{-1} L' ~ W_p^{-1}(L L', df)
   // and its lower Cholesky factor is L U^{-T}: no full matrix is inverted.
-  void inverse_wishart(bool chol, Ref<MatrixXd> out) {
+  // Returns false when the draw cannot be represented: a Bartlett chi-square
+  // T_jj^2 fell below the normal range (it underflows to 0 or a subnormal
+  // number for df - j close to 0, e.g. 70% of draws at df = p - 1 + 1e-3),
+  // so M = L (U U')^{-1} L' is not computed accurately and has entries of the
+  // order of 1 / T_jj^2 > 4.5e307; or the result is not finite. `out` is
+  // then written but must not be used.
+  bool inverse_wishart(bool chol, Ref<MatrixXd> out) {
     bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
+    bool ok = true;
+    for (Eigen::Index j = 0; j < p_; ++j)
+      if (!(T_(j, j) * T_(j, j) >= std::numeric_limits<double>::min())) ok = false;
     W_ = T_.reverse();                                     // U, upper triangular
     F_ = Lt_;
     W_.triangularView<Eigen::Upper>().solveInPlace(F_);    // U^{-1} L' = (L U^{-T})'
     F_.transposeInPlace();
     F_.triangularView<Eigen::StrictlyUpper>().setZero();   // exact zeros above
     finish(chol, F_, out);
+    return ok && out.allFinite();
   }
 
  private:
