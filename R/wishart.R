@@ -30,7 +30,9 @@
 #' @param delta In (0, 1/e) (Theorem 3.1).
 #' @param clip Row-norm bound B: rows longer than B are shrunk to length B.
 #'   `Inf` (no clipping) voids the guarantee; then give `sigma_clip_inf`.
-#' @param r Rows of the projection, an integer > d (default `2 d`).
+#' @param r Rows of the projection, an integer > d (default `2 d`). Public:
+#'   it is released (`params$r`) and must not be derived from the data (from
+#'   n, say), since the release is add/remove private with n not released.
 #' @param method `"bartlett"` (exact fast path) or `"explicit"` (literal).
 #' @param sigma_clip_inf With `clip = Inf` only: the bound B to calibrate the
 #'   noise as if it held (experiments; no guarantee).
@@ -88,6 +90,8 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' @inheritParams jl_ridge
 #' @param delta In (0, 1/e).
 #' @param r0 Minimal number of projection rows, an integer > d (default `2 d`).
+#'   Public and not derived from the data (n included), as `r` of
+#'   [jl_ridge()]: it is released (`params$r0`).
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `s`,
 #'   `w2`, `r` (the rows used: `r0` or `r*`) and `branch` (`"ridge"` or `"rstar"`).
 #' @inherit jl_ridge references
@@ -270,8 +274,15 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #'
 #' @inheritParams jl_ridge
 #' @param delta In (0, 1/e).
-#' @param k0 Minimal degrees of freedom, an integer >= d (default `2 d`;
-#'   the paper's Section 5.1 also uses `n + d`).
+#' @param k0 Minimal degrees of freedom, an integer >= d (default `2 d`).
+#'   It must be public and must not be derived from the data, n included:
+#'   the release is add/remove private with n not released, but k0 is
+#'   released (`params$k0`, and the degrees of freedom `params$df` of the
+#'   prior branch). The paper's Section 5.1 also uses `k0 = n + d`, which
+#'   presumes n public (neighbours that replace a row); this function has no
+#'   such variant, and with `k0 = n + d` its release would state n exactly
+#'   and its output distribution would depend on n, so it would not be
+#'   add/remove private. Use a public constant (`2 d`, or a public bound).
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `s`,
 #'   `psi`, `df` and `branch` (`"prior"` or `"kstar"`).
 #' @inherit jl_ridge references
