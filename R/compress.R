@@ -624,7 +624,7 @@ check_symmetric_matrix <- function(s, arg) {
 #' @param scales `NULL`, or the root mean squares \eqn{\|X_j\|/\sqrt n} of
 #'   the columns (one per column of the release, in order or named), public or
 #'   privately released: the coefficients are then in the data's units.
-#' @return A fit of class `c("dp_lm_compressed", "dp_lm")` (see
+#' @return A fit of class `c("dp_lm_compressed", "dp_lm", "dp_nonprivate")` (compressed data has no (epsilon, delta) guarantee; see
 #'   [dp_lm-methods]) with `coefficients`, `vcov`, `sigma` (residual sd on
 #'   the compressed rows, in the response's units when `scales` is given),
 #'   `units` (`"data"` or `"normalised"`), `lambda`, `m`, `n`, `response`,
@@ -693,7 +693,8 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
                  guarantee = if (is.null(rel)) "unknown: a plain matrix was given" else rel$guarantee,
                  lambda = lambda, m = m, terms = tt, xlevels = list(), contrasts = NULL,
                  formula = stats::formula(tt), call = release_call(call, data_args = c("release", "object"))),
-            class = c("dp_lm_compressed", "dp_lm"))
+            # compressed data has no (epsilon, delta) guarantee: nor has its fit
+            class = c("dp_lm_compressed", "dp_lm", "dp_nonprivate"))
 }
 
 # The normal equations H beta = C_X'c_y / m must determine beta: with

@@ -1411,6 +1411,7 @@ finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call) {
 
 # Why a non-private dp_lm is not private, for its banner.
 lm_nonprivate_why <- function(x) {
+  if (inherits(x, "dp_lm_compressed")) "fitted to compressed data, which has no (epsilon, delta) guarantee" else
   if (is.null(x$release)) "fitted to exact statistics of the data" else
     "fitted to a release without a formal guarantee (see Guarantee)"
 }

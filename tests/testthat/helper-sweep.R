@@ -682,6 +682,21 @@ sweep_specs <- function() {
 
     # ---- registered S3 methods (dispatched through their generics) ----
     sweep_spec("as.matrix", list(x = rel), list(x = R("release")), label = "as.matrix.dp_release"),
+    sweep_spec("print", list(x = comp), list(x = R("release", wrong_shape = "either"), digits = CNT),
+               label = "print.dp_compress"),
+    sweep_spec("print", list(x = dpcov::compressed_cov(comp)),
+               list(x = R("custom", values = list(
+                 sweep_h("string", structure("a", class = c("compressed_cov", "dp_nonprivate"))),
+                 sweep_h("non-square", structure(matrix(1, 2, 3), class = c("compressed_cov", "dp_nonprivate"))),
+                 sweep_h("no fields", structure(list(), class = c("compressed_cov", "dp_nonprivate"))))),
+                    digits = CNT),
+               label = "print.compressed_cov"),
+    sweep_spec("as.matrix", list(x = dpcov::compressed_cov(comp)),
+               list(x = R("custom", values = list(
+                 sweep_h("string", structure("a", class = c("compressed_cov", "dp_nonprivate"))),
+                 sweep_h("non-square", structure(matrix(1, 2, 3), class = c("compressed_cov", "dp_nonprivate"))),
+                 sweep_h("no fields", structure(list(), class = c("compressed_cov", "dp_nonprivate")))))),
+               label = "as.matrix.compressed_cov"),
     sweep_spec("print", list(x = rel), list(x = R("release"), digits = CNT), label = "print.dp_release"),
     sweep_spec("summary", list(object = rel), list(object = R("release")), label = "summary.dp_release"),
     sweep_spec("print", list(x = summary(rel)),

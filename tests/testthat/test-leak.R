@@ -65,8 +65,12 @@ expect_private <- function(make, x, clip = Inf, group = NULL, label = "object", 
   expect(length(bad_calls) == 0L, sprintf("%s stores a call holding values at: %s", label,
                                           paste(bad_calls, collapse = "; ")))
   # a release without a formal guarantee (compression) holds no secret either,
-  # but its analyses say they are not private
+  # but it and its analyses say they are not private, in class and print
   expect_identical(inherits(a, "dp_nonprivate"), nonprivate, label = paste(label, "labelled non-private"))
+  if (nonprivate) {
+    expect(any(grepl("NOT a private release", utils::capture.output(print(a)))),
+           sprintf("%s does not print that it is not private", label))
+  }
   invisible(a)
 }
 
@@ -184,16 +188,16 @@ test_that("compression releases and their analyses hold no secret", {
   )
   for (nm in names(cases)) {
     forms <- data_forms(function(...) suppressWarnings(dp_compress(...)), cases[[nm]])
-    for (f in names(forms)) expect_private(forms[[f]], Xc, label = paste("dp_compress", nm, f))
+    for (f in names(forms)) expect_private(forms[[f]], Xc, label = paste("dp_compress", nm, f), nonprivate = TRUE)
   }
   compress <- function(x) suppressWarnings(dp_compress(x, m = 40))
-  expect_private(function(x) compressed_cov(compress(x)), Xc, label = "compressed_cov")
+  expect_private(function(x) compressed_cov(compress(x)), Xc, label = "compressed_cov", nonprivate = TRUE)
   expect_private(function(x) compressed_pca(compress(x)), Xc, label = "compressed_pca", nonprivate = TRUE)
   expect_private(function(x) dp_pca(compress(x)), Xc, label = "dp_pca (compressed)", nonprivate = TRUE)
   expect_private(function(x) do.call(dp_pca, list(compress(x))), Xc, label = "dp_pca (do.call)", nonprivate = TRUE)
-  expect_private(function(x) compressed_lm(compress(x), response = "y"), Xc, label = "compressed_lm")
+  expect_private(function(x) compressed_lm(compress(x), response = "y"), Xc, label = "compressed_lm", nonprivate = TRUE)
   expect_private(function(x) suppressWarnings(dp_compress(second_moment(x), m = 40)), Xc,
-                 label = "dp_compress suffstat")
+                 label = "dp_compress suffstat", nonprivate = TRUE)
 })
 
 test_that("dp_lm() fits hold no secret (formula interface direct and via do.call, release interface)", {
@@ -224,7 +228,7 @@ test_that("dp_lm() fits hold no secret (formula interface direct and via do.call
   Xc <- audit_matrix(80, 4)
   colnames(Xc) <- c("a", "b", "c", "y")
   expect_private(function(x) compressed_lm(suppressWarnings(dp_compress(x, m = 40)), "y", scales = c(1, 2, 1, 2)),
-                 Xc, label = "compressed_lm with scales")
+                 Xc, label = "compressed_lm with scales", nonprivate = TRUE)
 })
 
 test_that("regressions from a release hold no secret", {
