@@ -411,9 +411,15 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
     if (is.null(object$x)) abort("`newdata` is missing: a PCA of a square release has no rows of its own to score.", .arg = "newdata")
     return(object$x)
   }
+  check_method_dots(...)
   R <- object$rotation
   p <- nrow(R)
   X <- check_data_matrix(newdata, "newdata")
+  # as predict.prcomp(): a fit with column names reads newdata by name only
+  if (!is.null(rownames(R)) && is.null(colnames(X))) {
+    abort("`newdata` has no column names; the release's columns are %s: name them (its columns are matched by name).",
+          paste(rownames(R), collapse = ", "), .arg = "newdata")
+  }
   if (!is.null(rownames(R)) && !is.null(colnames(X))) {
     miss <- setdiff(rownames(R), colnames(X))
     if (length(miss)) abort("`newdata` lacks the column(s) %s of the release.", paste(miss, collapse = ", "), .arg = "newdata")

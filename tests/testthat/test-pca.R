@@ -34,6 +34,11 @@ test_that("PCA of the exact covariance equals prcomp() (sdev, rotation up to sig
   new <- X[1:7, ]
   expect_equal(predict(pc, new), sweep(new, 2, colMeans(X)) %*% pc$rotation, tolerance = 1e-12)
   expect_equal_up_to_sign(predict(pc, new), predict(ref, new))
+  # as predict.prcomp(): columns by name, reordered or not; unnamed newdata is
+  # refused when the release has names (it was read by position, silently)
+  expect_equal(predict(pc, new[, rev(colnames(new))]), predict(pc, new))
+  expect_error(predict(pc, unname(new[, rev(colnames(new))])), "no column names", class = "dpcov_error")
+  expect_error(predict(pc, new, centre = 2), "`centre`", class = "dpcov_error")
 })
 
 test_that("PCA of the exact Gram matrix equals prcomp(center = FALSE), per row when n is public", {
