@@ -683,11 +683,9 @@ bound_tuning <- function(auto_mean, auto_clip, eps_bound, quantile, factor, clip
 # a reader that centres each block.
 centred_source <- function(src, center) {
   if (is.null(src$reader)) return(sweep(src$X, 2L, center))
-  function() {
-    b <- src$reader()
-    if (is.null(b)) return(NULL)
+  reader_map(src$reader, function(b) {
     sweep(check_data_matrix(b, arg = "a block returned by the reader", min_rows = 0L), 2L, center)
-  }
+  })
 }
 
 # The data source: a checked matrix, or a chunk reader read once per step.

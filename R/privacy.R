@@ -182,8 +182,11 @@ gaussian_mechanism_epsilon <- function(ratio, delta) {
   if (f(0) <= 0) return(0)
   hi <- 1
   while (f(hi) > 0) hi <- hi * 2
-  # the root, rounded up: the stated epsilon is never below the exact one
-  stats::uniroot(f, c(0, hi), tol = 1e-13)$root * (1 + 1e-9)
+  lo <- hi
+  while (f(lo) <= 0) lo <- lo / 2
+  # on the log scale, so the tolerance is relative (an absolute 1e-13 was 1e-7
+  # of an epsilon of 1e-6); the root rounded up: never below the exact one
+  exp(stats::uniroot(function(l) f(exp(l)), c(log(lo), log(hi)), tol = 1e-13)$root) * (1 + 1e-9)
 }
 
 #' The Gaussian step of a release whose earlier steps (the private column

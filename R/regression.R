@@ -682,8 +682,13 @@ lm_call <- function(call) {
   if (!is.null(call$formula) && inherits(call$formula, "formula")) call$formula <- strip_formula(call$formula)
   # called as dp_lm(): the method's name (not exported) would not re-run under update()
   if (is.name(call[[1L]]) && startsWith(as.character(call[[1L]]), "dp_lm.")) call[[1L]] <- as.name("dp_lm")
-  # a formula in `x` is code, not data: kept, so that update() works
-  release_call(call, data_args = if (!is.null(call$x) && is_formula(call$x)) "data" else c("x", "data"))
+  # a formula in `x` is code, not data: kept, and stored as `formula =` (as
+  # lm() stores it), so that update(fit, . ~ . - z) replaces it
+  if (!is.null(call$x) && is_formula(call$x)) {
+    names(call)[names(call) == "x"] <- "formula"
+    return(release_call(call, data_args = "data"))
+  }
+  release_call(call, data_args = c("x", "data"))
 }
 
 # A formula as bare code (no class, no environment).
@@ -1030,7 +1035,8 @@ lm_standardize <- function(S, fx, one, centre) {
   spread <- diag(S)[fx] - if (ctr) shift^2 * nn else 0
   rms <- abs(diag(S)[fx])
   m <- if (ok_n) nn else 1  # per row, as the ones column's entry
-  scale <- ifelse(is.finite(spread) & spread > 0, sqrt(spread / m), sqrt(rms / m))
+  # (a noisy spread may be negative: only its positive values are rooted)
+  scale <- ifelse(is.finite(spread) & spread > 0, sqrt(pmax(spread, 0) / m), sqrt(rms / m))
   scale[!is.finite(scale) | scale <= 0] <- 1
   Tm <- diag(q)
   Tm[cbind(fx, fx)] <- 1 / scale
@@ -1484,7 +1490,9 @@ check_dp_lm <- function(x, arg = "x") {
 #' @return `confint()`: a matrix with one row per coefficient; `predict()`: a
 #'   vector, or a matrix with `fit`, `lwr`, `upr` (a list with `se.fit` too
 #'   when asked); `model.matrix()`: the design of `data`; `tidy()`, `glance()`: data
-#'   frames; `summary()`: a `summary.dp_lm` object.
+#'   frames (`glance()`'s `private` is FALSE, and its `epsilon` and `delta` NA,
+#'   for a fit without a formal guarantee, whose tables are also classed
+#'   `dp_nonprivate`); `summary()`: a `summary.dp_lm` object.
 #' @name dp_lm-methods
 #' @examples
 #' set.seed(1)
@@ -1798,6 +1806,12 @@ tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
     out$conf.low <- unname(ci[, 1L])
     out$conf.high <- unname(ci[, 2L])
   }
+  lm_label_table(out, x)
+}
+
+# A table of a non-private fit keeps the label (class and print banner).
+lm_label_table <- function(out, x) {
+  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
   out
 }
 
@@ -1806,10 +1820,15 @@ tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
 glance.dp_lm <- function(x, ...) {
   check_dp_lm(x)
   rel <- x$release
-  data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = length(x$coefficients),
-             epsilon = rel$epsilon %||% NA_real_, delta = rel$delta %||% NA_real_,
-             neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
-             mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
+  # a fit without a formal guarantee states none: epsilon and delta NA, private FALSE
+  private <- !inherits(x, "dp_nonprivate")
+  out <- data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = length(x$coefficients),
+                    private = private,
+                    epsilon = if (private) rel$epsilon %||% NA_real_ else NA_real_,
+                    delta = if (private) rel$delta %||% NA_real_ else NA_real_,
+                    neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
+                    mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
+  lm_label_table(out, x)
 }
 
 # The variables of a model formula as the model frame names them (deparsed),

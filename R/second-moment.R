@@ -105,12 +105,29 @@ reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
   # a pass abandoned midway (a peek at a block, an interrupt, an error) would
   # otherwise make the next release read only the rows after it, silently
   if ("reset" %in% names(formals(reader))) {
-    reader(reset = TRUE)
+    tryCatch(reader(reset = TRUE), error = function(e) {
+      abort("the reader function `x` failed to start again (reset = TRUE): %s", conditionMessage(e), .arg = "x")
+    })
     return(withCallingHandlers(reader_fold_pass(reader, f, combine, p, min_rows, too_few), error = function(e) {
       try(reader(reset = TRUE), silent = TRUE)
     }))
   }
   reader_fold_pass(reader, f, combine, p, min_rows, too_few)
+}
+
+#' A reader whose blocks are `f(block)`: it passes `reset` on to `reader`
+#' (a no-op for a reader that cannot reset), so reader_fold() starts each pass
+#' of the wrapped reader at its first row as it does the reader's own.
+#' @noRd
+reader_map <- function(reader, f) {
+  force(reader)
+  force(f)
+  can_reset <- "reset" %in% names(formals(reader))
+  function(reset = FALSE) {
+    if (isTRUE(reset)) return(if (can_reset) reader(reset = TRUE) else NULL)
+    blk <- reader()
+    if (is.null(blk)) NULL else f(blk)
+  }
 }
 
 reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {

@@ -562,3 +562,25 @@ test_that("error messages about the data name columns, never counts of rows", {
   expect_match(m, "different number of rows")
   expect_false(grepl("500|498", m))
 })
+
+test_that("the readers the bounds paths wrap start each pass at the first row too, and a failing reset is classed", {
+  set.seed(12)
+  X <- matrix(rnorm(2000), 1000, 2, dimnames = list(NULL, c("a", "b")))
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(X, f, row.names = FALSE)
+  r <- csv_reader(f, chunk_rows = 100)
+  b <- list(a = c(-5, 5), b = c(-5, 5))
+  # a peek at one block made the bounds paths read 900 rows (their wrapper had no reset)
+  invisible(r())
+  expect_identical(second_moment(r, bounds = b)$n, 1000)
+  invisible(r())
+  expect_identical(dp_cov(r, 1, 1e-6, bounds = b, neighbor = "replace-one")$n, 1000)
+  invisible(r())
+  expect_identical(dp_cov(r, 1, 1e-6, neighbor = "replace-one")$n, 1000)  # the private clip's centred pass
+  # a reader whose reset fails: a classed error naming `x`
+  bad <- function(reset = FALSE) if (isTRUE(reset)) stop("cannot rewind") else NULL
+  e <- tryCatch(second_moment(bad, 2), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "x")
+})

@@ -151,3 +151,19 @@ test_that("Sheffet's safe shift is zero where Lemma A.3 gives no positive bound"
   k <- 500
   expect_equal(sheffet_wishart_safe_shift(2, k, 4, 1e-6), 4 * (sqrt(500) - sqrt(4) - sqrt(2 * log(4e6)))^2)
 })
+
+test_that("the ledger's per-step epsilon is never below the exact one, at tiny epsilon too", {
+  mills <- function(x) exp(dnorm(x, log = TRUE) - pnorm(x, log.p = TRUE))
+  ref_delta <- function(sigma, eps) {  # as above: the midpoint rule on the inverse Mills ratio
+    a <- 1 / (2 * sigma); b <- eps * sigma
+    exp(pnorm(a - b, log.p = TRUE)) * -expm1(-(2 * a * mills(-b) - eps))
+  }
+  # an absolute root tolerance of 1e-13 was 1e-7 of an epsilon of 1e-6: the
+  # step's true delta came out 1e-6 (relative) above the stated one
+  for (eps in c(2e-6, 1e-5)) for (del in c(1e-50, 1e-200)) {
+    s <- gaussian_sigma(1, eps, del)
+    e <- dpcov:::gaussian_mechanism_epsilon(s, del)
+    expect_lte(ref_delta(s, e), del)
+    expect_gt(ref_delta(s, e), del * (1 - 1e-4))
+  }
+})
