@@ -539,7 +539,8 @@ nonprivate_source <- function(v) {
 #' `"noisy"` (the divisor of an average is off by 10 percent), above 0.5 or a
 #' count below 2 `"mostly noise"`; a clipped fraction above 0.1 `"noisy"`,
 #' above 0.5 `"mostly noise"`; a mean outside its public bounds is `"mostly
-#' noise"`. In a study (`bench/diagnostics-study.R`, results in
+#' noise"`, and so is a variance that thresholding set to exactly 0 (named
+#' first, for what it is; without `keep_diagonal`). In a study (`bench/diagnostics-study.R`, results in
 #' `bench/RESULTS.md`: [analyze_gauss()] with an oracle clip and the default
 #' [dp_cov()], on Gaussian and penguin-like data, n from 50 to 20000,
 #' epsilon from 0.1 to 4, 512 releases) the noise/signal ratio of
@@ -648,6 +649,22 @@ diagnostics_level <- function(out, x, cols) {
   fmt <- function(v) format(signif(v, 2), big.mark = ",", scientific = abs(v) >= 1e7)
   lv <- 0L
   msgs <- character(0)
+  # variances a thresholding set to exactly 0 (the released matrix shows it):
+  # said first, for what it is; the noise and centring messages of those
+  # columns, which follow from it, are left out
+  pr <- x$params
+  thresholded <- (identical(pr$second_mechanism, "threshold") || is_num1(pr$threshold)) &&
+    !isTRUE(pr$keep_diagonal) && !isTRUE(pr$second_moment$keep_diagonal)
+  zero_var <- if (thresholded && is.matrix(x$estimate)) cols[diag(x$estimate) == 0] else character(0)
+  if (length(zero_var)) {
+    many <- length(zero_var) > 1L
+    msgs <- c(msgs, sprintf(paste0("the %s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
+                                   "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
+                                   "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
+                            if (many) "variances" else "variance", col_list(zero_var), if (many) "were" else "was",
+                            if (many) "them" else "it"))
+    lv <- 2L
+  }
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {
     msgs <- c(msgs, sprintf("at this n and epsilon the estimate is %s (noise/signal = %s); %s.",
@@ -673,6 +690,7 @@ diagnostics_level <- function(out, x, cols) {
   }
   if (length(out$mean_noise)) {
     gm <- vapply(out$mean_noise, grade, 0L, t = th$ratio)
+    gm[names(out$mean_noise) %in% zero_var] <- 0L
     if (any(gm > 0L)) {
       j <- which(gm == max(gm))
       sds <- sqrt(pmax(0, diag(x$estimate)))[j]
@@ -686,6 +704,7 @@ diagnostics_level <- function(out, x, cols) {
   }
   if (length(out$variance_noise)) {
     gv <- vapply(out$variance_noise, grade, 0L, t = th$ratio)
+    gv[names(out$variance_noise) %in% zero_var] <- 0L
     if (any(gv > 0L)) {
       j <- which(gv == max(gv))
       msgs <- c(msgs, sprintf("the released %s of %s %s (its noise sd against its released value).",

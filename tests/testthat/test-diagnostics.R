@@ -363,3 +363,29 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_null(fit$diagnostics$notes)
   options(op)
 })
+
+test_that("variances a thresholding set to 0 are named for what they are, first", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  set.seed(31)
+  n <- 2000
+  # one column 100 times the others' scale: on the clipped scale theirs fall below the threshold
+  x <- cbind(a = rnorm(n) * 0.005, b = rnorm(n) * 0.005, c = rnorm(n))
+  x <- x / max(sqrt(rowSums(x^2)))
+  set.seed(32)
+  r <- suppressWarnings(dp_threshold(x, 1, 1e-6, clip = 1, tune = "theory", neighbor = "replace-one"))
+  z <- colnames(x)[diag(r$estimate) == 0]
+  expect_true(all(c("a", "b") %in% z))
+  d <- r$diagnostics
+  expect_match(d$messages[1], "variances of `a`, `b`.* were thresholded to 0")
+  expect_identical(d$level, "mostly noise")
+  expect_false(any(grepl("variance of `a`|`a`.*is mostly noise", d$messages[-1])))
+  set.seed(32)
+  w <- tryCatch(dp_threshold(x, 1, 1e-6, clip = 1, tune = "theory", neighbor = "replace-one"),
+                dpcov_noise_warning = function(w) conditionMessage(w))
+  expect_match(w, "thresholded to 0")
+  # control: the diagonal kept, no such message
+  set.seed(32)
+  k <- suppressWarnings(dp_threshold(x, 1, 1e-6, clip = 1, tune = "theory", neighbor = "replace-one", keep_diagonal = TRUE))
+  expect_false(any(grepl("thresholded to 0", k$diagnostics$messages)))
+})
