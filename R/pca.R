@@ -295,7 +295,9 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' `summary` the importance of the components (as [summary.prcomp()]) and,
 #' for compressed data, the subspace-error bound of Proposition 3.4;
 #' `plot` a scree plot of the variances (sdev^2) with the share of each;
-#' `predict` the scores of new rows.
+#' `predict` the scores of new rows; `biplot` needs scores, so it works for
+#' compressed rows only (the PCA of a square release has no rows: a classed
+#' error).
 #'
 #' `predict` centres `newdata` at the PCA's `center` and divides it by its
 #' `scale` before rotating. When the components are in units the data are
@@ -451,6 +453,17 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
 }
 
 x_units_short <- function(units) sub("\\s*\\(.*$", "", sub(";.*$", "", units))
+
+#' @rdname dp_pca_methods
+#' @export
+biplot.dp_pca <- function(x, ...) {
+  check_dp_pca(x)
+  if (is.null(x$x)) {
+    abort("`x` is the PCA of a square release: it has no rows, so no scores to draw; score data you hold with predict(x, newdata) and plot those.",
+          .arg = "x")
+  }
+  NextMethod()
+}
 
 #' @rdname dp_pca_methods
 #' @export

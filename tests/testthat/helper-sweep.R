@@ -894,6 +894,8 @@ sweep_specs <- function() {
     sweep_spec("plot", list(x = pca),
                list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
                label = "plot.dp_pca"),
+    # biplot() needs scores: compressed rows (a square release's PCA refuses every call, test-pca.R)
+    sweep_spec("biplot", list(x = pca_c), list(x = PCA_OBJ), label = "biplot.dp_pca"),
     sweep_spec("predict", list(object = pca_c, newdata = comp_x, scale = c(1, 2, 1)),
                list(object = PCA_OBJ, newdata = DATA, scale = R("vector", fraction = "either", int = "either")),
                label = "predict.dp_pca"),

@@ -223,3 +223,13 @@ test_that("the PCA holds no data and no call with values", {
   expect_length(calls_with_values(pc), 0L)
   expect_length(leak_scan(pc, leak_secrets(x, Inf)), 0L)
 })
+
+test_that("biplot() of a release's PCA is a classed error (no scores); of compressed rows it draws", {
+  pc <- dp_pca(exact_release(cov(X), "covariance", center = colMeans(X), divisor = "n - 1"))
+  expect_error(biplot(pc), "no scores", class = "dpcov_error")  # it was prcomp's unclassed "has no scores"
+  set.seed(5)
+  cp <- suppressWarnings(dp_pca(dp_compress(X, m = 250)))
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(biplot(cp))
+})
