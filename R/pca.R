@@ -125,8 +125,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     # arguments dp_cov() does not take (prcomp()'s scale., rank., retx, tol)
     # named in a classed error before anything is charged
-    nm <- ...names()
-    unknown <- setdiff(if (is.null(nm)) character(0) else nm[nzchar(nm)], names(formals(dp_cov)))
+    unknown <- setdiff(dots_named(...), names(formals(dp_cov)))
     if (length(unknown)) {
       abort("unknown argument(s) %s: dp_pca() takes `rank`, and dp_cov()'s arguments (for standardised components, type = \"correlation\").",
             paste0("`", unknown, "`", collapse = ", "), .arg = unknown[1L])

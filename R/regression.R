@@ -62,8 +62,9 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
   q <- length(idx)
   one <- length(icpt) > 0L
   fit_idx <- seq_along(cols)
-  st <- lm_standardize(M[idx, idx, drop = FALSE], setdiff(fit_idx, 1L[one]), one, one)
-  beta <- st$coef(lm_solve(st$forward(M[idx, idx, drop = FALSE]), fit_idx, q, tol_dim = d), fit_idx)
+  S <- M[idx, idx, drop = FALSE]
+  st <- lm_standardize(S, setdiff(fit_idx, 1L[one]), one, one)
+  beta <- st$coef(lm_solve(st$forward(S), fit_idx, q, tol_dim = d), fit_idx)
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
@@ -656,12 +657,17 @@ lm_gram_release <- function(design, z0, clip, mechanism, epsilon, delta, neighbo
   rel
 }
 
+# The names given in `...`, read without evaluating the arguments (`weights =
+# w` with w a column of data is not an object: evaluating it failed with
+# "object 'w' not found").
+dots_named <- function(...) {
+  nm <- ...names()
+  if (is.null(nm)) character(0) else nm[nzchar(nm)]
+}
+
 check_dots_empty <- function(...) {
   if (...length()) {
-    # named without evaluating them (`weights = w` with w a column of data is
-    # not an object: evaluating it failed with "object 'w' not found")
-    nm <- ...names()
-    named <- if (is.null(nm)) character(0) else nm[nzchar(nm)]
+    named <- dots_named(...)
     lm_args <- intersect(named, c("weights", "subset", "na.action", "offset", "method", "model", "contrasts",
                                   "singular.ok", "qr"))
     if (length(lm_args)) {
@@ -839,14 +845,17 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
 }
 
 #' The model frame's values by the public per-record rule: every transformed
-#' variable as.double() (its type would otherwise depend on the values), then
-#' lm_finite(). One helper for the data and for the zeroed record, so the
-#' zeroed record's row is exactly the rule's.
+#' variable of a type fixed by its expression (lm_transformed_value(): its
+#' type would otherwise depend on the values), then, with `rule`, NA to 0 or
+#' FALSE and +-Inf bounded (lm_finite()). One helper for the data, the zeroed
+#' record (so its row is exactly the rule's) and predict()'s new data
+#' (`rule = FALSE`: missing values there are refused, not set to 0).
 #' @noRd
-lm_frame_values <- function(mf, tt) {
+lm_frame_values <- function(mf, tt, rule = TRUE) {
   transformed <- !vapply(as.list(attr(tt, "variables"))[-1L], is.name, logical(1))
   for (j in seq_along(mf)) {
     if (transformed[j]) mf[[j]] <- lm_transformed_value(mf[[j]], names(mf)[j])
+    if (!rule) next
     if (is.numeric(mf[[j]])) mf[[j]] <- lm_finite(mf[[j]])
     if (is.logical(mf[[j]])) mf[[j]][is.na(mf[[j]])] <- FALSE
   }
@@ -859,15 +868,6 @@ lm_frame_values <- function(mf, tt) {
 #' @noRd
 lm_transformed_value <- function(v, name) {
   if (lm_logical_term(name)) as.logical(unclass(v)) else suppressWarnings(as.double(unclass(v)))
-}
-
-#' As lm_frame_values() for predict()'s new data, but NA stays NA (new data
-#' with missing values is refused, not set to 0).
-#' @noRd
-lm_frame_values_newdata <- function(mf, tt) {
-  transformed <- !vapply(as.list(attr(tt, "variables"))[-1L], is.name, logical(1))
-  for (j in which(transformed)) mf[[j]] <- lm_transformed_value(mf[[j]], names(mf)[j])
-  mf
 }
 
 #' The public per-record rule for what the formula's transformations (public
@@ -1540,8 +1540,7 @@ print.dp_lm <- function(x, digits = 4, ...) {
 # is refused, not silently dropped.
 check_method_dots <- function(...) {
   if (...length()) {
-    nm <- ...names()
-    named <- if (is.null(nm)) character(0) else nm[nzchar(nm)]
+    named <- dots_named(...)
     abort("unknown argument(s): %s.", if (length(named)) paste0("`", named, "`", collapse = ", ") else "unnamed",
           .arg = if (length(named)) named[1L] else "...")
   }
@@ -1575,11 +1574,7 @@ model.matrix.dp_lm <- function(object, data, ...) {
   check_dp_lm(object, "object")
   check_method_dots(...)
   if (missing(data)) abort("`data` is required: a dp_lm keeps no data, so it has no model matrix of its own.", .arg = "data")
-  # lm_newdata()'s messages speak of predict()'s `newdata`: here it is `data`
-  tryCatch(lm_newdata(object, data), dpcov_error = function(e) {
-    if (!identical(e$arg, "newdata")) stop(e)
-    abort("%s", sub("`newdata`", "`data`", conditionMessage(e), fixed = TRUE), .arg = "data")
-  })
+  lm_newdata(object, data, arg = "data")
 }
 
 #' @rdname dp_lm-methods
@@ -1665,15 +1660,20 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   }
   X <- lm_newdata(object, newdata)
   fit <- drop(X %*% object$coefficients)
-  if (se.fit) {
-    # as predict.lm(): the fit (or the matrix with its interval) and its
-    # standard errors, here from the bootstrap's covariance (noise and sampling)
-    se <- sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
-    names(se) <- rownames(X)
-    est <- if (interval == "none") fit else predict.dp_lm(object, newdata, interval = interval, level = level)
-    return(list(fit = est, se.fit = se, residual.scale = object$sigma))
-  }
-  if (interval == "none") return(fit)
+  out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level)
+  if (!se.fit) return(out)
+  # as predict.lm(): the fit (or the matrix with its interval) and its
+  # standard errors, here from the bootstrap's covariance (noise and sampling)
+  se <- lm_predict_se(object, X)
+  names(se) <- rownames(X)
+  list(fit = out, se.fit = se, residual.scale = object$sigma)
+}
+
+# The standard errors of X b from the fit's vcov.
+lm_predict_se <- function(object, X) sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
+
+# predict()'s matrix of fit and confidence interval for the design X.
+lm_predict_interval <- function(object, X, fit, level) {
   lm_interval_warning(object, "predict")
   centre <- drop(X %*% lm_interval_center(object))
   a <- (1 - level) / 2
@@ -1684,7 +1684,7 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
     hi <- apply(pb, 1L, stats::quantile, 1 - a, names = FALSE)
     if (object$ci_type == "basic") cbind(2 * centre - hi, 2 * centre - lo) else cbind(lo, hi)
   } else {
-    se <- sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
+    se <- lm_predict_se(object, X)
     cbind(centre - stats::qnorm(1 - a) * se, centre + stats::qnorm(1 - a) * se)
   }
   out <- cbind(fit = fit, lwr = ci[, 1L], upr = ci[, 2L])
@@ -1693,7 +1693,7 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
 }
 
 # The design matrix of newdata, built with the fit's terms and factor levels.
-lm_newdata <- function(object, newdata) {
+lm_newdata <- function(object, newdata, arg = "newdata") {
   if (identical(object$units, "normalised")) {
     abort("`object` has coefficients in normalised units (compressed data without `scales`); they do not apply to data in its own units. Refit with compressed_lm(..., scales =).",
           .arg = "object")
@@ -1701,30 +1701,30 @@ lm_newdata <- function(object, newdata) {
   tt <- object$terms
   if (!inherits(tt, "terms")) abort("`object` is not a valid dp_lm object: its `terms` is malformed.", .arg = "object")
   if (is.matrix(newdata) && !is.object(newdata)) newdata <- as.data.frame(newdata)
-  if (!is.data.frame(newdata)) abort("`newdata` must be a data frame.", .arg = "newdata")
+  if (!is.data.frame(newdata)) abort("`%s` must be a data frame.", arg, .arg = arg)
   tt <- stats::delete.response(tt)
   vars <- all.vars(tt)
   miss <- setdiff(vars, names(newdata))
-  if (length(miss)) abort("`newdata` lacks the variable(s) %s.", paste(miss, collapse = ", "), .arg = "newdata")
+  if (length(miss)) abort("`%s` lacks the variable(s) %s.", arg, paste(miss, collapse = ", "), .arg = arg)
   for (v in vars) {
     col <- newdata[[v]]
     lev <- object$xlevels[[v]]
     if (!is.null(lev) && (is.character(col) || is.factor(col)) && !all(is.na(col) | as.character(col) %in% lev)) {
-      abort("`newdata`: factor `%s` has levels the fit does not know.", v, .arg = "newdata")
+      abort("`%s`: factor `%s` has levels the fit does not know.", arg, v, .arg = arg)
     }
     if (is.character(col) && !is.null(lev)) newdata[[v]] <- factor(col, levels = lev)
   }
   X <- tryCatch({
     mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
     # the fit's rule for transformed variables (a comparison is a number there)
-    mf <- lm_frame_values_newdata(mf, tt)
+    mf <- lm_frame_values(mf, tt, rule = FALSE)
     stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
-  }, error = function(e) abort("`newdata`: %s", conditionMessage(e), .arg = "newdata"))
+  }, error = function(e) abort("`%s`: %s", arg, conditionMessage(e), .arg = arg))
   if (!identical(colnames(X), names(object$coefficients))) {
-    abort("`newdata` gives the columns %s, the fit has %s.", paste(colnames(X), collapse = ", "),
-          paste(names(object$coefficients), collapse = ", "), .arg = "newdata")
+    abort("`%s` gives the columns %s, the fit has %s.", arg, paste(colnames(X), collapse = ", "),
+          paste(names(object$coefficients), collapse = ", "), .arg = arg)
   }
-  if (!is.numeric(X) || anyNA(X) || !all(is.finite(X))) abort("`newdata` contains NA or infinite values.", .arg = "newdata")
+  if (!is.numeric(X) || anyNA(X) || !all(is.finite(X))) abort("`%s` contains NA or infinite values.", arg, .arg = arg)
   X
 }
 

@@ -441,21 +441,24 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
       b <- list(lower = rep_len(b$lower, k), upper = rep_len(b$upper, k))
     }
   }
+  # the first column a check fails on, as the messages name it
+  first_col <- function(bad) {
+    i <- which(bad)[1L]
+    list(i = i, label = if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]))
+  }
+  width_arg <- if (is.null(bounds)) "upper" else "bounds"
   bad <- !(b$lower < b$upper)
   if (any(bad)) {
-    i <- which(bad)[1L]
+    k <- first_col(bad)
     abort("`upper` must be above `lower` for every column; %s has lower = %s, upper = %s (a constant column carries no covariance: drop it).",
-          if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
-          format(b$lower[i]), format(b$upper[i]), .arg = if (is.null(bounds)) "upper" else "bounds")
+          k$label, format(b$lower[k$i]), format(b$upper[k$i]), .arg = width_arg)
   }
   # a width whose square underflows maps the covariance back (W S W) to
   # subnormal numbers or 0: refused, as a clip below 1e-50 is
   narrow <- (b$upper - b$lower) < dp_limits$clip[1L]
   if (any(narrow)) {
-    i <- which(narrow)[1L]
     abort("the public bounds of %s are narrower than %s; rescale the data (e.g. to other units).",
-          if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]),
-          format(dp_limits$clip[1L]), .arg = if (is.null(bounds)) "upper" else "bounds")
+          first_col(narrow)$label, format(dp_limits$clip[1L]), .arg = width_arg)
   }
   # the argument later alignment errors name
   b$arg <- if (is.null(bounds)) "lower" else "bounds"
