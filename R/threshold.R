@@ -619,12 +619,17 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
                           sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)
-  refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
-                        "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
-  if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
-  X <- check_data_matrix(x)
+  # a refusal of the input (its kind, shape, or non-finite values) withdraws
+  # the charge, as in every central mechanism
+  X <- with_refund(budget, charge, {
+    refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
+                          "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
+    if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
+    X <- check_data_matrix(x)
+    check_cells(nrow(X) * ncol(X) * (ncol(X) + 1) / 2, "the reports", "x")
+    X
+  })
   p <- ncol(X)
-  check_cells(nrow(X) * p * (p + 1) / 2, "the reports", "x")
   X <- clipped_rows(X, set$clip)
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
