@@ -465,6 +465,12 @@ box_uncentred_call <- function(fun, env, call) {
   if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given))
   box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
   check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
+  # the mechanism's notion: its `neighbor` (NULL: thresholding's own, never
+  # add/remove); Sheffet's algorithms have theirs fixed
+  notion <- if ("neighbor" %in% names(formals(fun))) {
+    if (given("neighbor")) get("neighbor", env) else eval(formals(fun)$neighbor)
+  } else if (identical(fun, iwishart_posterior) || identical(fun, iwishart_adaptive)) "replace-one" else "add-remove"
+  bounds_g <- bounds_release_guarantee(get("bounds", env), notion)
   if (!is.null(get("sigma_clip_inf", env))) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
           .arg = "sigma_clip_inf")
@@ -489,7 +495,7 @@ box_uncentred_call <- function(fun, env, call) {
   rel <- muffle_noise_warnings(do.call(fun, c(list(x = s, clip = B), args)))
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
-  finish_diagnostics(rel)
+  finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))
 }
 
 # The mechanism's other arguments, as given (each evaluated once); `post =

@@ -17,7 +17,12 @@
 #' `dpcov_budget_error` (also a `dpcov_error`, naming `budget`) and records
 #' nothing. The release records the index of its charge in
 #' `params$budget_charge`. The object has reference semantics: copies of it
-#' (assignments, function arguments) share one account.
+#' (assignments, function arguments) share one account. A copy that could
+#' not share it is refused at its first charge, with a `dpcov_budget_error`:
+#' a budget restored from a file (`saveRDS()`/`readRDS()`, `load()`), sent to
+#' a parallel worker (PSOCK clusters, `future`), or used in a forked process
+#' (`parallel::mclapply()`), and a hand-made `dp_budget`. Give each worker its
+#' own `dp_budget()` for its share of the total.
 #'
 #' @section Composition rule: Every charge is an (epsilon_i, delta_i)
 #'   guarantee; a charge from a Gaussian mechanism also gives its noise-to-
@@ -115,7 +120,47 @@ dp_budget <- function(epsilon, delta, neighbor = "add-remove") {
   account$delta <- delta
   account$neighbor <- neighbor
   account$ledger <- empty_ledger()
+  register_account(account)
   structure(list(account = account), class = "dp_budget")
+}
+
+# The accounts created in this R session, with the process that created each.
+# A copy of an account made by serialisation (saveRDS()/readRDS(), a PSOCK or
+# future worker) is another environment, and one made by forking
+# (parallel::mclapply()) lives in another process: charges to either would
+# never reach the original ledger, so budget_charge() refuses them. The
+# registry keeps the accounts alive, so an address is never reused by another.
+budget_accounts <- new.env(parent = emptyenv())
+
+account_key <- function(env) utils::capture.output(print.default(env))[1]
+
+register_account <- function(env) {
+  assign(account_key(env), list(env = env, pid = Sys.getpid()), envir = budget_accounts)
+}
+
+#' Refuses a charge to an account this process did not create (a restored or
+#' forked copy, or a hand-made one) or cannot write (a locked environment).
+#' @noRd
+check_account_live <- function(acc) {
+  reg <- get0(account_key(acc$env), envir = budget_accounts, inherits = FALSE)
+  if (is.null(reg) || !identical(reg$env, acc$env)) {
+    abort_budget(paste0("`budget` was not created by dp_budget() in this R session: it was restored from a file ",
+                        "(readRDS(), load()), sent to a parallel worker, or made by hand. Its charges would not ",
+                        "reach the original account, whose ledger is the one that counts. Nothing was charged and ",
+                        "the data was not read. Where the original lives, budget_spent() gives what is left; ",
+                        "create dp_budget() for that here only if the original will not be used again."))
+  }
+  if (!identical(reg$pid, Sys.getpid())) {
+    abort_budget(paste0("`budget` belongs to R process %d, not to this one (%d): a forked worker ",
+                        "(e.g. parallel::mclapply()) holds a copy of the account, and its charges would not reach ",
+                        "the original. Nothing was charged and the data was not read. Charge the budget in the ",
+                        "process that created it, or give each worker its own dp_budget() for its share."),
+                 as.integer(reg$pid), as.integer(Sys.getpid()))
+  }
+  if (bindingIsLocked("ledger", acc$env)) {
+    abort_budget("`budget`'s account is locked (lockEnvironment() or lockBinding()), so no charge can be recorded; nothing was charged and the data was not read.")
+  }
+  invisible(acc)
 }
 
 #' @rdname dp_budget
@@ -180,7 +225,7 @@ check_budget <- function(budget, arg = "budget") {
 budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL, neighbor,
                           rho = NULL) {
   if (is.null(budget)) return(NULL)
-  acc <- check_budget(budget)
+  acc <- check_account_live(check_budget(budget))
   if (identical(clip, Inf)) {
     abort_budget("`budget` cannot be charged for %s: with `clip` = Inf the release has no (epsilon, delta) guarantee to account; give a finite `clip`.", what)
   }

@@ -169,7 +169,9 @@
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
 #' @return An object of class `dp_column_bounds`: a list with `bounds` (a data
 #'   frame with columns `lower` and `upper`, one row per column, row names
-#'   the column names; give it to `bounds =`), `center` (the private
+#'   the column names; give the object to `bounds =` of a release, which
+#'   then adds this release's (epsilon, delta) to its own guarantee; the
+#'   bare table passed on its own is taken as public), `center` (the private
 #'   medians), `scale` (the private median absolute deviations), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
 #'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (the
 #'   refinement's target, \eqn{m'_n}), `first_rows` (the first stage's,

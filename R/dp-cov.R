@@ -322,6 +322,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   type <- check_choice(type, c("covariance", "correlation"), "type")
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  # bounds released by dp_column_bounds(): composed into the guarantee
+  bounds_g <- bounds_release_guarantee(bounds, neighbor)
   if (mechanism == "threshold") check_threshold_notion(neighbor)
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   epsilon <- check_epsilon(epsilon)
@@ -475,10 +477,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                   rep(NA_real_, n_steps)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (tight) {
-    return(with_refund(budget, charge,
+    return(compose_bounds_guarantee(with_refund(budget, charge,
                        dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                             eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                            calibration, charge, call, gauss)))
+                                            calibration, charge, call, gauss)), bounds_g))
   }
   if (private_box) {
     return(with_refund(budget, charge,
@@ -487,9 +489,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                           calibration, charge, call, gauss)))
   }
   if (!is.null(box)) {
-    return(with_refund(budget, charge,
+    return(compose_bounds_guarantee(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
-                                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)))
+                                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g))
   }
   if (one_pass) {
     return(with_refund(budget, charge,

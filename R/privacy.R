@@ -1112,3 +1112,67 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
           format((1 - share) * (1 - diag_share), digits = 4), zero_txt, box_clamp_text(TRUE),
           neighbor_words(neighbor), n_txt)
 }
+
+#' Per-column bounds from a [dp_column_bounds()] release, given as `bounds`:
+#' they were computed on data, most likely the data of the release that uses
+#' them, which is then private only together with them. Returns their
+#' guarantee (`epsilon`, `delta`, `neighbor`), or NULL for public bounds.
+#' Refuses, before anything is charged or read, bounds released under a
+#' notion that implies no guarantee under the release's (`neighbor`; NULL:
+#' a mechanism's own notion, never add/remove).
+#' @noRd
+bounds_release_guarantee <- function(bounds, neighbor) {
+  if (!inherits(bounds, "dp_column_bounds")) return(NULL)
+  g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor)
+  ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
+    g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
+  if (!isTRUE(ok)) {
+    abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
+          .arg = "bounds")
+  }
+  if (identical(neighbor, "add-remove") && g$neighbor != "add-remove") {
+    abort(paste0("`bounds` were released by dp_column_bounds() under %s, which implies no guarantee ",
+                 "under add/remove (the release's `neighbor`); nothing was charged. Choose them with ",
+                 "neighbor = \"add-remove\", or make this release under \"%s\"."),
+          neighbor_words(g$neighbor), g$neighbor, .arg = "bounds")
+  }
+  g
+}
+
+#' The release `rel`, made with the bounds of a dp_column_bounds() release
+#' whose guarantee is `g` (bounds_release_guarantee()): its (epsilon, delta)
+#' become the total of the two by basic composition (the bounds' guarantee
+#' restated under the release's notion, convert_guarantee()), counted as if
+#' both were of the same data (bounds of other data only make this
+#' conservative), and its text says so, before the release's own.
+#' @noRd
+compose_bounds_guarantee <- function(rel, g) {
+  if (is.null(g)) return(rel)
+  rel$params$bounds_source <- "private: a dp_column_bounds() release, given as `bounds`"
+  rel$params$bounds_guarantee <- g
+  if (!release_has_guarantee(rel)) return(rel)  # states NONE already; nothing to add up
+  gb <- convert_guarantee(g$epsilon, g$delta, NA_real_, g$neighbor, rel$neighbor)
+  if (is.null(gb)) {
+    return(void_guarantee(rel, sprintf("the per-column bounds came from a dp_column_bounds() release under %s, which implies no guarantee under %s",
+                                       neighbor_words(g$neighbor), neighbor_words(rel$neighbor))))
+  }
+  rel$params$epsilon_release <- rel$epsilon
+  rel$params$delta_release <- rel$delta
+  eps <- rel$epsilon + gb$epsilon
+  delta <- rel$delta + gb$delta
+  if (!(delta < 1)) {
+    return(void_guarantee(rel, "the per-column bounds came from a dp_column_bounds() release, and its delta with the release's adds up to 1 or more"))
+  }
+  rel$guarantee <- sprintf(paste0(
+    "(%s, %s)-differential privacy in all (%s), by basic composition of the per-column bounds ",
+    "it was given, a dp_column_bounds() release of (%s, %s)-DP under %s%s, counted as if of ",
+    "the same data, with this release; the release alone: %s"),
+    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor),
+    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
+    if (g$neighbor == rel$neighbor) "" else sprintf(" (restated: (%s, %s) under %s)", format(gb$epsilon, digits = 6),
+                                                     format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
+    gsub("public per-column bounds", "per-column bounds", rel$guarantee, fixed = TRUE))
+  rel$epsilon <- eps
+  rel$delta <- delta
+  rel
+}

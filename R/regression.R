@@ -443,6 +443,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
+  bounds_g <- bounds_release_guarantee(bounds, neighbor)
   own <- c(wishart = "add-remove", jl_ridge = "add-remove", iwishart_posterior = "replace-one")
   if (mechanism != "analyze_gauss" && neighbor != own[[mechanism]]) {
     abort("`neighbor` = \"%s\" is not available with `mechanism` = \"%s\", whose guarantee is for \"%s\" neighbours.",
@@ -565,6 +566,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
   }
   if (tight) rel <- lm_tightened_labels(rel, pb, cols_t, eps_bound, epsilon, delta, gauss)
+  rel <- compose_bounds_guarantee(rel, bounds_g)
   fit <- if (joint) {
     # the covariance release is over [X, y]: no column of ones, the intercept from its mean
     lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B,

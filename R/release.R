@@ -163,17 +163,28 @@ check_release <- function(x, arg = "x", square = FALSE) {
   }
   if (!is.character(x$neighbor) || length(x$neighbor) != 1L || !x$neighbor %in% dp_neighbors) bad("unknown `neighbor`")
   if (!is_number(x$clip) || !(x$clip > 0)) bad("`clip` must be one positive number or Inf")
-  if (!is.numeric(x$n) || length(x$n) != 1L || !is.na(x$n) && !(x$n >= 1 && is.finite(x$n) && x$n == round(x$n))) bad("`n` must be a whole number or NA")
+  if (!is.numeric(x$n) || length(x$n) != 1L || !is.na(x$n) && !(x$n >= 1 && x$n <= 2^53 && x$n == round(x$n))) bad("`n` must be a whole number (at most 2^53) or NA")
+  if (!is.null(x$n_public) && !is_flag(x$n_public)) bad("`n_public` must be TRUE or FALSE")
+  # an add/remove guarantee holds only where n is not released
+  if (x$neighbor == "add-remove" && (!is.na(x$n) || isTRUE(x$n_public))) {
+    bad("an add/remove release does not release n: `n` must be NA and `n_public` FALSE")
+  }
   if (!is_number(x$p) || x$p != ncol(est)) bad("`p` must equal the number of columns of `estimate`")
   if (!is.list(x$params) || !is.list(x$tuning)) bad("`params` and `tuning` must be lists")
   if (!is_string(x$scale) || !x$scale %in% dp_scales) {
     bad(paste0("`scale` must be one of ", paste0('"', dp_scales, '"', collapse = ", ")))
   }
   if (!is_flag(x$centred)) bad("`centred` must be TRUE or FALSE")
-  if (!is.null(x$guarantee) && !is_string(x$guarantee)) bad("`guarantee` must be one string")
+  if (!is_string(x$guarantee)) bad("`guarantee` must be one string")
   if (!is.null(x$ridge) && !(is_num1(x$ridge) && x$ridge >= 0)) bad("`ridge` must be one number >= 0")
-  if (x$scale == "compressed rows" && !inherits(x, "dp_compress")) bad("only compression releases hold compressed rows")
+  if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
   if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
+  # the text states a guarantee ("(epsilon, delta)-differential privacy ...")
+  # exactly when the fields support one (has_guarantee()); a release edited
+  # by hand must not print one it lacks
+  if (release_has_guarantee(x) != grepl("^[(0-9]", x$guarantee)) {
+    bad("its `guarantee` text does not agree with its fields (see has_guarantee())")
+  }
   if (square) {
     if (nrow(est) != ncol(est)) abort("`%s` must be a release of a square matrix; its estimate is %d x %d.", arg, nrow(est), ncol(est), .arg = arg)
     if (max(abs(est - t(est))) > 1e-8 * max(1, max(abs(est)))) abort("`%s` has a non-symmetric estimate.", arg, .arg = arg)
@@ -200,6 +211,10 @@ check_release <- function(x, arg = "x", square = FALSE) {
 #' @export
 has_guarantee <- function(x) {
   check_release(x)
+  release_has_guarantee(x)
+}
+
+release_has_guarantee <- function(x) {
   isTRUE(is.finite(x$clip)) && !isFALSE(x$tuning$private) &&
     !isTRUE(x$params$no_formal_guarantee) && !is.na(x$epsilon) && !is.na(x$delta)
 }

@@ -56,6 +56,12 @@
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
 #' @export
 second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL) {
+  if (inherits(bounds, "dp_column_bounds")) {
+    # a statistic carries no guarantee, so it could not carry the bounds' either
+    abort(paste0("`bounds`: second_moment() computes a statistic, which cannot carry the guarantee of a ",
+                 "dp_column_bounds() release; give the release as `bounds` to the mechanism (dp_cov(), ",
+                 "analyze_gauss(), ...), whose guarantee then counts it."), .arg = "bounds")
+  }
   box <- check_bounds(lower, upper, bounds)
   if (!is.null(box)) {
     check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
@@ -147,6 +153,12 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
     } else if (ncol(block) != p) {
       abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), as.integer(p),
             .arg = "x")
+    } else if (!is.null(nm) && !is.null(colnames(block)) && !identical(colnames(block), nm)) {
+      # the names are public schema; summing by position would mix variables
+      abort("the reader returned a block whose columns (%s) are not the first block's (%s), in the same order.",
+            paste(colnames(block), collapse = ", "), paste(nm, collapse = ", "), .arg = "x")
+    } else if (is.null(nm)) {
+      nm <- colnames(block)
     }
     if (!nrow(block)) next
     n <- n + nrow(block)
@@ -236,8 +248,11 @@ check_suffstat <- function(s, arg = "x") {
   }
   if (!is_number(s$clip) || !(s$clip > 0)) bad("`clip` must be a positive number or Inf")
   check_clip(s$clip, arg = paste0(arg, "$clip"))
-  if (is.finite(s$clip) && any(diag(g) < 0 | diag(g) > s$n * s$clip^2 * (1 + 1e-8))) {
-    bad("its diagonal is not that of rows with norm <= `clip`")
+  # rows of norm <= clip: every diagonal entry, and their sum (the sum of the
+  # squared row norms), at most n clip^2; a diagonal that passes entry by
+  # entry can still be p times too large, and the noise too small for it
+  if (is.finite(s$clip) && (any(diag(g) < 0) || sum(diag(g)) > s$n * s$clip^2 * (1 + 1e-8))) {
+    bad("its diagonal is not that of rows with norm <= `clip` (the trace is at most n clip^2)")
   }
   if (!is.null(s$zero_row) && !(is_number(s$zero_row) && is.finite(s$zero_row) && s$zero_row >= 0)) {
     bad("`zero_row` must be NULL or a finite number >= 0 (the norm of the row the all-zero record becomes)")
@@ -368,7 +383,9 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   box <- check_bounds(lower, upper, bounds)
   if (!is.null(box)) {
     check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
-    return(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call))
+    bounds_g <- bounds_release_guarantee(bounds, neighbor)
+    return(compose_bounds_guarantee(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf,
+                                                      post, budget, call), bounds_g))
   }
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,

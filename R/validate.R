@@ -515,8 +515,8 @@ bound_vector <- function(v, arg) {
 # `bounds`: a data frame (lower, upper; row names = columns) or a named list
 # of c(lower, upper) pairs.
 bounds_from_frame <- function(bounds) {
-  # the private bounds of dp_column_bounds(): a release, so usable as public
-  # bounds afterwards (post-processing; its budget is the caller's to count)
+  # the private bounds of dp_column_bounds(): their table; the release that
+  # uses them adds their guarantee to its own (compose_bounds_guarantee())
   if (inherits(bounds, "dp_column_bounds")) {
     bounds <- bounds$bounds
     if (!is.data.frame(bounds)) abort("`bounds`: this dp_column_bounds object has no `bounds` table.", .arg = "bounds")

@@ -313,6 +313,9 @@ sweep_specs <- function() {
   dp_cov_rel <- dpcov::dp_cov(x, 1, 1e-6, clip = 2, clip_mean = 3)
   bud <- dpcov::dp_budget(100, 0.5)
   dpcov::analyze_gauss(x, 0.5, 1e-5, clip = 2, budget = bud)  # a ledger with one charge
+  # a budget sent to the sweep's worker process is a copy, which dpcov refuses
+  # to charge; the worker makes its own with the same ledger (sweep_child())
+  attr(bud, "sweep_recreate") <- TRUE
   BUDGET <- R("object", fields = c("account"))
   # per-column bounds: 3 unnamed columns (x), or named ones (xn)
   xn <- x
@@ -1006,6 +1009,20 @@ sweep_stand_in <- function(role) {
 # what it returned. Self-contained (it is serialised to the child).
 sweep_child <- function(fun, args, arg, seed) {
   set.seed(seed)
+  # the baseline budget, made again in this process with the same ledger
+  # (a hostile mutation of it that lost its fields stays as it is)
+  for (i in seq_along(args)) {
+    b <- args[[i]]
+    if (isTRUE(attr(b, "sweep_recreate")) && is.list(b) && is.environment(b$account)) {
+      fresh <- tryCatch({
+        acc <- b$account
+        nb <- dpcov::dp_budget(acc$epsilon, acc$delta, acc$neighbor)
+        assign("ledger", acc$ledger, envir = nb$account)
+        nb
+      }, error = function(e) NULL)
+      if (!is.null(fresh)) args[i] <- list(fresh)
+    }
+  }
   sane <- function(v) {
     bad_num <- function(z) is.numeric(z) && any(is.nan(z) | (is.infinite(z)))
     if (inherits(v, "dp_release")) {

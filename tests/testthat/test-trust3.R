@@ -1,0 +1,180 @@
+# Trust, third round: each block reproduces a defect found by the fifth audit
+# (copies of a budget, refunds, hand-made releases that contradict their
+# guarantee, readers, hand-made statistics, bounds that are themselves a
+# release) and checks its fix.
+
+test_that("a budget restored from a file, made by hand or used in a forked worker is refused; the original keeps count", {
+  set.seed(301)
+  x <- matrix(rnorm(300), 100, 3)
+  b <- dp_budget(1, 1e-5)
+  f <- tempfile(fileext = ".rds")
+  saveRDS(b, f)
+  copy <- readRDS(f)
+  unlink(f)
+  e <- expect_error(analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = copy), class = "dpcov_budget_error")
+  expect_identical(e$arg, "budget")
+  expect_match(conditionMessage(e), "restored from a file")
+  expect_equal(budget_spent(copy)$charges, 0)
+  # the original still charges, and refuses what the copy would have allowed
+  analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b)
+  expect_equal(budget_spent(b)$charges, 1)
+  expect_error(analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b), class = "dpcov_budget_error")
+  # a hand-made account with valid fields
+  forged <- structure(list(account = list2env(mget(ls(b$account), b$account))), class = "dp_budget")
+  expect_error(dp_cov(x, 0.05, 1e-7, lower = -3, upper = 3, budget = forged), class = "dpcov_budget_error")
+  # a locked account cannot record a charge: refused, classed
+  locked <- dp_budget(1, 1e-5)
+  lockEnvironment(locked$account, bindings = TRUE)
+  e <- expect_error(analyze_gauss(x, 0.1, 1e-6, clip = 2, budget = locked), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "locked")
+  # a forked worker holds a copy of the account: refused there, nothing lost here
+  skip_on_os("windows")
+  got <- parallel::mclapply(1:2, function(i) {
+    tryCatch({
+      analyze_gauss(x, 0.05, 1e-7, clip = 2, budget = b)
+      "charged"
+    }, dpcov_budget_error = function(e) if (grepl("forked", conditionMessage(e))) "refused" else "other")
+  }, mc.cores = 2L)
+  expect_identical(unlist(got), c("refused", "refused"))
+  expect_equal(budget_spent(b)$charges, 1)
+})
+
+test_that("ldp_perturb() withdraws its charge when it refuses the input", {
+  set.seed(302)
+  x <- matrix(rnorm(300), 100, 3)
+  x[5, 2] <- NA
+  b <- dp_budget(2, 1e-4, neighbor = "replace-one")
+  expect_error(ldp_perturb(x, 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
+  expect_error(ldp_perturb(second_moment(x[-5, ], 1), 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
+  expect_error(ldp_perturb(matrix("a", 2, 2), 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
+  expect_equal(budget_spent(b)$charges, 0)
+  ldp_perturb(x[-5, ], 0.1, 1e-6, clip = 1, budget = b)
+  expect_equal(budget_spent(b)$charges, 1)
+})
+
+test_that("a hand-made release whose fields contradict its guarantee is refused, never printed as private", {
+  set.seed(303)
+  x <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "y")))
+  r <- analyze_gauss(x, 1, 1e-5, clip = 3)
+  expect_true(has_guarantee(r))
+  expect_error(print(r), NA)
+  no_clip <- r
+  no_clip$clip <- Inf
+  e <- expect_error(print(no_clip), class = "dpcov_error")
+  expect_match(conditionMessage(e), "guarantee")
+  no_eps <- r
+  no_eps$epsilon <- NA_real_
+  expect_error(has_guarantee(no_eps), class = "dpcov_error")
+  expect_error(dp_pca(no_eps), class = "dpcov_error")
+  # add/remove releases do not release n
+  with_n <- r
+  with_n$n <- 1000
+  e <- expect_error(print(with_n), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_error(dp_as_cov(with_n, center = c(0, 0, 0)), class = "dpcov_error")
+  rb <- dp_cov(x, 1, 1e-5, lower = -4, upper = 4)
+  rb$n_public <- TRUE
+  expect_error(dp_lm(rb, y ~ a + b, B = 5), class = "dpcov_error")
+  rb$n_public <- "yes"
+  expect_error(dp_lm(rb, y ~ a + b, B = 5), class = "dpcov_error")
+  # guarantee text missing, and n beyond 2^53
+  r1 <- analyze_gauss(x, 1, 1e-5, clip = 3, neighbor = "replace-one")
+  no_text <- r1
+  no_text$guarantee <- NULL
+  expect_error(dp_as_cov(no_text, center = c(0, 0, 0)), class = "dpcov_error")
+  expect_error(qda_plugin(x, rep(1:2, 500), cov = no_text), class = "dpcov_error")
+  big_n <- dp_threshold(x, 1, 1e-5, clip = 3)
+  big_n$n <- 1e308
+  expect_error(dp_lm(big_n, y ~ a + b, B = 5), class = "dpcov_error")
+  # a release relabelled as compressed rows
+  relabelled <- r
+  class(relabelled) <- c("dp_compress", "dp_release")
+  expect_error(compressed_cov(relabelled), class = "dpcov_error")
+  expect_error(compressed_lm(relabelled, "y"), class = "dpcov_error")
+  expect_error(print(relabelled), class = "dpcov_error")
+})
+
+test_that("a reader whose blocks change their columns' names or order is refused", {
+  set.seed(304)
+  b1 <- cbind(a = rnorm(50, 10), b = rnorm(50))
+  b2 <- cbind(b = rnorm(50), a = rnorm(50, 10))
+  blocks_reader <- function(blocks) {
+    i <- 0
+    function() {
+      i <<- i + 1
+      if (i > length(blocks)) {
+        i <<- 0
+        return(NULL)
+      }
+      blocks[[i]]
+    }
+  }
+  e <- expect_error(second_moment(blocks_reader(list(b1, b2)), clip = Inf), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_match(conditionMessage(e), "not the first block's")
+  expect_error(analyze_gauss(blocks_reader(list(b1, b2)), 1, 1e-6, clip = 20), class = "dpcov_error")
+  renamed <- b2
+  colnames(renamed) <- c("height", "weight")
+  expect_error(second_moment(blocks_reader(list(b1, renamed)), clip = Inf), class = "dpcov_error")
+  # the same names in the same order, or unnamed blocks, are summed as before
+  s <- second_moment(blocks_reader(list(b1, b2[, c("a", "b")])), clip = Inf)
+  expect_equal(s$gram, crossprod(rbind(b1, b2[, c("a", "b")])))
+  s <- second_moment(blocks_reader(list(unname(b1), unname(b2))), clip = Inf)
+  expect_equal(unname(s$gram), unname(crossprod(rbind(b1, b2))))
+})
+
+test_that("a hand-made dp_suffstat whose rows break `clip` is refused (the trace bound)", {
+  X <- matrix(1, 100, 3)  # every row has norm sqrt(3) > clip = 1, every diagonal entry n
+  s <- structure(list(gram = crossprod(X), n = 100, p = 3, clip = 1, sum = colSums(X)),
+                 class = c("dp_suffstat", "dp_nonprivate"))
+  e <- expect_error(analyze_gauss(s, 1, 1e-5), class = "dpcov_error")
+  expect_match(conditionMessage(e), "trace")
+  # the statistics of rows clipped to 1 pass
+  expect_s3_class(analyze_gauss(second_moment(X, 1), 1, 1e-5), "dp_release")
+  expect_s3_class(analyze_gauss(second_moment(X / sqrt(3), 1), 1, 1e-5), "dp_release")
+})
+
+test_that("bounds released by dp_column_bounds() are counted in the guarantee of the release that uses them", {
+  set.seed(305)
+  n <- 4000
+  d <- data.frame(x = rnorm(n, 5))
+  d$y <- 2 * d$x + rnorm(n)
+  cb <- dp_column_bounds(d, epsilon = 0.5, delta = 1e-7)
+  set.seed(1)
+  r <- dp_cov(d, 0.5, 1e-6, bounds = cb)
+  set.seed(1)
+  r_public <- dp_cov(d, 0.5, 1e-6, bounds = cb$bounds)
+  # the same numbers (the bounds are the same), a different account
+  expect_identical(r$estimate, r_public$estimate)
+  expect_equal(r$epsilon, 0.5 + cb$epsilon)
+  expect_equal(r$delta, 1e-6 + cb$delta)
+  expect_true(has_guarantee(r))
+  expect_match(r$guarantee, "^\\(1, 1\\.1e-06\\)-differential privacy in all")
+  expect_match(r$guarantee, "dp_column_bounds", fixed = TRUE)
+  expect_match(r$params$bounds_source, "^private")
+  expect_equal(r_public$epsilon, 0.5)
+  expect_identical(r_public$params$bounds_source, "public")
+  # under replace-one, the add/remove bounds count twice (group privacy)
+  r1 <- dp_cov(d, 0.5, 1e-6, bounds = cb, neighbor = "replace-one")
+  expect_equal(r1$epsilon, 0.5 + 2 * cb$epsilon)
+  expect_equal(r1$delta, 1e-6 + cb$delta * (1 + exp(cb$epsilon)))
+  # bounds released under replace-one give an add/remove release no guarantee: refused before any charge
+  cb1 <- dp_column_bounds(d, epsilon = 0.5, delta = 1e-7, neighbor = "replace-one")
+  b <- dp_budget(5, 1e-4)
+  e <- expect_error(dp_cov(d, 0.5, 1e-6, bounds = cb1, budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "bounds")
+  expect_error(wishart_noise(d, 0.5, 1e-6, bounds = cb1, budget = b), class = "dpcov_error")
+  expect_error(dp_lm(y ~ x, d, 0.5, 1e-6, bounds = cb1, budget = b), class = "dpcov_error")
+  expect_equal(budget_spent(b)$charges, 0)
+  expect_equal(iwishart_posterior(d, 0.5, 1e-6, bounds = cb1)$epsilon, 0.5 + cb1$epsilon)
+  # the other entry points: the mechanisms, dp_lm() and dp_pca()
+  expect_equal(analyze_gauss(d, 0.5, 1e-6, bounds = cb)$epsilon, 0.5 + cb$epsilon)
+  expect_equal(jl_ridge(d, 0.5, 1e-6, bounds = cb)$epsilon, 0.5 + cb$epsilon)
+  f <- dp_lm(y ~ x, d, 0.5, 1e-6, bounds = cb, B = 10)
+  expect_equal(glance(f)$epsilon, 0.5 + cb$epsilon)
+  expect_match(f$guarantee, "dp_column_bounds", fixed = TRUE)
+  pc <- dp_pca(d, epsilon = 0.5, delta = 1e-6, bounds = cb)
+  expect_match(pc$guarantee, "^\\(1, 1\\.1e-06\\)-differential privacy in all")
+  # a statistic cannot carry the bounds' guarantee
+  expect_error(second_moment(d, bounds = cb), class = "dpcov_error")
+})
