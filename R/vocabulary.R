@@ -28,6 +28,14 @@
 #' [compression_pca_study()]) return one kind of object, class `dp_study`
 #' (see [dp_study]), with `print`, `summary`, `plot` and `as.data.frame`.
 #'
+#' **Names that mean something else in one place.** In [dp_clip_bound()],
+#' `lower` and `upper` are the ends of the data-free search range of one
+#' row-norm bound (what [dp_cov()] calls `bound_range`), not per-column
+#' bounds of the data; in [dp_column_bounds()], `range` is one public bound on
+#' every column's magnitude (the search is in \[-`range`, `range`\]). The ones of a
+#' release is `ones` in [dp_lm()] and `intercept` in [dp_regression()].
+#' These keep their names for now; a rename would go through the shim below.
+#'
 #' **Renamed arguments.** `compressed_cov(object)` and
 #' `compressed_pca(object)` are now `compressed_cov(release)` and
 #' `compressed_pca(release)`; the old name still works, with a deprecation
