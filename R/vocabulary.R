@@ -32,8 +32,9 @@
 #' `lower` and `upper` are the ends of the data-free search range of one
 #' row-norm bound (what [dp_cov()] calls `bound_range`), not per-column
 #' bounds of the data; in [dp_column_bounds()], `range` is one public bound on
-#' every column's magnitude (the search is in \[-`range`, `range`\]). The ones of a
-#' release is `ones` in [dp_lm()] and `intercept` in [dp_regression()].
+#' every column's magnitude (the search is in \[-`range`, `range`\]). The column of
+#' ones of a release is named by `ones` in [dp_lm()] and `intercept` in
+#' [dp_regression()].
 #' These keep their names for now; a rename would go through the shim below.
 #'
 #' **Renamed arguments.** `compressed_cov(object)` and
