@@ -773,27 +773,31 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
 # Two choices per column (the lower and the upper bound), each targeting about
 # column_bounds_refine / epsilon_q rows beyond it, at most a share
 # tighten_max_level of them. The automatic rule (`tighten = NULL`) tightens
-# when n is public and that target is at most a share of n that depends on
-# what is estimated:
-# * the covariance in the data's units (dp_cov()): tighten_auto_level, a
-#   tenth. Below it the draws' spread in rank (order 1 / epsilon_q times the
-#   log of the window's width against the data's spacing) clamps enough of a
-#   column to bias its variance (bench/tighten.R: quakes' bimodal depth at
-#   epsilon 0.25 lost to its public bounds), and the budget is better left to
-#   the release;
-# * slopes and principal axes (dp_lm(), dp_pca()): tighten_auto_level_fit, a
-#   quarter, i.e. whenever the target is not capped. They are ratios of the
-#   covariance's entries, in which a clamped tail's shrinkage largely
-#   cancels, while the noise of every narrowed column falls (bench/tighten.R
-#   and bench/tighten-fit.R: the slope error and the principal angle fell in
-#   every cell of bench/peers.R's grid that this level tightens, and rose
-#   only where the target was capped: penguins at epsilon 0.25).
+# when n is public and that target is at most a twentieth of n, for what
+# each estimates:
+# * the covariance in the data's units (dp_cov(), tighten = NULL):
+#   tighten_auto_level. Above it the draws' spread in rank (order 1 /
+#   epsilon_q times the log of the window's width against the data's
+#   spacing) clamps enough of a column to bias its variance (bench/tighten.R:
+#   quakes' bimodal depth at epsilon 0.25 lost to its public bounds), and the
+#   budget is better left to the release; a tenth, the level before, let the
+#   clamped share reach a third on faithful (below);
+# * slopes and principal axes (dp_lm(), dp_pca()): tighten_auto_level_fit. They are ratios of the covariance's entries, in which a
+#   clamped tail's shrinkage largely cancels, while the noise of every
+#   narrowed column falls (bench/tighten-fit.R: the slope error and the
+#   principal angle fell in most cells of bench/peers.R's grid). But the
+#   rows actually clamped are not the target: on a bimodal column whose
+#   public bounds are already its range (faithful, n = 272) the choice lands
+#   in the gap between the modes, and a target of a fifth of n (epsilon 0.5)
+#   clamped 22-100% of a column, a tenth (epsilon 1) 22-32%, and the
+#   intervals covered 50% and 65% with no warning; at a twentieth (epsilon
+#   2) 10% and 92%. A quarter, the level before, tightened all of these.
 # The tightening takes 2 * tighten_share of epsilon and delta when
 # `bound_share` is not given.
 tighten_choices <- 2L
 tighten_max_level <- 0.25
-tighten_auto_level <- 0.1
-tighten_auto_level_fit <- 0.25
+tighten_auto_level <- 0.05
+tighten_auto_level_fit <- 0.05
 tighten_share <- 0.15
 
 #' The budget of the tightening of `p` columns' public bounds: 2 *

@@ -258,7 +258,7 @@
 #'   given); the box release runs on the tightened bounds and the two steps
 #'   compose by zCDP as the default's do. `NULL` tightens when n is public
 #'   (`"replace-one"` or `"zero-out"`, the data in memory) and
-#'   \eqn{2/\epsilon_q} is at most a tenth of n; under `"add-remove"` n is
+#'   \eqn{2/\epsilon_q} is at most a twentieth of n; under `"add-remove"` n is
 #'   private, so only `TRUE` tightens. Public bounds are often generous (a
 #'   documented range, a physical limit); the noise scales with their widths,
 #'   and the tightened box is nearer the data. On `bench/peers.R`'s data
@@ -269,7 +269,7 @@
 #'   times the best peer's in `bench/peers.R`, 50 releases per cell, against
 #'   0.91 without), so it is not the default here. [dp_lm()] and [dp_pca()],
 #'   which estimate slopes and principal axes, tighten by default (`NULL`,
-#'   with the target at most a quarter of n). The tightened bounds are in
+#'   with the target at most a twentieth of n). The tightened bounds are in
 #'   `params$bounds`, the public ones in `params$public_bounds`.
 #' @param type `"covariance"` or `"correlation"`.
 #' @param divisor `"n"` or `"n - 1"` (with the private or public n).

@@ -56,10 +56,12 @@
 #'   principal axes: the bounds are tightened privately (see [dp_cov()]'s
 #'   `tighten`) when n is public (`neighbor = "replace-one"` or
 #'   `"zero-out"`, the data in memory) and the \eqn{2/\epsilon_q} rows
-#'   targeted beyond each bound are at most a quarter of n. On
-#'   `bench/peers.R`'s data this cut the median principal angle in every
-#'   cell it tightens (quakes at epsilon 0.5: 4.7 against 8.7 degrees;
-#'   `bench/tighten-fit.R`). `tighten = FALSE` keeps the public box.
+#'   targeted beyond each bound are at most a twentieth of n (see
+#'   [dp_lm()]'s `tighten`: the rows clamped can be several times the
+#'   target, which biases the standard deviations). On `bench/peers.R`'s
+#'   data tightening cut the median principal angle (quakes at epsilon 1:
+#'   3.5 against 5.4 degrees; `bench/tighten-fit.R`). `tighten = FALSE`
+#'   keeps the public box.
 #' @param ... With data: arguments of [dp_cov()]. With a release: none.
 #' @param rank Number of components to keep in `rotation` (default all); as
 #'   in [stats::prcomp()], `sdev` keeps all of them. With data it is checked

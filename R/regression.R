@@ -290,20 +290,18 @@ release_column_index <- function(cols, M, arg) {
 #'   variables privately inside themselves, as [dp_cov()]'s `tighten`:
 #'   `NULL` (default) when n is public (`"replace-one"` or `"zero-out"`, the
 #'   data a data frame or matrix) and the \eqn{2/\epsilon_q} rows targeted
-#'   beyond each bound are at most a quarter of n (not capped); `TRUE`
-#'   always; `FALSE` never. Slopes are ratios of the covariance's entries, in
-#'   which a clamped tail's shrinkage largely cancels while every narrowed
-#'   column's noise falls: on `bench/peers.R`'s models (`bench/tighten.R`,
-#'   `bench/tighten-fit.R`) tightening cut the median slope error in every
-#'   cell this rule tightens (quakes, n = 1000: 0.49 against 0.79 at
-#'   epsilon 0.25, 0.082 against 0.161 at 2) and raised it only where the
-#'   target was capped (penguins, n = 342, epsilon 0.25), which the rule
-#'   leaves on the public bounds. The rows clamped by the tightened bounds
-#'   bias the slopes a little, which the intervals leave out: where the
-#'   target is large against n their coverage falls (quakes at epsilon
-#'   0.25, 135 rows targeted beyond each end of n = 1000: 87% for 95%
-#'   intervals, against 98.5% on the public box; 92-100% in the other
-#'   cells). Under `"add-remove"` n is private and `NULL` does not tighten.
+#'   beyond each bound are at most a twentieth of n; `TRUE` always; `FALSE`
+#'   never. Slopes are ratios of the covariance's entries, in which a
+#'   clamped tail's shrinkage largely cancels while every narrowed column's
+#'   noise falls: on `bench/peers.R`'s models (`bench/tighten-fit.R`)
+#'   tightening cut the median slope error in most cells (quakes, n = 1000:
+#'   0.082 against 0.161 at epsilon 2). But the rows it clamps can be many
+#'   more than its target, and the intervals leave that bias out: on a
+#'   bimodal column whose public bounds are already its range (faithful,
+#'   n = 272) a target of a fifth of n (epsilon 0.5) clamped 22-100% of a
+#'   column and the 95% intervals covered 50%, a tenth (epsilon 1) 65%, a
+#'   twentieth (epsilon 2) 92%. Under `"add-remove"` n is private and
+#'   `NULL` does not tighten.
 #'   Bounds
 #'   named by a variable of the formula (the response included) are
 #'   tightened; design columns named directly and factors keep theirs. The

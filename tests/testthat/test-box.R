@@ -968,16 +968,16 @@ test_that("tighten: the automatic rule reads public quantities only; TRUE, FALSE
   expect_identical(src(2, 1e-6, tighten = NULL), "public")
   expect_identical(src(2, 1e-6, tighten = TRUE), "public, tightened privately")
   expect_identical(src(2, 1e-6, neighbor = "replace-one", tighten = FALSE), "public")
-  # small n epsilon: 2 / eps_q above a tenth of n, the budget goes to the release
+  # small n epsilon: 2 / eps_q above a twentieth of n, the budget goes to the release
   expect_identical(suppressWarnings(dp_cov(x[1:300, ], 0.5, 1e-6, lower = lo, upper = hi,
                                            neighbor = "replace-one", tighten = NULL))$params$bounds_source, "public")
   dec <- dpcov:::tighten_decision
-  expect_true(dec(NULL, 1000, 0.02))       # 2 / 0.02 = 100 rows = n / 10
-  expect_false(dec(NULL, 999, 0.02))
+  expect_true(dec(NULL, 2000, 0.02))       # 2 / 0.02 = 100 rows = n / 20
+  expect_false(dec(NULL, 1999, 0.02))
   expect_false(dec(NULL, NA_real_, 10))    # n not public
   expect_true(dec(TRUE, NA_real_, 1e-6))
   expect_false(dec(FALSE, 1e9, 10))
-  # the rule at 2 / eps_q against n / 10, for the release's epsilon_q
+  # the rule at 2 / eps_q against n / 20, for the release's epsilon_q
   cols <- dpcov:::column_bounds_epsilon(0.3 * 0.5, 0.3 * 1e-6, 3, 2L)
   expect_gt(2 / cols$epsilon_q, 30)
   # bad values, classed and naming `tighten`, before anything is charged
@@ -1008,13 +1008,13 @@ test_that("tighten: the automatic rule reads public quantities only; TRUE, FALSE
   expect_true(all(r0$params$bounds$lower >= lo & r0$params$bounds$upper <= hi))
 })
 
-test_that("dp_lm() and dp_pca() tighten public bounds by default where the target is at most a quarter of n", {
+test_that("dp_lm() and dp_pca() tighten public bounds by default where the target is at most a twentieth of n", {
   # the rows targeted beyond each bound, 2 / eps_q, for k = 3 tightened columns
   cols <- dpcov:::column_bounds_epsilon(0.3 * 1, 0.3 * 1e-6, 3, 2L)
   target <- 2 / cols$epsilon_q
-  n_hi <- ceiling(target / 0.25)          # target <= n / 4: tightened
-  n_lo <- n_hi - 1L                       # target > n / 4: the public box
-  expect_lt(n_hi, ceiling(target / 0.1))  # dp_cov()'s rule (a tenth) does not tighten at n_hi
+  expect_identical(dpcov:::tighten_auto_level_fit, 0.05)
+  n_hi <- ceiling(target / 0.05)          # target <= n / 20: tightened
+  n_lo <- n_hi - 1L                       # target > n / 20: the public box
   lo <- c(0, 0, 0); hi <- c(100, 100, 1)
   set.seed(44)
   x <- tight_data(n_hi)
@@ -1035,9 +1035,10 @@ test_that("dp_lm() and dp_pca() tighten public bounds by default where the targe
   set.seed(2); b <- dp_pca(cov(xl, neighbor = "replace-one", tighten = FALSE))
   same_pca(a, b)
   expect_false(grepl("tightened", a$source$mechanism))
-  # dp_cov() itself does not tighten by default, nor by its own rule at n_hi
+  # dp_cov() itself does not tighten by default; its own rule (tighten = NULL) has the same level
   expect_identical(cov(x, neighbor = "replace-one")$params$bounds_source, "public")
-  expect_identical(cov(x, neighbor = "replace-one", tighten = NULL)$params$bounds_source, "public")
+  expect_identical(cov(x, neighbor = "replace-one", tighten = NULL)$params$bounds_source, "public, tightened privately")
+  expect_identical(cov(xl, neighbor = "replace-one", tighten = NULL)$params$bounds_source, "public")
   # a `tighten` given to dp_pca() is dp_cov()'s; n private (add/remove): no tightening
   set.seed(3); a <- pca(x, neighbor = "replace-one", tighten = FALSE)
   set.seed(3); b <- dp_pca(cov(x, neighbor = "replace-one", tighten = FALSE))

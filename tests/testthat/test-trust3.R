@@ -178,3 +178,41 @@ test_that("bounds released by dp_column_bounds() are counted in the guarantee of
   # a statistic cannot carry the bounds' guarantee
   expect_error(second_moment(d, bounds = cb), class = "dpcov_error")
 })
+
+test_that("dp_lm() and dp_pca() tighten public bounds by default only where the target is a twentieth of n", {
+  # faithful's columns are bimodal and these public bounds are their ranges:
+  # a tightened bound lands in the gap between the modes and clamps most rows
+  b <- list(eruptions = c(1.6, 5.1), waiting = c(43, 96))
+  set.seed(306)
+  tightened <- function(rel) identical(rel$tuning$method, "public bounds tightened privately")
+  f <- dp_lm(eruptions ~ waiting, faithful, 0.5, 1e-6, neighbor = "replace-one", bounds = b, B = 0)
+  expect_false(tightened(f$release))
+  f <- dp_lm(eruptions ~ waiting, faithful, 1, 1e-6, neighbor = "replace-one", bounds = b, B = 0)
+  expect_false(tightened(f$release))
+  f <- dp_lm(eruptions ~ waiting, faithful, 4, 1e-6, neighbor = "replace-one", bounds = b, B = 0)
+  expect_true(tightened(f$release))
+  pc <- dp_pca(faithful, epsilon = 0.5, delta = 1e-6, bounds = b, neighbor = "replace-one")
+  expect_false(grepl("tightened", pc$guarantee))
+  pc <- dp_pca(faithful, epsilon = 4, delta = 1e-6, bounds = b, neighbor = "replace-one")
+  expect_true(grepl("tightened", pc$guarantee))
+})
+
+test_that("dp_lm()'s default intervals cover on faithful with its ranges as public bounds (control: tighten = TRUE)", {
+  skip_if_not_extended()
+  b <- list(eruptions = c(1.6, 5.1), waiting = c(43, 96))
+  truth <- unname(stats::coef(stats::lm(eruptions ~ waiting, faithful))["waiting"])
+  covers <- function(tighten, seed) {
+    set.seed(seed)
+    vapply(seq_len(40), function(i) {
+      f <- dp_lm(eruptions ~ waiting, faithful, 0.5, 1e-6, neighbor = "replace-one", bounds = b, B = 100,
+                 tighten = tighten)
+      ci <- stats::confint(f)["waiting", ]
+      ci[[1]] < truth && truth < ci[[2]]
+    }, logical(1))
+  }
+  # 95% intervals: at least 31 of 40 cover unless the level is far off
+  # (binomial(40, 0.95) puts about 1e-5 at or below 30)
+  expect_gte(sum(covers(NULL, 307)), 31)
+  # the previous default (tightened at this n and epsilon) covered about half
+  expect_lt(sum(covers(TRUE, 307)), 31)
+})
