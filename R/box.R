@@ -261,7 +261,8 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
           if (arg == "lower") "lower = c(x = 0, y = -5), upper = c(x = 10, y = 5)" else
             "bounds = list(x = c(0, 10), y = c(-5, 5))", .arg = arg)
   }
-  known <- c(data_names, colnames(X), rownames(attr(tt, "factors")), resp)
+  # (a column of `data` may be named with backticks, as a variable of the model)
+  known <- c(data_names, paste0("`", data_names, "`"), colnames(X), rownames(attr(tt, "factors")), resp)
   unknown <- setdiff(names(b$lower), known)
   if (length(unknown)) {
     abort("`bounds` names %s, not variables of `data` or columns of the design.",
@@ -277,6 +278,9 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
     abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
   }
   fac <- attr(tt, "factors")
+  # the terms name a variable by its label (`my x`, backticked), the model
+  # frame by its name (my x): its row of `fac` is its column of `mf`
+  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
   asg <- attr(X, "assign")
   cols <- which(asg > 0)
   lo <- hi <- numeric(length(cols))
@@ -287,7 +291,7 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
       vars <- rownames(fac)[fac[, asg[j]] > 0]
       iv <- c(1, 1)
       for (v in vars) {
-        w <- var_interval(v)
+        w <- var_interval(frame_name[[v]])
         prods <- c(iv[1] * w[1], iv[1] * w[2], iv[2] * w[1], iv[2] * w[2])
         iv <- range(prods)
       }
@@ -296,6 +300,8 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
     hi[k] <- iv[2]
   }
   y_iv <- named(resp)
+  # a logical response (a column or a comparison) is 0/1 whatever the data
+  if (is.null(y_iv) && (is.logical(stats::model.response(mf)) || lm_logical_term(resp))) y_iv <- c(0, 1)
   if (is.null(y_iv)) abort("`bounds`: give public bounds for the response `%s`.", resp, .arg = "bounds")
   lo <- c(lo, y_iv[1])
   hi <- c(hi, y_iv[2])
@@ -305,6 +311,42 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
           c(colnames(X)[cols], resp)[i], .arg = "bounds")
   }
   list(lower = lo, upper = hi)
+}
+
+#' The labels of a terms object's variables as its `factors` rows and the
+#' coefficients write them (`my x`, backticked where not syntactic); the model
+#' frame names the same variables without the backticks of a bare name.
+#' @noRd
+lm_variable_labels <- function(tt) {
+  vapply(as.list(attr(tt, "variables"))[-1L], function(e) deparse1(e, backtick = TRUE), "")
+}
+
+#' dp_lm()'s bounds named by the model frame's names: a bound named by a
+#' variable's label (`my x` with its backticks, as the coefficients name it)
+#' is renamed to the variable's name (my x, the column of `data`), so both
+#' spellings work (for the box, the private tightening and the messages).
+#' `b` is check_bounds() output; a formula terms() cannot read is left to
+#' lm_design()'s errors.
+#' @noRd
+lm_bound_names <- function(b, formula) {
+  nm <- names(b$lower)
+  if (is.null(nm) || !inherits(formula, "formula")) return(b)
+  tt <- tryCatch(stats::terms(formula), error = function(e) NULL)
+  if (is.null(tt)) return(b)
+  vars <- as.list(attr(tt, "variables"))[-1L]
+  plain <- vapply(vars, function(e) if (is.name(e)) as.character(e) else deparse1(e), "")
+  label <- lm_variable_labels(tt)
+  alias <- label != plain & label %in% nm & !label %in% plain
+  if (!any(alias)) return(b)
+  nm[match(label[alias], nm)] <- plain[alias]
+  dup <- unique(nm[duplicated(nm)])
+  if (length(dup)) {
+    abort("`%s` names the variable(s) %s twice (with and without backticks); give one bound per variable.",
+          if (identical(b$arg, "lower")) "lower" else "bounds", paste0("`", dup, "`", collapse = ", "),
+          .arg = if (identical(b$arg, "lower")) "lower" else "bounds")
+  }
+  names(b$lower) <- names(b$upper) <- nm
+  b
 }
 
 #' Whether a variable of the model is a logical expression whatever the data

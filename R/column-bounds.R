@@ -756,7 +756,8 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
   k <- sum(num)
   cols <- column_bounds_epsilon(epsilon, delta, max(1L, k), noisy_count = !isTRUE(state$n_public))
   d <- column_bounds_defaults
-  X <- matrix(unlist(mf[num], use.names = FALSE), nrow(mf), k)
+  # (k = 0: a logical response and logical or factor terms, all bounded by their coding)
+  X <- matrix(as.double(unlist(mf[num], use.names = FALSE)), nrow(mf), k)
   cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
                                 n_public = isTRUE(state$n_public))
   state$k <- k

@@ -126,7 +126,13 @@ release_column_index <- function(cols, M, arg) {
 #'   expanded, the intercept a column of ones), the response is bound to it,
 #'   and the second moment of \eqn{[X, y]} is released **once** with
 #'   `mechanism`; the fit is post-processing of that release, which the
-#'   result keeps in `release`.
+#'   result keeps in `release`. As in [lm()], `.` stands for every column of
+#'   `data` but the response's (column names are public schema), and the
+#'   fit stores the expanded formula. A logical response is coded 0/1, with
+#'   bounds \[0, 1\]. `update(fit, ...)` runs the call again: a new release of
+#'   the data, which spends `epsilon` and `delta` again (and charges
+#'   `budget` again); to try another model at no further cost, fit it from
+#'   the same release, `dp_lm(fit$release, ...)`.
 #' * **An existing release** (`dp_lm(release, y ~ x1 + x2)`): label and
 #'   features are picked by name from the release's columns, so one release
 #'   answers any number of regressions at no further privacy cost (Sheffet,
@@ -211,7 +217,9 @@ release_column_index <- function(cols, M, arg) {
 #'
 #' **Non-finite values.** The data's variables must be finite (a column
 #' with NA, NaN or infinite values is refused, as everywhere in dpcov: the
-#' domain is finite numbers). What the formula's transformations make of
+#' domain is finite numbers), and plain numbers, logicals or factors (a
+#' classed number, such as bit64's `integer64` or a unit class, is refused
+#' as in [dp_cov()]: its arithmetic is not its storage's). What the formula's transformations make of
 #' finite values goes through a public per-record rule instead: NaN becomes 0
 #' and \eqn{\pm}Inf becomes \eqn{\pm}`.Machine$double.xmax`, which the
 #' bounds or the clip then bound like any other large value, and the
@@ -309,7 +317,9 @@ release_column_index <- function(cols, M, arg) {
 #'   `params$tightened_bounds`).
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
-#'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))`; a design column may be
+#'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))` (a non-syntactic name by
+#'   the column's name, `list("my x" = c(0, 1))`, or by its label in the
+#'   formula, with backticks: `` list("`my x`" = c(0, 1)) ``); a design column may be
 #'   named directly (e.g. `"I(x^2)"`). Factor and logical columns, and
 #'   comparisons such as `I(x > 3)` (logical whatever the data; a column
 #'   named `I(x > 3)TRUE`, as in [lm()]), get the
@@ -432,7 +442,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   call <- match.call()
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
-  box <- check_bounds(lower, upper, bounds)
+  # `.` stands for the data's other columns, as in lm() (names are public schema)
+  if (!missing(data)) x <- lm_expand_dot(x, data)
+  box <- lm_bound_names(check_bounds(lower, upper, bounds), x)
   check_bounds_exclusive(box, clip)
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
   if (isTRUE(tighten) && is.null(box)) {
@@ -753,6 +765,18 @@ lm_check_elementwise <- function(e, vars) {
         what, .arg = "x")
 }
 
+# A formula's `.` term expanded to the columns of `data` other than the
+# response's variables, as lm() reads it: terms() looks at names(data) only
+# (public schema), and the expanded formula is what the fit stores. A formula
+# without a `.`, or data that lm_design() will refuse, is returned as given.
+lm_expand_dot <- function(formula, data) {
+  if (!inherits(formula, "formula") || length(formula) != 3L || !"." %in% all.vars(formula[[3L]])) return(formula)
+  if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
+  if (!is.data.frame(data)) return(formula)
+  tt <- tryCatch(stats::terms(formula, data = data), error = function(e) NULL)
+  if (is.null(tt)) formula else stats::formula(tt)
+}
+
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
@@ -778,7 +802,11 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
           paste0(bad_fun, "()", collapse = ", "), .arg = "x")
   }
   vars <- all.vars(formula)
-  if ("." %in% vars) abort("`x`: `.` is only available for a release; name the variables.", .arg = "x")
+  # (lm_expand_dot() replaced a `.` term; one left is inside a call, as in log(.))
+  if ("." %in% vars) {
+    abort("`x`: `.` stands for the other columns of `data` only as a term (y ~ . or y ~ . - z), not inside a call; name the variables.",
+          .arg = "x")
+  }
   miss <- setdiff(vars, names(data))
   if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
                           .arg = "x")
@@ -793,6 +821,12 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
     }
     if (!(is.numeric(col) || is.logical(col) || is.factor(col)) || !is.null(dim(col))) {
       abort("`data`: column `%s` must be numeric, logical or a factor.", v, .arg = "data")
+    }
+    # a classed number (bit64's integer64, a unit class) is not its storage's
+    # double: arithmetic on it is the class's (as dp_cov()'s check_data_matrix())
+    if (is.object(col) && !is.factor(col) && !inherits(col, "AsIs")) {
+      abort("`data`: column `%s` is of class %s, not a plain number; convert it (e.g. with as.numeric(), checking the values) first.",
+            v, paste0("\"", class(col)[1L], "\""), .arg = "data")
     }
     if (is.factor(col) && nlevels(col) < 2L) {
       abort("`data`: factor `%s` has %d declared level(s); a factor in a model needs at least 2 (its levels are public schema, not the values that occur).",
@@ -822,7 +856,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
     abort("`x` uses a data-dependent transformation; transform with public constants.", .arg = "x")
   }
   y <- stats::model.response(mf)
-  if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric column.", .arg = "x")
+  # a logical response is 0/1, as in lm() (its bounds [0, 1], lm_box_bounds())
+  if (is.logical(y) && is.null(dim(y))) y <- as.double(y)
+  if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric or logical column.", .arg = "x")
   X <- tryCatch(stats::model.matrix(tt, mf),
                 error = function(e) abort("`x`: the design could not be built from the formula's variables.", .arg = "x"))
   X <- lm_finite(X)  # a product of two large values overflows again

@@ -648,3 +648,104 @@ test_that("a residual sum of squares the noise made non-positive gives sigma NA,
   expect_equal(sigma(f0), sqrt((S[4, 4] - sum(b * S[1:3, 4])) / (2000 - 3)), tolerance = 1e-8)
   expect_false(any(grepl("not estimable", f0$diagnostics$messages)))
 })
+
+test_that("non-syntactic variable names: bounds by the column's name or its label, the same fit as syntactic ones", {
+  d <- lm_data()
+  nd <- data.frame(`my x` = d$x1, `2nd` = d$x2, `a-b` = d$g, `Sepal Length` = d$y, check.names = FALSE)
+  b_plain <- list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20))
+  fit <- function(f, data, ...) {
+    set.seed(21)
+    suppressWarnings(dp_lm(f, data, 1, 1e-6, neighbor = "replace-one", B = 20, ...))
+  }
+  ref <- fit(y ~ x1 + x2 + g, d, bounds = b_plain)
+  # named by the column (it was "give public bounds for ``my x``") or by the label, with backticks
+  for (b in list(list(`my x` = c(-5, 5), `2nd` = c(-5, 5), `Sepal Length` = c(-20, 20)),
+                 list("`my x`" = c(-5, 5), "`2nd`" = c(-5, 5), "`Sepal Length`" = c(-20, 20)))) {
+    f <- fit(`Sepal Length` ~ `my x` + `2nd` + `a-b`, nd, bounds = b)
+    expect_identical(unname(coef(f)), unname(coef(ref)))
+    expect_identical(unname(confint(f)), unname(confint(ref)))
+    expect_identical(names(coef(f)), c("(Intercept)", "`my x`", "`2nd`", "`a-b`b", "`a-b`c", "`a-b`d"))
+  }
+  # predict() and model.matrix() read the columns by name
+  expect_identical(unname(predict(f, nd[1:4, ])), unname(predict(ref, d[1:4, ])))
+  expect_equal(c(model.matrix(f, nd[1:4, ])), c(model.matrix(~ x1 + x2 + g, d[1:4, ])))
+  # the private bounds (no bounds given) and a transformed variable
+  set.seed(22)
+  p_ref <- suppressWarnings(dp_lm(y ~ x1 + log(x2 + 10), d, 1, 1e-6, B = 0))
+  set.seed(22)
+  p_nd <- suppressWarnings(dp_lm(`Sepal Length` ~ `my x` + log(`2nd` + 10), nd, 1, 1e-6, B = 0))
+  expect_identical(unname(coef(p_nd)), unname(coef(p_ref)))
+  # the tightened bounds are named by the column
+  t_ref <- fit(y ~ x1 + x2, d, bounds = b_plain, tighten = TRUE)
+  t_nd <- fit(`Sepal Length` ~ `my x` + `2nd`, nd, bounds = list("`my x`" = c(-5, 5), `2nd` = c(-5, 5),
+                                                               `Sepal Length` = c(-20, 20)), tighten = TRUE)
+  expect_identical(rownames(t_nd$release$params$tightened_bounds), c("my x", "2nd", "Sepal Length"))
+  expect_identical(unname(coef(t_nd)), unname(coef(t_ref)))
+  # one variable named both ways is refused, naming it
+  e <- tryCatch(fit(`Sepal Length` ~ `my x`, nd, bounds = list(`my x` = c(-5, 5), "`my x`" = c(-4, 4),
+                                                                  `Sepal Length` = c(-20, 20))), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "bounds")
+  expect_match(conditionMessage(e), "`my x` twice")
+})
+
+test_that("a classed number in `data` (integer64, a unit class) is refused, naming `data` and the column", {
+  d <- lm_data(100)
+  d$x1 <- structure(d$x1, class = "myclass")
+  e <- tryCatch(dp_lm(y ~ x1 + x2, d, 1, 1e-6, clip = 5), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "data")
+  expect_match(conditionMessage(e), "`x1` is of class \"myclass\"")
+  # a classed number used only inside a transformation too
+  expect_error(dp_lm(y ~ log(abs(x1) + 1), d, 1, 1e-6, clip = 5), "x1", class = "dpcov_error")
+  # as dp_cov(), an AsIs number is a number
+  d$x1 <- I(unclass(d$x1))
+  expect_s3_class(dp_lm(y ~ x1 + x2, d, 1, 1e-6, clip = 5, B = 0), "dp_lm")
+  skip_if_not_installed("bit64")
+  d$x1 <- bit64::as.integer64(seq_len(100))
+  e <- tryCatch(dp_lm(y ~ x1, d, 1, 1e-6, clip = 5), error = identity)
+  expect_identical(e$arg, "data")
+  expect_match(conditionMessage(e), "integer64")
+})
+
+test_that("`.` in the formula is the data's other columns, as in lm(); the expanded formula is stored", {
+  b <- lapply(mtcars, function(v) range(v) + c(-1, 1))
+  set.seed(24)
+  f <- suppressWarnings(dp_lm(mpg ~ ., mtcars, 1, 1e-6, neighbor = "replace-one", B = 0, bounds = b, tighten = TRUE))
+  full <- mpg ~ cyl + disp + hp + drat + wt + qsec + vs + am + gear + carb
+  set.seed(24)
+  g <- suppressWarnings(dp_lm(full, mtcars, 1, 1e-6, neighbor = "replace-one", B = 0, bounds = b, tighten = TRUE))
+  expect_identical(coef(f), coef(g))
+  expect_identical(names(coef(f)), names(coef(lm(mpg ~ ., mtcars))))
+  # the stored formula is the expanded one, and every variable's bounds were tightened
+  expect_identical(deparse1(formula(f)), deparse1(full))
+  expect_identical(sort(rownames(f$release$params$tightened_bounds)), sort(names(mtcars)))
+  # `. - z` and a transformed response, as lm() reads them; private bounds
+  set.seed(25)
+  f2 <- suppressWarnings(dp_lm(log(mpg) ~ . - cyl, mtcars[1:4], 1, 1e-6, B = 0))
+  expect_identical(names(coef(f2)), names(coef(lm(log(mpg) ~ . - cyl, mtcars[1:4]))))
+  expect_error(dp_lm(mpg ~ log(.), mtcars, 1, 1e-6, clip = 500), "not inside a call", class = "dpcov_error")
+})
+
+test_that("a logical response is 0/1, as in lm(), with bounds [0, 1]", {
+  d <- lm_data()
+  # a logical response is 0/1, as in lm(), with bounds [0, 1] (it was refused)
+  d$z <- d$y > 1
+  d$z01 <- as.numeric(d$z)
+  for (args in list(list(bounds = list(x1 = c(-5, 5))), list(clip = 6))) {
+    set.seed(27)
+    fl <- suppressWarnings(do.call(dp_lm, c(list(z ~ x1, d, 1, 1e-6, B = 0), args)))
+    set.seed(27)
+    fn <- suppressWarnings(do.call(dp_lm, c(list(z01 ~ x1, d, 1, 1e-6, B = 0),
+                                            if (!is.null(args$bounds)) list(bounds = c(args$bounds, list(z01 = c(0, 1))))
+                                            else args)))
+    expect_identical(unname(coef(fl)), unname(coef(fn)))
+  }
+  # private bounds for the numeric variables; the logical response keeps [0, 1]
+  set.seed(27)
+  fl <- suppressWarnings(dp_lm(z ~ x1, d, 1, 1e-6, B = 0))
+  expect_identical(unlist(fl$release$params$bounds[2L, ], use.names = FALSE), c(0, 1))
+  # a comparison as the response, no numeric variable left for private bounds
+  set.seed(28)
+  expect_s3_class(suppressWarnings(dp_lm(I(x1 > 0) ~ z, d, 1, 1e-6, B = 0)), "dp_lm")
+})
