@@ -363,6 +363,7 @@ print.dp_pca <- function(x, digits = 4, ...) {
 #' @export
 summary.dp_pca <- function(object, ...) {
   check_dp_pca(object, "object")
+  check_method_dots(...)
   v <- object$sdev^2
   share <- if (sum(v) > 0) v / sum(v) else rep(0, length(v))  # all-zero release: no variance to share
   importance <- rbind(`Standard deviation` = object$sdev, `Proportion of Variance` = round(share, 5),

@@ -1502,9 +1502,26 @@ check_dp_lm <- function(x, arg = "x") {
 #' the noise made the released residual sum of squares non-positive),
 #' `model.matrix()` (of a data frame you give), `summary()`, `tidy()` and
 #' `glance()`. All are post-processing of the release. A fit keeps no data,
-#' so `residuals()` and `fitted()` are errors. A fit from compressed data
+#' so `residuals()`, `fitted()` and `plot()` (lm()'s residual plots) are
+#' errors. A fit from compressed data
 #' ([compressed_lm()]) has normal-theory intervals from `vcov`. Arguments
-#' the methods do not know are refused, not ignored.
+#' the methods do not know are refused, not ignored; the standard arguments
+#' of the generics are accepted: `complete` of `coef()` and `vcov()` (every
+#' coefficient is estimated here, so `TRUE` and `FALSE` give the same) and
+#' `use.fallback` of `nobs()` (no fallback: a fit keeps no rows to count, so
+#' `nobs()` is `NA` whenever n is not released).
+#'
+#' **Shrunk fits.** Where the adaptive ridge shrank the coefficients (see
+#' [dp_lm()], Shrinkage), `vcov()`, `confint()` and the intervals of
+#' `predict()` and `tidy()` are those of the unshrunk least-squares fit and
+#' may not contain the shrunk estimate: `tidy()` gives each term's
+#' `interval_centre` (the least-squares coefficient) and `shrunk` (whether
+#' the estimate differs from it), and `predict(interval = "confidence")` of
+#' a shrunk fit carries the attributes `interval_centre` and `note`.
+#'
+#' **Missing values in `newdata`.** `predict()` gives `NA` (fit, interval,
+#' standard error) for a row with a missing value, as [stats::predict.lm()]
+#' does with `na.pass`; `model.matrix()` refuses them.
 #'
 #' @param object,x A `dp_lm` fit.
 #' @param parm Coefficients (names or indices); default all.
@@ -1521,12 +1538,17 @@ check_dp_lm <- function(x, arg = "x") {
 #'   [stats::predict.lm()] does: a list of `fit`, `se.fit` (from `vcov`:
 #'   privacy noise and sampling error) and `residual.scale`.
 #' @param conf.int,conf.level `tidy()`: add interval columns, and their level.
+#' @param complete `coef()`, `vcov()`: as in [stats::coef()]; every
+#'   coefficient is estimated, so it changes nothing.
+#' @param use.fallback `nobs()`: as in [stats::nobs()]; accepted and
+#'   ignored (a fit keeps no rows to count).
 #' @param digits Significant digits to print.
-#' @param ... Unused (a named argument here is an error).
+#' @param ... Unused (an argument here is an error).
 #' @return `confint()`: a matrix with one row per coefficient; `predict()`: a
 #'   vector, or a matrix with `fit`, `lwr`, `upr` (a list with `se.fit` too
-#'   when asked); `model.matrix()`: the design of `data`; `tidy()`, `glance()`: data
-#'   frames (`glance()`'s `private` is FALSE, and its `epsilon` and `delta` NA,
+#'   when asked; for a shrunk fit the attributes `interval_centre` and
+#'   `note`); `model.matrix()`: the design of `data`; `tidy()`, `glance()`:
+#'   data frames (`tidy()` with `shrunk` and `interval_centre`; `glance()`'s `private` is FALSE, and its `epsilon` and `delta` NA,
 #'   for a fit without a formal guarantee, whose tables are also classed
 #'   `dp_nonprivate`); `summary()`: a `summary.dp_lm` object.
 #' @name dp_lm-methods
@@ -1549,6 +1571,7 @@ NULL
 #' @export
 print.dp_lm <- function(x, digits = 4, ...) {
   check_dp_lm(x)
+  check_method_dots(...)
   digits <- check_digits(digits)
   nonprivate <- inherits(x, "dp_nonprivate")
   if (nonprivate) nonprivate_banner(x, lm_nonprivate_why(x))
@@ -1603,6 +1626,13 @@ fitted.dp_lm <- function(object, ...) {
 }
 
 #' @rdname dp_lm-methods
+#' @export
+plot.dp_lm <- function(x, ...) {
+  abort("a dp_lm keeps no data, so it has no residuals or fitted values to plot (lm()'s diagnostic plots are the private rows'); use confint() or predict(x, newdata) on data you choose.",
+        .arg = "x")
+}
+
+#' @rdname dp_lm-methods
 #' @param data For `model.matrix()`: a data frame to build the fit's design
 #'   from (a dp_lm keeps no data of its own).
 #' @export
@@ -1615,15 +1645,28 @@ model.matrix.dp_lm <- function(object, data, ...) {
 
 #' @rdname dp_lm-methods
 #' @export
-vcov.dp_lm <- function(object, ...) {
+vcov.dp_lm <- function(object, complete = TRUE, ...) {
   check_dp_lm(object, "object")
+  check_flag(complete, "complete")
+  check_method_dots(...)
   object$vcov
 }
 
 #' @rdname dp_lm-methods
 #' @export
-nobs.dp_lm <- function(object, ...) {
+coef.dp_lm <- function(object, complete = TRUE, ...) {
   check_dp_lm(object, "object")
+  check_flag(complete, "complete")
+  check_method_dots(...)
+  object$coefficients
+}
+
+#' @rdname dp_lm-methods
+#' @export
+nobs.dp_lm <- function(object, use.fallback = FALSE, ...) {
+  check_dp_lm(object, "object")
+  check_flag(use.fallback, "use.fallback")
+  check_method_dots(...)
   object$n
 }
 
@@ -1631,6 +1674,7 @@ nobs.dp_lm <- function(object, ...) {
 #' @export
 formula.dp_lm <- function(x, ...) {
   check_dp_lm(x)
+  check_method_dots(...)
   if (!inherits(x$formula, "formula")) abort("`x` is not a valid dp_lm object: its `formula` is missing.", .arg = "x")
   x$formula
 }
@@ -1694,13 +1738,17 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   if (missing(newdata) || is.null(newdata)) {
     abort("`newdata` is required: a dp_lm keeps no data, so it has no fitted values.", .arg = "newdata")
   }
-  X <- lm_newdata(object, newdata)
+  X <- lm_newdata(object, newdata, na_rows = TRUE)
+  # a row of newdata with a missing value predicts NA (fit, interval and
+  # se), as predict.lm() does with na.pass; the others are computed alone
+  ok <- stats::complete.cases(X)
   fit <- drop(X %*% object$coefficients)
-  out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level)
+  out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level, ok)
   if (!se.fit) return(out)
   # as predict.lm(): the fit (or the matrix with its interval) and its
   # standard errors, here from the bootstrap's covariance (noise and sampling)
-  se <- lm_predict_se(object, X)
+  se <- rep(NA_real_, nrow(X))
+  se[ok] <- lm_predict_se(object, X[ok, , drop = FALSE])
   names(se) <- rownames(X)
   list(fit = out, se.fit = se, residual.scale = object$sigma)
 }
@@ -1708,28 +1756,56 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
 # The standard errors of X b from the fit's vcov.
 lm_predict_se <- function(object, X) sqrt(pmax(0, rowSums((X %*% object$vcov) * X)))
 
-# predict()'s matrix of fit and confidence interval for the design X.
-lm_predict_interval <- function(object, X, fit, level) {
+# predict()'s matrix of fit and confidence interval for the design X (its
+# rows `ok` complete; the others NA).
+lm_predict_interval <- function(object, X, fit, level, ok = rep(TRUE, nrow(X))) {
   lm_interval_warning(object, "predict")
-  centre <- drop(X %*% lm_interval_center(object))
+  Xo <- X[ok, , drop = FALSE]
+  centre <- drop(Xo %*% lm_interval_center(object))
   a <- (1 - level) / 2
   boot <- object$boot
-  ci <- if (!is.null(boot) && nrow(boot) >= 2L && object$ci_type %in% c("basic", "percentile")) {
-    pb <- tcrossprod(X, boot)  # rows: newdata, columns: draws
+  ci <- matrix(NA_real_, nrow(X), 2L)
+  ci[ok, ] <- if (!is.null(boot) && nrow(boot) >= 2L && object$ci_type %in% c("basic", "percentile")) {
+    pb <- tcrossprod(Xo, boot)  # rows: newdata, columns: draws
     lo <- apply(pb, 1L, stats::quantile, a, names = FALSE)
     hi <- apply(pb, 1L, stats::quantile, 1 - a, names = FALSE)
     if (object$ci_type == "basic") cbind(2 * centre - hi, 2 * centre - lo) else cbind(lo, hi)
   } else {
-    se <- lm_predict_se(object, X)
+    se <- lm_predict_se(object, Xo)
     cbind(centre - stats::qnorm(1 - a) * se, centre + stats::qnorm(1 - a) * se)
   }
   out <- cbind(fit = fit, lwr = ci[, 1L], upr = ci[, 2L])
   rownames(out) <- rownames(X)
+  lm_shrunk_note(out, object, X, ok)
+}
+
+# A shrunk fit (the adaptive ridge moved the estimate) predicts the shrunk
+# value, while its intervals are least squares' (they may not contain it):
+# the matrix carries the intervals' centre and a note saying so (print shows
+# both).
+lm_shrunk_note <- function(out, object, X, ok) {
+  if (!lm_is_shrunk(object)) return(out)
+  centre <- rep(NA_real_, nrow(X))
+  centre[ok] <- drop(X[ok, , drop = FALSE] %*% lm_interval_center(object))
+  names(centre) <- rownames(X)
+  attr(out, "interval_centre") <- centre
+  attr(out, "note") <- paste0("fit is the ridge-shrunk estimate (regularize = \"adaptive\"); lwr and upr are the ",
+                              "unshrunk least-squares fit's interval, centred on interval_centre, and may not contain fit")
   out
 }
 
+# Whether the adaptive ridge shrank the fit's coefficients (its estimate is
+# not the least-squares one its intervals centre on).
+lm_is_shrunk <- function(object) {
+  reg <- object$regularization
+  is.list(reg) && is_num1(reg$lambda) && reg$lambda > 0 &&
+    !identical(unname(lm_interval_center(object)), unname(object$coefficients))
+}
+
 # The design matrix of newdata, built with the fit's terms and factor levels.
-lm_newdata <- function(object, newdata, arg = "newdata") {
+# `na_rows`: a row with a missing value gives a row of NA (predict(), as
+# predict.lm() with na.pass); otherwise it is refused (model.matrix()).
+lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   if (identical(object$units, "normalised")) {
     abort("`object` has coefficients in normalised units (compressed data without `scales`); they do not apply to data in its own units. Refit with compressed_lm(..., scales =).",
           .arg = "object")
@@ -1748,19 +1824,36 @@ lm_newdata <- function(object, newdata, arg = "newdata") {
     if (!is.null(lev) && (is.character(col) || is.factor(col)) && !all(is.na(col) | as.character(col) %in% lev)) {
       abort("`%s`: factor `%s` has levels the fit does not know.", arg, v, .arg = arg)
     }
-    if (is.character(col) && !is.null(lev)) newdata[[v]] <- factor(col, levels = lev)
+    if (!is.null(lev) && !(is.character(col) || is.factor(col) || all(is.na(col)))) {
+      abort("`%s`: `%s` was a factor in the model (levels %s); give it as a factor or as text, not %s.", arg, v,
+            paste0("\"", lev, "\"", collapse = ", "), class(col)[1L], .arg = arg)
+    }
+    if ((is.character(col) || is.logical(col) && all(is.na(col))) && !is.null(lev)) {
+      newdata[[v]] <- factor(col, levels = lev)
+    }
   }
-  X <- tryCatch({
+  design <- function(newdata) tryCatch({
     mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
     # the fit's rule for transformed variables (a comparison is a number there)
     mf <- lm_frame_values(mf, tt, rule = FALSE)
     stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   }, error = function(e) abort("`%s`: %s", arg, conditionMessage(e), .arg = arg))
+  X <- design(newdata)
+  # a column of NA only is logical, which names a logical variable's column
+  # (`zTRUE`): where the fit's variable was numeric, it is a numeric NA
+  all_na <- vapply(vars, function(v) is.logical(newdata[[v]]) && all(is.na(newdata[[v]])) &&
+                     is.null(object$xlevels[[v]]), logical(1))
+  if (!identical(colnames(X), names(object$coefficients)) && any(all_na)) {
+    newdata[vars[all_na]] <- lapply(newdata[vars[all_na]], as.double)
+    X <- design(newdata)
+  }
   if (!identical(colnames(X), names(object$coefficients))) {
     abort("`%s` gives the columns %s, the fit has %s.", arg, paste(colnames(X), collapse = ", "),
           paste(names(object$coefficients), collapse = ", "), .arg = arg)
   }
-  if (!is.numeric(X) || anyNA(X) || !all(is.finite(X))) abort("`%s` contains NA or infinite values.", arg, .arg = arg)
+  if (!is.numeric(X)) abort("`%s` gives a design that is not numeric.", arg, .arg = arg)
+  if (!na_rows && anyNA(X)) abort("`%s` contains NA values.", arg, .arg = arg)
+  if (any(is.infinite(X))) abort("`%s` contains infinite values.", arg, .arg = arg)
   X
 }
 
@@ -1776,7 +1869,7 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
                  guarantee = object$guarantee, n = object$n, n_used = object$n_used %||% NA_real_,
                  n_source = object$n_source %||% "", n_estimate = object$n_estimate %||% NA_real_,
                  n_noise_sd = object$n_noise_sd %||% NA_real_, diagnostics = object$diagnostics,
-                 sigma = object$sigma, B = object$B %||% 0,
+                 sigma = object$sigma, B = object$B %||% 0, draws = if (is.null(object$boot)) 0L else nrow(object$boot),
                  ci_type = object$ci_type, units = object$units, level = level,
                  regularization = object$regularization,
                  nonprivate = inherits(object, "dp_nonprivate"),
@@ -1791,6 +1884,7 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
     coefficients = function(v) is.matrix(v) && is.numeric(v) && ncol(v) == 4L, mechanism = is_string,
     guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE), sigma = function(v) is_num1(v, na_ok = TRUE),
     ci_type = is_string, units = is_string, level = function(v) is_num1(v)))
+  check_method_dots(...)
   digits <- check_digits(digits)
   if (isTRUE(x$nonprivate)) {
     cat(sprintf("<dp_lm> NOT a private release: %s.\n",
@@ -1807,11 +1901,20 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
       else if (is_num1(x$n_noise_sd)) sprintf("n not released; its private estimate is %s (noise sd %s; %s)\n",
                                               format(n_est, digits = 6), format(x$n_noise_sd, digits = 3), x$n_source)
       else sprintf("n not released; n = %s (%s)\n", format(n_est, digits = 6), x$n_source))
-  ci_words <- switch(x$ci_type,
-                     basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
-                                                    x$ci_type, format(x$B)),
-                     normal = "normal intervals from vcov")
-  cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
+  # bootstrap intervals need two usable draws: with B = 0 (or every draw
+  # failed) the standard errors and intervals are NA, and the header says so
+  draws <- if (is_num1(x$draws)) x$draws else if (is_num1(x$B)) x$B else 0
+  if (x$ci_type %in% c("basic", "percentile") && draws < 2) {
+    cat(sprintf("Coefficients (no standard errors or intervals: %s; refit with B > 0 for them):\n",
+                if (is_num1(x$B) && x$B == 0) "B = 0, no bootstrap draws were made"
+                else sprintf("%s of the B = %s bootstrap draws were usable", format(draws), format(x$B))))
+  } else {
+    ci_words <- switch(x$ci_type,
+                       basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
+                                                      x$ci_type, format(x$B)),
+                       normal = "normal intervals from vcov")
+    cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
+  }
   print(signif(x$coefficients, digits))
   lm_print_regularization(x$regularization)
   cat(if (is.na(x$sigma)) "Residual standard deviation: not estimable (the released residual sum of squares is at or below 0 after the noise)\n"
@@ -1833,6 +1936,7 @@ generics::glance
 #' @export
 tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
   check_dp_lm(x)
+  check_method_dots(...)
   check_flag(conf.int, "conf.int")
   conf.level <- check_number(conf.level, "conf.level", lower = 0, upper = 1)
   out <- data.frame(term = names(x$coefficients), estimate = unname(x$coefficients),
@@ -1842,6 +1946,11 @@ tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
     out$conf.low <- unname(ci[, 1L])
     out$conf.high <- unname(ci[, 2L])
   }
+  # the standard errors and intervals are about the least-squares estimate
+  # (interval_centre); `shrunk` marks an estimate the ridge moved off it
+  centre <- unname(lm_interval_center(x))
+  out$shrunk <- lm_is_shrunk(x) & unname(x$coefficients) != centre
+  out$interval_centre <- centre
   lm_label_table(out, x)
 }
 
@@ -1855,6 +1964,7 @@ lm_label_table <- function(out, x) {
 #' @export
 glance.dp_lm <- function(x, ...) {
   check_dp_lm(x)
+  check_method_dots(...)
   rel <- x$release
   # a fit without a formal guarantee states none: epsilon and delta NA, private FALSE
   private <- !inherits(x, "dp_nonprivate")

@@ -361,6 +361,7 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
 #' @export
 as.matrix.dp_release <- function(x, ...) {
   check_release(x)
+  check_method_dots(...)
   x$estimate
 }
 

@@ -782,7 +782,8 @@ sweep_specs <- function() {
                list(x = R("object", fields = c("coefficients", "mechanism", "guarantee", "n", "sigma", "ci_type",
                                                "units", "level")), digits = CNT),
                label = "print.summary.dp_lm"),
-    sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "vcov.dp_lm"),
+    sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "vcov.dp_lm"),
+    sweep_spec("coef", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "coef.dp_lm"),
     sweep_spec("sigma", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "sigma.dp_lm"),
     # residuals() and fitted() refuse every fit (no data kept): test-dp-lm.R
     sweep_spec("model.matrix", list(object = lm_fit, data = lm_d[1:3, ]),
@@ -791,7 +792,7 @@ sweep_specs <- function() {
                                                      sweep_h("missing column", lm_d[1:3, "x1", drop = FALSE]),
                                                      sweep_h("NA entry", replace(lm_d[1:3, ], 1, NA))))),
                label = "model.matrix.dp_lm"),
-    sweep_spec("nobs", list(object = lm_fit_public), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "nobs.dp_lm"),
+    sweep_spec("nobs", list(object = lm_fit_public), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), use.fallback = FLAG), label = "nobs.dp_lm"),
     sweep_spec("formula", list(x = lm_fit), list(x = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "formula"))), label = "formula.dp_lm"),
     # the ridge's record: malformed is refused (the intervals centre on its least-squares coefficients)
     sweep_spec("confint", list(object = lm_fit),
@@ -821,7 +822,8 @@ sweep_specs <- function() {
                list(object = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "terms")),
                     newdata = R("custom", values = list(sweep_h("NULL", NULL), sweep_h("string", "a"), sweep_h("NA", NA),
                                                         sweep_h("missing column", lm_d[1:3, "x1", drop = FALSE]),
-                                                        sweep_h("NA entry", replace(lm_d[1:3, ], 1, NA)),
+                                                        # (an NA entry is valid: NA for that row, as
+                                                        # predict.lm(); test-dp-lm.R checks it)
                                                         sweep_h("list", list(1)))),
                     interval = CH("none", "confidence"), level = NUM),
                label = "predict.dp_lm"),

@@ -708,6 +708,33 @@ test_that("a classed number in `data` (integer64, a unit class) is refused, nami
   expect_match(conditionMessage(e), "integer64")
 })
 
+test_that("the methods refuse unknown arguments and accept the generics' standard ones; plot() says why it cannot", {
+  d <- lm_data()
+  set.seed(23)
+  f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, 1, 1e-6, bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)),
+                              neighbor = "replace-one", B = 20))
+  refused <- list(quote(vcov(f, foo = 1)), quote(coef(f, foo = 1)), quote(nobs(f, foo = 1)),
+                  quote(tidy(f, quick = TRUE)), quote(glance(f, foo = 1)), quote(formula(f, foo = 1)),
+                  quote(print(f, foo = 1)), quote(print(summary(f), foo = 1)))
+  for (cl in refused) {
+    e <- tryCatch(eval(cl), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_true(e$arg %in% c("foo", "quick"), info = deparse(cl))
+  }
+  # complete = (stats >= 3.5): every coefficient is estimated, so both give the same
+  expect_identical(coef(f, complete = FALSE), f$coefficients)
+  expect_identical(coef(f, complete = TRUE), f$coefficients)
+  expect_identical(vcov(f, complete = FALSE), f$vcov)
+  expect_error(vcov(f, complete = NA), class = "dpcov_error")
+  # use.fallback: no rows to count, accepted and ignored
+  expect_identical(nobs(f, use.fallback = TRUE), nobs(f))
+  expect_output(print(f, digits = 3), "Coefficients")
+  # lm()'s residual plots would be the private rows': a classed error (it was base's "'x' is a list ...")
+  e <- tryCatch(plot(f), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_match(conditionMessage(e), "keeps no data")
+})
+
 test_that("`.` in the formula is the data's other columns, as in lm(); the expanded formula is stored", {
   b <- lapply(mtcars, function(v) range(v) + c(-1, 1))
   set.seed(24)
@@ -725,6 +752,32 @@ test_that("`.` in the formula is the data's other columns, as in lm(); the expan
   f2 <- suppressWarnings(dp_lm(log(mpg) ~ . - cyl, mtcars[1:4], 1, 1e-6, B = 0))
   expect_identical(names(coef(f2)), names(coef(lm(log(mpg) ~ . - cyl, mtcars[1:4]))))
   expect_error(dp_lm(mpg ~ log(.), mtcars, 1, 1e-6, clip = 500), "not inside a call", class = "dpcov_error")
+})
+
+test_that("predict(): a factor given as a number is named; a row with NA predicts NA, as predict.lm()", {
+  # a factor of the model given as a number: named, with what it was (it was "contrasts apply only to factors")
+  d <- lm_data()
+  set.seed(26)
+  fg <- suppressWarnings(dp_lm(y ~ x1 + g, d, 1, 1e-6, bounds = list(x1 = c(-5, 5), y = c(-20, 20)),
+                               neighbor = "replace-one", B = 30))
+  e <- tryCatch(predict(fg, data.frame(x1 = 1, g = 2)), warning = identity, error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  expect_match(conditionMessage(e), "`g` was a factor in the model")
+  # NA in newdata: NA for that row (fit, interval, se), as predict.lm(); the others as alone
+  nd <- data.frame(x1 = c(0.5, NA, 1, 2), g = factor(c("a", "b", NA, "c"), levels = levels(d$g)))
+  p <- predict(fg, nd, interval = "confidence", se.fit = TRUE)
+  ok <- c(1, 4)
+  expect_true(all(is.na(p$fit[-ok, ])))
+  expect_true(all(is.na(p$se.fit[-ok])))
+  alone <- predict(fg, nd[ok, ], interval = "confidence", se.fit = TRUE)
+  expect_equal(unname(p$fit[ok, ]), unname(alone$fit[, ]))
+  expect_equal(unname(p$se.fit[ok]), unname(alone$se.fit))
+  expect_identical(is.na(predict(fg, nd)), c(`1` = FALSE, `2` = TRUE, `3` = TRUE, `4` = FALSE))
+  # a column of NA only is logical: for a numeric variable it is a numeric NA
+  expect_identical(unname(predict(fg, data.frame(x1 = NA, g = "a"))), NA_real_)
+  # model.matrix() still refuses them
+  expect_error(model.matrix(fg, nd), "NA", class = "dpcov_error")
 })
 
 test_that("a logical response is 0/1, as in lm(), with bounds [0, 1]", {
@@ -748,4 +801,47 @@ test_that("a logical response is 0/1, as in lm(), with bounds [0, 1]", {
   # a comparison as the response, no numeric variable left for private bounds
   set.seed(28)
   expect_s3_class(suppressWarnings(dp_lm(I(x1 > 0) ~ z, d, 1, 1e-6, B = 0)), "dp_lm")
+})
+
+test_that("summary() with B = 0 says there are no intervals", {
+  d <- lm_data()
+  set.seed(29)
+  f <- suppressWarnings(dp_lm(y ~ x1, d, 1, 1e-6, bounds = list(x1 = c(-5, 5), y = c(-20, 20)),
+                              neighbor = "replace-one", B = 0))
+  out <- capture.output(print(summary(f)))
+  expect_true(any(grepl("no standard errors or intervals: B = 0", out, fixed = TRUE)))
+  expect_false(any(grepl("B = 0 draws", out, fixed = TRUE)))
+  set.seed(29)
+  f <- suppressWarnings(update(f, B = 20))
+  expect_true(any(grepl("percentile parametric-bootstrap intervals (B = 20 draws", capture.output(print(summary(f))),
+                        fixed = TRUE)))
+})
+
+test_that("a shrunk fit says, in tidy() and predict(), that its intervals centre on least squares", {
+  d <- ridge_data()
+  set.seed(67)
+  fa <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
+                               bounds = ridge_bounds))
+  set.seed(67)
+  fn <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
+                               bounds = ridge_bounds, regularize = "none"))
+  expect_gt(fa$regularization$lambda, 0)
+  ta <- tidy(fa)
+  expect_identical(ta$interval_centre, unname(coef(fn)))
+  expect_identical(ta$shrunk, unname(coef(fa)) != unname(coef(fn)))
+  expect_true(all(ta$shrunk))
+  # the numbers are unchanged: the estimate is the ridge's, the interval least squares'
+  expect_identical(ta$estimate, unname(coef(fa)))
+  expect_identical(ta[c("std.error", "conf.low", "conf.high")], tidy(fn)[c("std.error", "conf.low", "conf.high")])
+  tn <- tidy(fn)
+  expect_false(any(tn$shrunk))
+  expect_identical(tn$interval_centre, tn$estimate)
+  nd <- data.frame(x1 = c(0, 1), x2 = c(0, -1))
+  pa <- predict(fa, nd, interval = "confidence")
+  pn <- predict(fn, nd, interval = "confidence")
+  expect_identical(unname(attr(pa, "interval_centre")), unname(pn[, "fit"]))
+  expect_match(attr(pa, "note"), "ridge-shrunk")
+  expect_identical(pa[, c("lwr", "upr")], pn[, c("lwr", "upr")])
+  expect_null(attr(pn, "note"))
+  expect_output(print(pa), "interval_centre")
 })

@@ -233,3 +233,11 @@ test_that("biplot() of a release's PCA is a classed error (no scores); of compre
   on.exit(grDevices::dev.off())
   expect_silent(biplot(cp))
 })
+
+test_that("summary() of a dp_pca refuses unknown arguments", {
+  set.seed(30)
+  pc <- dp_pca(analyze_gauss(matrix(rnorm(3000), 1000, 3), 1, 1e-5, clip = 5))
+  e <- tryCatch(summary(pc, foo = 1), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "foo")
+})

@@ -93,3 +93,12 @@ test_that("plot() and as.data.frame() of a release read only the released values
   expect_error(as.data.frame(bad), class = "dpcov_error")
   expect_error(plot(bad), class = "dpcov_error")
 })
+
+test_that("as.matrix() of a release refuses unknown arguments", {
+  set.seed(31)
+  r <- analyze_gauss(matrix(rnorm(300), 100, 3), 1, 1e-5, clip = 5)
+  e <- tryCatch(as.matrix(r, foo = 1), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "foo")
+  expect_identical(as.matrix(r), r$estimate)
+})
