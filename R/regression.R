@@ -1296,7 +1296,12 @@ lm_gram_noise_sd <- function(rel, feat, n) {
 # A number the bootstrap reads from a release's `params` (`field` names it in
 # the error): a hand-made release may lack it.
 redraw_param <- function(v, field) {
-  if (!is_num1(v)) abort("`x`: its `params$%s` is missing or malformed; the bootstrap cannot redraw its noise.", field, .arg = "x")
+  # a noise scale, a count or a threshold: finite and not negative (a
+  # hand-made -sigma would be redrawn as |sigma| without a word)
+  if (!is_num1(v) || !is.finite(v) || v < 0) {
+    abort("`x`: its `params$%s` is missing or malformed (a finite number >= 0); the bootstrap cannot redraw its noise.",
+          field, .arg = "x")
+  }
   v
 }
 
@@ -1465,7 +1470,8 @@ check_dp_lm <- function(x, arg = "x") {
     coefficients = function(v) is_finite_num(v) && !is.null(names(v)),
     vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)),
     boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients),
-    sigma = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0), n = function(v) is_num1(v, na_ok = TRUE),
+    sigma = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
+    n = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
     response = is_string, guarantee = is_string, mechanism = is_string,
     units = function(v) is_string(v) && v %in% c("data", "normalised"),
     ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal"),
@@ -1882,7 +1888,7 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
 print.summary.dp_lm <- function(x, digits = 4, ...) {
   check_object(x, "summary.dp_lm", list(
     coefficients = function(v) is.matrix(v) && is.numeric(v) && ncol(v) == 4L, mechanism = is_string,
-    guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE), sigma = function(v) is_num1(v, na_ok = TRUE),
+    guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0), sigma = function(v) is_num1(v, na_ok = TRUE),
     ci_type = is_string, units = is_string, level = function(v) is_num1(v)))
   check_method_dots(...)
   digits <- check_digits(digits)

@@ -216,3 +216,18 @@ test_that("dp_lm()'s default intervals cover on faithful with its ranges as publ
   # the previous default (tightened at this n and epsilon) covered about half
   expect_lt(sum(covers(TRUE, 307)), 31)
 })
+
+test_that("hand-made noise parameters and counts of a release or fit are checked, not taken by absolute value", {
+  set.seed(308)
+  x <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "y")))
+  r <- analyze_gauss(x, 1, 1e-5, clip = 3, neighbor = "replace-one")
+  expect_s3_class(dp_lm(r, y ~ a + b - 1, B = 5), "dp_lm")
+  neg <- r
+  neg$params$sigma <- -neg$params$sigma
+  e <- expect_error(dp_lm(neg, y ~ a + b - 1, B = 5), class = "dpcov_error")
+  expect_match(conditionMessage(e), "params$sigma", fixed = TRUE)
+  f <- dp_lm(r, y ~ a + b - 1, B = 5)
+  f$n <- -5
+  expect_error(nobs(f), class = "dpcov_error")
+  expect_error(glance(f), class = "dpcov_error")
+})
