@@ -59,7 +59,11 @@
 #' heavy-tailed data), and the axis is logarithmic around a private median,
 #' so large means cost nothing. When the share of rows clamped (computed from
 #' the released or public n) is 1% or more, the release's `tuning` and
-#' print say so in a WARNING: the spreads are then under-estimated.
+#' print say so in a WARNING: the spreads are then under-estimated. When
+#' n epsilon is too small for the bounds to find the tails (their first stage
+#' capped at the quartiles, judged from the public n or the released noisy
+#' count), the diagnostics say `"mostly noise"` (`bounds_capped`, see
+#' [release_diagnostics()]) and the release raises the noise warning.
 #'
 #' **Clipping bounds.** With `clip` or `clip_mean` given (or from a chunk
 #' reader, or a [second_moment()] object), the row-norm path runs: a bound not
@@ -561,24 +565,44 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
   if (!is.null(unmap)) cov <- unmap(cov)
   if (!n_public) params$n_noisy <- mean_step$n_noisy
   if (!is.null(charge)) params$budget_charge <- paste(charge, collapse = ", ")
-  est <- cov
-  scale <- "covariance"
-  if (type == "correlation") {
-    cc <- cov_to_cor(cov)
-    est <- cc$matrix
-    params$zero_variance <- cc$zero_variance
-    scale <- "correlation"
-  }
   params$second_moment <- second$params
-  dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
+  dimnames(cov) <- if (is.null(nm)) NULL else list(nm, nm)
   center <- mean_step$center
   names(center) <- nm
   # the private mean is a release component, after the estimate
-  new_dp_release(est, "cov", sprintf("Private %s: %s", scale, mechanism_text),
-                 epsilon, delta, neighbor, clip, n, p, n_public = n_public, scale = scale,
-                 centred = TRUE, params = params, tuning = tuning, guarantee = guarantee, call = call,
-                 components = list(center = center))
+  release <- function() {
+    new_dp_release(cov, "cov", sprintf("Private %s: %s", type, mechanism_text),
+                   epsilon, delta, neighbor, clip, n, p, n_public = n_public, scale = "covariance",
+                   centred = TRUE, params = params, tuning = tuning, guarantee = guarantee, call = call,
+                   components = list(center = center))
+  }
+  if (type == "covariance") return(release())
+  # the correlation is judged (and warns) on the covariance it scales
+  finish_diagnostics(cov_release_to_cor(muffle_noise_warnings(release())))
 }
+
+#' A covariance release scaled to a correlation (post-processing). The
+#' correlation has no scale on which to judge the noise, so the checks of the
+#' noisy covariance before scaling (the noise norm, each variance's noise
+#' against its value, the centring's) are kept in
+#' `params$covariance_diagnostics`, which release_diagnostics() reads: a
+#' variable whose variance is within its noise has correlations of noise.
+#' @noRd
+cov_release_to_cor <- function(rel) {
+  d <- release_diagnostics(rel)
+  cc <- cov_to_cor(rel$estimate)
+  est <- cc$matrix
+  dimnames(est) <- dimnames(rel$estimate)
+  rel$estimate <- est
+  rel$scale <- "correlation"
+  rel$params$zero_variance <- cc$zero_variance
+  rel$params$covariance_diagnostics <- unclass(d)[covariance_checks]
+  rel
+}
+
+# The checks of a covariance that its correlation keeps (cov_release_to_cor()).
+covariance_checks <- c("noise_frobenius", "signal_frobenius", "noise_to_signal", "variance_noise", "mean_noise_sd",
+                       "mean_noise")
 
 # A dp_suffstat given to dp_cov(): it must carry the column sums, and its
 # clip bound (the only one both steps can use) must be finite and agree with
@@ -906,27 +930,22 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
     cov <- (cov + t(cov)) / 2
     out$params$divisor <- "n"
   }
-  if (to == "correlation") {
-    if (any(!(diag(cov) > 0))) {
-      warning("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.",
-              call. = FALSE)
-      cov <- psd_project_cpp(cov)$matrix
-    }
-    cc <- cov_to_cor(cov)
-    est <- cc$matrix
-    out$params$zero_variance <- cc$zero_variance
-  } else {
-    est <- cov
+  if (to == "correlation" && any(!(diag(cov) > 0))) {
+    warning("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.",
+            call. = FALSE)
+    cov <- psd_project_cpp(cov)$matrix
   }
-  dimnames(est) <- dimnames(release$estimate)
-  out$estimate <- est
-  out$scale <- to
+  dimnames(cov) <- dimnames(release$estimate)
+  out$estimate <- cov
+  out$scale <- "covariance"
   out$centred <- TRUE
   out$ridge <- 0
   out$params$converted_from <- sc
   if (!is.null(guarantee_note) && !startsWith(out$guarantee, "NONE")) {
     out$guarantee <- paste0(out$guarantee, " Then ", guarantee_note, ".")
   }
+  # a correlation is judged on the covariance it scales
+  if (to == "correlation") out <- cov_release_to_cor(out)
   out$diagnostics <- release_diagnostics(out)
   out
 }

@@ -543,20 +543,32 @@ nonprivate_source <- function(v) {
 #'   mean uncertain by more than the spread centres the rows far from their
 #'   mean, and the clipping that follows destroys the covariance);
 #' * `outside_bounds`: the columns whose released mean lies outside the
-#'   public bounds (`params$bounds`): physically impossible, pure noise;
+#'   release's bounds (`params$bounds`: public, or chosen privately, as
+#'   `params$bounds_source` says), or, on [dp_cov()]'s box, was clamped to
+#'   their edge (`params$box_center` at -1/2 or 1/2): impossible without
+#'   noise, pure noise;
 #' * `clipped_fraction`: the released noisy count of clipped rows over n, only
 #'   where such a count was released (and charged), in `params$n_clipped`;
+#' * `bounds_capped`: for per-column bounds chosen privately
+#'   (`params$bounds_source` `"private"`), whether their first stage was
+#'   capped at the quartiles (its target of rows beyond each bound,
+#'   `params$column_bounds$first_rows`, at least a quarter of the public n or
+#'   of the noisy count): n epsilon was too small to find the tails, and the
+#'   bounds clamp much of every column (`NA` for other releases);
 #' * `level`: `"ok"`, `"noisy"` or `"mostly noise"`, the worst over the
-#'   checks, and `messages`: the plain-words reasons.
+#'   checks, `messages`: the plain-words reasons, and `message_levels`: the
+#'   grade of each message (the noise warning raises the first `"mostly
+#'   noise"` one).
 #'
 #' **Thresholds** (`dp_diagnostic_thresholds`): a ratio above 0.5 is
 #' `"noisy"`, above 1 `"mostly noise"` (noise/signal, the per-column
 #' variance and mean ratios); the count's relative noise above 0.1 is
 #' `"noisy"` (the divisor of an average is off by 10 percent), above 0.5 or a
 #' count below 2 `"mostly noise"`; a clipped fraction above 0.1 `"noisy"`,
-#' above 0.5 `"mostly noise"`; a mean outside its public bounds is `"mostly
-#' noise"`, and so is a variance that thresholding set to exactly 0 (named
-#' first, for what it is; without `keep_diagonal`). In a study (`bench/diagnostics-study.R`, results in
+#' above 0.5 `"mostly noise"`; a mean outside its bounds is `"mostly
+#' noise"`, and so are capped private bounds (`bounds_capped`) and a
+#' variance that thresholding set to exactly 0 (named first, for what it
+#' is; without `keep_diagonal`). In a study (`bench/diagnostics-study.R`, results in
 #' `bench/RESULTS.md`: [analyze_gauss()] with an oracle clip and the default
 #' [dp_cov()], on Gaussian and penguin-like data, n from 50 to 20000,
 #' epsilon from 0.1 to 4, 512 releases) the noise/signal ratio of
@@ -570,9 +582,13 @@ nonprivate_source <- function(v) {
 #' Frobenius error was often small: the per-column checks catch what the
 #' Frobenius ratio misses.
 #'
-#' Compressed rows ([dp_compress()]) and correlations ([dp_cov()] with
-#' `type = "correlation"`: the variances are not released) have no noise
-#' norm (`NA`); their other checks still apply.
+#' Compressed rows ([dp_compress()]) have no noise norm (`NA`); their
+#' other checks still apply. A correlation ([dp_cov()] with `type =
+#' "correlation"`, [dp_as_cov()]) has no scale to judge the noise on: the
+#' noise norm and the per-column variance and mean checks are those of the
+#' noisy covariance it scales (post-processing of it), kept in
+#' `params$covariance_diagnostics`; a variable whose variance is within its
+#' noise has correlations of noise, and the release says so.
 #'
 #' @param x A [dp_release] (for `print`, a `dp_diagnostics` list).
 #' @param ... Unused.
@@ -601,7 +617,7 @@ release_diagnostics <- function(x) {
   out <- list(noise_frobenius = NA_real_, signal_frobenius = NA_real_, noise_to_signal = NA_real_,
               variance_noise = NULL, n_noisy = NA_real_, n_noise_sd = NA_real_, n_relative_noise = NA_real_,
               mean_noise_sd = NULL, mean_noise = NULL, outside_bounds = character(0),
-              clipped_fraction = NA_real_)
+              clipped_fraction = NA_real_, bounds_capped = NA)
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
     ridge <- if (is_num1(x$ridge)) x$ridge else 0
@@ -615,6 +631,7 @@ release_diagnostics <- function(x) {
     out$noise_to_signal <- ratio_or_inf(noise, signal)
     out$variance_noise <- stats::setNames(mapply(ratio_or_inf, diag(sd), diag(E)), cols)
   }
+  if (x$scale == "correlation") out <- correlation_checks(out, pr$covariance_diagnostics, p, cols)
   n_hat <- release_n_hat(x)
   if (is_num1(pr$n_noisy)) {
     out$n_noisy <- pr$n_noisy
@@ -630,14 +647,39 @@ release_diagnostics <- function(x) {
     }
     b <- release_bounds(x)
     if (!is.null(b)) {
-      bad <- !(center >= b$lower & center <= b$upper)
+      # (a tolerance: the map back from the box rounds)
+      tol <- 1e-9 * pmax(b$upper - b$lower, abs(b$lower), abs(b$upper))
+      bad <- !(center >= b$lower - tol & center <= b$upper + tol)
+      # on the box the noisy mean was clamped into the bounds before release
+      # (params$box_center, in [-1/2, 1/2]): at their edge, the noise pushed it out
+      if (is_finite_num(pr$box_center) && length(pr$box_center) == p) bad <- bad | abs(pr$box_center) >= 0.5
       out$outside_bounds <- cols[bad]
     }
   }
   if (is_num1(pr$n_clipped) && is_num1(n_hat) && n_hat > 0) {
     out$clipped_fraction <- pr$n_clipped / n_hat
   }
+  # bounds chosen privately whose first stage was capped at the quartiles (n
+  # epsilon too small for its target): read from the public n or the noisy count
+  cb <- pr$column_bounds
+  if (identical(pr$bounds_source, "private") && is.list(cb) && is_num1(cb$first_rows) && is_num1(n_hat)) {
+    level <- if (is_num1(cb$max_level)) cb$max_level else column_bounds_defaults$max_level
+    out$bounds_capped <- column_bounds_capped(cb$first_rows, n_hat, level)
+  }
   diagnostics_level(out, x, cols)
+}
+
+# A correlation's noise checks: those of the noisy covariance it scales,
+# kept by dp_cov() and dp_as_cov() in params$covariance_diagnostics (values
+# of the wrong shape, as a hand-made release may hold, are left out).
+correlation_checks <- function(out, cd, p, cols) {
+  if (!is.list(cd)) return(out)
+  num <- function(v, len) is.numeric(v) && !is.object(v) && length(v) == len && !anyNA(v) && all(v >= 0)
+  for (f in c("noise_frobenius", "signal_frobenius", "noise_to_signal")) if (num(cd[[f]], 1L)) out[[f]] <- cd[[f]]
+  for (f in c("variance_noise", "mean_noise_sd", "mean_noise")) {
+    if (num(cd[[f]], p)) out[[f]] <- stats::setNames(as.numeric(cd[[f]]), cols)
+  }
+  out
 }
 
 #' @rdname release_diagnostics
@@ -665,6 +707,13 @@ diagnostics_level <- function(out, x, cols) {
   fmt <- function(v) format(signif(v, 2), big.mark = ",", scientific = abs(v) >= 1e7)
   lv <- 0L
   msgs <- character(0)
+  grades <- integer(0)
+  # each message with its grade: the noise warning raises one of the worst
+  say <- function(m, g) {
+    msgs <<- c(msgs, m)
+    grades <<- c(grades, rep.int(as.integer(g), length(m)))
+  }
+  cor <- identical(x$scale, "correlation")
   # variances a thresholding set to exactly 0 (the released matrix shows it):
   # said first, for what it is; the noise and centring messages of those
   # columns, which follow from it, are left out
@@ -674,33 +723,47 @@ diagnostics_level <- function(out, x, cols) {
   zero_var <- if (thresholded && is.matrix(x$estimate)) cols[diag(x$estimate) == 0] else character(0)
   if (length(zero_var)) {
     many <- length(zero_var) > 1L
-    msgs <- c(msgs, sprintf(paste0("the %s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
-                                   "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
-                                   "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
-                            if (many) "variances" else "variance", col_list(zero_var), if (many) "were" else "was",
-                            if (many) "them" else "it"))
+    say(sprintf(paste0("the %s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
+                       "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
+                       "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
+                if (many) "variances" else "variance", col_list(zero_var), if (many) "were" else "was",
+                if (many) "them" else "it"), 2L)
+    lv <- 2L
+  }
+  if (isTRUE(out$bounds_capped)) {
+    # the variances of such bounds are of the clamped data, however small
+    # their noise: said before the noise messages
+    say(paste0("the per-column bounds were chosen privately (no bounds given) with too little n * epsilon to find ",
+               "the tails: they target the quartiles of every column or beyond, may miss the data, and can clamp a ",
+               "quarter of a column's rows at each end or more, so the spreads are under-estimated (a column that is ",
+               "mostly one value can get a variance near 0) and the release can be far off; give public bounds ",
+               "(lower/upper) or more epsilon."), 2L)
     lv <- 2L
   }
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {
-    msgs <- c(msgs, sprintf("at this n and epsilon the estimate is %s (noise/signal = %s); %s.",
-                            if (g == 2L) "mostly noise" else "noisy", fmt(out$noise_to_signal), noise_advice(x)))
+    say(sprintf("at this n and epsilon the %s is %s (noise/signal = %s); %s.",
+                if (cor) "covariance the correlations scale" else "estimate",
+                if (g == 2L) "mostly noise" else "noisy", fmt(out$noise_to_signal), noise_advice(x)), g)
   }
   lv <- max(lv, g)
   if (length(out$outside_bounds)) {
     b <- release_bounds(x)
     i <- match(out$outside_bounds, cols)
-    msgs <- c(msgs, sprintf("the private mean of `%s` (%s) lies outside its public bounds [%s, %s]: the release is dominated by noise.",
-                            out$outside_bounds, vapply(x$center[i], fmt_value, ""), vapply(b$lower[i], fmt_value, ""),
-                            vapply(b$upper[i], fmt_value, "")))
+    bc <- x$params$box_center
+    clamped <- if (is_finite_num(bc) && length(bc) == length(cols)) abs(bc[i]) >= 0.5 else rep(FALSE, length(i))
+    say(sprintf("the private mean of `%s` %s its %s [%s, %s]%s: the release is dominated by noise.",
+                out$outside_bounds, ifelse(clamped, "fell outside", sprintf("(%s) lies outside", vapply(x$center[i], fmt_value, ""))),
+                bounds_words(x), vapply(b$lower[i], fmt_value, ""), vapply(b$upper[i], fmt_value, ""),
+                ifelse(clamped, " and was clamped to their edge", "")), 2L)
     lv <- 2L
   }
   if (!is.na(out$n_noisy)) {
     g <- if (out$n_noisy < 2) 2L else grade(out$n_relative_noise, th$count)
     if (g > 0L) {
-      msgs <- c(msgs, sprintf("the noisy count of rows is %s (noise sd %s): %s.", fmt_count(out$n_noisy), fmt(out$n_noise_sd),
-                              if (g == 2L) "noise dominates the count, and every average divides by it" else
-                                "averages divide by an uncertain count"))
+      say(sprintf("the noisy count of rows is %s (noise sd %s): %s.", fmt_count(out$n_noisy), fmt(out$n_noise_sd),
+                  if (g == 2L) "noise dominates the count, and every average divides by it" else
+                    "averages divide by an uncertain count"), g)
     }
     lv <- max(lv, g)
   }
@@ -709,12 +772,13 @@ diagnostics_level <- function(out, x, cols) {
     gm[names(out$mean_noise) %in% zero_var] <- 0L
     if (any(gm > 0L)) {
       j <- which(gm == max(gm))
-      sds <- sqrt(pmax(0, diag(x$estimate)))[j]
-      msgs <- c(msgs, sprintf("the private mean of %s is uncertain by about %s (noise sd), %s the released spread (sd %s): the centring is %s.",
-                              col_list(cols[j]), paste(unique(vapply(out$mean_noise_sd[j], fmt, "")), collapse = ", "),
-                              if (max(gm) == 2L) "more than" else "a large part of",
-                              paste(vapply(sds, fmt, ""), collapse = ", "),
-                              if (max(gm) == 2L) "mostly noise" else "noisy"))
+      # a correlation holds no spread: its covariance's, before scaling
+      spread <- if (cor) "the spread" else sprintf("the released spread (sd %s)",
+        paste(vapply(sqrt(pmax(0, diag(x$estimate)))[j], fmt, ""), collapse = ", "))
+      say(sprintf("the private mean of %s is uncertain by about %s (noise sd), %s %s: the centring is %s.",
+                  col_list(cols[j]), paste(unique(vapply(out$mean_noise_sd[j], fmt, "")), collapse = ", "),
+                  if (max(gm) == 2L) "more than" else "a large part of", spread,
+                  if (max(gm) == 2L) "mostly noise" else "noisy"), max(gm))
       lv <- max(lv, gm)
     }
   }
@@ -723,20 +787,29 @@ diagnostics_level <- function(out, x, cols) {
     gv[names(out$variance_noise) %in% zero_var] <- 0L
     if (any(gv > 0L)) {
       j <- which(gv == max(gv))
-      msgs <- c(msgs, sprintf("the released %s of %s %s (its noise sd against its released value).",
-                              if (x$scale %in% c("covariance", "average")) "variance" else "diagonal entry",
-                              col_list(cols[j]), if (max(gv) == 2L) "is mostly noise" else "is noisy"))
+      worst <- if (max(gv) == 2L) "mostly noise" else "noisy"
+      say(if (cor) {
+        many <- length(j) > 1L
+        sprintf(paste0("the %s of %s in the covariance the correlations scale %s %s (noise sd against value): ",
+                       "the correlations of %s are %s."), if (many) "variances" else "variance", col_list(cols[j]),
+                if (many) "are" else "is", worst, if (many) "these variables" else "this variable", worst)
+      } else {
+        sprintf("the released %s of %s is %s (its noise sd against its released value).",
+                if (x$scale %in% c("covariance", "average")) "variance" else "diagonal entry",
+                col_list(cols[j]), worst)
+      }, max(gv))
       lv <- max(lv, gv)
     }
   }
   g <- grade(out$clipped_fraction, th$clipped)
   if (g > 0L) {
-    msgs <- c(msgs, sprintf("about %s%% of the rows were clipped (a noisy count): the estimate is biased; give a larger clip or public bounds.",
-                            fmt(100 * out$clipped_fraction)))
+    say(sprintf("about %s%% of the rows were clipped (a noisy count): the estimate is biased; give a larger clip or public bounds.",
+                fmt(100 * out$clipped_fraction)), g)
     lv <- max(lv, g)
   }
   out$level <- c("ok", "noisy", "mostly noise")[lv + 1L]
   out$messages <- msgs
+  out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
   structure(out, class = "dp_diagnostics")
 }
 
@@ -754,7 +827,17 @@ release_n_hat <- function(x) {
   NA_real_
 }
 
-# Public bounds recorded by the release (params$bounds, a data frame lower/upper), or NULL.
+# What the release's bounds are, in words: public, chosen privately, or
+# public ones tightened privately (params$bounds_source).
+bounds_words <- function(x) {
+  src <- x$params$bounds_source
+  if (!is_string(src)) return("bounds")
+  switch(src, public = "public bounds", private = "private bounds",
+         "public, tightened privately" = "privately tightened bounds", "bounds")
+}
+
+# Bounds recorded by the release (params$bounds, a data frame lower/upper;
+# public, or chosen privately: params$bounds_source), or NULL.
 release_bounds <- function(x) {
   b <- x$params$bounds
   if (is.null(b)) return(NULL)
@@ -902,7 +985,10 @@ finish_diagnostics <- function(rel) {
 
 noise_warning <- function(d, what) {
   if (identical(d$level, "mostly noise") && !isFALSE(getOption("dpcov.noise_warning"))) {
-    msg <- sprintf("%s: %s%s", what, d$messages[1L],
+    # the first message of the worst grade: the one that made the level
+    i <- match("mostly noise", d$message_levels)
+    if (is.na(i) || i > length(d$messages)) i <- 1L
+    msg <- sprintf("%s: %s%s", what, if (length(d$messages)) d$messages[i] else "the release is mostly noise.",
                    if (length(d$messages) > 1L) " print() shows the other diagnostics." else "")
     warning(structure(class = c("dpcov_noise_warning", "warning", "condition"),
                       list(message = msg, call = NULL)))
@@ -1018,10 +1104,17 @@ lm_diagnostics <- function(fit, rel, columns) {
   if (isTRUE(rel$exact)) {
     out$level <- "ok"
     out$messages <- character(0)
+    out$message_levels <- character(0)
     return(structure(out, class = "dp_diagnostics"))
   }
   lv <- 0L
   msgs <- character(0)
+  grades <- integer(0)
+  # each message with its grade: the noise warning raises one of the worst
+  say <- function(m, g) {
+    msgs <<- c(msgs, m)
+    grades <<- c(grades, rep.int(as.integer(g), length(m)))
+  }
   if (is_num1(out$n_noise_sd)) {
     n_est <- out$n_estimate
     out$n_relative_noise <- if (n_est > 0) out$n_noise_sd / n_est else Inf
@@ -1041,14 +1134,14 @@ lm_diagnostics <- function(fit, rel, columns) {
                                  "columns, give a smaller `clip` or public bounds, or more budget"),
                           fmt(rel$clip), if (is.null(long)) "" else sprintf(", set by long columns such as `%s`", long))
       }
-      msgs <- c(msgs, sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt_count(n_est),
-                              fmt(out$n_noise_sd),
-                              if (g == 2L) "noise dominates the count, so the coefficients and intervals are not reliable"
-                              else "the intervals rest on an uncertain n", advice))
+      say(sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt_count(n_est),
+                  fmt(out$n_noise_sd),
+                  if (g == 2L) "noise dominates the count, so the coefficients and intervals are not reliable"
+                  else "the intervals rest on an uncertain n", advice), g)
     } else if (n_est <= length(fit$coefficients) + 1) {
       g <- 1L
-      msgs <- c(msgs, sprintf("the private n is %s, not more than the columns of the regression: the intervals are not reliable.",
-                              fmt_count(n_est)))
+      say(sprintf("the private n is %s, not more than the columns of the regression: the intervals are not reliable.",
+                  fmt_count(n_est)), g)
     }
     lv <- max(lv, g)
   }
@@ -1056,7 +1149,7 @@ lm_diagnostics <- function(fit, rel, columns) {
   if (!is.null(cl)) {
     out$clamp_target <- cl$share
     out$intervals_biased <- cl$grade > 0L
-    if (cl$grade > 0L) msgs <- c(msgs, cl$message) else out$notes <- cl$message
+    if (cl$grade > 0L) say(cl$message, cl$grade) else out$notes <- cl$message
     lv <- max(lv, cl$grade)
   }
   v <- diag(fit$vcov)
@@ -1069,9 +1162,9 @@ lm_diagnostics <- function(fit, rel, columns) {
       # Inf: the coefficients' squared size is within their variance, no signal is left above it
       ratio <- if (is.finite(out$noise_to_signal)) sprintf("ratio %s", fmt(out$noise_to_signal)) else
         "no signal left above the noise"
-      msgs <- c(msgs, sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
-                              if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
-                              ratio, noise_advice(rel)))
+      say(sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
+                  if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
+                  ratio, noise_advice(rel)), g)
     }
     lv <- max(lv, g)
   }
@@ -1087,27 +1180,28 @@ lm_diagnostics <- function(fit, rel, columns) {
     gm <- vapply(used(rd$mean_noise), grade, 0L, t = th$ratio)
     out_b <- intersect(rd$outside_bounds, columns)
     if (length(out_b)) {
-      msgs <- c(msgs, sprintf("the private mean of %s lies outside its public bounds: the release is dominated by noise.",
-                              col_list(out_b)))
+      say(sprintf("the private mean of %s lies outside its %s: the release is dominated by noise.",
+                  col_list(out_b), bounds_words(rel)), 2L)
       lv <- 2L
     }
     g <- max(0L, gv, gm)
     if (g > 0L) {
       bad <- unique(c(names(gv)[gv == g], names(gm)[gm == g]))
-      msgs <- c(msgs, sprintf("the release's %s of %s %s.", if (any(gm == g)) "mean or variance" else "second moment",
-                              col_list(bad), if (g == 2L) "is mostly noise" else "is noisy"))
+      say(sprintf("the release's %s of %s %s.", if (any(gm == g)) "mean or variance" else "second moment",
+                  col_list(bad), if (g == 2L) "is mostly noise" else "is noisy"), g)
     }
     lv <- max(lv, g)
   }
   if (identical(fit$sigma, NA_real_)) {
     # the released residual sum of squares came out at or below 0: noise
-    msgs <- c(msgs, paste0("the residual variance is not estimable: the released residual sum of squares is at ",
-                           "or below 0 after the noise, so sigma is NA and the intervals hold the privacy noise ",
-                           "but not the sampling error; ", noise_advice(rel), "."))
+    say(paste0("the residual variance is not estimable: the released residual sum of squares is at ",
+               "or below 0 after the noise, so sigma is NA and the intervals hold the privacy noise ",
+               "but not the sampling error; ", noise_advice(rel), "."), 1L)
     lv <- max(lv, 1L)
   }
   out$level <- c("ok", "noisy", "mostly noise")[lv + 1L]
   out$messages <- msgs
+  out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
   structure(out, class = "dp_diagnostics")
 }
 

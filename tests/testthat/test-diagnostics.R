@@ -389,3 +389,140 @@ test_that("variances a thresholding set to 0 are named for what they are, first"
   k <- suppressWarnings(dp_threshold(x, 1, 1e-6, clip = 1, tune = "theory", neighbor = "replace-one", keep_diagonal = TRUE))
   expect_false(any(grepl("thresholded to 0", k$diagnostics$messages)))
 })
+
+test_that("the noise warning raises the message of the worst grade, not the first one", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  d <- structure(list(level = "mostly noise", messages = c("a noisy count.", "the variance of `c` is mostly noise."),
+                      message_levels = c("noisy", "mostly noise")), class = "dp_diagnostics")
+  expect_warning(dpcov:::noise_warning(d, "dp_cov"), "^dp_cov: the variance of `c` is mostly noise\\.",
+                 class = "dpcov_noise_warning")
+  # a release whose first message is only noisy (the Frobenius ratio), then a drowned variance
+  set.seed(81)
+  x <- data.frame(a = rnorm(5000, 50, 10), c = 0.5 + rnorm(5000, 0, 0.005))
+  set.seed(1)
+  ws <- list()
+  r <- withCallingHandlers(dp_cov(x, 0.3, 1e-6, bounds = list(a = c(0, 100), c = c(0, 100))),
+                           warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  dh <- r$diagnostics
+  expect_identical(dh$level, "mostly noise")
+  expect_length(dh$message_levels, length(dh$messages))
+  expect_identical(dh$message_levels[1], "noisy")
+  expect_match(dh$messages[1], "the estimate is noisy")
+  expect_length(ws, 1L)
+  expect_s3_class(ws[[1]], "dpcov_noise_warning")
+  expect_match(conditionMessage(ws[[1]]), "^dp_cov: the released variance of `c` is mostly noise")
+  # dp_lm's diagnostics grade their messages too
+  set.seed(82)
+  d2 <- data.frame(x = rnorm(300))
+  d2$y <- d2$x + rnorm(300)
+  f <- suppressWarnings(dp_lm(y ~ x, d2, 0.2, 1e-6, clip = 5, B = 20))
+  expect_length(f$diagnostics$message_levels, length(f$diagnostics$messages))
+  expect_true(all(f$diagnostics$message_levels %in% c("noisy", "mostly noise")))
+})
+
+test_that("private bounds capped at the quartiles make dp_cov() mostly noise, with the classed warning", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  # a column that is mostly one value (as Boston's zn): capped bounds close on it
+  set.seed(83)
+  n <- 500
+  x <- data.frame(zn = c(rep(0, 370), runif(130, 10, 100)), a = rnorm(n, 20, 5), b = rexp(n))
+  set.seed(84)
+  ws <- list()
+  r <- withCallingHandlers(dp_cov(x, 1, 1e-6),
+                           warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  cb <- r$params$column_bounds
+  # plain R from released and public fields: the first stage's target against a quarter of the noisy count
+  expect_true(cb$first_rows >= 0.25 * max(2, r$params$n_noisy))
+  expect_true(r$diagnostics$bounds_capped)
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_length(ws, 1L)
+  expect_s3_class(ws[[1]], "dpcov_noise_warning")
+  expect_match(conditionMessage(ws[[1]]), "^dp_cov: the per-column bounds were chosen privately .*too little n \\* epsilon")
+  expect_lt(grep("^Warning: the per-column bounds", capture.output(print(r))), grep("^Guarantee:", capture.output(print(r))))
+  # n public: the same from n
+  rp <- suppressWarnings(dp_cov(x, 1, 1e-6, neighbor = "replace-one"))
+  expect_true(rp$diagnostics$bounds_capped)
+  # a correlation release says it too
+  rc <- suppressWarnings(dp_cov(x, 1, 1e-6, type = "correlation"))
+  expect_true(rc$diagnostics$bounds_capped)
+  expect_identical(rc$diagnostics$level, "mostly noise")
+  # controls: not capped at a large n epsilon; public bounds are not judged so
+  set.seed(85)
+  big <- data.frame(a = rnorm(20000, 20, 5), b = rexp(20000))
+  rb <- dp_cov(big, 1, 1e-6)
+  expect_false(rb$diagnostics$bounds_capped)
+  expect_false(any(grepl("chosen privately", rb$diagnostics$messages)))
+  pub <- suppressWarnings(dp_cov(x, 1, 1e-6, bounds = list(zn = c(0, 100), a = c(0, 50), b = c(0, 20))))
+  expect_identical(pub$diagnostics$bounds_capped, NA)
+})
+
+test_that("a correlation is judged on the covariance it scales: variances within their noise are flagged", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  set.seed(4)
+  n <- 5000
+  d <- data.frame(a = rnorm(n, 50, 10), b = rnorm(n, 50, 10))
+  d$c <- 0.5 + 0.01 * (d$a - 50) / 10 + rnorm(n, 0, 0.005)   # cor(a, c) = 0.89, a tiny spread in a wide box
+  b <- list(a = c(0, 100), b = c(0, 100), c = c(0, 100))
+  set.seed(86)
+  cv <- suppressWarnings(dp_cov(d, 1, 1e-6, bounds = b))
+  set.seed(86)
+  ws <- list()
+  r <- withCallingHandlers(dp_cov(d, 1, 1e-6, bounds = b, type = "correlation"),
+                           warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
+  # the same draws: the correlation is the covariance scaled, its checks the covariance's
+  expect_equal(r$estimate, stats::cov2cor(cv$estimate))
+  for (f in c("noise_frobenius", "noise_to_signal", "variance_noise", "mean_noise")) {
+    expect_equal(r$diagnostics[[f]], cv$diagnostics[[f]])
+  }
+  expect_gt(r$diagnostics$variance_noise[["c"]], 1)
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_length(ws, 1L)
+  expect_s3_class(ws[[1]], "dpcov_noise_warning")
+  expect_match(conditionMessage(ws[[1]]), "variance of `c` in the covariance the correlations scale is mostly noise")
+  expect_match(conditionMessage(ws[[1]]), "the correlations of this variable are mostly noise")
+  # recomputed from the release alone (print() does): the same
+  expect_identical(release_diagnostics(r), r$diagnostics)
+  # dp_as_cov() to a correlation keeps its covariance's checks
+  a <- dp_as_cov(cv, "correlation")
+  expect_equal(a$diagnostics$variance_noise, cv$diagnostics$variance_noise)
+  expect_identical(a$diagnostics$level, "mostly noise")
+  # a constant column at a large epsilon: its variance is noise, and said so
+  d$k <- 3
+  set.seed(87)
+  rk <- suppressWarnings(dp_cov(d, 1000, 1e-6, bounds = c(b, list(k = c(0, 10))), type = "correlation"))
+  expect_gt(rk$diagnostics$variance_noise[["k"]], 1)
+  expect_match(paste(rk$diagnostics$messages, collapse = " "), "`k`")
+  # control: a well-measured correlation is ok
+  set.seed(88)
+  ok <- dp_cov(d[c("a", "b")], 1, 1e-6, bounds = b[c("a", "b")], type = "correlation")
+  expect_identical(ok$diagnostics$level, "ok")
+  expect_true(all(ok$diagnostics$variance_noise < 0.5))
+})
+
+test_that("a private mean outside privately chosen bounds is said to be outside its private bounds", {
+  set.seed(89)
+  r <- suppressWarnings(dp_cov(matrix(rnorm(300), 10, 30), 1, 1e-6))
+  d <- r$diagnostics
+  expect_gt(length(d$outside_bounds), 0L)
+  # plain R: a released mean beyond its bounds, or clamped to their edge on the box
+  b <- r$params$bounds
+  out <- r$center < b$lower | r$center > b$upper | abs(r$params$box_center) >= 0.5
+  expect_identical(d$outside_bounds, paste0("V", 1:30)[out])
+  m <- paste(d$messages, collapse = " ")
+  expect_match(m, "outside its private bounds")
+  expect_false(grepl("outside its public bounds", m, fixed = TRUE))
+  # dp_lm's diagnostics read the release's bounds the same way
+  set.seed(90)
+  dd <- data.frame(V1 = rnorm(300))
+  dd$V2 <- dd$V1 + rnorm(300)
+  f <- suppressWarnings(dp_lm(V2 ~ V1, dd, 1, 1e-6, clip = 5, B = 0))
+  dl <- dpcov:::lm_diagnostics(f, r, paste0("V", 1:30))
+  expect_match(paste(dl$messages, collapse = " "), "outside its private bounds")
+  # public bounds keep their word
+  h <- r
+  h$params$bounds_source <- "public"
+  expect_match(paste(release_diagnostics(h)$messages, collapse = " "), "outside its public bounds")
+})
