@@ -96,7 +96,9 @@
 #'    two-sided geometric noise of sd about \eqn{2.8/\epsilon_q}, a few
 #'    percent of the cap's \eqn{4m} rows): \eqn{10p + 1} choices in all, and
 #'    the release's guarantee holds under every notion; where n is public,
-#'    under the call's.
+#'    under the call's. The count is released (`n_noisy`), and with it, or
+#'    the public n, the result says whether the first stage was capped
+#'    (`capped`).
 #'
 #' The decaying base measure of the tails makes every further factor
 #' \eqn{e^{\lambda}} of distance (in units of the scale) cost a factor e of
@@ -135,16 +137,20 @@
 #' \eqn{m = } `tail_factor`\eqn{/\epsilon_q} rows, enough to beat the empty
 #' ends, and the refinement \eqn{2/\epsilon_q} rows. When \eqn{m > a n} the bounds are the `max_level` and
 #' 1 - `max_level` quantiles (quartiles by default): a release inside them is
-#' strongly biased (spreads under-estimated), and `print()` says so; the
-#' result's `clamped_share` is that share, computed from `n_hint` only when
-#' given (never from the data). Values beyond \[-`range`, `range`\] count as at
+#' strongly biased (spreads under-estimated), and may miss the data
+#' altogether: the result's `capped` is then `TRUE` (decided from the public
+#' n, or under add/remove from the released noisy count `n_noisy`: no further
+#' look at the data), `print()` says so, and the call raises a warning of
+#' class `dpcov_noise_warning` (see [release_diagnostics()]). The
+#' result's `clamped_share` is the share targeted beyond each bound,
+#' computed from `n_hint` when given, else from that n. Values beyond \[-`range`, `range`\] count as at
 #' its ends: bounds never leave it, so data with values near or beyond it
 #' need a larger `range` (from public knowledge). A column whose values are
 #' mostly one value (more than three quarters zeros, say) has a median
 #' absolute deviation of 0: where the first stage is capped at the quartiles
-#' its bounds close on that value and clamp every other row to it (`print()`
-#' warns of the capped stage when `n_hint` is given, and so do [dp_cov()]
-#' and [dp_lm()]); give such a column public bounds.
+#' its bounds close on that value and clamp every other row to it (the
+#' capped stage is flagged as above, and so do [dp_cov()] and [dp_lm()]);
+#' give such a column public bounds.
 #'
 #' @param x A numeric matrix or data frame (rows are records).
 #' @param epsilon Privacy loss of the whole call (all its choices).
@@ -165,7 +171,8 @@
 #'   (default 0.25).
 #' @param decay \eqn{\lambda} of the tails' base measure (default 2).
 #' @param n_hint An optional *public* or already released (noisy) number of
-#'   rows, used only to report the share of rows clamped; never the data's n.
+#'   rows, used only to report the share of rows clamped (`clamped_share`);
+#'   never the data's n.
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
 #' @return An object of class `dp_column_bounds`: a list with `bounds` (a data
 #'   frame with columns `lower` and `upper`, one row per column, row names
@@ -175,8 +182,12 @@
 #'   medians), `scale` (the private median absolute deviations), `epsilon`, `delta`, `epsilon_quantile` (\eqn{\epsilon_q}),
 #'   `rho`, `composition` (`"basic"` or `"zCDP"`), `tail_rows` (the
 #'   refinement's target, \eqn{m'_n}), `first_rows` (the first stage's,
-#'   \eqn{m}), `max_level`, `clamped_share` (\eqn{\min(m/n, a)} from
-#'   `n_hint`, or `NA`), `n_hint`,
+#'   \eqn{m}), `max_level`, `clamped_share` (\eqn{\min(m'_n/n, a)} with n
+#'   `n_hint`, or the public n, or the noisy count), `n_hint`, `n` (the
+#'   number of rows where the notion makes it public, `"replace-one"` or
+#'   `"zero-out"`; else `NA`), `n_noisy` (under add/remove the mechanism's
+#'   noisy count, one of its charged choices; else `NA`), `capped` (whether
+#'   the first stage was capped at `max_level`, from `n` or `n_noisy`),
 #'   `range`, `resolution`, `decay`, `neighbor`, `mechanism`, `guarantee`,
 #'   `budget_charge` and `call`.
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
@@ -244,18 +255,29 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   names(scale) <- nm
   m <- tail_factor / eq$epsilon_q
   m2 <- min(column_bounds_refine / eq$epsilon_q, m)
-  share <- if (is.null(n_hint)) NA_real_ else min(max_level, m2 / max(1, n_hint))
-  structure(list(
+  # the rows the checks read: n where the notion makes it public, else the
+  # mechanism's noisy count (drawn and charged as one of its choices)
+  n_public <- if (neighbor == "add-remove") NA_real_ else as.double(nrow(X))
+  n_own <- if (is.na(n_public)) out$n_noisy else n_public
+  capped <- column_bounds_capped(m, n_own, max_level)
+  share <- min(max_level, m2 / max(1, if (is.null(n_hint)) n_own else n_hint))
+  res <- structure(list(
     bounds = bounds, center = center, scale = scale, epsilon = epsilon, delta = eq$delta, epsilon_quantile = eq$epsilon_q,
     rho = eq$rho, composition = eq$composition, tail_rows = m2, first_rows = m, max_level = max_level,
-    n_hint = if (is.null(n_hint)) NA_real_ else n_hint,
+    n_hint = if (is.null(n_hint)) NA_real_ else n_hint, n = n_public, n_noisy = as.double(out$n_noisy), capped = capped,
     clamped_share = share, range = range, resolution = resolution, decay = decay, neighbor = neighbor,
     mechanism = paste0("per column: exponential mechanisms for a coarse bin and the median in it on an asinh axis, the median ",
                        "absolute deviation from it, and a low and a high tail point on an asinh axis ",
                        "centred at the median in units of that scale (Smith 2011)"),
     guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, eq$choices, eq$epsilon_q, eq$composition,
-                                             count = neighbor == "add-remove"),
+                                             count = neighbor == "add-remove", stated = TRUE),
     budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
+  if (capped) {
+    noise_warning(list(level = "mostly noise", message_levels = "mostly noise",
+                       messages = sub("^WARNING: ", "", column_bounds_note(m, m2, max_level, n_own, bounds, range)[1L])),
+                  "dp_column_bounds")
+  }
+  res
 }
 
 # Exponential mechanisms per column: the location's coarse bin, the median,
@@ -341,7 +363,8 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   # (column_bounds_refine_kappa_capped), which reads n where it is public and
   # a noisy count where it is not (drawn first, one more choice of the budget;
   # used for this choice only, not released)
-  capped <- max_level * (if (n_public) n else count_exp_mech(n, eps_q)) < tail_factor / eps_q
+  count <- if (n_public) NA_real_ else count_exp_mech(n, eps_q)
+  capped <- max_level * (if (n_public) n else count) < tail_factor / eps_q
   # (`kappa` given: that axis whatever the rule, for the tests' controls)
   if (is.null(kappa)) kappa <- if (isTRUE(capped)) column_bounds_refine_kappa_capped else column_bounds_refine_kappa
   top <- asinh(range / resolution)
@@ -398,7 +421,9 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
     center[j] <- med
     spread[j] <- scale
   }
-  list(lower = lower, upper = upper, center = center, scale = spread)
+  # the noisy count is one of the charged choices: released, it tells (with a
+  # public n) whether the first stage was capped
+  list(lower = lower, upper = upper, center = center, scale = spread, n_noisy = count)
 }
 
 #' A private tail point of the sorted values `s` (on the axis asinh((x -
@@ -511,7 +536,13 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
                      "tail_factor / epsilon), at most a share %s.\n"),
               fmt(x$tail_rows), fmt(x$first_rows), fmt(x$max_level)))
   print(signif(as.matrix(x$bounds), digits))
-  cat(column_bounds_note(x$first_rows, x$tail_rows, x$max_level, x$n_hint, x$bounds, x$range), sep = "\n")
+  # the mechanism's own n (public, or its noisy count) says whether the first
+  # stage was capped; n_hint, where given, the share clamped
+  own <- c(x$n, x$n_noisy)
+  own <- own[is.numeric(own) & !is.na(own)]
+  n_hat <- if (!is.na(x$n_hint)) x$n_hint else if (length(own)) own[1L] else NA_real_
+  cat(column_bounds_note(x$first_rows, x$tail_rows, x$max_level, n_hat, x$bounds, x$range,
+                         capped = if (is_flag(x$capped)) x$capped), sep = "\n")
   invisible(x)
 }
 
@@ -533,15 +564,17 @@ column_bounds_capped <- function(m1, n_hat, max_level = column_bounds_defaults$m
 #' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
 #' rows targeted by the first stage and the refinement.
 #' @noRd
-column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range) {
+column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped = NULL) {
   out <- character(0)
-  if (!is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)) {
+  if (is.null(capped)) capped <- !is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)
+  if (capped) {
     out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
                                  "quantiles of every column or beyond, may miss the data altogether, and clamp ",
-                                 "about %s%% of the rows at each end; the release can be far off. Give public ",
+                                 "%s of the rows at each end; the release can be far off. Give public ",
                                  "bounds (lower, upper) or more epsilon."),
                           format(max_level), format(1 - max_level),
-                          format(100 * min(max_level, m2 / max(1, n_hat)), digits = 2)))
+                          if (is.na(n_hat)) "many" else
+                            sprintf("about %s%%", format(100 * min(max_level, m2 / max(1, n_hat)), digits = 2))))
   } else if (!is.na(n_hat) && m2 >= 0.01 * max(1, n_hat)) {
     out <- c(out, sprintf(paste0("WARNING: the private bounds clamp about %s%% of the rows at each end of every ",
                                  "column (n * epsilon is too small for tighter ones); spreads are under-estimated. ",
@@ -564,8 +597,11 @@ column_bounds_notion <- function(neighbor) if (neighbor == "add-remove") "any" e
 
 #' The guarantee of dp_column_bounds(), in words.
 #' @noRd
-column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition, count = FALSE) {
-  counted <- if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
+column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition, count = FALSE,
+                                         stated = FALSE) {
+  counted <- if (count && stated) {
+    " (one of them a noisy count of the rows, which sets the refinement's axis and is released in `n_noisy`)"
+  } else if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
   how <- if (composition == "zCDP") {
     sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each%s, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
             format(epsilon), format(delta), k, format(eps_q, digits = 4), counted)
@@ -574,7 +610,9 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
             format(epsilon), k, format(eps_q, digits = 4), counted)
   }
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
-  sprintf("%s, %s; n is used but not released.", how, notion)
+  # dp_column_bounds() states a public n (replace-one, zero-out: neighbours have the same n)
+  n_words <- if (stated && !count) "n is public under this notion (stated in `n`)" else "n is used but not released"
+  sprintf("%s, %s; %s.", how, notion, n_words)
 }
 
 # ---- dp_cov()'s default: private column bounds, then the box -------------------
