@@ -882,8 +882,9 @@ cov_to_cor <- function(cov) {
 #' @param center For an uncentred release: a private mean (numeric vector of
 #'   length p) or a [dp_cov()] release whose `center` to use.
 #' @return A `dp_release` of the same class whose `estimate` is the
-#'   covariance or correlation, `scale` and `centred` updated, and
-#'   `params$converted_from` the original scale.
+#'   covariance or correlation, `scale` and `centred` updated,
+#'   `params$converted_from` the original scale, and, for an uncentred
+#'   release, `center`: the private mean it was centred at (as given).
 #' @seealso [dp_cov()], which centres privately itself.
 #' @examples
 #' set.seed(2)
@@ -925,6 +926,8 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
               .arg = "center")
       }
       cov <- avg - tcrossprod(center)
+      # the mean it is centred at, a public input (released before), is part of what it estimates
+      out$center <- stats::setNames(center, colnames(release$estimate))
       guarantee_note <- "centred with a separately released mean: the total privacy loss adds that release's"
     }
     cov <- (cov + t(cov)) / 2

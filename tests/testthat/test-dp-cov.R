@@ -596,3 +596,20 @@ test_that("one-pass dp_cov is unbiased for the clipped rows' covariance; omittin
   under <- est - cbind(corr, 0, corr)
   expect_true(any(abs(zstat(under)) > crit))
 })
+
+test_that("dp_as_cov() records the private mean it centred at, as print() says", {
+  set.seed(91)
+  x <- matrix(rnorm(30000, 5), 10000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  r <- dp_cov(x, 1, 1e-6, clip = 4, clip_mean = 12)
+  ag <- analyze_gauss(x, 1, 1e-6, clip = 12, neighbor = "replace-one")
+  for (center in list(r, unname(r$center))) {
+    cv <- dp_as_cov(ag, center = center)
+    expect_equal(cv$center, r$center)
+    expect_equal(cv$estimate, (ag$estimate / 1e4 + t(ag$estimate / 1e4)) / 2 - tcrossprod(r$center),
+                 ignore_attr = TRUE)
+    expect_match(paste(capture.output(print(cv)), collapse = " "), "released in `center`", fixed = TRUE)
+    expect_equal(dp_as_cov(ag, "correlation", center = center)$center, r$center)
+  }
+  # a release already centred keeps its own
+  expect_identical(dp_as_cov(r, "correlation")$center, r$center)
+})

@@ -122,8 +122,12 @@ test_that("predict refuses mismatched units with a classed error, converts with 
   # a correlation release: the standard deviations are not in it
   rc <- dp_cov(x / 4, 1, 1e-6, clip = 2, clip_mean = 2, type = "correlation")
   expect_error(predict(dp_pca(rc), x[1:3, ]), class = "dpcov_units_error")
+  # a covariance centred by dp_as_cov() records the mean it was given, and predict() centres there
+  mu <- colMeans(x / 4) + 0.01
+  conv <- dp_as_cov(analyze_gauss(x / 4, 1, 1e-5, clip = 2, neighbor = "replace-one"), center = mu)
+  expect_equal(predict(dp_pca(conv), x[1:3, ]), sweep(x[1:3, ], 2, mu) %*% dp_pca(conv)$rotation, ignore_attr = TRUE)
   # a covariance whose mean is not in the release
-  conv <- dp_as_cov(analyze_gauss(x / 4, 1, 1e-5, clip = 2, neighbor = "replace-one"), center = colMeans(x / 4) + 0.01)
+  conv$center <- NULL
   expect_error(predict(dp_pca(conv), x[1:3, ]), class = "dpcov_units_error")
   expect_equal(predict(dp_pca(conv), x[1:3, ], center = rep(0, 4)), x[1:3, ] %*% dp_pca(conv)$rotation)
   # data in units already: no scale to give
