@@ -872,7 +872,11 @@ cov_to_cor <- function(cov) {
 #' * Uncentred second moments are centred with `center`, a private mean of
 #'   the same (clipped) rows released separately, e.g. the `center` of a
 #'   [dp_cov()] release: covariance = average - center center'. The total
-#'   privacy loss is then that of both releases (the guarantee text says so).
+#'   privacy loss is then that of both releases: with a [dp_cov()] release
+#'   as `center`, the result's `epsilon` and `delta` are that total (basic
+#'   composition, the mean's guarantee restated under the release's notion),
+#'   and its guarantee says so; with numbers, the text says the loss adds
+#'   that of the release they came from.
 #' * `"correlation"` cannot be turned back into a covariance (the scale is
 #'   gone), and `"compressed rows"` are not second moments (use
 #'   [compressed_cov()]); both are errors.
@@ -898,6 +902,7 @@ cov_to_cor <- function(cov) {
 dp_as_cov <- function(release, to = "covariance", center = NULL) {
   check_release(release, "release", square = TRUE)
   to <- check_choice(to, c("covariance", "correlation"), "to")
+  center_release <- if (inherits(center, "dp_cov")) center
   if (!is.null(center)) center <- check_center(center, release$p)
   sc <- release$scale
   if (sc == "compressed rows") {
@@ -944,7 +949,10 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
   out$centred <- TRUE
   out$ridge <- 0
   out$params$converted_from <- sc
-  if (!is.null(guarantee_note) && !startsWith(out$guarantee, "NONE")) {
+  if (!is.null(guarantee_note) && !is.null(center_release)) {
+    # the estimate depends on both releases: its guarantee is their total
+    out <- compose_center_guarantee(out, center_release)
+  } else if (!is.null(guarantee_note) && !startsWith(out$guarantee, "NONE")) {
     out$guarantee <- paste0(out$guarantee, " Then ", guarantee_note, ".")
   }
   # a correlation is judged on the covariance it scales

@@ -1176,3 +1176,38 @@ compose_bounds_guarantee <- function(rel, g) {
   rel$delta <- delta
   rel
 }
+
+#' dp_as_cov()'s uncentred release `rel`, centred at the mean of the dp_cov()
+#' release `centre`: the estimate depends on both, so its (epsilon, delta)
+#' is their total by basic composition, the mean's guarantee restated under
+#' `rel`'s notion (convert_guarantee()); none when either has none or the
+#' mean's notion implies none under `rel`'s.
+#' @noRd
+compose_center_guarantee <- function(rel, centre) {
+  if (!release_has_guarantee(rel)) return(rel)
+  if (!release_has_guarantee(centre)) {
+    return(void_guarantee(rel, "centred at the mean of a release without a formal guarantee"))
+  }
+  g <- convert_guarantee(centre$epsilon, centre$delta, NA_real_, centre$neighbor, rel$neighbor)
+  if (is.null(g)) {
+    return(void_guarantee(rel, sprintf("centred at the mean of a release under %s, which implies no guarantee under %s",
+                                       neighbor_words(centre$neighbor), neighbor_words(rel$neighbor))))
+  }
+  eps <- rel$epsilon + g$epsilon
+  delta <- rel$delta + g$delta
+  if (!(delta < 1)) return(void_guarantee(rel, "centred at the mean of another release, and their deltas add up to 1 or more"))
+  rel$params$epsilon_release <- rel$epsilon
+  rel$params$delta_release <- rel$delta
+  rel$params$center_guarantee <- list(epsilon = centre$epsilon, delta = centre$delta, neighbor = centre$neighbor)
+  rel$guarantee <- sprintf(paste0(
+    "(%s, %s)-differential privacy in all (%s), by basic composition of this release with the dp_cov() ",
+    "release whose private mean centres it ((%s, %s)-DP under %s%s); this release alone: %s"),
+    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor),
+    format(centre$epsilon, digits = 6), format(centre$delta, digits = 4), neighbor_words(centre$neighbor),
+    if (centre$neighbor == rel$neighbor) "" else sprintf(", restated as (%s, %s) under %s", format(g$epsilon, digits = 6),
+                                                          format(g$delta, digits = 4), neighbor_words(rel$neighbor)),
+    rel$guarantee)
+  rel$epsilon <- eps
+  rel$delta <- delta
+  rel
+}

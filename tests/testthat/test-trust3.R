@@ -231,3 +231,27 @@ test_that("hand-made noise parameters and counts of a release or fit are checked
   expect_error(nobs(f), class = "dpcov_error")
   expect_error(glance(f), class = "dpcov_error")
 })
+
+test_that("dp_as_cov() centred at another release's mean states the total of both releases", {
+  set.seed(309)
+  x <- matrix(rnorm(3000, 5), 1000, 3)
+  r <- dp_cov(x, 1, 1e-6, clip = 4, clip_mean = 12)                        # add/remove
+  a <- dp_threshold(x, 1, 1e-6, clip = 12)                                 # replace-one
+  cv <- dp_as_cov(a, center = r)
+  expect_true(has_guarantee(cv))
+  expect_identical(cv$neighbor, "replace-one")
+  # the add/remove mean counts twice under replace-one (group privacy)
+  expect_equal(cv$epsilon, 1 + 2 * 1)
+  expect_equal(cv$delta, 1e-6 + 1e-6 * (1 + exp(1)))
+  expect_match(cv$guarantee, "in all", fixed = TRUE)
+  # the same notion: the plain sum
+  r1 <- dp_cov(x, 0.5, 1e-7, clip = 4, clip_mean = 12, neighbor = "replace-one")
+  cv1 <- dp_as_cov(a, center = r1)
+  expect_equal(c(cv1$epsilon, cv1$delta), c(1.5, 1e-6 + 1e-7))
+  # the estimate is the same as with the mean given as numbers
+  expect_equal(cv1$estimate, dp_as_cov(a, center = r1$center)$estimate)
+  # numbers: the release's own guarantee, with the note
+  cvn <- dp_as_cov(a, center = r1$center)
+  expect_equal(cvn$epsilon, 1)
+  expect_match(cvn$guarantee, "adds that release's", fixed = TRUE)
+})
