@@ -402,3 +402,18 @@ test_that("dp_column_bounds() and dp_cov()'s private-bounds default hold no secr
   expect_private(function(x) suppressWarnings(dp_lm(y ~ a + b, frame(x), epsilon = 1, delta = 1e-5, B = 20)),
                  X, label = "dp_lm formula (private bounds)")
 })
+
+test_that("releases on bounds released by dp_column_bounds(), and dp_as_cov() centred at a release, hold no secret", {
+  on_cb <- function(x) {
+    cb <- dp_column_bounds(x, 0.5, 1e-7)
+    dp_cov(x, 1, 1e-6, bounds = cb)
+  }
+  expect_private(on_cb, X, label = "dp_cov (bounds from dp_column_bounds)")
+  expect_private(function(x) analyze_gauss(x, 1, 1e-6, bounds = dp_column_bounds(x, 0.5, 1e-7)), X,
+                 label = "analyze_gauss (bounds from dp_column_bounds)")
+  centred <- function(x) {
+    r <- dp_cov(x, 1, 1e-6, clip = 4, clip_mean = 12, neighbor = "replace-one")
+    dp_as_cov(dp_threshold(x, 1, 1e-6, clip = 12), center = r)
+  }
+  expect_private(centred, X, label = "dp_as_cov (centred at a dp_cov release)")
+})
