@@ -79,11 +79,23 @@
 #' NULL`), knowing that n is then the count of the rows kept. SQLite stores
 #' `NaN` as NULL.
 #'
-#' **Types.** Each chosen column must be numeric (integer, double, logical)
-#' in the first row returned, or the call stops. SQLite types values, not
-#' columns, so on SQLite the query also counts text and blob values of each
-#' chosen column (`typeof()`), and any is an error: `CAST` would read them as
-#' 0. An infinite or NaN value is an error, as in memory.
+#' **Types.** Whether a column is accepted depends on the schema (public),
+#' never on the rows: each chosen column must have a numeric type (integer,
+#' floating-point, `NUMERIC`/`DECIMAL`, boolean) as the driver types the
+#' columns of the result with no rows. RPostgres and RPostgreSQL type them by
+#' the server's types; RSQLite by the declared types, so on SQLite a column
+#' declared `TEXT` (or `CHAR`, `CLOB`, `BLOB`) is refused even in an empty
+#' table, and a computed column, which has no declared type, is accepted. A
+#' boolean is read as 1 or 0, here and by [db_reader()]. SQLite types values,
+#' not columns, so on SQLite the query also counts text and blob values of
+#' each chosen column (`typeof()`), and any is an error: `CAST` would read
+#' them as 0. An infinite or NaN value is an error, as in memory. A result
+#' with no columns, or with two columns of one name, is refused naming
+#' `table` or `query`. On PostgreSQL a `NUMERIC` too small for a double
+#' (below 2^-1075 in magnitude, such as 1e-400) is read as 0, as R reads it
+#' (the engine's cast fails on it); one too large for a double (1e400)
+#' cannot be cast: the call stops with a `dpcov_error` whose message
+#' withholds the value, as for any value the engine cannot convert.
 #'
 #' **Accuracy.** The sums are the engine's `SUM` of doubles. Measured with
 #' RSQLite 2.2.20 (SQLite 3.40, plain summation) on 10^6 rows, p = 4, with
@@ -129,7 +141,8 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   max_terms <- check_count(max_terms, "max_terms", min = 10, max = 1e5)
   double_type <- check_double_type(double_type)
   src <- db_source(conn, table, query)
-  columns <- db_columns(conn, src, columns)
+  cols <- db_columns(conn, src, columns)
+  columns <- cols$names
   p <- length(columns)
   check_cells(p * (p + 1) / 2, "the Gram matrix", "columns")
   eng <- db_engine(conn)
@@ -143,8 +156,8 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   # with no cast to a double) fails there with the server's message; on the
   # rows, where a failure can only come from a value, the message is withheld
   zero_src <- list(sql = sprintf("(SELECT * FROM %s WHERE 1 = 0) dpcov_zero", src$sql), arg = src$arg)
-  db_moments(conn, zero_src, ids, clip, na, max_terms, double_type, eng, values = FALSE)
-  m <- db_moments(conn, src, ids, clip, na, max_terms, double_type, eng)
+  db_moments(conn, zero_src, ids, clip, na, max_terms, double_type, eng, values = FALSE, logical = cols$logical)
+  m <- db_moments(conn, src, ids, clip, na, max_terms, double_type, eng, logical = cols$logical)
   if (is.na(m$n)) abort("the database gave no row count for the %s.", src$arg, .arg = src$arg)
   if (m$n == 0) {
     # no rows are data too, as for second_moment() in memory (under
@@ -156,14 +169,16 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   }
   # the messages name columns, never counts of rows (which depend on the data)
   if (any(m$texts > 0)) abort_text_columns(columns[m$texts > 0])
+  # a non-finite value before a NULL, as the readers refuse NaN before the
+  # `na` rule: whichever `na` is, the same refusal
+  if (is.na(m$n_bad) || m$n_bad > 0) {
+    abort("the %s holds infinite or NaN values, refused as second_moment() refuses them in memory; remove them in `query`.",
+          if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
+  }
   if (na == "error" && any(m$nonnull < m$n)) {
     abort(paste0("`columns` %s contain NULL values; use na = \"zero\" to read NULL as 0, ",
                  "or drop the rows in `query` (which changes n)."),
           paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na")
-  }
-  if (is.na(m$n_bad) || m$n_bad > 0) {
-    abort("the %s holds infinite or NaN values, refused as second_moment() refuses them in memory; remove them in `query`.",
-          if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
   }
   if (anyNA(m$gram) || anyNA(m$sum)) {
     abort("the database returned missing sums; the statistics cannot be trusted.", .arg = src$arg)
@@ -201,23 +216,32 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' and a guarantee is about result rows, so one row must be one person.
 #'
 #' **Missing values.** A SQL `NULL` or a field in `na_strings` (by default
-#' `"NA"` and the empty field): with `na = "error"` (default) a `dpcov_error`
-#' naming the columns; with `na = "zero"` it is read as 0, a map of each row by
-#' itself that leaves the guarantee unchanged. Rows are never dropped.
-#' A field that is not a number is an error that names neither its line nor
-#' its content (both are data); so is a text or blob value in a chosen
-#' column of an SQLite table, wherever it sits. On SQLite, which types
-#' values rather than columns, every value is cast to a double in SQL (as
-#' [second_moment_db()] does): RSQLite types a fetched block by its first
-#' value, so a 64-bit integer among reals, or a text value among numbers, was
-#' read differently depending on where it sat. R's integer `NA`
-#' is -2^31, so drivers read a 32-bit integer holding -2147483648 as `NA`:
-#' cast such a column to a double in `query` (`second_moment_db()` casts in
-#' SQL and is not affected); likewise -2^63 with 64-bit integers read as
-#' `bit64::integer64`. A 4-byte float column (PostgreSQL `real`) is read in
-#' SQL as its exact binary value (0.1 as 0.10000000149) and by some drivers
-#' as its shortest decimal (0.1): the two paths then differ by about 1e-8
-#' relative; cast such a column to a double in `query` on both.
+#' `"NA"` and the empty field; with `na_strings = character(0)` no field is
+#' missing, and `"NA"` is then not a number): with `na = "error"` (default) a
+#' `dpcov_error` naming the columns; with `na = "zero"` it is read as 0, a
+#' map of each row by itself that leaves the guarantee unchanged. Rows are
+#' never dropped. `NaN` is not a missing value: it is refused whatever `na`
+#' says, as in memory (as is an infinite value). A field that is not a
+#' number is an error that names neither its line nor its content (both are
+#' data); so is a text or blob value in a chosen column of an SQLite table,
+#' wherever it sits. Fields may be quoted with `"`, numbers included (files
+#' quoted throughout, as Python's `QUOTE_ALL` or Excel write them).
+#'
+#' **Types.** The chosen columns are checked on the schema, never on the
+#' rows, as by [second_moment_db()] (see its *Types*). Every chosen value is
+#' cast to a double in SQL by [second_moment_db()]'s own cast (to
+#' `double_type`; a boolean as 1 or 0), so the two read the same numbers,
+#' bitwise, and no driver converts a value itself: drivers read a 32-bit
+#' integer holding -2^31 as `NA` (R's integer `NA`), a 64-bit integer as
+#' `bit64::integer64` (warning of lost precision above 2^53, which depends on
+#' the values), and a 4-byte float by its shortest decimal; and on SQLite,
+#' which types values rather than columns, a 64-bit integer among reals or a
+#' text value among numbers is read the same wherever it sits.
+#'
+#' A file with no line at all has no rows: with `header = FALSE` and
+#' `columns` given as positions (its columns are then known), the reader
+#' gives one block of those columns and no rows, as for an empty table;
+#' otherwise it is refused.
 #'
 #' @inheritParams second_moment_db
 #' @param chunk_rows Rows per block.
@@ -246,25 +270,38 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' dp_cov(csv_reader(f, c("a", "c")), epsilon = 1, delta = 1e-6, clip = 3, clip_mean = 3)
 #' DBI::dbDisconnect(con)
 #' @export
-db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_rows = 1e5, na = "error") {
+db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_rows = 1e5, na = "error",
+                      double_type = "DOUBLE PRECISION") {
   db_check_conn(conn)
   chunk_rows <- check_count(chunk_rows, "chunk_rows", max = 1e8)
   na <- check_choice(na, c("error", "zero"), "na")
+  double_type <- check_double_type(double_type)
   src <- db_source(conn, table, query)
-  columns <- db_columns(conn, src, columns)
+  cols <- db_columns(conn, src, columns)
+  columns <- cols$names
   ids <- DBI::dbQuoteIdentifier(conn, columns)
-  # an engine that types values, not columns (SQLite): each value cast to a
-  # double in SQL, with a flag per column for a text or blob value. RSQLite
-  # types a fetched block by its first value, so a 64-bit integer among reals
-  # (or a text value among numbers) was read per block (coerced, truncated,
-  # or refused) and the outcome depended on where the value sat
-  typed <- db_engine(conn)$value_types
-  sql <- if (typed) {
-    sprintf("SELECT %s, %s FROM %s", paste(sprintf("CAST(%s AS REAL)", ids), collapse = ", "),
-            paste(sql_text_flag(ids), collapse = ", "), src$sql)
-  } else {
-    sprintf("SELECT %s FROM %s", paste(ids, collapse = ", "), src$sql)
+  eng <- db_engine(conn)
+  # every value cast to a double in SQL by second_moment_db()'s own cast, so
+  # that the two paths read the same numbers bitwise and no driver converts
+  # a value itself: drivers read a 32-bit -2^31 as NA (R's integer NA), a
+  # 64-bit integer as bit64's integer64 (warning, by value, of lost
+  # precision above 2^53), a 4-byte float by its shortest decimal; and
+  # RSQLite typed a fetched block by its first value (a 64-bit integer among
+  # reals, a text value among numbers, read per block). Where values are
+  # typed (SQLite) a flag per column for a text or blob value
+  typed <- eng$value_types
+  k <- length(columns)
+  reader_sql <- function(from) {
+    sprintf("SELECT %s FROM %s", paste(c(sprintf("%s AS dpcov_c%d", sql_as_double(ids, cols$logical, double_type, eng),
+                                                 seq_len(k)),
+                                         if (typed) sprintf("%s AS dpcov_t%d", sql_text_flag(ids), seq_len(k))),
+                                       collapse = ", "), from)
   }
+  # the same query on no rows first: a type or schema error (a cast the
+  # engine lacks) fails there with the server's message; on the rows, where a
+  # failure can only come from a value, the message is withheld
+  db_get(conn, reader_sql(sprintf("(SELECT * FROM %s WHERE 1 = 0) dpcov_zero", src$sql)), src$arg)
+  sql <- reader_sql(src$sql)
   res <- NULL
   sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_res <- function() {
@@ -282,12 +319,11 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
       if (is.null(res)) res <<- db_call(DBI::dbSendQuery(conn, sql), src$arg, values = TRUE)
       block <- db_call(DBI::dbFetch(res, n = chunk_rows), src$arg, values = TRUE)
       if (typed) {
-        k <- length(columns)
         text <- vapply(block[k + seq_len(k)], function(v) any(v > 0, na.rm = TRUE), logical(1))
         if (any(text)) abort_text_columns(columns[text])
         block <- block[seq_len(k)]
-        names(block) <- columns
       }
+      names(block) <- columns
       if (!nrow(block)) {
         if (!sent) {
           sent <<- TRUE
@@ -324,10 +360,21 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   con <- file(file, "rt")
   first <- readLines(con, n = 1L, warn = FALSE)
   close(con)
-  if (!length(first)) abort("`file` \"%s\" is empty.", file, .arg = "file")
-  fields <- scan(text = first, what = "", sep = sep, quote = quote, quiet = TRUE, strip.white = TRUE,
-                 na.strings = character(0))
-  nf <- length(fields)
+  # an empty file is a source with no rows when its columns are known (no
+  # header, positions given): one block of them and no rows, as for an empty
+  # table; otherwise neither the names nor the number of columns is known
+  positions <- is.numeric(columns) && !is.object(columns) && length(columns) && !anyNA(columns) &&
+    all(is.finite(columns)) &&
+    all(columns == round(columns)) && all(columns >= 1)
+  if (!length(first) && (header || !positions)) {
+    abort("`file` \"%s\" is empty%s.", file,
+          if (header) " (no header line)" else ": with no line, give `columns` as positions", .arg = "file")
+  }
+  fields <- if (length(first)) {
+    scan(text = first, what = "", sep = sep, quote = quote, quiet = TRUE, strip.white = TRUE,
+         na.strings = character(0))
+  }
+  nf <- if (length(first)) length(fields) else as.integer(max(columns))
   names_all <- if (header) fields else paste0("V", seq_len(nf))
   if (is.null(columns)) {
     idx <- seq_len(nf)
@@ -339,42 +386,70 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
             paste(names_all, collapse = ", "), .arg = "columns")
     }
     idx <- match(columns, names_all)
-  } else if (is.numeric(columns) && !is.object(columns) && length(columns) && !anyNA(columns) &&
-             all(columns == round(columns)) && all(columns >= 1 & columns <= nf)) {
+  } else if (positions && all(columns <= nf)) {
     idx <- as.integer(columns)
   } else {
     abort("`columns` must be NULL, column names or positions in 1..%d.", nf, .arg = "columns")
   }
   if (anyDuplicated(idx)) abort("`columns` names a column twice.", .arg = "columns")
-  what <- rep(list(NULL), nf)
-  what[idx] <- list(double())
+  # scan() reads a numeric field unquoted only, and reads "NA" and an empty
+  # field as NA whatever `na.strings` says: a block that fails as numbers
+  # (quoted fields: Python's QUOTE_ALL, fwrite(quote = TRUE), Excel), or
+  # whose NA may be such a field while `na_strings` lacks it, is read again
+  # as text (quotes honoured) and converted here, where only `na_strings` are
+  # missing. Numbers first: text is five times slower (a string per field)
+  what_num <- what_chr <- rep(list(NULL), nf)
+  what_num[idx] <- list(double())
+  what_chr[idx] <- list(character())
+  na_exact <- all(c("NA", "") %in% na_strings)
   nm <- names_all[idx]
   con <- NULL
+  done <- 0  # rows read in this pass: where a block read again starts
   sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_con <- function() {
     if (!is.null(con)) try(close(con), silent = TRUE)
     con <<- NULL
     sent <<- FALSE
+    done <<- 0
+  }
+  open_con <- function() {
+    con <<- file(file, "rt")
+    if (header) readLines(con, n = 1L, warn = FALSE)
+  }
+  read <- function(what, nmax, na.strings) {
+    scan(con, what = what, nmax = nmax, sep = sep, quote = quote, quiet = TRUE, na.strings = na.strings,
+         multi.line = FALSE, strip.white = TRUE)
   }
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
       close_con()
       return(invisible(NULL))
     }
-    if (is.null(con)) {
-      con <<- file(file, "rt")
-      if (header) readLines(con, n = 1L, warn = FALSE)
+    if (is.null(con)) open_con()
+    unreadable <- function(...) {
+      close_con()
+      # scan()'s message quotes the offending field and the line count
+      # locates it: both are data, so neither is passed on
+      abort(paste0("`file` could not be read as numbers: a field of a selected column is not a number, ",
+                   "or a row has the wrong number of fields (where, and what it holds, are not ",
+                   "reported: they are data)."), .arg = "file")
     }
-    v <- tryCatch(scan(con, what = what, nmax = chunk_rows, sep = sep, quote = quote, quiet = TRUE,
-                       na.strings = na_strings, multi.line = FALSE, strip.white = TRUE),
-                  error = function(e) {
-                    close_con()
-                    # scan()'s message quotes the offending field and the line
-                    # count locates it: both are data, so neither is passed on
-                    abort(paste0("`file` could not be read as numbers: a field of a selected column is not a number, ",
-                                 "or a row has the wrong number of fields (where, and what it holds, are not ",
-                                 "reported: they are data)."), .arg = "file")
-                  })
+    v <- tryCatch(read(what_num, chunk_rows, na_strings), error = function(e) NULL)
+    if (is.null(v) || !na_exact && any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1)))) {
+      # the same rows again, as text
+      try(close(con), silent = TRUE)
+      open_con()
+      if (done > 0) tryCatch(read(rep(list(NULL), nf), done, character(0)), error = unreadable)
+      v <- tryCatch(read(what_chr, chunk_rows, character(0)), error = unreadable)
+      for (j in idx) {
+        f <- v[[j]]
+        x <- suppressWarnings(as.double(f))  # "NAs introduced by coercion": the number is the data's
+        miss <- f %in% na_strings
+        if (any(is.na(x) & !is.nan(x) & !miss)) unreadable()  # neither a number nor missing
+        x[miss] <- NA
+        v[[j]] <- x
+      }
+    }
     rows <- length(v[[idx[1]]])
     if (!rows) {
       if (!sent) {
@@ -385,6 +460,7 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       return(NULL)
     }
     sent <<- TRUE
+    done <<- done + rows
     m <- matrix(unlist(v[idx], use.names = FALSE), rows, length(idx), dimnames = list(NULL, nm))
     tryCatch(frame_block(m, nm, na, "columns"), error = function(e) {
       close_con()
@@ -460,18 +536,29 @@ db_source <- function(conn, table, query) {
   list(sql = sprintf("(%s\n) dpcov_src", sub(";[[:space:]]*$", "", query)), arg = "query")
 }
 
-# The chosen columns, checked against the first row: present, and numeric.
+# The chosen columns, checked on the result's schema only: present, named
+# once, and numeric. The types are those the driver gives a zero-row probe
+# (RPostgres and RPostgreSQL type the columns by the server's types; RSQLite
+# by the declared types, an expression having none), never those of a row:
+# whether a column is refused must not depend on whether, or which, rows
+# qualify. Returns the names and which columns are booleans.
 db_columns <- function(conn, src, columns) {
-  # a zero-row probe first: a bad table, column or query fails here, with
-  # the server's message (no value is evaluated)
-  db_get(conn, sprintf("SELECT * FROM %s WHERE 1 = 0", src$sql), src$arg)
-  # LIMIT 1 where the engine has it: RPostgreSQL receives a query's whole
-  # result before the first dbFetch(), so without it the table came to R
-  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s%s", src$sql, db_engine(conn)$first_row)), src$arg,
-                 values = TRUE)
-  first <- tryCatch(db_call(DBI::dbFetch(res, n = 1L), src$arg, values = TRUE),
+  eng <- db_engine(conn)
+  # a bad table, column or query fails here, with the server's message (no
+  # value is evaluated); a result with no columns is told apart first
+  res <- db_call(DBI::dbSendQuery(conn, sprintf("SELECT * FROM %s WHERE 1 = 0", src$sql)), src$arg)
+  probe <- tryCatch(if (!isTRUE(db_result_width(res) == 0)) db_call(DBI::dbFetch(res, n = 0L), src$arg),
                     finally = try(DBI::dbClearResult(res), silent = TRUE))
-  have <- names(first)
+  what <- if (src$arg == "table") "table" else "result of `query`"
+  have <- names(probe)
+  if (!is.data.frame(probe) || !length(have)) {
+    abort("the %s has no columns: choose the numeric columns to use.", what, .arg = src$arg)
+  }
+  dup <- db_duplicated_names(have, eng)
+  if (length(dup)) {
+    abort("the %s has more than one column named %s: give each column its own name (AS ...).", what,
+          paste(dup, collapse = ", "), .arg = src$arg)
+  }
   if (is.null(columns)) {
     columns <- have
   } else if (!is.character(columns) || is.object(columns) || !length(columns) || anyNA(columns) ||
@@ -480,11 +567,35 @@ db_columns <- function(conn, src, columns) {
   }
   miss <- setdiff(columns, have)
   if (length(miss)) {
-    abort("`columns` %s not found in the %s; it has: %s.", paste(miss, collapse = ", "),
-          if (src$arg == "table") "table" else "result of `query`", paste(have, collapse = ", "), .arg = "columns")
+    abort("`columns` %s not found in the %s; it has: %s.", paste(miss, collapse = ", "), what,
+          paste(have, collapse = ", "), .arg = "columns")
   }
-  if (nrow(first)) frame_block(first[columns], columns, "zero", "columns")  # types only
-  columns
+  frame_block(probe[columns], columns, "zero", "columns")  # types only: no rows
+  # a boolean is read as 1 or 0 (SQLite has none: there a zero-row logical
+  # column is one with no declared type, cast as any other)
+  logical <- vapply(probe[columns], is.logical, logical(1), USE.NAMES = FALSE) & eng$bool_case
+  list(names = columns, logical = logical)
+}
+
+# The number of columns of a result set, NA if the driver does not say:
+# fetching a result with none fails (RPostgreSQL) or warns (RPostgres).
+db_result_width <- function(res) {
+  info <- tryCatch(DBI::dbColumnInfo(res), error = function(e) NULL)
+  if (is.data.frame(info)) return(nrow(info))
+  fields <- tryCatch(DBI::dbGetInfo(res)$fieldDescription[[1]]$name, error = function(e) NULL)  # RPostgreSQL
+  if (is.character(fields)) length(fields) else NA
+}
+
+# Names the result holds more than once. SQLite renames a derived table's
+# repeated name x as "x:1", "x:2", ...; other engines keep it (PostgreSQL
+# then calls a reference to it ambiguous).
+db_duplicated_names <- function(have, eng) {
+  dup <- unique(have[duplicated(have)])
+  if (eng$value_types) {
+    stem <- sub(":[0-9]+$", "", have)
+    dup <- union(dup, unique(stem[stem != have & stem %in% have]))
+  }
+  dup
 }
 
 # A block from a database or a file as a numeric matrix: numeric, integer,
@@ -504,6 +615,14 @@ frame_block <- function(block, columns, na, arg) {
                     dimnames = list(NULL, columns))
   }
   if (anyNA(block)) {
+    # NaN is not a missing value: refused as second_moment() refuses it in
+    # memory (and as Inf is), whatever `na` says
+    nan <- colSums(is.nan(block)) > 0
+    if (any(nan)) {
+      abort(paste0("`%s` %s contain NaN values, refused as second_moment() refuses them in memory (`na` applies ",
+                   "to missing values only: a NULL or a field in `na_strings`); remove them at the source."),
+            arg, paste(columns[nan], collapse = ", "), .arg = arg)
+    }
     if (na == "zero") {
       block[is.na(block)] <- 0
     } else {
@@ -575,15 +694,35 @@ db_get <- function(conn, sql, arg, values = FALSE) {
 #               can sit in a numeric column; CAST would read it as 0, so
 #               typeof() counts them.
 #  math_ext:    SQRT may be missing and RSQLite can load it.
-#  first_row:   the clause that returns only the first row (the column
-#               check); other engines rely on dbFetch(n = 1).
+#  bool_case:   booleans have no cast to a double (PostgreSQL): read by CASE.
+#  underflow:   an arbitrary-precision NUMERIC whose cast to a double raises
+#               an error when it rounds to 0 (PostgreSQL: 1e-400), where R
+#               and the readers read 0: such values are mapped to 0 first.
 db_engines <- list(
   sqlite = list(classes = "SQLiteConnection", fence = " LIMIT -1", greatest = "MAX",
-                value_types = TRUE, math_ext = TRUE, first_row = " LIMIT 1"),
+                value_types = TRUE, math_ext = TRUE, bool_case = FALSE, underflow = FALSE),
   postgres = list(classes = c("PqConnection", "PostgreSQLConnection"), fence = " OFFSET 0",
-                  greatest = "GREATEST", value_types = FALSE, math_ext = FALSE, first_row = " LIMIT 1"),
+                  greatest = "GREATEST", value_types = FALSE, math_ext = FALSE, bool_case = TRUE, underflow = TRUE),
   other = list(classes = character(0), fence = "", greatest = "GREATEST", value_types = FALSE,
-               math_ext = FALSE, first_row = ""))
+               math_ext = FALSE, bool_case = FALSE, underflow = FALSE))
+
+# The chosen columns `id` (quoted) as the engine's doubles, the one cast of
+# both second_moment_db() and db_reader() (which then agree bitwise): a
+# boolean as 1 or 0 (NULL kept); on an engine whose NUMERIC cast fails on
+# underflow, a value of magnitude below 2^-1075 (it rounds to 0) as 0 first.
+# The bound is written just above 2^-1075: against a double column it reads
+# as the smallest subnormal (only 0 is below it), against a NUMERIC it is
+# compared exactly, and the values above it cast to a nonzero double. No
+# ABS(): ABS of the most negative integer overflows.
+sql_as_double <- function(id, logical, double_type, eng) {
+  x <- id
+  if (eng$underflow) {
+    lim <- "2.4703282292062328e-324"
+    x <- sprintf("CASE WHEN %s < %s AND %s > -%s THEN 0 ELSE %s END", id, lim, id, lim, id)
+  }
+  if (eng$bool_case) x[logical] <- sprintf("CASE WHEN %s THEN 1 WHEN NOT %s THEN 0 END", id[logical], id[logical])
+  sprintf("CAST(%s AS %s)", x, double_type)
+}
 
 db_engine <- function(conn) {
   for (e in db_engines) if (inherits(conn, e$classes)) return(e)
@@ -624,7 +763,8 @@ check_double_type <- function(double_type, arg = "double_type") {
 # against t >= 1), and so are entries below 1e-150 of a clipped row in the
 # Gram's products (B <= 1e50, so a product read as 0 is below 1e-100, and a
 # product kept is above 1e-300); the column sums are of the rows themselves.
-db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, values = TRUE) {
+db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, values = TRUE,
+                       logical = rep(FALSE, length(id))) {
   p <- length(id)
   lit <- function(v) sql_double(v, double_type)
   zero <- lit(0)
@@ -640,7 +780,7 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
   }
   # 1: the columns as doubles (NULL read as 0 with na = "zero"); where values
   # are typed, a flag per column for a text or blob value
-  cast <- sprintf("CAST(%s AS %s)", id, double_type)
+  cast <- sql_as_double(id, logical, double_type, eng)
   if (na == "zero") cast <- sprintf("COALESCE(%s, %s)", cast, zero)
   from <- layer(c(sprintf("%s AS %s", cast, z),
                   if (length(tf)) sprintf("%s AS %s", sql_text_flag(id), tf)),

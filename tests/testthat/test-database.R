@@ -584,3 +584,83 @@ test_that("the readers the bounds paths wrap start each pass at the first row to
   expect_s3_class(e, "dpcov_error")
   expect_identical(e$arg, "x")
 })
+
+# A reader's first block, the reader then reset (its result set or file closed).
+first_block <- function(r) {
+  on.exit(r(reset = TRUE))
+  r()
+}
+
+test_that("a column is refused by its declared type, never by its rows; one name per column (audit)", {
+  con <- db_memory(list())
+  on.exit(DBI::dbDisconnect(con))
+  err <- function(expr, arg, pattern) {
+    e <- expect_error(expr, class = "dpcov_error")
+    expect_identical(e$arg, arg)
+    expect_match(conditionMessage(e), pattern)
+  }
+  DBI::dbExecute(con, "CREATE TABLE people (code TEXT, income REAL, photo BLOB, score)")
+  x0 <- matrix(numeric(0), 0, 2, dimnames = list(NULL, c("income", "twice")))
+  for (rows in c(FALSE, TRUE)) {
+    if (rows) DBI::dbExecute(con, "INSERT INTO people VALUES ('12', 10, NULL, 1), ('7', 20, NULL, 2)")
+    for (f in list(function(...) second_moment_db(..., clip = 5), function(...) db_reader(...))) {
+      # a TEXT (or BLOB) column was accepted on an empty table, refused with a row
+      err(f(con, "people", c("code", "income")), "columns", "`columns` code hold text")
+      err(f(con, query = "SELECT code, income FROM people WHERE income > 100"), "columns", "`columns` code hold text")
+      err(f(con, "people", c("income", "photo")), "columns", "`columns` photo are not numeric")
+      # a name given twice (SQLite renames the second x:1)
+      err(f(con, query = "SELECT income AS x, income AS x FROM people"), "query", "more than one column named x")
+    }
+    # a computed column has no declared type: accepted, its values checked
+    q <- "SELECT income, income * 2 AS twice FROM people WHERE income > 15"
+    want <- if (rows) cbind(income = 20, twice = 40) else x0
+    expect_equal(second_moment_db(con, query = q, clip = 50), second_moment(want, 50), tolerance = 1e-14)
+    expect_identical(first_block(db_reader(con, query = q)), want)
+    expect_identical(first_block(db_reader(con, "people", "score")),
+                     if (rows) cbind(score = c(1, 2)) else matrix(numeric(0), 0, 1, dimnames = list(NULL, "score")))
+  }
+})
+
+test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, an empty file with known columns (audit)", {
+  X <- cbind(a = c(1.5, -2, 3e10), b = c(4, 0.25, -6))
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  # quoted throughout (Python's QUOTE_ALL, data.table::fwrite(quote = TRUE), Excel)
+  writeLines(c('"a","b"', '"1.5","4"', '"-2","0.25"', '"3e10","-6"'), f)
+  expect_identical(first_block(csv_reader(f)), X)
+  expect_identical(first_block(csv_reader(f, "b", chunk_rows = 2)), X[1:2, "b", drop = FALSE])
+  writeLines(c('"a","b"', '"1.5","4"', '"jane.doe@example.org","0.25"'), f)
+  e <- expect_error(second_moment(csv_reader(f), 1), class = "dpcov_error")
+  expect_match(conditionMessage(e), "a field of a selected column is not a number")
+  expect_false(grepl("jane|[0-9]", conditionMessage(e)))
+  # only `na_strings` are missing: with none, "NA" and an empty field are not numbers
+  writeLines(c("a,b", "1,NA", ",2", "-999,3"), f)
+  for (na in c("error", "zero")) {
+    e <- expect_error(second_moment(csv_reader(f, na = na, na_strings = character(0)), 1), class = "dpcov_error")
+    expect_match(conditionMessage(e), "is not a number")
+  }
+  expect_identical(first_block(csv_reader(f, na = "zero")), cbind(a = c(1, 0, -999), b = c(0, 2, 3)))
+  expect_identical(first_block(csv_reader(f, na = "zero", na_strings = c("NA", "", "-999"))), cbind(a = c(1, 0, 0), b = c(0, 2, 3)))
+  # NaN is not missing: refused whatever `na` says, as in memory, naming the column only
+  writeLines(c("a,b", "1,2", "NaN,3", "NA,4"), f)
+  for (na in c("error", "zero")) {
+    e <- expect_error(second_moment(csv_reader(f, na = na), 1), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "`columns` a contain NaN values, refused as second_moment\\(\\) refuses them in memory")
+  }
+  expect_error(second_moment(cbind(a = c(1, NaN), b = c(2, 3)), 1), "NaN", class = "dpcov_error")
+  # an empty file whose columns are known (no header, positions) has no rows
+  writeLines(character(0), f)
+  r <- csv_reader(f, columns = c(2, 1), header = FALSE)
+  X0 <- matrix(numeric(0), 0, 2, dimnames = list(NULL, c("V2", "V1")))
+  expect_identical(r(), X0)
+  expect_null(r())
+  set.seed(3)
+  a <- suppressWarnings(analyze_gauss(r, 1, 1e-6, clip = 2))
+  set.seed(3)
+  expect_identical(a$estimate, suppressWarnings(analyze_gauss(X0, 1, 1e-6, clip = 2))$estimate)
+  for (args in list(list(), list(header = FALSE), list(columns = "a"), list(columns = 1, header = TRUE))) {
+    e <- expect_error(do.call(csv_reader, c(list(f), args)), "is empty", class = "dpcov_error")
+    expect_identical(e$arg, "file")
+  }
+})
