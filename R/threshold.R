@@ -64,7 +64,8 @@
 #'   local model also the output of [ldp_aggregate()] (then `epsilon`,
 #'   `delta`, `clip`, `neighbor` and `calibration` come from it).
 #' @param epsilon,delta Privacy parameters.
-#' @param clip Row-norm bound B; rows are shrunk to norm at most B. `Inf`
+#' @param clip Row-norm bound B; rows are shrunk to norm at most B (taken
+#'   from `x` when it is a [second_moment()] object, as by every mechanism). `Inf`
 #'   (the papers' simulations) voids the guarantee; then the noise is
 #'   calibrated as if rows had norm at most `sigma_clip_inf`.
 #' @param variant `"modified"` or `"wang_xu"`.
@@ -140,8 +141,10 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   }
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
-  if (missing(clip)) abort("`clip` (the row-norm bound B) is required; use Inf for none.")
-  clip <- check_clip(clip)
+  # statistics carry their clip, as for every other mechanism; a `clip` given
+  # with them must agree (as_suffstat())
+  clip_arg <- if (missing(clip)) NULL else clip
+  clip <- budget_clip(x, clip_arg)
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
   # sigma / sensitivity is fixed by (epsilon, delta, calibration), in both
@@ -159,7 +162,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   # a failure on the input's shape withdraws the charge (nothing is released)
   with_refund(budget, charge, {
     if (is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x)))) X <- check_threshold_data(x)
-    s <- if (is.null(X)) as_suffstat(x, clip, min_rows = 2L) else NULL
+    s <- if (is.null(X)) as_suffstat(x, if (inherits(x, "dp_suffstat")) clip_arg else clip, min_rows = 2L) else NULL
     n <- if (is.null(X)) s$n else nrow(X)
     p <- if (is.null(X)) s$p else ncol(X)
     if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
@@ -481,6 +484,9 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #'
 #' @inheritParams dp_threshold
 #' @param x A data matrix (rows are records).
+#' @param clip Row-norm bound B; rows are shrunk to norm at most B. `Inf`
+#'   (the papers' simulations) voids the guarantee; then the noise is
+#'   calibrated as if rows had norm at most `sigma_clip_inf`.
 #' @param folds Number of folds K.
 #' @param grid Candidate constants (see [threshold_tune()]).
 #' @param noise Add the mechanism's noise to the training matrices.
