@@ -397,3 +397,24 @@ test_that("bad inputs give clear errors", {
   expect_error(threshold_tune("fixed"), "`constant` is required")
   expect_error(threshold_tune(grid = c(1, NA)), "`grid`")
 })
+
+test_that("sufficient statistics carry their clip: dp_threshold() takes it, as the other mechanisms do (audit)", {
+  set.seed(21)
+  X <- matrix(rnorm(300 * 3), 300, 3)
+  s <- second_moment(X, 2)
+  set.seed(5)
+  a <- dp_threshold(s, 1, 1e-6)
+  set.seed(5)
+  b <- dp_threshold(X, 1, 1e-6, clip = 2)
+  expect_identical(a$estimate, b$estimate)
+  expect_identical(a$clip, 2)
+  set.seed(5)
+  expect_identical(dp_threshold(s, 1, 1e-6, clip = 2)$estimate, b$estimate)
+  # a different clip is refused, and nothing is charged
+  bud <- dp_budget(5, 1e-3, neighbor = "replace-one")
+  expect_error(dp_threshold(s, 1, 1e-6, clip = 3, budget = bud), "differs", class = "dpcov_error")
+  expect_identical(nrow(as.data.frame(bud)), 0L)
+  # data still needs it
+  e <- expect_error(dp_threshold(X, 1, 1e-6), "is required", class = "dpcov_error")
+  expect_identical(e$arg, "clip")
+})
