@@ -1141,71 +1141,58 @@ bounds_release_guarantee <- function(bounds, neighbor) {
 
 #' The release `rel`, made with the bounds of a dp_column_bounds() release
 #' whose guarantee is `g` (bounds_release_guarantee()): its (epsilon, delta)
-#' become the total of the two by basic composition (the bounds' guarantee
-#' restated under the release's notion, convert_guarantee()), counted as if
-#' both were of the same data (bounds of other data only make this
-#' conservative), and its text says so, before the release's own.
+#' become the total of the two (compose_guarantees()), counted as if both
+#' were of the same data (bounds of other data only make this conservative).
 #' @noRd
 compose_bounds_guarantee <- function(rel, g) {
   if (is.null(g)) return(rel)
   rel$params$bounds_source <- "private: a dp_column_bounds() release, given as `bounds`"
   rel$params$bounds_guarantee <- g
-  if (!release_has_guarantee(rel)) return(rel)  # states NONE already; nothing to add up
-  gb <- convert_guarantee(g$epsilon, g$delta, NA_real_, g$neighbor, rel$neighbor)
-  if (is.null(gb)) {
-    return(void_guarantee(rel, sprintf("the per-column bounds came from a dp_column_bounds() release under %s, which implies no guarantee under %s",
-                                       neighbor_words(g$neighbor), neighbor_words(rel$neighbor))))
-  }
-  rel$params$epsilon_release <- rel$epsilon
-  rel$params$delta_release <- rel$delta
-  eps <- rel$epsilon + gb$epsilon
-  delta <- rel$delta + gb$delta
-  if (!(delta < 1)) {
-    return(void_guarantee(rel, "the per-column bounds came from a dp_column_bounds() release, and its delta with the release's adds up to 1 or more"))
-  }
-  rel$guarantee <- sprintf(paste0(
-    "(%s, %s)-differential privacy in all (%s), by basic composition of the per-column bounds ",
-    "it was given, a dp_column_bounds() release of (%s, %s)-DP under %s%s, counted as if of ",
-    "the same data, with this release; the release alone: %s"),
-    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor),
-    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
-    if (g$neighbor == rel$neighbor) "" else sprintf(" (restated: (%s, %s) under %s)", format(gb$epsilon, digits = 6),
-                                                     format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
-    gsub("public per-column bounds", "per-column bounds", rel$guarantee, fixed = TRUE))
-  rel$epsilon <- eps
-  rel$delta <- delta
+  rel <- compose_guarantees(rel, g, "the per-column bounds it was given, a dp_column_bounds() release counted as if of the same data")
+  rel$guarantee <- gsub("public per-column bounds", "per-column bounds", rel$guarantee, fixed = TRUE)
   rel
 }
 
 #' dp_as_cov()'s uncentred release `rel`, centred at the mean of the dp_cov()
-#' release `centre`: the estimate depends on both, so its (epsilon, delta)
-#' is their total by basic composition, the mean's guarantee restated under
-#' `rel`'s notion (convert_guarantee()); none when either has none or the
-#' mean's notion implies none under `rel`'s.
+#' release `centre`: the estimate depends on both, so its guarantee is their
+#' total (compose_guarantees()); none when the mean's release has none.
 #' @noRd
 compose_center_guarantee <- function(rel, centre) {
   if (!release_has_guarantee(rel)) return(rel)
   if (!release_has_guarantee(centre)) {
     return(void_guarantee(rel, "centred at the mean of a release without a formal guarantee"))
   }
-  g <- convert_guarantee(centre$epsilon, centre$delta, NA_real_, centre$neighbor, rel$neighbor)
-  if (is.null(g)) {
-    return(void_guarantee(rel, sprintf("centred at the mean of a release under %s, which implies no guarantee under %s",
-                                       neighbor_words(centre$neighbor), neighbor_words(rel$neighbor))))
+  g <- list(epsilon = centre$epsilon, delta = centre$delta, neighbor = centre$neighbor)
+  rel$params$center_guarantee <- g
+  compose_guarantees(rel, g, "the dp_cov() release whose private mean centres it")
+}
+
+#' The release `rel` together with another release `what` of guarantee `g`
+#' (`epsilon`, `delta`, `neighbor`) on which it depends: `rel`'s (epsilon,
+#' delta) become their total by basic composition, `g` first restated under
+#' `rel`'s notion (convert_guarantee()), and the text says so before `rel`'s
+#' own. No guarantee follows when `g`'s notion implies none under `rel`'s or
+#' the deltas reach 1.
+#' @noRd
+compose_guarantees <- function(rel, g, what) {
+  if (!release_has_guarantee(rel)) return(rel)  # states NONE already; nothing to add up
+  gb <- convert_guarantee(g$epsilon, g$delta, NA_real_, g$neighbor, rel$neighbor)
+  if (is.null(gb)) {
+    return(void_guarantee(rel, sprintf("it depends on %s, under %s, which implies no guarantee under %s", what,
+                                       neighbor_words(g$neighbor), neighbor_words(rel$neighbor))))
   }
-  eps <- rel$epsilon + g$epsilon
-  delta <- rel$delta + g$delta
-  if (!(delta < 1)) return(void_guarantee(rel, "centred at the mean of another release, and their deltas add up to 1 or more"))
+  eps <- rel$epsilon + gb$epsilon
+  delta <- rel$delta + gb$delta
+  if (!(delta < 1)) return(void_guarantee(rel, sprintf("it depends on %s, and their deltas add up to 1 or more", what)))
   rel$params$epsilon_release <- rel$epsilon
   rel$params$delta_release <- rel$delta
-  rel$params$center_guarantee <- list(epsilon = centre$epsilon, delta = centre$delta, neighbor = centre$neighbor)
   rel$guarantee <- sprintf(paste0(
-    "(%s, %s)-differential privacy in all (%s), by basic composition of this release with the dp_cov() ",
-    "release whose private mean centres it ((%s, %s)-DP under %s%s); this release alone: %s"),
-    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor),
-    format(centre$epsilon, digits = 6), format(centre$delta, digits = 4), neighbor_words(centre$neighbor),
-    if (centre$neighbor == rel$neighbor) "" else sprintf(", restated as (%s, %s) under %s", format(g$epsilon, digits = 6),
-                                                          format(g$delta, digits = 4), neighbor_words(rel$neighbor)),
+    "(%s, %s)-differential privacy in all (%s), by basic composition of this release with %s ",
+    "((%s, %s)-DP under %s%s); this release alone: %s"),
+    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor), what,
+    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
+    if (g$neighbor == rel$neighbor) "" else sprintf(", restated as (%s, %s) under %s", format(gb$epsilon, digits = 6),
+                                                     format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
     rel$guarantee)
   rel$epsilon <- eps
   rel$delta <- delta
