@@ -473,8 +473,12 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
     sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = w0), epsilon, delta, calibration)
     est <- s$gram + symmetric_gaussian_cpp(p, sigma)
     mechanism <- "Analyze Gauss (Dwork et al. 2014) on the box of public per-column bounds, mapped back to the data's units"
+    lift <- NULL
     if (post == "psd") {
+      pre <- est
       est <- psd_project_cpp(est)$matrix
+      # the projection's lift of each diagonal entry, for the diagnostics
+      lift <- pmax(0, diag(est) - diag(pre)) * map$scale^2
       mechanism <- paste0(mechanism, ", projected to PSD on the box scale")
     }
     est <- box_unmap_second(est, map)
@@ -483,6 +487,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
                    bounds = box_frame(map, colnames(X)), bounds_source = "public", zero_row = w0,
                    box_shift = rep(0, p), box_scale = map$scale,
                    units = "box: sigma and noise_clip are on the box scale (x / max(|lower|, |upper|))")
+    params$psd_shift <- lift
     params$budget_charge <- charge
     n_public <- neighbor != "add-remove"
     new_dp_release(est, "second_moment", mechanism, epsilon, delta, neighbor, B, s$n, p,

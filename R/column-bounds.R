@@ -733,7 +733,7 @@ tightened_labels <- function(rel, cols, eps_cols, k, public) {
   rel$params$public_bounds <- public
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
-                                   clamped_share = share)
+                                   clamped_share = share, variables = k)
   rel <- box_relabel_source(rel, "tightened")
   rel$tuning <- tuning_record("public bounds tightened privately", private = TRUE,
                               detail = tighten_detail(k, cols, eps_cols, m2, share, n_hat))

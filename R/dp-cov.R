@@ -59,7 +59,8 @@
 #' heavy-tailed data), and the axis is logarithmic around a private median,
 #' so large means cost nothing. When the share of rows clamped (computed from
 #' the released or public n) is 1% or more, the release's `tuning` and
-#' print say so in a WARNING: the spreads are then under-estimated. When
+#' print note it (the spreads may be slightly under-estimated), and from 10%
+#' on say so in a WARNING: the spreads are then under-estimated. When
 #' n epsilon is too small for the bounds to find the tails (their first stage
 #' capped at the quartiles, judged from the public n or the released noisy
 #' count), the diagnostics say `"mostly noise"` (`bounds_capped`, see
@@ -560,9 +561,17 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
 dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, divisor, epsilon, delta,
                           neighbor, clip, n_public, charge, call, mechanism_text, tuning, guarantee,
                           unmap = NULL) {
-  cov <- psd_project_cpp((S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1)))$matrix
+  pre <- (S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1))
+  cov <- psd_project_cpp(pre)$matrix
+  # how much the projection lifted each variance (post-processing of the
+  # noisy matrix): the diagnostics judge the value before it
+  lift <- pmax(0, diag(cov) - diag(pre))
   # public bounds: projected on the box scale (where the noise is isotropic), then mapped back
-  if (!is.null(unmap)) cov <- unmap(cov)
+  if (!is.null(unmap)) {
+    cov <- unmap(cov)
+    lift <- diag(unmap(diag(lift, p)))
+  }
+  params$psd_shift <- stats::setNames(lift, nm)
   if (!n_public) params$n_noisy <- mean_step$n_noisy
   if (!is.null(charge)) params$budget_charge <- paste(charge, collapse = ", ")
   params$second_moment <- second$params
@@ -590,6 +599,16 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
 #' @noRd
 cov_release_to_cor <- function(rel) {
   d <- release_diagnostics(rel)
+  # the correlations' noise sd, about the covariance's over sqrt(c_ii c_jj)
+  # (post-processing), for dp_pca()'s component checks
+  sd <- release_noise_sd(rel)
+  if (!is.null(sd)) {
+    v <- sqrt(pmax(0, diag(rel$estimate)))
+    sd <- sd / tcrossprod(v)
+    sd[!is.finite(sd)] <- Inf
+    diag(sd) <- 0
+    rel$params$correlation_noise_sd <- sd
+  }
   cc <- cov_to_cor(rel$estimate)
   est <- cc$matrix
   dimnames(est) <- dimnames(rel$estimate)
@@ -602,7 +621,7 @@ cov_release_to_cor <- function(rel) {
 
 # The checks of a covariance that its correlation keeps (cov_release_to_cor()).
 covariance_checks <- c("noise_frobenius", "signal_frobenius", "noise_to_signal", "variance_noise", "mean_noise_sd",
-                       "mean_noise")
+                       "mean_noise", "at_bounds")
 
 # A dp_suffstat given to dp_cov(): it must carry the column sums, and its
 # clip bound (the only one both steps can use) must be finite and agree with

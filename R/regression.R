@@ -369,7 +369,11 @@ release_column_index <- function(cols, M, arg) {
 #'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
 #'   spread against their size, the private n, the release's checks on the
 #'   regression's columns; `clamp_target`, the share of rows that bounds
-#'   chosen privately target beyond their ends, and `intervals_biased`). A
+#'   chosen privately, or public bounds tightened privately, target beyond
+#'   their ends, and `intervals_biased`, also set when a numeric variable's
+#'   released spread fills its bounds (most of it clamped at them; factors
+#'   and logicals, two-valued by design, are left out) or nearly every row
+#'   was clipped). A
 #'   fit that is mostly noise raises one warning of class
 #'   `dpcov_noise_warning`, and its print says why in terms of what was given
 #'   (the clip, uncentred columns, the budget). Bounds chosen privately (no
@@ -533,11 +537,14 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
     z0 <- lm_zero_record_row(design, data)
-    if (joint) {
+    r <- if (joint) {
       lm_box_joint_release(design, z0, eps_rel, delta_rel, neighbor, min_rows, gauss)
     } else {
       lm_gram_release(design, z0, clip, mechanism, eps_rel, delta_rel, neighbor)
     }
+    # the design's columns of numeric variables (public schema), for the diagnostics
+    r$params$numeric_columns <- design$numeric_columns
+    r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
   rel$call <- lm_call(call)
@@ -777,6 +784,28 @@ lm_expand_dot <- function(formula, data) {
   if (is.null(tt)) formula else stats::formula(tt)
 }
 
+#' The design columns (and the response) of dp_lm()'s numeric variables, a
+#' public schema: a main effect of one numeric variable (not a factor, a
+#' logical or a comparison, whose columns are two-valued by design), for the
+#' diagnostics' check of columns that fill their bounds.
+#' @noRd
+lm_numeric_columns <- function(tt, mf, X, resp) {
+  fac <- attr(tt, "factors")
+  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  numeric_var <- function(v) {
+    col <- mf[[frame_name[[v]]]]
+    is.numeric(col) && !is.factor(col) && !lm_logical_term(v)
+  }
+  asg <- attr(X, "assign")
+  keep <- vapply(seq_along(asg), function(j) {
+    if (asg[j] == 0L || !length(fac)) return(FALSE)
+    vars <- rownames(fac)[fac[, asg[j]] > 0]
+    length(vars) == 1L && numeric_var(vars)
+  }, logical(1))
+  y <- stats::model.response(mf)
+  c(colnames(X)[keep], if (is.numeric(y) && !is.logical(y) && !lm_logical_term(resp)) resp)
+}
+
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
@@ -877,7 +906,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   tt <- with_base_env(tt)
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
-       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b)
+       contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
+       numeric_columns = lm_numeric_columns(tt, mf, X, resp))
 }
 
 #' The model frame's values by the public per-record rule: every transformed
@@ -1716,9 +1746,9 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
 lm_interval_warning <- function(object, what) {
   d <- object$diagnostics
   if (is.list(d) && isTRUE(d$intervals_biased) && !isFALSE(getOption("dpcov.noise_warning"))) {
-    msg <- sprintf(paste0("%s: the bounds of the fit were chosen privately and clamp many rows; the intervals leave ",
-                          "that bias out and cover less often than their level (print() of the fit says how much). ",
-                          "Public bounds (lower/upper) avoid it."), what)
+    msg <- sprintf(paste0("%s: the bounds (or clip) of the fit clamp many rows; the intervals leave ",
+                          "that bias out and cover less often than their level (print() of the fit says why and ",
+                          "what to give instead)."), what)
     warning(structure(class = c("dpcov_noise_warning", "warning", "condition"), list(message = msg, call = NULL)))
   }
   invisible()

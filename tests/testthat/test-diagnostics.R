@@ -11,6 +11,14 @@ penguin_like <- function(n = 342) {
              flipper_length_mm = rnorm(n, 201, 14), body_mass_g = rnorm(n, 4200, 800))
 }
 
+# The one-sided signal of a release E with noise sd matrix S: the released
+# norm less the noise's expected norm and the sd of that norm.
+one_sided_signal <- function(E, S) {
+  noise <- sqrt(sum(S^2))
+  var_n2 <- 2 * sum(diag(S)^4) + 4 * (sum(S^4) - sum(diag(S)^4))
+  max(0, sqrt(sum(E^2)) - noise - min(noise, sqrt(var_n2) / (2 * noise)))
+}
+
 test_that("analyze_gauss: the diagnostic is the plain-R computation from the release's fields", {
   set.seed(1)
   x <- matrix(rnorm(500 * 4), 500, 4)
@@ -19,21 +27,23 @@ test_that("analyze_gauss: the diagnostic is the plain-R computation from the rel
   expect_s3_class(d, "dp_diagnostics")
   p <- ncol(r$estimate)
   noise <- r$params$sigma * p                       # E||N||_F^2 = p^2 sigma^2
-  signal <- sqrt(max(0, sum(r$estimate^2) - noise^2))
+  signal <- one_sided_signal(r$estimate, matrix(r$params$sigma, p, p))
   expect_equal(d$noise_frobenius, noise)
   expect_equal(d$signal_frobenius, signal)
   expect_equal(d$noise_to_signal, noise / signal)
-  expect_equal(unname(d$variance_noise), r$params$sigma / diag(r$estimate))
+  # each variance's noise sd against its released value less that sd
+  expect_equal(unname(d$variance_noise), r$params$sigma / (diag(r$estimate) - r$params$sigma))
   expect_identical(release_diagnostics(r), d)
   # the threshold table: a ratio just above 0.5 is noisy, above 1 mostly noise
+  norm_sd <- sqrt(2 * p + 4 * (p^2 - p)) * r$params$sigma^2 / (2 * noise)
   for (target in c(0.3, 0.7, 1.5)) {
     h <- r
-    h$estimate <- diag(sqrt(noise^2 * (1 + 1 / target^2) / p), p)
+    h$estimate <- diag((noise / target + noise + norm_sd) / sqrt(p), p)
     expect_equal(release_diagnostics(h)$noise_to_signal, target)
   }
   lv <- vapply(c(0.3, 0.7, 1.5), function(target) {
     h <- r
-    h$estimate <- diag(sqrt(noise^2 * (1 + 1 / target^2) / p), p) * 1  # every variance well above its noise
+    h$estimate <- diag((noise / target + noise + norm_sd) / sqrt(p), p)  # every variance well above its noise
     release_diagnostics(h)$level
   }, "")
   expect_identical(lv, c("ok", "noisy", "mostly noise"))
@@ -56,8 +66,8 @@ test_that("Wishart, thresholded, JL and inverse-Wishart releases: the plain-R no
   expect_equal(iw$diagnostics$noise_frobenius,
                sqrt(sum(((m + 1) * E^2 + (m - 1) * tcrossprod(diag(E))) / (m * (m - 3)))))
   ridge <- iw$ridge / (iw$params$df - 5)
-  expect_equal(iw$diagnostics$signal_frobenius,
-               sqrt(max(0, sum((E - diag(ridge, 4))^2) - iw$diagnostics$noise_frobenius^2)))
+  S <- sqrt(((m + 1) * E^2 + (m - 1) * tcrossprod(diag(E))) / (m * (m - 3)))
+  expect_equal(iw$diagnostics$signal_frobenius, one_sided_signal(E - diag(ridge, 4), S))
 })
 
 test_that("the recorded noise norm matches the realised noise; an under-noised record does not", {
@@ -86,7 +96,9 @@ test_that("dp_cov: the diagnostic is the plain-R computation from the released f
   sd <- sqrt(second^2 + (msd^2 * (1 + (sqrt(2) - 1) * diag(3)))^2)
   noise <- sqrt(sum(sd^2))
   expect_equal(d$noise_frobenius, noise)
-  expect_equal(d$noise_to_signal, noise / sqrt(max(0, sum(r$estimate^2) - noise^2)))
+  expect_equal(d$noise_to_signal, noise / one_sided_signal(r$estimate, sd))
+  # each variance against its value before the PSD projection's lift, less its noise sd
+  expect_equal(unname(d$variance_noise), unname(diag(sd) / (diag(r$estimate) - pr$psd_shift - diag(sd))))
   expect_equal(d$n_noisy, pr$n_noisy)
   expect_equal(d$n_noise_sd, pr$sigma_mean / pr$clip_mean)
   expect_equal(unname(d$mean_noise_sd), rep(msd, 3))
@@ -191,17 +203,29 @@ test_that("a noisy count below 2 is mostly noise, whatever the estimate", {
   expect_identical(release_diagnostics(r)$n_relative_noise, r$params$sigma_mean / r$params$clip_mean / r$params$n_noisy)
 })
 
-test_that("dp_as_cov() keeps the diagnostics in the new units; a noisy clipped count is read", {
+test_that("dp_as_cov() keeps the diagnostics in the new units; rows nearly all clipped are flagged", {
   set.seed(11)
   x <- matrix(rnorm(3000 * 3), 3000, 3)
   r <- analyze_gauss(x, 1, 1e-6, clip = 4, neighbor = "replace-one")
   cv <- dp_as_cov(r, center = rep(0, 3))
   expect_equal(cv$diagnostics$noise_frobenius, r$params$sigma * 3 / 3000)
-  h <- r
-  h$params$n_clipped <- 900
-  expect_equal(release_diagnostics(h)$clipped_fraction, 0.3)
-  expect_identical(release_diagnostics(h)$level, "noisy")
-  expect_match(paste(release_diagnostics(h)$messages, collapse = " "), "about 30% of the rows were clipped")
+  # the trace per row over clip^2, one-sided (less its noise sd): 3 / 16 here
+  expect_equal(r$diagnostics$clip_fill,
+               (sum(diag(r$estimate)) - sqrt(3) * r$params$sigma) / 3000 / 16)
+  expect_identical(r$diagnostics$level, "ok")
+  # (the dead path that read a count no mechanism released is gone)
+  expect_null(r$diagnostics$clipped_fraction)
+  # every row far beyond the clip: the mean squared row norm is clip^2
+  set.seed(1)
+  y <- data.frame(a = rnorm(2e4, 0, 10), b = rnorm(2e4, 0, 10), c = rnorm(2e4, 0, 10))
+  set.seed(2)
+  a <- analyze_gauss(y, 1, 1e-6, clip = 1, neighbor = "replace-one")
+  expect_gt(a$diagnostics$clip_fill, 0.8)
+  expect_identical(a$diagnostics$level, "noisy")
+  expect_match(paste(a$diagnostics$messages, collapse = " "), "nearly every row was clipped")
+  set.seed(2)
+  cl <- dp_cov(y, 1, 1e-6, clip = 1, clip_mean = 40, neighbor = "replace-one")
+  expect_match(paste(cl$diagnostics$messages, collapse = " "), "nearly every row was clipped")
 })
 
 test_that("dp_lm on an uncentred formula with a row-norm clip says what the user did", {
@@ -321,7 +345,7 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_length(w, 1L)
   expect_lt(w, grep("^Guarantee:", out))
   expect_match(out[w], "a bias the intervals leave out")
-  expect_warning(confint(fit), class = "dpcov_noise_warning", regexp = "^confint: .*chosen privately")
+  expect_warning(confint(fit), class = "dpcov_noise_warning", regexp = "^confint: .*clamp many rows")
   expect_warning(predict(fit, d[1:2, ], interval = "confidence"), class = "dpcov_noise_warning",
                  regexp = "^predict: ")
   expect_no_warning(predict(fit, d[1:2, ]))
@@ -334,7 +358,7 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_identical(small$diagnostics$level, "mostly noise")
   expect_true(any(grepl("too little n \\* epsilon to find the tails", small$diagnostics$messages)))
   # controls: public bounds, and private bounds at a large n epsilon, do not say it
-  pub <- dp_lm(stations ~ mag + depth, d, 2, 1e-6, neighbor = "replace-one", B = 40,
+  pub <- dp_lm(stations ~ mag + depth, d, 2, 1e-6, neighbor = "replace-one", B = 40, tighten = FALSE,
                bounds = list(stations = c(0, 150), mag = c(4, 7), depth = c(0, 700)))
   expect_true(is.na(pub$diagnostics$clamp_target))
   expect_false(pub$diagnostics$intervals_biased)
@@ -402,7 +426,7 @@ test_that("the noise warning raises the message of the worst grade, not the firs
   x <- data.frame(a = rnorm(5000, 50, 10), c = 0.5 + rnorm(5000, 0, 0.005))
   set.seed(1)
   ws <- list()
-  r <- withCallingHandlers(dp_cov(x, 0.3, 1e-6, bounds = list(a = c(0, 100), c = c(0, 100))),
+  r <- withCallingHandlers(dp_cov(x, 0.5, 1e-6, bounds = list(a = c(0, 100), c = c(0, 100))),
                            warning = function(w) { ws[[length(ws) + 1L]] <<- w; invokeRestart("muffleWarning") })
   dh <- r$diagnostics
   expect_identical(dh$level, "mostly noise")
@@ -525,4 +549,162 @@ test_that("a private mean outside privately chosen bounds is said to be outside 
   h <- r
   h$params$bounds_source <- "public"
   expect_match(paste(release_diagnostics(h)$messages, collapse = " "), "outside its public bounds")
+})
+
+test_that("releases on a box of public bounds report their noise in the data's units", {
+  # realised Frobenius error over the recorded noise norm: about 1 for every
+  # mechanism, with bounds (noise added on the box scale) and with a clip
+  skip_if_not_extended()
+  set.seed(1)
+  X <- cbind(a = rnorm(3000, 5, 2), b = rnorm(3000, -3, 1), c = runif(3000, 0, 10))
+  lo <- c(a = -5, b = -10, c = 0)
+  hi <- c(a = 15, b = 5, c = 10)
+  ratio <- function(r, target) {
+    E <- r$estimate
+    if (r$scale == "sum + ridge") E <- E - diag(r$ridge, 3)
+    if (r$scale == "posterior sample") {
+      k <- r$params$df - 4
+      E <- E - diag(r$ridge / k, 3)
+      target <- target / k
+    }
+    norm(E - target, "F") / r$diagnostics$noise_frobenius
+  }
+  mechs <- list(
+    analyze_gauss = function(...) analyze_gauss(..., epsilon = 1, delta = 1e-6),
+    wishart = function(...) wishart_noise(..., epsilon = 0.5, delta = 1e-6),
+    jl_ridge = function(...) jl_ridge(..., epsilon = 1, delta = 1e-6),
+    jl_adaptive = function(...) jl_adaptive(..., epsilon = 1, delta = 1e-6),
+    iwishart = function(...) iwishart_posterior(..., epsilon = 1, delta = 1e-6),
+    iwishart_adaptive = function(...) iwishart_adaptive(..., epsilon = 1, delta = 1e-6, k0 = 40))
+  exact <- crossprod(X)
+  clipped <- second_moment(X, clip = 15)$gram
+  for (m in names(mechs)) {
+    set.seed(3)
+    rb <- replicate(30, ratio(mechs[[m]](X, lower = lo, upper = hi), exact))
+    rc <- replicate(30, ratio(mechs[[m]](X, clip = 15), clipped))
+    expect_true(median(rb) > 1 / 3 && median(rb) < 3, label = paste(m, "with bounds"))
+    expect_true(median(rc) > 1 / 3 && median(rc) < 3, label = paste(m, "with a clip"))
+  }
+})
+
+test_that("an uncentred release on wide public bounds is not 'ok' when its noise is 1e7 times the box's", {
+  S <- crossprod(as.matrix(datasets::faithful))
+  set.seed(2017)
+  r <- suppressWarnings(analyze_gauss(datasets::faithful, epsilon = 8, delta = 1e-6, lower = c(0, 0),
+                                      upper = c(500, 5000)))
+  # the noise in the data's units: the box's sigma times the widths, entry by entry
+  w <- c(500, 5000)
+  expect_equal(r$diagnostics$noise_frobenius, sqrt(sum((r$params$sigma * tcrossprod(w))^2)))
+  expect_gt(r$diagnostics$noise_frobenius, norm(r$estimate - S, "F") / 3)
+  expect_identical(r$diagnostics$level, "mostly noise")
+  # the inverse-Wishart draw: plug-in at the matrix drawn around, prior included
+  set.seed(2)
+  iw <- suppressWarnings(iwishart_posterior(datasets::faithful, 1, 1e-6, lower = c(0, 0), upper = c(50, 500)))
+  expect_identical(iw$diagnostics$level, "mostly noise")
+  m <- iw$params$df - 2
+  sc <- c(50, 500)
+  Psi <- iw$estimate + diag(iw$params$psi * sc^2)
+  expect_equal(iw$diagnostics$noise_frobenius,
+               sqrt(sum(((m + 1) * Psi^2 + (m - 1) * tcrossprod(diag(Psi))) / (m * (m - 3)))))
+})
+
+test_that("a variance inflated by its noise is judged one-sided, not against its noisy value", {
+  set.seed(1)
+  x <- data.frame(a = rnorm(2000), b = rnorm(2000))
+  set.seed(91)
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = c(-300, -3), upper = c(300, 3)))
+  expect_gt(r$estimate[1, 1], 1000)  # the truth is about 1
+  # its noise sd (about 600) against the value less that sd: noisy (0.40 against the value itself)
+  expect_gt(r$diagnostics$variance_noise[["a"]], 0.5)
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "variance of `a` is noisy")
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "estimate is mostly noise")
+  # the PSD projection's lift of each variance is recorded (data units)
+  expect_length(r$params$psd_shift, 2L)
+  expect_true(all(r$params$psd_shift >= 0))
+})
+
+test_that("columns whose released spread fills their bounds are flagged, in words", {
+  set.seed(1)
+  x <- data.frame(a = rnorm(2e4, 0, 10), b = rnorm(2e4, 0, 10), c = rnorm(2e4, 0, 10))
+  set.seed(4)
+  r3 <- dp_cov(x, 1, 1e-6, lower = -1, upper = 1)
+  d <- r3$diagnostics
+  expect_true(all(d$at_bounds >= 0.4))
+  expect_identical(d$level, "noisy")
+  msg <- paste(d$messages, collapse = " ")
+  expect_match(msg, "most of `a`, `b`, `c` sit at their public bounds")
+  expect_match(msg, "give wider bounds")
+  expect_match(msg, "or the column takes only its two bound values", fixed = TRUE)
+  # the correlation keeps the check of the covariance it scales
+  set.seed(4)
+  rc <- dp_cov(x, 1, 1e-6, lower = -1, upper = 1, type = "correlation")
+  expect_identical(rc$diagnostics$level, "noisy")
+  expect_true(all(rc$diagnostics$at_bounds >= 0.4))
+  # control: bounds that hold the data
+  set.seed(4)
+  ok <- dp_cov(x, 1, 1e-6, lower = -50, upper = 50)
+  expect_true(all(ok$diagnostics$at_bounds < 0.4))
+  expect_identical(ok$diagnostics$level, "ok")
+})
+
+test_that("dp_lm: numeric variables clamped at their bounds bias the intervals; factor and logical terms do not", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  set.seed(5)
+  n <- 5000
+  d <- data.frame(x = rnorm(n, 0, 10), g = factor(sample(c("u", "v"), n, TRUE)), f = rnorm(n) > 0)
+  d$y <- 1 + 0.5 * d$x + (d$g == "v") + d$f + rnorm(n)
+  set.seed(6)
+  fit <- suppressWarnings(dp_lm(y ~ x + g + f, d, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,
+                                bounds = list(x = c(-1, 1), y = c(-30, 30))))
+  expect_true(fit$diagnostics$intervals_biased)
+  expect_match(paste(fit$diagnostics$messages, collapse = " "), "most of `x` sits at its public bounds")
+  expect_false(any(grepl("`gv`|`fTRUE`", fit$diagnostics$messages)))
+  expect_warning(confint(fit), class = "dpcov_noise_warning", regexp = "clamp many rows")
+  # the factor's and the logical's columns are two-valued by design: wide bounds for x, no flag
+  set.seed(6)
+  fine <- suppressWarnings(dp_lm(y ~ x + g + f, d, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,
+                                 bounds = list(x = c(-50, 50), y = c(-30, 30))))
+  expect_false(fine$diagnostics$intervals_biased)
+  expect_identical(fine$release$params$numeric_columns, c("x", "y"))
+})
+
+test_that("dp_lm with public bounds tightened privately grades the clamping and says it", {
+  d <- datasets::quakes
+  set.seed(61)
+  fit <- suppressWarnings(dp_lm(stations ~ mag + depth, d, 0.5, 1e-6, neighbor = "replace-one", B = 20,
+                                tighten = TRUE, bounds = list(stations = c(0, 150), mag = c(4, 7), depth = c(0, 700))))
+  cb <- fit$release$params$column_bounds
+  expect_identical(fit$release$params$bounds_source, "public, tightened privately")
+  expect_identical(cb$variables, 3L)
+  expect_equal(fit$diagnostics$clamp_target, min(1, 2 * 3 * cb$tail_rows / 1000))
+  expect_true(fit$diagnostics$intervals_biased)
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("^Warning: the public bounds of the model's 3 variable\\(s\\) were tightened privately", out)))
+  expect_true(any(grepl("tighten = FALSE", out)))
+})
+
+test_that("dp_pca judges each component from the released noise, not the covariance's level", {
+  skip_if_not_installed("palmerpenguins")
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  P <- as.matrix(stats::na.omit(as.data.frame(palmerpenguins::penguins[, 3:6])))
+  rg <- apply(P, 2, function(v) diff(range(v)))
+  mid <- apply(P, 2, function(v) mean(range(v)))
+  set.seed(1)
+  pc <- suppressWarnings(dp_pca(P, epsilon = 8, delta = 1e-6, lower = mid - 25 * rg, upper = mid + 25 * rg,
+                                neighbor = "replace-one", rank = 1))
+  expect_identical(pc$diagnostics$release_level, "mostly noise")
+  expect_lt(pc$diagnostics$component_noise[["PC1"]], 0.5)
+  expect_identical(pc$diagnostics$level, "ok")
+  expect_match(pc$diagnostics$notes, "every retained component's eigen-gap stands above the noise")
+  # correlation PCA of pure noise: the components say so
+  set.seed(1)
+  x <- matrix(rnorm(200 * 4), 200, 4)
+  set.seed(2)
+  r <- suppressWarnings(dp_cov(x, 0.1, 1e-6, lower = rep(-50, 4), upper = rep(50, 4), type = "correlation"))
+  expect_warning(pcr <- dp_pca(r), class = "dpcov_noise_warning", regexp = "^dp_pca: PC")
+  expect_identical(pcr$diagnostics$level, "mostly noise")
+  expect_true(all(pcr$diagnostics$component_noise > 1))
 })
