@@ -81,8 +81,18 @@
 #'   rows; `NULL` for square releases), `units` and `per_row` (what `sdev`
 #'   measures), `n_negative`, `subspace_bound` (a data frame or `NULL`),
 #'   `source` (the release's mechanism, scale, epsilon, delta, neighbour, n
-#'   when public), `guarantee`, `diagnostics` (as [release_diagnostics()],
-#'   for the release the components come from) and `call`.
+#'   when public), `guarantee`, `diagnostics` (per component, from released
+#'   quantities only: `component_noise`, for each retained component the
+#'   first-order sd of the turn the noise gives its direction,
+#'   \eqn{\sqrt{\sum_{k \ne j} \mathrm{Var}(v_k^T N v_j) / (\lambda_j - \lambda_k)^2}}{sqrt(sum_k Var(v_k' N v_j) / (lambda_j - lambda_k)^2)}
+#'   (about the sine of the angle; the noise variances from `params`, the
+#'   eigenvectors and values released), graded as [release_diagnostics()]'s
+#'   ratios (above 0.5 `"noisy"`, above 1 `"mostly noise"`: the direction can
+#'   point anywhere among its near-tied neighbours), and `noise_spectral`,
+#'   about the noise's spectral norm, \eqn{2\sqrt{\max_i \sum_j V_{ij}}}{2 sqrt(max_i sum_j V_ij)}; `level` is the worst over the retained components, and a
+#'   `"mostly noise"` one raises the classed noise warning; the release's own
+#'   checks are kept as `release_level` and `release_messages`: a covariance
+#'   mostly noise can still give a clear first component) and `call`.
 #' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
 #'   privacy with compression. *Proceedings of the IEEE International
 #'   Symposium on Information Theory (ISIT)*, 2718-2722. (Full version
@@ -135,11 +145,13 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     # public bounds: tightened by the automatic rule for principal axes
     # unless `tighten` is given (pca_tighten(): public arguments and shape only)
     dots <- list(...)
-    release <- if ("tighten" %in% names(dots) || !any(c("lower", "upper", "bounds") %in% names(dots))) {
-      dp_cov(release, ...)
-    } else {
-      dp_cov(release, ..., tighten = pca_tighten(release, dots))
-    }
+    # (the components are judged, and warned about, below)
+    release <- muffle_noise_warnings(
+      if ("tighten" %in% names(dots) || !any(c("lower", "upper", "bounds") %in% names(dots))) {
+        dp_cov(release, ...)
+      } else {
+        dp_cov(release, ..., tighten = pca_tighten(release, dots))
+      })
   } else if (...length()) {
     check_dots_empty(...)
   }
@@ -180,13 +192,102 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
                             neighbor = release$neighbor, n = release$n,
                             has_guarantee = has_guarantee(release)),
               guarantee = src$guarantee,
-              # how much of the decomposed release is noise (its own fields only)
-              diagnostics = release_diagnostics(release),
+              # how much of each component is noise (released quantities only)
+              diagnostics = pca_diagnostics(release, src, values, k),
               call = release_call(call, character(0)))
   class(out) <- c("dp_pca", "prcomp")
+  noise_warning(out$diagnostics, "dp_pca")
   # the components of a release without a formal guarantee are not private either
   if (inherits(release, "dp_nonprivate") || !has_guarantee(release)) out <- as_nonprivate(out, "dp_pca")
   out
+}
+
+#' The diagnostics of a PCA, per component, from released quantities only: a
+#' component's direction is set by its eigenvalue's gaps to the others, and
+#' noise N turns it, to first order, by sum_k (v_k' N v_j) / (lambda_j -
+#' lambda_k) v_k: the ratio is the sd of that turn, sqrt(sum_k Var(v_k' N
+#' v_j) / gap_jk^2) (V the entries' noise variances, from release_noise_sd()
+#' on the decomposed matrix's scale; plug-in eigenvectors and values), about
+#' the sine of the angle the noise turns it by. Davis-Kahan's ||N||_2 / gap
+#' (noise_spectral, 2 sqrt(max_i sum_j V_ij)) is kept for reference: it is far
+#' too loose where the noise sits on one large variance, which moves
+#' eigenvalues, not directions (penguins, bounds 50 ranges wide, epsilon 8:
+#' PC1 within 2 degrees, ||N||_2 / gap 2 to 20). The level is the worst over
+#' the retained components; the release's own level is kept in
+#' `release_level` (a covariance mostly noise can still give a clear PC1).
+#' @noRd
+pca_diagnostics <- function(release, src, values, k) {
+  rd <- release_diagnostics(release)
+  sd <- pca_noise_sd(release, src)
+  if (is.null(sd) || !all(is.finite(values))) {
+    rd$release_level <- rd$level
+    return(rd)
+  }
+  V <- sd^2
+  spec <- 2 * sqrt(max(rowSums(V)))
+  p <- length(values)
+  vec <- eigen(src$matrix, symmetric = TRUE)$vectors
+  # first order: v_j moves by sum_k (v_k' N v_j) / (lambda_j - lambda_k) v_k,
+  # Var(a' N b) = (a*a)' V (b*b) + (a*b)' V (a*b) - sum_i V_ii a_i^2 b_i^2
+  var_ab <- function(a, b) {
+    drop(crossprod(a * a, V %*% (b * b))) + drop(crossprod(a * b, V %*% (a * b))) - sum(diag(V) * a^2 * b^2)
+  }
+  ratio <- stats::setNames(vapply(seq_len(k), function(j) {
+    if (p < 2L) return(0)  # a single component has no direction to lose
+    tot <- 0
+    for (l in setdiff(seq_len(p), j)) {
+      g <- abs(values[j] - values[l])
+      v <- max(0, var_ab(vec[, l], vec[, j]))
+      tot <- tot + if (g > 0) v / g^2 else if (v > 0) Inf else 0
+    }
+    sqrt(tot)
+  }, 0), paste0("PC", seq_len(k)))
+  th <- dp_diagnostic_thresholds$ratio
+  g <- ifelse(is.na(ratio), 0L, ifelse(ratio > th[["mostly"]], 2L, ifelse(ratio > th[["noisy"]], 1L, 0L)))
+  fmt <- function(v) format(signif(v, 2), big.mark = ",", scientific = abs(v) >= 1e7)
+  out <- list(noise_spectral = spec, component_noise = ratio, release_level = rd$level,
+              release_messages = rd$messages, noise_to_signal = rd$noise_to_signal)
+  msgs <- character(0)
+  grades <- integer(0)
+  for (lv in 2:1) {
+    j <- which(g == lv)
+    if (!length(j)) next
+    msgs <- c(msgs, sprintf(paste0("%s: noise/gap = %s (the noise that turns the direction against the gaps to ",
+                                   "the other eigenvalues): %s."),
+                            paste(names(ratio)[j], collapse = ", "), paste(vapply(ratio[j], fmt, ""), collapse = ", "),
+                            if (lv == 2L) {
+                              "the direction is mostly noise (it can point anywhere in the span of its near-tied neighbours)"
+                            } else "the direction is noisy"))
+    grades <- c(grades, lv)
+  }
+  if (!identical(rd$level, "ok") && all(g == 0L)) {
+    # said, not graded: the components' gaps stand far above the noise
+    out$notes <- sprintf(paste0("the release itself is %s as a matrix (print() of it says why), but every retained ",
+                                "component's eigen-gap stands above the noise (noise/gap at most %s)."),
+                         rd$level, fmt(max(ratio)))
+  }
+  out$level <- c("ok", "noisy", "mostly noise")[max(0L, g) + 1L]
+  out$messages <- msgs
+  out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
+  structure(out, class = "dp_diagnostics")
+}
+
+# The noise sd of the matrix a PCA decomposes (pca_source()), or NULL: the
+# release's, on the decomposed scale; a correlation's from the covariance it
+# scales (params$correlation_noise_sd).
+pca_noise_sd <- function(release, src) {
+  if (src$compressed) return(NULL)
+  p <- release$p
+  if (release$scale == "correlation") {
+    s <- release$params$correlation_noise_sd
+    return(if (is.numeric(s) && is.matrix(s) && all(dim(s) == p) && !anyNA(s)) s else NULL)
+  }
+  sd <- release_noise_sd(release)
+  if (is.null(sd)) return(NULL)
+  f <- switch(release$scale, covariance = 1, average = 1, sum = , "sum + ridge" = 1,
+              "posterior sample" = if (is_num1(release$params$df)) release$params$df - p - 1 else NA_real_, NA_real_)
+  if (!release$scale %in% c("covariance", "average") && isTRUE(src$per_row)) f <- f / release$n
+  if (!is_num1(f)) NULL else sd * f
 }
 
 # What a release's PCA decomposes: the matrix (per row where n allows), its
