@@ -513,10 +513,11 @@ box_uncentred_call <- function(fun, env, call) {
   box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
   check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
   # the mechanism's notion: its `neighbor` (NULL: thresholding's own, never
-  # add/remove); Sheffet's algorithms have theirs fixed
+  # add/remove); Sheffet's algorithms have theirs fixed (Algorithm 4's
+  # posterior replace-one, the others add/remove)
   notion <- if ("neighbor" %in% names(formals(fun))) {
     if (given("neighbor")) get("neighbor", env) else eval(formals(fun)$neighbor)
-  } else if (identical(fun, iwishart_posterior) || identical(fun, iwishart_adaptive)) "replace-one" else "add-remove"
+  } else if (identical(fun, iwishart_posterior)) "replace-one" else "add-remove"
   bounds_g <- bounds_release_guarantee(get("bounds", env), notion)
   if (!is.null(get("sigma_clip_inf", env))) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",

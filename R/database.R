@@ -365,7 +365,7 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # table; otherwise neither the names nor the number of columns is known
   positions <- is.numeric(columns) && !is.object(columns) && length(columns) && !anyNA(columns) &&
     all(is.finite(columns)) &&
-    all(columns == round(columns)) && all(columns >= 1)
+    all(columns == round(columns)) && all(columns >= 1) && all(columns <= .Machine$integer.max)
   if (!length(first) && (header || !positions)) {
     abort("`file` \"%s\" is empty%s.", file,
           if (header) " (no header line)" else ": with no line, give `columns` as positions", .arg = "file")
@@ -374,8 +374,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     scan(text = first, what = "", sep = sep, quote = quote, quiet = TRUE, strip.white = TRUE,
          na.strings = character(0))
   }
-  nf <- if (length(first)) length(fields) else as.integer(max(columns))
-  names_all <- if (header) fields else paste0("V", seq_len(nf))
+  # an empty file: only the chosen positions exist (V<position>, as read.csv names them)
+  empty <- !length(first)
+  nf <- if (empty) length(columns) else length(fields)
+  names_all <- if (header) fields else paste0("V", if (empty) as.integer(columns) else seq_len(nf))
   if (is.null(columns)) {
     idx <- seq_len(nf)
   } else if (is.character(columns) && !is.object(columns) && length(columns) && !anyNA(columns)) {
@@ -386,8 +388,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
             paste(names_all, collapse = ", "), .arg = "columns")
     }
     idx <- match(columns, names_all)
-  } else if (positions && all(columns <= nf)) {
-    idx <- as.integer(columns)
+  } else if (positions && (empty || all(columns <= nf))) {
+    idx <- if (empty) seq_len(nf) else as.integer(columns)
   } else {
     abort("`columns` must be NULL, column names or positions in 1..%d.", nf, .arg = "columns")
   }

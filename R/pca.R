@@ -159,6 +159,9 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   p <- as.integer(release$p)
   k <- check_rank(rank, p)
   src <- pca_source(release, center)
+  # what the components are computed from: the release, or (centred at
+  # another release's mean) its conversion, whose guarantee counts both
+  basis <- if (is.null(src$release)) release else src$release
   if (src$compressed) {
     C <- release$estimate
     s <- compressed_svd(C, k)
@@ -188,17 +191,17 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
               units = src$units, per_row = src$per_row, n_negative = as.integer(n_negative),
               subspace_bound = if (src$compressed) compression_subspace_bound(release, values) else NULL,
               source = list(class = class(release)[1], mechanism = release$mechanism,
-                            scale = release$scale, epsilon = release$epsilon, delta = release$delta,
-                            neighbor = release$neighbor, n = release$n,
-                            has_guarantee = has_guarantee(release)),
+                            scale = release$scale, epsilon = basis$epsilon, delta = basis$delta,
+                            neighbor = basis$neighbor, n = release$n,
+                            has_guarantee = has_guarantee(basis)),
               guarantee = src$guarantee,
               # how much of each component is noise (released quantities only)
-              diagnostics = pca_diagnostics(release, src, values, k),
+              diagnostics = pca_diagnostics(basis, src, values, k),
               call = release_call(call, character(0)))
   class(out) <- c("dp_pca", "prcomp")
   noise_warning(out$diagnostics, "dp_pca")
   # the components of a release without a formal guarantee are not private either
-  if (inherits(release, "dp_nonprivate") || !has_guarantee(release)) out <- as_nonprivate(out, "dp_pca")
+  if (inherits(release, "dp_nonprivate") || !has_guarantee(basis)) out <- as_nonprivate(out, "dp_pca")
   out
 }
 
@@ -310,7 +313,7 @@ pca_source <- function(release, center) {
     }
     conv <- dp_as_cov(release, "covariance", center)
     return(list(compressed = FALSE, matrix = conv$estimate, center = check_center(center, release$p),
-                scale = FALSE, per_row = TRUE, guarantee = conv$guarantee,
+                scale = FALSE, per_row = TRUE, guarantee = conv$guarantee, release = conv,
                 units = "the data's units; centred at the given private mean, per row (divisor n)"))
   }
   rel_center <- if (is.numeric(release$center) && length(release$center) == release$p) unname(release$center) else NA

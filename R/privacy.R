@@ -1126,11 +1126,14 @@ bounds_release_guarantee <- function(bounds, neighbor) {
   g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor)
   ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
     g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
+  # under add/remove its utilities move by at most 1 under every notion (as
+  # the ledger records it: column_bounds_notion())
+  if (isTRUE(ok)) g$neighbor <- column_bounds_notion(g$neighbor)
   if (!isTRUE(ok)) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
-  if (identical(neighbor, "add-remove") && g$neighbor != "add-remove") {
+  if (identical(neighbor, "add-remove") && !g$neighbor %in% c("add-remove", "any")) {
     abort(paste0("`bounds` were released by dp_column_bounds() under %s, which implies no guarantee ",
                  "under add/remove (the release's `neighbor`); nothing was charged. Choose them with ",
                  "neighbor = \"add-remove\", or make this release under \"%s\"."),
@@ -1146,10 +1149,13 @@ bounds_release_guarantee <- function(bounds, neighbor) {
 #' @noRd
 compose_bounds_guarantee <- function(rel, g) {
   if (is.null(g)) return(rel)
-  rel$params$bounds_source <- "private: a dp_column_bounds() release, given as `bounds`"
+  # bounds_source keeps how the box was made (public, or tightened); where
+  # the bounds came from is bounds_guarantee
   rel$params$bounds_guarantee <- g
   rel <- compose_guarantees(rel, g, "the per-column bounds it was given, a dp_column_bounds() release counted as if of the same data")
   rel$guarantee <- gsub("public per-column bounds", "per-column bounds", rel$guarantee, fixed = TRUE)
+  rel$mechanism <- gsub("public per-column bounds", "per-column bounds from a dp_column_bounds() release",
+                        rel$mechanism, fixed = TRUE)
   rel
 }
 
@@ -1190,8 +1196,9 @@ compose_guarantees <- function(rel, g, what) {
     "(%s, %s)-differential privacy in all (%s), by basic composition of this release with %s ",
     "((%s, %s)-DP under %s%s); this release alone: %s"),
     format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor), what,
-    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
-    if (g$neighbor == rel$neighbor) "" else sprintf(", restated as (%s, %s) under %s", format(gb$epsilon, digits = 6),
+    format(g$epsilon, digits = 6), format(g$delta, digits = 4),
+    if (g$neighbor == "any") "every neighbour notion" else neighbor_words(g$neighbor),
+    if (g$neighbor %in% c(rel$neighbor, "any")) "" else sprintf(", restated as (%s, %s) under %s", format(gb$epsilon, digits = 6),
                                                      format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
     rel$guarantee)
   rel$epsilon <- eps

@@ -923,6 +923,7 @@ release_n_hat <- function(x) {
 bounds_words <- function(x) {
   src <- x$params$bounds_source
   if (!is_string(src)) return("bounds")
+  if (!is.null(x$params$bounds_guarantee) && src == "public") return("bounds (from a dp_column_bounds() release)")
   switch(src, public = "public bounds", private = "private bounds",
          "public, tightened privately" = "privately tightened bounds", "bounds")
 }

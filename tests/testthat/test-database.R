@@ -663,4 +663,9 @@ test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, a
     e <- expect_error(do.call(csv_reader, c(list(f), args)), "is empty", class = "dpcov_error")
     expect_identical(e$arg, "file")
   }
+  # a far position allocates nothing beyond the chosen columns; one past the
+  # integer range is refused, classed
+  r <- csv_reader(f, columns = c(1e9, 3), header = FALSE)
+  expect_identical(r(), matrix(numeric(0), 0, 2, dimnames = list(NULL, c("V1000000000", "V3"))))
+  expect_error(csv_reader(f, columns = 3e9, header = FALSE), class = "dpcov_error")
 })

@@ -151,13 +151,24 @@ test_that("bounds released by dp_column_bounds() are counted in the guarantee of
   expect_true(has_guarantee(r))
   expect_match(r$guarantee, "^\\(1, 1\\.1e-06\\)-differential privacy in all")
   expect_match(r$guarantee, "dp_column_bounds", fixed = TRUE)
-  expect_match(r$params$bounds_source, "^private")
+  expect_identical(r$params$bounds_guarantee$neighbor, "any")
+  expect_match(r$mechanism, "from a dp_column_bounds() release", fixed = TRUE)
   expect_equal(r_public$epsilon, 0.5)
   expect_identical(r_public$params$bounds_source, "public")
-  # under replace-one, the add/remove bounds count twice (group privacy)
-  r1 <- dp_cov(d, 0.5, 1e-6, bounds = cb, neighbor = "replace-one")
-  expect_equal(r1$epsilon, 0.5 + 2 * cb$epsilon)
-  expect_equal(r1$delta, 1e-6 + cb$delta * (1 + exp(cb$epsilon)))
+  expect_null(r_public$params$bounds_guarantee)
+  # under add/remove the bounds' utilities move by at most 1 under every
+  # notion (as the ledger records them): a replace-one release adds them once
+  bud <- dp_budget(10, 1e-4, neighbor = "replace-one")
+  cbb <- dp_column_bounds(d, epsilon = 0.5, delta = 1e-7, budget = bud)
+  r1 <- dp_cov(d, 0.5, 1e-6, bounds = cbb, neighbor = "replace-one", budget = bud)
+  expect_equal(r1$epsilon, 0.5 + cbb$epsilon)
+  expect_equal(r1$delta, 1e-6 + cbb$delta)
+  expect_lte(budget_spent(bud)$epsilon, r1$epsilon + 1e-12)
+  # zero-out bounds on a replace-one release count twice (group privacy)
+  cbz <- dp_column_bounds(d, epsilon = 0.5, delta = 1e-7, neighbor = "zero-out")
+  r2 <- dp_cov(d, 0.5, 1e-6, bounds = cbz, neighbor = "replace-one")
+  expect_equal(r2$epsilon, 0.5 + 2 * cbz$epsilon)
+  expect_equal(r2$delta, 1e-6 + cbz$delta * (1 + exp(cbz$epsilon)))
   # bounds released under replace-one give an add/remove release no guarantee: refused before any charge
   cb1 <- dp_column_bounds(d, epsilon = 0.5, delta = 1e-7, neighbor = "replace-one")
   b <- dp_budget(5, 1e-4)
@@ -167,6 +178,9 @@ test_that("bounds released by dp_column_bounds() are counted in the guarantee of
   expect_error(dp_lm(y ~ x, d, 0.5, 1e-6, bounds = cb1, budget = b), class = "dpcov_error")
   expect_equal(budget_spent(b)$charges, 0)
   expect_equal(iwishart_posterior(d, 0.5, 1e-6, bounds = cb1)$epsilon, 0.5 + cb1$epsilon)
+  # Algorithm 5's release is add/remove: refused before any charge, as the others
+  expect_error(iwishart_adaptive(d, 0.5, 1e-6, bounds = cb1, budget = b), class = "dpcov_error")
+  expect_equal(budget_spent(b)$charges, 0)
   # the other entry points: the mechanisms, dp_lm() and dp_pca()
   expect_equal(analyze_gauss(d, 0.5, 1e-6, bounds = cb)$epsilon, 0.5 + cb$epsilon)
   expect_equal(jl_ridge(d, 0.5, 1e-6, bounds = cb)$epsilon, 0.5 + cb$epsilon)
@@ -254,4 +268,26 @@ test_that("dp_as_cov() centred at another release's mean states the total of bot
   cvn <- dp_as_cov(a, center = r1$center)
   expect_equal(cvn$epsilon, 1)
   expect_match(cvn$guarantee, "adds that release's", fixed = TRUE)
+})
+
+test_that("dp_pca() of a release centred at another release's mean takes its guarantee, source and label from both", {
+  set.seed(310)
+  X <- matrix(rnorm(3000), 1000, dimnames = list(NULL, c("a", "b", "c")))
+  ag <- analyze_gauss(X, 1, 1e-6, clip = 20, neighbor = "replace-one")
+  cc <- dp_cov(X, 1, 1e-6, clip = 20, clip_mean = 20)
+  p1 <- dp_pca(ag, center = cc)
+  conv <- dp_as_cov(ag, center = cc)
+  expect_equal(p1$source$epsilon, conv$epsilon)
+  expect_equal(p1$source$delta, conv$delta)
+  expect_gt(p1$source$epsilon, 1)
+  expect_identical(p1$guarantee, conv$guarantee)
+  expect_false(inherits(p1, "dp_nonprivate"))
+  # a mean from a release without a guarantee: none, labelled so
+  cn <- cc
+  cn$params$no_formal_guarantee <- TRUE
+  cn$guarantee <- "NONE: hand-made"
+  p2 <- dp_pca(ag, center = cn)
+  expect_match(p2$guarantee, "^NONE")
+  expect_s3_class(p2, "dp_nonprivate")
+  expect_false(p2$source$has_guarantee)
 })
