@@ -128,22 +128,29 @@ dp_budget <- function(epsilon, delta, neighbor = "add-remove") {
 # A copy of an account made by serialisation (saveRDS()/readRDS(), a PSOCK or
 # future worker) is another environment, and one made by forking
 # (parallel::mclapply()) lives in another process: charges to either would
-# never reach the original ledger, so budget_charge() refuses them. The
-# registry keeps the accounts alive, so an address is never reused by another.
+# never reach the original ledger, so budget_charge() refuses them. Each
+# account holds a token; the registry maps it to the account's address
+# and process (about 200 bytes per budget, no reference to the account, so
+# accounts are freed as usual). A copy has the token at another address.
 budget_accounts <- new.env(parent = emptyenv())
 
 account_key <- function(env) utils::capture.output(print.default(env))[1]
 
 register_account <- function(env) {
-  assign(account_key(env), list(env = env, pid = Sys.getpid()), envir = budget_accounts)
+  n <- (get0(".count", envir = budget_accounts, inherits = FALSE) %||% 0) + 1
+  assign(".count", n, envir = budget_accounts)
+  token <- sprintf("%d:%.0f", Sys.getpid(), n)
+  assign("token", token, envir = env)
+  assign(token, list(address = account_key(env), pid = Sys.getpid()), envir = budget_accounts)
 }
 
 #' Refuses a charge to an account this process did not create (a restored or
 #' forked copy, or a hand-made one) or cannot write (a locked environment).
 #' @noRd
 check_account_live <- function(acc) {
-  reg <- get0(account_key(acc$env), envir = budget_accounts, inherits = FALSE)
-  if (is.null(reg) || !identical(reg$env, acc$env)) {
+  token <- get0("token", envir = acc$env, inherits = FALSE)
+  reg <- if (is_string(token)) get0(token, envir = budget_accounts, inherits = FALSE)
+  if (is.null(reg) || !identical(reg$address, account_key(acc$env))) {
     abort_budget(paste0("`budget` was not created by dp_budget() in this R session: it was restored from a file ",
                         "(readRDS(), load()), sent to a parallel worker, or made by hand. Its charges would not ",
                         "reach the original account, whose ledger is the one that counts. Nothing was charged and ",

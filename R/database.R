@@ -376,6 +376,13 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   }
   # an empty file: only the chosen positions exist (V<position>, as read.csv names them)
   empty <- !length(first)
+  # a first line of numbers is a record, not a header: its values would
+  # become the release's column names (and be quoted in messages)
+  if (header && length(fields) && !anyNA(suppressWarnings(as.numeric(fields)))) {
+    abort(paste0("`header`: every field of the first line of `file` is a number, so it is a record, not a header ",
+                 "(its values would become column names); give header = FALSE and `columns` as positions, or add ",
+                 "a header line."), .arg = "header")
+  }
   nf <- if (empty) length(columns) else length(fields)
   names_all <- if (header) fields else paste0("V", if (empty) as.integer(columns) else seq_len(nf))
   if (is.null(columns)) {
@@ -556,7 +563,9 @@ db_columns <- function(conn, src, columns) {
   if (!is.data.frame(probe) || !length(have)) {
     abort("the %s has no columns: choose the numeric columns to use.", what, .arg = src$arg)
   }
-  dup <- db_duplicated_names(have, eng)
+  # SQLite renames a repeated name of a derived table `x:1`; a table's own
+  # `x:1` is a column name like any other
+  dup <- db_duplicated_names(have, eng, derived = src$arg == "query")
   if (length(dup)) {
     abort("the %s has more than one column named %s: give each column its own name (AS ...).", what,
           paste(dup, collapse = ", "), .arg = src$arg)
@@ -591,9 +600,9 @@ db_result_width <- function(res) {
 # Names the result holds more than once. SQLite renames a derived table's
 # repeated name x as "x:1", "x:2", ...; other engines keep it (PostgreSQL
 # then calls a reference to it ambiguous).
-db_duplicated_names <- function(have, eng) {
+db_duplicated_names <- function(have, eng, derived = TRUE) {
   dup <- unique(have[duplicated(have)])
-  if (eng$value_types) {
+  if (eng$value_types && derived) {
     stem <- sub(":[0-9]+$", "", have)
     dup <- union(dup, unique(stem[stem != have & stem %in% have]))
   }

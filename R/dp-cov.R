@@ -922,7 +922,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
   check_release(release, "release", square = TRUE)
   to <- check_choice(to, c("covariance", "correlation"), "to")
   center_release <- if (inherits(center, "dp_cov")) center
-  if (!is.null(center)) center <- check_center(center, release$p)
+  if (!is.null(center)) center <- check_center(center, release$p, colnames(release$estimate))
   sc <- release$scale
   if (sc == "compressed rows") {
     abort("`release` holds compressed rows, not second moments; use compressed_cov() for their covariance.", .arg = "release")
@@ -981,15 +981,25 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
 }
 
 # A private mean given to dp_as_cov(): numbers, or a dp_cov() release.
-check_center <- function(center, p) {
+# Named by column (a release's center is): matched to `cols` by name, as
+# predict() matches data, never by position.
+check_center <- function(center, p, cols = NULL) {
   if (inherits(center, "dp_cov")) {
     check_release(center, "center")
     center <- center$center
   }
+  nm <- names(center)
   center <- check_numeric_vector(center, "center")
   if (length(center) != p) {
     abort("`center` must have one entry per column of the release (%d); it has %d.", as.integer(p),
           length(center), .arg = "center")
+  }
+  if (!is.null(nm) && !is.null(cols)) {
+    if (anyNA(nm) || anyDuplicated(nm) || !setequal(nm, cols)) {
+      abort("`center` is named by column, and its names (%s) are not the release's columns (%s).",
+            paste(nm, collapse = ", "), paste(cols, collapse = ", "), .arg = "center")
+    }
+    center <- center[match(cols, nm)]
   }
   unname(center)
 }

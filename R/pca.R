@@ -312,7 +312,7 @@ pca_source <- function(release, center) {
       abort("`center`: the release is already centred (scale \"%s\"); `center` applies to uncentred second moments only.", sc, .arg = "center")
     }
     conv <- dp_as_cov(release, "covariance", center)
-    return(list(compressed = FALSE, matrix = conv$estimate, center = check_center(center, release$p),
+    return(list(compressed = FALSE, matrix = conv$estimate, center = check_center(center, release$p, colnames(release$estimate)),
                 scale = FALSE, per_row = TRUE, guarantee = conv$guarantee, release = conv,
                 units = "the data's units; centred at the given private mean, per row (divisor n)"))
   }
@@ -538,7 +538,7 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   if (!is.null(center)) {
     if (!identical(mu, NA)) abort("`center`: this PCA %s; give `center` only when the release does not hold its mean.",
                                   if (isFALSE(mu)) "is uncentred" else "already holds its private center", .arg = "center")
-    mu <- check_center(center, p)
+    mu <- check_center(center, p, rownames(object$rotation))
   } else if (identical(mu, NA)) {
     abort_units("`center` is needed: the components are centred at a private mean the release does not hold; give it (e.g. the `center` of a dp_cov() release).",
                 .arg = "center")

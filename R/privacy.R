@@ -943,7 +943,8 @@ convert_guarantee <- function(epsilon, delta, rho, from, to) {
     return(list(epsilon = epsilon, delta = delta, rho = rho))
   }
   if (to == "add-remove") return(NULL)
-  list(epsilon = 2 * epsilon, delta = delta * (1 + exp(epsilon)), rho = 4 * rho)
+  # (0 * Inf is NaN: a pure-DP step stays pure at any epsilon)
+  list(epsilon = 2 * epsilon, delta = if (delta == 0) 0 else delta * (1 + exp(epsilon)), rho = 4 * rho)
 }
 
 # The notions a charge may be recorded under.

@@ -1255,7 +1255,17 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
 lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
   nm <- colnames(rel$estimate)
   if (is.null(nm)) nm <- paste0("V", seq_len(ncol(rel$estimate)))
-  if (identical(rel$scale, "covariance")) return(lm_moments_cov(rel, feat, ones, y, intercept, nm))
+  if (identical(rel$scale, "covariance")) {
+    if (!is.null(rel$params$converted_from)) {
+      # dp_as_cov()'s conversion holds neither dp_cov()'s mean step nor its
+      # noise parameters, so its noise cannot be redrawn
+      abort(paste0("`x` is a covariance converted by dp_as_cov() from a release of scale \"%s\", whose noise the ",
+                   "bootstrap cannot redraw from it; fit dp_lm() on the original release (with a column of ones ",
+                   "for the intercept, or a formula with - 1), or on a dp_cov() release."),
+            rel$params$converted_from, .arg = "x")
+    }
+    return(lm_moments_cov(rel, feat, ones, y, intercept, nm))
+  }
   idx <- c(ones, feat, y)
   q <- length(idx)
   nf <- length(feat)

@@ -169,6 +169,10 @@ check_release <- function(x, arg = "x", square = FALSE) {
   if (x$neighbor == "add-remove" && (!is.na(x$n) || isTRUE(x$n_public))) {
     bad("an add/remove release does not release n: `n` must be NA and `n_public` FALSE")
   }
+  # and the other notions do (neighbours have the same, public, size)
+  if (x$neighbor != "add-remove" && (is.na(x$n) || isFALSE(x$n_public))) {
+    bad(sprintf("a %s release releases n: `n` must be a number and `n_public` TRUE", x$neighbor))
+  }
   if (!is_number(x$p) || x$p != ncol(est)) bad("`p` must equal the number of columns of `estimate`")
   if (!is.list(x$params) || !is.list(x$tuning)) bad("`params` and `tuning` must be lists")
   if (!is_string(x$scale) || !x$scale %in% dp_scales) {
@@ -874,8 +878,9 @@ diagnostics_level <- function(out, x, cols) {
   }
   at <- out$at_bounds
   if (length(at) && any(at >= th$at_bounds, na.rm = TRUE)) {
-    say(at_bounds_message(names(at)[which(at >= th$at_bounds)], x), 1L)
-    lv <- max(lv, 1L)
+    g <- at_bounds_grade(x)
+    say(at_bounds_message(names(at)[which(at >= th$at_bounds)], x), g)
+    lv <- max(lv, g)
   }
   if (isTRUE(out$clip_fill >= th$clip_fill)) {
     say(sprintf(paste0("nearly every row was clipped: the released mean squared row norm is %s%% of clip^2 = %s ",
@@ -896,14 +901,31 @@ col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 # to give instead by where the bounds came from.
 at_bounds_message <- function(v, x) {
   src <- x$params$bounds_source
-  advice <- if (identical(src, "private")) "give public bounds (lower/upper) that hold the data, or more epsilon" else
-    if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else "give wider bounds"
   many <- length(v) > 1L
-  sprintf(paste0("most of %s %s at %s %s (released sd 0.4 of the width or more, 0.5 at most): the bounds are probably ",
-                 "narrower than the data, which were clamped to them, so %s spread%s and covariances are under-estimated; ",
-                 "%s (or the column takes only its two bound values)."),
-          col_list(v), if (many) "sit" else "sits", if (many) "their" else "its", bounds_words(x),
-          if (many) "their" else "its", if (many) "s" else "", advice)
+  where <- sprintf("most of %s %s at %s %s (released sd 0.4 of the width or more, 0.5 at most)", col_list(v),
+                   if (many) "sit" else "sits", if (many) "their" else "its", bounds_words(x))
+  if (at_bounds_grade(x) < 2L) {
+    # public bounds: a 0/1 column at bounds [0, 1] looks the same as clamped data
+    return(sprintf(paste0("%s: fine if %s only the two bound values (a 0/1 column); otherwise the bounds are ",
+                          "narrower than the data, which were clamped to them, and %s spread%s and covariances are ",
+                          "under-estimated: give wider bounds."), where, if (many) "they take" else "it takes",
+                   if (many) "their" else "its", if (many) "s" else ""))
+  }
+  advice <- if (identical(src, "private")) "give public bounds (lower/upper) that hold the data, or more epsilon" else
+    "use tighten = FALSE, or more epsilon"
+  sprintf(paste0("%s: bounds chosen from the data clamp it, so %s spread%s and covariances are under-estimated ",
+                 "(a two-valued column loses its values); %s."),
+          where, if (many) "their" else "its", if (many) "s" else "", advice)
+}
+
+# How much a column at its bounds says: with bounds chosen or tightened from
+# the data, clamping ("mostly noise": the estimate is of other data); with
+# public bounds "noisy", either way (a two-valued column sits there by design,
+# clamped data look the same).
+at_bounds_grade <- function(x) {
+  src <- x$params$bounds_source
+  if (identical(src, "private") || identical(src, "public, tightened privately") ||
+      !is.null(x$params$bounds_guarantee)) 2L else 1L
 }
 
 fmt_value <- function(v) format(signif(v, 5), big.mark = ",", scientific = abs(v) >= 1e9)
@@ -1212,9 +1234,10 @@ lm_clamp_check <- function(rel, n_estimate) {
   capped <- !tightened && is_num1(cb$first_rows) && column_bounds_capped(cb$first_rows, n_hat)
   th <- dp_diagnostic_thresholds$clipped
   grade <- if (capped || share > th[["mostly"]]) 2L else if (share > th[["noisy"]]) 1L else 0L
-  # the tightening's own warning (tighten_detail()): a target beyond each end of
-  # tighten_auto_level of n or more, which only tighten = TRUE reaches
-  if (tightened && cb$tail_rows / n_hat >= tighten_auto_level) grade <- max(grade, 1L)
+  # tightened bounds: graded only beyond what the automatic rule accepts (a
+  # target above tighten_auto_level_fit of n per end, which only tighten =
+  # TRUE reaches); within it a note, or the default would warn about itself
+  if (tightened) grade <- if (share > th[["mostly"]]) 2L else if (cb$tail_rows / n_hat > tighten_auto_level_fit) 1L else 0L
   what <- if (tightened) {
     sprintf("the public bounds of the model's %d variable(s) were tightened privately", as.integer(cb$variables))
   } else {
@@ -1342,13 +1365,20 @@ lm_diagnostics <- function(fit, rel, columns) {
     num <- if (is.character(rel$params$numeric_columns)) rel$params$numeric_columns else setdiff(columns, "(Intercept)")
     at <- used(rd$at_bounds)
     at <- names(at)[names(at) %in% num & at >= th$at_bounds]
+    if (length(at) && at_bounds_grade(rel) < 2L) {
+      # public bounds: perhaps a 0/1 column, perhaps clamped; said, but the
+      # intervals are not called biased (a 0/1 column's are not)
+      say(at_bounds_message(at, rel), 1L)
+      lv <- max(lv, 1L)
+      at <- character(0)
+    }
     if (length(at) || isTRUE(rd$clip_fill >= th$clip_fill)) {
       say(paste(if (length(at)) at_bounds_message(at, rel) else
         sprintf("nearly every row was clipped (the released mean squared row norm is %s%% of clip^2): the estimate is of the rows shrunk to the clip; give a larger `clip` or public bounds (lower/upper).",
                 fmt(100 * min(1, rd$clip_fill))),
-        "The coefficients are those of the clamped data, a bias the intervals leave out."), 1L)
+        "The coefficients are those of the clamped data, a bias the intervals leave out."), if (length(at)) 2L else 1L)
       out$intervals_biased <- TRUE
-      lv <- max(lv, 1L)
+      lv <- max(lv, if (length(at)) 2L else 1L)
     }
     out_b <- intersect(rd$outside_bounds, columns)
     if (length(out_b)) {

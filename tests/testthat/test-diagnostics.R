@@ -635,7 +635,7 @@ test_that("columns whose released spread fills their bounds are flagged, in word
   msg <- paste(d$messages, collapse = " ")
   expect_match(msg, "most of `a`, `b`, `c` sit at their public bounds")
   expect_match(msg, "give wider bounds")
-  expect_match(msg, "or the column takes only its two bound values", fixed = TRUE)
+  expect_match(msg, "fine if they take only the two bound values (a 0/1 column)", fixed = TRUE)
   # the correlation keeps the check of the covariance it scales
   set.seed(4)
   rc <- dp_cov(x, 1, 1e-6, lower = -1, upper = 1, type = "correlation")
@@ -658,10 +658,29 @@ test_that("dp_lm: numeric variables clamped at their bounds bias the intervals; 
   set.seed(6)
   fit <- suppressWarnings(dp_lm(y ~ x + g + f, d, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,
                                 bounds = list(x = c(-1, 1), y = c(-30, 30))))
-  expect_true(fit$diagnostics$intervals_biased)
+  # public bounds: clamped data and a 0/1 column look alike, so it is said
+  # ("noisy"), and the intervals are not called biased
+  expect_false(fit$diagnostics$intervals_biased)
+  expect_identical(fit$diagnostics$level, "noisy")
   expect_match(paste(fit$diagnostics$messages, collapse = " "), "most of `x` sits at its public bounds")
   expect_false(any(grepl("`gv`|`fTRUE`", fit$diagnostics$messages)))
-  expect_warning(confint(fit), class = "dpcov_noise_warning", regexp = "clamp many rows")
+  # a 0/1 numeric column at [0, 1]: the same words, no more
+  d01 <- data.frame(x = rnorm(n), b = stats::rbinom(n, 1, 0.5))
+  d01$y <- d01$x + d01$b + rnorm(n)
+  set.seed(7)
+  f01 <- suppressWarnings(dp_lm(y ~ x + b, d01, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,
+                                bounds = list(x = c(-5, 5), b = c(0, 1), y = c(-10, 10))))
+  expect_false(f01$diagnostics$intervals_biased)
+  expect_match(paste(f01$diagnostics$messages, collapse = " "), "fine if it takes only the two bound values")
+  # bounds tightened from the data that clamp a column to its bounds: mostly noise, the intervals biased
+  set.seed(8)
+  ft <- suppressWarnings(dp_lm(y ~ x + b, d01, 8, 1e-6, neighbor = "replace-one", B = 20, tighten = TRUE,
+                               bounds = list(x = c(-5, 5), b = c(0, 1), y = c(-10, 10))))
+  # (a 0/1 column's tightened bounds lie inside [0, 1] almost surely: every row is clamped)
+  expect_true(ft$release$params$bounds["b", "lower"] > 0 || ft$release$params$bounds["b", "upper"] < 1)
+  expect_true(ft$diagnostics$intervals_biased)
+  expect_identical(ft$diagnostics$level, "mostly noise")
+  expect_warning(confint(ft), class = "dpcov_noise_warning", regexp = "clamp many rows")
   # the factor's and the logical's columns are two-valued by design: wide bounds for x, no flag
   set.seed(6)
   fine <- suppressWarnings(dp_lm(y ~ x + g + f, d, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,

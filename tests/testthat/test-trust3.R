@@ -291,3 +291,64 @@ test_that("dp_pca() of a release centred at another release's mean takes its gua
   expect_s3_class(p2, "dp_nonprivate")
   expect_false(p2$source$has_guarantee)
 })
+
+test_that("fifth-audit privacy review: pure-DP restatement at large epsilon, numeric headers, n and notion, centres by name", {
+  set.seed(311)
+  x <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  # a zero-out, delta = 0 step restated under replace-one at epsilon 800: (1600, 0), not NaN
+  b <- dp_budget(1000, 1e-3, neighbor = "replace-one")
+  # the ledger restates the charge as 1600 and refuses it, classed (it was NaN)
+  expect_error(dp_column_bounds(x, epsilon = 800, neighbor = "zero-out", budget = b), class = "dpcov_budget_error")
+  expect_equal(budget_spent(b)$charges, 0)
+  cb <- dp_column_bounds(x, epsilon = 800, neighbor = "zero-out")
+  r <- analyze_gauss(x, 1, 1e-6, bounds = cb, neighbor = "replace-one")
+  expect_equal(r$epsilon, 1 + 1600)
+  expect_equal(r$delta, 1e-6)
+  # a headerless file read with header = TRUE: its first record would become the column names
+  rec <- cbind(age = c(31, 45, 52), income = c(45402, 51000, 38000))
+  f <- tempfile(fileext = ".csv")
+  utils::write.table(rec, f, sep = ",", row.names = FALSE, col.names = FALSE)
+  e <- expect_error(csv_reader(f), class = "dpcov_error")
+  expect_identical(e$arg, "header")
+  expect_false(grepl("45402", conditionMessage(e), fixed = TRUE))
+  expect_identical(nrow(second_moment(csv_reader(f, header = FALSE), 1e6)$gram), 2L)
+  unlink(f)
+  # n and the notion agree both ways
+  rr <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5)
+  rr$neighbor <- "replace-one"
+  expect_error(dp_lm(rr, c ~ a + b, B = 5), class = "dpcov_error")
+  r1 <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one")
+  r1$n <- NA_real_
+  expect_error(print(r1), class = "dpcov_error")
+  # a centre named by column is matched by name; other names are refused
+  xs <- x + rep(c(10, 0, -10), each = 1000)
+  ag <- analyze_gauss(xs, 1, 1e-6, clip = 30, neighbor = "replace-one")
+  cc <- dp_cov(xs[, c("c", "b", "a")], 0.5, 1e-7, clip = 30, clip_mean = 30, neighbor = "replace-one")
+  o <- dp_as_cov(ag, center = cc)
+  expect_identical(names(o$center), c("a", "b", "c"))
+  expect_equal(unname(o$center), unname(cc$center[c("a", "b", "c")]))
+  expect_equal(o$estimate, dp_as_cov(ag, center = unname(cc$center[c("a", "b", "c")]))$estimate)
+  e <- expect_error(dp_as_cov(ag, center = c(a = 1, b = 2, z = 3)), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  # a conversion by dp_as_cov() cannot be bootstrapped by dp_lm(): said so, classed
+  e <- expect_error(dp_lm(o, c ~ a + b, B = 0), class = "dpcov_error")
+  expect_match(conditionMessage(e), "dp_as_cov")
+  # the budget registry keeps a token's address and process, not the account
+  bb <- dp_budget(1, 1e-6)
+  reg <- get(bb$account$token, envir = dpcov:::budget_accounts)
+  expect_named(reg, c("address", "pid"))
+})
+
+test_that("SQLite: a table's own column named like `a:1` is a name, not a repeated one", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  set.seed(312)
+  d <- data.frame(rnorm(50), rnorm(50))
+  names(d) <- c("a", "a:1")
+  DBI::dbWriteTable(con, "t1", d)
+  s <- second_moment_db(con, "t1", clip = 5)
+  expect_equal(unname(s$gram), unname(second_moment(as.matrix(d), 5)$gram))
+  # a query repeating a name is still refused
+  expect_error(second_moment_db(con, query = "SELECT a, a FROM t1", clip = 5), class = "dpcov_error")
+})
