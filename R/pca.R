@@ -86,13 +86,26 @@
 #'   first-order sd of the turn the noise gives its direction,
 #'   \eqn{\sqrt{\sum_{k \ne j} \mathrm{Var}(v_k^T N v_j) / (\lambda_j - \lambda_k)^2}}{sqrt(sum_k Var(v_k' N v_j) / (lambda_j - lambda_k)^2)}
 #'   (about the sine of the angle; the noise variances from `params`, the
-#'   eigenvectors and values released), graded as [release_diagnostics()]'s
-#'   ratios (above 0.5 `"noisy"`, above 1 `"mostly noise"`: the direction can
-#'   point anywhere among its near-tied neighbours), and `noise_spectral`,
-#'   about the noise's spectral norm, \eqn{2\sqrt{\max_i \sum_j V_{ij}}}{2 sqrt(max_i sum_j V_ij)}; `level` is the worst over the retained components, and a
-#'   `"mostly noise"` one raises the classed noise warning; the release's own
-#'   checks are kept as `release_level` and `release_messages`: a covariance
-#'   mostly noise can still give a clear first component) and `call`.
+#'   eigenvectors and values released), each gap taken conservatively: less
+#'   what the noise can add to it, the smaller of Weyl's
+#'   \eqn{2\|N\|_2} and one sd of each eigenvalue's first-order move
+#'   \eqn{v_j^T N v_j}{v_j' N v_j} (a gap left at or below 0 gives `Inf`;
+#'   pure noise spreads the released eigenvalues, so their own gaps look
+#'   clear); graded as [release_diagnostics()]'s ratios (above 0.5
+#'   `"noisy"`, above 1 `"mostly noise"`: the direction can point anywhere
+#'   among its near-tied neighbours), and `noise_spectral`, about the noise's
+#'   spectral norm \eqn{\|N\|_2}, \eqn{2\sqrt{\max_i \sum_j V_{ij}}}{2 sqrt(max_i sum_j V_ij)}.
+#'   `level` is the worst over the graded components (`graded_components`:
+#'   all of `rank` when it is given; else the leading ones, up to the first
+#'   whose conservative gap to the next is below \eqn{\|N\|_2}, PC1 always;
+#'   noisy trailing ones are a Note) and over the release's findings that
+#'   bias every component (capped private bounds, a mean outside its bounds,
+#'   columns at their bounds, rows nearly all clipped, at the release's
+#'   grade); a `"mostly noise"` level raises the classed noise warning. The
+#'   release's own checks are kept as `release_level` and
+#'   `release_messages` (a covariance mostly noise can still give a clear
+#'   first component); `print` shows both levels on their own lines) and
+#'   `call`.
 #' @references Zhou, S., Ligett, K. and Wasserman, L. (2009). Differential
 #'   privacy with compression. *Proceedings of the IEEE International
 #'   Symposium on Information Theory (ISIT)*, 2718-2722. (Full version
@@ -196,7 +209,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
                             has_guarantee = has_guarantee(basis)),
               guarantee = src$guarantee,
               # how much of each component is noise (released quantities only)
-              diagnostics = pca_diagnostics(basis, src, values, k),
+              diagnostics = pca_diagnostics(basis, src, values, k, rank),
               call = release_call(call, character(0)))
   class(out) <- c("dp_pca", "prcomp")
   noise_warning(out$diagnostics, "dp_pca")
@@ -211,15 +224,25 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
 #' lambda_k) v_k: the ratio is the sd of that turn, sqrt(sum_k Var(v_k' N
 #' v_j) / gap_jk^2) (V the entries' noise variances, from release_noise_sd()
 #' on the decomposed matrix's scale; plug-in eigenvectors and values), about
-#' the sine of the angle the noise turns it by. Davis-Kahan's ||N||_2 / gap
-#' (noise_spectral, 2 sqrt(max_i sum_j V_ij)) is kept for reference: it is far
-#' too loose where the noise sits on one large variance, which moves
-#' eigenvalues, not directions (penguins, bounds 50 ranges wide, epsilon 8:
-#' PC1 within 2 degrees, ||N||_2 / gap 2 to 20). The level is the worst over
-#' the retained components; the release's own level is kept in
-#' `release_level` (a covariance mostly noise can still give a clear PC1).
+#' the sine of the angle the noise turns it by. The released gaps are
+#' inflated by the noise (pure noise spreads the eigenvalues over about
+#' +-||N||_2: a PC1 62 degrees off had ratio 0.49 against them), so each gap
+#' is taken conservatively, less the smaller of 2 ||N||_2 (Weyl: each
+#' eigenvalue moves by at most ||N||_2; ||N||_2 about noise_spectral = 2
+#' sqrt(max_i sum_j V_ij)) and one sd of each eigenvalue's first-order move
+#' v_j' N v_j (Weyl alone flagged 46% of the PCAs whose PC1 was within 5
+#' degrees: noise on one large variance moves that eigenvalue, not the
+#' others'); a gap left at or below 0 makes the ratio Inf. The level is the
+#' worst over the graded components (those of `rank` when given, else the
+#' leading ones: up to the first whose conservative gap to the next is below
+#' the noise, PC1 always; trailing near-ties are a Note) and over the
+#' release's bias findings (capped private bounds, a mean outside its bounds,
+#' columns at their bounds, clipped rows), which bias every component; the
+#' release's own level is kept in `release_level` (a covariance mostly noise
+#' can still give a clear PC1). Never an error: a NaN or infinite noise
+#' variance (a correlation whose released variance was <= 0) is Inf.
 #' @noRd
-pca_diagnostics <- function(release, src, values, k) {
+pca_diagnostics <- function(release, src, values, k, rank = NULL) {
   rd <- release_diagnostics(release)
   sd <- pca_noise_sd(release, src)
   if (is.null(sd) || !all(is.finite(values))) {
@@ -227,52 +250,104 @@ pca_diagnostics <- function(release, src, values, k) {
     return(rd)
   }
   V <- sd^2
+  V[is.na(V)] <- Inf
   spec <- 2 * sqrt(max(rowSums(V)))
   p <- length(values)
   vec <- eigen(src$matrix, symmetric = TRUE)$vectors
   # first order: v_j moves by sum_k (v_k' N v_j) / (lambda_j - lambda_k) v_k,
   # Var(a' N b) = (a*a)' V (b*b) + (a*b)' V (a*b) - sum_i V_ii a_i^2 b_i^2
   var_ab <- function(a, b) {
+    if (!all(is.finite(V))) return(Inf)
     drop(crossprod(a * a, V %*% (b * b))) + drop(crossprod(a * b, V %*% (a * b))) - sum(diag(V) * a^2 * b^2)
   }
+  # the gap less what the noise can add to it: Weyl's 2 ||N||_2, or, where
+  # smaller, 2 sd of each eigenvalue's first-order move v_j' N v_j (noise on
+  # one large variance moves that eigenvalue, not the others); <= 0: no gap
+  move <- vapply(seq_len(p), function(j) sqrt(max(0, var_ab(vec[, j], vec[, j]))), 0)
+  move[is.na(move)] <- Inf
+  cgap <- function(j, l) abs(values[j] - values[l]) - min(2 * spec, (move[j] + move[l]))
   ratio <- stats::setNames(vapply(seq_len(k), function(j) {
     if (p < 2L) return(0)  # a single component has no direction to lose
     tot <- 0
     for (l in setdiff(seq_len(p), j)) {
-      g <- abs(values[j] - values[l])
-      v <- max(0, var_ab(vec[, l], vec[, j]))
-      tot <- tot + if (g > 0) v / g^2 else if (v > 0) Inf else 0
+      g <- cgap(j, l)
+      v <- var_ab(vec[, l], vec[, j])
+      tot <- tot + if (!is.finite(g) || g <= 0 || is.na(v) || !is.finite(v)) Inf else max(0, v) / g^2
     }
     sqrt(tot)
   }, 0), paste0("PC", seq_len(k)))
+  ratio[is.na(ratio)] <- Inf
+  # the components graded: those asked for, else the leading ones (up to the
+  # first whose conservative gap to the next is below the noise, PC1 always)
+  graded <- if (!is.null(rank) || p < 2L) k else {
+    weak <- which(vapply(seq_len(p - 1L), function(j) !isTRUE(cgap(j, j + 1L) >= spec), NA))
+    if (length(weak)) max(1L, weak[1L] - 1L) else k
+  }
   th <- dp_diagnostic_thresholds$ratio
-  g <- ifelse(is.na(ratio), 0L, ifelse(ratio > th[["mostly"]], 2L, ifelse(ratio > th[["noisy"]], 1L, 0L)))
-  fmt <- function(v) format(signif(v, 2), big.mark = ",", scientific = abs(v) >= 1e7)
-  out <- list(noise_spectral = spec, component_noise = ratio, release_level = rd$level,
-              release_messages = rd$messages, noise_to_signal = rd$noise_to_signal)
+  g <- ifelse(ratio > th[["mostly"]], 2L, ifelse(ratio > th[["noisy"]], 1L, 0L))
+  fmt <- function(v) if (is.finite(v) && v > 1e6) ">1e6" else format(signif(v, 2), big.mark = ",", scientific = FALSE)
+  fmts <- function(j) paste(vapply(ratio[j], fmt, ""), collapse = ", ")
+  out <- list(noise_spectral = spec, component_noise = ratio, graded_components = as.integer(graded),
+              release_level = rd$level, release_messages = rd$messages, noise_to_signal = rd$noise_to_signal)
   msgs <- character(0)
   grades <- integer(0)
+  lead <- seq_len(graded)
   for (lv in 2:1) {
-    j <- which(g == lv)
+    j <- lead[g[lead] == lv]
     if (!length(j)) next
     msgs <- c(msgs, sprintf(paste0("%s: noise/gap = %s (the noise that turns the direction against the gaps to ",
-                                   "the other eigenvalues): %s."),
-                            paste(names(ratio)[j], collapse = ", "), paste(vapply(ratio[j], fmt, ""), collapse = ", "),
+                                   "the other eigenvalues, less what the noise can add to them): %s."),
+                            paste(names(ratio)[j], collapse = ", "), fmts(j),
                             if (lv == 2L) {
                               "the direction is mostly noise (it can point anywhere in the span of its near-tied neighbours)"
                             } else "the direction is noisy"))
     grades <- c(grades, lv)
   }
-  if (!identical(rd$level, "ok") && all(g == 0L)) {
-    # said, not graded: the components' gaps stand far above the noise
-    out$notes <- sprintf(paste0("the release itself is %s as a matrix (print() of it says why), but every retained ",
-                                "component's eigen-gap stands above the noise (noise/gap at most %s)."),
-                         rd$level, fmt(max(ratio)))
+  # the release's biases (clamped or clipped rows, a mean outside its
+  # bounds) are of the data every component is computed from
+  bias <- pca_release_bias(rd, release)
+  msgs <- c(msgs, bias$messages)
+  grades <- c(grades, bias$grades)
+  notes <- character(0)
+  trail <- setdiff(which(g > 0L), lead)
+  if (length(trail)) {
+    notes <- c(notes, sprintf(paste0("the trailing %s %s (noise/gap = %s): near-tied eigenvalues, not graded; ",
+                                     "the level is that of %s (rank = %d keeps only those)."),
+                              paste(names(ratio)[trail], collapse = ", "),
+                              if (length(trail) > 1L) "are noise" else "is noise", fmts(trail),
+                              if (graded > 1L) sprintf("PC1 to PC%d", graded) else "PC1", graded))
   }
-  out$level <- c("ok", "noisy", "mostly noise")[max(0L, g) + 1L]
+  if (!identical(rd$level, "ok") && !length(grades)) {
+    # said, not graded: the components' gaps stand far above the noise
+    notes <- c(notes, sprintf(paste0("the release itself is %s as a matrix (print() of it says why), but every graded ",
+                                     "component's eigen-gap stands above the noise (noise/gap at most %s)."),
+                              rd$level, fmt(max(ratio[lead]))))
+  }
+  if (length(notes)) out$notes <- notes
+  out$level <- c("ok", "noisy", "mostly noise")[max(0L, grades) + 1L]
   out$messages <- msgs
   out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
   structure(out, class = "dp_diagnostics")
+}
+
+# The release's findings that bias every component (not noise, which the
+# gaps judge): capped private bounds, a mean outside (or clamped to) its
+# bounds, columns sitting at their bounds, rows nearly all clipped; each with
+# the release's own message and grade.
+pca_release_bias <- function(rd, release) {
+  msgs <- rd$messages
+  lv <- match(rd$message_levels, c("ok", "noisy", "mostly noise")) - 1L
+  if (!is.character(msgs) || length(lv) != length(msgs)) return(list(messages = character(0), grades = integer(0)))
+  hit <- rep(FALSE, length(msgs))
+  if (isTRUE(rd$bounds_capped)) hit <- hit | grepl("bounds were chosen privately", msgs, fixed = TRUE)
+  for (v in rd$outside_bounds) hit <- hit | startsWith(msgs, sprintf("the private mean of `%s` ", v)) & grepl("outside", msgs)
+  at <- rd$at_bounds
+  if (length(at) && any(at >= dp_diagnostic_thresholds$at_bounds, na.rm = TRUE)) {
+    hit <- hit | msgs == at_bounds_message(names(at)[which(at >= dp_diagnostic_thresholds$at_bounds)], release)
+  }
+  if (isTRUE(rd$clip_fill >= dp_diagnostic_thresholds$clip_fill)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
+  hit <- hit & !is.na(lv) & lv > 0L
+  list(messages = if (any(hit)) paste("the release:", msgs[hit]) else character(0), grades = lv[hit])
 }
 
 # The noise sd of the matrix a PCA decomposes (pca_source()), or NULL: the
@@ -447,10 +522,7 @@ print.dp_pca <- function(x, digits = 4, ...) {
   if (diagnosed) print_noise_warnings(x$diagnostics)
   cat("Guarantee:", x$guarantee, "\n")
   cat("Units:", x$units, "\n")
-  if (diagnosed) {
-    cat("Release ")
-    print_diagnostics(x$diagnostics)
-  }
+  if (diagnosed) print_pca_diagnostics(x$diagnostics)
   if (x$n_negative > 0) {
     cat(sprintf("Note: the released matrix has %d negative eigenvalue(s) (privacy noise); their sdev is 0.\n",
                 x$n_negative))
@@ -461,6 +533,28 @@ print.dp_pca <- function(x, digits = 4, ...) {
   cat(sprintf("\nRotation (p x k) = (%d x %d)%s:\n", nrow(x$rotation), k, if (k > 5) ", first 5 columns" else ""))
   print(signif(x$rotation[, seq_len(min(k, 5L)), drop = FALSE], digits), digits = digits)
   invisible(x)
+}
+
+# The release's own line (its level, not the components') and the
+# components' line, so neither contradicts the other.
+print_pca_diagnostics <- function(d) {
+  rel <- d
+  if (is_string(d$release_level)) rel$level <- d$release_level
+  rel$notes <- NULL
+  cat(sub("^Diagnostics:", "Release diagnostics:", utils::capture.output(print_diagnostics(rel))), sep = "\n")
+  r <- d$component_noise
+  if (is.numeric(r) && length(r)) {
+    fmt <- function(v) if (is.na(v)) "NA" else if (is.finite(v) && v > 1e6) ">1e6" else
+      format(signif(v, 2), big.mark = ",", scientific = FALSE)
+    shown <- seq_len(min(length(r), 6L))
+    graded <- if (is_whole1(d$graded_components, 1)) min(d$graded_components, length(r)) else length(r)
+    cat(sprintf("Components: noise/gap %s%s; level %s%s\n",
+                paste(sprintf("%s %s", names(r)[shown], vapply(r[shown], fmt, "")), collapse = ", "),
+                if (length(r) > 6L) ", ..." else "", if (is_string(d$level)) d$level else "unknown",
+                if (graded < length(r)) sprintf(" (graded: %s)", if (graded > 1L) sprintf("PC1 to PC%d", graded) else "PC1") else ""))
+  }
+  if (is.character(d$notes)) for (m in d$notes[!is.na(d$notes)]) cat("Note:", m, "\n")
+  invisible()
 }
 
 #' @rdname dp_pca_methods

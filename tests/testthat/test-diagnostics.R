@@ -712,12 +712,12 @@ test_that("dp_pca judges each component from the released noise, not the covaria
   rg <- apply(P, 2, function(v) diff(range(v)))
   mid <- apply(P, 2, function(v) mean(range(v)))
   set.seed(1)
-  pc <- suppressWarnings(dp_pca(P, epsilon = 8, delta = 1e-6, lower = mid - 25 * rg, upper = mid + 25 * rg,
+  pc <- suppressWarnings(dp_pca(P, epsilon = 8, delta = 1e-6, lower = mid - 4 * rg, upper = mid + 4 * rg,
                                 neighbor = "replace-one", rank = 1))
   expect_identical(pc$diagnostics$release_level, "mostly noise")
   expect_lt(pc$diagnostics$component_noise[["PC1"]], 0.5)
   expect_identical(pc$diagnostics$level, "ok")
-  expect_match(pc$diagnostics$notes, "every retained component's eigen-gap stands above the noise")
+  expect_match(pc$diagnostics$notes, "every graded component's eigen-gap stands above the noise")
   # correlation PCA of pure noise: the components say so
   set.seed(1)
   x <- matrix(rnorm(200 * 4), 200, 4)
@@ -726,4 +726,76 @@ test_that("dp_pca judges each component from the released noise, not the covaria
   expect_warning(pcr <- dp_pca(r), class = "dpcov_noise_warning", regexp = "^dp_pca: PC")
   expect_identical(pcr$diagnostics$level, "mostly noise")
   expect_true(all(pcr$diagnostics$component_noise > 1))
+})
+
+test_that("dp_pca grades garbage components and the release's biases, never 'ok'", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  # pure-noise eigenvalues spread over the noise's norm: the released gaps
+  # looked wide (noise/gap 0.49, "ok") with PC1 62 degrees off
+  set.seed(21)
+  X <- matrix(rnorm(4000), 1000) %*% diag(c(3, 2, 1.5, 1))
+  colnames(X) <- letters[1:4]
+  expect_warning(pc <- dp_pca(X, rank = 1, epsilon = 1, delta = 1e-6, lower = -12, upper = 12,
+                              neighbor = "replace-one", tighten = FALSE),
+                 class = "dpcov_noise_warning", regexp = "^dp_pca: PC1")
+  expect_identical(pc$diagnostics$level, "mostly noise")
+  expect_gt(pc$diagnostics$component_noise[["PC1"]], 1)
+  # the print says the release's level and the components' level apart
+  out <- capture.output(print(pc))
+  expect_true(any(grepl("^Release diagnostics: .*level mostly noise$", out)))
+  expect_true(any(grepl("^Components: noise/gap PC1 Inf; level mostly noise$", out)))
+  skip_if_not_installed("palmerpenguins")
+  # capped private bounds bias every component: PC1 90 degrees off, its gaps clear
+  pen <- as.data.frame(stats::na.omit(palmerpenguins::penguins[c("bill_length_mm", "bill_depth_mm",
+                                                                 "flipper_length_mm", "body_mass_g")]))
+  set.seed(3632005)
+  expect_warning(pc <- dp_pca(pen, epsilon = 1, delta = 1e-6, neighbor = "replace-one"),
+                 class = "dpcov_noise_warning", regexp = "the per-column bounds were chosen privately")
+  expect_identical(pc$diagnostics$level, "mostly noise")
+  expect_lt(pc$diagnostics$component_noise[["PC1"]], 0.5)
+  expect_true(any(grepl("^the release: ", pc$diagnostics$messages)))
+})
+
+test_that("dp_pca diagnostics never fail when noise makes a released variance <= 0", {
+  # a correlation whose covariance had a variance <= 0 is the identity and
+  # its noise sd Inf/0; that errored (after the budget was charged)
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  lv <- vapply(1:200, function(s) {
+    set.seed(s)
+    pc <- suppressWarnings(dp_pca(faithful, epsilon = 0.5, delta = 1e-6, lower = c(0, 0), upper = c(10, 120),
+                                  type = "correlation"))
+    expect_false(anyNA(pc$diagnostics$component_noise))
+    pc$diagnostics$level
+  }, "")
+  expect_true(all(lv %in% c("ok", "noisy", "mostly noise")))
+  set.seed(12)
+  expect_warning(pc <- dp_pca(faithful, epsilon = 0.5, delta = 1e-6, lower = c(0, 0), upper = c(10, 120),
+                              type = "correlation"), class = "dpcov_noise_warning")
+  expect_identical(pc$diagnostics$level, "mostly noise")
+  expect_identical(unname(pc$diagnostics$component_noise[1]), Inf)
+})
+
+test_that("dp_pca grades the leading components when rank is NULL; trailing near-ties are a Note", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  X <- as.matrix(quakes)
+  set.seed(7)
+  expect_no_warning(pc <- dp_pca(X, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
+                                 lower = apply(X, 2, min), upper = apply(X, 2, max)))
+  d <- pc$diagnostics
+  expect_identical(d$level, "ok")
+  expect_identical(d$graded_components, 1L)
+  expect_true(all(d$component_noise[1:3] < 0.5) && all(d$component_noise[4:5] > 1))
+  expect_match(d$notes, "^the trailing PC4, PC5 are noise", all = FALSE)
+  out <- capture.output(print(pc))
+  expect_true(any(grepl("^Components: noise/gap PC1 [0-9.]+, .*PC5 Inf; level ok \\(graded: PC1\\)$", out)))
+  # asked for: graded
+  set.seed(7)
+  expect_warning(dp_pca(X, rank = 5, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
+                        lower = apply(X, 2, min), upper = apply(X, 2, max)), class = "dpcov_noise_warning")
+  # huge ratios print as >1e6
+  d$component_noise <- c(PC1 = 0.1, PC2 = 3.3e9, PC3 = Inf, PC4 = 2, PC5 = 2)
+  expect_true(any(grepl("PC2 >1e6, PC3 Inf", capture.output(dpcov:::print_pca_diagnostics(d)))))
 })
