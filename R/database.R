@@ -378,10 +378,13 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   empty <- !length(first)
   # a first line of numbers is a record, not a header: its values would
   # become the release's column names (and be quoted in messages)
-  if (header && length(fields) && !anyNA(suppressWarnings(as.numeric(fields)))) {
-    abort(paste0("`header`: every field of the first line of `file` is a number, so it is a record, not a header ",
-                 "(its values would become column names); give header = FALSE and `columns` as positions, or add ",
-                 "a header line."), .arg = "header")
+  # (a quoted field, as write.csv() writes names, is a name: "2019", "2020")
+  if (header && length(fields) && !grepl(quote, first, fixed = TRUE) &&
+      !anyNA(suppressWarnings(as.numeric(fields)))) {
+    abort(paste0("`header`: every field of the first line of `file` is an unquoted number, so it is read as a ",
+                 "record, not a header (its values would become column names); for a file without a header give ",
+                 "header = FALSE and `columns` as positions; for a header of numbers (years) quote its fields in ",
+                 "the file, as write.csv() does."), .arg = "header")
   }
   nf <- if (empty) length(columns) else length(fields)
   names_all <- if (header) fields else paste0("V", if (empty) as.integer(columns) else seq_len(nf))

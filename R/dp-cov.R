@@ -482,7 +482,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                   rep(NA_real_, n_steps)))
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (tight) {
-    return(compose_bounds_guarantee(with_refund(budget, charge,
+    return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                             eps_second, delta_second, split, mechanism, type, divisor, neighbor,
                                             calibration, charge, call, gauss)), bounds_g))
@@ -494,7 +494,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                           calibration, charge, call, gauss)))
   }
   if (!is.null(box)) {
-    return(compose_bounds_guarantee(with_refund(budget, charge,
+    return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                                   mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g))
   }
@@ -933,6 +933,10 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
   }
   out <- release
   guarantee_note <- NULL
+  if (!is.null(center) && (sc %in% c("covariance", "correlation") || isTRUE(release$centred))) {
+    abort("`center`: the release is already centred (scale \"%s\"); `center` applies to uncentred second moments only.",
+          sc, .arg = "center")
+  }
   if (sc == "covariance") {
     if (to == "covariance") return(release)
     cov <- release$estimate
@@ -978,6 +982,14 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
   if (to == "correlation") out <- cov_release_to_cor(out)
   out$diagnostics <- release_diagnostics(out)
   out
+}
+
+# dp_cov()'s box release `expr`, with bounds from a dp_column_bounds()
+# release (guarantee `g`) composed in, and judged (and warned about) once it
+# says where its bounds came from; with public bounds, as it is.
+finish_bounds_release <- function(expr, g) {
+  if (is.null(g)) return(expr)
+  finish_diagnostics(compose_bounds_guarantee(muffle_noise_warnings(expr), g))
 }
 
 # A private mean given to dp_as_cov(): numbers, or a dp_cov() release.

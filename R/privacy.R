@@ -1124,7 +1124,8 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
 #' @noRd
 bounds_release_guarantee <- function(bounds, neighbor) {
   if (!inherits(bounds, "dp_column_bounds")) return(NULL)
-  g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor)
+  g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor,
+            capped = isTRUE(bounds$capped))
   ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
     g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
   # under add/remove its utilities move by at most 1 under every notion (as

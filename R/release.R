@@ -703,6 +703,8 @@ release_diagnostics <- function(x) {
     level <- if (is_num1(cb$max_level)) cb$max_level else column_bounds_defaults$max_level
     out$bounds_capped <- column_bounds_capped(cb$first_rows, n_hat, level)
   }
+  # bounds given as a dp_column_bounds() release: its own (released) flag
+  if (isTRUE(pr$bounds_guarantee$capped)) out$bounds_capped <- TRUE
   diagnostics_level(out, x, cols)
 }
 
@@ -917,8 +919,9 @@ at_bounds_message <- function(v, x) {
                           "under-estimated: give wider bounds."), where, if (many) "they take" else "it takes",
                    if (many) "their" else "its", if (many) "s" else ""))
   }
-  advice <- if (identical(src, "private")) "give public bounds (lower/upper) that hold the data, or more epsilon" else
-    "use tighten = FALSE, or more epsilon"
+  advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
+    if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
+      "give public bounds (lower/upper) that hold the data, or more epsilon"
   sprintf(paste0("%s: bounds chosen from the data clamp it, so %s spread%s and covariances are under-estimated ",
                  "(a two-valued column loses its values); %s."),
           where, if (many) "their" else "its", if (many) "s" else "", advice)
@@ -934,7 +937,8 @@ at_bounds_grade <- function(x) {
       !is.null(x$params$bounds_guarantee)) 2L else 1L
 }
 
-fmt_value <- function(v) format(signif(v, 5), big.mark = ",", scientific = abs(v) >= 1e9)
+# no thousands mark: values go in pairs, "[lower, upper]"
+fmt_value <- function(v) format(signif(v, 5), big.mark = "", scientific = abs(v) >= 1e9)
 
 # A (noisy) count as printed: whole, with thousands marks.
 fmt_count <- function(v) format(round(v), big.mark = ",", scientific = abs(v) >= 1e12)
@@ -951,7 +955,7 @@ release_n_hat <- function(x) {
 bounds_words <- function(x) {
   src <- x$params$bounds_source
   if (!is_string(src)) return("bounds")
-  if (!is.null(x$params$bounds_guarantee) && src == "public") return("bounds (from a dp_column_bounds() release)")
+  if (!is.null(x$params$bounds_guarantee) && src == "public") return("private bounds from dp_column_bounds()")
   switch(src, public = "public bounds", private = "private bounds",
          "public, tightened privately" = "privately tightened bounds", "bounds")
 }
@@ -1340,16 +1344,26 @@ lm_diagnostics <- function(fit, rel, columns) {
     lv <- max(lv, cl$grade)
   }
   v <- diag(fit$vcov)
+  b <- fit$coefficients
+  # the slopes: the intercept is the fit at all features 0, often far outside
+  # the data (depth = table = 0 on diamonds), whose uncertainty is no sign
+  # that the fit is noise
+  if (length(b) > 1L && "(Intercept)" %in% names(b)) {
+    keep <- names(b) != "(Intercept)"
+    v <- v[keep]
+    b <- b[keep]
+  }
   if (length(v) && all(is.finite(v))) {
     noise <- sqrt(sum(v))
-    signal <- sqrt(max(0, sum(fit$coefficients^2) - sum(v)))
+    signal <- sqrt(max(0, sum(b^2) - sum(v)))
     out$noise_to_signal <- ratio_or_inf(noise, signal)
     g <- grade(out$noise_to_signal, th$ratio)
     if (g > 0L) {
       # Inf: the coefficients' squared size is within their variance, no signal is left above it
       ratio <- if (is.finite(out$noise_to_signal)) sprintf("ratio %s", fmt(out$noise_to_signal)) else
         "no signal left above the noise"
-      say(sprintf("the coefficients are %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
+      say(sprintf("the %s %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
+                  if (length(b) < length(fit$coefficients)) "slopes are" else "coefficients are",
                   if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
                   ratio, noise_advice(rel)), g)
     }

@@ -5,7 +5,7 @@
 # package still missing afterwards comes from CRAN, built from source.
 set -euo pipefail
 
-R_PKGS="Rcpp RcppEigen future future.apply progressr testthat knitr rmarkdown MASS callr DBI RSQLite RPostgreSQL generics"
+R_PKGS="Rcpp RcppEigen future future.apply progressr testthat knitr rmarkdown MASS callr DBI RSQLite RPostgreSQL generics palmerpenguins"
 
 missing_r_pkgs() {
   Rscript --vanilla -e 'p <- commandArgs(TRUE); ok <- vapply(p, requireNamespace, logical(1), quietly = TRUE); cat(p[!ok])' $R_PKGS

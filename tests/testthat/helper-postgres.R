@@ -102,20 +102,14 @@ pg_server <- function() {
 }
 
 pg_connect <- function(server = pg_server(), driver = "RPostgreSQL") {
-  if (driver == "RPostgres") {
-    # RPostgres looks up the machine's time zone at connect, and warns where
-    # it cannot (no systemd): a warning about the machine, not the package
-    return(suppressWarnings(DBI::dbConnect(RPostgres::Postgres(), host = server$host, port = server$port,
-                                           user = server$user, dbname = server$dbname)))
-  }
   DBI::dbConnect(RPostgreSQL::PostgreSQL(), host = server$host, port = server$port, user = server$user,
                  dbname = server$dbname)
 }
 
-# The drivers the tests run with: RPostgreSQL (tools/install-deps.sh installs
-# it), and RPostgres where it is installed (it types columns differently:
-# integer64, Date, blob).
-pg_drivers <- function() c("RPostgreSQL", if (requireNamespace("RPostgres", quietly = TRUE)) "RPostgres")
+# The drivers the tests run with: RPostgreSQL, which tools/install-deps.sh
+# installs (RPostgres, which types columns differently, was checked by hand:
+# it is not a declared dependency).
+pg_drivers <- function() "RPostgreSQL"
 
 # In the extended tier only; skips saying why where the driver or the server
 # is missing.

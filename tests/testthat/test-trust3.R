@@ -352,3 +352,27 @@ test_that("SQLite: a table's own column named like `a:1` is a name, not a repeat
   # a query repeating a name is still refused
   expect_error(second_moment_db(con, query = "SELECT a, a FROM t1", clip = 5), class = "dpcov_error")
 })
+
+test_that("last review: a quoted header of numbers is a header; a centred release refuses `center`; bounds from a release are judged after composing", {
+  f <- tempfile(fileext = ".csv")
+  set.seed(313)
+  utils::write.csv(data.frame(`2019` = rnorm(20, 10), `2020` = rnorm(20, 12), check.names = FALSE), f, row.names = FALSE)
+  r <- csv_reader(f)
+  blk <- r()
+  expect_identical(colnames(blk), c("2019", "2020"))
+  expect_identical(nrow(blk), 20L)
+  unlink(f)
+  x <- quakes[, c("lat", "long", "mag")]
+  rc <- dp_cov(x, 1, 1e-6, lower = c(-40, 165, 4), upper = c(-10, 190, 6.5))
+  e <- expect_error(dp_as_cov(rc, center = c(1, 2, 3)), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  # dp_cov() with bounds from a dp_column_bounds() release: the stored diagnostics are those print() shows
+  B <- MASS::Boston[, c("crim", "rm", "age", "dis", "lstat", "medv")]
+  set.seed(4)
+  cb <- suppressWarnings(dp_column_bounds(B, 1, 1e-7))
+  rr <- suppressWarnings(dp_cov(B, epsilon = 1, delta = 1e-6, bounds = cb))
+  expect_identical(rr$diagnostics$level, release_diagnostics(rr)$level)
+  expect_identical(rr$diagnostics$bounds_capped, isTRUE(cb$capped))
+  expect_false(any(grepl("at (its|their) public bounds", rr$diagnostics$messages)))
+  expect_true(any(grepl("private bounds from dp_column_bounds()", rr$diagnostics$messages, fixed = TRUE)))
+})
