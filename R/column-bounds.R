@@ -680,9 +680,12 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
   share <- min(d$max_level, m2 / max(1, n_hat))
   rel$params$bounds_source <- "private"
+  # the private spreads (the medians of absolute deviations the mechanism
+  # chose, released with the bounds): 0 where most rows share one value
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
-                                   first_rows = m, clamped_share = share)
+                                   first_rows = m, clamped_share = share,
+                                   scale = stats::setNames(cb$scale, colnames(rel$estimate)))
   rel <- box_relabel_source(rel, "private")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
   rel$tuning <- tuning_record(
@@ -812,6 +815,7 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
   state$composition <- cols$composition
   state$first_rows <- d$tail_factor / cols$epsilon_q
   state$tail_rows <- min(column_bounds_refine / cols$epsilon_q, state$first_rows)
+  state$scale <- stats::setNames(cb$scale, names(mf)[num])
   list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
 }
 

@@ -558,7 +558,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     rel <- box_relabel_source(rel, "private")
     rel$params$column_bounds <- list(epsilon = eps_bound, delta = delta_bound, rho = pb$rho,
                                      epsilon_quantile = pb$epsilon_q, composition = pb$composition,
-                                     tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k)
+                                     tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k,
+                                     scale = pb$scale)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
       detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",

@@ -567,6 +567,12 @@ nonprivate_source <- function(v) {
 #'   or a noisy count, the released mean squared row norm (one-sided) over
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
 #'   clipped (`NA` where it cannot be told);
+#' * `one_value`: for per-column bounds chosen privately, the columns whose
+#'   bounds are narrower than twice their private spread
+#'   (`params$column_bounds$scale`, the median absolute deviation the
+#'   mechanism chose): bounds that hold most of a column span several spreads,
+#'   so these closed on a value most rows share (a 0/1 column with few ones, a
+#'   mostly-zero amount) and clamp the other rows; `"mostly noise"`;
 #' * `bounds_capped`: for per-column bounds chosen privately
 #'   (`params$bounds_source` `"private"`), whether their first stage was
 #'   capped at the quartiles (its target of rows beyond each bound,
@@ -705,6 +711,7 @@ release_diagnostics <- function(x) {
   }
   # bounds given as a dp_column_bounds() release: its own (released) flag
   if (isTRUE(pr$bounds_guarantee$capped)) out$bounds_capped <- TRUE
+  out$one_value <- one_value_columns(x, cols)
   diagnostics_level(out, x, cols)
 }
 
@@ -810,6 +817,17 @@ diagnostics_level <- function(out, x, cols) {
                 if (many) "them" else "it"), 2L)
     lv <- 2L
   }
+  if (length(out$one_value)) {
+    # a point mass: the private bounds close on it and clamp the other rows
+    many <- length(out$one_value) > 1L
+    say(sprintf(paste0("the private bounds of %s are narrower than twice %s private spread: they closed on a value ",
+                       "most rows share (a 0/1 column with few ones, a column that is mostly 0) and clamp the other ",
+                       "rows, so %s variance%s and covariances are those of the clamped data, possibly far below ",
+                       "the truth; give public bounds (lower/upper) for %s."),
+                col_list(out$one_value), if (many) "their" else "its", if (many) "their" else "its",
+                if (many) "s" else "", if (many) "them" else "it"), 2L)
+    lv <- 2L
+  }
   if (isTRUE(out$bounds_capped)) {
     # the variances of such bounds are of the clamped data, however small
     # their noise: said before the noise messages
@@ -904,6 +922,31 @@ diagnostics_level <- function(out, x, cols) {
 }
 
 col_list <- function(v) paste0("`", v, "`", collapse = ", ")
+
+# Columns of a release on private bounds narrower than twice their private
+# spread (the median absolute deviation the bounds' mechanism chose,
+# params$column_bounds$scale): bounds that hold most of a column span several
+# of its spreads (about 8 for normal, exponential or lognormal data), so such
+# bounds closed on a value most rows share (a 0/1 column with few ones, a
+# zero-inflated amount: Boston's zn got [-0.005, 0.0098] against a spread of
+# 0.04) and clamp the rest. Released quantities only.
+one_value_columns <- function(x, cols) {
+  sc <- x$params$column_bounds$scale
+  b <- release_bounds(x)
+  if (!identical(x$params$bounds_source, "private") || !is.numeric(sc) || is.object(sc) || is.null(b)) {
+    return(character(0))
+  }
+  if (is.null(names(sc))) {
+    if (length(sc) != length(cols)) return(character(0))
+    names(sc) <- cols  # unnamed columns: in order
+  }
+  keep <- names(sc) %in% cols
+  sc <- sc[keep]
+  if (!length(sc)) return(character(0))
+  j <- match(names(sc), cols)
+  w <- b$upper[j] - b$lower[j]
+  names(sc)[is.finite(sc) & is.finite(w) & w < 2 * sc]
+}
 
 # The columns whose released spread fills their bounds, in words, with what
 # to give instead by where the bounds came from.
@@ -1399,6 +1442,15 @@ lm_diagnostics <- function(fit, rel, columns) {
         "The coefficients are those of the clamped data, a bias the intervals leave out."), if (length(at)) 2L else 1L)
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)
+    }
+    ov <- intersect(rd$one_value, columns)
+    if (length(ov)) {
+      say(sprintf(paste0("the private bounds of %s are narrower than twice %s private spread: they closed on a ",
+                         "value most rows share and clamp the other rows, a bias the intervals leave out; give public ",
+                         "bounds (lower/upper) for %s."),
+                  col_list(ov), if (length(ov) > 1L) "their" else "its", if (length(ov) > 1L) "them" else "it"), 2L)
+      out$intervals_biased <- TRUE
+      lv <- 2L
     }
     out_b <- intersect(rd$outside_bounds, columns)
     if (length(out_b)) {

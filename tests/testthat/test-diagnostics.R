@@ -474,7 +474,9 @@ test_that("private bounds capped at the quartiles make dp_cov() mostly noise, wi
   # message, here a column that the private bounds clamp
   expect_true(any(grepl("^the per-column bounds were chosen privately .*too little n \\* epsilon", r$diagnostics$messages)))
   expect_identical(r$diagnostics$message_levels[grep("^the per-column bounds", r$diagnostics$messages)], "noisy")
-  expect_match(conditionMessage(ws[[1]]), "^dp_cov: most of `b` sits at its private bounds")
+  # the zero-inflated zn: private bounds narrower than twice its private spread (one_value)
+  expect_match(conditionMessage(ws[[1]]), "^dp_cov: the private bounds of `zn`.* are narrower than twice")
+  expect_true("zn" %in% r$diagnostics$one_value)
   expect_true(any(grepl("the per-column bounds were chosen privately", capture.output(print(r)))))
   # n public: the same from n
   rp <- suppressWarnings(dp_cov(x, 1, 1e-6, neighbor = "replace-one"))

@@ -376,3 +376,40 @@ test_that("last review: a quoted header of numbers is a header; a centred releas
   expect_false(any(grepl("at (its|their) public bounds", rr$diagnostics$messages)))
   expect_true(any(grepl("private bounds from dp_column_bounds()", rr$diagnostics$messages, fixed = TRUE)))
 })
+
+test_that("private bounds that closed on a value most rows share are named, from the released spreads (audit J)", {
+  X <- as.matrix(MASS::Boston)
+  set.seed(5080)
+  r <- suppressWarnings(dp_cov(X, epsilon = 8, delta = 1e-6, neighbor = "replace-one"))
+  # plain R from released fields: bounds narrower than twice the private spread
+  sc <- r$params$column_bounds$scale
+  w <- r$params$bounds$upper - r$params$bounds$lower
+  expect_identical(r$diagnostics$one_value, names(sc)[w < 2 * sc])
+  expect_true(all(c("zn", "chas") %in% r$diagnostics$one_value))
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "private bounds of `zn`, `chas` are narrower than twice")
+  # the variances they release are far below the truth: what the words warn of
+  S <- stats::cov(X) * 505 / 506
+  expect_lt(r$estimate["zn", "zn"] / S["zn", "zn"], 0.01)
+  # controls: continuous columns, however skewed, span several spreads
+  set.seed(1)
+  Y <- cbind(a = rnorm(3000), b = exp(rnorm(3000)), c = rexp(3000))
+  for (s in 1:5) {
+    rc <- suppressWarnings(dp_cov(Y, 2, 1e-6))
+    expect_length(rc$diagnostics$one_value, 0L)
+  }
+  # public bounds are not judged so
+  rp <- suppressWarnings(dp_cov(X[, c("zn", "rm")], 8, 1e-6, bounds = list(zn = c(0, 100), rm = c(3, 9))))
+  expect_length(rp$diagnostics$one_value, 0L)
+  # dp_lm() on a 0/1 response with few ones: said, and the intervals called biased
+  set.seed(8)
+  n <- 2000
+  d <- data.frame(d1 = as.numeric(runif(n) < 0.1), d2 = rnorm(n), d3 = rnorm(n))
+  set.seed(2020)
+  f <- suppressWarnings(dp_lm(d1 ~ d2 + d3, d, 2, 1e-6, neighbor = "replace-one", B = 20))
+  # (its private bounds close on 0: every 1 is clamped)
+  expect_true("d1" %in% release_diagnostics(f$release)$one_value)
+  expect_lt(f$release$params$bounds["d1", "upper"], 1)
+  expect_true(f$diagnostics$intervals_biased)
+  expect_identical(f$diagnostics$level, "mostly noise")
+})
