@@ -386,6 +386,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
                  "header = FALSE and `columns` as positions; for a header of numbers (years) quote its fields in ",
                  "the file, as write.csv() does."), .arg = "header")
   }
+  # (as with rows: the refusal must not depend on whether the file has any)
+  if (empty && anyDuplicated(columns)) abort("`columns` names a column twice.", .arg = "columns")
   nf <- if (empty) length(columns) else length(fields)
   names_all <- if (header) fields else paste0("V", if (empty) as.integer(columns) else seq_len(nf))
   if (is.null(columns)) {

@@ -782,7 +782,13 @@ lm_expand_dot <- function(formula, data) {
   if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) return(formula)
   tt <- tryCatch(stats::terms(formula, data = data), error = function(e) NULL)
-  if (is.null(tt)) formula else stats::formula(tt)
+  if (is.null(tt)) return(formula)
+  out <- stats::formula(tt)
+  # no other column: terms() leaves `.` in place; lm() fits the intercept alone
+  if ("." %in% all.vars(out[[3L]]) && identical(setdiff(names(data), all.vars(out[[2L]])), character(0))) {
+    out[[3L]] <- if (attr(tt, "intercept") == 1L) 1 else 0
+  }
+  out
 }
 
 #' The design columns (and the response) of dp_lm()'s numeric variables, a

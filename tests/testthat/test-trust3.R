@@ -413,3 +413,15 @@ test_that("private bounds that closed on a value most rows share are named, from
   expect_true(f$diagnostics$intervals_biased)
   expect_identical(f$diagnostics$level, "mostly noise")
 })
+
+test_that("`y ~ .` with no other column is the intercept alone, as in lm(); an empty file refuses a position twice", {
+  set.seed(314)
+  d <- data.frame(y = rnorm(2000))
+  f <- dp_lm(y ~ ., d, epsilon = 1, delta = 1e-6, bounds = list(y = c(-5, 5)), B = 0)
+  expect_identical(names(coef(f)), names(coef(stats::lm(y ~ ., d))))
+  g <- tempfile(fileext = ".csv")
+  file.create(g)
+  e <- expect_error(csv_reader(g, columns = c(2, 2), header = FALSE), class = "dpcov_error")
+  expect_identical(e$arg, "columns")
+  unlink(g)
+})
