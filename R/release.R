@@ -567,6 +567,12 @@ nonprivate_source <- function(v) {
 #'   or a noisy count, the released mean squared row norm (one-sided) over
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
 #'   clipped (`NA` where it cannot be told);
+#' * `correlation_noise`: for a covariance or a correlation, the median over
+#'   pairs of the off-diagonal entries' noise sd on the correlation scale
+#'   (over \eqn{\sqrt{c_{ii} c_{jj}}}{sqrt(c_ii c_jj)}, the variances less
+#'   their noise): above 0.1 `"noisy"`, above 0.25 `"mostly noise"`. The
+#'   Frobenius ratio is that of the largest entries, so it can pass while
+#'   every correlation is noise (quakes' depth against the rest);
 #' * `one_value`: for per-column bounds chosen privately, the columns whose
 #'   bounds are narrower than twice their private spread
 #'   (`params$column_bounds$scale`, the median absolute deviation the
@@ -648,7 +654,7 @@ release_diagnostics <- function(x) {
   out <- list(noise_frobenius = NA_real_, signal_frobenius = NA_real_, noise_to_signal = NA_real_,
               variance_noise = NULL, n_noisy = NA_real_, n_noise_sd = NA_real_, n_relative_noise = NA_real_,
               mean_noise_sd = NULL, mean_noise = NULL, outside_bounds = character(0),
-              at_bounds = NULL, clip_fill = NA_real_, bounds_capped = NA)
+              at_bounds = NULL, clip_fill = NA_real_, bounds_capped = NA, correlation_noise = NA_real_)
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
@@ -675,8 +681,22 @@ release_diagnostics <- function(x) {
     lift <- if (is_finite_num(pr$psd_shift) && length(pr$psd_shift) == p) pmax(0, pr$psd_shift) else 0
     lower <- diag(E) - lift - th$lower_sd * diag(sd)
     out$variance_noise <- stats::setNames(mapply(ratio_or_inf, diag(sd), lower), cols)
+    # the off-diagonal entries on the correlation scale (noise sd over
+    # sqrt(c_ii c_jj), the variances less their noise): the Frobenius ratio
+    # is one large variance's (quakes' depth), and the variance checks pass,
+    # while every correlation can be noise
+    if (x$scale == "covariance" && p > 1L) {
+      v <- sqrt(pmax(0, lower))
+      out$correlation_noise <- median_correlation_noise(sd / tcrossprod(v))
+    }
   }
-  if (x$scale == "correlation") out <- correlation_checks(out, pr$covariance_diagnostics, p, cols)
+  if (x$scale == "correlation") {
+    out <- correlation_checks(out, pr$covariance_diagnostics, p, cols)
+    cs <- pr$correlation_noise_sd
+    if (is.matrix(cs) && is.numeric(cs) && !is.object(cs) && identical(dim(cs), c(p, p)) && p > 1L) {
+      out$correlation_noise <- median_correlation_noise(cs)
+    }
+  }
   n_hat <- release_n_hat(x)
   if (is_num1(pr$n_noisy)) {
     out$n_noisy <- pr$n_noisy
@@ -755,6 +775,14 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
 
 dpcov_lower_sd <- function() dp_diagnostic_thresholds$lower_sd
 
+# The median over pairs of the off-diagonal correlation-scale noise sds (NaN,
+# a variance within its noise: Inf).
+median_correlation_noise <- function(cs) {
+  off <- cs[upper.tri(cs)]
+  off[!is.finite(off) | is.na(off)] <- Inf
+  stats::median(off)
+}
+
 # A correlation's noise checks: those of the noisy covariance it scales,
 # kept by dp_cov() and dp_as_cov() in params$covariance_diagnostics (values
 # of the wrong shape, as a hand-made release may hold, are left out).
@@ -783,7 +811,7 @@ print.dp_diagnostics <- function(x, ...) {
 #' @noRd
 dp_diagnostic_thresholds <- list(ratio = c(noisy = 0.5, mostly = 1), count = c(noisy = 0.1, mostly = 0.5),
                                  clipped = c(noisy = 0.1, mostly = 0.5), lower_sd = 1, at_bounds = 0.4,
-                                 clip_fill = 0.8)
+                                 clip_fill = 0.8, correlation = c(noisy = 0.1, mostly = 0.25))
 
 ratio_or_inf <- function(num, den) if (is.na(num) || is.na(den)) NA_real_ else if (den > 0) num / den else Inf
 
@@ -901,6 +929,18 @@ diagnostics_level <- function(out, x, cols) {
       }, max(gv))
       lv <- max(lv, gv)
     }
+  }
+  gc <- if (is_num1(out$correlation_noise, na_ok = TRUE) || identical(out$correlation_noise, Inf)) {
+    grade(out$correlation_noise, th$correlation)
+  } else 0L
+  if (gc > 0L) {
+    # (after the variances: a variance within its noise makes its pairs' Inf)
+    say(sprintf(paste0("the %s off-diagonal entries are %s on the correlation scale: their noise sd is %s ",
+                       "(median over the pairs) against correlations in [-1, 1]; %s."),
+                if (cor) "correlations'" else "covariance's", if (gc == 2L) "mostly noise" else "noisy",
+                if (is.finite(out$correlation_noise)) paste("about", fmt(out$correlation_noise)) else
+                  "unbounded (variances within their noise)", noise_advice(x)), gc)
+    lv <- max(lv, gc)
   }
   at <- out$at_bounds
   if (length(at) && any(at >= th$at_bounds, na.rm = TRUE)) {

@@ -425,3 +425,28 @@ test_that("`y ~ .` with no other column is the intercept alone, as in lm(); an e
   expect_identical(e$arg, "columns")
   unlink(g)
 })
+
+test_that("off-diagonal entries noisy on the correlation scale are said, though the Frobenius ratio is one variance's (audit I)", {
+  d <- datasets::quakes
+  lo <- sapply(d, min)
+  up <- sapply(d, max)
+  set.seed(12)
+  r <- suppressWarnings(dp_cov(d, 1, 1e-6, lower = lo, upper = up, type = "correlation"))
+  # plain R from released fields: the median over pairs of the correlation-scale noise sd
+  cs <- r$params$correlation_noise_sd
+  expect_equal(r$diagnostics$correlation_noise, stats::median(cs[upper.tri(cs)]))
+  expect_gt(r$diagnostics$correlation_noise, 0.1)
+  expect_false(identical(r$diagnostics$level, "ok"))
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "off-diagonal entries are (noisy|mostly noise) on the correlation scale")
+  # the covariance of the same draw says it too
+  set.seed(12)
+  rc <- suppressWarnings(dp_cov(d, 1, 1e-6, lower = lo, upper = up))
+  expect_gt(rc$diagnostics$correlation_noise, 0.1)
+  # control: a large n, the same bounds' scale: ok
+  set.seed(3)
+  n <- 20000
+  X <- matrix(rnorm(n * 3), n) %*% chol(matrix(c(1, .5, .2, .5, 1, .3, .2, .3, 1), 3))
+  ok <- suppressWarnings(dp_cov(X, 1, 1e-6, lower = -5, upper = 5, type = "correlation"))
+  expect_lt(ok$diagnostics$correlation_noise, 0.1)
+  expect_identical(ok$diagnostics$level, "ok")
+})
