@@ -17,7 +17,9 @@ neighbor_words <- function(neighbor) {
   switch(neighbor,
          "replace-one" = "replace-one-row neighbours",
          "add-remove" = "add/remove-one-row neighbours",
-         "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)")
+         "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)",
+         # a charge whose guarantee holds under all three (a private quantile's)
+         "any" = "every neighbour notion")
 }
 
 # The guarantee of dp_clip_bound(), in words.
@@ -1128,13 +1130,13 @@ bounds_release_guarantee <- function(bounds, neighbor) {
             capped = isTRUE(bounds$capped))
   ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
     g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
-  # under add/remove its utilities move by at most 1 under every notion (as
-  # the ledger records it: column_bounds_notion())
-  if (isTRUE(ok)) g$neighbor <- column_bounds_notion(g$neighbor)
   if (!isTRUE(ok)) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
+  # under add/remove its utilities move by at most 1 under every notion (as
+  # the ledger records it: column_bounds_notion())
+  g$neighbor <- column_bounds_notion(g$neighbor)
   if (identical(neighbor, "add-remove") && !g$neighbor %in% c("add-remove", "any")) {
     abort(paste0("`bounds` were released by dp_column_bounds() under %s, which implies no guarantee ",
                  "under add/remove (the release's `neighbor`); nothing was charged. Choose them with ",
@@ -1198,8 +1200,7 @@ compose_guarantees <- function(rel, g, what) {
     "(%s, %s)-differential privacy in all (%s), by basic composition of this release with %s ",
     "((%s, %s)-DP under %s%s); this release alone: %s"),
     format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor), what,
-    format(g$epsilon, digits = 6), format(g$delta, digits = 4),
-    if (g$neighbor == "any") "every neighbour notion" else neighbor_words(g$neighbor),
+    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
     if (g$neighbor %in% c(rel$neighbor, "any")) "" else sprintf(", restated as (%s, %s) under %s", format(gb$epsilon, digits = 6),
                                                      format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
     rel$guarantee)

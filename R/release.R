@@ -658,9 +658,7 @@ release_diagnostics <- function(x) {
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
-    ridge <- if (is_num1(x$ridge)) x$ridge else 0
-    # a posterior draw estimates (A'A + w I) / (df - p - 1): its ridge on that scale
-    if (x$scale == "posterior sample") ridge <- if (is_num1(pr$df) && pr$df > p + 1) ridge / (pr$df - p - 1) else 0
+    ridge <- ridge_on_scale(x, if (is_num1(x$ridge)) x$ridge else 0)
     E <- est - diag(ridge, p)
     noise <- sqrt(sum(sd^2))
     # one-sided: the signal is what the released norm holds beyond the
@@ -678,8 +676,7 @@ release_diagnostics <- function(x) {
     # its noise sd. Against the value itself, noise that inflated a
     # variance made it look fine (a variance of 1,478 for a true 1.08, noise
     # sd 596, had ratio 0.4).
-    lift <- if (is_finite_num(pr$psd_shift) && length(pr$psd_shift) == p) pmax(0, pr$psd_shift) else 0
-    lower <- diag(E) - lift - th$lower_sd * diag(sd)
+    lower <- diag(E) - psd_lift(x) - th$lower_sd * diag(sd)
     out$variance_noise <- stats::setNames(mapply(ratio_or_inf, diag(sd), lower), cols)
     # the off-diagonal entries on the correlation scale (noise sd over
     # sqrt(c_ii c_jj), the variances less their noise): the Frobenius ratio
@@ -751,10 +748,9 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
     if (is.numeric(ab) && !is.object(ab) && length(ab) == p && !anyNA(ab)) out$at_bounds <- stats::setNames(ab, cols)
     return(out)
   }
-  lift <- if (is_finite_num(pr$psd_shift) && length(pr$psd_shift) == p) pmax(0, pr$psd_shift) else rep(0, p)
+  lift <- psd_lift(x)
   dsd <- if (is.null(sd)) rep(0, p) else diag(sd)
-  ridge <- if (is_num1(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0
-  if (x$scale == "posterior sample") ridge <- if (is_num1(pr$df) && pr$df > p + 1) ridge / (pr$df - p - 1) else 0
+  ridge <- ridge_on_scale(x, if (is_num1(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
   if (!is.null(b) && x$scale == "covariance") {
@@ -774,6 +770,21 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
 }
 
 dpcov_lower_sd <- function() dp_diagnostic_thresholds$lower_sd
+
+# A public ridge on the estimate's scale: a posterior draw estimates
+# (A'A + w I) / (df - p - 1).
+ridge_on_scale <- function(x, ridge) {
+  if (x$scale != "posterior sample") return(ridge)
+  df <- x$params$df
+  if (is_num1(df) && df > x$p + 1) ridge / (df - x$p - 1) else 0
+}
+
+# How much the PSD projection raised each released variance (params$psd_shift,
+# where recorded; else 0).
+psd_lift <- function(x) {
+  s <- x$params$psd_shift
+  if (is_finite_num(s) && length(s) == x$p) pmax(0, s) else rep(0, x$p)
+}
 
 # The median over pairs of the off-diagonal correlation-scale noise sds (NaN,
 # a variance within its noise: Inf).

@@ -420,6 +420,16 @@ ridge_data <- function(n = 300, seed = 61) {
 }
 ridge_bounds <- list(x1 = c(-4, 4), x2 = c(-4, 4), y = c(-8, 12))
 
+# The noise-calibrated ridge's fit and least squares', under the same seed.
+ridge_fit_pair <- function(d, seed = 67) {
+  fit <- function(regularize) {
+    set.seed(seed)
+    suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
+                           bounds = ridge_bounds, regularize = regularize))
+  }
+  list(adaptive = fit("adaptive"), none = fit("none"))
+}
+
 # the rule written out: in coordinates where each feature's diagonal noise
 # sd is 1, raise the centred block's smallest eigenvalue to 2 sqrt(k) times
 # the largest entry sd; the intercept unpenalised
@@ -506,12 +516,9 @@ test_that("the ridge lowers the error where the features are within the noise; t
   # the least-squares median error is several times the ridge's here
   expect_lt(median(e["ridge", ]), 0.5 * median(e["ls", ]))
   # the intervals are those of least squares: the same under the same seed, whichever rule
-  set.seed(67)
-  fa <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
-                               bounds = ridge_bounds))
-  set.seed(67)
-  fn <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
-                               bounds = ridge_bounds, regularize = "none"))
+  fits <- ridge_fit_pair(d)
+  fa <- fits$adaptive
+  fn <- fits$none
   expect_gt(fa$regularization$lambda, 0)
   for (type in c("percentile", "basic", "normal")) {
     expect_identical(confint(fa, type = type), confint(fn, type = type))
@@ -820,12 +827,9 @@ test_that("summary() with B = 0 says there are no intervals", {
 
 test_that("a shrunk fit says, in tidy() and predict(), that its intervals centre on least squares", {
   d <- ridge_data()
-  set.seed(67)
-  fa <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
-                               bounds = ridge_bounds))
-  set.seed(67)
-  fn <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 0.5, delta = 1e-6, B = 60, neighbor = "replace-one",
-                               bounds = ridge_bounds, regularize = "none"))
+  fits <- ridge_fit_pair(d)
+  fa <- fits$adaptive
+  fn <- fits$none
   expect_gt(fa$regularization$lambda, 0)
   ta <- tidy(fa)
   expect_identical(ta$interval_centre, unname(coef(fn)))
