@@ -584,7 +584,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
   }
   if (tight) rel <- lm_tightened_labels(rel, pb, cols_t, eps_bound, epsilon, delta, gauss)
-  rel <- compose_bounds_guarantee(rel, bounds_g)
+  # judged again once it says where its bounds came from, as dp_cov() does
+  # (the fit warns for both, below)
+  rel <- muffle_noise_warnings(finish_bounds_release(rel, bounds_g))
   fit <- if (joint) {
     # the covariance release is over [X, y]: no column of ones, the intercept from its mean
     lm_fit_release(rel, feat = design$feat - 1L, ones = NULL, y = rel$p, intercept = design$intercept, B = B,

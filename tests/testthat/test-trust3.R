@@ -450,3 +450,12 @@ test_that("off-diagonal entries noisy on the correlation scale are said, though 
   expect_lt(ok$diagnostics$correlation_noise, 0.1)
   expect_identical(ok$diagnostics$level, "ok")
 })
+
+test_that("dp_lm()'s release on bounds from a dp_column_bounds() release holds the diagnostics of what it says", {
+  set.seed(315)
+  B <- MASS::Boston[, c("rm", "lstat", "medv")]
+  cb <- suppressWarnings(dp_column_bounds(B, 1, 1e-7))
+  f <- suppressWarnings(dp_lm(medv ~ rm + lstat, B, 1, 1e-6, bounds = cb, B = 0))
+  expect_identical(f$release$diagnostics$level, release_diagnostics(f$release)$level)
+  expect_identical(f$release$diagnostics$messages, release_diagnostics(f$release)$messages)
+})
