@@ -507,17 +507,17 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
 #' the first call), and its release is mapped back to the data's units
 #' (box_unmap_release()).
 #' @noRd
-box_uncentred_call <- function(fun, env, call) {
+box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   given <- function(a) !eval(call("missing", as.name(a)), env)
   if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given))
   box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
   check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
   # the mechanism's notion: its `neighbor` (NULL: thresholding's own, never
-  # add/remove); Sheffet's algorithms have theirs fixed (Algorithm 4's
-  # posterior replace-one, the others add/remove)
+  # add/remove); Sheffet's algorithms (`mechanism`) have theirs fixed, in
+  # sheffet_notions
   notion <- if ("neighbor" %in% names(formals(fun))) {
     if (given("neighbor")) get("neighbor", env) else eval(formals(fun)$neighbor)
-  } else if (identical(fun, iwishart_posterior)) "replace-one" else "add-remove"
+  } else sheffet_release_notion(mechanism)
   bounds_g <- bounds_release_guarantee(get("bounds", env), notion)
   if (!is.null(get("sigma_clip_inf", env))) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",

@@ -648,11 +648,11 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
   s
 }
 
-# The notion the second step's charge holds under: Sheffet's Wishart mechanism
-# holds under every notion, the others under the release's (thresholding
+# The notion the second step's charge holds under: Sheffet's Wishart
+# mechanism's own (sheffet_notions), the others the release's (thresholding
 # refuses add/remove).
 second_step_notion <- function(mechanism, neighbor) {
-  if (mechanism == "wishart") "any" else neighbor
+  if (mechanism == "wishart") sheffet_notions[["wishart_noise"]] else neighbor
 }
 
 # Thresholding needs p >= 2 (its threshold grows with log p); a reader's p is

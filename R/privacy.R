@@ -22,6 +22,25 @@ neighbor_words <- function(neighbor) {
          "any" = "every neighbour notion")
 }
 
+# The neighbour notions of Sheffet's mechanisms (by function), in one place:
+# the notion each charge records. Algorithms 1, 2, 3 and 5 see the data only
+# through A'A (a zeroed row is a removed one) and never use n, so they hold
+# under every notion ("any"); Algorithm 4's psi and degrees of freedom use n,
+# so it holds for replace-one only. A mechanism missing here is an error, never
+# a default.
+sheffet_notions <- c(jl_ridge = "any", jl_adaptive = "any", wishart_noise = "any",
+                     iwishart_posterior = "replace-one", iwishart_adaptive = "any")
+
+# The notion a Sheffet release states: "any" is stated as add/remove, since n
+# is not released.
+sheffet_release_notion <- function(mechanism) {
+  if (!is_string(mechanism) || !mechanism %in% names(sheffet_notions)) {
+    stop("internal: no neighbour notion recorded for mechanism ", deparse1(mechanism), call. = FALSE)
+  }
+  notion <- sheffet_notions[[mechanism]]
+  if (notion == "any") "add-remove" else notion
+}
+
 # The guarantee of dp_clip_bound(), in words.
 bound_guarantee_text <- function(epsilon, neighbor) {
   n_words <- if (neighbor == "add-remove") "n is not released" else

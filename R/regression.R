@@ -458,10 +458,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   bounds_g <- bounds_release_guarantee(bounds, neighbor)
-  own <- c(wishart = "add-remove", jl_ridge = "add-remove", iwishart_posterior = "replace-one")
-  if (mechanism != "analyze_gauss" && neighbor != own[[mechanism]]) {
+  # Sheffet's mechanisms state their own notion (sheffet_notions)
+  sheffet_fun <- c(wishart = "wishart_noise", jl_ridge = "jl_ridge", iwishart_posterior = "iwishart_posterior")
+  if (mechanism != "analyze_gauss" && neighbor != sheffet_release_notion(sheffet_fun[[mechanism]])) {
     abort("`neighbor` = \"%s\" is not available with `mechanism` = \"%s\", whose guarantee is for \"%s\" neighbours.",
-          neighbor, mechanism, own[[mechanism]], .arg = "neighbor")
+          neighbor, mechanism, sheffet_release_notion(sheffet_fun[[mechanism]]), .arg = "neighbor")
   }
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
@@ -516,8 +517,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                           c(delta_bound[chosen], delta_rel),
                           sigma_ratio = c(NA_real_[chosen], ratio),
                           neighbor = c((if (private_box) column_bounds_notion(neighbor) else "any")[chosen],
-                                       switch(mechanism, analyze_gauss = neighbor,
-                                                                 iwishart_posterior = "replace-one", "any")),
+                                       if (mechanism == "analyze_gauss") neighbor else sheffet_notions[[sheffet_fun[[mechanism]]]]),
                           rho = c(rho_bound, NA_real_))
   # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
   # the design's columns [X, y] (the sums, the Gram's diagonal and its

@@ -51,12 +51,12 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
                      lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
-    return(box_uncentred_call(sys.function(), environment(), call))
+    return(box_uncentred_call(sys.function(), environment(), call, "jl_ridge"))
   }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 1 (JL ridge)", budget, shape_check = function(inp) {
+                       "Algorithm 1 (JL ridge)", budget, "jl_ridge", shape_check = function(inp) {
                          d <- inp$s$p
                          check_explicit_size(inp, check_count(if (is.null(r)) 2 * d else r, "r",
                                                               min = d + 1, max = 1e12), "r")
@@ -105,12 +105,12 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
                         lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
-    return(box_uncentred_call(sys.function(), environment(), call))
+    return(box_uncentred_call(sys.function(), environment(), call, "jl_adaptive"))
   }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 2 (adaptive JL)", budget, shape_check = function(inp) {
+                       "Algorithm 2 (adaptive JL)", budget, "jl_adaptive", shape_check = function(inp) {
                          d <- inp$s$p
                          check_explicit_size(inp, check_count(if (is.null(r0)) 2 * d else r0, "r0",
                                                               min = d + 1, max = 1e12), "r0")
@@ -175,13 +175,13 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
                           lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
-    return(box_uncentred_call(sys.function(), environment(), call))
+    return(box_uncentred_call(sys.function(), environment(), call, "wishart_noise"))
   }
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   check_flag(shift, "shift")
   epsilon <- check_epsilon(epsilon, 1, "Algorithm 3 (additive Wishart noise)")
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 3 (additive Wishart noise)", budget, shape_check = function(inp) {
+                       "Algorithm 3 (additive Wishart noise)", budget, "wishart_noise", shape_check = function(inp) {
                          k <- sheffet_wishart_k(inp$s$p, epsilon, inp$delta)
                          if (method == "explicit" && k * inp$s$p > explicit_limit) {
                            abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
@@ -244,10 +244,10 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
                                lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
-    return(box_uncentred_call(sys.function(), environment(), call))
+    return(box_uncentred_call(sys.function(), environment(), call, "iwishart_posterior"))
   }
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 4 (inverse-Wishart posterior)", budget, neighbor = "replace-one")
+                       "Algorithm 4 (inverse-Wishart posterior)", budget, "iwishart_posterior")
   epsilon <- inp$epsilon
   delta <- inp$delta
   d <- inp$s$p
@@ -258,7 +258,7 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
   # (same n) is the one that holds
   sheffet_release(M, inp, "Inverse-Wishart posterior sample (Sheffet, Algorithm 4)",
                   epsilon, delta, call, params = list(psi = psi, df = n + d, noise_clip = inp$B),
-                  scale = "posterior sample", ridge = psi, neighbor = "replace-one")
+                  scale = "posterior sample", ridge = psi)
 }
 
 #' Inverse-Wishart sample with degrees of freedom from the data (Sheffet, Algorithm 5)
@@ -295,11 +295,11 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
                               budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
-    return(box_uncentred_call(sys.function(), environment(), call))
+    return(box_uncentred_call(sys.function(), environment(), call, "iwishart_adaptive"))
   }
   if (!is.null(k0)) k0 <- check_count(k0, "k0", min = 1, max = 1e15)
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
-                       "Algorithm 5 (adaptive inverse-Wishart)", budget, shape_check = function(inp) {
+                       "Algorithm 5 (adaptive inverse-Wishart)", budget, "iwishart_adaptive", shape_check = function(inp) {
                          d <- inp$s$p
                          check_count(if (is.null(k0)) 2 * d else k0, "k0", min = d, max = 1e15)
                        })
@@ -340,15 +340,15 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 # `shape_check(d)` validates arguments that depend on the dimension d (r >= d
 # + 1, ...): for a reader d is known only after the charge, which is then
 # withdrawn if the check fails.
-sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget = NULL,
-                          shape_check = function(d) NULL, neighbor = "any") {
+sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget, mechanism,
+                          shape_check = function(d) NULL) {
+  # the charge's notion and the release's, from the one table (sheffet_notions)
+  neighbor <- sheffet_notions[[mechanism]]
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it
-  # Algorithms 1, 2, 3 and 5 hold under every notion (see the top of this
-  # file); Algorithm 4 uses n: replace-one
   charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip),
                           neighbor = neighbor)
   with_refund(budget, charge, {
@@ -367,7 +367,7 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
     if (neighbor == "replace-one" && s$n < 1) abort_public_rows()
     B <- noise_clip(s$clip, sigma_clip_inf)
     inp <- list(s = s, B = B, X = X, method = method, epsilon = epsilon, delta = delta, charge = charge,
-                n_public = neighbor == "replace-one")
+                n_public = neighbor == "replace-one", neighbor = sheffet_release_notion(mechanism))
     inp$shape <- shape_check(inp)
     inp
   })
@@ -435,8 +435,8 @@ noisy_min_eigen <- function(G, B, epsilon, delta) {
 
 # Add/remove (n not released) for the algorithms that never use n;
 # replace-one (n public) for Algorithm 4, which does.
-sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, scale, ridge,
-                            neighbor = "add-remove") {
+sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, scale, ridge) {
+  neighbor <- inp$neighbor
   M <- (M + t(M)) / 2
   dimnames(M) <- dimnames(inp$s$gram)
   params$budget_charge <- inp$charge

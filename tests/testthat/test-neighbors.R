@@ -153,3 +153,43 @@ test_that("the sensitivities on transformed rows in privacy.R are attained by th
     expect_equal(dpcov:::mean_step_sensitivity(3, "zero-out", zero_row = w), 3 + min(w, 3))
   }
 })
+
+test_that("Sheffet's mechanisms state and charge the notions of the one table, on every path", {
+  set.seed(108)
+  X <- matrix(runif(60), 20)
+  tab <- dpcov:::sheffet_notions
+  expect_setequal(names(tab), c("jl_ridge", "jl_adaptive", "wishart_noise", "iwishart_posterior", "iwishart_adaptive"))
+  for (fn in names(tab)) {
+    stated <- if (tab[[fn]] == "any") "add-remove" else tab[[fn]]
+    f <- getExportedValue("dpcov", fn)
+    b <- dp_budget(10, 1e-3, neighbor = stated)
+    r_clip <- suppressWarnings(f(X, 0.5, 1e-4, clip = 2, budget = b))
+    r_box <- suppressWarnings(f(X, 0.5, 1e-4, lower = 0, upper = 1, budget = b))
+    expect_identical(c(r_clip$neighbor, r_box$neighbor), rep(stated, 2), info = fn)
+    expect_identical(r_clip$n_public, stated != "add-remove", info = fn)
+    expect_identical(dpcov:::check_budget(b)$ledger$neighbor, rep(tab[[fn]], 2), info = fn)
+    # bounds released under replace-one: refused before any charge by an add/remove mechanism
+    cb <- suppressWarnings(dp_column_bounds(X, 1, 1e-6, neighbor = "replace-one"))
+    b2 <- dp_budget(10, 1e-3, neighbor = stated)
+    if (stated == "add-remove") {
+      expect_error(f(X, 0.5, 1e-4, bounds = cb, budget = b2), class = "dpcov_error")
+      expect_identical(nrow(dpcov:::check_budget(b2)$ledger), 0L)
+    } else {
+      expect_identical(suppressWarnings(f(X, 0.5, 1e-4, bounds = cb, budget = b2))$neighbor, stated)
+    }
+  }
+  # dp_lm()'s Sheffet mechanisms read the same table
+  d <- data.frame(y = runif(50), x = runif(50))
+  fun <- c(wishart = "wishart_noise", jl_ridge = "jl_ridge", iwishart_posterior = "iwishart_posterior")
+  for (m in names(fun)) {
+    stated <- if (tab[[fun[[m]]]] == "any") "add-remove" else tab[[fun[[m]]]]
+    other <- setdiff(c("add-remove", "replace-one"), stated)
+    expect_error(dp_lm(y ~ x, d, 0.5, 1e-4, clip = 2, mechanism = m, neighbor = other), class = "dpcov_error")
+    b <- dp_budget(10, 1e-3, neighbor = stated)
+    fit <- suppressWarnings(dp_lm(y ~ x, d, 0.5, 1e-4, clip = 2, mechanism = m, neighbor = stated, B = 0, budget = b))
+    expect_identical(fit$release$neighbor, stated, info = m)
+    expect_identical(dpcov:::check_budget(b)$ledger$neighbor, tab[[fun[[m]]]], info = m)
+  }
+  # a mechanism missing from the table is an internal error, never a default notion
+  expect_error(dpcov:::sheffet_release_notion("new_mechanism"), "no neighbour notion recorded")
+})
