@@ -86,7 +86,11 @@
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
 #'   `epsilon_zcdp`, `rho` (the total of the charges with a rho), `path` (`"zCDP"`
 #'   or `"basic"`, the one reported), `epsilon_left`, `delta_left`,
-#'   `charges` (their number) and `neighbor` (the budget's notion).
+#'   `charges` (their number), `neighbor` (the budget's notion) and `copy`
+#'   (TRUE for a copy of a budget: restored with [readRDS()], sent to a
+#'   worker, forked or made by hand; its figures are its ledger as copied,
+#'   which may be stale, and `budget_spent()` warns with a
+#'   `dpcov_budget_warning`).
 #' @references Bun, M. and Steinke, T. (2016). Concentrated differential
 #'   privacy: simplifications, extensions, and lower bounds. *Theory of
 #'   Cryptography Conference (TCC 2016-B)*, LNCS 9985, 635-658.
@@ -144,25 +148,37 @@ register_account <- function(env) {
   assign(token, list(address = account_key(env), pid = Sys.getpid()), envir = budget_accounts)
 }
 
+#' Why an account cannot be charged here (a restored or forked copy, or a
+#' hand-made one), in words; NULL when it can.
+#' @noRd
+account_copy_problem <- function(acc) {
+  token <- get0("token", envir = acc$env, inherits = FALSE)
+  reg <- if (is_string(token)) get0(token, envir = budget_accounts, inherits = FALSE)
+  if (is.null(reg) || !identical(reg$address, account_key(acc$env))) {
+    return(paste0("`budget` was not created by dp_budget() in this R session: it was restored from a file ",
+                  "(readRDS(), load()), sent to a parallel worker, or made by hand. Its charges would not ",
+                  "reach the original account, whose ledger is the one that counts."))
+  }
+  if (!identical(reg$pid, Sys.getpid())) {
+    return(sprintf(paste0("`budget` belongs to R process %d, not to this one (%d): a forked worker ",
+                          "(e.g. parallel::mclapply()) holds a copy of the account, and its charges would not reach ",
+                          "the original."), as.integer(reg$pid), as.integer(Sys.getpid())))
+  }
+  NULL
+}
+
 #' Refuses a charge to an account this process did not create (a restored or
 #' forked copy, or a hand-made one) or cannot write (a locked environment).
 #' @noRd
 check_account_live <- function(acc) {
-  token <- get0("token", envir = acc$env, inherits = FALSE)
-  reg <- if (is_string(token)) get0(token, envir = budget_accounts, inherits = FALSE)
-  if (is.null(reg) || !identical(reg$address, account_key(acc$env))) {
-    abort_budget(paste0("`budget` was not created by dp_budget() in this R session: it was restored from a file ",
-                        "(readRDS(), load()), sent to a parallel worker, or made by hand. Its charges would not ",
-                        "reach the original account, whose ledger is the one that counts. Nothing was charged and ",
-                        "the data was not read. Where the original lives, budget_spent() gives what is left; ",
-                        "create dp_budget() for that here only if the original will not be used again."))
-  }
-  if (!identical(reg$pid, Sys.getpid())) {
-    abort_budget(paste0("`budget` belongs to R process %d, not to this one (%d): a forked worker ",
-                        "(e.g. parallel::mclapply()) holds a copy of the account, and its charges would not reach ",
-                        "the original. Nothing was charged and the data was not read. Charge the budget in the ",
-                        "process that created it, or give each worker its own dp_budget() for its share."),
-                 as.integer(reg$pid), as.integer(Sys.getpid()))
+  problem <- account_copy_problem(acc)
+  if (!is.null(problem)) {
+    forked <- startsWith(problem, "`budget` belongs to R process")
+    abort_budget("%s Nothing was charged and the data was not read. %s", problem,
+                 if (forked) paste0("Charge the budget in the process that created it, or give each worker its own ",
+                                    "dp_budget() for its share.")
+                 else paste0("Where the original lives, budget_spent() gives what is left; create dp_budget() ",
+                             "for that here only if the original will not be used again."))
   }
   if (bindingIsLocked("ledger", acc$env)) {
     abort_budget("`budget`'s account is locked (lockEnvironment() or lockBinding()), so no charge can be recorded; nothing was charged and the data was not read.")
@@ -170,14 +186,25 @@ check_account_live <- function(acc) {
   invisible(acc)
 }
 
+# What budget_spent() and print() say of a copy: its figures are its ledger
+# as copied, which may be stale.
+copy_words <- paste0("this is a copy of a dp_budget (restored, sent to a worker, forked or made by hand): its figures ",
+                     "are its ledger as copied, which may be stale, and charges to it are refused; the original's ",
+                     "budget_spent() is the one that counts.")
+
 #' @rdname dp_budget
 #' @param budget A `dp_budget`.
 #' @export
 budget_spent <- function(budget) {
   acc <- check_budget(budget)
   tot <- compose_ledger(acc$ledger, acc$neighbor)
+  copy <- !is.null(account_copy_problem(acc))
+  if (copy) {
+    warning(structure(class = c("dpcov_budget_warning", "dpcov_warning", "warning", "condition"),
+                      list(message = paste0("budget_spent(): ", copy_words), call = NULL)))
+  }
   c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = acc$delta - tot$delta,
-              charges = nrow(acc$ledger), neighbor = acc$neighbor))
+              charges = nrow(acc$ledger), neighbor = acc$neighbor, copy = copy))
 }
 
 empty_ledger <- function() {
@@ -345,6 +372,7 @@ print.dp_budget <- function(x, ...) {
   tot <- compose_ledger(acc$ledger, acc$neighbor)
   cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s; %d charge(s)\n",
               format(acc$epsilon), format(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
+  if (!is.null(account_copy_problem(acc))) cat(strwrap(paste0("Note: ", copy_words)), sep = "\n")
   if (nrow(acc$ledger)) {
     led <- acc$ledger
     if (any(!led$neighbor %in% c(acc$neighbor, "any"))) {

@@ -14,10 +14,20 @@ test_that("a budget restored from a file, made by hand or used in a forked worke
   e <- expect_error(analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = copy), class = "dpcov_budget_error")
   expect_identical(e$arg, "budget")
   expect_match(conditionMessage(e), "restored from a file")
-  expect_equal(budget_spent(copy)$charges, 0)
+  # its figures are a snapshot: said, with a classed warning and `copy`
+  w <- expect_warning(spent_copy <- budget_spent(copy), class = "dpcov_budget_warning")
+  expect_match(conditionMessage(w), "copy of a dp_budget.*may be stale")
+  expect_equal(spent_copy$charges, 0)
+  expect_true(spent_copy$copy)
+  expect_match(paste(capture.output(print(copy)), collapse = " "), "Note: this is a copy of a dp_budget")
   # the original still charges, and refuses what the copy would have allowed
   analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b)
-  expect_equal(budget_spent(b)$charges, 1)
+  expect_no_warning(spent <- budget_spent(b))
+  expect_equal(spent$charges, 1)
+  expect_false(spent$copy)
+  expect_false(any(grepl("copy", capture.output(print(b)))))
+  # after the original's charge, the copy's figures are stale, which it says
+  expect_equal(suppressWarnings(budget_spent(copy))$charges, 0)
   expect_error(analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b), class = "dpcov_budget_error")
   # a hand-made account with valid fields
   forged <- structure(list(account = list2env(mget(ls(b$account), b$account))), class = "dp_budget")
@@ -36,6 +46,10 @@ test_that("a budget restored from a file, made by hand or used in a forked worke
     }, dpcov_budget_error = function(e) if (grepl("forked", conditionMessage(e))) "refused" else "other")
   }, mc.cores = 2L)
   expect_identical(unlist(got), c("refused", "refused"))
+  # and a forked copy's budget_spent() says it is a copy
+  seen <- parallel::mclapply(1:2, function(i) tryCatch(budget_spent(b)$copy, dpcov_budget_warning = function(w) "warned"),
+                             mc.cores = 2L)
+  expect_identical(unlist(seen), c("warned", "warned"))
   expect_equal(budget_spent(b)$charges, 1)
 })
 
