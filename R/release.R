@@ -870,11 +870,14 @@ diagnostics_level <- function(out, x, cols) {
   if (isTRUE(out$bounds_capped)) {
     # the variances of such bounds are of the clamped data, however small
     # their noise: said before the noise messages
-    say(paste0("the per-column bounds were chosen privately (no bounds given) with too little n * epsilon to find ",
+    given <- is.list(x$params$bounds_guarantee)
+    say(paste0("the per-column bounds were chosen privately ",
+               if (given) "(the dp_column_bounds() release given as `bounds`)" else "(no bounds given)",
+               " with too little n * epsilon to find ",
                "the tails: they target the quartiles of every column or beyond, may miss the data, and can clamp a ",
                "quarter of a column's rows at each end or more, so the spreads are under-estimated (a column that is ",
                "mostly one value can get a variance near 0) and the release can be far off; give public bounds ",
-               "(lower/upper) or more epsilon."), 1L)
+               "(lower/upper) or more epsilon", if (given) " to dp_column_bounds()", "."), 1L)
     # "noisy", not "mostly noise": the refinement often finds the tails all
     # the same (n = 400, epsilon 4: relative error 0.22 with every release
     # capped), so a risk, said in words, not a verdict that warns
@@ -1307,6 +1310,9 @@ noise_advice <- function(rel) {
   src <- rel$params$bounds_source
   if (inherits(rel, "dp_ldp_aggregate") || identical(rel$params$model, "local")) {
     "each report's noise is set by epsilon alone: more reports (rows) or more budget per report"
+  } else if (is.list(rel$params$bounds_guarantee)) {
+    # bounds from a dp_column_bounds() release, given as `bounds`
+    "the noise scales with the widths of the bounds (a dp_column_bounds() release): give public bounds (lower/upper) if they are known, or more budget (or more rows)"
   } else if (is.character(src) && length(src) == 1L && !is.na(src) && startsWith(src, "public")) {
     "the noise scales with the widths of the public bounds: give narrower public ranges if they are known, or more budget (or more rows)"
   } else {

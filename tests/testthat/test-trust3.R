@@ -473,3 +473,21 @@ test_that("dp_lm()'s release on bounds from a dp_column_bounds() release holds t
   expect_identical(f$release$diagnostics$level, release_diagnostics(f$release)$level)
   expect_identical(f$release$diagnostics$messages, release_diagnostics(f$release)$messages)
 })
+
+test_that("a release on bounds from a dp_column_bounds() release speaks of those bounds, not of public or absent ones", {
+  set.seed(309)
+  d <- data.frame(y = rnorm(300), x = rnorm(300))
+  cb <- suppressWarnings(dp_column_bounds(d, 0.2, 1e-6))
+  expect_true(cb$capped)
+  r <- suppressWarnings(dp_cov(d, 0.05, 1e-3, bounds = cb))
+  m <- r$diagnostics$messages
+  expect_true(any(grepl("the dp_column_bounds() release given as `bounds`", m, fixed = TRUE)))
+  expect_false(any(grepl("no bounds given", m, fixed = TRUE)))
+  expect_false(any(grepl("public bounds:", m, fixed = TRUE)))
+  expect_true(any(grepl("the widths of the bounds (a dp_column_bounds() release)", m, fixed = TRUE)))
+  f <- suppressWarnings(dp_lm(y ~ x, d, 0.3, 1e-3, bounds = cb, B = 50))
+  expect_false(any(grepl("widths of the public bounds", f$diagnostics$messages, fixed = TRUE)))
+  # the control: public bounds keep their words
+  r_pub <- suppressWarnings(dp_cov(d, 0.05, 1e-3, lower = -4, upper = 4))
+  expect_true(any(grepl("widths of the public bounds", r_pub$diagnostics$messages, fixed = TRUE)))
+})
