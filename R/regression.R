@@ -272,8 +272,11 @@ release_column_index <- function(cols, M, arg) {
 #'   (`params$bounds_source = "private"`), its Gaussian mechanism composed
 #'   with the bounds by zCDP as in [dp_cov()]'s default
 #'   (`params$composition`); the release's `tuning` warns when
-#'   n epsilon is too small for them. Give a bound from public knowledge
-#'   above nearly all rows for unbiased intervals.
+#'   n epsilon is too small for them. A model whose variables are all
+#'   logical or factor columns of `data` (combined only by `+`, `:`, `*`,
+#'   `-`, `^`) has no numeric variable to bound: it takes their coding as
+#'   public bounds and spends the whole budget on the release. Give a bound
+#'   from public knowledge above nearly all rows for unbiased intervals.
 #' @param mechanism `"analyze_gauss"` (default), `"wishart"` ([wishart_noise()]
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
 #' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
@@ -450,6 +453,12 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (!missing(data)) x <- lm_expand_dot(x, data)
   box <- lm_bound_names(check_bounds(lower, upper, bounds), x)
   check_bounds_exclusive(box, clip)
+  # a model of logical and factor columns alone is bounded by its coding:
+  # public bounds, and private ones would spend their share on nothing
+  if (is.null(box) && is.null(clip) && !missing(data) && lm_coded_only(x, data)) {
+    box <- list(lower = stats::setNames(numeric(0), character(0)), upper = stats::setNames(numeric(0), character(0)),
+                arg = "bounds")
+  }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
@@ -791,6 +800,26 @@ lm_expand_dot <- function(formula, data) {
     out[[3L]] <- if (attr(tt, "intercept") == 1L) 1 else 0
   }
   out
+}
+
+# TRUE when every variable of `formula` is a logical or factor column of the
+# data frame `data` (its schema: public) and the formula only
+# combines them (+, :, *, -, ^, parentheses): the model frame then has no
+# numeric column and every design column is coded in [0, 1].
+lm_coded_only <- function(formula, data) {
+  if (!is.data.frame(data) || !inherits(formula, "formula")) return(FALSE)
+  vars <- all.vars(formula)
+  if (!length(vars) || !all(vars %in% names(data))) return(FALSE)
+  coded <- vapply(vars, function(v) {
+    col <- data[[v]]
+    is.null(dim(col)) && (is.logical(col) || is.factor(col))
+  }, logical(1))
+  ops <- c("~", "+", ":", "*", "-", "^", "(")
+  only_ops <- function(e) {
+    if (!is.call(e)) return(TRUE)
+    is.name(e[[1L]]) && as.character(e[[1L]]) %in% ops && all(vapply(as.list(e)[-1L], only_ops, logical(1)))
+  }
+  all(coded) && only_ops(formula)
 }
 
 #' The design columns (and the response) of dp_lm()'s numeric variables, a

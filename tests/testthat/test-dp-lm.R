@@ -850,3 +850,27 @@ test_that("a shrunk fit says, in tidy() and predict(), that its intervals centre
   expect_null(attr(pn, "note"))
   expect_output(print(pa), "interval_centre")
 })
+
+test_that("a model of logical and factor columns alone takes their coding as public bounds, not a private-bounds charge", {
+  set.seed(241)
+  d <- data.frame(w = runif(400) < 0.3, f = factor(sample(letters[1:3], 400, TRUE)),
+                  g = factor(sample(c("u", "v"), 400, TRUE)), x = rnorm(400))
+  b <- dp_budget(5, 1e-3)
+  set.seed(1)
+  fit <- suppressWarnings(dp_lm(w ~ f * g, d, 1, 1e-4, budget = b, B = 20))
+  led <- dpcov:::check_budget(b)$ledger
+  expect_identical(led$what, "dp_lm: analyze_gauss")
+  expect_equal(led$epsilon, 1)
+  expect_identical(fit$release$params$bounds_source, "public")
+  expect_true(all(fit$release$params$bounds$lower == 0 & fit$release$params$bounds$upper == 1))
+  # the same fit as with the response's coding given as public bounds, draw for draw
+  set.seed(1)
+  ref <- suppressWarnings(dp_lm(w ~ f * g, d, 1, 1e-4, lower = c(w = 0), upper = c(w = 1), B = 20))
+  expect_identical(coef(fit), coef(ref))
+  # controls: a numeric term, or a transformation, keeps the private bounds step
+  b2 <- dp_budget(5, 1e-3)
+  suppressWarnings(dp_lm(w ~ f + x, d, 1, 1e-4, budget = b2, B = 0))
+  expect_identical(dpcov:::check_budget(b2)$ledger$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
+  f3 <- suppressWarnings(dp_lm(w ~ I(f == "a"), d, 1, 1e-4, B = 0))
+  expect_identical(f3$release$params$bounds_source, "private")
+})
