@@ -44,7 +44,9 @@
 #' that gives more, else by basic composition with no delta), and the release
 #' then takes the box path below with them (`params$bounds_source =
 #' "private"`, `params$column_bounds` the step's budget and the rows targeted
-#' beyond each bound). The two steps compose by zero-concentrated DP
+#' beyond each bound). Data whose columns are all logical are bounded by
+#' their coding instead: public bounds \eqn{[0, 1]} (`params$coded_columns`),
+#' the whole budget on the release. The two steps compose by zero-concentrated DP
 #' (`params$composition = "zCDP"`): an \eqn{\epsilon_q}-DP exponential
 #' mechanism is \eqn{\epsilon_q^2/8}-zCDP (Cesar and Rogers 2021), so the
 #' bounds take \eqn{\rho_b} of the \eqn{\rho} whose conversion (Canonne,
@@ -319,7 +321,19 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds)
   check_bounds_exclusive(box, clip, clip_mean)
+  # data whose columns are all logical (schema: public) are bounded by their
+  # coding: public bounds [0, 1], where private ones would spend their share
+  # on nothing and could close on the more common value
+  coded <- is.null(box) && is.null(clip) && is.null(clip_mean) && all_logical_columns(x)
+  if (coded) {
+    box <- list(lower = stats::setNames(rep(0, ncol(x)), colnames(x)),
+                upper = stats::setNames(rep(1, ncol(x)), colnames(x)), arg = "bounds")
+  }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
+  if (coded && isTRUE(tighten)) {
+    abort("`tighten` = TRUE: the columns of `x` are all logical, bounded by their coding [0, 1]; there is nothing to tighten.",
+          .arg = "tighten")
+  }
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   # the box with Analyze Gauss: one Gaussian mechanism on the mean and the Gram (dp_cov_box_joint())
   box_split <- if (mechanism == "analyze_gauss") box_joint_split else box_default_split
@@ -377,7 +391,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # public bounds tightened privately (TRUE, or by the automatic rule from
   # public quantities: n public and large enough against 1 / epsilon)
   tight <- FALSE
-  if (!is.null(box) && !one_pass && !is.function(x) && !isFALSE(tighten)) {
+  if (!is.null(box) && !coded && !one_pass && !is.function(x) && !isFALSE(tighten)) {
     if (!share_given) bound_share <- tighten_share
     cols_t <- tighten_epsilon(epsilon, delta, bound_share, public_ncol(x))
     tight <- tighten_decision(tighten, if (neighbor == "add-remove") NA_real_ else public_nrow(x),
@@ -492,6 +506,14 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                        dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                           eps_second, delta_second, split, mechanism, type, divisor, neighbor,
                                           calibration, charge, call, gauss)))
+  }
+  if (coded) {
+    # judged once it knows its columns are two-valued by their coding
+    rel <- muffle_noise_warnings(with_refund(budget, charge,
+      dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
+                 mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)))
+    rel$params$coded_columns <- colnames(rel$estimate)
+    return(finish_diagnostics(rel))
   }
   if (!is.null(box)) {
     return(finish_bounds_release(with_refund(budget, charge,
@@ -646,6 +668,16 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
     }
   }
   s
+}
+
+# TRUE for a data frame whose columns are all logical vectors, or a logical
+# matrix, with at least one column (a public schema).
+all_logical_columns <- function(x) {
+  if (is.data.frame(x)) {
+    length(x) > 0L && all(vapply(x, function(col) is.logical(col) && is.null(dim(col)), logical(1)))
+  } else {
+    is.matrix(x) && !is.object(x) && is.logical(x) && ncol(x) > 0L
+  }
 }
 
 # The notion the second step's charge holds under: Sheffet's Wishart

@@ -741,11 +741,14 @@ release_diagnostics <- function(x) {
 # projection's lift and their noise sd, so noise alone does not raise them.
 clamp_checks <- function(out, x, sd, n_hat, cols) {
   pr <- x$params
+  # logical columns bounded by their coding (params$coded_columns) sit at
+  # their bounds by design
+  uncoded <- function(ab) if (is.character(pr$coded_columns)) ab[!names(ab) %in% pr$coded_columns] else ab
   p <- x$p
   E <- x$estimate
   if (x$scale == "correlation") {
     ab <- pr$covariance_diagnostics$at_bounds
-    if (is.numeric(ab) && !is.object(ab) && length(ab) == p && !anyNA(ab)) out$at_bounds <- stats::setNames(ab, cols)
+    if (is.numeric(ab) && !is.object(ab) && length(ab) == p && !anyNA(ab)) out$at_bounds <- uncoded(stats::setNames(ab, cols))
     return(out)
   }
   lift <- psd_lift(x)
@@ -754,7 +757,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
   if (!is.null(b) && x$scale == "covariance") {
-    out$at_bounds <- stats::setNames(sqrt(v) / (b$upper - b$lower), cols)
+    out$at_bounds <- uncoded(stats::setNames(sqrt(v) / (b$upper - b$lower), cols))
   } else if (is.null(b) && is.null(pr$box_scale) && is_num1(x$clip) && is.finite(x$clip) && x$clip > 0 &&
              is_num1(n_hat) && n_hat > 0) {
     # the trace per row: a sum over n, a posterior draw rescaled to the sum

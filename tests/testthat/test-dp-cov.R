@@ -613,3 +613,30 @@ test_that("dp_as_cov() records the private mean it centred at, as print() says",
   # a release already centred keeps its own
   expect_identical(dp_as_cov(r, "correlation")$center, r$center)
 })
+
+test_that("data of logical columns alone take their coding [0, 1] as public bounds, with no at-bounds alarm", {
+  set.seed(251)
+  d <- data.frame(a = runif(400) < 0.3, b = runif(400) < 0.5)
+  bud <- dp_budget(5, 1e-3)
+  set.seed(2)
+  r <- dp_cov(d, 1, 1e-4, budget = bud)
+  led <- dpcov:::check_budget(bud)$ledger
+  expect_identical(nrow(led), 1L)
+  expect_equal(led$epsilon, 1)
+  expect_identical(r$params$bounds_source, "public")
+  expect_identical(r$params$coded_columns, c("a", "b"))
+  expect_false("a" %in% names(r$diagnostics$at_bounds))
+  expect_identical(r$diagnostics$level, "ok")
+  # draw for draw the release with [0, 1] given as public bounds, whose
+  # either-or at-bounds message is the control
+  set.seed(2)
+  ref <- suppressWarnings(dp_cov(d, 1, 1e-4, lower = 0, upper = 1, tighten = FALSE))
+  expect_identical(r$estimate, ref$estimate)
+  expect_true(any(grepl("sit at their public bounds", ref$diagnostics$messages, fixed = TRUE)))
+  expect_identical(dp_cov(as.matrix(d), 1, 1e-4)$params$bounds_source, "public")
+  e <- expect_error(dp_cov(d, 1, 1e-4, tighten = TRUE), class = "dpcov_error")
+  expect_identical(e$arg, "tighten")
+  # a numeric column among them keeps the private bounds (the control)
+  d$x <- rnorm(400)
+  expect_identical(suppressWarnings(dp_cov(d, 1, 1e-4))$params$bounds_source, "private")
+})
