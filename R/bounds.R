@@ -233,7 +233,7 @@ print.dp_bound <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   fmt <- function(v) format(v, digits = digits)
   cat(sprintf("<dp_bound> private row-norm bound B = %s\n", fmt(x$bound)))
-  cat("Guarantee:", x$guarantee, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
   cat(sprintf("Target: the %s quantile of the row L2 norms (B should clip about %s%% of the rows)\n",
               fmt(x$quantile), fmt(100 * (1 - x$quantile))))
   cat(sprintf("Mechanism: %s, epsilon = %s, data-free range [%s, %s]\n",
@@ -246,9 +246,9 @@ print.dp_bound <- function(x, digits = 4, ...) {
                 fmt(x$epsilon_count), fmt(x$count_noise_sd), format(x$n_clipped)))
   }
   if (x$bound >= x$upper / 1.1) {
-    cat("Note: B is near the top of the range; the quantile may lie above it. Raise `upper` (from public knowledge).\n")
+    cat_wrapped("Note: B is near the top of the range; the quantile may lie above it. Raise `upper` (from public knowledge).")
   } else if (x$bound <= x$lower * 1.1) {
-    cat("Note: B is near the bottom of the range; the quantile may lie below it. Lower `lower` (from public knowledge).\n")
+    cat_wrapped("Note: B is near the bottom of the range; the quantile may lie below it. Lower `lower` (from public knowledge).")
   }
   invisible(x)
 }

@@ -530,19 +530,19 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
   check_column_bounds(x)
   digits <- check_digits(digits)
   fmt <- function(v) format(v, digits = digits)
-  cat(sprintf("<dp_column_bounds> private lower and upper bounds of %d column(s)\n", nrow(x$bounds)))
-  cat("Guarantee:", x$guarantee, "\n")
-  cat(sprintf(paste0("Target: about %s rows beyond each bound (2 / epsilon per choice; the first stage %s, ",
-                     "tail_factor / epsilon), at most a share %s.\n"),
-              fmt(x$tail_rows), fmt(x$first_rows), fmt(x$max_level)))
+  cat_wrapped(sprintf("<dp_column_bounds> private lower and upper bounds of %d column(s)", nrow(x$bounds)))
+  cat_wrapped("Guarantee:", x$guarantee)
+  cat_wrapped(sprintf(paste0("Target: about %s rows beyond each bound (2 / epsilon per choice; the first stage %s, ",
+                             "tail_factor / epsilon), at most a share %s."),
+                      fmt(x$tail_rows), fmt(x$first_rows), fmt(x$max_level)))
   print(signif(as.matrix(x$bounds), digits))
   # the mechanism's own n (public, or its noisy count) says whether the first
   # stage was capped; n_hint, where given, the share clamped
   own <- c(x$n, x$n_noisy)
   own <- own[is.numeric(own) & !is.na(own)]
   n_hat <- if (!is.na(x$n_hint)) x$n_hint else if (length(own)) own[1L] else NA_real_
-  cat(column_bounds_note(x$first_rows, x$tail_rows, x$max_level, n_hat, x$bounds, x$range,
-                         capped = if (is_flag(x$capped)) x$capped), sep = "\n")
+  for (m in column_bounds_note(x$first_rows, x$tail_rows, x$max_level, n_hat, x$bounds, x$range,
+                               capped = if (is_flag(x$capped)) x$capped)) cat_wrapped(m)
   invisible(x)
 }
 

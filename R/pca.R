@@ -517,11 +517,11 @@ print.dp_pca <- function(x, digits = 4, ...) {
   digits <- check_digits(digits)
   src <- if (is.list(x$source) && is_string(x$source$class)) x$source$class else "matrix"
   if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "the components of a release without a formal guarantee (see Guarantee)")
-  cat(sprintf("<dp_pca> Principal components of a <%s> release (post-processing)\n", src))
+  cat_wrapped(sprintf("<dp_pca> Principal components of a <%s> release (post-processing)", src))
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
-  cat("Guarantee:", x$guarantee, "\n")
-  cat("Units:", x$units, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
+  cat_wrapped("Units:", x$units)
   if (diagnosed) print_pca_diagnostics(x$diagnostics)
   if (x$n_negative > 0) {
     cat(sprintf("Note: the released matrix has %d negative eigenvalue(s) (privacy noise); their sdev is 0.\n",
@@ -548,12 +548,12 @@ print_pca_diagnostics <- function(d) {
       format(signif(v, 2), big.mark = ",", scientific = FALSE)
     shown <- seq_len(min(length(r), 6L))
     graded <- if (is_whole1(d$graded_components, 1)) min(d$graded_components, length(r)) else length(r)
-    cat(sprintf("Components: noise/gap %s%s; level %s%s\n",
+    cat_wrapped(sprintf("Components: noise/gap %s%s; level %s%s",
                 paste(sprintf("%s %s", names(r)[shown], vapply(r[shown], fmt, "")), collapse = ", "),
                 if (length(r) > 6L) ", ..." else "", if (is_string(d$level)) d$level else "unknown",
                 if (graded < length(r)) sprintf(" (graded: %s)", if (graded > 1L) sprintf("PC1 to PC%d", graded) else "PC1") else ""))
   }
-  if (is.character(d$notes)) for (m in d$notes[!is.na(d$notes)]) cat("Note:", m, "\n")
+  if (is.character(d$notes)) for (m in d$notes[!is.na(d$notes)]) cat_wrapped("Note:", m)
   invisible()
 }
 
@@ -589,8 +589,8 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
     cat("Private principal components (post-processing of a release)\n")
   }
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
-  cat("Guarantee:", x$guarantee, "\n")
-  cat("Units:", x$units, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
+  cat_wrapped("Units:", x$units)
   if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))
   cat("Importance of components:\n")
   print(signif(x$importance, digits), digits = digits)

@@ -1660,15 +1660,15 @@ print.dp_lm <- function(x, digits = 4, ...) {
   nonprivate <- inherits(x, "dp_nonprivate")
   if (nonprivate) nonprivate_banner(x, lm_nonprivate_why(x))
   cat(if (nonprivate) "Linear model:" else "Private linear model:", deparse1(x$formula %||% as.name(x$response)), "\n")
-  cat("Release:", x$mechanism, "\n")
+  cat_wrapped("Release:", x$mechanism)
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
-  cat("Guarantee:", x$guarantee, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
   if (inherits(x, "dp_lm_compressed") && is_num1(x$m)) {
     cat(sprintf("Fitted on compressed data (m = %d rows%s)\n", as.integer(x$m),
                 if (is_num1(x$lambda) && x$lambda > 0) sprintf(", ridge lambda = %s", format(x$lambda)) else ""))
   }
   if (identical(x$units, "normalised")) {
-    cat("Units: NORMALISED columns (each scaled to squared norm n); give `scales` to compressed_lm() for the data's units.\n")
+    cat_wrapped("Units: NORMALISED columns (each scaled to squared norm n); give `scales` to compressed_lm() for the data's units.")
   }
   cat("Coefficients:\n")
   print(signif(x$coefficients, digits))
@@ -1971,20 +1971,20 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   check_method_dots(...)
   digits <- check_digits(digits)
   if (isTRUE(x$nonprivate)) {
-    cat(sprintf("<dp_lm> NOT a private release: %s.\n",
-                if (is_string(x$nonprivate_why)) x$nonprivate_why else "fitted without a formal guarantee"))
+    cat_wrapped(sprintf("<dp_lm> NOT a private release: %s.",
+                        if (is_string(x$nonprivate_why)) x$nonprivate_why else "fitted without a formal guarantee"))
   }
   cat(if (isTRUE(x$nonprivate)) "Linear model:" else "Private linear model:",
       if (inherits(x$formula, "formula")) deparse1(x$formula) else "", "\n")
-  cat("Release:", x$mechanism, "\n")
+  cat_wrapped("Release:", x$mechanism)
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
-  cat("Guarantee:", x$guarantee, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
   n_est <- if (is_num1(x$n_estimate)) x$n_estimate else x$n_used
-  cat(if (!is.na(x$n)) sprintf("n = %s\n", format(x$n))
-      else if (is_num1(x$n_noise_sd)) sprintf("n not released; its private estimate is %s (noise sd %s; %s)\n",
-                                              format(n_est, digits = 6), format(x$n_noise_sd, digits = 3), x$n_source)
-      else sprintf("n not released; n = %s (%s)\n", format(n_est, digits = 6), x$n_source))
+  cat_wrapped(if (!is.na(x$n)) sprintf("n = %s", format(x$n))
+              else if (is_num1(x$n_noise_sd)) sprintf("n not released; its private estimate is %s (noise sd %s; %s)",
+                                                      format(n_est, digits = 6), format(x$n_noise_sd, digits = 3), x$n_source)
+              else sprintf("n not released; n = %s (%s)", format(n_est, digits = 6), x$n_source))
   # bootstrap intervals need two usable draws: with B = 0 (or every draw
   # failed) the standard errors and intervals are NA, and the header says so
   draws <- if (is_num1(x$draws)) x$draws else if (is_num1(x$B)) x$B else 0
@@ -1997,7 +1997,7 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
                        basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
                                                       x$ci_type, format(x$B)),
                        normal = "normal intervals from vcov")
-    cat(sprintf("Coefficients, with %s %g%% %s:\n", "bootstrap standard errors and", 100 * x$level, ci_words))
+    cat_wrapped(sprintf("Coefficients, with %s %g%% %s:", "bootstrap standard errors and", 100 * x$level, ci_words))
   }
   print(signif(x$coefficients, digits))
   lm_print_regularization(x$regularization)

@@ -269,19 +269,19 @@ NULL
 print.dp_release <- function(x, digits = 4, ...) {
   check_release(x)
   digits <- check_digits(digits)
-  cat(sprintf("<%s> %s\n", class(x)[1], x$mechanism))
+  cat_wrapped(sprintf("<%s>", class(x)[1]), x$mechanism)
   # recomputed from the released fields (the stored copy may predate a conversion)
   d <- release_diagnostics(x)
   print_noise_warnings(d)
-  cat("Guarantee:", x$guarantee, "\n")
-  cat("Estimates:", estimates_text(x), "\n")
-  cat(sprintf("Data: %s, p = %s columns\n", n_text(x), format(x$p)))
+  cat_wrapped("Guarantee:", x$guarantee)
+  cat_wrapped("Estimates:", estimates_text(x))
+  cat_wrapped(sprintf("Data: %s, p = %s columns", n_text(x), format(x$p)))
   print_diagnostics(d)
   shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
   if (length(shown)) {
     vals <- vapply(shown, function(v) if (is.numeric(v)) format(v, digits = digits) else as.character(v),
                    character(1))
-    cat("Parameters:", paste(names(vals), vals, sep = " = ", collapse = ", "), "\n")
+    cat_wrapped("Parameters:", paste(names(vals), vals, sep = " = ", collapse = ", "))
   }
   print_tuning(x$tuning)
   est <- x$estimate
@@ -300,18 +300,29 @@ print.dp_release <- function(x, digits = 4, ...) {
   invisible(x)
 }
 
+#' Prints `label` and `text` on one logical line, wrapped to the console
+#' width with continuation lines indented; each "\n"-separated line of the
+#' text keeps its own leading indentation.
+#' @noRd
+cat_wrapped <- function(label, text = NULL, exdent = 2L) {
+  width <- max(30L, as.integer(getOption("width", 80L)) - 1L)
+  for (l in strsplit(paste(c(label, text), collapse = " "), "\n", fixed = TRUE)[[1L]]) {
+    lead <- nchar(l) - nchar(sub("^ +", "", l))
+    cat(strwrap(l, width = width, indent = lead, exdent = lead + exdent), sep = "\n")
+  }
+  invisible()
+}
+
 n_text <- function(x) {
   if (is.na(x$n)) "n not released (private under add/remove neighbours)" else sprintf("n = %s rows", format(x$n))
 }
 
 print_tuning <- function(tuning) {
   if (is.null(tuning) || identical(tuning$method, "none")) return(invisible())
-  cat("Tuning:", tuning$method)
-  if (!is.null(tuning$detail)) cat(" -", tuning$detail)
-  cat("\n")
+  cat_wrapped("Tuning:", c(tuning$method, if (!is.null(tuning$detail)) c("-", tuning$detail)))
   if (isFALSE(tuning$private)) {
-    cat("  WARNING: tuning looked at the private data without spending privacy budget;",
-        "the stated guarantee does not cover that choice.\n")
+    cat_wrapped("  WARNING: tuning looked at the private data without spending privacy budget;",
+                "the stated guarantee does not cover that choice.")
   }
   invisible()
 }
@@ -347,7 +358,7 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
   cat("Private release:", x$mechanism, "\n")
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
-  cat("Guarantee:", x$guarantee, "\n")
+  cat_wrapped("Guarantee:", x$guarantee)
   cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),
               format(x$epsilon), format(x$delta)))
   if (diagnosed) print_diagnostics(x$diagnostics)
@@ -397,7 +408,7 @@ nonprivate_banner <- function(x, why = NULL) {
   cls <- setdiff(class(x), "dp_nonprivate")[1]
   if (is.na(cls)) cls <- "dp_nonprivate"
   if (is.null(why)) why <- "computed without privacy noise"
-  cat(sprintf("<%s> NOT a private release: %s.\n", cls, why))
+  cat_wrapped(sprintf("<%s> NOT a private release: %s.", cls, why))
   invisible()
 }
 
@@ -1295,15 +1306,15 @@ print_diagnostics <- function(d, digits = 3) {
   if (is.numeric(d$mean_noise) && length(d$mean_noise) && !anyNA(d$mean_noise)) {
     parts <- c(parts, sprintf("mean noise/spread up to %s", fmt(max(d$mean_noise))))
   }
-  cat(sprintf("Diagnostics: %s%slevel %s\n", paste(parts, collapse = "; "), if (length(parts)) "; " else "",
-              if (is_string(d$level)) d$level else "unknown"))
-  if (is.character(d$notes)) for (m in d$notes[!is.na(d$notes)]) cat("Note:", m, "\n")
+  cat_wrapped(sprintf("Diagnostics: %s%slevel %s", paste(parts, collapse = "; "), if (length(parts)) "; " else "",
+                      if (is_string(d$level)) d$level else "unknown"))
+  if (is.character(d$notes)) for (m in d$notes[!is.na(d$notes)]) cat_wrapped("Note:", m)
   invisible()
 }
 
 print_noise_warnings <- function(d) {
   if (!is.list(d) || !is.character(d$messages)) return(invisible())
-  for (m in d$messages) cat("Warning:", m, "\n")
+  for (m in d$messages) cat_wrapped("Warning:", m)
   invisible()
 }
 

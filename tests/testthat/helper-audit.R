@@ -321,3 +321,12 @@ audit_matrix <- function(n, p, clip = 1) {
   z <- sin(outer(seq_len(n), seq_len(p), function(i, j) 1.37 * i + 2.11 * j^2 + i * j / 7.3))
   z * (0.4 + 1.6 * (seq_len(n) %% 5) / 4) * clip / sqrt(p) + 0.05
 }
+
+# capture.output() at a console width that does not wrap print()'s lines, for
+# tests that match a printed line or phrase (print wraps to getOption("width"),
+# which testthat sets to 80; test-methods.R checks the wrapping itself)
+wide_output <- function(...) {
+  op <- options(width = 10000L)
+  on.exit(options(op))
+  utils::capture.output(...)
+}

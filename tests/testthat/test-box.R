@@ -709,7 +709,7 @@ test_that("second_moment() with bounds: box-row statistics that the mechanisms m
   expect_equal(s$clip, sqrt(3))
   expect_equal(s$zero_row, sqrt(sum((pmin(pmax(0, lo), hi) / sc)^2)))
   expect_s3_class(s, "dp_nonprivate")
-  expect_match(paste(capture.output(print(s)), collapse = " "), "NOT a private release")
+  expect_match(paste(wide_output(print(s)), collapse = " "), "NOT a private release")
   k <- 0
   reader <- function() {
     k <<- k + 1

@@ -201,7 +201,7 @@ test_that("the ledger holds public parameters only, and print lists the charges"
   led <- as.data.frame(b)
   expect_named(led, c("what", "when", "neighbor", "epsilon", "delta", "rho"))
   expect_s3_class(led$when, "POSIXct")
-  out <- capture.output(print(b))
+  out <- wide_output(print(b))
   expect_true(any(grepl("Analyze Gauss", out)))
   expect_true(any(grepl("Algorithm 3", out)))
   expect_true(any(grepl("^Left: epsilon", out)))

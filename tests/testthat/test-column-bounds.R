@@ -528,11 +528,11 @@ test_that("print states the guarantee and warns when the bounds clamp many rows"
   X <- matrix(rexp(400), 200, 2)
   set.seed(3)
   b <- dp_column_bounds(X, 0.5, n_hint = 210)
-  out <- capture.output(print(b))
+  out <- wide_output(print(b))
   expect_true(any(grepl("differential privacy", out)))
   expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", out, fixed = TRUE)))
   # (3000 rows: the first stage is not capped, and the refinement's target is about 3% of them)
-  mid <- capture.output(print(dp_column_bounds(matrix(rexp(6000), 3000, 2), 0.5, n_hint = 3000)))
+  mid <- wide_output(print(dp_column_bounds(matrix(rexp(6000), 3000, 2), 0.5, n_hint = 3000)))
   # a few percent at each end: a note, not an uppercase warning (variances
   # within 3% of the truth on faithful and penguins at epsilon 8)
   expect_true(any(grepl("Note: the private bounds clamp about", mid, fixed = TRUE)))
@@ -543,7 +543,7 @@ test_that("print states the guarantee and warns when the bounds clamp many rows"
                "^Note: the private bounds clamp about 2.2%.*may be slightly under-estimated")
   expect_identical(as.data.frame(b), b$bounds)
   big <- dp_column_bounds(X, 0.5, n_hint = 1e9)
-  expect_false(any(grepl("WARNING: the private bounds clamp", capture.output(print(big)))))
+  expect_false(any(grepl("WARNING: the private bounds clamp", wide_output(print(big)))))
   # data beyond the range: the bound sits at its end and print says so
   expect_output(print(dp_column_bounds(X * 1e4, 5, range = 100)), "end of the public range")
   expect_error(dp_column_bounds(X, 1, resolution = 200, range = 100), class = "dpcov_error")
@@ -672,7 +672,7 @@ test_that("a first stage capped at the quartiles is flagged from the noisy count
   expect_s3_class(ws[[1]], "dpcov_noise_warning")
   expect_match(conditionMessage(ws[[1]]), "^dp_column_bounds: n \\* epsilon is too small for private bounds")
   # print says so without n_hint
-  expect_true(any(grepl("WARNING: n * epsilon is too small", capture.output(print(b)), fixed = TRUE)))
+  expect_true(any(grepl("WARNING: n * epsilon is too small", wide_output(print(b)), fixed = TRUE)))
   # the bounds are those of the mechanism under the same seed: no further draw, no further look
   set.seed(96)
   ref <- dpcov:::column_bounds_mechanism(X, eq, 1e6, 0.01, 16, 0.25, 2)
@@ -690,5 +690,5 @@ test_that("a first stage capped at the quartiles is flagged from the noisy count
   big <- matrix(rnorm(40000), 20000, 2)
   expect_no_warning(bb <- dp_column_bounds(big, 1))
   expect_false(bb$capped)
-  expect_false(any(grepl("too small", capture.output(print(bb)), fixed = TRUE)))
+  expect_false(any(grepl("too small", wide_output(print(bb)), fixed = TRUE)))
 })

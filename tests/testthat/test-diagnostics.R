@@ -118,7 +118,7 @@ test_that("a release at tiny n epsilon is flagged, warns once (classed) and prin
   expect_length(ws, 1L)  # the inner second-moment release does not warn on its own
   expect_s3_class(ws[[1]], "dpcov_noise_warning")
   expect_match(conditionMessage(ws[[1]]), "^dp_cov: ")
-  out <- capture.output(print(r))
+  out <- wide_output(print(r))
   warn <- grep("^Warning: ", out)
   expect_gt(length(warn), 0L)
   expect_lt(max(warn), grep("^Guarantee:", out))  # the warning comes before the guarantee
@@ -129,7 +129,7 @@ test_that("a release at tiny n epsilon is flagged, warns once (classed) and prin
   big <- matrix(rnorm(20000 * 4), 20000, 4)
   expect_no_warning(r2 <- dp_cov(big, epsilon = 2, delta = 1e-6, clip = 5, clip_mean = 5))
   expect_identical(r2$diagnostics$level, "ok")
-  out2 <- capture.output(print(r2))
+  out2 <- wide_output(print(r2))
   expect_false(any(grepl("^Warning", out2)))
   expect_true(any(grepl("^Diagnostics: .*level ok", out2)))
 })
@@ -184,7 +184,7 @@ test_that("a private mean outside the public bounds is flagged before the guaran
   d <- release_diagnostics(h)
   expect_identical(d$outside_bounds, "flipper_length_mm")
   expect_identical(d$level, "mostly noise")
-  out <- capture.output(print(h))
+  out <- wide_output(print(h))
   i <- grep("private mean of `flipper_length_mm` \\(-642\\) lies outside its public bounds \\[170, 235\\]", out)
   expect_length(i, 1L)
   expect_lt(i, grep("^Guarantee:", out))
@@ -246,7 +246,7 @@ test_that("dp_lm on an uncentred formula with a row-norm clip says what the user
   expect_match(msgs[noise], "clip = ")
   expect_match(msgs[noise], "`depth`")            # the uncentred column that makes the rows long
   expect_false(any(grepl("bootstrap uses n|bootstrap with n", msgs)))
-  out <- capture.output(print(fit))
+  out <- wide_output(print(fit))
   expect_lt(grep("^Warning: the private n", out)[1], grep("^Guarantee:", out))
   s <- capture.output(summary(fit))
   expect_true(any(grepl("its private estimate is", s)))
@@ -347,7 +347,7 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_gt(fit$diagnostics$clamp_target, 0.1)
   expect_true(fit$diagnostics$intervals_biased)
   expect_true(fit$diagnostics$level %in% c("noisy", "mostly noise"))
-  out <- capture.output(print(fit))
+  out <- wide_output(print(fit))
   w <- grep("^Warning: the bounds of the model's 3 numeric variable\\(s\\) were chosen privately", out)
   expect_length(w, 1L)
   expect_lt(w, grep("^Guarantee:", out))
@@ -382,7 +382,7 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   expect_length(fb$diagnostics$notes, 1L)
   expect_match(fb$diagnostics$notes, sprintf("target about %s rows beyond each end",
                                              format(signif(fb$release$params$column_bounds$tail_rows, 2))), fixed = TRUE)
-  for (out in list(capture.output(print(fb)), capture.output(print(summary(fb))))) {
+  for (out in list(wide_output(print(fb)), wide_output(print(summary(fb))))) {
     note <- grep("^Note: the bounds of the model's 3 numeric variable\\(s\\) were chosen privately", out)
     expect_length(note, 1L)
     expect_match(out[note], "the intervals leave the clamping bias out")
@@ -390,7 +390,7 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
   }
   # public bounds: no note; a flagged fit: the warning, not the note
   expect_null(pub$diagnostics$notes)
-  expect_false(any(grepl("^Note:", capture.output(print(pub)))))
+  expect_false(any(grepl("^Note:", wide_output(print(pub)))))
   expect_null(fit$diagnostics$notes)
   options(op)
 })
@@ -477,7 +477,7 @@ test_that("private bounds capped at the quartiles make dp_cov() mostly noise, wi
   # the zero-inflated zn: private bounds narrower than twice its private spread (one_value)
   expect_match(conditionMessage(ws[[1]]), "^dp_cov: the private bounds of `zn`.* are narrower than twice")
   expect_true("zn" %in% r$diagnostics$one_value)
-  expect_true(any(grepl("the per-column bounds were chosen privately", capture.output(print(r)))))
+  expect_true(any(grepl("the per-column bounds were chosen privately", wide_output(print(r)))))
   # n public: the same from n
   rp <- suppressWarnings(dp_cov(x, 1, 1e-6, neighbor = "replace-one"))
   expect_true(rp$diagnostics$bounds_capped)
@@ -712,7 +712,7 @@ test_that("dp_lm with public bounds tightened privately grades the clamping and 
   expect_identical(cb$variables, 3L)
   expect_equal(fit$diagnostics$clamp_target, min(1, 2 * 3 * cb$tail_rows / 1000))
   expect_true(fit$diagnostics$intervals_biased)
-  out <- capture.output(print(fit))
+  out <- wide_output(print(fit))
   expect_true(any(grepl("^Warning: the public bounds of the model's 3 variable\\(s\\) were tightened privately", out)))
   expect_true(any(grepl("tighten = FALSE", out)))
 })
@@ -755,7 +755,7 @@ test_that("dp_pca grades garbage components and the release's biases, never 'ok'
   expect_identical(pc$diagnostics$level, "mostly noise")
   expect_gt(pc$diagnostics$component_noise[["PC1"]], 1)
   # the print says the release's level and the components' level apart
-  out <- capture.output(print(pc))
+  out <- wide_output(print(pc))
   expect_true(any(grepl("^Release diagnostics: .*level mostly noise$", out)))
   expect_true(any(grepl("^Components: noise/gap PC1 Inf; level mostly noise$", out)))
   skip_if_not_installed("palmerpenguins")
@@ -802,7 +802,7 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   expect_identical(d$graded_components, 1L)
   expect_true(all(d$component_noise[1:3] < 0.5) && all(d$component_noise[4:5] > 1))
   expect_match(d$notes, "^the trailing PC4, PC5 are noise", all = FALSE)
-  out <- capture.output(print(pc))
+  out <- wide_output(print(pc))
   expect_true(any(grepl("^Components: noise/gap PC1 [0-9.]+, .*PC5 Inf; level ok \\(graded: PC1\\)$", out)))
   # asked for: graded
   set.seed(7)

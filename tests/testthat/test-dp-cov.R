@@ -462,9 +462,9 @@ test_that("without any bounds, dp_cov chooses per-column bounds privately, then 
   r2 <- dp_cov(x2, epsilon = 1, delta = 1e-6)
   expect_no_leak(r, leak_secrets(x), rerun = r2, rerun_secrets = leak_secrets(x2))
   # the print says when the bounds clamp many rows (here they do not)
-  expect_false(any(grepl("WARNING", capture.output(print(r)))))
+  expect_false(any(grepl("WARNING", wide_output(print(r)))))
   small <- dp_cov(x[1:300, ], epsilon = 0.5, delta = 1e-6)
-  expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", capture.output(print(small)),
+  expect_true(any(grepl("WARNING: n * epsilon is too small for private bounds", wide_output(print(small)),
                         fixed = TRUE)))
   # one row-norm bound given: the row-norm path, the other bound chosen privately with its share
   set.seed(33)
@@ -607,7 +607,7 @@ test_that("dp_as_cov() records the private mean it centred at, as print() says",
     expect_equal(cv$center, r$center)
     expect_equal(cv$estimate, (ag$estimate / 1e4 + t(ag$estimate / 1e4)) / 2 - tcrossprod(r$center),
                  ignore_attr = TRUE)
-    expect_match(paste(capture.output(print(cv)), collapse = " "), "released in `center`", fixed = TRUE)
+    expect_match(paste(wide_output(print(cv)), collapse = " "), "released in `center`", fixed = TRUE)
     expect_equal(dp_as_cov(ag, "correlation", center = center)$center, r$center)
   }
   # a release already centred keeps its own

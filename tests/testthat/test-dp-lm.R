@@ -492,7 +492,7 @@ test_that("the ridge is off where the release is clear of its noise, and where t
              bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-8, 10)))
   expect_identical(f$regularization$lambda, 0)
   expect_identical(coef(f), f$regularization$least_squares)
-  expect_false(any(grepl("Shrunk", capture.output(print(f)))))
+  expect_false(any(grepl("Shrunk", wide_output(print(f)))))
   # the Wishart mechanism regularises by its own construction: no rule
   dd <- ridge_data()
   set.seed(65)
@@ -531,10 +531,10 @@ test_that("the ridge lowers the error where the features are within the noise; t
   expect_identical(pa[, c("lwr", "upr")], pn[, c("lwr", "upr")])
   expect_equal(unname(pa[, "fit"]), drop(cbind(1, as.matrix(nd)) %*% coef(fa)))
   # print and summary say the coefficients are shrunk and what the intervals are
-  out <- capture.output(print(fa))
+  out <- wide_output(print(fa))
   expect_true(any(grepl("Shrunk by the noise-calibrated ridge", out)))
-  expect_true(any(grepl("unshrunk least-squares fit", capture.output(print(summary(fa))))))
-  expect_false(any(grepl("Shrunk", capture.output(print(fn)))))
+  expect_true(any(grepl("unshrunk least-squares fit", wide_output(print(summary(fa))))))
+  expect_false(any(grepl("Shrunk", wide_output(print(fn)))))
 })
 
 test_that("regularize is checked before anything runs", {
@@ -816,12 +816,12 @@ test_that("summary() with B = 0 says there are no intervals", {
   set.seed(29)
   f <- suppressWarnings(dp_lm(y ~ x1, d, 1, 1e-6, bounds = list(x1 = c(-5, 5), y = c(-20, 20)),
                               neighbor = "replace-one", B = 0))
-  out <- capture.output(print(summary(f)))
+  out <- wide_output(print(summary(f)))
   expect_true(any(grepl("no standard errors or intervals: B = 0", out, fixed = TRUE)))
   expect_false(any(grepl("B = 0 draws", out, fixed = TRUE)))
   set.seed(29)
   f <- suppressWarnings(update(f, B = 20))
-  expect_true(any(grepl("percentile parametric-bootstrap intervals (B = 20 draws", capture.output(print(summary(f))),
+  expect_true(any(grepl("percentile parametric-bootstrap intervals (B = 20 draws", wide_output(print(summary(f))),
                         fixed = TRUE)))
 })
 

@@ -68,7 +68,7 @@ expect_private <- function(make, x, clip = Inf, group = NULL, label = "object", 
   # but it and its analyses say they are not private, in class and print
   expect_identical(inherits(a, "dp_nonprivate"), nonprivate, label = paste(label, "labelled non-private"))
   if (nonprivate) {
-    expect(any(grepl("NOT a private release", utils::capture.output(print(a)))),
+    expect(any(grepl("NOT a private release", wide_output(print(a)))),
            sprintf("%s does not print that it is not private", label))
   }
   invisible(a)
@@ -77,7 +77,7 @@ expect_private <- function(make, x, clip = Inf, group = NULL, label = "object", 
 # A labelled non-private object: class, print banner, no raw data, no call with values.
 expect_nonprivate <- function(obj, x = NULL, label = "object") {
   expect(inherits(obj, "dp_nonprivate"), sprintf("%s is not labelled dp_nonprivate", label))
-  expect(any(grepl("NOT a private release", utils::capture.output(print(obj)))),
+  expect(any(grepl("NOT a private release", wide_output(print(obj)))),
          sprintf("%s does not print that it is not private", label))
   if (!is.null(x)) {
     raw <- holds_raw_data(obj, x)

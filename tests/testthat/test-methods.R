@@ -65,7 +65,7 @@ test_that("tampered fields of every result class give a classed error or a sane 
                ag = analyze_gauss(X, 1, 1e-6, clip = 3),
                cb = dp_column_bounds(X, 1, 1e-6),
                ss = second_moment(X, clip = 3))
-  quiet_print <- function(o) utils::capture.output(print(o))
+  quiet_print <- function(o) wide_output(print(o))
   methods <- list(
     lm = list(print = quiet_print, summary = function(o) quiet_print(summary(o)), coef = coef, vcov = vcov,
               confint = confint, predict = function(o) predict(o, DF[1:3, ]), nobs = nobs, formula = formula,
@@ -95,4 +95,29 @@ test_that("tampered fields of every result class give a classed error or a sane 
     r <- tryCatch(suppressWarnings({ methods[[nm]][[m]](objs[[nm]]); "ok" }), error = conditionMessage)
     expect_identical(r, "ok", info = paste(nm, m))
   }
+})
+
+test_that("print() wraps its text to the console width, words intact", {
+  set.seed(61)
+  d <- data.frame(a = rnorm(2000), b = rnorm(2000), y = rnorm(2000))
+  objs <- list(dp_cov(d, 1, 1e-6), dp_cov(d, 1, 1e-6, lower = -5, upper = 5), dp_column_bounds(d, 1, 1e-6),
+               summary(dp_lm(y ~ a + b, d, 1, 1e-6, lower = c(a = -5, b = -5, y = -5), upper = c(a = 5, b = 5, y = 5), B = 20)),
+               dp_pca(d, epsilon = 1, delta = 1e-6, lower = -5, upper = 5))
+  for (w in c(60L, 80L)) {
+    op <- options(width = w)
+    for (o in objs) {
+      out <- suppressWarnings(utils::capture.output(print(o)))
+      long <- out[nchar(out) > w]
+      # only an unbreakable token (no space) can exceed the width
+      expect_false(any(grepl(" ", trimws(long))), info = paste(long, collapse = "\n"))
+    }
+    options(op)
+  }
+  # the words are those of the unwrapped text: the guarantee, joined back, is whole
+  g <- objs[[1]]$guarantee
+  out <- utils::capture.output(print(objs[[1]]))
+  joined <- gsub("\\s+", " ", paste(out, collapse = " "))
+  expect_true(grepl(gsub("\\s+", " ", g), joined, fixed = TRUE))
+  # the control: the old print's guarantee line was far over 80 columns
+  expect_gt(nchar(paste("Guarantee:", g)), 300)
 })

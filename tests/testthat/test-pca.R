@@ -52,7 +52,7 @@ test_that("PCA of the exact Gram matrix equals prcomp(center = FALSE), per row w
   pc_sum <- dp_pca(exact_release(crossprod(X), "sum"))
   expect_false(pc_sum$per_row)
   expect_equal(pc_sum$sdev, pc$sdev * sqrt(n), tolerance = 1e-8)
-  expect_match(paste(capture.output(print(pc_sum)), collapse = " "), "SUM scale")
+  expect_match(paste(wide_output(print(pc_sum)), collapse = " "), "SUM scale")
   # an average: the same as the sum over n
   pc_avg <- dp_pca(exact_release(crossprod(X) / n, "average"))
   expect_equal(pc_avg$sdev, pc$sdev, tolerance = 1e-10)

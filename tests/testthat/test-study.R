@@ -23,7 +23,7 @@ test_that("every runner returns a dp_study that prints, summarises, plots and co
   for (kind in names(studies)) {
     st <- studies[[kind]]
     expect_s3_class(st, c(kind, "dp_study", "dp_nonprivate"))
-    out <- capture.output(print(st))
+    out <- wide_output(print(st))
     expect_match(out[1], "NOT a private release", info = kind)
     sm <- summary(st)
     expect_true(is.data.frame(sm) && nrow(sm) > 0, info = kind)
@@ -50,7 +50,7 @@ test_that("as.data.frame is the long format: one row per setting x method x repl
   expect_identical(plain_table(summary(studies$qda_study)), studies$qda_study$summary)
   # every study table is labelled non-private (compression's delta_D and bounds are exact statistics)
   for (s in studies) expect_s3_class(summary(s), "dp_nonprivate")
-  expect_match(capture.output(print(summary(studies$compression_study)))[1], "NOT a private release")
+  expect_match(wide_output(print(summary(studies$compression_study)))[1], "NOT a private release")
 })
 
 test_that("old fields keep working", {

@@ -70,7 +70,7 @@ test_that("add/remove releases do not disclose n; the others say n is public", {
   expect_identical(r$neighbor, "add-remove")
   expect_true(is.na(r$n))
   expect_false(r$n_public)
-  out <- paste(capture.output(print(r), print(summary(r))), collapse = "\n")
+  out <- paste(wide_output(print(r), print(summary(r))), collapse = "\n")
   expect_false(grepl("\\b57\\b", out))
   expect_match(out, "n not released")
   r1 <- analyze_gauss(X, 0.5, 1e-5, clip = 2, neighbor = "replace-one")

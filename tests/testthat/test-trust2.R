@@ -43,7 +43,7 @@ test_that("a budget carries one neighbour notion; other notions are restated sou
   analyze_gauss(x, 0.3, 1e-6, clip = 1, budget = b)
   expect_equal(budget_spent(b)$epsilon_basic, 0.3 + 0.6)
   # print names the notion and says charges were restated
-  out <- capture.output(print(b))
+  out <- wide_output(print(b))
   expect_match(out[1], "zero-out")
   expect_true(any(grepl("restated", out)))
   # a hand-made budget with a bad notion is refused
@@ -166,7 +166,7 @@ test_that("compression_pca_study's table (delta_D, bounds) is labelled non-priva
   s <- compression_pca_study(x, m = 200, dim = 1, reps = 2)
   sm <- summary(s)
   expect_s3_class(sm, "dp_nonprivate")
-  expect_match(capture.output(print(sm))[1], "NOT a private release")
+  expect_match(wide_output(print(sm))[1], "NOT a private release")
   expect_s3_class(s, "dp_nonprivate")
 })
 
@@ -199,7 +199,7 @@ test_that("analyses of a release without a formal guarantee say they are not pri
   expect_output(print(summary(p)), "NOT a private release")
   f <- suppressWarnings(dp_lm(r, y ~ a + b - 1, n = 400, B = 0))
   expect_s3_class(f, c("dp_lm", "dp_nonprivate"))
-  out <- capture.output(print(f))
+  out <- wide_output(print(f))
   expect_match(out[1], "NOT a private release: fitted to a release without a formal guarantee")
   expect_false(any(grepl("Private linear model", out)))
   expect_output(print(summary(f)), "NOT a private release: fitted to a release without")

@@ -19,13 +19,13 @@ test_that("a budget restored from a file, made by hand or used in a forked worke
   expect_match(conditionMessage(w), "copy of a dp_budget.*may be stale")
   expect_equal(spent_copy$charges, 0)
   expect_true(spent_copy$copy)
-  expect_match(paste(capture.output(print(copy)), collapse = " "), "Note: this is a copy of a dp_budget")
+  expect_match(paste(wide_output(print(copy)), collapse = " "), "Note: this is a copy of a dp_budget")
   # the original still charges, and refuses what the copy would have allowed
   analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b)
   expect_no_warning(spent <- budget_spent(b))
   expect_equal(spent$charges, 1)
   expect_false(spent$copy)
-  expect_false(any(grepl("copy", capture.output(print(b)))))
+  expect_false(any(grepl("copy", wide_output(print(b)))))
   # after the original's charge, the copy's figures are stale, which it says
   expect_equal(suppressWarnings(budget_spent(copy))$charges, 0)
   expect_error(analyze_gauss(x, 0.9, 1e-6, clip = 2, budget = b), class = "dpcov_budget_error")
