@@ -310,17 +310,25 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 
 #' Withdraws a charge made by this call when the call then fails on a shape
 #' or argument check (only public facts: the data's dimensions) before any
-#' noisy value exists: nothing was released, so nothing is spent. The error is
-#' re-raised with a note saying so.
+#' noisy value exists: nothing was released, so nothing is spent. Once a
+#' noisy value has been drawn (R's RNG state moved: every draw in dpcov comes
+#' from it) a failure may depend on that value, and on the data through it,
+#' so the charge stands: refunding it would let the failures be replayed for
+#' free.
 #' @noRd
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
+  seed_before <- rng_state()
   withCallingHandlers(expr, dpcov_error = function(e) {
+    if (!identical(rng_state(), seed_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
   })
 }
+
+# R's RNG state, read (never written): NULL before the first draw.
+rng_state <- function() get0(".Random.seed", envir = globalenv(), inherits = FALSE)
 
 #' Totals of a ledger by both composition paths (see ?dp_budget), every
 #' charge first restated under the budget's notion `to`.

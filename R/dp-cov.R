@@ -405,6 +405,20 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("`bound_range` must be two finite numbers 0 < lower < upper (a public range of row norms).",
           .arg = "bound_range")
   }
+  # a bound chosen privately lies in bound_factor * bound_range: it must be a
+  # valid clip whatever the data, checked before any charge (a refusal of the
+  # chosen value would depend on the data and quote it)
+  if (auto_mean || auto_clip) {
+    if (bound_range[1] < dp_limits$clip[1] || bound_range[2] > dp_limits$clip[2]) {
+      abort("`bound_range` must lie in [%s, %s]; got [%s, %s].", format(dp_limits$clip[1]), format(dp_limits$clip[2]),
+            format(bound_range[1]), format(bound_range[2]), .arg = "bound_range")
+    }
+    if (bound_factor * bound_range[1] < dp_limits$clip[1] || bound_factor * bound_range[2] > dp_limits$clip[2]) {
+      abort(paste0("`bound_factor` * `bound_range` (the values a bound chosen privately can take) must lie in ",
+                   "[%s, %s]; got [%s, %s]."), format(dp_limits$clip[1]), format(dp_limits$clip[2]),
+            format(bound_factor * bound_range[1]), format(bound_factor * bound_range[2]), .arg = "bound_factor")
+    }
+  }
   # each bound not given is chosen privately with bound_share of epsilon
   # (pure epsilon-DP: no delta); the rest is split between the two steps
   eps_bound <- bound_share * epsilon

@@ -96,12 +96,15 @@ check_frame_dims <- function(x, arg = "x") {
 
 #' check_unique_colnames() for data in memory, before anything is charged
 #' (names are schema, read without the values); a data frame's matrix
-#' columns get theirs when expanded, checked again then.
+#' columns get their names as as.matrix() expands them, from one row of NAs.
 #' @noRd
 check_data_colnames <- function(x, arg = "x") {
   if (is.data.frame(x)) {
     check_frame_dims(x, arg)
     check_unique_colnames(names(x), arg)
+    if (any(vapply(x, function(col) length(dim(col)) == 2L, logical(1)))) {
+      check_unique_colnames(colnames(as.matrix(x[NA_integer_, , drop = FALSE])), arg)
+    }
   }
   else if (is.matrix(x)) check_unique_colnames(colnames(x), arg)
   invisible(x)

@@ -491,3 +491,36 @@ test_that("a release on bounds from a dp_column_bounds() release speaks of those
   r_pub <- suppressWarnings(dp_cov(d, 0.05, 1e-3, lower = -4, upper = 4))
   expect_true(any(grepl("widths of the public bounds", r_pub$diagnostics$messages, fixed = TRUE)))
 })
+
+test_that("a failure after a noisy value was drawn keeps its charge; a private clip's range is checked before any charge", {
+  # the numeric audit: bound_factor * a private quantile beyond the clip limits was refused
+  # after the draw, quoting it, and refunded, so it could be replayed for free
+  set.seed(310)
+  B <- matrix(rnorm(3000), 1000, 3) * 1e46
+  b <- dp_budget(1, 1e-5)
+  e <- expect_error(dp_cov(B, 1, 1e-6, clip_mean = 1e47, bound_range = c(1e-3, 1e49), bound_factor = 1e5, budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "bound_factor")
+  expect_match(conditionMessage(e), "got [100, 1e+54]", fixed = TRUE)
+  e <- expect_error(dp_cov(B, 1, 1e-6, clip_mean = 1e47, bound_range = c(1e-300, 1), budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "bound_range")
+  expect_equal(budget_spent(b)$charges, 0)
+  # the same refusal for a data set of another scale: it depends on public arguments only
+  expect_error(dp_cov(B / 1e46, 1, 1e-6, clip_mean = 1, bound_range = c(1e-3, 1e49), bound_factor = 1e5), class = "dpcov_error")
+  # the rule itself: refunded before any draw, kept after one
+  b2 <- dp_budget(1, 1e-5)
+  ch <- dpcov:::budget_charge(b2, "test", 0.1, 0, neighbor = "any")
+  expect_error(dpcov:::with_refund(b2, ch, dpcov:::abort("shape", .arg = "x")), class = "dpcov_error")
+  expect_equal(budget_spent(b2)$charges, 0)
+  ch <- dpcov:::budget_charge(b2, "test", 0.1, 0, neighbor = "any")
+  expect_error(dpcov:::with_refund(b2, ch, {
+    stats::rnorm(1)
+    dpcov:::abort("after a draw", .arg = "x")
+  }), class = "dpcov_error")
+  expect_equal(budget_spent(b2)$charges, 1)
+  # a data frame whose matrix column expands to a name twice is refused before the charge
+  dm <- data.frame(m.1 = rnorm(100)); dm$m <- matrix(rnorm(200), 100, 2)
+  b3 <- dp_budget(5, 1e-4)
+  expect_error(dp_cov(dm, 1, 1e-6, lower = -9, upper = 9, budget = b3), "duplicate or missing column names")
+  expect_equal(budget_spent(b3)$charges, 0)
+})
