@@ -364,9 +364,13 @@ zcdp_epsilon <- function(rho, delta) {
   # rho-zCDP gives no (epsilon, 0)-DP bound below infinity
   if (delta <= 0) return(Inf)
   L <- log(1 / delta)
+  # delta within about 1e-12 of 1: Bun and Steinke's bound (about rho), where
+  # the objective below is 0 / 0 at its starting point
+  if (L < 1e-12) return(max(0, rho + 2 * sqrt(rho * L)))
   f <- function(u) {
     a <- 1 + exp(u)
-    a * rho + (L + (a - 1) * (u - log(a)) - log(a)) / (a - 1)
+    v <- a * rho + (L + (a - 1) * (u - log(a)) - log(a)) / (a - 1)
+    if (is.finite(v)) v else .Machine$double.xmax  # an overflowed end of the search: never the minimum
   }
   u0 <- 0.5 * (log(L) - log(rho))
   opt <- stats::optimize(f, c(u0 - 30, u0 + 30), tol = 1e-10)

@@ -164,7 +164,7 @@
 #' @param range Public bound on the data's magnitude: the bounds are searched
 #'   in \[-`range`, `range`\] (default 1e6); fix it without the data.
 #' @param resolution \eqn{\tau} of the location axis (default 0.01): below it
-#'   the axis is linear.
+#'   the axis is linear. At least `1e-290 * max(1, range)`.
 #' @param tail_factor Rows targeted beyond each bound times \eqn{\epsilon_q}
 #'   (default 16, the best of 8, 16, 32 in the simulation).
 #' @param max_level Largest share of rows a bound may target beyond it
@@ -221,6 +221,12 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   if (resolution >= range) {
     abort("`resolution` (%s) must be smaller than `range` (%s).", format(resolution), format(range),
           .arg = "resolution")
+  }
+  # the mechanism's axes divide range by a billionth of the resolution: that
+  # must stay a finite, normal number whatever the data
+  if (resolution < 1e-290 * max(1, range)) {
+    abort("`resolution` (%s) must be at least 1e-290 * max(1, `range`) (%s).", format(resolution),
+          format(1e-290 * max(1, range)), .arg = "resolution")
   }
   tail_factor <- check_number(tail_factor, "tail_factor", lower = 0, upper = 1e6)
   max_level <- check_number(max_level, "max_level", lower = 0, upper = 0.5, upper_open = FALSE)

@@ -124,14 +124,14 @@ gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic"
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
-  noise_sigma(sensitivity, epsilon, delta, calibration, proven = TRUE)
+  noise_sigma(sensitivity, epsilon, delta, calibration, proven = TRUE, arg = "sensitivity")
 }
 
 #' The Gaussian sigma for validated arguments. With `proven = FALSE` (releases
 #' that claim no guarantee, e.g. clip = Inf in the papers' simulations) the
 #' classic formula is allowed outside its proven range.
 #' @noRd
-noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE) {
+noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE, arg = "clip") {
   if (calibration == "classic") {
     if (proven && epsilon >= 1) {
       abort(paste0("the classic Gaussian calibration is proven only for epsilon < 1 (got %s); ",
@@ -143,8 +143,9 @@ noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE)
     sigma <- analytic_gaussian_sigma(sensitivity, epsilon, delta)
   }
   if (!(is.finite(sigma) && sigma > 0)) {
-    abort("the noise scale for sensitivity %s, epsilon = %s, delta = %s is not a finite positive number; rescale the data (smaller `clip`).",
-          format(sensitivity), format(epsilon), format(delta), .arg = "clip")
+    abort("the noise scale for sensitivity %s, epsilon = %s, delta = %s is not a finite positive number; %s.",
+          format(sensitivity), format(epsilon), format(delta),
+          if (arg == "clip") "rescale the data (smaller `clip`)" else sprintf("give a smaller `%s`", arg), .arg = arg)
   }
   sigma
 }
@@ -310,7 +311,12 @@ composition_words <- function(gauss) {
 laplace_scale <- function(sensitivity, epsilon) {
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
   epsilon <- check_epsilon(epsilon)
-  sensitivity / epsilon
+  b <- sensitivity / epsilon
+  if (!is.finite(b)) {
+    abort("the Laplace scale for sensitivity %s and epsilon = %s overflows; give a smaller `sensitivity`.",
+          format(sensitivity), format(epsilon), .arg = "sensitivity")
+  }
+  b
 }
 
 # ---- Sensitivities ----------------------------------------------------------------
@@ -564,7 +570,9 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 #' for `reps = 4000` at p = 500) and has relative standard error about
 #' \eqn{0.6 p^{-2/3} / \sqrt{reps}}{0.6 p^(-2/3) / sqrt(reps)};
 #' `reps = 4000` reproduces the constant that `analyze_gauss(post = "shift")`
-#' used before the table existed.
+#' used before the table existed. The work is limited to
+#' \eqn{reps (p^3 + 2500) \le 10^{12}}{reps * (p^3 + 2500) <= 1e12} (a few
+#' minutes at most), and the Monte Carlo can be interrupted.
 #'
 #' @param p Dimension: a whole number from 1 to 46340 (the largest p whose
 #'   p x p matrix dpcov allocates).
@@ -585,6 +593,11 @@ analyze_gauss_shift <- function(p, sigma, reps = NULL) {
   sigma <- check_number(sigma, "sigma", lower = 0, upper = .Machine$double.xmax)
   if (is.null(reps)) return(sigma * shift_table_e(p))
   reps <- check_count(reps, "reps", min = 10, max = 1e9)
+  # one p x p eigendecomposition per draw: about reps * p^3 operations
+  if (reps * (p^3 + 2500) > 1e12) {
+    abort("`reps` = %s at p = %s is too much work (reps * (p^3 + 2500) must be at most 1e12); use the table (reps = NULL) or fewer reps.",
+          format(reps), format(p), .arg = "reps")
+  }
   key <- paste(p, reps)
   e <- .shift_cache[[key]]
   if (is.null(e)) {

@@ -37,6 +37,8 @@ Rcpp::List simulate_regression_gram_cpp(double n, const Eigen::Map<Eigen::Matrix
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector expected_sym_gaussian_norm_cpp(int p, int reps, double seed = 20160219) {
   double sd = NAN;
-  const double m = dpcov::expected_sym_gaussian_norm(p, reps, static_cast<std::uint64_t>(seed), &sd);
+  // interruptible (and subject to setTimeLimit()): a long Monte Carlo can be stopped
+  const double m = dpcov::expected_sym_gaussian_norm(p, reps, static_cast<std::uint64_t>(seed), &sd,
+                                                     [] { Rcpp::checkUserInterrupt(); });
   return Rcpp::NumericVector::create(Rcpp::Named("mean") = m, Rcpp::Named("sd") = sd);
 }

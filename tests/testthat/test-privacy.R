@@ -167,3 +167,38 @@ test_that("the ledger's per-step epsilon is never below the exact one, at tiny e
     expect_gt(ref_delta(s, e), del * (1 - 1e-4))
   }
 })
+
+test_that("numeric extremes of the calibrations refuse, naming their own argument, or compute without warnings", {
+  e <- expect_error(laplace_scale(.Machine$double.xmax, 1e-6), class = "dpcov_error")
+  expect_identical(e$arg, "sensitivity")
+  expect_identical(laplace_scale(2, 0.5), 4)
+  e <- expect_error(gaussian_sigma(1e308, 1e-6, 1e-5), class = "dpcov_error")
+  expect_identical(e$arg, "sensitivity")
+  # delta within 1e-12 of 1: Bun and Steinke's bound, no warnings from the search
+  expect_no_warning(eps <- dpcov:::zcdp_epsilon(0.5, 1 - 1e-16))
+  expect_equal(eps, 0.5 + 2 * sqrt(0.5 * log(1 / (1 - 1e-16))))
+  expect_no_warning(dp_cov(matrix(rnorm(300), 100, 3), 1, 1 - 1e-16, clip = 3, clip_mean = 3))
+  # the search elsewhere: unchanged, and never above Bun and Steinke's bound
+  expect_lte(dpcov:::zcdp_epsilon(1, 1e-6), 1 + 2 * sqrt(log(1e6)))
+  # dp_column_bounds(): a resolution whose axes would overflow is refused before any charge
+  b <- dp_budget(10, 1e-3)
+  e <- expect_error(dp_column_bounds(matrix(rnorm(300), 100, 3), 1, resolution = 1e-303, budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "resolution")
+  expect_equal(budget_spent(b)$charges, 0)
+  expect_error(dp_column_bounds(matrix(rnorm(300), 100, 3), 1, range = 1e49, resolution = 1e-260), class = "dpcov_error")
+  expect_s3_class(dp_column_bounds(matrix(rnorm(300), 100, 3), 1, resolution = 1e-280), "dp_column_bounds")
+})
+
+test_that("analyze_gauss_shift()'s Monte Carlo is bounded in work and can be interrupted", {
+  e <- expect_error(analyze_gauss_shift(3, 1, reps = 1e9), class = "dpcov_error")
+  expect_identical(e$arg, "reps")
+  expect_error(analyze_gauss_shift(5000, 1, reps = 10), class = "dpcov_error")
+  # a time limit stops it (the loop checks for interrupts); the old loop ran ~25 s to the end
+  got <- tryCatch({
+    setTimeLimit(elapsed = 1, transient = TRUE)
+    analyze_gauss_shift(3, 1, reps = 5e7)
+    "finished"
+  }, interrupt = function(i) "stopped", error = function(e) "stopped", finally = setTimeLimit(elapsed = Inf))
+  expect_identical(got, "stopped")
+})

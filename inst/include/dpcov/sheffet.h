@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include "rng.h"
 #include "gram.h"
@@ -128,8 +129,10 @@ inline ClippedGram simulate_regression_gram(Index n, const Ref<const MatrixXd>& 
 // Monte Carlo before the precomputed table existed); tools/shift-table.R
 // uses one seed per p for independent table entries. If `sd` is not null it
 // receives the sample standard deviation of the `reps` norms (Welford).
+// `tick`, if given, is called before each draw (the R wrapper checks for a
+// user interrupt there; the draws do not depend on it).
 inline double expected_sym_gaussian_norm(Index p, int reps, std::uint64_t seed = 20160219ULL,
-                                         double* sd = nullptr) {
+                                         double* sd = nullptr, const std::function<void()>& tick = nullptr) {
   std::mt19937_64 gen(seed);
   const double two_pi = 6.283185307179586;
   auto unif = [&gen]() { return (static_cast<double>(gen() >> 11) + 0.5) * (1.0 / 9007199254740992.0); };
@@ -147,6 +150,7 @@ inline double expected_sym_gaussian_norm(Index p, int reps, std::uint64_t seed =
   double total = 0.0, mean = 0.0, m2 = 0.0;
   Eigen::SelfAdjointEigenSolver<MatrixXd> es;
   for (int t = 0; t < reps; ++t) {
+    if (tick) tick();
     for (Index j = 0; j < p; ++j)
       for (Index i = 0; i <= j; ++i) N(i, j) = N(j, i) = gauss();
     es.compute(N, Eigen::EigenvaluesOnly);
