@@ -600,7 +600,8 @@ plot.threshold_cv <- function(x, ...) {
 #' \eqn{n p(p+1)/2} numbers in memory; for simulations [dp_threshold()] with
 #' `model = "local"` draws their average directly.
 #'
-#' @param x One record (numeric vector) or a matrix whose rows are records.
+#' @param x One record (numeric vector; its names, if any, name the
+#'   columns) or a matrix whose rows are records.
 #' @param epsilon,delta Privacy parameters.
 #' @param clip Row-norm bound B (finite).
 #' @param neighbor `"replace-one"` (default) or `"zero-out"`.
@@ -630,7 +631,8 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   X <- with_refund(budget, charge, {
     refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
                           "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
-    if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L)
+    # one record: its names are the columns' names
+    if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) x <- matrix(x, nrow = 1L, dimnames = list(NULL, names(x)))
     X <- check_data_matrix(x)
     check_cells(nrow(X) * ncol(X) * (ncol(X) + 1) / 2, "the reports", "x")
     X
@@ -721,7 +723,12 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' `params$dropped_batches` and `params$dropped_reports`, with a warning. The
 #' rule looks only at the (already private) reports, so it costs no privacy.
 #'
-#' @param ... `ldp_reports` objects (or one list of them).
+#' @param ... `ldp_reports` objects (or one list of them). Batches with
+#'   column names (from the records' names) are matched by name: one whose
+#'   columns are the first batch's in another order is put in the first
+#'   batch's order; batches naming different variables, or named batches
+#'   mixed with unnamed ones, are an error. Unnamed batches are added by
+#'   position.
 #' @param epsilon,delta,clip,neighbor,calibration The settings the server
 #'   asked its clients to use (recommended); `NULL` takes those of the first
 #'   valid batch.
@@ -769,6 +776,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   dropped_batches <- sum(!keep)
   if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
   checked <- checked[keep]
+  checked <- ldp_align_columns(checked)
   # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
   m <- p * (p + 1) / 2
   bound <- set$clip^2 + stats::qnorm(1e-12 / (2 * m), lower.tail = FALSE) * set$sigma
@@ -799,6 +807,43 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                calibration = set$calibration, dropped_batches = dropped_batches,
                                dropped_reports = dropped_reports),
                  call = NULL, local = TRUE)
+}
+
+# Batches are added entry by entry, so their columns must be the same
+# variables in the same order: named batches are put in the first batch's
+# order by name. Names that differ as sets, named batches mixed with unnamed
+# ones, or names that cannot identify the columns (missing, empty, repeated)
+# are refused rather than dropped: unlike the settings, which the server can
+# state, nothing tells which batch holds the wrong variables, and adding them
+# by position would be a silent wrong answer.
+ldp_align_columns <- function(checked) {
+  nms <- lapply(checked, `[[`, "colnames")
+  named <- !vapply(nms, is.null, logical(1))
+  if (!any(named)) return(checked)
+  if (!all(named)) {
+    abort("the batches in `...` mix reports with column names and reports without: name the columns of every batch (they are matched by name), or of none (matched by position).",
+          .arg = "...")
+  }
+  ref <- nms[[1L]]
+  usable <- function(nm) !anyNA(nm) && all(nzchar(nm)) && !anyDuplicated(nm)
+  p <- checked[[1L]]$p
+  ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  for (b in seq_along(checked)[-1L]) {
+    nm <- nms[[b]]
+    if (identical(nm, ref)) next
+    if (!setequal(nm, ref) || !usable(nm) || !usable(ref)) {
+      abort("batch %d in `...` has the columns %s, batch 1 has %s: the batches must report the same variables (matched by name; names must be distinct and non-empty).",
+            b, paste(nm, collapse = ", "), paste(ref, collapse = ", "), .arg = "...")
+    }
+    # entry (k, l) of the first batch's order is entry (o[k], o[l]) of this
+    # batch's, at its packed upper-triangle position
+    o <- match(ref, nm)
+    lo <- pmin(o[ij[, 1L]], o[ij[, 2L]])
+    hi <- pmax(o[ij[, 1L]], o[ij[, 2L]])
+    checked[[b]]$reports <- checked[[b]]$reports[, hi * (hi - 1) / 2 + lo, drop = FALSE]
+    checked[[b]]$colnames <- ref
+  }
+  checked
 }
 
 # Threshold a server-side aggregate: the noise is already in it. The

@@ -418,3 +418,40 @@ test_that("sufficient statistics carry their clip: dp_threshold() takes it, as t
   e <- expect_error(dp_threshold(X, 1, 1e-6), "is required", class = "dpcov_error")
   expect_identical(e$arg, "clip")
 })
+
+test_that("ldp_aggregate() matches batches' columns by name, not by position (audit)", {
+  set.seed(21)
+  n <- 50; eps <- 2; delta <- 1e-3
+  x <- matrix(stats::rnorm(n * 3), n, 3, dimnames = list(NULL, c("a", "b", "c"))) / 3
+  rA <- ldp_perturb(x, eps, delta, clip = 1)
+  rB <- ldp_perturb(x[, c("b", "a", "c")], eps, delta, clip = 1)
+  # rB's reports put in a, b, c order by hand: unpack, reorder, repack
+  up <- upper.tri(diag(3), diag = TRUE)
+  hand <- rB
+  hand$reports <- t(apply(rB$reports, 1, function(v) {
+    M <- matrix(0, 3, 3)
+    M[up] <- v
+    M[lower.tri(M)] <- t(M)[lower.tri(M)]
+    dimnames(M) <- list(rB$colnames, rB$colnames)
+    M[c("a", "b", "c"), c("a", "b", "c")][up]
+  }))
+  hand$colnames <- c("a", "b", "c")
+  agg <- ldp_aggregate(rA, rB)
+  expect_equal(as.matrix(agg), as.matrix(ldp_aggregate(rA, hand)))
+  expect_identical(rownames(agg$estimate), c("a", "b", "c"))
+  # the same with the reordered batch first: the result is in its order
+  expect_equal(as.matrix(ldp_aggregate(rB, rA))[c("a", "b", "c"), c("a", "b", "c")], as.matrix(agg))
+  # different variables, and named mixed with unnamed, are refused
+  rC <- ldp_perturb(unname(x), eps, delta, clip = 1)
+  e <- expect_error(ldp_aggregate(rA, rC), "mix reports with column names", class = "dpcov_error")
+  expect_identical(e$arg, "...")
+  rD <- ldp_perturb(`colnames<-`(x, c("a", "b", "d")), eps, delta, clip = 1)
+  e <- expect_error(ldp_aggregate(rA, rD), "same variables", class = "dpcov_error")
+  expect_identical(e$arg, "...")
+  # unnamed batches are still added by position
+  expect_identical(ldp_aggregate(rC, rC)$n, 2 * n)
+  # a named one-record vector keeps its names
+  r1 <- ldp_perturb(c(a = 0.3, b = -0.2, c = 0.5), eps, delta, clip = 1)
+  expect_identical(r1$colnames, c("a", "b", "c"))
+  expect_identical(rownames(ldp_aggregate(r1, rA)$estimate), c("a", "b", "c"))
+})
