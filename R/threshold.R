@@ -666,11 +666,11 @@ ldp_settings <- function(epsilon, delta, clip, neighbor, calibration) {
 
 #' @export
 print.ldp_reports <- function(x, ...) {
-  x <- check_ldp_reports(x)
+  r <- check_ldp_reports(x)  # a checked copy; x itself is returned as given
   cat(sprintf("<ldp_reports> %d report(s) of a %d x %d second moment, noise sd %s per entry\n",
-              nrow(x$reports), as.integer(x$p), as.integer(x$p), format(x$sigma, digits = 4)))
+              nrow(r$reports), as.integer(r$p), as.integer(r$p), format(r$sigma, digits = 4)))
   cat(sprintf("Each is (%s, %s)-locally differentially private (%s), clip = %s.\n",
-              format(x$epsilon), format(x$delta), x$neighbor, format(x$clip)))
+              format(r$epsilon), format(r$delta), r$neighbor, format(r$clip)))
   invisible(x)
 }
 

@@ -455,3 +455,13 @@ test_that("ldp_aggregate() matches batches' columns by name, not by position (au
   expect_identical(r1$colnames, c("a", "b", "c"))
   expect_identical(rownames(ldp_aggregate(r1, rA)$estimate), c("a", "b", "c"))
 })
+
+test_that("print() of ldp_reports returns its input unchanged (audit)", {
+  set.seed(22)
+  r <- ldp_perturb(c(a = 0.3, b = -0.2), 1, 1e-3, clip = 1)
+  out <- NULL
+  utils::capture.output(out <- print(r))
+  expect_identical(out, r)
+  utils::capture.output(vis <- withVisible(print(r))$visible)
+  expect_false(vis)
+})
