@@ -539,7 +539,10 @@ compressed_svd <- function(C, k) {
 #' compression (Theorem 3.5).
 #' @param a Symmetric p x p matrix A (e.g. the true \eqn{X^T X/n}).
 #' @param b Symmetric p x p matrix A + B, or a `dp_compress` release (then
-#'   [compressed_cov()] is used).
+#'   [compressed_cov()] is used). When `a` and `b` both have names (row or
+#'   column names), they are matched by name: `b` is put in `a`'s order, and
+#'   names that differ are an error. Unnamed matrices are matched by
+#'   position.
 #' @param dim Subspace dimension D, `1 <= dim < p`.
 #' @return A one-row data frame: `dim`, `distance`, `bound`, `delta_D`,
 #'   `norm_B` (\eqn{\|B\|_F}) and `bound_applies` (the proposition's
@@ -557,6 +560,8 @@ subspace_distance <- function(a, b, dim) {
   b <- check_symmetric_matrix(b, "b")
   p <- ncol(a)
   if (ncol(b) != p) abort("`a` and `b` must have the same dimension; got %d and %d.", p, ncol(b))
+  # named variables are matched by name (B = b - a is taken entrywise)
+  b <- align_square(b, square_names(a, "a"), "b", "`a`")
   dim <- check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
   ea <- eigen(a, symmetric = TRUE)

@@ -56,6 +56,10 @@
 #'   matrix (also one of class `dp_nonprivate`, as [qda_estimators()] returns
 #'   with `standardize = TRUE`), a `dp_release` that estimates a covariance
 #'   (see **Releases**), or a function `function(x, group)` returning either.
+#'   When both the covariance (the matrix, or the release's estimate) and `x`
+#'   have names, they are matched by name: the covariance is put in the order
+#'   of `x`'s columns, and names that differ from `x`'s are an error. When
+#'   either is unnamed, the covariance is taken by position.
 #' @param singular `"pinv"` or `"floor"`: the rule for (near-)zero
 #'   eigenvalues (see Details).
 #' @param tol Relative eigenvalue tolerance for the singular rule.
@@ -88,6 +92,9 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
     abort("the plug-in covariance `cov` must be %d x %d (the columns of `x`); it is %s.",
           p, p, paste(dim(sigma), collapse = " x "), .arg = "cov")
   }
+  # a named covariance (a matrix or a release of other data frames) is put
+  # in the order of x's columns; by position it would pair the wrong variables
+  sigma <- align_square(sigma, colnames(x), "cov", "`x`")
   means <- do.call(rbind, lapply(split(seq_len(nrow(x)), group),
                                  function(i) colMeans(x[i, , drop = FALSE])))
   colnames(means) <- colnames(x)

@@ -98,7 +98,10 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' optionally relative to the same norm of `truth` (Wang and Xu's measure).
 #'
 #' @param estimate An estimate (matrix or `dp_release`).
-#' @param truth The target matrix.
+#' @param truth The target matrix. When `estimate` and `truth` both have
+#'   row names (column names), their rows (columns) are matched by name:
+#'   `estimate` is put in `truth`'s order, and names that differ are an
+#'   error. Unnamed rows or columns are matched by position.
 #' @param norm Any of `"spectral"`, `"frobenius"`, `"l1"`.
 #' @param relative Divide by the norm of `truth`.
 #' @return A named numeric vector, one entry per norm.
@@ -115,6 +118,11 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   if (any(dim(estimate) != dim(truth))) {
     abort("`estimate` and `truth` must be matrices of the same dimensions.")
   }
+  # named rows and columns are matched by name, as the difference needs
+  rows <- name_order(rownames(estimate), rownames(truth), "estimate", "`truth`")
+  cols <- name_order(colnames(estimate), colnames(truth), "estimate", "`truth`")
+  if (!is.null(rows)) estimate <- estimate[rows, , drop = FALSE]
+  if (!is.null(cols)) estimate <- estimate[, cols, drop = FALSE]
   # the difference of two matrices whose squares do not overflow may still do so
   check_no_overflow(estimate - truth, "estimate")
   if (!is.character(norm) || !length(norm) || anyNA(norm) || anyDuplicated(norm) ||

@@ -566,3 +566,44 @@ check_bounds_exclusive <- function(box, clip = NULL, clip_mean = NULL) {
   }
   invisible(NULL)
 }
+
+#' The variable names of a square matrix: its column names, or its row names
+#' when it has only those; NULL when unnamed. Row and column names that
+#' disagree cannot say which variable is where, and are refused.
+#' @noRd
+square_names <- function(m, arg) {
+  rn <- rownames(m)
+  cn <- colnames(m)
+  if (!is.null(rn) && !is.null(cn) && !identical(rn, cn)) {
+    abort("`%s` has row names that differ from its column names, so its variables cannot be matched by name.", arg, .arg = arg)
+  }
+  if (is.null(cn)) rn else cn
+}
+
+#' The permutation that puts names `have` (of `arg`) in the order `want` (of
+#' `against`), or NULL when there is nothing to match (either is unnamed, or
+#' they are already in order). Named matrices are matched by name, never
+#' silently by position: names that differ as sets, or cannot identify the
+#' variables (missing, empty, repeated), are refused.
+#' @noRd
+name_order <- function(have, want, arg, against) {
+  if (is.null(have) || is.null(want) || identical(have, want)) return(NULL)
+  usable <- function(nm) !anyNA(nm) && all(nzchar(nm)) && !anyDuplicated(nm)
+  if (length(have) != length(want) || !setequal(have, want) || !usable(have) || !usable(want)) {
+    show <- function(nm) paste(c(utils::head(nm, 6L), if (length(nm) > 6L) "..."), collapse = ", ")
+    abort("`%s` names the variables %s but %s names %s: named matrices are matched by name, so both must name the same variables (distinct, non-empty names, in any order).",
+          arg, show(have), against, show(want), .arg = arg)
+  }
+  match(want, have)
+}
+
+#' A square matrix `m` (argument `arg`) with its rows and columns put in the
+#' order of the names `want` (those of `against`), when both are named.
+#' @noRd
+align_square <- function(m, want, arg, against) {
+  o <- name_order(square_names(m, arg), want, arg, against)
+  if (is.null(o)) return(m)
+  m <- m[o, o, drop = FALSE]
+  dimnames(m) <- list(want, want)
+  m
+}

@@ -293,6 +293,18 @@ test_that("subspace distance and the Proposition 3.4 bound", {
   expect_true(all(res$distance[res$bound_applies] <= res$bound[res$bound_applies]))
   expect_error(subspace_distance(a, b, dim = 3), "`dim` must be < p = 3")
   expect_error(subspace_distance(a, b[1:2, 1:2], dim = 1), "same dimension")
+  # named matrices are matched by name, not by position (audit)
+  nm <- list(c("u", "v", "w"), c("u", "v", "w"))
+  an <- `dimnames<-`(a, nm)
+  bn <- `dimnames<-`(b, nm)
+  expect_equal(subspace_distance(an, bn[3:1, 3:1], dim = 1), s)
+  expect_equal(subspace_distance(an, an[3:1, 3:1], dim = 1)$distance, 0)
+  # row names alone name the variables
+  expect_equal(subspace_distance(an, `rownames<-`(b[3:1, 3:1], c("w", "v", "u")), dim = 1), s)
+  e <- expect_error(subspace_distance(an, `dimnames<-`(b, list(c("u", "v", "x"), c("u", "v", "x"))), dim = 1),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "b")
+  expect_equal(subspace_distance(an, b[3:1, 3:1], dim = 1), subspace_distance(a, b[3:1, 3:1], dim = 1))
 })
 
 test_that("least squares and ridge on compressed (X, y)", {

@@ -111,6 +111,40 @@ test_that("a release is plugged in on the covariance scale: sums divided by n, r
   expect_gt(acc, mean(predict(qda_plugin(xx, gg), xx) == gg) - 0.01)
 })
 
+test_that("a named plug-in covariance is matched to x's columns by name, never by position (audit)", {
+  X <- iris[, 1:4]
+  g <- iris$Species
+  score <- function(cov) predict(qda_plugin(X, g, cov = cov), X, type = "score")
+  S <- as.matrix(pooled_cov(X, g))
+  ref <- score(S)
+  # the same matrix with its variables in another order, as a matrix, a
+  # pooled_cov() of reordered columns, a function and a release
+  expect_equal(score(S[4:1, 4:1]), ref)
+  expect_equal(score(pooled_cov(X[, 4:1], g)), ref)
+  expect_equal(score(function(x, group) pooled_cov(x[, c(2, 4, 1, 3)], group)), ref)
+  rel <- function(est) dpcov:::new_dp_release(est, "test", "test", 1, 1e-6, neighbor = "replace-one",
+                                              clip = 1, n = 150, p = 4, n_public = TRUE,
+                                              scale = "covariance", centred = TRUE)
+  expect_equal(score(rel(S[4:1, 4:1])), ref)
+  expect_identical(dimnames(qda_plugin(X, g, cov = S[4:1, 4:1])$cov), dimnames(S))
+  # and a dp_cov() release of the reordered columns: the release of X's
+  # order with the same noise, reordered
+  set.seed(7)
+  r <- suppressWarnings(dp_cov(X[, 4:1], epsilon = 1, delta = 1e-6, lower = 0, upper = 8))
+  expect_equal(score(r), score(r$estimate[4:1, 4:1]))
+  # other variables, or names that cannot identify them: classed errors naming cov
+  for (bad in list(`dimnames<-`(S, list(letters[1:4], letters[1:4])),
+                   `dimnames<-`(S, list(rep("a", 4), rep("a", 4))),
+                   `dimnames<-`(S, list(colnames(S), rev(colnames(S)))))) {
+    e <- expect_error(qda_plugin(X, g, cov = bad), class = "dpcov_error")
+    expect_identical(e$arg, "cov")
+  }
+  # unnamed on either side: by position, as before
+  expect_equal(score(unname(S)), ref)
+  expect_equal(predict(qda_plugin(as.matrix(unname(X)), g, cov = S[4:1, 4:1]), unname(as.matrix(X)), type = "score"),
+               predict(qda_plugin(as.matrix(unname(X)), g, cov = unname(S[4:1, 4:1])), unname(as.matrix(X)), type = "score"))
+})
+
 test_that("predict() matches newdata's columns by name, never silently by position", {
   x <- iris[, 1:4]
   fit <- qda_plugin(x, iris$Species)

@@ -60,6 +60,16 @@ test_that("cov_error equals base norms", {
   rel <- dp_threshold(rdata(100, S) / 3, 0.5, 1e-3, clip = 1, tune = 1)
   expect_equal(cov_error(rel, S), cov_error(as.matrix(rel), S))
   expect_error(cov_error(A, S[1:4, 1:4]), "same dimensions")
+  # named matrices are matched by name, not by position (audit)
+  nm <- c("a", "b", "c", "d", "e")
+  An <- `dimnames<-`(A, list(nm, nm))
+  Sn <- `dimnames<-`(S, list(nm, nm))
+  expect_equal(cov_error(An[5:1, 5:1], Sn), cov_error(A, S))
+  expect_equal(cov_error(Sn, Sn[c(2, 1, 3:5), c(2, 1, 3:5)]), c(spectral = 0, frobenius = 0, l1 = 0))
+  expect_equal(cov_error(An[, 5:1], Sn, "spectral"), cov_error(A, S, "spectral"))  # columns alone
+  e <- expect_error(cov_error(`dimnames<-`(A, list(letters[6:10], letters[6:10])), Sn), class = "dpcov_error")
+  expect_identical(e$arg, "estimate")
+  expect_equal(cov_error(An[5:1, 5:1], S), cov_error(A[5:1, 5:1], S))  # one side unnamed: by position
   expect_error(cov_error(A, S, "max"), "`norm` must be among")
 })
 
