@@ -554,8 +554,8 @@ compressed_svd <- function(C, k) {
 #' @export
 subspace_distance <- function(a, b, dim) {
   if (inherits(b, "dp_compress")) b <- compressed_cov(b)
-  if (inherits(a, "compressed_cov")) a <- as.matrix(a)
-  if (inherits(b, "compressed_cov")) b <- as.matrix(b)
+  if (inherits(a, c("compressed_cov", "pooled_cov"))) a <- as.matrix(a)
+  if (inherits(b, c("compressed_cov", "pooled_cov"))) b <- as.matrix(b)
   a <- check_symmetric_matrix(a, "a")
   b <- check_symmetric_matrix(b, "b")
   p <- ncol(a)

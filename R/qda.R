@@ -54,12 +54,13 @@
 #' @param cov The common covariance: `"pooled"` (the pooled within-class
 #'   sample covariance, divisor n - K, see [pooled_cov()]), a p x p numeric
 #'   matrix (also one of class `dp_nonprivate`, as [qda_estimators()] returns
-#'   with `standardize = TRUE`), a `dp_release` that estimates a covariance
-#'   (see **Releases**), or a function `function(x, group)` returning either.
-#'   When both the covariance (the matrix, or the release's estimate) and `x`
-#'   have names, they are matched by name: the covariance is put in the order
-#'   of `x`'s columns, and names that differ from `x`'s are an error. When
-#'   either is unnamed, the covariance is taken by position.
+#'   with `standardize = TRUE`, or a [pooled_cov()]), a `dp_release` that
+#'   estimates a covariance (see **Releases**), or a function
+#'   `function(x, group)` returning either. When both the covariance (the
+#'   matrix, or the release's estimate) and `x` have names, they are matched
+#'   by name: the covariance is put in the order of `x`'s columns, and names
+#'   that differ from `x`'s are an error. When either is unnamed, the
+#'   covariance is taken by position.
 #' @param singular `"pinv"` or `"floor"`: the rule for (near-)zero
 #'   eigenvalues (see Details).
 #' @param tol Relative eigenvalue tolerance for the singular rule.
@@ -111,12 +112,13 @@ resolve_plugin_cov <- function(cov, x, group) {
   if (is.function(cov)) cov <- call_user(cov, list(x, group), "cov", "the covariance function")
   if (is.character(cov)) {
     cov <- check_choice(cov, "pooled", "cov")
-    return(pooled_cov(x, group))
+    return(as.matrix(pooled_cov(x, group)))
   }
   if (inherits(cov, "dp_release")) cov <- release_plugin_cov(cov)
   # a matrix labelled non-private (qda_estimators(standardize = TRUE) returns
-  # one: the release scaled back by the exact sds) is a matrix
-  if (identical(class(cov), "dp_nonprivate") && is.matrix(cov) && is.numeric(cov)) {
+  # one: the release scaled back by the exact sds; pooled_cov() another) is a
+  # matrix
+  if (is_nonprivate_matrix(cov)) {
     cov <- matrix(unclass(cov), nrow(cov), ncol(cov), dimnames = dimnames(cov))
   }
   if (!is.matrix(cov) || !is.numeric(cov) || is.object(cov)) {
@@ -129,6 +131,13 @@ resolve_plugin_cov <- function(cov, x, group) {
   }
   storage.mode(cov) <- "double"
   cov
+}
+
+# A numeric matrix labelled only as non-private: class "dp_nonprivate"
+# alone, or a pooled_cov() result.
+is_nonprivate_matrix <- function(m) {
+  is.matrix(m) && is.numeric(m) && inherits(m, "dp_nonprivate") &&
+    all(class(m) %in% c("pooled_cov", "dp_nonprivate"))
 }
 
 # A release given as the plug-in covariance, on the covariance scale (see
@@ -194,10 +203,15 @@ check_qda_plugin <- function(x, arg = "x") {
 #' Pooled within-class sample covariance
 #'
 #' \eqn{\sum_k \sum_{i \in k} (x_i - \bar x_k)(x_i - \bar x_k)^T / (n - K)},
-#' the covariance of Fisher's LDA and of [MASS::lda()]. Not private.
+#' the covariance of Fisher's LDA and of [MASS::lda()]. Not private: an
+#' exact statistic of the data, so it is labelled non-private (class
+#' `dp_nonprivate`) and `print` says so first. [as.matrix()] gives the plain
+#' matrix; [qda_plugin()], [cov_error()] and [subspace_distance()] take it
+#' as it is.
 #'
 #' @inheritParams qda_plugin
-#' @return A p x p matrix.
+#' @return The p x p matrix, named by the columns of `x`, of class
+#'   `c("pooled_cov", "dp_nonprivate")`.
 #' @examples
 #' pooled_cov(iris[, 1:4], iris$Species)
 #' @template ref-combo
@@ -208,7 +222,29 @@ pooled_cov <- function(x, group) {
   check_no_overflow(x, "x")
   group <- check_group(group, nrow(x))
   if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes in `group`.", .arg = "group")
-  crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group))
+  structure(crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group)),
+            class = c("pooled_cov", "dp_nonprivate"))
+}
+
+#' @rdname pooled_cov
+#' @param digits Significant digits (print).
+#' @param ... Passed to [print()] of the matrix (print); unused (as.matrix).
+#' @export
+print.pooled_cov <- function(x, digits = 4, ...) {
+  m <- as.matrix(x)
+  digits <- check_digits(digits)
+  nonprivate_banner(x, "the pooled within-class sample covariance, an exact statistic of the data")
+  print(signif(m, digits), ...)
+  invisible(x)
+}
+
+#' @rdname pooled_cov
+#' @export
+as.matrix.pooled_cov <- function(x, ...) {
+  if (!is.matrix(x) || !is.numeric(x) || nrow(x) != ncol(x)) {
+    abort("`x` is not a valid pooled_cov: it must be a square numeric matrix.", .arg = "x")
+  }
+  matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x))
 }
 
 # Subtract each row's class mean (the residuals whose second moment is the

@@ -97,7 +97,7 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' l1 operator norm (largest absolute column sum) of `estimate - truth`,
 #' optionally relative to the same norm of `truth` (Wang and Xu's measure).
 #'
-#' @param estimate An estimate (matrix or `dp_release`).
+#' @param estimate An estimate (matrix, `dp_release` or [pooled_cov()]).
 #' @param truth The target matrix. When `estimate` and `truth` both have
 #'   row names (column names), their rows (columns) are matched by name:
 #'   `estimate` is put in `truth`'s order, and names that differ are an
@@ -113,6 +113,8 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' @export
 cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
   if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
+  if (inherits(estimate, "pooled_cov")) estimate <- as.matrix(estimate)
+  if (inherits(truth, "pooled_cov")) truth <- as.matrix(truth)
   estimate <- check_numeric_matrix(estimate, "estimate")
   truth <- check_numeric_matrix(truth, "truth")
   if (any(dim(estimate) != dim(truth))) {

@@ -16,12 +16,12 @@ leak_class <- list(
                       "cov_error", "subspace_distance", "as.matrix.dp_release", "dp_as_cov",
                       "release_diagnostics"),
   # labelled dp_nonprivate
-  nonprivate = c("second_moment", "second_moment_db", "threshold_cv", "qda_plugin", "qda_study", "compression_pca_study", "as_dp_study",
+  nonprivate = c("second_moment", "second_moment_db", "threshold_cv", "qda_plugin", "pooled_cov", "qda_study", "compression_pca_study", "as_dp_study",
                  "compression_alpha", "sheffet_study", "run_study", "combo_read", "combo_preprocess",
                  "combo_select"),
   # exact statistics returned as plain values (documented "not private"): a
   # plain matrix / vector, consumed as such by other functions
-  nonprivate_unlabelled = c("pooled_cov", "predict.qda_plugin", "study_summary", "qda_study_table"),
+  nonprivate_unlabelled = c("predict.qda_plugin", "study_summary", "qda_study_table"),
   # no data in, or only public quantities / simulated data
   not_data = c("gaussian_sigma", "laplace_scale", "second_moment_sensitivity", "analyze_gauss_shift",
                "compression_condition", "compression_m_min", "compression_threshold", "cov_model",
@@ -263,6 +263,7 @@ test_that("non-private objects are labelled, say so, and hold neither the data n
   g <- factor(rep(c("a", "b"), c(25, 15)))
   fit <- qda_plugin(X, g)
   expect_nonprivate(fit, X, "qda_plugin")
+  expect_nonprivate(pooled_cov(X, g), X, "pooled_cov")
   fit2 <- do.call(qda_plugin, list(as.data.frame(X), g, cov = function(x, g) diag(4)))
   expect_nonprivate(fit2, X, "qda_plugin via do.call")
   expect_identical(fit2$call[[2]], as.symbol("<data>"))

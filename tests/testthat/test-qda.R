@@ -33,7 +33,7 @@ test_that("with the pooled sample covariance the classifier is MASS::lda (two cl
   expect_identical(predict(fit, te[, 1:7]), predict(ref, te)$class)
   expect_equal(unname(predict(fit, te[, 1:7], type = "posterior")),
                unname(predict(ref, te)$posterior), tolerance = 1e-8)
-  expect_equal(pooled_cov(tr[, 1:7], tr$type),
+  expect_equal(as.matrix(pooled_cov(tr[, 1:7], tr$type)),
                crossprod(dpcov:::center_by_group(as.matrix(tr[, 1:7]), tr$type)) / (nrow(tr) - 2))
 })
 
@@ -143,6 +143,22 @@ test_that("a named plug-in covariance is matched to x's columns by name, never b
   expect_equal(score(unname(S)), ref)
   expect_equal(predict(qda_plugin(as.matrix(unname(X)), g, cov = S[4:1, 4:1]), unname(as.matrix(X)), type = "score"),
                predict(qda_plugin(as.matrix(unname(X)), g, cov = unname(S[4:1, 4:1])), unname(as.matrix(X)), type = "score"))
+})
+
+test_that("pooled_cov() is labelled non-private, prints so, and plugs in (audit)", {
+  X <- iris[, 1:4]
+  g <- iris$Species
+  S <- pooled_cov(X, g)
+  expect_s3_class(S, c("pooled_cov", "dp_nonprivate"), exact = TRUE)
+  plain <- crossprod(dpcov:::center_by_group(as.matrix(X), g)) / (150 - 3)
+  expect_identical(as.matrix(S), plain)
+  out <- utils::capture.output(res <- print(S))
+  expect_match(out[1], "^<pooled_cov> NOT a private release")
+  expect_identical(res, S)
+  expect_equal(predict(qda_plugin(X, g, cov = S), X, type = "score"),
+               predict(qda_plugin(X, g, cov = plain), X, type = "score"))
+  expect_identical(qda_plugin(X, g)$cov, plain)  # the default's cov is a plain matrix
+  expect_equal(cov_error(S, plain), c(spectral = 0, frobenius = 0, l1 = 0))
 })
 
 test_that("predict() matches newdata's columns by name, never silently by position", {
