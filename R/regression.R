@@ -25,7 +25,14 @@
 #'   intercept column. Default: every column except `response` and `intercept`.
 #' @param intercept `NULL` (no intercept) or the name or index of the column
 #'   of ones.
-#' @return A named numeric vector of coefficients.
+#' @return A named numeric vector of coefficients. From a release with a
+#'   formal guarantee it is a plain numeric vector (post-processing of the
+#'   release). From exact statistics (a [second_moment()] object) or a
+#'   release without a formal guarantee ([has_guarantee()] `FALSE`, e.g.
+#'   `clip = Inf`) the coefficients are exact, not private, and carry class
+#'   `c("dp_coefficients", "dp_nonprivate", "numeric")`: printing says so, arithmetic
+#'   works as on the numbers (`as.vector()` drops the label). A bare matrix
+#'   is the caller's own and is returned unlabelled.
 #' @examples
 #' set.seed(1)
 #' X <- matrix(rnorm(60000), 20000, 3, dimnames = list(NULL, c("a", "b", "c")))
@@ -40,23 +47,25 @@
 #' @template ref-sheffet
 #' @export
 dp_regression <- function(release, response, features = NULL, intercept = NULL) {
+  if (missing(release)) abort_missing("release")
+  if (missing(response)) abort_missing("response")
   M <- regression_matrix(release)
   d <- nrow(M)
   y <- release_column_index(response, M, "response")
-  if (length(y) != 1L) abort("`response` must name exactly one column.")
+  if (length(y) != 1L) abort("`response` must name exactly one column.", .arg = "response")
   icpt <- if (is.null(intercept) || isFALSE(intercept)) integer(0) else release_column_index(intercept, M, "intercept")
-  if (length(icpt) > 1L) abort("`intercept` must name one column (the column of ones).")
-  if (length(icpt) && icpt == y) abort("the `intercept` column cannot also be the `response`.")
+  if (length(icpt) > 1L) abort("`intercept` must name one column (the column of ones).", .arg = "intercept")
+  if (length(icpt) && icpt == y) abort("the `intercept` column cannot also be the `response`.", .arg = "intercept")
   if (is.null(features)) {
     feat <- setdiff(seq_len(d), c(y, icpt))
   } else {
     feat <- release_column_index(features, M, "features")
-    if (anyDuplicated(feat)) abort("`features` contains duplicated columns.")
-    if (y %in% feat) abort("`features` must not contain the response column.")
+    if (anyDuplicated(feat)) abort("`features` contains duplicated columns.", .arg = "features")
+    if (y %in% feat) abort("`features` must not contain the response column.", .arg = "features")
     feat <- setdiff(feat, icpt)
   }
   cols <- c(icpt, feat)
-  if (!length(cols)) abort("no feature columns: give `features` or `intercept`.")
+  if (!length(cols)) abort("no feature columns: give `features` or `intercept`.", .arg = "features")
   # solved on standardised features (lm_standardize()), mapped back
   idx <- c(cols, y)
   q <- length(idx)
@@ -68,7 +77,32 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
-  stats::setNames(as.numeric(beta), labels)
+  beta <- stats::setNames(as.numeric(beta), labels)
+  # exact statistics, or a release without a guarantee: exact coefficients,
+  # labelled as every non-private result is (a bare matrix is the caller's own)
+  why <- regression_nonprivate_why(release)
+  if (is.null(why)) return(beta)
+  structure(beta, why = why, class = c("dp_coefficients", "dp_nonprivate", "numeric"))  # "numeric": data.frame() etc.
+}
+
+# Why coefficients from `release` are not private (NULL when they are, or
+# when the input is a bare matrix whose origin is the caller's to know).
+regression_nonprivate_why <- function(release) {
+  if (inherits(release, "dp_suffstat")) return("exact least squares from second_moment()'s statistics, without privacy noise")
+  if (inherits(release, "dp_release") && (inherits(release, "dp_nonprivate") || !release_has_guarantee(release))) {
+    return("exact coefficients of a release without a formal guarantee (see its Guarantee)")
+  }
+  NULL
+}
+
+#' @export
+print.dp_coefficients <- function(x, ...) {
+  v <- unclass(x)
+  if (!is.double(v) || !is.null(dim(v))) abort("`x` is not a valid dp_coefficients object: it must be a numeric vector.", .arg = "x")
+  why <- attr(x, "why", exact = TRUE)
+  nonprivate_banner(x, if (is_string(why)) why)
+  print(stats::setNames(as.vector(v), names(v)), ...)
+  invisible(x)
 }
 
 regression_matrix <- function(release) {
@@ -87,12 +121,13 @@ regression_matrix <- function(release) {
     release
   }
   if (!is.matrix(M) || !is.numeric(M) || is.object(M) || nrow(M) != ncol(M)) {
-    abort("`release` must be a dp_release of a second-moment matrix, a second_moment() object, or a square numeric matrix.")
+    abort("`release` must be a dp_release of a second-moment matrix, a second_moment() object, or a square numeric matrix.",
+          .arg = "release")
   }
-  if (anyNA(M) || any(!is.finite(M))) abort("`release`: the released matrix contains NA or infinite values.")
-  if (max(abs(M - t(M))) > 1e-8 * max(1, max(abs(M)))) abort("`release` must be a symmetric matrix.")
+  if (anyNA(M) || any(!is.finite(M))) abort("`release`: the released matrix contains NA or infinite values.", .arg = "release")
+  if (max(abs(M - t(M))) > 1e-8 * max(1, max(abs(M)))) abort("`release` must be a symmetric matrix.", .arg = "release")
   storage.mode(M) <- "double"
-  if (nrow(M) < 2L) abort("the released matrix must have at least 2 columns (a feature and a label).")
+  if (nrow(M) < 2L) abort("the released matrix must have at least 2 columns (a feature and a label).", .arg = "release")
   M
 }
 
@@ -100,14 +135,14 @@ release_column_index <- function(cols, M, arg) {
   d <- ncol(M)
   if (is.character(cols)) {
     nm <- colnames(M)
-    if (is.null(nm)) abort("`%s` names columns but the released matrix has no column names; use indices.", arg)
+    if (is.null(nm)) abort("`%s` names columns but the released matrix has no column names; use indices.", arg, .arg = arg)
     idx <- match(cols, nm)
-    if (anyNA(idx)) abort("`%s`: unknown column(s) %s.", arg, paste0('"', cols[is.na(idx)], '"', collapse = ", "))
+    if (anyNA(idx)) abort("`%s`: unknown column(s) %s.", arg, paste0('"', cols[is.na(idx)], '"', collapse = ", "), .arg = arg)
     return(idx)
   }
   if (!is.numeric(cols) || !length(cols) || anyNA(cols) || any(cols != round(cols)) ||
       any(cols < 1) || any(cols > d)) {
-    abort("`%s` must be column names or whole-number indices in 1..%d.", arg, d)
+    abort("`%s` must be column names or whole-number indices in 1..%d.", arg, d, .arg = arg)
   }
   as.integer(cols)
 }

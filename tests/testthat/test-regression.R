@@ -12,18 +12,73 @@ test_that("with the exact Gram matrix the coefficients equal lm()", {
   A <- reg_data(); d <- as.data.frame(A)
   s <- second_moment(A)
   b <- dp_regression(s, "y", features = c("a", "b", "c"), intercept = "one")
-  expect_equal(unname(b), unname(coef(lm(y ~ a + b + c, d))), tolerance = 1e-10)
+  expect_equal(as.vector(b), unname(coef(lm(y ~ a + b + c, d))), tolerance = 1e-10)
   expect_named(b, c("(Intercept)", "a", "b", "c"))
   # without an intercept, a subset of features, another label
   b2 <- dp_regression(s, "y", features = c("a", "c"))
-  expect_equal(unname(b2), unname(coef(lm(y ~ a + c - 1, d))), tolerance = 1e-10)
+  expect_equal(as.vector(b2), unname(coef(lm(y ~ a + c - 1, d))), tolerance = 1e-10)
   b3 <- dp_regression(s, "a", features = c("y", "z"), intercept = "one")
-  expect_equal(unname(b3), unname(coef(lm(a ~ y + z, d))), tolerance = 1e-10)
+  expect_equal(as.vector(b3), unname(coef(lm(a ~ y + z, d))), tolerance = 1e-10)
   # default features: all other columns; indices work like names
   b4 <- dp_regression(s$gram, 5, intercept = 4)
   expect_equal(unname(b4), unname(coef(lm(y ~ a + b + c + z, d))), tolerance = 1e-10)
   expect_equal(dp_regression(unname(s$gram), 5, features = 1:3, intercept = 4),
-               setNames(unname(b), c("(Intercept)", "V1", "V2", "V3")), tolerance = 1e-12)
+               setNames(as.vector(b), c("(Intercept)", "V1", "V2", "V3")), tolerance = 1e-12)
+})
+
+test_that("exact coefficients (statistics, or a release without a guarantee) are labelled non-private", {
+  A <- reg_data(n = 2000); d <- as.data.frame(A)
+  ref <- coef(lm(y ~ a + b + c, d))
+  # clip = Inf with a negligible noise: no guarantee, and the coefficients are lm()'s
+  set.seed(40)
+  rel <- analyze_gauss(A[, c("a", "b", "c", "one", "y")], 1, 1e-6, clip = Inf, sigma_clip_inf = 1e-12)
+  expect_false(has_guarantee(rel))
+  for (b in list(dp_regression(rel, "y", intercept = "one"),
+                 dp_regression(second_moment(A), "y", features = c("a", "b", "c"), intercept = "one"))) {
+    expect_s3_class(b, c("dp_coefficients", "dp_nonprivate", "numeric"), exact = TRUE)
+    est <- data.frame(est = b)$est  # a table can be made, and keeps the label
+    expect_s3_class(est, "dp_nonprivate")
+    expect_identical(as.vector(est), as.vector(b))
+    expect_equal(as.vector(b), unname(ref), tolerance = 1e-8)
+    expect_named(b, names(ref))
+    # printed with the banner, then the plain named numbers (no attribute dump)
+    out <- capture.output(res <- withVisible(print(b)))
+    expect_match(out[1], "^<dp_coefficients> NOT a private release")
+    expect_false(any(grepl("attr", out)))
+    expect_false(res$visible)
+    # arithmetic works on the numbers
+    expect_equal(sum(b^2), sum(ref^2), tolerance = 1e-8)
+  }
+  # a private release, and a bare matrix (the caller's own): plain numeric vectors
+  set.seed(41)
+  b <- dp_regression(analyze_gauss(A, 1, 1e-6, clip = 8), "y", features = c("a", "b", "c"), intercept = "one")
+  expect_identical(class(b), "numeric")
+  expect_null(attributes(unname(b)))
+  expect_identical(class(dp_regression(second_moment(A)$gram, "y", intercept = "one")), "numeric")
+})
+
+test_that("dp_regression() refuses bad arguments with classed errors naming them", {
+  s <- second_moment(reg_data())
+  e <- expect_error(dp_regression(s), class = "dpcov_error")
+  expect_identical(e$arg, "response")
+  expect_match(conditionMessage(e), "`response` is missing")
+  e <- expect_error(dp_regression(response = "y"), class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  cases <- list(list(quote(dp_regression(s, c("y", "z"))), "response"),
+                list(quote(dp_regression(s, "y", intercept = c("one", "a"))), "intercept"),
+                list(quote(dp_regression(s, "y", intercept = "y")), "intercept"),
+                list(quote(dp_regression(s, "y", features = c("a", "a"))), "features"),
+                list(quote(dp_regression(s, "y", features = c("a", "y"))), "features"),
+                list(quote(dp_regression(s, "y", features = integer(0))), "features"),
+                list(quote(dp_regression(s, "w")), "response"),
+                list(quote(dp_regression(unname(s$gram), "y")), "response"),
+                list(quote(dp_regression(matrix(1:6, 2), 1)), "release"),
+                list(quote(dp_regression(matrix(c(1, 2, 3, 1), 2), 1)), "release"),
+                list(quote(dp_regression(matrix(1), 1)), "release"))
+  for (cs in cases) {
+    e <- expect_error(eval(cs[[1]]), class = "dpcov_error")
+    expect_identical(e$arg, cs[[2]], info = deparse(cs[[1]]))
+  }
 })
 
 test_that("argmin over beta_d = -1 of beta' M beta is what is returned (any PD M)", {
