@@ -47,7 +47,10 @@
 #'
 #' @param release A [dp_release]: a square release of any family, or a
 #'   [dp_compress()] release. Or the data (a numeric matrix, data frame or
-#'   chunk reader), as for [stats::prcomp()]: it is released first by
+#'   chunk reader, as for [stats::prcomp()]; anything else that is not a
+#'   release is taken as data when `...` is given, and validated as
+#'   [dp_cov()]'s `x`: a numeric vector is one column, and refusals name
+#'   `release`): it is released first by
 #'   [dp_cov()] with the arguments in `...` (`epsilon`, `delta`, and public
 #'   per-column bounds `lower` and `upper` or `bounds`, or the row-norm
 #'   clips; `budget`, `neighbor`, `type = "correlation"` for standardised
@@ -130,8 +133,11 @@
 dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   call <- match.call()
   if (missing(release)) abort_missing("release")
-  if (!inherits(release, "dp_release") && (is.matrix(release) || is.data.frame(release) || is.function(release))) {
-    # data: released first by dp_cov() (its arguments in `...`), then decomposed
+  # data: released first by dp_cov() (its arguments in `...`), then decomposed;
+  # anything else that is not a release but comes with dp_cov()'s arguments
+  # (a vector, a list, statistics) is data too, validated by dp_cov() as `x`
+  if (!inherits(release, "dp_release") &&
+      (is.matrix(release) || is.data.frame(release) || is.function(release) || ...length())) {
     if (!...length()) {
       abort("`release` must be a dp_release; to release data first, give dp_cov()'s arguments (`epsilon`, `delta`, and `lower`/`upper` or `bounds`).",
             .arg = "release")
@@ -158,13 +164,14 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     # public bounds: tightened by the automatic rule for principal axes
     # unless `tighten` is given (pca_tighten(): public arguments and shape only)
     dots <- list(...)
-    # (the components are judged, and warned about, below)
-    release <- muffle_noise_warnings(
+    # (the components are judged, and warned about, below); dp_cov()'s
+    # refusals of its `x` are about dp_pca()'s `release`
+    release <- pca_data_error(muffle_noise_warnings(
       if ("tighten" %in% names(dots) || !any(c("lower", "upper", "bounds") %in% names(dots))) {
         dp_cov(release, ...)
       } else {
         dp_cov(release, ..., tighten = pca_tighten(release, dots))
-      })
+      }))
   } else if (...length()) {
     check_dots_empty(...)
   }
@@ -216,6 +223,17 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   # the components of a release without a formal guarantee are not private either
   if (inherits(release, "dp_nonprivate") || !has_guarantee(basis)) out <- as_nonprivate(out, "dp_pca")
   out
+}
+
+# dp_cov()'s classed errors about its data argument `x`, raised again naming
+# dp_pca()'s `release` (the same classes).
+pca_data_error <- function(expr) {
+  tryCatch(expr, dpcov_error = function(e) {
+    if (!identical(e$arg, "x")) stop(e)
+    e$message <- gsub("`x`", "`release`", conditionMessage(e), fixed = TRUE)
+    e$arg <- "release"
+    stop(e)
+  })
 }
 
 #' The diagnostics of a PCA, per component, from released quantities only: a

@@ -497,7 +497,7 @@ test_that("duplicate or missing column names are refused, classed, with nothing 
     b <- dp_budget(5, 1e-4, neighbor = "replace-one")
     e <- tryCatch(calls[[k]](x, b), error = identity)
     expect_s3_class(e, "dpcov_error")
-    expect_identical(e$arg, "x")
+    expect_identical(e$arg, if (k == 5L) "release" else "x")  # dp_pca()'s data argument
     expect_match(conditionMessage(e), "duplicate or missing column names")
     expect_identical(nrow(as.data.frame(b)), 0L)
   }

@@ -245,3 +245,23 @@ test_that("summary() of a dp_pca refuses unknown arguments", {
   expect_s3_class(e, "dpcov_error")
   expect_identical(e$arg, "foo")
 })
+
+test_that("with dp_cov()'s arguments anything not a release is data: a vector is one column, a list is refused as data", {
+  v <- X[, 1]
+  set.seed(31)
+  a <- dp_pca(v, epsilon = 1, delta = 1e-6, lower = -8, upper = 8, tighten = FALSE)
+  set.seed(31)
+  b <- dp_pca(dp_cov(v, epsilon = 1, delta = 1e-6, lower = -8, upper = 8, tighten = FALSE))
+  expect_equal(a$sdev, b$sdev)
+  expect_equal(a$rotation, b$rotation)
+  expect_identical(dim(a$rotation), c(1L, 1L))
+  # a list, or data dp_cov() refuses: the error is about the data (dp_pca()'s
+  # `release`), not "unknown argument(s) in `...`"
+  bad <- X; bad[2, 3] <- NA
+  for (d in list(as.list(as.data.frame(X)), bad, "a")) {
+    e <- expect_error(dp_pca(d, epsilon = 1, delta = 1e-6, lower = -8, upper = 8), class = "dpcov_error")
+    expect_identical(e$arg, "release")
+    expect_match(conditionMessage(e), "`release`", fixed = TRUE)
+    expect_no_match(conditionMessage(e), "unknown argument")
+  }
+})
