@@ -513,10 +513,22 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' @param digits Significant digits.
 #' @param npcs Components shown in the scree plot.
 #' @param main Plot title (`NULL` for a default).
+#' @param matrix `tidy()`: which part, with broom's names for a `prcomp`:
+#'   `"v"` (or `"rotation"`, `"variables"`, `"loadings"`) the loadings,
+#'   columns `column`, `PC`, `value` (one row per variable and component);
+#'   `"d"` (or `"pcs"`, `"eigenvalues"`) the components, columns `PC`,
+#'   `std.dev`, `percent` and `cumulative` (shares of the variance, rounded
+#'   as in `summary()`); `"u"` (or `"x"`, `"samples"`, `"scores"`) the scores
+#'   of the compressed rows (columns `row`, `PC`, `value`), which only a
+#'   PCA of compressed rows has: for a square release it is a classed error
+#'   (score data you hold with `predict(x, newdata)`). The default is `"v"`,
+#'   not broom's `"u"`: a PCA of a release holds no rows, so the loadings
+#'   are what every one has.
 #' @param ... Unused (`plot`: passed to [graphics::plot()]).
 #' @return `predict`: a matrix of scores (rows x components). `summary`: a
 #'   `summary.dp_pca` list with `importance`. `plot`: the variances shown,
-#'   invisibly. `print`: `x`, invisibly.
+#'   invisibly. `print`: `x`, invisibly. `tidy`: a data frame (class
+#'   `dp_nonprivate` too when the PCA is; see `matrix`).
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(5000 * 3), 5000, 3) %*% diag(c(3, 1, 0.5))
@@ -668,6 +680,38 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   if (is.numeric(mu)) X <- sweep(X, 2L, mu)
   if (is.numeric(sc)) X <- sweep(X, 2L, sc, "/")
   X %*% R
+}
+
+#' @rdname dp_pca_methods
+#' @export
+tidy.dp_pca <- function(x, matrix = "v", ...) {
+  check_dp_pca(x)
+  check_method_dots(...)
+  matrix <- check_choice(matrix, c("v", "rotation", "variables", "loadings", "d", "pcs", "eigenvalues",
+                                   "u", "x", "samples", "scores"), "matrix")
+  R <- x$rotation
+  long <- function(M, id, labels) {
+    k <- ncol(M)
+    out <- data.frame(rep(labels, each = k), PC = rep(as.numeric(seq_len(k)), times = nrow(M)),
+                      value = as.vector(t(M)), stringsAsFactors = FALSE)
+    names(out)[1L] <- id
+    out
+  }
+  out <- if (matrix %in% c("d", "pcs", "eigenvalues")) {
+    imp <- summary(x)$importance
+    data.frame(PC = as.numeric(seq_len(ncol(imp))), std.dev = unname(imp[1L, ]), percent = unname(imp[2L, ]),
+               cumulative = unname(imp[3L, ]))
+  } else if (matrix %in% c("v", "rotation", "variables", "loadings")) {
+    long(R, "column", if (is.null(rownames(R))) seq_len(nrow(R)) else rownames(R))
+  } else {
+    if (is.null(x$x)) {
+      abort("`matrix` = \"%s\": the PCA of a square release has no rows, so no scores; score data you hold with predict(x, newdata) (or tidy the loadings, matrix = \"v\").",
+            matrix, .arg = "matrix")
+    }
+    long(x$x, "row", if (is.null(rownames(x$x))) seq_len(nrow(x$x)) else rownames(x$x))
+  }
+  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
+  out
 }
 
 x_units_short <- function(units) sub("\\s*\\(.*$", "", sub(";.*$", "", units))

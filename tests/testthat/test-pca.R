@@ -265,3 +265,39 @@ test_that("with dp_cov()'s arguments anything not a release is data: a vector is
     expect_no_match(conditionMessage(e), "unknown argument")
   }
 })
+
+test_that("tidy() of a dp_pca gives broom's prcomp tables for loadings and components; scores only of compressed rows", {
+  ref <- prcomp(X)
+  pc <- dp_pca(exact_release(cov(X), "covariance", center = colMeans(X), divisor = "n - 1"))
+  # components: as broom's tidy.prcomp(matrix = "d"), from summary()'s importance
+  imp <- summary(ref)$importance
+  want <- data.frame(PC = as.numeric(1:4), std.dev = unname(imp[1, ]), percent = unname(imp[2, ]),
+                     cumulative = unname(imp[3, ]))
+  for (m in c("d", "pcs", "eigenvalues")) expect_equal(generics::tidy(pc, matrix = m), want, tolerance = 1e-8)
+  # loadings (the default): one row per variable and component, as broom's pivot
+  R <- pc$rotation
+  want <- data.frame(column = rep(rownames(R), each = 4), PC = rep(as.numeric(1:4), 4),
+                     value = c(t(R)), stringsAsFactors = FALSE)
+  expect_identical(generics::tidy(pc), want)
+  for (m in c("v", "rotation", "variables", "loadings")) expect_identical(generics::tidy(pc, matrix = m), want)
+  # scores: a square release has none (broom's default read a NULL $x)
+  for (m in c("u", "x", "samples", "scores")) {
+    e <- expect_error(generics::tidy(pc, matrix = m), class = "dpcov_error")
+    expect_identical(e$arg, "matrix")
+    expect_match(conditionMessage(e), "predict(x, newdata)", fixed = TRUE)
+  }
+  e <- expect_error(generics::tidy(pc, matrix = "bogus"), class = "dpcov_error")
+  expect_identical(e$arg, "matrix")
+  e <- expect_error(generics::tidy(pc, foo = 1), class = "dpcov_error")
+  expect_identical(e$arg, "foo")
+  # compressed rows have scores; their PCA has no guarantee, and its tables say so
+  set.seed(6)
+  cp <- suppressWarnings(dp_pca(dp_compress(X, m = 40)))
+  tu <- generics::tidy(cp, matrix = "u")
+  expect_identical(names(tu), c("row", "PC", "value"))
+  expect_equal(tu$value, c(t(cp$x)))
+  expect_identical(tu$row, rep(seq_len(40), each = 4))
+  expect_s3_class(tu, "dp_nonprivate")
+  expect_s3_class(generics::tidy(cp, matrix = "d"), "dp_nonprivate")
+  expect_false(inherits(generics::tidy(pc), "dp_nonprivate"))
+})
