@@ -148,7 +148,7 @@
 #' a [second_moment()] object (already clipped to one bound). With
 #' `mechanism = "threshold"` the threshold applies on the box scale.
 #'
-#' **Default split with bounds.** When `split` is not given, bounds (public
+#' **Default split with bounds.** When `split` is `NULL` (not given), bounds (public
 #' or chosen privately) use 0.4 with `"analyze_gauss"` (the mean's
 #' share of \eqn{\mu^2}; the diagonal then gets 0.2 and the off-diagonal
 #' 0.4): on the data sets and public bounds of
@@ -244,10 +244,13 @@
 #' @param mechanism `"analyze_gauss"`, `"threshold"` or `"wishart"`.
 #' @param split Share of `epsilon` and of `delta` spent on the mean, in (0, 1)
 #'   (on the row-norm path composed by zCDP, the two steps' \eqn{\rho} are
-#'   in the ratio \eqn{s^2 : (1 - s)^2}); default 0.6, or with per-column bounds (public or private) 0.4
-#'   with `"analyze_gauss"`, where it is the mean's share of the squared
-#'   sensitivity-to-noise ratio of one joint Gaussian mechanism, and 0.15 with
-#'   the other mechanisms (see *Default split*).
+#'   in the ratio \eqn{s^2 : (1 - s)^2}). `NULL` (the default) chooses by
+#'   path: with per-column bounds (public, private, or the \[0, 1\] coding
+#'   of logical columns) 0.4 with `"analyze_gauss"`, where it is the mean's
+#'   share of the squared sensitivity-to-noise ratio of one joint Gaussian
+#'   mechanism, and 0.15 with the other mechanisms; with row-norm clips
+#'   (`clip`, `clip_mean`, a reader or a [second_moment()] object) 0.6 (see
+#'   *Default split*). Giving that value is the same as leaving it `NULL`.
 #' @param lower,upper,bounds Public per-column bounds (see *Public per-column
 #'   bounds* and [dpcov_arguments]): `lower` and `upper`, numbers of length 1
 #'   or p, optionally named by column, or `bounds`, a data frame with columns
@@ -313,7 +316,7 @@
 #' @template ref-sheffet
 #' @export
 dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism = "analyze_gauss",
-                   split = 0.6, type = "covariance", divisor = "n", neighbor = "add-remove",
+                   split = NULL, type = "covariance", divisor = "n", neighbor = "add-remove",
                    calibration = "analytic", bound_share = NULL, bound_quantile = 0.5,
                    bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
                    lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE) {
@@ -337,7 +340,6 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   mechanism <- check_choice(mechanism, c("analyze_gauss", "threshold", "wishart"), "mechanism")
   # the box with Analyze Gauss: one Gaussian mechanism on the mean and the Gram (dp_cov_box_joint())
   box_split <- if (mechanism == "analyze_gauss") box_joint_split else box_default_split
-  if (!is.null(box) && missing(split)) split <- box_split
   type <- check_choice(type, c("covariance", "correlation"), "type")
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -372,7 +374,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # no bounds of any kind (and the data in memory): per-column bounds are
   # chosen privately (dp_column_bounds()), then the box path runs with them
   private_box <- is.null(box) && is.null(clip) && is.null(clip_mean) && !one_pass && !is.function(x)
-  if (private_box && missing(split)) split <- box_split
+  # the default split depends on the path (see *Default split*): bounds,
+  # public or private, take box_split; the row-norm clips 0.6
+  if (is.null(split)) split <- if (private_box || !is.null(box)) box_split else 0.6
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
   }

@@ -640,3 +640,30 @@ test_that("data of logical columns alone take their coding [0, 1] as public boun
   d$x <- rnorm(400)
   expect_identical(suppressWarnings(dp_cov(d, 1, 1e-4))$params$bounds_source, "private")
 })
+
+test_that("split's default is NULL, resolved by path; giving the documented default is the same release", {
+  expect_null(formals(dp_cov)$split)
+  set.seed(70)
+  x <- big_mean_data(400)
+  same <- function(args, split) {
+    set.seed(71); a <- suppressWarnings(do.call(dp_cov, args))
+    set.seed(71); b <- suppressWarnings(do.call(dp_cov, c(args, list(split = split))))
+    # a wrapper that forwards split = NULL gets the default too
+    set.seed(71); n <- suppressWarnings(do.call(dp_cov, c(args, list(split = NULL))))
+    expect_identical(b$estimate, a$estimate)
+    expect_identical(n$estimate, a$estimate)
+    expect_identical(a$params$split, split)
+  }
+  box <- list(x = x, epsilon = 1, delta = 1e-6, lower = c(40, 60, 40), upper = c(60, 90, 60))
+  same(box, 0.4)                                                   # public bounds, Analyze Gauss (joint)
+  same(c(box, list(mechanism = "threshold", neighbor = "replace-one")), 0.15)  # public bounds, two steps
+  same(utils::modifyList(box, list(mechanism = "wishart", epsilon = 0.5)), 0.15)
+  same(list(x = x, epsilon = 1, delta = 1e-6), 0.4)                # private per-column bounds
+  same(list(x = x > 50, epsilon = 1, delta = 1e-6), 0.4)           # logical columns: their coding
+  same(list(x = x, epsilon = 1, delta = 1e-6, clip = 5, clip_mean = 110), 0.6)  # row-norm clips
+  same(list(x = x, epsilon = 1, delta = 1e-6, clip = 5), 0.6)      # clip_mean chosen privately
+  # a different split is a different release
+  set.seed(71); a <- dp_cov(x, 1, 1e-6, lower = c(40, 60, 40), upper = c(60, 90, 60))
+  set.seed(71); b <- dp_cov(x, 1, 1e-6, lower = c(40, 60, 40), upper = c(60, 90, 60), split = 0.6)
+  expect_false(identical(a$estimate, b$estimate))
+})
