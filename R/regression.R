@@ -1645,10 +1645,12 @@ check_dp_lm <- function(x, arg = "x") {
 #' @param object,x A `dp_lm` fit.
 #' @param parm Coefficients (names or indices); default all.
 #' @param level Confidence level.
-#' @param type `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
+#' @param type `confint()`: `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
 #'   \eqn{2\hat\beta - q_{\alpha/2}}), `"percentile"` or `"normal"`
 #'   (\eqn{\hat\beta \pm z\,se}). Default: the fit's own (`"percentile"`
-#'   with bootstrap draws, `"normal"` for compressed data).
+#'   with bootstrap draws, `"normal"` for compressed data). `predict()`:
+#'   `"response"` (as in [stats::predict.lm()]), the only type: a fit keeps
+#'   no data, so `"terms"` (centred at the data's means) is a classed error.
 #' @param newdata A data frame with the variables of the formula (factors
 #'   with the levels of the fit).
 #' @param interval `"none"` or `"confidence"` (for the mean response, from the
@@ -1657,6 +1659,9 @@ check_dp_lm <- function(x, arg = "x") {
 #'   [stats::predict.lm()] does: a list of `fit`, `se.fit` (from `vcov`:
 #'   privacy noise and sampling error) and `residual.scale`.
 #' @param conf.int,conf.level `tidy()`: add interval columns, and their level.
+#' @param exponentiate `tidy()`: as in broom's tidiers; `FALSE` only (the
+#'   coefficients of a linear model are on the response's scale, so `TRUE`
+#'   is a classed error).
 #' @param complete `coef()`, `vcov()`: as in [stats::coef()]; every
 #'   coefficient is estimated, so it changes nothing.
 #' @param use.fallback `nobs()`: as in [stats::nobs()]; accepted and
@@ -1848,9 +1853,13 @@ lm_parm <- function(parm, cf) {
 
 #' @rdname dp_lm-methods
 #' @export
-predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.fit = FALSE, ...) {
+predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.fit = FALSE, type = "response", ...) {
   check_dp_lm(object, "object")
   check_method_dots(...)
+  if (!identical(type, "response")) {
+    abort("`type` must be \"response\" (the only type of a dp_lm's predictions: the fit keeps no data, so no \"terms\").",
+          .arg = "type")
+  }
   interval <- check_choice(interval, c("none", "confidence"), "interval")
   level <- check_number(level, "level", lower = 0, upper = 1)
   se.fit <- check_flag(se.fit, "se.fit")
@@ -2053,10 +2062,14 @@ generics::glance
 
 #' @rdname dp_lm-methods
 #' @export
-tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, ...) {
+tidy.dp_lm <- function(x, conf.int = TRUE, conf.level = 0.95, exponentiate = FALSE, ...) {
   check_dp_lm(x)
   check_method_dots(...)
   check_flag(conf.int, "conf.int")
+  if (!isFALSE(check_flag(exponentiate, "exponentiate"))) {
+    abort("`exponentiate` = TRUE: a linear model's coefficients are on the response's scale; exponentiating is for log- and logit-link models.",
+          .arg = "exponentiate")
+  }
   conf.level <- check_number(conf.level, "conf.level", lower = 0, upper = 1)
   out <- data.frame(term = names(x$coefficients), estimate = unname(x$coefficients),
                     std.error = sqrt(pmax(0, unname(diag(x$vcov)))), stringsAsFactors = FALSE)

@@ -255,7 +255,12 @@ void_guarantee <- function(release, reason) {
 #' @param digits Significant digits to print.
 #' @param ... Unused.
 #' @return `print` returns `x` invisibly; `summary` a `summary.dp_release`
-#'   list; `as.matrix` the released estimate.
+#'   list; `as.matrix` the released estimate; `nobs` the number of rows n
+#'   where the release makes it public (`n_public`: every neighbour notion
+#'   but add/remove, and compressed data). Under add/remove neighbours n is
+#'   private and not released, so `nobs` is a classed error rather than a
+#'   number: a private estimate, where the release made one, is the noisy
+#'   count `params$n_noisy` (e.g. [dp_cov()]).
 #' @name dp_release
 #' @examples
 #' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
@@ -378,6 +383,102 @@ as.matrix.dp_release <- function(x, ...) {
   check_release(x)
   check_method_dots(...)
   x$estimate
+}
+
+#' @rdname dp_release
+#' @param use.fallback `nobs()`: as in [stats::nobs()]; accepted and ignored.
+#' @export
+nobs.dp_release <- function(object, use.fallback = FALSE, ...) {
+  check_release(object, "object")
+  check_flag(use.fallback, "use.fallback")
+  check_method_dots(...)
+  if (isTRUE(object$n_public) && is_num1(object$n)) return(object$n)
+  # under add/remove n is private: no noisy count is handed out as if it were n
+  where <- if (is_num1(object$params$n_noisy)) {
+    "a private estimate (a noisy count) is in `object$params$n_noisy`"
+  } else {
+    "this release holds no estimate of it"
+  }
+  abort("`object`: n is private under %s neighbours and not released, so nobs() has no value; %s.",
+        if (is_string(object$neighbor)) object$neighbor else "its", where, .arg = "object")
+}
+
+#' Matrices from the package's other objects
+#'
+#' `as.matrix()` of a [dp_column_bounds()] result is its bounds, a p x 2
+#' matrix with columns `lower` and `upper` (rows named by column where the
+#' bounds are). The package's other list-based objects are not matrices:
+#' `as.matrix()` would build a matrix of list cells, so it refuses them with a
+#' classed error (`dpcov_error`, `arg` `"x"`) that says where the matrix is:
+#' a [dp_pca()]'s loadings are `x$rotation` (scores: [predict()]), a
+#' [dp_lm()]'s coefficients [coef()] and [vcov()], a [dp_clip_bound()]'s bound
+#' [as.double()], a [threshold_cv()]'s curve `x$grid` and `x$loss`, a
+#' [qda_plugin()]'s `x$means` and `x$cov`. A [second_moment()] object is
+#' refused too: its Gram matrix is the exact, non-private statistic of the
+#' data (`x$gram`, for your own use), and a generic conversion that reads
+#' like one of a release is not the way to hand it out.
+#' @param x An object of the package.
+#' @param ... Unused.
+#' @return `as.matrix.dp_column_bounds`: a numeric matrix; the others do not
+#'   return.
+#' @examples
+#' b <- dp_column_bounds(matrix(rexp(3000), 1000, 3), epsilon = 1)
+#' as.matrix(b)
+#' @name dpcov_as_matrix
+NULL
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.dp_column_bounds <- function(x, ...) {
+  check_column_bounds(x)
+  check_method_dots(...)
+  b <- x$bounds
+  out <- cbind(lower = b$lower, upper = b$upper)
+  # a data frame's automatic row names are not column names
+  if (is.character(attr(b, "row.names"))) rownames(out) <- rownames(b)
+  out
+}
+
+# The refusal of as.matrix() for a list-based object, saying where its matrix is.
+refuse_as_matrix <- function(x, what, where) {
+  abort("`x` is %s, not a matrix: as.matrix() would give a matrix of list cells; %s.", what, where, .arg = "x")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.dp_pca <- function(x, ...) {
+  refuse_as_matrix(x, "a dp_pca", "its loadings are `x$rotation`, and scores of data you hold come from predict(x, newdata)")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.dp_lm <- function(x, ...) {
+  refuse_as_matrix(x, "a dp_lm fit", "use coef(x) and vcov(x) (or tidy(x) for a table)")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.dp_suffstat <- function(x, ...) {
+  refuse_as_matrix(x, "a second_moment() object (exact statistics of the data, NOT private)",
+                   "to release them privately give it to dp_cov() or a mechanism; the exact Gram matrix, for your own use only, is `x$gram`")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.qda_plugin <- function(x, ...) {
+  refuse_as_matrix(x, "a qda_plugin classifier", "its class means are `x$means` and its covariance `x$cov`")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.threshold_cv <- function(x, ...) {
+  refuse_as_matrix(x, "a threshold_cv tuning curve", "its curve is `x$grid` with `x$loss`")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.dp_bound <- function(x, ...) {
+  refuse_as_matrix(x, "a dp_bound", "the bound is as.double(x)")
 }
 
 #' Objects that are not private releases

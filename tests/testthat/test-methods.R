@@ -121,3 +121,63 @@ test_that("print() wraps its text to the console width, words intact", {
   # the control: the old print's guarantee line was far over 80 columns
   expect_gt(nchar(paste("Guarantee:", g)), 300)
 })
+
+test_that("predict() and tidy() of a dp_lm take the generics' standard arguments, and refuse what a linear fit cannot do", {
+  set.seed(92)
+  d <- data.frame(x = rnorm(3000))
+  d$y <- 1 + 2 * d$x + rnorm(3000)
+  fit <- dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, lower = c(x = -4, y = -10), upper = c(x = 4, y = 12), B = 20)
+  nd <- data.frame(x = c(-1, 0, 2))
+  expect_identical(predict(fit, nd, type = "response"), predict(fit, nd))
+  for (bad in list("terms", "link", NA, c("response", "terms"), 1)) {
+    e <- expect_error(predict(fit, nd, type = bad), class = "dpcov_error")
+    expect_identical(e$arg, "type")
+  }
+  expect_identical(generics::tidy(fit, exponentiate = FALSE), generics::tidy(fit))
+  e <- expect_error(generics::tidy(fit, exponentiate = TRUE), class = "dpcov_error")
+  expect_identical(e$arg, "exponentiate")
+  expect_match(conditionMessage(e), "linear model")
+  e <- expect_error(generics::tidy(fit, exponentiate = NA), class = "dpcov_error")
+  expect_identical(e$arg, "exponentiate")
+})
+
+test_that("nobs() of a release is its public n; a private n is a classed error that says where the noisy count is", {
+  set.seed(93)
+  X <- matrix(rnorm(1500), 500, 3, dimnames = list(NULL, c("a", "b", "c")))
+  expect_identical(nobs(analyze_gauss(X, 1, 1e-6, clip = 3, neighbor = "replace-one")), 500)
+  expect_identical(nobs(dp_cov(X, 1, 1e-6, lower = -4, upper = 4, neighbor = "zero-out")), 500)
+  e <- expect_error(nobs(analyze_gauss(X, 1, 1e-6, clip = 3)), class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  expect_match(conditionMessage(e), "private under add-remove")
+  r <- dp_cov(X, 1, 1e-6, lower = -4, upper = 4)
+  expect_true(is.numeric(r$params$n_noisy))
+  e <- expect_error(nobs(r), class = "dpcov_error")
+  expect_match(conditionMessage(e), "params$n_noisy", fixed = TRUE)
+  e <- expect_error(nobs(r, foo = 1), class = "dpcov_error")
+  expect_identical(e$arg, "foo")
+})
+
+test_that("as.matrix() of column bounds is p x 2; of the other list-based objects a classed refusal, not a list-matrix", {
+  set.seed(94)
+  X <- matrix(rnorm(1500), 500, 3, dimnames = list(NULL, c("a", "b", "c")))
+  cb <- dp_column_bounds(X, epsilon = 1)
+  m <- as.matrix(cb)
+  expect_true(is.double(m))
+  expect_identical(dimnames(m), list(c("a", "b", "c"), c("lower", "upper")))
+  expect_identical(unname(m[, "lower"]), cb$bounds$lower)
+  expect_identical(unname(m[, "upper"]), cb$bounds$upper)
+  expect_null(rownames(as.matrix(dp_column_bounds(unname(X), epsilon = 1))))
+  d <- as.data.frame(X)
+  objs <- list(pca = dp_pca(analyze_gauss(X, 1, 1e-6, clip = 3)),
+               lm = dp_lm(c ~ a + b, d, epsilon = 1, delta = 1e-6, clip = 4, B = 5),
+               ss = second_moment(X, clip = 3),
+               qda = qda_plugin(X, factor(rep(c("u", "v"), 250))),
+               cv = threshold_cv(X / 3, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3),
+               bound = dp_clip_bound(X, epsilon = 1))
+  for (nm in names(objs)) {
+    e <- expect_error(as.matrix(objs[[nm]]), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "x", info = nm)
+    expect_match(conditionMessage(e), "not a matrix", info = nm)
+  }
+  expect_match(tryCatch(as.matrix(objs$ss), error = conditionMessage), "NOT private")
+})
