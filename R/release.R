@@ -679,6 +679,12 @@ nonprivate_source <- function(v) {
 #'   or a noisy count, the released mean squared row norm (one-sided) over
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
 #'   clipped (`NA` where it cannot be told);
+#' * `noise_lost`: TRUE when every entry's noise sd is below an eighth of its
+#'   rounding step (relative `.Machine$double.eps / 8`), so the noise was
+#'   rounded away and the estimate is the exact statistic (noise calibrated far
+#'   below the data's scale, as `sigma_clip_inf` with `clip = Inf` can be);
+#'   graded `"mostly noise"`, the grade of a release not to be used as it
+#'   stands, and said in words;
 #' * `correlation_noise`: for a covariance or a correlation, the median over
 #'   pairs of the off-diagonal entries' noise sd on the correlation scale
 #'   (over \eqn{\sqrt{c_{ii} c_{jj}}}{sqrt(c_ii c_jj)}, the variances less
@@ -766,7 +772,8 @@ release_diagnostics <- function(x) {
   out <- list(noise_frobenius = NA_real_, signal_frobenius = NA_real_, noise_to_signal = NA_real_,
               variance_noise = NULL, n_noisy = NA_real_, n_noise_sd = NA_real_, n_relative_noise = NA_real_,
               mean_noise_sd = NULL, mean_noise = NULL, outside_bounds = character(0),
-              at_bounds = NULL, clip_fill = NA_real_, bounds_capped = NA, correlation_noise = NA_real_)
+              at_bounds = NULL, clip_fill = NA_real_, bounds_capped = NA, correlation_noise = NA_real_,
+              noise_lost = NA)
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
@@ -783,6 +790,10 @@ release_diagnostics <- function(x) {
     out$noise_frobenius <- noise
     out$signal_frobenius <- signal
     out$noise_to_signal <- ratio_or_inf(noise, signal)
+    # noise below an eighth of the rounding step of every entry it was added
+    # to is rounded away: the estimate is the exact statistic (sigma_clip_inf
+    # far below the data's scale with clip = Inf, say)
+    out$noise_lost <- all(sd <= .Machine$double.eps / 8 * abs(est))
     # each variance's noise sd against its released value less its noise:
     # the value (less the PSD projection's lift of it, params$psd_shift) less
     # its noise sd. Against the value itself, noise that inflated a
@@ -997,6 +1008,11 @@ diagnostics_level <- function(out, x, cols) {
     # the same (n = 400, epsilon 4: relative error 0.22 with every release
     # capped), so a risk, said in words, not a verdict that warns
     lv <- max(lv, 1L)
+  }
+  if (isTRUE(out$noise_lost)) {
+    say(paste0("the noise is below the rounding step of every released entry, so it was rounded away: the ",
+               "estimate is the exact statistic, not a private one; calibrate the noise to the data's scale."), 2L)
+    lv <- 2L
   }
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {

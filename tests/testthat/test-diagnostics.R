@@ -812,3 +812,24 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   d$component_noise <- c(PC1 = 0.1, PC2 = 3.3e9, PC3 = Inf, PC4 = 2, PC5 = 2)
   expect_true(any(grepl("PC2 >1e6, PC3 Inf", capture.output(dpcov:::print_pca_diagnostics(d)))))
 })
+
+test_that("noise rounded away (calibrated far below the data's scale) is said, not graded ok", {
+  set.seed(71)
+  x <- cbind(1e12 + rnorm(100), 1e12 + rnorm(100))
+  set.seed(1)
+  r1 <- suppressWarnings(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1))
+  set.seed(2)
+  r2 <- suppressWarnings(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1))
+  # the premise: two seeds, the same bits, the exact Gram
+  expect_identical(r1$estimate, r2$estimate)
+  expect_true(r1$diagnostics$noise_lost)
+  expect_identical(r1$diagnostics$level, "mostly noise")
+  expect_true(any(grepl("rounded away", r1$diagnostics$messages)))
+  op <- options(dpcov.noise_warning = TRUE)
+  expect_warning(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1), "rounded away", class = "dpcov_noise_warning")
+  options(op)
+  # the control: the same data centred keep their noise
+  r3 <- suppressWarnings(analyze_gauss(x - 1e12, 1, 1e-5, clip = Inf, sigma_clip_inf = 1))
+  expect_false(r3$diagnostics$noise_lost)
+  expect_false(any(grepl("rounded away", r3$diagnostics$messages)))
+})
