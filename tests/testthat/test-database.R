@@ -669,3 +669,30 @@ test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, a
   expect_identical(r(), matrix(numeric(0), 0, 2, dimnames = list(NULL, c("V1000000000", "V3"))))
   expect_error(csv_reader(f, columns = 3e9, header = FALSE), class = "dpcov_error")
 })
+
+test_that("csv_reader() reads later blocks with custom na_strings, quoted fields and empty lines as in memory", {
+  set.seed(91)
+  n <- 57
+  X <- matrix(round(rnorm(n * 3), 3), n, 3, dimnames = list(NULL, c("a", "b", "c")))
+  txt <- apply(X, 1, function(r) paste(format(r, digits = 6), collapse = ","))
+  txt[25:30] <- apply(X[25:30, ], 1, function(r) paste0("\"", format(r, digits = 6), "\"", collapse = ","))
+  miss <- c(33, 41)
+  txt[miss] <- sub("^[^,]*", "-", txt[miss])  # column a missing, written "-"
+  txt <- append(txt, "", after = 20)           # an empty line inside a block
+  f <- tempfile(fileext = ".csv")
+  writeLines(c("a,b,c", txt), f)
+  ref <- X
+  ref[miss, "a"] <- 0
+  for (na_strings in list("-", c("NA", "", "-"))) {
+    s <- second_moment(csv_reader(f, chunk_rows = 10, na = "zero", na_strings = na_strings), clip = Inf)
+    expect_equal(unname(s$gram), unname(crossprod(ref)), tolerance = 1e-12)
+    expect_identical(s$n, n)
+    # a second pass (reset) reads the same
+    s2 <- second_moment(csv_reader(f, chunk_rows = 7, na = "zero", na_strings = na_strings), clip = Inf)
+    expect_equal(s2$gram, s$gram, tolerance = 1e-12)
+  }
+  # "-" not declared missing: refused, and the message quotes no field
+  e <- expect_error(second_moment(csv_reader(f, chunk_rows = 10, na = "zero"), clip = Inf), class = "dpcov_error")
+  expect_false(grepl("[0-9]", conditionMessage(e)))
+  unlink(f)
+})
