@@ -314,13 +314,14 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 #' noisy value has been drawn (R's RNG state moved: every draw in dpcov comes
 #' from it) a failure may depend on that value, and on the data through it,
 #' so the charge stands: refunding it would let the failures be replayed for
-#' free.
+#' free. Under a user-supplied RNG (RNGkind("user-supplied")) the state need
+#' not move on a draw, so no charge is withdrawn.
 #' @noRd
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
   seed_before <- rng_state()
   withCallingHandlers(expr, dpcov_error = function(e) {
-    if (!identical(rng_state(), seed_before)) return()
+    if (!refund_allowed(seed_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
@@ -329,6 +330,12 @@ with_refund <- function(budget, charge, expr) {
 
 # R's RNG state, read (never written): NULL before the first draw.
 rng_state <- function() get0(".Random.seed", envir = globalenv(), inherits = FALSE)
+
+# Whether no draw can have happened since `seed_before`: the state unmoved,
+# under an RNG whose state moves on every draw (not a user-supplied one).
+refund_allowed <- function(seed_before, seed_now = rng_state(), kind = RNGkind()[1L]) {
+  identical(seed_now, seed_before) && !identical(kind, "user-supplied")
+}
 
 #' Totals of a ledger by both composition paths (see ?dp_budget), every
 #' charge first restated under the budget's notion `to`.

@@ -250,8 +250,12 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' @param columns Which columns, in order: names (a header is needed for a
 #'   file) or, for a file, positions; `NULL` for all.
 #' @param sep The field separator.
-#' @param header Whether the first line holds the column names.
-#' @param na_strings Fields read as missing.
+#' @param header Whether the first line holds the column names. A first
+#'   line with a field that reads as a number (quoted or not) is refused: it
+#'   may be a record, whose values would become the release's column names.
+#' @param na_strings Fields read as missing. Numbers (a sentinel such as
+#'   `"-999"`) only with `na = "zero"`: with `na = "error"` the refusal would
+#'   test whether that value occurs in the data.
 #' @return A chunk reader of class `c("dp_reader", "function")`: call it with
 #'   no arguments for the next block, or with `reset = TRUE` to start again.
 #'   After the last block it returns `NULL` (and starts again on the next
@@ -356,6 +360,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   check_flag(header, "header")
   na <- check_choice(na, c("error", "zero"), "na")
   if (!is.character(na_strings) || anyNA(na_strings)) abort("`na_strings` must be a character vector.", .arg = "na_strings")
+  # with na = "error", a number declared missing would make the refusal a
+  # free test of whether that value occurs in the data (the refusal comes
+  # before any noise); with na = "zero" it is a map of each record by itself
+  num_na <- na_strings[!is.na(suppressWarnings(as.double(trimws(na_strings))))]
+  if (na == "error" && length(num_na)) {
+    abort("`na_strings` holds numbers (%s) while `na` = \"error\": the refusal of a missing value would test whether that value occurs in the data; use na = \"zero\" (a sentinel such as -999 read as 0) or text markers (\"NA\", \"\", \".\").",
+          paste0("\"", num_na, "\"", collapse = ", "), .arg = "na_strings")
+  }
   quote <- "\""
   con <- file(file, "rt")
   first <- readLines(con, n = 1L, warn = FALSE)
@@ -376,15 +388,15 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   }
   # an empty file: only the chosen positions exist (V<position>, as read.csv names them)
   empty <- !length(first)
-  # a first line of numbers is a record, not a header: its values would
-  # become the release's column names (and be quoted in messages)
-  # (a quoted field, as write.csv() writes names, is a name: "2019", "2020")
-  if (header && length(fields) && !grepl(quote, first, fixed = TRUE) &&
-      !anyNA(suppressWarnings(as.numeric(fields)))) {
-    abort(paste0("`header`: every field of the first line of `file` is an unquoted number, so it is read as a ",
-                 "record, not a header (its values would become column names); for a file without a header give ",
-                 "header = FALSE and `columns` as positions; for a header of numbers (years) quote its fields in ",
-                 "the file, as write.csv() does."), .arg = "header")
+  # a first line with a number in it may be a record, not a header: its
+  # values would become the release's column names (and be quoted in
+  # messages). One text field does not make it a header (an id column), nor
+  # do quotes (a headerless file written with every field quoted)
+  if (header && length(fields) && any(!is.na(suppressWarnings(as.double(fields))))) {
+    abort(paste0("`header`: a field of the first line of `file` is a number, so the line may be a record, not a ",
+                 "header (its values would become column names); for a file without a header give header = FALSE ",
+                 "and `columns` as positions; name columns with text in the header (y2019, not 2019)."),
+          .arg = "header")
   }
   # (as with rows: the refusal must not depend on whether the file has any)
   if (empty && anyDuplicated(columns)) abort("`columns` names a column twice.", .arg = "columns")

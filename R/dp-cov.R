@@ -329,8 +329,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # on nothing and could close on the more common value
   coded <- is.null(box) && is.null(clip) && is.null(clip_mean) && all_logical_columns(x)
   if (coded) {
-    box <- list(lower = stats::setNames(rep(0, ncol(x)), colnames(x)),
-                upper = stats::setNames(rep(1, ncol(x)), colnames(x)), arg = "bounds")
+    box <- list(lower = stats::setNames(rep(0, NCOL(x)), colnames(x)),
+                upper = stats::setNames(rep(1, NCOL(x)), colnames(x)), arg = "bounds")
   }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
   if (coded && isTRUE(tighten)) {
@@ -530,7 +530,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     rel <- muffle_noise_warnings(with_refund(budget, charge,
       dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)))
-    rel$params$coded_columns <- colnames(rel$estimate)
+    rel$params$coded_columns <- colnames(rel$estimate) %||% paste0("V", seq_len(rel$p))
     return(finish_diagnostics(rel))
   }
   if (!is.null(box)) {
@@ -688,13 +688,14 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
   s
 }
 
-# TRUE for a data frame whose columns are all logical vectors, or a logical
-# matrix, with at least one column (a public schema).
+# TRUE for a data frame whose columns are all logical vectors, a logical
+# matrix with at least one column, or a logical vector (a public schema).
 all_logical_columns <- function(x) {
   if (is.data.frame(x)) {
     length(x) > 0L && all(vapply(x, function(col) is.logical(col) && is.null(dim(col)), logical(1)))
   } else {
-    is.matrix(x) && !is.object(x) && is.logical(x) && ncol(x) > 0L
+    # a logical vector is one column, as check_data_matrix() takes it
+    is.logical(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x) && ncol(x) > 0L)
   }
 }
 

@@ -316,6 +316,11 @@ laplace_scale <- function(sensitivity, epsilon) {
     abort("the Laplace scale for sensitivity %s and epsilon = %s overflows; give a smaller `sensitivity`.",
           format(sensitivity), format(epsilon), .arg = "sensitivity")
   }
+  # a positive sensitivity whose scale underflows to 0 would add no noise
+  if (sensitivity > 0 && !(b > 0)) {
+    abort("the Laplace scale for sensitivity %s and epsilon = %s underflows to 0; rescale to a larger `sensitivity`.",
+          format(sensitivity), format(epsilon), .arg = "sensitivity")
+  }
   b
 }
 
@@ -571,7 +576,7 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 #' \eqn{0.6 p^{-2/3} / \sqrt{reps}}{0.6 p^(-2/3) / sqrt(reps)};
 #' `reps = 4000` reproduces the constant that `analyze_gauss(post = "shift")`
 #' used before the table existed. The work is limited to
-#' \eqn{reps (p^3 + 2500) \le 10^{12}}{reps * (p^3 + 2500) <= 1e12} (a few
+#' \eqn{reps (p^3 + 5 \cdot 10^4) \le 10^{12}}{reps * (p^3 + 5e4) <= 1e12} (a few
 #' minutes at most), and the Monte Carlo can be interrupted.
 #'
 #' @param p Dimension: a whole number from 1 to 46340 (the largest p whose
@@ -594,8 +599,8 @@ analyze_gauss_shift <- function(p, sigma, reps = NULL) {
   if (is.null(reps)) return(sigma * shift_table_e(p))
   reps <- check_count(reps, "reps", min = 10, max = 1e9)
   # one p x p eigendecomposition per draw: about reps * p^3 operations
-  if (reps * (p^3 + 2500) > 1e12) {
-    abort("`reps` = %s at p = %s is too much work (reps * (p^3 + 2500) must be at most 1e12); use the table (reps = NULL) or fewer reps.",
+  if (reps * (p^3 + 5e4) > 1e12) {
+    abort("`reps` = %s at p = %s is too much work (reps * (p^3 + 5e4) must be at most 1e12); use the table (reps = NULL) or fewer reps.",
           format(reps), format(p), .arg = "reps")
   }
   key <- paste(p, reps)

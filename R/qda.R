@@ -137,7 +137,7 @@ resolve_plugin_cov <- function(cov, x, group) {
 # alone, or a pooled_cov() result.
 is_nonprivate_matrix <- function(m) {
   is.matrix(m) && is.numeric(m) && inherits(m, "dp_nonprivate") &&
-    all(class(m) %in% c("pooled_cov", "dp_nonprivate"))
+    all(class(m) %in% c("pooled_cov", "dp_nonprivate", "matrix", "array"))
 }
 
 # A release given as the plug-in covariance, on the covariance scale (see
@@ -211,7 +211,8 @@ check_qda_plugin <- function(x, arg = "x") {
 #'
 #' @inheritParams qda_plugin
 #' @return The p x p matrix, named by the columns of `x`, of class
-#'   `c("pooled_cov", "dp_nonprivate")`.
+#'   `c("pooled_cov", "dp_nonprivate", "matrix", "array")` (base matrix
+#'   functions such as [det()] apply).
 #' @examples
 #' pooled_cov(iris[, 1:4], iris$Species)
 #' @template ref-combo
@@ -223,7 +224,7 @@ pooled_cov <- function(x, group) {
   group <- check_group(group, nrow(x))
   if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes in `group`.", .arg = "group")
   structure(crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group)),
-            class = c("pooled_cov", "dp_nonprivate"))
+            class = c("pooled_cov", "dp_nonprivate", "matrix", "array"))
 }
 
 #' @rdname pooled_cov

@@ -915,6 +915,10 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   tt0 <- tryCatch(stats::terms(formula), error = function(e) abort("`x` is not a valid model formula: %s", conditionMessage(e), .arg = "x"))
   for (e in as.list(attr(tt0, "variables"))[-1L]) lm_check_elementwise(e, names(data))
   if (nrow(data) < min_rows) abort("`data` needs at least 2 rows when n is public, has %d.", nrow(data), .arg = "data")
+  # a model with no terms and no intercept is the formula's fact: refused before the values are read
+  if (attr(tt0, "intercept") == 0L && !length(attr(tt0, "term.labels"))) {
+    abort("`x`: the model has no terms and no intercept.", .arg = "x")
+  }
   for (v in vars) {
     col <- data[[v]]
     if (is.character(col)) {

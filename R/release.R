@@ -310,7 +310,7 @@ print.dp_release <- function(x, digits = 4, ...) {
 #' text keeps its own leading indentation.
 #' @noRd
 cat_wrapped <- function(label, text = NULL, exdent = 2L) {
-  width <- max(30L, as.integer(getOption("width", 80L)) - 1L)
+  width <- max(10L, as.integer(getOption("width", 80L)) - 1L)
   for (l in strsplit(paste(c(label, text), collapse = " "), "\n", fixed = TRUE)[[1L]]) {
     lead <- nchar(l) - nchar(sub("^ +", "", l))
     cat(strwrap(l, width = width, indent = lead, exdent = lead + exdent), sep = "\n")
@@ -1441,6 +1441,9 @@ noise_advice <- function(rel) {
   src <- rel$params$bounds_source
   if (inherits(rel, "dp_ldp_aggregate") || identical(rel$params$model, "local")) {
     "each report's noise is set by epsilon alone: more reports (rows) or more budget per report"
+  } else if (is.character(rel$params$coded_columns)) {
+    # logical columns bounded by their coding: nothing narrower exists
+    "the noise is set by the columns' coding [0, 1]: more budget (or more rows)"
   } else if (is.list(rel$params$bounds_guarantee)) {
     # bounds from a dp_column_bounds() release, given as `bounds`
     "the noise scales with the widths of the bounds (a dp_column_bounds() release): give public bounds (lower/upper) if they are known, or more budget (or more rows)"

@@ -172,6 +172,8 @@ test_that("numeric extremes of the calibrations refuse, naming their own argumen
   e <- expect_error(laplace_scale(.Machine$double.xmax, 1e-6), class = "dpcov_error")
   expect_identical(e$arg, "sensitivity")
   expect_identical(laplace_scale(2, 0.5), 4)
+  e <- expect_error(laplace_scale(4.9e-324, 2), class = "dpcov_error")  # a scale of 0: no noise
+  expect_identical(e$arg, "sensitivity")
   e <- expect_error(gaussian_sigma(1e308, 1e-6, 1e-5), class = "dpcov_error")
   expect_identical(e$arg, "sensitivity")
   # delta within 1e-12 of 1: Bun and Steinke's bound, no warnings from the search

@@ -149,7 +149,11 @@ test_that("pooled_cov() is labelled non-private, prints so, and plugs in (audit)
   X <- iris[, 1:4]
   g <- iris$Species
   S <- pooled_cov(X, g)
-  expect_s3_class(S, c("pooled_cov", "dp_nonprivate"), exact = TRUE)
+  expect_s3_class(S, c("pooled_cov", "dp_nonprivate", "matrix", "array"), exact = TRUE)
+  # base matrix generics work on it (det(), isSymmetric(), as.data.frame())
+  expect_equal(det(S), det(as.matrix(S)))
+  expect_true(isSymmetric(S))
+  expect_identical(dim(as.data.frame(S)), c(ncol(S), ncol(S)))
   plain <- crossprod(dpcov:::center_by_group(as.matrix(X), g)) / (150 - 3)
   expect_identical(as.matrix(S), plain)
   out <- utils::capture.output(res <- print(S))

@@ -367,14 +367,36 @@ test_that("SQLite: a table's own column named like `a:1` is a name, not a repeat
   expect_error(second_moment_db(con, query = "SELECT a, a FROM t1", clip = 5), class = "dpcov_error")
 })
 
-test_that("last review: a quoted header of numbers is a header; a centred release refuses `center`; bounds from a release are judged after composing", {
+test_that("last review: a header line with a number is refused, quoted or not; a centred release refuses `center`; bounds from a release are judged after composing", {
   f <- tempfile(fileext = ".csv")
   set.seed(313)
+  # a quoted header of numbers is refused too: a headerless file written with
+  # every field quoted looks the same (privacy audit: record 1 became the names)
   utils::write.csv(data.frame(`2019` = rnorm(20, 10), `2020` = rnorm(20, 12), check.names = FALSE), f, row.names = FALSE)
-  r <- csv_reader(f)
-  blk <- r()
-  expect_identical(colnames(blk), c("2019", "2020"))
+  e <- expect_error(csv_reader(f), class = "dpcov_error")
+  expect_identical(e$arg, "header")
+  # text names are a header, the control
+  utils::write.csv(data.frame(y2019 = rnorm(20, 10), y2020 = rnorm(20, 12)), f, row.names = FALSE)
+  blk <- csv_reader(f)()
+  expect_identical(colnames(blk), c("y2019", "y2020"))
   expect_identical(nrow(blk), 20L)
+  # a headerless file whose first record has a text field (an id) is refused: its numbers would become names
+  d <- data.frame(id = sprintf("p%03d", 1:50), age = sample(20:80, 50, TRUE), income = round(rlnorm(50, 10, 0.6)))
+  for (q in c(FALSE, TRUE)) {
+    utils::write.table(d, f, sep = ",", row.names = FALSE, col.names = FALSE, quote = q)
+    e <- expect_error(csv_reader(f, columns = 2:3), class = "dpcov_error")
+    expect_identical(e$arg, "header")
+    expect_false(grepl(d$age[1], conditionMessage(e), fixed = TRUE))
+    blk <- csv_reader(f, columns = 2:3, header = FALSE)()
+    expect_identical(nrow(blk), 50L)
+  }
+  # a number declared missing is refused with na = "error" (a free test of whether it occurs), allowed with "zero"
+  utils::write.csv(data.frame(age = c(d$age[-1], 87), w = runif(50)), f, row.names = FALSE)
+  e <- expect_error(csv_reader(f, na_strings = c("NA", "", "87")), class = "dpcov_error")
+  expect_identical(e$arg, "na_strings")
+  expect_error(csv_reader(f, na_strings = c("NA", " 8.7e1")), class = "dpcov_error")
+  blk <- csv_reader(f, na = "zero", na_strings = c("NA", "", "87"))()
+  expect_identical(unname(blk[50, "age"]), 0)
   unlink(f)
   x <- quakes[, c("lat", "long", "mag")]
   rc <- dp_cov(x, 1, 1e-6, lower = c(-40, 165, 4), upper = c(-10, 190, 6.5))
@@ -518,6 +540,15 @@ test_that("a failure after a noisy value was drawn keeps its charge; a private c
     dpcov:::abort("after a draw", .arg = "x")
   }), class = "dpcov_error")
   expect_equal(budget_spent(b2)$charges, 1)
+  # under a user-supplied RNG the state need not move on a draw: no charge is withdrawn
+  # dp_lm()'s "no terms and no intercept" is the formula's: refused before the private bounds draw
+  b4 <- dp_budget(5, 1e-4)
+  dd <- data.frame(y = rnorm(200), x = rnorm(200))
+  expect_error(dp_lm(y ~ 0, dd, 1, 1e-6, budget = b4, B = 0), "no terms and no intercept", class = "dpcov_error")
+  expect_equal(budget_spent(b4)$charges, 0)
+  expect_false(dpcov:::refund_allowed(1L, 1L, "user-supplied"))
+  expect_true(dpcov:::refund_allowed(1L, 1L, "Mersenne-Twister"))
+  expect_false(dpcov:::refund_allowed(1L, 2L, "Mersenne-Twister"))
   # a data frame whose matrix column expands to a name twice is refused before the charge
   dm <- data.frame(m.1 = rnorm(100)); dm$m <- matrix(rnorm(200), 100, 2)
   b3 <- dp_budget(5, 1e-4)
