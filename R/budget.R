@@ -321,10 +321,21 @@ with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
   seed_before <- rng_state()
   withCallingHandlers(expr, dpcov_error = function(e) {
-    if (!refund_allowed(seed_before)) return()
+    if (inherits(e, "dpcov_data_error") || !refund_allowed(seed_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
+  })
+}
+
+# An error of `expr` that depends on the data's values (a reader's failure,
+# a missing value in its block) is re-raised as a dpcov_data_error, whose
+# charge with_refund() never withdraws: an analyst who writes the reader or
+# its SQL could otherwise test values for free, failing on purpose.
+as_data_error <- function(expr) {
+  tryCatch(expr, dpcov_error = function(e) {
+    class(e) <- unique(c("dpcov_data_error", class(e)))
+    stop(e)
   })
 }
 

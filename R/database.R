@@ -225,7 +225,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' number is an error that names neither its line nor its content (both are
 #' data); so is a text or blob value in a chosen column of an SQLite table,
 #' wherever it sits. Fields may be quoted with `"`, numbers included (files
-#' quoted throughout, as Python's `QUOTE_ALL` or Excel write them).
+#' quoted throughout, as Python's `QUOTE_ALL` or Excel write them). A
+#' release that such a refusal (or any failure of the reader) stops keeps its
+#' budget charge (class `dpcov_data_error`): the refusal depends on the
+#' values, and a query or `na_strings` written to fail on chosen values
+#' would otherwise test them for free.
 #'
 #' **Types.** The chosen columns are checked on the schema, never on the
 #' rows, as by [second_moment_db()] (see its *Types*). Every chosen value is

@@ -141,12 +141,14 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
   n <- 0
   nm <- NULL
   repeat {
-    block <- tryCatch(reader(), error = function(e) {
+    # a reader's failures and its blocks' refusals (a missing value) depend
+    # on the values it read: data errors, whose charges stand (with_refund())
+    block <- as_data_error(tryCatch(reader(), error = function(e) {
       abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
-    })
+    }))
     if (is.null(block)) break
-    block <- with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
-                      "x", "the reader")
+    block <- as_data_error(with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
+                                    "x", "the reader"))
     if (is.null(p)) {
       p <- ncol(block)
       nm <- colnames(block)

@@ -287,8 +287,10 @@ test_that("the readers are re-readable, reset on request, and hold one block at 
     expect_identical(dim(r()), c(300L, 3L))  # at the start
     r(reset = TRUE)
     b <- dp_budget(5, 1e-4)
-    for (k in 1:2) expect_error(analyze_gauss(r, 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
-    expect_identical(nrow(as.data.frame(b)), 0L)
+    for (k in 1:2) expect_error(analyze_gauss(r, 1, 1e-6, clip = 2, budget = b), class = "dpcov_data_error")
+    # a reader's refusal of its values keeps the charge: its reader or SQL may be
+    # the analyst's, who could otherwise fail on purpose to test values for free
+    expect_identical(nrow(as.data.frame(b)), 2L)
   }
   unlink(g)
 })
