@@ -64,6 +64,16 @@
 #'   `tune = "cv"` in [dp_threshold()] is charged for its noise, but has no
 #'   guarantee (the tuning looked at the data), which the release states.
 #'
+#'   A call is charged before it reads the data. If it then fails, the charge
+#'   is withdrawn only when the failure cannot depend on the data's values:
+#'   before any noisy value was drawn (R's RNG state unmoved, and never under
+#'   a user-supplied RNG) and before any pass over a chunk reader began (a
+#'   package reader's columns are checked before the charge). A reader's
+#'   refusal of its values (a missing or non-finite value) or any failure of
+#'   a reader keeps the charge (`dpcov_data_error`): a reader, its SQL or its
+#'   `na_strings` written to fail on chosen values would otherwise test them
+#'   for free.
+#'
 #' @section Neighbour notions: A budget accounts under one neighbour notion,
 #'   `neighbor` (default `"add-remove"`, as for the mechanisms). Every charge
 #'   records the notion its own guarantee holds under (the ledger's `neighbor`
@@ -320,8 +330,12 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
   seed_before <- rng_state()
+  reads_before <- dpcov_state$reader_reads
   withCallingHandlers(expr, dpcov_error = function(e) {
-    if (inherits(e, "dpcov_data_error") || !refund_allowed(seed_before)) return()
+    # after a reader's pass began, a failure may follow from what it read
+    # (an analyst's reader or SQL can make it): the charge stands
+    if (inherits(e, "dpcov_data_error") || !identical(dpcov_state$reader_reads, reads_before) ||
+        !refund_allowed(seed_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
@@ -337,6 +351,16 @@ as_data_error <- function(expr) {
     class(e) <- unique(c("dpcov_data_error", class(e)))
     stop(e)
   })
+}
+
+# The package's session state: `reader_reads` counts the passes over a
+# reader begun (reader_read()), for with_refund().
+dpcov_state <- new.env(parent = emptyenv())
+dpcov_state$reader_reads <- 0
+
+reader_read <- function() {
+  dpcov_state$reader_reads <- dpcov_state$reader_reads + 1
+  invisible()
 }
 
 # R's RNG state, read (never written): NULL before the first draw.

@@ -349,7 +349,8 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
   }
   structure(reader, class = c("dp_reader", "function"),
             source = sprintf("%s columns of %s", length(columns),
-                             if (src$arg == "table") "a database table" else "a database query"))
+                             if (src$arg == "table") "a database table" else "a database query"),
+            columns = columns)
 }
 
 #' @rdname db_reader
@@ -498,7 +499,15 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     })
   }
   structure(reader, class = c("dp_reader", "function"),
-            source = sprintf("%d columns of a delimited text file", length(idx)))
+            source = sprintf("%d columns of a delimited text file", length(idx)), columns = nm)
+}
+
+# The columns a package reader will return (its schema: the header or the
+# query's result columns), known before any row is read; NULL for any other
+# function. Shape checks run on it before a charge.
+reader_columns <- function(x) {
+  cols <- if (is.function(x)) attr(x, "columns", exact = TRUE)
+  if (is.character(cols) && length(cols) && !anyNA(cols)) cols
 }
 
 #' @export

@@ -503,6 +503,12 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   if (private_box || !is.null(box)) check_data_colnames(x)  # they name the bounds
+  # a package reader's columns are known before it is read: its shape checks come before the charge
+  reader_cols <- reader_columns(x)
+  if (!is.null(reader_cols)) {
+    check_threshold_p(mechanism, length(reader_cols))
+    if (!is.null(box)) align_bounds(box, reader_cols, length(reader_cols))
+  }
   charge <- budget_charge(budget, steps,
                           c(eps_cols[chosen], rep(eps_bound, auto_mean + auto_clip), step_eps),
                           c(cols$delta[chosen], rep(0, auto_mean + auto_clip), step_delta),

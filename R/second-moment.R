@@ -137,6 +137,7 @@ reader_map <- function(reader, f) {
 }
 
 reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
+  reader_read()
   total <- NULL
   n <- 0
   nm <- NULL

@@ -349,6 +349,10 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it
+  # a package reader's columns are known before it is read: its shape checks come before the charge
+  cols <- reader_columns(x)
+  if (!is.null(cols)) shape_check(list(s = list(p = length(cols), n = NA_real_), method = method, delta = delta,
+                                       epsilon = epsilon, n_public = FALSE))
   charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip),
                           neighbor = neighbor)
   with_refund(budget, charge, {

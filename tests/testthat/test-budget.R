@@ -313,44 +313,56 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_equal(tail(as.data.frame(b)$delta, 1), 0)
 })
 
-test_that("a charge is withdrawn when the release then fails on a dimension check (nothing released)", {
-  x <- matrix(rnorm(60 * 4), 60, 4)
+test_that("a package reader's shape is checked before the charge; a failure after another reader's pass keeps it", {
+  x <- matrix(rnorm(60 * 4), 60, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(x, f, row.names = FALSE)
+  rd <- csv_reader(f, chunk_rows = 30)
+  b <- dp_budget(10, 1e-3)
+  # r, r0 and k0 below the dimension: refused from the reader's columns, before the charge
+  expect_error(jl_ridge(rd, 0.5, 1e-5, clip = 3, r = 3, budget = b), class = "dpcov_error")
+  expect_error(jl_adaptive(rd, 0.5, 1e-5, clip = 3, r0 = 4, budget = b), class = "dpcov_error")
+  expect_error(iwishart_adaptive(rd, 0.5, 1e-5, clip = 3, k0 = 3, budget = b), class = "dpcov_error")
+  expect_error(dp_cov(csv_reader(f, columns = "a"), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold",
+                      neighbor = "replace-one", budget = dp_budget(10, 1e-3, neighbor = "replace-one")),
+               class = "dpcov_error")
+  expect_error(dp_cov(rd, 1, 1e-6, lower = c(a = -9, zz = -9), upper = c(a = 9, zz = 9), budget = b), class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  expect_equal(budget_spent(b)$epsilon, 0)
+  # control: the same calls with valid shapes are charged
+  jl_ridge(rd, 0.5, 1e-5, clip = 3, r = 5, budget = b)
+  iwishart_adaptive(rd, 0.5, 1e-5, clip = 3, k0 = 4, budget = b)
+  expect_identical(budget_spent(b)$charges, 2L)
+  expect_equal(budget_spent(b)$epsilon_basic, 1)
+  # a plain function's shape is known only by reading it: after its pass began the
+  # charge stands (a reader written to fail on chosen values would otherwise test them for free)
   i <- 0
-  reader <- function() {
+  plain <- function() {
     if (i >= 60) { i <<- 0; return(NULL) }
     i <<- i + 30
     x[(i - 29):i, , drop = FALSE]
   }
-  b <- dp_budget(10, 1e-3)
-  # r, r0 and k0 below the dimension are known to be wrong only once a reader is read
-  expect_error(jl_ridge(reader, 0.5, 1e-5, clip = 3, r = 3, budget = b), class = "dpcov_error")
-  expect_error(jl_adaptive(reader, 0.5, 1e-5, clip = 3, r0 = 4, budget = b), class = "dpcov_error")
-  expect_error(iwishart_adaptive(reader, 0.5, 1e-5, clip = 3, k0 = 3, budget = b), class = "dpcov_error")
-  expect_identical(budget_spent(b)$charges, 0L)
-  expect_equal(budget_spent(b)$epsilon, 0)
-  # control: the same calls with valid shapes are charged
-  jl_ridge(reader, 0.5, 1e-5, clip = 3, r = 5, budget = b)
-  iwishart_adaptive(reader, 0.5, 1e-5, clip = 3, k0 = 4, budget = b)
-  expect_identical(budget_spent(b)$charges, 2L)
-  expect_equal(budget_spent(b)$epsilon_basic, 1)
+  b2 <- dp_budget(10, 1e-3)
+  expect_error(jl_ridge(plain, 0.5, 1e-5, clip = 3, r = 3, budget = b2), class = "dpcov_error")
+  expect_identical(budget_spent(b2)$charges, 1L)
+  unlink(f)
 })
 
 test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the charge when the input fails its checks", {
   b <- dp_budget(10, 1e-3)
-  one_col <- function() {
-    i <- 0
-    function() { if (i >= 1) { i <<- 0; return(NULL) }; i <<- 1; matrix(rnorm(20), 20, 1) }
-  }
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(data.frame(a = rnorm(20)), f, row.names = FALSE)
   na <- matrix(c(NA, rnorm(39)), 20, 2)
-  expect_error(dp_cov(one_col(), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", neighbor = "replace-one",
+  expect_error(dp_cov(csv_reader(f), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", neighbor = "replace-one",
                       budget = b), class = "dpcov_error")
-  expect_error(dp_threshold(one_col(), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
+  expect_error(dp_threshold(csv_reader(f), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_error(analyze_gauss(na, 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_error(dp_clip_bound(na, 0.5, budget = b), class = "dpcov_error")
   expect_identical(budget_spent(b)$charges, 0L)
   # control: a valid call is charged
   analyze_gauss(na[-1, ], 1, 1e-6, clip = 2, budget = b)
   expect_identical(budget_spent(b)$charges, 1L)
+  unlink(f)
 })
 
 test_that("a refused call is quoted at its own composed total, not at the sum of its steps' epsilons", {
