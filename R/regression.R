@@ -307,10 +307,10 @@ release_column_index <- function(cols, M, arg) {
 #'   (`params$bounds_source = "private"`), its Gaussian mechanism composed
 #'   with the bounds by zCDP as in [dp_cov()]'s default
 #'   (`params$composition`); the release's `tuning` warns when
-#'   n epsilon is too small for them. A model whose variables are all
-#'   logical or factor columns of `data` (combined only by `+`, `:`, `*`,
-#'   `-`, `^`) has no numeric variable to bound: it takes their coding as
-#'   public bounds and spends the whole budget on the release. Give a bound
+#'   n epsilon is too small for them. A model whose terms and response use
+#'   only logical or factor columns of `data` and comparisons (`I(x > 0)`)
+#'   has no numeric variable to bound: it takes their coding as public
+#'   bounds and spends the whole budget on the release. Give a bound
 #'   from public knowledge above nearly all rows for unbiased intervals.
 #' @param mechanism `"analyze_gauss"` (default), `"wishart"` ([wishart_noise()]
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
@@ -837,24 +837,28 @@ lm_expand_dot <- function(formula, data) {
   out
 }
 
-# TRUE when every variable of `formula` is a logical or factor column of the
-# data frame `data` (its schema: public) and the formula only
-# combines them (+, :, *, -, ^, parentheses): the model frame then has no
-# numeric column and every design column is coded in [0, 1].
+# TRUE when every variable the model's terms and response use is a logical or
+# factor column of the data frame `data` (its schema: public) or a logical
+# expression whatever the data (a comparison: lm_logical_term()): the model
+# frame then has no numeric variable and every design column is coded in
+# [0, 1]. Variables the formula removes (y ~ . - z) do not count.
 lm_coded_only <- function(formula, data) {
-  if (!is.data.frame(data) || !inherits(formula, "formula")) return(FALSE)
-  vars <- all.vars(formula)
-  if (!length(vars) || !all(vars %in% names(data))) return(FALSE)
-  coded <- vapply(vars, function(v) {
-    col <- data[[v]]
-    is.null(dim(col)) && (is.logical(col) || is.factor(col))
+  if (!is.data.frame(data) || !inherits(formula, "formula") || length(formula) != 3L) return(FALSE)
+  tt <- tryCatch(stats::terms(formula), error = function(e) NULL)
+  if (is.null(tt) || !is.null(attr(tt, "offset"))) return(FALSE)
+  vars <- vapply(as.list(attr(tt, "variables"))[-1L], deparse1, "")
+  fac <- attr(tt, "factors")
+  used <- if (length(fac)) rownames(fac)[rowSums(fac != 0) > 0] else character(0)
+  if (attr(tt, "response") > 0L) used <- union(vars[attr(tt, "response")], used)
+  if (!length(used)) return(FALSE)
+  coded <- vapply(used, function(v) {
+    if (v %in% names(data)) {
+      col <- data[[v]]
+      return(is.null(dim(col)) && (is.logical(col) || is.factor(col)))
+    }
+    lm_logical_term(v) && all(all.vars(str2lang(v)) %in% names(data))
   }, logical(1))
-  ops <- c("~", "+", ":", "*", "-", "^", "(")
-  only_ops <- function(e) {
-    if (!is.call(e)) return(TRUE)
-    is.name(e[[1L]]) && as.character(e[[1L]]) %in% ops && all(vapply(as.list(e)[-1L], only_ops, logical(1)))
-  }
-  all(coded) && only_ops(formula)
+  all(coded)
 }
 
 #' The design columns (and the response) of dp_lm()'s numeric variables, a

@@ -871,6 +871,18 @@ test_that("a model of logical and factor columns alone takes their coding as pub
   b2 <- dp_budget(5, 1e-3)
   suppressWarnings(dp_lm(w ~ f + x, d, 1, 1e-4, budget = b2, B = 0))
   expect_identical(dpcov:::check_budget(b2)$ledger$what, c("dp_lm private column bounds", "dp_lm: analyze_gauss"))
-  f3 <- suppressWarnings(dp_lm(w ~ I(f == "a"), d, 1, 1e-4, B = 0))
-  expect_identical(f3$release$params$bounds_source, "private")
+  # a comparison is coded [0, 1] whatever the data, and a variable the formula removes does not count
+  for (fm in list(w ~ f + I(x > 0), w ~ . - x, I(x > 1) ~ f, w ~ I(f == "a"))) {
+    b3 <- dp_budget(5, 1e-3)
+    set.seed(4)
+    f3 <- suppressWarnings(dp_lm(fm, d, 1, 1e-4, B = 0, budget = b3))
+    expect_identical(dpcov:::check_budget(b3)$ledger$what, "dp_lm: analyze_gauss", info = deparse(fm))
+    expect_identical(f3$release$params$bounds_source, "public", info = deparse(fm))
+  }
+  set.seed(4)
+  ref3 <- suppressWarnings(dp_lm(w ~ f + I(x > 0), d, 1, 1e-4, B = 0, lower = c(w = 0), upper = c(w = 1)))
+  set.seed(4)
+  expect_identical(coef(suppressWarnings(dp_lm(w ~ f + I(x > 0), d, 1, 1e-4, B = 0))), coef(ref3))
+  # the control: a numeric transformation keeps the private bounds
+  expect_identical(suppressWarnings(dp_lm(w ~ f + log(abs(x)), d, 1, 1e-4, B = 0))$release$params$bounds_source, "private")
 })
