@@ -672,15 +672,25 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                                gauss = NULL) {
-  X <- check_charged_columns(check_data_matrix(x, min_rows = min_rows), cols)
+  # logical columns (schema) are bounded by their coding [0, 1]; the others privately
+  coded <- logical_columns(x)
+  X <- check_data_matrix(x, min_rows = min_rows)
+  if (length(coded) != ncol(X)) coded <- rep(FALSE, ncol(X))
+  check_charged_columns(X[, !coded, drop = FALSE], cols)
   d <- column_bounds_defaults
-  cb <- column_bounds_mechanism(X, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
-                                n_public = neighbor != "add-remove")
+  cb <- column_bounds_mechanism(X[, !coded, drop = FALSE], cols$epsilon_q, d$range, d$resolution, d$tail_factor,
+                                d$max_level, d$decay, n_public = neighbor != "add-remove")
+  lower <- rep(0, ncol(X))
+  upper <- rep(1, ncol(X))
+  lower[!coded] <- cb$lower
+  upper[!coded] <- cb$upper
   # judged (and warned about) once it is labelled private, below
   rel <- muffle_noise_warnings(
-    dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
+    dp_cov_box(X, list(lower = lower, upper = upper), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                min_rows, gauss = gauss))
+  all_cols <- colnames(rel$estimate) %||% paste0("V", seq_len(ncol(X)))
+  if (any(coded)) rel$params$coded_columns <- all_cols[coded]
   m <- d$tail_factor / cols$epsilon_q
   m2 <- min(column_bounds_refine / cols$epsilon_q, m)
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
@@ -691,7 +701,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    first_rows = m, clamped_share = share,
-                                   scale = stats::setNames(cb$scale, colnames(rel$estimate)))
+                                   scale = stats::setNames(cb$scale, all_cols[!coded]))
   rel <- box_relabel_source(rel, "private")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
   rel$tuning <- tuning_record(
@@ -703,8 +713,10 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                              format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
-                                  "privately (%s) and the release on the box they define: %s"),
+                                  "privately%s (%s) and the release on the box they define: %s"),
                            format(epsilon), format(delta), composition_words(gauss),
+                           if (any(coded)) sprintf(" for the %d non-logical column(s), the logical ones bounded by their coding [0, 1]",
+                                                   sum(!coded)) else "",
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, column_bounds_notion(neighbor), cols$choices,
                                                                          cols$epsilon_q, cols$composition,
                                                                          count = neighbor == "add-remove")),

@@ -44,9 +44,10 @@
 #' that gives more, else by basic composition with no delta), and the release
 #' then takes the box path below with them (`params$bounds_source =
 #' "private"`, `params$column_bounds` the step's budget and the rows targeted
-#' beyond each bound). Data whose columns are all logical are bounded by
-#' their coding instead: public bounds \eqn{[0, 1]} (`params$coded_columns`),
-#' the whole budget on the release. The two steps compose by zero-concentrated DP
+#' beyond each bound). Logical columns are bounded by their coding instead,
+#' \eqn{[0, 1]} (`params$coded_columns`): bounds are chosen privately for the
+#' other columns only, and data whose columns are all logical take these
+#' public bounds and the whole budget to the release. The two steps compose by zero-concentrated DP
 #' (`params$composition = "zCDP"`): an \eqn{\epsilon_q}-DP exponential
 #' mechanism is \eqn{\epsilon_q^2/8}-zCDP (Cesar and Rogers 2021), so the
 #' bounds take \eqn{\rho_b} of the \eqn{\rho} whose conversion (Canonne,
@@ -428,8 +429,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   eps_bound <- bound_share * epsilon
   # the per-column bounds take 2 * bound_share of epsilon and of delta (the
   # delta only where their zCDP composition uses it; see dp_column_bounds())
+  # (logical columns among them are bounded by their coding: no choice is spent on them)
   cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
-                                                 public_ncol(x), noisy_count = neighbor == "add-remove") else if (tight) cols_t else list(delta = 0)
+                                                 max(1L, public_ncol(x) - sum(logical_columns(x))),
+                                                 noisy_count = neighbor == "add-remove") else if (tight) cols_t else list(delta = 0)
   eps_cols <- if (chosen) 2 * bound_share * epsilon else 0
   eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
   delta_rest <- delta - cols$delta
@@ -692,6 +695,15 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
     }
   }
   s
+}
+
+# Which columns of `x` (as as.matrix() expands a data frame) are logical
+# vectors (its schema: public): FALSE for all of anything but a data frame.
+logical_columns <- function(x) {
+  if (!is.data.frame(x)) return(rep(FALSE, NCOL(x)))
+  unlist(lapply(x, function(col) {
+    if (is.data.frame(col)) logical_columns(col) else rep(is.logical(col) && !is.object(col), NCOL(col))
+  }), use.names = FALSE)
 }
 
 # TRUE for a data frame whose columns are all logical vectors, a logical

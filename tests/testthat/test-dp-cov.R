@@ -646,6 +646,20 @@ test_that("data of logical columns alone take their coding [0, 1] as public boun
   small <- suppressWarnings(dp_cov(matrix(runif(90) < .3, 30, 3, dimnames = list(NULL, c("a", "b", "c"))), 0.5, 1e-6))
   expect_true(any(grepl("the columns' coding [0, 1]", small$diagnostics$messages, fixed = TRUE)))
   expect_false(any(grepl("narrower public ranges", small$diagnostics$messages, fixed = TRUE)))
+  # logical columns among numeric ones: their coding, the others' bounds chosen privately
+  set.seed(5)
+  dm <- data.frame(a = rnorm(20000), l = runif(20000) < 0.003, b = rnorm(20000) * 5)
+  bm <- dp_budget(5, 1e-3)
+  rm <- dp_cov(dm, 1, 1e-6, budget = bm)
+  expect_identical(rm$params$bounds_source, "private")
+  expect_identical(rm$params$coded_columns, "l")
+  expect_equal(unlist(rm$params$bounds["l", ]), c(lower = 0, upper = 1))
+  expect_identical(names(rm$params$column_bounds$scale), c("a", "b"))
+  expect_match(rm$guarantee, "21 exponential mechanisms")  # 10 per non-logical column and the count
+  expect_match(rm$guarantee, "the logical ones bounded by their coding [0, 1]", fixed = TRUE)
+  v <- var(dm$l) * 19999 / 20000
+  expect_gt(rm$estimate["l", "l"], v / 2)  # private bounds closed on 0: 7e-10 against 0.0034
+  expect_lt(rm$estimate["l", "l"], 2 * v)
   # a numeric column among them keeps the private bounds (the control)
   d$x <- rnorm(400)
   expect_identical(suppressWarnings(dp_cov(d, 1, 1e-4))$params$bounds_source, "private")
