@@ -577,7 +577,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     pb$n_public <- neighbor != "add-remove"
     if (private_box) box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
     if (tight) box <- function(mf) lm_tightened_bounds(mf, public_box, tight_vars, cols_t, pb)
-    design <- lm_design(x, data, min_rows = min_rows, box = box)
+    design <- lm_design(x, data, min_rows = min_rows, box = box, check_box = if (tight) public_box)
     # under zero-out the zeroed record enters as its design row (the intercept's 1
     # and any transformed zeros), not as the zero row: calibrate for that row
     z0 <- lm_zero_record_row(design, data)
@@ -802,14 +802,23 @@ lm_elementwise <- c("+", "-", "*", "/", "^", "%%", "%/%", "(", "I", "<", ">", "<
 
 # Refuses a variable expression of the formula (from its terms) that is not
 # built from the data's variables, scalar constants and lm_elementwise.
-lm_check_elementwise <- function(e, vars) {
+lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
   if (is.name(e)) {
     if (!as.character(e) %in% vars) abort("`x` uses `%s`, which is not a variable of `data`.", as.character(e), .arg = "x")
     return(invisible(TRUE))
   }
-  if ((is.numeric(e) || is.logical(e) || is.character(e)) && length(e) == 1L) return(invisible(TRUE))
+  if ((is.numeric(e) || is.logical(e)) && length(e) == 1L) return(invisible(TRUE))
+  # text only as an operand of == or != (a factor's level): elsewhere its
+  # type would depend on which rows pass a test (ifelse(x > t, "a", 1) + 1
+  # fails only when some x exceeds t, a test of the values)
+  if (is.character(e) && length(e) == 1L) {
+    if (text_ok) return(invisible(TRUE))
+    abort("`x`: the text constant \"%s\" is allowed only in a comparison with == or != (a factor level); use numbers in transformations.",
+          e, .arg = "x")
+  }
   if (is.call(e) && is.name(e[[1L]]) && as.character(e[[1L]]) %in% lm_elementwise) {
-    for (a in as.list(e)[-1L]) lm_check_elementwise(a, vars)
+    cmp <- as.character(e[[1L]]) %in% c("==", "!=")
+    for (a in as.list(e)[-1L]) lm_check_elementwise(a, vars, text_ok = cmp)
     return(invisible(TRUE))
   }
   what <- if (is.call(e)) paste0("`", deparse1(e[[1L]]), "()`") else paste0("`", deparse1(e), "`")
@@ -886,7 +895,7 @@ lm_numeric_columns <- function(tt, mf, X, resp) {
 # The formula interface's design: [ones, model matrix columns, y] and what
 # predict() needs. The column of ones is always released (n's private
 # estimate), fitted only with an intercept.
-lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
+lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL) {
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     abort("`x` must be a two-sided formula, e.g. y ~ x1 + x2.", .arg = "x")
   }
@@ -975,6 +984,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL) {
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a
   # function: bounds it chooses (privately) for the model frame's numeric variables
+  # public bounds about to be tightened are checked against the model first
+  # (a missing variable is the formula's and the bounds' fact, refused before the draw)
+  if (!is.null(check_box)) lm_box_bounds(check_box, tt, mf, X, resp, names(data))
   if (is.function(box)) box <- box(mf)
   box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L

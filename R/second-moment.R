@@ -111,9 +111,13 @@ reader_fold <- function(reader, f, combine = `+`, p = NULL, min_rows = 0L,
   # a pass abandoned midway (a peek at a block, an interrupt, an error) would
   # otherwise make the next release read only the rows after it, silently
   if ("reset" %in% names(formals(reader))) {
-    tryCatch(reader(reset = TRUE), error = function(e) {
-      abort("the reader function `x` failed to start again (reset = TRUE): %s", conditionMessage(e), .arg = "x")
-    })
+    # the reader's own code runs from here: a failure of it keeps the charge,
+    # and its message, which it chooses and may quote data, is withheld
+    reader_read()
+    as_data_error(tryCatch(reader(reset = TRUE), error = function(e) {
+      abort("the reader function `x` failed to start again (reset = TRUE); its message is withheld (it may quote data): call the reader yourself to see it.",
+            .arg = "x")
+    }))
     return(withCallingHandlers(reader_fold_pass(reader, f, combine, p, min_rows, too_few), error = function(e) {
       try(reader(reset = TRUE), silent = TRUE)
     }))
@@ -145,7 +149,13 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
     # a reader's failures and its blocks' refusals (a missing value) depend
     # on the values it read: data errors, whose charges stand (with_refund())
     block <- as_data_error(tryCatch(reader(), error = function(e) {
-      abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
+      # a package reader's own refusals (a missing value, a text field) are
+      # its words, which quote no data; another function's message is withheld
+      if (inherits(e, "dpcov_error") && inherits(reader, "dp_reader")) {
+        abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
+      }
+      abort("the reader function `x` failed; its message is withheld (it may quote data): call the reader yourself to see it.",
+            .arg = "x")
     }))
     if (is.null(block)) break
     block <- as_data_error(with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),

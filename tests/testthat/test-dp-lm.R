@@ -302,9 +302,9 @@ test_that("what the formula's transformations make non-finite follows a public r
   # the zeroed record goes through the same rule: log(0 - 30) is NaN -> 0, inside the box
   des <- dpcov:::lm_design(y ~ log(x - 30), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
-  # ... including the transformed variables' as.double(): text at the zeroed
-  # record is NA, then 0, as for the data (it used to fall back to the worst case)
-  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, "a", x)), d)
+  # ... including the transformed variables' as.double(): NA at the zeroed
+  # record is 0, as for the data (it used to fall back to the worst case)
+  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, NA, x)), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
   des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, TRUE, x)), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 1, 0))
@@ -351,13 +351,26 @@ test_that("only the formula's expression is evaluated, and a transformation's re
   # level named after a value, no failure at a threshold, same names either side
   lo <- min(d$x)
   for (t in c(lo - 1, lo + 0.5, max(d$x) + 1)) {
-    for (f in c(sprintf("y ~ ifelse(x > %.17g, 'a', x)", t), sprintf("y ~ ifelse(x > %.17g, TRUE, 0)", t),
-                sprintf("ifelse(y > %.17g, 'a', y) ~ x", t))) {
+    for (f in c(sprintf("y ~ ifelse(x > %.17g, TRUE, 0)", t), sprintf("ifelse(y > %.17g, FALSE, y) ~ x", t))) {
       fo <- stats::as.formula(f)
       fit <- dp_lm(fo, d, 1, 1e-6, clip = 5, B = 0)
       expect_identical(names(coef(fit)), c("(Intercept)", attr(stats::terms(fo), "term.labels")), info = f)
     }
+    # text outside == / != is refused from the formula alone, whatever the values: nested in
+    # arithmetic its type made the model frame fail only when some row passed the test
+    # (the re-review: I(ifelse(age > t, 'a', 1) + 1) found max(age) in seven refunded probes)
+    for (f in c(sprintf("y ~ ifelse(x > %.17g, 'a', x)", t), sprintf("y ~ I(ifelse(x > %.17g, 'a', 1) + 1)", t),
+                sprintf("ifelse(y > %.17g, 'a', y) ~ x", t), sprintf("y ~ log(ifelse(x > %.17g, 'a', 1))", t))) {
+      b <- dp_budget(5, 1e-4)
+      e <- expect_error(dp_lm(stats::as.formula(f), d, 1, 1e-6, clip = 5, B = 0, budget = b), "text constant",
+                        class = "dpcov_error")
+      expect_identical(e$arg, "x")
+      expect_identical(budget_spent(b)$charges, 0L)
+    }
   }
+  # a factor level in a comparison is text, allowed
+  dg <- transform(d, g = factor(rep(c("a", "b"), length.out = nrow(d))))
+  expect_s3_class(dp_lm(y ~ x + I(g == "a"), dg, 1, 1e-6, clip = 5, B = 0), "dp_lm")
 })
 
 test_that("compressed_lm() is a dp_lm, in the data's units with scales", {

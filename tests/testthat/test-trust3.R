@@ -555,3 +555,35 @@ test_that("a failure after a noisy value was drawn keeps its charge; a private c
   expect_error(dp_cov(dm, 1, 1e-6, lower = -9, upper = 9, budget = b3), "duplicate or missing column names")
   expect_equal(budget_spent(b3)$charges, 0)
 })
+
+test_that("re-review: a reader's reset failure keeps the charge and withholds its message; tighten checks names before drawing", {
+  secret <- c(31, 47, 52)
+  rd <- function(reset = FALSE) {
+    if (reset) stop(paste(secret, collapse = " "))
+    NULL
+  }
+  b <- dp_budget(10, 1e-3)
+  e <- expect_error(dp_cov(rd, 1, 1e-6, clip = 10, budget = b), class = "dpcov_data_error")
+  expect_false(grepl("31|47|52", conditionMessage(e)))
+  n1 <- budget_spent(b)$charges
+  expect_gt(n1, 0L)
+  # a plain reader's failure mid-pass: message withheld, charge kept
+  k <- 0
+  rd2 <- function() {
+    k <<- k + 1
+    if (k > 1) stop("value 4711 seen")
+    matrix(rnorm(20), 10, 2)
+  }
+  e <- expect_error(dp_cov(rd2, 1, 1e-6, clip = 10, clip_mean = 10, budget = b), class = "dpcov_data_error")
+  expect_false(grepl("4711", conditionMessage(e)))
+  expect_gt(budget_spent(b)$charges, n1)
+  # dp_lm(tighten = TRUE) with a numeric variable missing from the bounds: refused before the draw, nothing charged
+  set.seed(1)
+  d <- data.frame(x1 = rnorm(500), x2 = rnorm(500))
+  d$y <- d$x1 + rnorm(500)
+  b2 <- dp_budget(10, 1e-3)
+  e <- expect_error(dp_lm(y ~ x1 + x2, d, 1, 1e-6, B = 0, budget = b2, tighten = TRUE,
+                          bounds = list(x1 = c(-4, 4), y = c(-15, 15))), class = "dpcov_error")
+  expect_identical(e$arg, "bounds")
+  expect_identical(budget_spent(b2)$charges, 0L)
+})
