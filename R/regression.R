@@ -274,7 +274,9 @@ release_column_index <- function(cols, M, arg) {
 #' **Transformations.** The sensitivity analysis needs each record's design
 #' row to depend on that record alone, so the formula's variables may be
 #' built only from the data's variables, literal scalar constants (`2.5`,
-#' `TRUE`, `"a"`; not named ones such as `pi`, which the formula cannot see)
+#' `TRUE`; text such as `"a"` only compared with `==` or `!=`, a factor's
+#' level, since elsewhere its type would depend on which rows pass a test;
+#' not named constants such as `pi`, which the formula cannot see)
 #' and elementwise functions: arithmetic (`+ - * / ^ %% %/%`), comparisons
 #' and logical operators (`! & |`), `I()`, `log()` (and `log2`, `log10`,
 #' `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`, `sign()`, rounding
