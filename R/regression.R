@@ -848,6 +848,14 @@ lm_expand_dot <- function(formula, data) {
   out
 }
 
+# base::ifelse() with both branches forced first, so that whether they can be
+# evaluated does not depend on which rows pass the test.
+strict_ifelse <- function(test, yes, no) {
+  force(yes)
+  force(no)
+  base::ifelse(test, yes, no)
+}
+
 # TRUE when every variable the model's terms and response use is a logical or
 # factor column of the data frame `data` (its schema: public) or a logical
 # expression whatever the data (a comparison: lm_logical_term()): the model
@@ -957,15 +965,19 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
       abort("`data`: column `%s` contains NA or infinite values; remove or impute them first.", v, .arg = "data")
     }
   }
-  env <- list2env(list(), parent = baseenv())
+  # ifelse() evaluates a branch only when some row takes it: a branch that
+  # cannot be evaluated (exp(), log of a factor) would fail only when some
+  # row passes the test. Here both branches are evaluated always
+  env <- list2env(list(ifelse = strict_ifelse), parent = baseenv())
   f <- formula
   attr(f, ".Environment") <- env
   # the transformations' warnings ("NaNs produced") depend on the values: muffled
-  # an error's message is withheld: evaluated on the data, it may quote values
-  mf <- tryCatch(suppressWarnings(stats::model.frame(f, data = data, na.action = stats::na.pass,
-                                                     drop.unused.levels = FALSE)),
-                 error = function(e) abort("`x`: the model frame could not be built from the formula's variables.",
-                                           .arg = "x"))
+  # an error's message is withheld: evaluated on the data, it may quote values;
+  # and the charge stands (as_data_error()), should a failure still depend on them
+  mf <- as_data_error(tryCatch(suppressWarnings(stats::model.frame(f, data = data, na.action = stats::na.pass,
+                                                                   drop.unused.levels = FALSE)),
+                               error = function(e) abort("`x`: the model frame could not be built from the formula's variables.",
+                                                         .arg = "x")))
   # a transformation's result is numeric whatever the values: ifelse(x > t,
   # "a", x) is character (a factor of the values that occur, named in the
   # design) or numeric depending on which rows pass the test, and
@@ -980,8 +992,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   # a logical response is 0/1, as in lm() (its bounds [0, 1], lm_box_bounds())
   if (is.logical(y) && is.null(dim(y))) y <- as.double(y)
   if (!is.numeric(y) || !is.null(dim(y))) abort("`x`: the response must be one numeric or logical column.", .arg = "x")
-  X <- tryCatch(stats::model.matrix(tt, mf),
-                error = function(e) abort("`x`: the design could not be built from the formula's variables.", .arg = "x"))
+  X <- as_data_error(tryCatch(stats::model.matrix(tt, mf),
+                              error = function(e) abort("`x`: the design could not be built from the formula's variables.",
+                                                        .arg = "x")))
   X <- lm_finite(X)  # a product of two large values overflows again
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a

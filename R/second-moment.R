@@ -14,7 +14,11 @@
 #' @param x A numeric matrix or data frame (rows are records), or a function
 #'   that returns the next block of rows on each call and `NULL` when done
 #'   (a source with no rows returns one block with its columns and no rows
-#'   first: no rows are data, as in memory).
+#'   first: no rows are data, as in memory). A reader function is code run
+#'   on the data, trusted as SQL is ([db_reader()]): a release's guarantee
+#'   covers the rows it returns, not what else it does (the column names it
+#'   gives its blocks become the release's; its side effects are its own).
+#'   Its failures keep the budget's charge and their messages are withheld.
 #' @param clip Row-norm bound B; `Inf` for no clipping.
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]): the statistics of the rows mapped to the uncentred
@@ -133,11 +137,14 @@ reader_map <- function(reader, f) {
   force(reader)
   force(f)
   can_reset <- "reset" %in% names(formals(reader))
-  function(reset = FALSE) {
+  out <- function(reset = FALSE) {
     if (isTRUE(reset)) return(if (can_reset) reader(reset = TRUE) else NULL)
     blk <- reader()
     if (is.null(blk)) NULL else f(blk)
   }
+  # a package reader's own refusals keep their words through the map
+  if (inherits(reader, "dp_reader")) class(out) <- c("dp_reader", "function")
+  out
 }
 
 reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {

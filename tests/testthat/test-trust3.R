@@ -587,3 +587,32 @@ test_that("re-review: a reader's reset failure keeps the charge and withholds it
   expect_identical(e$arg, "bounds")
   expect_identical(budget_spent(b2)$charges, 0L)
 })
+
+test_that("final re-review: ifelse()'s branches are both evaluated; wrapped package readers keep their words", {
+  set.seed(1)
+  d <- data.frame(age = c(20, 35, 47, 61, 33, 29, 52, 44), y = rnorm(8))
+  b <- dp_budget(10, 1e-4)
+  msgs <- vapply(c(10, 60, 61, 100), function(t) {
+    f <- stats::as.formula(sprintf("y ~ age + ifelse(age > %s, exp(), 0)", t))
+    tryCatch({
+      dp_lm(f, d, 0.5, 1e-6, clip = 100, B = 0, budget = b)
+      "released"
+    }, dpcov_error = conditionMessage)
+  }, "")
+  # the same refusal whatever the threshold (it used to succeed above the maximum age), each charged
+  expect_identical(length(unique(msgs)), 1L)
+  expect_match(msgs[1], "model frame could not be built")
+  expect_identical(budget_spent(b)$charges, 4L)
+  # a legitimate ifelse() is unchanged
+  fit <- dp_lm(y ~ ifelse(age > 40, age, 0), d, 1, 1e-6, clip = 100, B = 0)
+  expect_s3_class(fit, "dp_lm")
+  # a package reader's refusal keeps its words through dp_cov()'s bounds path
+  x <- data.frame(a = rnorm(200), b = rnorm(200))
+  x$a[7] <- NA
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(x, f, row.names = FALSE)
+  e <- expect_error(dp_cov(csv_reader(f), 1, 1e-6, lower = c(a = -5, b = -5), upper = c(a = 5, b = 5)),
+                    class = "dpcov_data_error")
+  expect_match(conditionMessage(e), "contain missing values")
+  unlink(f)
+})
