@@ -274,7 +274,8 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
     if (!is.null(iv)) return(iv)
     col <- mf[[v]]
     if (is.factor(col)) return(range(c(0, 1, stats::contrasts(col))))
-    if (is.logical(col) || lm_logical_term(v)) return(c(0, 1))
+    # a comparison is 0/1 whatever the data; a column merely named like one is not
+    if (is.logical(col) || !v %in% data_names && lm_logical_term(v)) return(c(0, 1))
     abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
   }
   fac <- attr(tt, "factors")
@@ -301,7 +302,9 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   }
   y_iv <- named(resp)
   # a logical response (a column or a comparison) is 0/1 whatever the data
-  if (is.null(y_iv) && (is.logical(stats::model.response(mf)) || lm_logical_term(resp))) y_iv <- c(0, 1)
+  if (is.null(y_iv) && (is.logical(stats::model.response(mf)) || !resp %in% data_names && lm_logical_term(resp))) {
+    y_iv <- c(0, 1)
+  }
   if (is.null(y_iv)) abort("`bounds`: give public bounds for the response `%s`.", resp, .arg = "bounds")
   lo <- c(lo, y_iv[1])
   hi <- c(hi, y_iv[2])

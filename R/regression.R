@@ -273,10 +273,11 @@ release_column_index <- function(cols, M, arg) {
 #'
 #' **Transformations.** The sensitivity analysis needs each record's design
 #' row to depend on that record alone, so the formula's variables may be
-#' built only from the data's variables, literal scalar constants (`2.5`,
-#' `TRUE`; text such as `"a"` only compared with `==` or `!=`, a factor's
-#' level, since elsewhere its type would depend on which rows pass a test;
-#' not named constants such as `pi`, which the formula cannot see)
+#' built only from the data's variables (each variable uses at least one
+#' column), literal scalar constants (`2.5`, `TRUE`; not `1L` or `NA`; text
+#' such as `"a"` only compared with `==` or `!=`, a factor's level, since
+#' elsewhere its type would depend on which rows pass a test; not named
+#' constants such as `pi`, which the formula cannot see)
 #' and elementwise functions: arithmetic (`+ - * / ^ %% %/%`), comparisons
 #' and logical operators (`! & |`), `I()`, `log()` (and `log2`, `log10`,
 #' `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`, `sign()`, rounding
@@ -785,9 +786,18 @@ lm_data_dependent <- c("scale", "poly", "ns", "bs", "factor", "as.factor", "orde
 # The names of the functions an expression calls (not its variables: a
 # column may be called `cut` or `max`).
 call_heads <- function(e) {
-  if (!is.call(e)) return(character(0))
-  head <- if (is.name(e[[1L]])) as.character(e[[1L]]) else call_heads(e[[1L]])
-  unique(c(head, unlist(lapply(as.list(e)[-1L], call_heads))))
+  # iterative (an explicit stack): y ~ . over a hundred columns nests `+` a
+  # hundred deep, which recursion took beyond the C stack
+  heads <- character(0)
+  todo <- list(e)
+  while (length(todo)) {
+    x <- todo[[length(todo)]]
+    todo[[length(todo)]] <- NULL
+    if (!is.call(x)) next
+    if (is.name(x[[1L]])) heads <- c(heads, as.character(x[[1L]])) else todo <- c(todo, list(x[[1L]]))
+    todo <- c(todo, as.list(x)[-1L])
+  }
+  unique(heads)
 }
 
 # What the formula's variables may be built from: each record's own values
@@ -808,6 +818,12 @@ lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
   if (is.name(e)) {
     if (!as.character(e) %in% vars) abort("`x` uses `%s`, which is not a variable of `data`.", as.character(e), .arg = "x")
     return(invisible(TRUE))
+  }
+  # (integer and NA constants are refused: terms() labels them otherwise than
+  # deparse() does, 1L as 1 and NA_real_ as NA, so their variables went unmatched)
+  if (length(e) == 1L && (is.integer(e) || (is.numeric(e) || is.logical(e) || is.character(e)) && is.na(e))) {
+    abort("`x`: the constant `%s` is refused; write numbers as doubles (1, not 1L), and no NA.", deparse1(e),
+          .arg = "x")
   }
   if ((is.numeric(e) || is.logical(e)) && length(e) == 1L) return(invisible(TRUE))
   # text only as an operand of == or != (a factor's level): elsewhere its
@@ -853,7 +869,9 @@ lm_expand_dot <- function(formula, data) {
 strict_ifelse <- function(test, yes, no) {
   force(yes)
   force(no)
-  base::ifelse(test, yes, no)
+  # recycled to the longest, so ifelse(TRUE, x, 0) is x, not x's first value
+  n <- max(length(test), length(yes), length(no))
+  base::ifelse(rep_len(test, n), rep_len(yes, n), rep_len(no, n))
 }
 
 # TRUE when every variable the model's terms and response use is a logical or
@@ -936,7 +954,15 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (length(miss)) abort("`x` names variable(s) %s that `data` does not have.", paste(miss, collapse = ", "),
                           .arg = "x")
   tt0 <- tryCatch(stats::terms(formula), error = function(e) abort("`x` is not a valid model formula: %s", conditionMessage(e), .arg = "x"))
-  for (e in as.list(attr(tt0, "variables"))[-1L]) lm_check_elementwise(e, names(data))
+  for (e in as.list(attr(tt0, "variables"))[-1L]) {
+    lm_check_elementwise(e, names(data))
+    # a variable of constants alone has one value, not one per row: the model
+    # frame would be built only when n = 1
+    if (!length(all.vars(e))) {
+      abort("`x`: the variable `%s` uses no column of `data`; every variable of the model must be built from the data's columns.",
+            deparse1(e), .arg = "x")
+    }
+  }
   if (nrow(data) < min_rows) abort("`data` needs at least 2 rows when n is public, has %d.", nrow(data), .arg = "data")
   # a model with no terms and no intercept is the formula's fact: refused before the values are read
   if (attr(tt0, "intercept") == 0L && !length(attr(tt0, "term.labels"))) {

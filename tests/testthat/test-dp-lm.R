@@ -302,9 +302,9 @@ test_that("what the formula's transformations make non-finite follows a public r
   # the zeroed record goes through the same rule: log(0 - 30) is NaN -> 0, inside the box
   des <- dpcov:::lm_design(y ~ log(x - 30), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
-  # ... including the transformed variables' as.double(): NA at the zeroed
+  # ... including the transformed variables' as.double(): NaN at the zeroed
   # record is 0, as for the data (it used to fall back to the worst case)
-  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, NA, x)), d)
+  des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, sqrt(-1), x)), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 0, 0))
   des <- dpcov:::lm_design(y ~ I(ifelse(x < 1, TRUE, x)), d)
   expect_equal(unname(dpcov:::lm_zero_record_row(des, d)), c(1, 1, 0))

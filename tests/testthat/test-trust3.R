@@ -616,3 +616,40 @@ test_that("final re-review: ifelse()'s branches are both evaluated; wrapped pack
   expect_match(conditionMessage(e), "contain missing values")
   unlink(f)
 })
+
+test_that("last check: constant-only variables, integer and NA constants refused from the formula; deep formulas; comparison-like names", {
+  d <- data.frame(x = c(3, 5, 7), y = c(1, 2, 2))
+  # a variable of constants alone had one value, so the model frame was built only when n = 1
+  for (n in 0:3) for (f in c("y ~ x + I(2)", "y ~ x + pmin(1, 2)")) {
+    b <- dp_budget(10, 1e-4)
+    e <- expect_error(dp_lm(stats::as.formula(f), d[seq_len(n), ], 1, 1e-6, clip = 10, B = 0, budget = b),
+                      "uses no column of `data`", class = "dpcov_error")
+    expect_identical(budget_spent(b)$charges, 0L)
+  }
+  # ifelse() with a constant test is recycled to every row
+  set.seed(1)
+  f1 <- dp_lm(y ~ ifelse(TRUE, x, 0), d, 1, 1e-6, clip = 10, B = 0)
+  set.seed(1)
+  f2 <- dp_lm(y ~ x, d, 1, 1e-6, clip = 10, B = 0)
+  expect_equal(unname(coef(f1)), unname(coef(f2)))
+  # integer and NA constants crashed after the charge (labels unmatched); refused before it now
+  for (f in c("y ~ I(x + 1L)", "y ~ I(x == NA_character_)", "y ~ ifelse(x > 4, x, NA)")) {
+    b <- dp_budget(10, 1e-4)
+    e <- expect_error(dp_lm(stats::as.formula(f), d, 1, 1e-6, clip = 10, B = 0, budget = b), "constant",
+                      class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_identical(budget_spent(b)$charges, 0L)
+  }
+  # y ~ . over 110 columns overflowed the C stack (recursive call_heads())
+  set.seed(1)
+  X <- as.data.frame(matrix(runif(300 * 110), 300))
+  X$y <- rnorm(300)
+  expect_s3_class(suppressWarnings(dp_lm(y ~ ., X, 1, 1e-6, clip = 20, B = 0)), "dp_lm")
+  # a numeric column named like a comparison is not bounded [0, 1] silently
+  set.seed(2)
+  dv <- data.frame(v = runif(500, 0, 100), y = rnorm(500))
+  names(dv)[1] <- "v > 3"
+  e <- expect_error(dp_lm(y ~ `v > 3`, dv, 5, 1e-6, bounds = list(y = c(-5, 10)), B = 0), "give public bounds",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "bounds")
+})
