@@ -33,6 +33,10 @@ polar_normals_cpp <- function(n) {
     .Call(`_dpcov_polar_normals_cpp`, n)
 }
 
+draw_calls_cpp <- function() {
+    .Call(`_dpcov_draw_calls_cpp`)
+}
+
 rwishart_cpp <- function(n, df, Sigma, chol) {
     .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }

@@ -66,8 +66,8 @@
 #'
 #'   A call is charged before it reads the data. If it then fails, the charge
 #'   is withdrawn only when the failure cannot depend on the data's values:
-#'   before any noisy value was drawn (R's RNG state unmoved, and never under
-#'   a user-supplied RNG) and before any pass over a chunk reader began (a
+#'   before any noisy value was drawn (the package counts its own draws;
+#'   R's RNG state is never read) and before any pass over a chunk reader began (a
 #'   package reader's columns are checked before the charge). A reader's
 #'   refusal of its values (a missing or non-finite value) or any failure of
 #'   a reader keeps the charge (`dpcov_data_error`): a reader, its SQL or its
@@ -321,21 +321,19 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 #' Withdraws a charge made by this call when the call then fails on a shape
 #' or argument check (only public facts: the data's dimensions) before any
 #' noisy value exists: nothing was released, so nothing is spent. Once a
-#' noisy value has been drawn (R's RNG state moved: every draw in dpcov comes
-#' from it) a failure may depend on that value, and on the data through it,
-#' so the charge stands: refunding it would let the failures be replayed for
-#' free. Under a user-supplied RNG (RNGkind("user-supplied")) the state need
-#' not move on a draw, so no charge is withdrawn.
+#' noisy value has been drawn (draw_count(): every draw of dpcov says so) a
+#' failure may depend on that value, and on the data through it, so the
+#' charge stands: refunding it would let the failures be replayed for free.
 #' @noRd
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
-  seed_before <- rng_state()
+  draws_before <- draw_count()
   reads_before <- dpcov_state$reader_reads
   withCallingHandlers(expr, dpcov_error = function(e) {
     # after a reader's pass began, a failure may follow from what it read
     # (an analyst's reader or SQL can make it): the charge stands
     if (inherits(e, "dpcov_data_error") || !identical(dpcov_state$reader_reads, reads_before) ||
-        !refund_allowed(seed_before)) return()
+        !identical(draw_count(), draws_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
@@ -354,23 +352,26 @@ as_data_error <- function(expr) {
 }
 
 # The package's session state: `reader_reads` counts the passes over a
-# reader begun (reader_read()), for with_refund().
+# reader begun (reader_read()) and `draws` the draws made in R (note_draw()),
+# for with_refund().
 dpcov_state <- new.env(parent = emptyenv())
 dpcov_state$reader_reads <- 0
+dpcov_state$draws <- 0
 
 reader_read <- function() {
   dpcov_state$reader_reads <- dpcov_state$reader_reads + 1
   invisible()
 }
 
-# R's RNG state, read (never written): NULL before the first draw.
-rng_state <- function() get0(".Random.seed", envir = globalenv(), inherits = FALSE)
-
-# Whether no draw can have happened since `seed_before`: the state unmoved,
-# under an RNG whose state moves on every draw (not a user-supplied one).
-refund_allowed <- function(seed_before, seed_now = rng_state(), kind = RNGkind()[1L]) {
-  identical(seed_now, seed_before) && !identical(kind, "user-supplied")
+# Every draw from R's RNG in the package's R code calls note_draw() first;
+# the C++ exports that draw count themselves (dpcov::note_draw()). R's RNG
+# state itself is never read.
+note_draw <- function() {
+  dpcov_state$draws <- dpcov_state$draws + 1
+  invisible()
 }
+
+draw_count <- function() dpcov_state$draws + draw_calls_cpp()
 
 #' Totals of a ledger by both composition paths (see ?dp_budget), every
 #' charge first restated under the budget's notion `to`.

@@ -849,6 +849,7 @@ dp_cov_mean_step <- function(src, clip_mean, neighbor, epsilon, delta, calibrati
 # dp_lm()'s bootstrap redraws it with the recorded sigma.
 noisy_mean <- function(sums, n, clip_mean, sigma, add_remove) {
   p <- length(sums)
+  note_draw()
   if (add_remove) {
     noisy <- c(unname(sums), clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
     n_noisy <- noisy[p + 1L] / clip_mean

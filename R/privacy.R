@@ -768,6 +768,7 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
   a <- z[-length(z)]
   b <- z[-1L]
   lw <- log_base_mass(a, b, decay) + epsilon * utility / (2 * sensitivity)
+  note_draw()
   k <- which.max(lw - log(-log(stats::runif(length(lw)))))
   base_draw(a[k], b[k], decay, stats::runif(1L))
 }
@@ -781,6 +782,7 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
 #' one, or one count by one) and with tail_bin_utility().
 #' @noRd
 bin_exp_mech <- function(utility, epsilon, sensitivity, log_mass = 0) {
+  note_draw()
   which.max(log_mass + epsilon * utility / (2 * sensitivity) - log(-log(stats::runif(length(utility)))))
 }
 
@@ -870,6 +872,7 @@ geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 
 rgeometric2 <- function(sensitivity, epsilon) {
   p <- -expm1(-epsilon / sensitivity)  # 1 - alpha, exact for small epsilon
+  note_draw()
   stats::rgeom(1L, p) - stats::rgeom(1L, p)
 }
 

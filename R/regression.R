@@ -1359,6 +1359,7 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
   sigma <- sqrt(sigma2)
   df_res <- max(1, n - length(fit_idx))
   out <- matrix(NA_real_, B, length(fit_idx))
+  if (B > 0) note_draw()
   for (i in seq_len(B)) {
     u <- stats::rnorm(q - 1L)
     z <- sigma * drop(crossprod(R, u))

@@ -439,6 +439,7 @@ resolve_threshold_constant_ <- function(tune, X, p, n, cal, clip, B, keep_diagon
 run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downdate) {
   n <- nrow(X)
   p <- ncol(X)
+  note_draw()
   fold <- sample(rep_len(seq_len(K) - 1L, n))
   n_train <- n - tabulate(fold + 1L, K)
   if (is.null(grid)) {
@@ -640,6 +641,7 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   p <- ncol(X)
   X <- clipped_rows(X, set$clip)
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
+  note_draw()
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
     matrix(stats::rnorm(nrow(X) * nrow(ij), sd = set$sigma), nrow(X))
   out <- structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),

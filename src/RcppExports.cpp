@@ -112,6 +112,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// draw_calls_cpp
+double draw_calls_cpp();
+RcppExport SEXP _dpcov_draw_calls_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(draw_calls_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // rwishart_cpp
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol);
 RcppExport SEXP _dpcov_rwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP SigmaSEXP, SEXP cholSEXP) {
@@ -302,6 +311,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_grouped_grams_cpp", (DL_FUNC) &_dpcov_grouped_grams_cpp, 5},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
+    {"_dpcov_draw_calls_cpp", (DL_FUNC) &_dpcov_draw_calls_cpp, 0},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
     {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},

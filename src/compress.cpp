@@ -22,6 +22,7 @@ Eigen::MatrixXd compress_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S,
                                   bool truncate, const Eigen::Map<Eigen::MatrixXd> reference,
                                   double threshold, int max_tries, double affine_sd,
                                   bool explicit_path, int block_cols) {
+  dpcov::note_draw();
   const MatrixXd ref(reference);
   MatrixXd C;
   bool ok;

@@ -3,14 +3,22 @@
 
 // [[Rcpp::export]]
 Eigen::MatrixXd symmetric_gaussian_cpp(int p, double sd) {
+  dpcov::note_draw();
   return dpcov::symmetric_gaussian(p, sd);
 }
 
 // The polar-method stream used for cross-validation's simulated noise.
 // [[Rcpp::export]]
 Eigen::VectorXd polar_normals_cpp(int n) {
+  dpcov::note_draw();
   dpcov::PolarNormal normal;
   Eigen::VectorXd z(n);
   for (int i = 0; i < n; ++i) z(i) = normal();
   return z;
+}
+
+// The count of drawing calls (dpcov::note_draw()), for the refund rule.
+// [[Rcpp::export(rng = false)]]
+double draw_calls_cpp() {
+  return dpcov::draw_calls();
 }

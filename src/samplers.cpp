@@ -36,11 +36,13 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool ch
 
 // [[Rcpp::export]]
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol) {
+  dpcov::note_draw();
   return draw_array(n, df, Sigma, chol, false);
 }
 
 // [[Rcpp::export]]
 Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol) {
+  dpcov::note_draw();
   return draw_array(n, df, Psi, chol, true);
 }
 

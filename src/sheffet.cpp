@@ -3,27 +3,32 @@
 
 // [[Rcpp::export]]
 Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df) {
+  dpcov::note_draw();
   return dpcov::wishart_factor_draw(S, df);
 }
 
 // [[Rcpp::export]]
 Eigen::MatrixXd jl_project_gram_cpp(const Eigen::Map<Eigen::MatrixXd> A, double clip, double w, double r) {
+  dpcov::note_draw();
   return dpcov::jl_project_gram(A, clip, w, static_cast<Eigen::Index>(r));
 }
 
 // [[Rcpp::export]]
 Eigen::MatrixXd wishart_outer_sum_cpp(int d, double k, double scale) {
+  dpcov::note_draw();
   return dpcov::wishart_outer_sum(d, static_cast<Eigen::Index>(k), scale);
 }
 
 // [[Rcpp::export]]
 double laplace_draw_cpp(double scale) {
+  dpcov::note_draw();
   return dpcov::draw_laplace(scale);
 }
 
 // [[Rcpp::export]]
 Rcpp::List simulate_regression_gram_cpp(double n, const Eigen::Map<Eigen::MatrixXd> Beta,
                                         double noise_sd, double clip) {
+  dpcov::note_draw();
   dpcov::ClippedGram acc = dpcov::simulate_regression_gram(static_cast<Eigen::Index>(n), Beta, noise_sd, clip);
   return Rcpp::List::create(Rcpp::Named("gram") = acc.result(),
                             Rcpp::Named("n") = static_cast<double>(acc.n()),

@@ -17,6 +17,7 @@ Rcpp::List psd_project_cpp(const Eigen::Map<Eigen::MatrixXd> A) {
 
 // [[Rcpp::export]]
 Eigen::MatrixXd ldp_report_sum_cpp(const Eigen::Map<Eigen::MatrixXd> X, double clip, double sd) {
+  dpcov::note_draw();
   return dpcov::ldp_report_sum(X, clip, sd);
 }
 
@@ -32,6 +33,7 @@ Eigen::VectorXd cv_threshold_cpp(const Eigen::Map<Eigen::MatrixXd> X, std::vecto
                                  double clip, const Eigen::Map<Eigen::MatrixXd> thresholds,
                                  const Eigen::Map<Eigen::VectorXd> noise_sd, bool keep_diag,
                                  bool downdate) {
+  dpcov::note_draw();
   for (int f : fold)
     if (f < 0 || f >= K) Rcpp::stop("fold index out of range");
   return dpcov::cv_threshold(X, fold, K, clip, thresholds, noise_sd, keep_diag, downdate);

@@ -536,19 +536,35 @@ test_that("a failure after a noisy value was drawn keeps its charge; a private c
   expect_equal(budget_spent(b2)$charges, 0)
   ch <- dpcov:::budget_charge(b2, "test", 0.1, 0, neighbor = "any")
   expect_error(dpcov:::with_refund(b2, ch, {
-    stats::rnorm(1)
+    dpcov:::symmetric_gaussian_cpp(2L, 1)  # a draw in C++
     dpcov:::abort("after a draw", .arg = "x")
   }), class = "dpcov_error")
   expect_equal(budget_spent(b2)$charges, 1)
-  # under a user-supplied RNG the state need not move on a draw: no charge is withdrawn
+  ch <- dpcov:::budget_charge(b2, "test", 0.1, 0, neighbor = "any")
+  expect_error(dpcov:::with_refund(b2, ch, {
+    dpcov:::rgeometric2(1, 1)  # a draw in R
+    dpcov:::abort("after a draw", .arg = "x")
+  }), class = "dpcov_error")
+  expect_equal(budget_spent(b2)$charges, 2)
+  # the user's own use of R's RNG (in a reader, say) is no draw of the package: refunded
+  ch <- dpcov:::budget_charge(b2, "test", 0.1, 0, neighbor = "any")
+  expect_error(dpcov:::with_refund(b2, ch, {
+    stats::rnorm(1)
+    dpcov:::abort("shape", .arg = "x")
+  }), class = "dpcov_error")
+  expect_equal(budget_spent(b2)$charges, 2)
   # dp_lm()'s "no terms and no intercept" is the formula's: refused before the private bounds draw
   b4 <- dp_budget(5, 1e-4)
   dd <- data.frame(y = rnorm(200), x = rnorm(200))
   expect_error(dp_lm(y ~ 0, dd, 1, 1e-6, budget = b4, B = 0), "no terms and no intercept", class = "dpcov_error")
   expect_equal(budget_spent(b4)$charges, 0)
-  expect_false(dpcov:::refund_allowed(1L, 1L, "user-supplied"))
-  expect_true(dpcov:::refund_allowed(1L, 1L, "Mersenne-Twister"))
-  expect_false(dpcov:::refund_allowed(1L, 2L, "Mersenne-Twister"))
+  # every release draws through the counted paths (so any RNG kind is covered)
+  d0 <- dpcov:::draw_count()
+  dp_cov(dd, 1, 1e-6, lower = -5, upper = 5)
+  expect_gt(dpcov:::draw_count(), d0)
+  d1 <- dpcov:::draw_count()
+  dp_column_bounds(dd, 1, 1e-6)
+  expect_gt(dpcov:::draw_count(), d1)
   # a data frame whose matrix column expands to a name twice is refused before the charge
   dm <- data.frame(m.1 = rnorm(100)); dm$m <- matrix(rnorm(200), 100, 2)
   b3 <- dp_budget(5, 1e-4)

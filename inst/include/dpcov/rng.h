@@ -9,6 +9,16 @@
 
 namespace dpcov {
 
+// How many calls of an export that draws from R's RNG this session has made
+// (each such export calls note_draw() first): the budget's refund rule asks
+// whether a failed call drew anything (R/budget.R), without reading R's RNG
+// state.
+inline double& draw_calls() {
+  static double n = 0;
+  return n;
+}
+inline void note_draw() { draw_calls() += 1; }
+
 inline double draw_norm() { return R::norm_rand(); }
 inline double draw_unif() { return R::unif_rand(); }
 inline double draw_exp() { return R::exp_rand(); }
