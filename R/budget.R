@@ -159,20 +159,25 @@ register_account <- function(env) {
 }
 
 #' Why an account cannot be charged here (a restored or forked copy, or a
-#' hand-made one), in words; NULL when it can.
+#' hand-made one): its `message` and the `advice` for that case; NULL when it
+#' can.
 #' @noRd
 account_copy_problem <- function(acc) {
   token <- get0("token", envir = acc$env, inherits = FALSE)
   reg <- if (is_string(token)) get0(token, envir = budget_accounts, inherits = FALSE)
   if (is.null(reg) || !identical(reg$address, account_key(acc$env))) {
-    return(paste0("`budget` was not created by dp_budget() in this R session: it was restored from a file ",
-                  "(readRDS(), load()), sent to a parallel worker, or made by hand. Its charges would not ",
-                  "reach the original account, whose ledger is the one that counts."))
+    return(list(message = paste0("`budget` was not created by dp_budget() in this R session: it was restored ",
+                                 "from a file (readRDS(), load()), sent to a parallel worker, or made by hand. Its ",
+                                 "charges would not reach the original account, whose ledger is the one that counts."),
+                advice = paste0("Where the original lives, budget_spent() gives what is left; create dp_budget() ",
+                                "for that here only if the original will not be used again.")))
   }
   if (!identical(reg$pid, Sys.getpid())) {
-    return(sprintf(paste0("`budget` belongs to R process %d, not to this one (%d): a forked worker ",
-                          "(e.g. parallel::mclapply()) holds a copy of the account, and its charges would not reach ",
-                          "the original."), as.integer(reg$pid), as.integer(Sys.getpid())))
+    return(list(message = sprintf(paste0("`budget` belongs to R process %d, not to this one (%d): a forked worker ",
+                                         "(e.g. parallel::mclapply()) holds a copy of the account, and its charges ",
+                                         "would not reach the original."), as.integer(reg$pid), as.integer(Sys.getpid())),
+                advice = paste0("Charge the budget in the process that created it, or give each worker its own ",
+                                "dp_budget() for its share.")))
   }
   NULL
 }
@@ -183,12 +188,7 @@ account_copy_problem <- function(acc) {
 check_account_live <- function(acc) {
   problem <- account_copy_problem(acc)
   if (!is.null(problem)) {
-    forked <- startsWith(problem, "`budget` belongs to R process")
-    abort_budget("%s Nothing was charged and the data was not read. %s", problem,
-                 if (forked) paste0("Charge the budget in the process that created it, or give each worker its own ",
-                                    "dp_budget() for its share.")
-                 else paste0("Where the original lives, budget_spent() gives what is left; create dp_budget() ",
-                             "for that here only if the original will not be used again."))
+    abort_budget("%s Nothing was charged and the data was not read. %s", problem$message, problem$advice)
   }
   if (bindingIsLocked("ledger", acc$env)) {
     abort_budget("`budget`'s account is locked (lockEnvironment() or lockBinding()), so no charge can be recorded; nothing was charged and the data was not read.")
@@ -321,19 +321,17 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 #' Withdraws a charge made by this call when the call then fails on a shape
 #' or argument check (only public facts: the data's dimensions) before any
 #' noisy value exists: nothing was released, so nothing is spent. Once a
-#' noisy value has been drawn (draw_count(): every draw of dpcov says so) a
+#' noisy value has been drawn (data_touches(): every draw of dpcov says so) a
 #' failure may depend on that value, and on the data through it, so the
 #' charge stands: refunding it would let the failures be replayed for free.
 #' @noRd
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
-  draws_before <- draw_count()
-  reads_before <- dpcov_state$reader_reads
+  touches_before <- data_touches()
   withCallingHandlers(expr, dpcov_error = function(e) {
-    # after a reader's pass began, a failure may follow from what it read
-    # (an analyst's reader or SQL can make it): the charge stands
-    if (inherits(e, "dpcov_data_error") || !identical(dpcov_state$reader_reads, reads_before) ||
-        !identical(draw_count(), draws_before)) return()
+    # after a draw, or once a reader's pass began (an analyst's reader or SQL
+    # can make it fail on what it read), a failure may depend on the data
+    if (inherits(e, "dpcov_data_error") || !identical(data_touches(), touches_before)) return()
     acc <- check_budget(budget)
     ledger <- acc$ledger
     if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
@@ -351,27 +349,25 @@ as_data_error <- function(expr) {
   })
 }
 
-# The package's session state: `reader_reads` counts the passes over a
-# reader begun (reader_read()) and `draws` the draws made in R (note_draw()),
-# for with_refund().
+# The package's session state: `touches` counts the draws from R's RNG made
+# in R (note_draw()) and the passes begun over a reader (reader_read());
+# data_touches() adds the C++ exports' draws (dpcov::note_draw()). A failure
+# with the total unchanged since the charge cannot depend on the data's
+# values (with_refund()). R's RNG state itself is never read.
 dpcov_state <- new.env(parent = emptyenv())
-dpcov_state$reader_reads <- 0
-dpcov_state$draws <- 0
+dpcov_state$touches <- 0
+
+note_draw <- function() {
+  dpcov_state$touches <- dpcov_state$touches + 1
+  invisible()
+}
 
 reader_read <- function() {
-  dpcov_state$reader_reads <- dpcov_state$reader_reads + 1
+  dpcov_state$touches <- dpcov_state$touches + 1
   invisible()
 }
 
-# Every draw from R's RNG in the package's R code calls note_draw() first;
-# the C++ exports that draw count themselves (dpcov::note_draw()). R's RNG
-# state itself is never read.
-note_draw <- function() {
-  dpcov_state$draws <- dpcov_state$draws + 1
-  invisible()
-}
-
-draw_count <- function() dpcov_state$draws + draw_calls_cpp()
+data_touches <- function() dpcov_state$touches + draw_calls_cpp()
 
 #' Totals of a ledger by both composition paths (see ?dp_budget), every
 #' charge first restated under the budget's notion `to`.
@@ -427,7 +423,7 @@ print.dp_budget <- function(x, ...) {
   tot <- compose_ledger(acc$ledger, acc$neighbor)
   cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s; %d charge(s)\n",
               format(acc$epsilon), format(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
-  if (!is.null(account_copy_problem(acc))) cat(strwrap(paste0("Note: ", copy_words)), sep = "\n")
+  if (!is.null(account_copy_problem(acc))) cat_wrapped("Note:", copy_words)
   if (nrow(acc$ledger)) {
     led <- acc$ledger
     if (any(!led$neighbor %in% c(acc$neighbor, "any"))) {
