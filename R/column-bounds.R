@@ -152,6 +152,12 @@
 #' capped stage is flagged as above, and so do [dp_cov()] and [dp_lm()]);
 #' give such a column public bounds.
 #'
+#' Logical columns (a logical matrix or vector, or logical columns of a data
+#' frame: a public schema) get their coding \eqn{[0, 1]} as bounds, with no
+#' choice spent on them (listed in `coded_columns`; their `center` and
+#' `scale` are `NA`), as in [dp_cov()]'s default: private bounds would spend
+#' budget on nothing and could close on the more common value.
+#'
 #' @param x A numeric matrix or data frame (rows are records).
 #' @param epsilon Privacy loss of the whole call (all its choices).
 #' @param delta 0 (default: pure epsilon-DP by basic composition) or a delta
@@ -238,7 +244,12 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   # the number of columns is a public shape; learnt without reading values
   p <- if (is.data.frame(x) || is.matrix(x)) data_ncol(x) else if (is.vector(x)) 1L else NA_integer_
   if (is.na(p) || p < 1L) x <- check_data_matrix(x)  # refuses with the usual classed error
-  eq <- column_bounds_epsilon(epsilon, delta, p, noisy_count = neighbor == "add-remove")
+  # logical columns (schema: public) are bounded by their coding [0, 1], as
+  # in dp_cov()'s default: no choice is spent on them, and private bounds
+  # could close on the more common value
+  coded <- if (!is.data.frame(x) && all_logical_columns(x)) rep(TRUE, p) else logical_columns(x)
+  if (length(coded) != p) coded <- rep(FALSE, p)
+  eq <- column_bounds_epsilon(epsilon, delta, max(1L, sum(!coded)), noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
   # refinement's axis reads it, and the charge holds under the call's notion
   check_data_colnames(x)  # they name the bounds
@@ -246,18 +257,25 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
                           rho = eq$rho)
   # any n (0 included) under add/remove: success must not depend on n
   X <- with_refund(budget, charge, {
-    X <- check_charged_columns(check_data_matrix(x, min_rows = 0L), eq)
+    X <- check_data_matrix(x, min_rows = 0L)
+    if (any(!coded)) check_charged_columns(X[, !coded, drop = FALSE], eq)
     check_unique_colnames(colnames(X))
     X
   })
-  out <- column_bounds_mechanism(X, eq$epsilon_q, range, resolution, tail_factor, max_level, decay,
-                                 n_public = neighbor != "add-remove")
+  out <- column_bounds_mechanism(X[, !coded, drop = FALSE], eq$epsilon_q, range, resolution, tail_factor, max_level,
+                                 decay, n_public = neighbor != "add-remove")
   nm <- colnames(X)
-  bounds <- data.frame(lower = out$lower, upper = out$upper)
+  # coded columns: [0, 1], no private median or spread (NA)
+  lower <- rep(0, p)
+  upper <- rep(1, p)
+  center <- scale <- rep(NA_real_, p)
+  lower[!coded] <- out$lower
+  upper[!coded] <- out$upper
+  center[!coded] <- out$center
+  scale[!coded] <- out$scale
+  bounds <- data.frame(lower = lower, upper = upper)
   if (!is.null(nm)) rownames(bounds) <- nm
-  center <- out$center
   names(center) <- nm
-  scale <- out$scale
   names(scale) <- nm
   m <- tail_factor / eq$epsilon_q
   m2 <- min(column_bounds_refine / eq$epsilon_q, m)
@@ -271,14 +289,17 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     bounds = bounds, center = center, scale = scale, epsilon = epsilon, delta = eq$delta, epsilon_quantile = eq$epsilon_q,
     rho = eq$rho, composition = eq$composition, tail_rows = m2, first_rows = m, max_level = max_level,
     n_hint = if (is.null(n_hint)) NA_real_ else n_hint, n = n_public, n_noisy = as.double(out$n_noisy), capped = capped,
-    clamped_share = share, range = range, resolution = resolution, decay = decay, neighbor = neighbor,
+    clamped_share = share, coded_columns = if (any(coded)) (nm %||% paste0("V", seq_len(p)))[coded] else character(0),
+    range = range, resolution = resolution, decay = decay, neighbor = neighbor,
     mechanism = paste0("per column: exponential mechanisms for a coarse bin and the median in it on an asinh axis, the median ",
                        "absolute deviation from it, and a low and a high tail point on an asinh axis ",
                        "centred at the median in units of that scale (Smith 2011)"),
     guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, eq$choices, eq$epsilon_q, eq$composition,
-                                             count = neighbor == "add-remove", stated = TRUE),
+                                             count = neighbor == "add-remove", stated = TRUE,
+                                             coded = sum(coded), coded_all = all(coded)),
     budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
-  if (capped) {
+  # (all columns logical: no bound was chosen, nothing to warn about)
+  if (capped && any(!coded)) {
     noise_warning(list(level = "mostly noise", message_levels = "mostly noise",
                        messages = sub("^WARNING: ", "", column_bounds_note(m, m2, max_level, n_own, bounds, range)[1L])),
                   "dp_column_bounds")
@@ -547,6 +568,8 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
   own <- c(x$n, x$n_noisy)
   own <- own[is.numeric(own) & !is.na(own)]
   n_hat <- if (!is.na(x$n_hint)) x$n_hint else if (length(own)) own[1L] else NA_real_
+  # columns bounded by their coding only: no private bound to judge
+  if (is.character(x$coded_columns) && length(x$coded_columns) >= nrow(x$bounds)) return(invisible(x))
   for (m in column_bounds_note(x$first_rows, x$tail_rows, x$max_level, n_hat, x$bounds, x$range,
                                capped = if (is_flag(x$capped)) x$capped)) cat_wrapped(m)
   invisible(x)
@@ -611,7 +634,7 @@ column_bounds_notion <- function(neighbor) if (neighbor == "add-remove") "any" e
 #' The guarantee of dp_column_bounds(), in words.
 #' @noRd
 column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, composition, count = FALSE,
-                                         stated = FALSE) {
+                                         stated = FALSE, coded = 0L, coded_all = FALSE) {
   counted <- if (count && stated) {
     " (one of them a noisy count of the rows, which sets the refinement's axis and is released in `n_noisy`)"
   } else if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
@@ -625,7 +648,11 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
   # dp_column_bounds() states a public n (replace-one, zero-out: neighbours have the same n)
   n_words <- if (stated && !count) "n is public under this notion (stated in `n`)" else "n is used but not released"
-  sprintf("%s, %s; %s.", how, notion, n_words)
+  coded_words <- if (coded > 0L) {
+    sprintf("; the %d logical column(s) are bounded by their coding [0, 1], with no choice spent on them%s",
+            as.integer(coded), if (coded_all) " (the charge stated covers one column's choices; none was made)" else "")
+  } else ""
+  sprintf("%s, %s; %s%s.", how, notion, n_words, coded_words)
 }
 
 # ---- dp_cov()'s default: private column bounds, then the box -------------------

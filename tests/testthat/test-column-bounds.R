@@ -692,3 +692,38 @@ test_that("a first stage capped at the quartiles is flagged from the noisy count
   expect_false(bb$capped)
   expect_false(any(grepl("too small", wide_output(print(bb)), fixed = TRUE)))
 })
+
+test_that("logical columns get their coding [0, 1], with no choice spent on them", {
+  set.seed(110)
+  dm <- data.frame(a = rnorm(20000), flag = runif(20000) < 0.003, b = rexp(20000) * 5)
+  bud <- dp_budget(5, 1e-3)
+  set.seed(111)
+  b <- dp_column_bounds(dm, 1, budget = bud)
+  expect_equal(unlist(b$bounds["flag", ]), c(lower = 0, upper = 1))
+  expect_identical(b$coded_columns, "flag")
+  expect_identical(unname(is.na(b$center)), c(FALSE, TRUE, FALSE))
+  expect_identical(unname(is.na(b$scale)), c(FALSE, TRUE, FALSE))
+  # 10 choices per numeric column and the count: the numeric columns' bounds
+  # are, draw for draw, those of the call on them alone
+  expect_match(b$guarantee, "21 exponential mechanisms")
+  expect_match(b$guarantee, "the 1 logical column(s) are bounded by their coding [0, 1]", fixed = TRUE)
+  set.seed(111)
+  ref <- dp_column_bounds(dm[, c("a", "b")], 1)
+  expect_identical(b$bounds[c("a", "b"), ], ref$bounds)
+  expect_identical(b$n_noisy, ref$n_noisy)
+  expect_equal(dpcov:::check_budget(bud)$ledger$epsilon, 1)
+  # the release from them keeps the rare column's variance (private bounds closed on 0)
+  r <- dp_cov(dm, 4, 1e-6, bounds = b)
+  v <- var(dm$flag) * 19999 / 20000
+  expect_gt(r$estimate["flag", "flag"], v / 3)
+  # all logical (a matrix, a vector): [0, 1] everywhere, and no warning about private bounds
+  old <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(old))
+  expect_no_warning(bl <- dp_column_bounds(matrix(runif(100) < 0.5, 50, 2), 1, neighbor = "replace-one"))
+  expect_identical(as.matrix(bl$bounds), cbind(lower = c(0, 0), upper = c(1, 1)))
+  expect_identical(bl$coded_columns, c("V1", "V2"))
+  expect_false(any(grepl("WARNING", wide_output(print(bl)), fixed = TRUE)))
+  expect_match(dp_column_bounds(c(TRUE, FALSE, TRUE), 1)$guarantee, "none was made", fixed = TRUE)
+  # control: the same small numeric matrix warns
+  expect_warning(dp_column_bounds(matrix(runif(100), 50, 2), 1, neighbor = "replace-one"), class = "dpcov_noise_warning")
+})
