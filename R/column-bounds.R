@@ -613,8 +613,9 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped =
     # a few percent: on faithful and penguins at epsilon 8 the variances were
     # within 3% of the truth, so a note, not a warning
     out <- c(out, sprintf(paste0("Note: the private bounds clamp about %s%% of the rows at each end of every ",
-                                 "column; spreads may be slightly under-estimated. Public bounds (lower, upper) ",
-                                 "or more epsilon avoid it."),
+                                 "column; spreads are under-estimated, slightly for light tails, by much more for ",
+                                 "a long tail, whose few largest rows can hold most of a column's variance. Public ",
+                                 "bounds (lower, upper) or more epsilon avoid it."),
                           format(100 * m2 / n_hat, digits = 2)))
   }
   at_end <- c(bounds$lower, bounds$upper)
@@ -728,7 +729,8 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    first_rows = m, clamped_share = share,
-                                   scale = stats::setNames(cb$scale, all_cols[!coded]))
+                                   scale = stats::setNames(cb$scale, all_cols[!coded]),
+                                   center = stats::setNames(cb$center, all_cols[!coded]), range = d$range)
   rel <- box_relabel_source(rel, "private")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
   rel$tuning <- tuning_record(
@@ -861,6 +863,7 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
   state$first_rows <- d$tail_factor / cols$epsilon_q
   state$tail_rows <- min(column_bounds_refine / cols$epsilon_q, state$first_rows)
   state$scale <- stats::setNames(cb$scale, names(mf)[num])
+  state$center <- stats::setNames(cb$center, names(mf)[num])
   list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
 }
 

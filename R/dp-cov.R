@@ -62,12 +62,20 @@
 #' heavy-tailed data), and the axis is logarithmic around a private median,
 #' so large means cost nothing. When the share of rows clamped (computed from
 #' the released or public n) is 1% or more, the release's `tuning` and
-#' print note it (the spreads may be slightly under-estimated), and from 10%
-#' on say so in a WARNING: the spreads are then under-estimated. When
+#' print note it (the spreads are under-estimated: slightly for light tails,
+#' by much more for a long tail, whose few largest rows can hold most of a
+#' column's variance), and from 10% on say so in a WARNING. Bounds lopsided
+#' about the private median (one more than 4 times as far from it as the
+#' other), with 0.5% or more of the rows clamped, are diagnosed as a long
+#' tail (`long_tail`, `"noisy"`). When
 #' n epsilon is too small for the bounds to find the tails (their first stage
 #' capped at the quartiles, judged from the public n or the released noisy
-#' count), the diagnostics say `"mostly noise"` (`bounds_capped`, see
-#' [release_diagnostics()]) and the release raises the noise warning.
+#' count), the diagnostics say `"noisy"` (`bounds_capped`, see
+#' [release_diagnostics()]). The bounds are searched in \eqn{\pm}1e6
+#' ([dp_column_bounds()]'s default `range`): for data beyond it (amounts in
+#' the billions), give public bounds, or choose the bounds with
+#' `dp_column_bounds(range = )` and give them as `bounds`; a bound at the end
+#' of that range is diagnosed (`at_range`, `"mostly noise"`).
 #'
 #' **Clipping bounds.** With `clip` or `clip_mean` given (or from a chunk
 #' reader, or a [second_moment()] object), the row-norm path runs: a bound not

@@ -606,7 +606,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     rel$params$column_bounds <- list(epsilon = eps_bound, delta = delta_bound, rho = pb$rho,
                                      epsilon_quantile = pb$epsilon_q, composition = pb$composition,
                                      tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k,
-                                     scale = pb$scale)
+                                     clamped_share = min(column_bounds_defaults$max_level,
+                                                         pb$tail_rows / max(1, pb$n_hat)),
+                                     scale = pb$scale, center = pb$center, range = column_bounds_defaults$range)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
       detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",

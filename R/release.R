@@ -697,6 +697,18 @@ nonprivate_source <- function(v) {
 #'   mechanism chose): bounds that hold most of a column span several spreads,
 #'   so these closed on a value most rows share (a 0/1 column with few ones, a
 #'   mostly-zero amount) and clamp the other rows; `"mostly noise"`;
+#' * `at_range`: for per-column bounds chosen privately, the columns with a
+#'   bound at the end of the range the bounds were searched in
+#'   (`params$column_bounds$range`, \eqn{\pm}1e6 by default): the data may
+#'   extend far beyond it (or, with `bounds_capped`, n epsilon was too small
+#'   to place the bounds), and every row there is clamped; `"mostly noise"`;
+#' * `long_tail`: for per-column bounds chosen privately that clamp at least
+#'   0.5% of the rows at each end (`params$column_bounds$clamped_share`), the
+#'   columns whose bounds are lopsided about the private median
+#'   (`params$column_bounds$center`), one more than 4 times as far from it as
+#'   the other: normal data put them about equally far, a long tail
+#'   (exponential, lognormal, populations, incomes) much further on one side,
+#'   and there the few clamped rows can hold much of the variance; `"noisy"`;
 #' * `bounds_capped`: for per-column bounds chosen privately
 #'   (`params$bounds_source` `"private"`), whether their first stage was
 #'   capped at the quartiles (its target of rows beyond each bound,
@@ -851,7 +863,9 @@ release_diagnostics <- function(x) {
   }
   # bounds given as a dp_column_bounds() release: its own (released) flag
   if (isTRUE(pr$bounds_guarantee$capped)) out$bounds_capped <- TRUE
-  out$one_value <- one_value_columns(x, cols)
+  out$at_range <- range_end_columns(x, cols)
+  out$one_value <- setdiff(one_value_columns(x, cols), out$at_range)
+  out$long_tail <- setdiff(long_tail_columns(x, cols), c(out$at_range, out$one_value))
   diagnostics_level(out, x, cols)
 }
 
@@ -986,12 +1000,35 @@ diagnostics_level <- function(out, x, cols) {
     # a point mass: the private bounds close on it and clamp the other rows
     many <- length(out$one_value) > 1L
     say(sprintf(paste0("the private bounds of %s are narrower than twice %s private spread: they closed on a value ",
-                       "most rows share (a 0/1 column with few ones, a column that is mostly 0) and clamp the other ",
+                       "most rows share (a 0/1 column with few ones, a column that is mostly 0), or n * epsilon ",
+                       "was too small to find %s spread, and clamp the other ",
                        "rows, so %s variance%s and covariances are those of the clamped data, possibly far below ",
                        "the truth; give public bounds (lower/upper) for %s."),
                 col_list(out$one_value), if (many) "their" else "its", if (many) "their" else "its",
-                if (many) "s" else "", if (many) "them" else "it"), 2L)
+                if (many) "their" else "its", if (many) "s" else "", if (many) "them" else "it"), 2L)
     lv <- 2L
+  }
+  if (length(out$at_range)) {
+    many <- length(out$at_range) > 1L
+    say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s): ",
+                       "%s, and every row there is clamped to it, so %s variance%s and covariances can be far ",
+                       "off; give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) ",
+                       "and give them as `bounds`."),
+                col_list(out$at_range), format(signif(x$params$column_bounds$range, 3)),
+                if (isTRUE(out$bounds_capped)) "n * epsilon was too small to place them, or the data extend beyond it" else
+                  "the data may extend far beyond it", if (many) "their" else "its", if (many) "s" else ""), 2L)
+    lv <- 2L
+  }
+  if (length(out$long_tail)) {
+    many <- length(out$long_tail) > 1L
+    say(sprintf(paste0("the private bounds of %s are lopsided about %s private median (one more than %d times as ",
+                       "far from it as the other): %s a long tail, and the rows clamped at its end (about %s%%) ",
+                       "can hold much of %s variance, so %s variance%s and covariances may be well below the ",
+                       "truth; give public bounds (lower/upper) or more epsilon."),
+                col_list(out$long_tail), if (many) "their" else "its", as.integer(long_tail_asymmetry),
+                if (many) "they have" else "it has", format(signif(100 * x$params$column_bounds$clamped_share, 2)),
+                if (many) "their" else "its", if (many) "their" else "its", if (many) "s" else ""), 1L)
+    lv <- max(lv, 1L)
   }
   if (isTRUE(out$bounds_capped)) {
     # the variances of such bounds are of the clamped data, however small
@@ -1115,6 +1152,50 @@ col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 # bounds closed on a value most rows share (a 0/1 column with few ones, a
 # zero-inflated amount: Boston's zn got [-0.005, 0.0098] against a spread of
 # 0.04) and clamp the rest. Released quantities only.
+# Columns of a release on private bounds one of which reached the end of the
+# public search range (params$column_bounds$range, dp_column_bounds()'s
+# `range`): the data may extend far beyond it, and every row there is
+# clamped to it. Released quantities only.
+range_end_columns <- function(x, cols) {
+  cb <- x$params$column_bounds
+  b <- release_bounds(x)
+  if (!identical(x$params$bounds_source, "private") || !is.list(cb) || !is_num1(cb$range) || is.null(b)) {
+    return(character(0))
+  }
+  cols[abs(b$lower) >= cb$range * (1 - 1e-6) | abs(b$upper) >= cb$range * (1 - 1e-6)]
+}
+
+# Columns of a release on private bounds with a long tail: one bound more
+# than long_tail_asymmetry times as far from the private median
+# (params$column_bounds$center) as the other, where the bounds clamp at
+# least long_tail_share of the rows at each end. Normal data put them about
+# equally far (ratios of 1-2 in 10 releases per cell, n 5000), exponential
+# 3-9 times, lognormal, populations and incomes 5-100 times, and there the
+# few clamped rows can hold much of the variance (at 1% clamped: exponential
+# 0.87-0.95 of it released, lognormal 0.56-0.64, midwest's poptotal 0.13;
+# bench/RESULTS.md, "Long tails under private bounds"). A ratio of distances,
+# so the private spread's noise stays out of it. Released quantities only.
+long_tail_asymmetry <- 4
+long_tail_share <- 0.005
+long_tail_columns <- function(x, cols) {
+  cb <- x$params$column_bounds
+  b <- release_bounds(x)
+  if (!identical(x$params$bounds_source, "private") || !is.list(cb) || is.null(b) ||
+      !is_num1(cb$clamped_share) || cb$clamped_share < long_tail_share) {
+    return(character(0))
+  }
+  ce <- cb$center
+  if (!is.numeric(ce) || is.object(ce) || is.null(names(ce)) || !length(ce)) return(character(0))
+  j <- match(names(ce), cols)
+  keep <- !is.na(j) & is.finite(ce)
+  if (!any(keep)) return(character(0))
+  j <- j[keep]
+  up <- b$upper[j] - ce[keep]
+  lo <- ce[keep] - b$lower[j]
+  skew <- ifelse(up > 0 & lo > 0, pmax(up / lo, lo / up), Inf)
+  cols[j][skew > long_tail_asymmetry]
+}
+
 one_value_columns <- function(x, cols) {
   sc <- x$params$column_bounds$scale
   b <- release_bounds(x)
@@ -1633,6 +1714,25 @@ lm_diagnostics <- function(fit, rel, columns) {
         "The coefficients are those of the clamped data, a bias the intervals leave out."), if (length(at)) 2L else 1L)
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)
+    }
+    ar <- intersect(rd$at_range, columns)
+    if (length(ar)) {
+      say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s): ",
+                         "the rows beyond it are clamped to it, a bias the intervals leave out; give public bounds ",
+                         "(lower/upper) for %s."),
+                  col_list(ar), format(signif(rel$params$column_bounds$range, 3)), if (length(ar) > 1L) "them" else "it"), 2L)
+      out$intervals_biased <- TRUE
+      lv <- 2L
+    }
+    lt <- intersect(rd$long_tail, columns)
+    if (length(lt)) {
+      say(sprintf(paste0("the private bounds of %s are lopsided about %s private median: a long tail, ",
+                         "whose clamped rows can move the fit, a bias the intervals leave out; give public bounds ",
+                         "(lower/upper) for %s or more epsilon."),
+                  col_list(lt), if (length(lt) > 1L) "their" else "its",
+                  if (length(lt) > 1L) "them" else "it"), 1L)
+      out$intervals_biased <- TRUE
+      lv <- max(lv, 1L)
     }
     ov <- intersect(rd$one_value, columns)
     if (length(ov)) {

@@ -540,7 +540,7 @@ test_that("print states the guarantee and warns when the bounds clamp many rows"
   expect_match(dpcov:::column_bounds_note(10, 200, 0.25, 1000, data.frame(lower = 0, upper = 1), 1e6),
                "^WARNING: the private bounds clamp about 20%")
   expect_match(dpcov:::column_bounds_note(10, 22, 0.25, 1000, data.frame(lower = 0, upper = 1), 1e6),
-               "^Note: the private bounds clamp about 2.2%.*may be slightly under-estimated")
+               "^Note: the private bounds clamp about 2.2%.*slightly for light tails, by much more for a long tail")
   expect_identical(as.data.frame(b), b$bounds)
   big <- dp_column_bounds(X, 0.5, n_hint = 1e9)
   expect_false(any(grepl("WARNING: the private bounds clamp", wide_output(print(big)))))
