@@ -219,7 +219,7 @@ budget_spent <- function(budget) {
 
 empty_ledger <- function() {
   data.frame(what = character(0), when = .POSIXct(numeric(0)), neighbor = character(0),
-             epsilon = numeric(0), delta = numeric(0), rho = numeric(0), stringsAsFactors = FALSE)
+             epsilon = numeric(0), delta = numeric(0), rho = numeric(0), id = numeric(0), stringsAsFactors = FALSE)
 }
 
 # The budget error: a dpcov_error that also says it is about the budget.
@@ -247,7 +247,8 @@ check_budget <- function(budget, arg = "budget") {
     !anyNA(led$neighbor) && all(led$neighbor %in% charge_neighbors) && is.double(led$epsilon) &&
     is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
-    all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0)
+    all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0) &&
+    is.double(led$id) && all(is.finite(led$id)) && !anyDuplicated(led$id)
   if (!isTRUE(ok)) bad("its ledger is malformed")
   list(epsilon = acc$epsilon, delta = acc$delta, neighbor = nb, ledger = led, env = acc)
 }
@@ -294,8 +295,10 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
                         "dp_budget(..., neighbor = \"%s\")."),
                  neighbor_words(acc$neighbor), what[i], neighbor_words(neighbor[i]), neighbor[i])
   }
+  # each charge's id, unique in its ledger (with_refund() withdraws by id)
+  id <- max(0, acc$ledger$id) + seq_along(what)
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
-                    rho = rho, stringsAsFactors = FALSE)
+                    rho = rho, id = id, stringsAsFactors = FALSE)
   after <- rbind(acc$ledger, row)
   tot <- compose_ledger(after, acc$neighbor)
   tol <- 1 + 1e-9
@@ -324,18 +327,37 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 #' noisy value has been drawn (data_touches(): every draw of dpcov says so) a
 #' failure may depend on that value, and on the data through it, so the
 #' charge stands: refunding it would let the failures be replayed for free.
+#' Only an error that ends `expr` withdraws the charge (an exiting handler):
+#' a condition merely signalled inside it (by code the caller controls,
+#' resumed by a restart or not an error at all) leaves the release running,
+#' and its charge with it. The error is re-raised as it was. The charge's
+#' rows are found by their ids, not their positions: a nested release on the
+#' same budget may have moved them.
 #' @noRd
 with_refund <- function(budget, charge, expr) {
   if (is.null(charge)) return(expr)
   touches_before <- data_touches()
-  withCallingHandlers(expr, dpcov_error = function(e) {
+  ids <- check_budget(budget)$ledger$id[charge]
+  tryCatch(expr, error = function(e) {
     # after a draw, or once a reader's pass began (an analyst's reader or SQL
     # can make it fail on what it read), a failure may depend on the data
-    if (inherits(e, "dpcov_data_error") || !identical(data_touches(), touches_before)) return()
-    acc <- check_budget(budget)
-    ledger <- acc$ledger
-    if (all(charge <= nrow(ledger))) assign("ledger", ledger[-charge, , drop = FALSE], envir = acc$env)
+    if (inherits(e, "dpcov_error") && !inherits(e, "dpcov_data_error") &&
+        identical(data_touches(), touches_before)) {
+      withdraw_charge(budget, ids)
+    }
+    stop(e)
   })
+}
+
+# Removes the ledger rows with these ids; a ledger that no longer validates
+# (edited by hand meanwhile) keeps them.
+withdraw_charge <- function(budget, ids) {
+  acc <- tryCatch(check_budget(budget), error = function(e) NULL)
+  if (is.null(acc)) return(invisible())
+  ledger <- acc$ledger
+  drop <- ledger$id %in% ids
+  if (any(drop)) assign("ledger", ledger[!drop, , drop = FALSE], envir = acc$env)
+  invisible()
 }
 
 # An error of `expr` that depends on the data's values (a reader's failure,
@@ -459,6 +481,7 @@ as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) 
   acc <- check_budget(x, "x")
   led <- acc$ledger
   rownames(led) <- NULL
+  led$id <- NULL  # internal: identifies a charge for its withdrawal
   led
 }
 

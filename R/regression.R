@@ -555,6 +555,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   ratio <- if (!is.null(gauss)) gauss$ratio else if (mechanism == "analyze_gauss") {
     noise_sigma(1, eps_rel, delta_rel, "analytic")
   } else NA_real_
+  # the data is evaluated before the charge: no code of the caller's runs
+  # between the charge and the mechanism
+  if (!missing(data)) force(data)
   # the bounds' number of columns is known only from the model frame: their
   # charge records the largest rho any number of columns can have (see
   # lm_private_bounds())

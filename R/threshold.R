@@ -624,6 +624,10 @@ plot.threshold_cv <- function(x, ...) {
 ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
                         calibration = "analytic", budget = NULL) {
   set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
+  # the records are evaluated before the charge: no code of the caller's runs
+  # between the charge and the mechanism
+  if (missing(x)) abort_missing("x")
+  force(x)
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
                           sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)

@@ -365,6 +365,92 @@ test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the ch
   unlink(f)
 })
 
+test_that("only an error that ends the charged call withdraws its charge (a signalled condition does not)", {
+  set.seed(31)
+  x <- matrix(rnorm(2000), 500, 4)
+  poke <- function() signalCondition(structure(class = c("dpcov_error", "condition"), list(message = "", call = NULL)))
+  # the records' promise runs a refused call resumed by a restart (the audit's case)
+  b <- dp_budget(1, 1e-5, neighbor = "replace-one")
+  recs <- function() {
+    withRestarts(ldp_perturb(x, 0.5, 1e-6, clip = -1, budget = b), skip = function() NULL)
+    x
+  }
+  rep <- withCallingHandlers(ldp_perturb(recs(), epsilon = 0.5, delta = 1e-6, clip = 2, budget = b),
+                             dpcov_error = function(e) invokeRestart("skip"))
+  expect_identical(dim(rep$reports), c(500L, 10L))
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_identical(rep$budget_charge, 1L)
+  # a dpcov_error signalled (not raised) while dp_lm()'s data is evaluated
+  df <- data.frame(y = rnorm(500), x1 = rnorm(500), x2 = rnorm(500))
+  b2 <- dp_budget(1, 1e-5)
+  fit <- dp_lm(y ~ x1 + x2, data = {poke(); df}, epsilon = 0.5, delta = 1e-6, clip = 3, budget = b2, B = 0)
+  expect_s3_class(fit, "dp_lm")
+  expect_identical(budget_spent(b2)$charges, 1L)
+  expect_equal(budget_spent(b2)$epsilon, 0.5)
+  # the rule itself: a condition signalled inside the window and resumed keeps the charge
+  b3 <- dp_budget(1, 1e-5)
+  ch <- budget_charge(b3, "test", 0.1, 0, neighbor = "any")
+  expect_identical(with_refund(b3, ch, { poke(); 7 }), 7)
+  expect_identical(budget_spent(b3)$charges, 1L)
+  # a refusal resumed by a restart set up inside the window never reaches the handler
+  ch <- budget_charge(b3, "test", 0.1, 0, neighbor = "any")
+  out <- with_refund(b3, ch, withCallingHandlers(withRestarts(abort("no", .arg = "x"), skip = function() 8),
+                                                 dpcov_error = function(e) invokeRestart("skip")))
+  expect_identical(out, 8)
+  expect_identical(budget_spent(b3)$charges, 2L)
+  # one set up outside: the refusal ends the call (withdrawn), and the restart is gone
+  ch <- budget_charge(b3, "test", 0.1, 0, neighbor = "any")
+  expect_error(withCallingHandlers(with_refund(b3, ch, withRestarts(abort("no", .arg = "x"), skip = function() 8)),
+                                   dpcov_error = function(e) invokeRestart("skip")))
+  expect_identical(budget_spent(b3)$charges, 2L)
+  # the error is re-raised as it was: classes and `arg` kept
+  ch <- budget_charge(b3, "test", 0.1, 0, neighbor = "any")
+  e <- expect_error(with_refund(b3, ch, abort("bad `clip`", .arg = "clip", .class = "dpcov_test_error")),
+                    class = "dpcov_test_error")
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "clip")
+  expect_identical(budget_spent(b3)$charges, 2L)
+})
+
+test_that("a charge is withdrawn by its id, whatever rows moved meanwhile", {
+  b <- dp_budget(1, 1e-5)
+  budget_charge(b, "one", 0.1, 0, neighbor = "any")
+  ch2 <- budget_charge(b, "two", 0.1, 0, neighbor = "any")
+  budget_charge(b, "three", 0.1, 0, neighbor = "any")
+  # an inner withdrawal of row 1 moves "two" to row 1 and "three" to row 2
+  expect_error(with_refund(b, ch2, with_refund(b, 1L, abort("shape", .arg = "x"))), class = "dpcov_error")
+  expect_identical(as.data.frame(b)$what, "three")
+  # the ids are internal: the ledger as a data frame has its documented columns
+  expect_identical(names(as.data.frame(b)), c("what", "when", "neighbor", "epsilon", "delta", "rho"))
+})
+
+test_that("every release evaluates its arguments before its charge", {
+  set.seed(32)
+  x <- matrix(rnorm(2000), 500, 4)
+  df <- data.frame(y = x[, 1], a = x[, 2], c = x[, 3])
+  late <- character()
+  # each argument, when evaluated, notes whether the ledger already holds the charge
+  lazy <- function(b, nm, v) { force(v); function() { if (nrow(as.data.frame(b))) late <<- c(late, nm); v } }
+  run <- function(f, args, neighbor = "add-remove") {
+    b <- dp_budget(100, 0.1, neighbor = neighbor)
+    cl <- as.call(c(list(f), stats::setNames(lapply(names(args), function(n) as.call(list(lazy(b, n, args[[n]])))),
+                                             names(args)), list(budget = b)))
+    suppressWarnings(eval(cl))
+    expect_identical(budget_spent(b)$charges > 0, TRUE)
+  }
+  run(analyze_gauss, list(x = x, epsilon = 0.5, delta = 1e-6, clip = 3))
+  run(dp_cov, list(x = x, epsilon = 0.5, delta = 1e-6))
+  run(dp_clip_bound, list(x = x, epsilon = 0.5))
+  run(dp_column_bounds, list(x = x, epsilon = 0.5, delta = 1e-6))
+  run(wishart_noise, list(x = x, epsilon = 0.5, delta = 1e-6, clip = 3))
+  run(dp_threshold, list(x = x, epsilon = 0.5, delta = 1e-6, clip = 3), "replace-one")
+  run(ldp_perturb, list(x = x, epsilon = 0.5, delta = 1e-6, clip = 3), "replace-one")
+  run(dp_lm, list(x = y ~ a + c, data = df, epsilon = 0.5, delta = 1e-6, clip = 3, B = 0))
+  run(dp_lm, list(x = y ~ a + c, data = df, epsilon = 0.5, delta = 1e-6, B = 0,
+                  lower = c(y = -4, a = -4, c = -4), upper = c(y = 4, a = 4, c = 4)))
+  expect_identical(late, character())
+})
+
 test_that("a refused call is quoted at its own composed total, not at the sum of its steps' epsilons", {
   # dp_cov() at epsilon 1 is a bounds step and a Gaussian step whose own
   # epsilons add up to more than 1 (they compose by zCDP)
