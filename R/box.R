@@ -522,6 +522,8 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     if (given("neighbor")) get("neighbor", env) else eval(formals(fun)$neighbor)
   } else sheffet_release_notion(mechanism)
   bounds_g <- bounds_release_guarantee(get("bounds", env), notion)
+  d <- if (given("delta")) get("delta", env)
+  if (is_number(d) && d > 0 && d < 1) refuse_void_bounds_budget(get("budget", env), bounds_g, d, notion)
   if (!is.null(get("sigma_clip_inf", env))) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
           .arg = "sigma_clip_inf")

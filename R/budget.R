@@ -59,20 +59,31 @@
 #'   Adaptive algorithms that split their budget internally (Sheffet's
 #'   Algorithms 2 and 5: a Laplace step and a Wishart or projection step) are
 #'   charged as one non-Gaussian (epsilon, delta) charge, the guarantee they
-#'   prove. Releases without an (epsilon, delta) guarantee cannot be charged:
-#'   `clip = Inf` and [dp_compress()] refuse a budget. A release tuned with
-#'   `tune = "cv"` in [dp_threshold()] is charged for its noise, but has no
-#'   guarantee (the tuning looked at the data), which the release states.
+#'   prove. Releases without an (epsilon, delta) guarantee cannot be charged
+#'   and refuse a budget, before the data is read: `clip = Inf`,
+#'   [dp_compress()], [dp_threshold()] tuned on the private data
+#'   (`tune = "cv"`, or a constant or grid from [threshold_cv()]), and a
+#'   release whose delta and that of the [dp_column_bounds()] release it uses
+#'   as `bounds` add up to 1 or more. Post-processing charges nothing:
+#'   [dp_threshold()] on an [ldp_aggregate()] of reports (charge them in
+#'   [ldp_perturb()]).
 #'
-#'   A call is charged before it reads the data. If it then fails, the charge
-#'   is withdrawn only when the failure cannot depend on the data's values:
-#'   before any noisy value was drawn (the package counts its own draws;
-#'   R's RNG state is never read) and before any pass over a chunk reader began (a
-#'   package reader's columns are checked before the charge). A reader's
-#'   refusal of its values (a missing or non-finite value) or any failure of
-#'   a reader keeps the charge (`dpcov_data_error`): a reader, its SQL or its
-#'   `na_strings` written to fail on chosen values would otherwise test them
-#'   for free.
+#'   A call evaluates its arguments (the data included) and is charged before
+#'   it reads the data. If it then ends with an error, the charge is
+#'   withdrawn only when the failure cannot depend on the data's values: a
+#'   refusal of the data's shape, type or names (too few rows or columns, a
+#'   non-numeric column, duplicated names) or of an argument, raised before
+#'   any noisy value was drawn (the package counts its own draws; R's RNG
+#'   state is never read) and before any pass over a chunk reader began (a
+#'   package reader's columns are checked before the charge). The charge is
+#'   kept, and the error has class `dpcov_data_error`, for every refusal of
+#'   the values, in memory or from a reader: a missing, NaN or infinite value
+#'   in `x`, in `data` or in a model frame's variables, and any failure of a
+#'   reader or of a formula's transformations; it is kept too for any
+#'   failure after a draw or after a reader's pass began. A refusal that cost
+#'   nothing would test the values for free (data, a reader, its SQL or its
+#'   `na_strings` written to fail on chosen values). A condition only
+#'   signalled during the call, which then completes, withdraws nothing.
 #'
 #' @section Neighbour notions: A budget accounts under one neighbour notion,
 #'   `neighbor` (default `"add-remove"`, as for the mechanisms). Every charge
@@ -244,7 +255,9 @@ check_budget <- function(budget, arg = "budget") {
   led <- get0("ledger", envir = acc, inherits = FALSE)
   ok <- is.data.frame(led) && identical(names(led), names(empty_ledger())) &&
     is.character(led$what) && inherits(led$when, "POSIXct") && is.character(led$neighbor) &&
-    !anyNA(led$neighbor) && all(led$neighbor %in% charge_neighbors) && is.double(led$epsilon) &&
+    !anyNA(led$neighbor) && all(led$neighbor %in% charge_neighbors) &&
+    all(vapply(led$neighbor, function(n) !is.null(convert_guarantee(1, 0, NA_real_, n, nb)), logical(1))) &&
+    is.double(led$epsilon) &&
     is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
     all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0) &&
@@ -302,7 +315,8 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   after <- rbind(acc$ledger, row)
   tot <- compose_ledger(after, acc$neighbor)
   tol <- 1 + 1e-9
-  if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol) {
+  # the tolerance never lets the total delta reach 1: (epsilon, 1)-DP says nothing
+  if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol || !(tot$delta < 1)) {
     now <- compose_ledger(acc$ledger, acc$neighbor)
     # the call quoted at its own total as the ledger composes it (its steps'
     # epsilons can add up to more: a dp_cov() at epsilon 1 is steps of 0.59
@@ -312,13 +326,33 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
     abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent would be ",
                         "(epsilon, delta) = (%s, %s), above the budget (%s, %s); spent so far (%s, %s). ",
                         "Nothing was charged and the data was not read."),
-                 what, format(own$epsilon, digits = 4), format(own$delta, digits = 4),
-                 format(tot$epsilon, digits = 6), format(tot$delta, digits = 4),
-                 format(acc$epsilon), format(acc$delta),
-                 format(now$epsilon, digits = 6), format(now$delta, digits = 4))
+                 what, format_privacy(own$epsilon), format_privacy(own$delta),
+                 format_privacy(tot$epsilon), format_privacy(tot$delta),
+                 format_privacy(acc$epsilon), format_privacy(acc$delta),
+                 format_privacy(now$epsilon), format_privacy(now$delta))
   }
   assign("ledger", after, envir = acc$env)
   seq.int(nrow(after) - nrow(row) + 1L, nrow(after))
+}
+
+#' A release charged to a budget must have an (epsilon, delta) guarantee for
+#' the ledger to account: one made with the bounds of a dp_column_bounds()
+#' release (guarantee `g`, bounds_release_guarantee()) has none when their
+#' deltas, `g`'s restated under the release's notion (`neighbor`; NULL:
+#' thresholding's own, never add/remove), reach 1 (compose_guarantees()).
+#' Refused before the charge.
+#' @noRd
+refuse_void_bounds_budget <- function(budget, g, delta, neighbor) {
+  if (is.null(budget) || is.null(g)) return(invisible())
+  gb <- convert_guarantee(g$epsilon, g$delta, NA_real_, g$neighbor, neighbor %||% "replace-one")
+  if (!is.null(gb) && !(delta + gb$delta < 1)) {
+    abort_budget(paste0("`budget` cannot be charged: with the bounds of a dp_column_bounds() release (delta %s, ",
+                        "%s under this release's notion) and delta = %s, the deltas add up to 1 or more, so the ",
+                        "release has no (epsilon, delta) guarantee to account; nothing was charged and the data ",
+                        "was not read. Give a smaller `delta`."),
+                 format_privacy(g$delta), format_privacy(gb$delta), format_privacy(delta))
+  }
+  invisible()
 }
 
 #' Withdraws a charge made by this call when the call then fails on a shape
@@ -407,7 +441,9 @@ compose_ledger <- function(ledger, to) {
   delta <- sum(ledger$delta)
   eps_basic <- sum(ledger$epsilon)
   rho <- sum(ledger$rho[gauss])
-  eps_zcdp <- zcdp_epsilon(rho, sum(ledger$delta[gauss])) + sum(ledger$epsilon[!gauss])
+  # at a total delta of 1 or more the conversion (epsilon 0) says nothing:
+  # the basic total is reported
+  eps_zcdp <- if (delta < 1) zcdp_epsilon(rho, sum(ledger$delta[gauss])) + sum(ledger$epsilon[!gauss]) else Inf
   list(epsilon = min(eps_basic, eps_zcdp), delta = delta, epsilon_basic = eps_basic,
        epsilon_zcdp = eps_zcdp, rho = rho,
        path = if (eps_zcdp < eps_basic) "zCDP" else "basic")
@@ -427,24 +463,32 @@ zcdp_epsilon <- function(rho, delta) {
   L <- log(1 / delta)
   # delta within about 1e-12 of 1: Bun and Steinke's bound (about rho), where
   # the objective below is 0 / 0 at its starting point
-  if (L < 1e-12) return(max(0, rho + 2 * sqrt(rho * L)))
+  if (L < 1e-12) return(max(0, rho + 2 * sqrt(rho * L)) * (1 + 1e-9))
   f <- function(u) {
     a <- 1 + exp(u)
-    v <- a * rho + (L + (a - 1) * (u - log(a)) - log(a)) / (a - 1)
+    am1 <- a - 1  # exact: the objective is evaluated at the one alpha = a
+    # log(1 - 1/alpha) by log1p(): (alpha - 1) (u - log(alpha)) cancelled
+    # catastrophically at large alpha (small epsilon) and came out low
+    v <- a * rho + (L + am1 * log1p(-1 / a) - log(a)) / am1
     if (is.finite(v)) v else .Machine$double.xmax  # an overflowed end of the search: never the minimum
   }
   u0 <- 0.5 * (log(L) - log(rho))
   opt <- stats::optimize(f, c(u0 - 30, u0 + 30), tol = 1e-10)
-  # the bound is never worse than Bun and Steinke's (the same alpha without the negative terms)
-  max(0, min(opt$objective, rho + 2 * sqrt(rho * L)))
+  # the bound is never worse than Bun and Steinke's (the same alpha without
+  # the negative terms); rounded up, as gaussian_mechanism_epsilon(), so that
+  # the rounding of the arithmetic never states less than the bound
+  max(0, min(opt$objective, rho + 2 * sqrt(rho * L))) * (1 + 1e-9)
 }
 
 #' @export
 print.dp_budget <- function(x, ...) {
   acc <- check_budget(x, "x")
   tot <- compose_ledger(acc$ledger, acc$neighbor)
+  # privacy figures through format_privacy(): the same digits and decimal
+  # mark whatever the options, spent rounded up and left rounded down
+  fp <- format_privacy
   cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s; %d charge(s)\n",
-              format(acc$epsilon), format(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
+              fp(acc$epsilon), fp(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
   if (!is.null(account_copy_problem(acc))) cat_wrapped("Note:", copy_words)
   if (nrow(acc$ledger)) {
     led <- acc$ledger
@@ -452,19 +496,16 @@ print.dp_budget <- function(x, ...) {
       cat("Charges under another notion are restated under the budget's (see ?dp_budget) before they are added.\n")
     }
     show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"), neighbor = led$neighbor,
-                       epsilon = signif(led$epsilon, 4), delta = signif(led$delta, 4),
-                       rho = signif(led$rho, 4), stringsAsFactors = FALSE)
+                       epsilon = fp(led$epsilon), delta = fp(led$delta), rho = fp(led$rho), stringsAsFactors = FALSE)
     rownames(show) <- seq_len(nrow(show))
     print(show, right = FALSE)
   }
-  cat(sprintf("Spent, basic composition:  epsilon = %s, delta = %s\n",
-              format(tot$epsilon_basic, digits = 6), format(tot$delta, digits = 4)))
-  cat(sprintf("Spent, zCDP (rho = %s) + basic: epsilon = %s, delta = %s\n", format(tot$rho, digits = 4),
-              format(tot$epsilon_zcdp, digits = 6), format(tot$delta, digits = 4)))
-  cat(sprintf("Spent (reported, %s): epsilon = %s, delta = %s\n", tot$path,
-              format(tot$epsilon, digits = 6), format(tot$delta, digits = 4)))
-  cat(sprintf("Left: epsilon = %s, delta = %s\n", format(acc$epsilon - tot$epsilon, digits = 6),
-              format(acc$delta - tot$delta, digits = 4)))
+  cat(sprintf("Spent, basic composition:  epsilon = %s, delta = %s\n", fp(tot$epsilon_basic), fp(tot$delta)))
+  cat(sprintf("Spent, zCDP (rho = %s) + basic: epsilon = %s, delta = %s\n", fp(tot$rho),
+              fp(tot$epsilon_zcdp), fp(tot$delta)))
+  cat(sprintf("Spent (reported, %s): epsilon = %s, delta = %s\n", tot$path, fp(tot$epsilon), fp(tot$delta)))
+  cat(sprintf("Left: epsilon = %s, delta = %s\n", fp(acc$epsilon - tot$epsilon, up = FALSE),
+              fp(acc$delta - tot$delta, up = FALSE)))
   invisible(x)
 }
 

@@ -641,10 +641,10 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
   } else if (count) " (one of them a noisy count of the rows, used only to set the refinement's axis)" else ""
   how <- if (composition == "zCDP") {
     sprintf("(%s, %s)-differential privacy from %d exponential mechanisms of epsilon %s each%s, composed as zero-concentrated DP (rho = epsilon^2/8 each)",
-            format(epsilon), format(delta), k, format(eps_q, digits = 4), counted)
+            format_privacy(epsilon), format_privacy(delta), k, format_privacy(eps_q), counted)
   } else {
     sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each%s",
-            format(epsilon), k, format(eps_q, digits = 4), counted)
+            format_privacy(epsilon), k, format_privacy(eps_q), counted)
   }
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
   # dp_column_bounds() states a public n (replace-one, zero-out: neighbours have the same n)
@@ -738,12 +738,12 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
                                     "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
                                     "stated budget), targeting about %s rows beyond each bound"),
-                             cols$choices, format(cols$epsilon_q, digits = 4), format(eps_cols),
-                             format(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
+                             cols$choices, format_privacy(cols$epsilon_q), format_privacy(eps_cols),
+                             format_privacy(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
                                   "privately%s (%s) and the release on the box they define: %s"),
-                           format(epsilon), format(delta), composition_words(gauss),
+                           format_privacy(epsilon), format_privacy(delta), composition_words(gauss),
                            if (any(coded)) sprintf(" for the %d non-logical column(s), the logical ones bounded by their coding [0, 1]",
                                                    sum(!coded)) else "",
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, column_bounds_notion(neighbor), cols$choices,
@@ -773,7 +773,7 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of the public bounds tightened privately ",
                                   "(%s) and the release on the box they define: %s"),
-                           format(epsilon), format(delta), composition_words(gauss),
+                           format_privacy(epsilon), format_privacy(delta), composition_words(gauss),
                            sub("\\.$", "", tighten_guarantee_text(eps_cols, cols, ncol(X))), rel$guarantee)
   finish_diagnostics(rel)
 }
@@ -806,7 +806,7 @@ tightened_labels <- function(rel, cols, eps_cols, k, public) {
 tighten_detail <- function(k, cols, eps_cols, m2, share, n_hat) {
   out <- sprintf(paste0("per-column bounds inside the public ones, by %d exponential mechanisms (epsilon %s each; ",
                         "(%s, %s)-DP in all, inside the stated budget), targeting about %s rows beyond each bound"),
-                 tighten_choices * k, format(cols$epsilon_q, digits = 4), format(eps_cols), format(cols$delta),
+                 tighten_choices * k, format_privacy(cols$epsilon_q), format_privacy(eps_cols), format_privacy(cols$delta),
                  format(m2, digits = 4))
   if (share >= tighten_auto_level) {
     out <- c(out, sprintf(paste0("WARNING: the tightened bounds clamp about %s%% of the rows at each end of every ",
@@ -821,10 +821,10 @@ tighten_detail <- function(k, cols, eps_cols, m2, share, n_hat) {
 tighten_guarantee_text <- function(eps_cols, cols, k) {
   how <- if (cols$composition == "zCDP") {
     sprintf("(%s, %s)-DP by zero-concentrated composition of %d exponential mechanisms of epsilon %s each",
-            format(eps_cols), format(cols$delta), tighten_choices * k, format(cols$epsilon_q, digits = 4))
+            format_privacy(eps_cols), format_privacy(cols$delta), tighten_choices * k, format_privacy(cols$epsilon_q))
   } else {
-    sprintf("%s-DP by basic composition of %d exponential mechanisms of epsilon %s each", format(eps_cols),
-            tighten_choices * k, format(cols$epsilon_q, digits = 4))
+    sprintf("%s-DP by basic composition of %d exponential mechanisms of epsilon %s each", format_privacy(eps_cols),
+            tighten_choices * k, format_privacy(cols$epsilon_q))
   }
   paste0(how, ", a lower and an upper point per column inside its public interval, under every neighbour notion; ",
          "n is used but not released")
@@ -998,7 +998,7 @@ lm_tightened_labels <- function(rel, state, cols, eps_bound, epsilon, delta, gau
     rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
     rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by %s: the public bounds of %d ",
                                     "variable(s) tightened privately (%s), then %s"),
-                             format(epsilon), format(delta), composition_words(gauss), state$k,
+                             format_privacy(epsilon), format_privacy(delta), composition_words(gauss), state$k,
                              tighten_guarantee_text(eps_bound, cols, state$k), rel$guarantee)
   }
   if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))

@@ -358,6 +358,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  refuse_void_bounds_budget(budget, bounds_g, delta, neighbor)
   # dp_cov() has no experimental clip = Inf mode
   why <- "dp_cov() always clips, as its guarantee needs"
   if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", why)

@@ -41,11 +41,29 @@ sheffet_release_notion <- function(mechanism) {
   if (notion == "any") "add-remove" else notion
 }
 
+#' A privacy parameter (epsilon, delta, rho, a clip or another bound a
+#' guarantee states) as text: 7 significant digits whatever
+#' `options(digits)` says, the decimal mark "." whatever `OutDec` says, and
+#' rounded up at the last digit shown where rounding to nearest would lower
+#' it, so that a guarantee never reads stronger than it is (`up = FALSE`
+#' rounds down: for what is left of a budget).
+#' @noRd
+format_privacy <- function(v, up = TRUE) {
+  vapply(as.double(v), function(x) {
+    if (!is.finite(x) || x == 0) return(sprintf("%.7g", x))
+    s <- signif(x, 7)
+    step <- 10^(floor(log10(abs(x))) - 6)
+    if (up && s < x) s <- s + step
+    if (!up && s > x) s <- s - step
+    sprintf("%.7g", s)
+  }, character(1))
+}
+
 # The guarantee of dp_clip_bound(), in words.
 bound_guarantee_text <- function(epsilon, neighbor) {
   n_words <- if (neighbor == "add-remove") "n is not released" else
     "n is public (neighbouring data sets have the same size) but not released"
-  sprintf("%s-differential privacy (delta = 0), %s; %s.", format(epsilon), neighbor_words(neighbor), n_words)
+  sprintf("%s-differential privacy (delta = 0), %s; %s.", format_privacy(epsilon), neighbor_words(neighbor), n_words)
 }
 
 #' The guarantee of a release, in words
@@ -58,7 +76,7 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
   if (!is.finite(clip)) {
     return(paste0("NONE: rows were not clipped (clip = Inf), so the sensitivity is ",
                   "unbounded and no formal privacy guarantee holds (noise calibrated as if ",
-                  "epsilon = ", format(epsilon), ", delta = ", format(delta), ")."))
+                  "epsilon = ", format_privacy(epsilon), ", delta = ", format_privacy(delta), ")."))
   }
   notion <- if (local) {
     switch(neighbor,
@@ -77,8 +95,8 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
     "n is public (neighbouring data sets have the same size)"
   }
   sprintf("(%s, %s)-%sdifferential privacy, %s; rows clipped to L2 norm <= %s; %s.",
-          format(epsilon), format(delta), if (local) "local " else "", notion,
-          format(clip), n_text)
+          format_privacy(epsilon), format_privacy(delta), if (local) "local " else "", notion,
+          format_privacy(clip), n_text)
 }
 
 # ---- The Gaussian and Laplace mechanisms ----------------------------------------
@@ -293,8 +311,8 @@ composition_words <- function(gauss) {
   if (is.null(gauss) || gauss$composition == "basic") return("basic composition")
   sprintf(paste0("zero-concentrated composition (the bounds' rho = %s and the Gaussian's rho = %s add up to %s, ",
                  "converted to (epsilon, delta) by Canonne, Kamath and Steinke 2020)"),
-          format(gauss$rho_before, digits = 4), format(gauss$rho - gauss$rho_before, digits = 4),
-          format(gauss$rho, digits = 4))
+          format_privacy(gauss$rho_before), format_privacy(gauss$rho - gauss$rho_before),
+          format_privacy(gauss$rho))
 }
 
 #' Scale of the Laplace mechanism
@@ -928,7 +946,7 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
   notion <- neighbor_words(neighbor)
   n_txt <- dp_cov_n_text(neighbor, n_public)
   bounds_txt <- if (eps_bounds > 0) {
-    sprintf(", after choosing the clipping bound(s) privately (%s-DP in all)", format(eps_bounds))
+    sprintf(", after choosing the clipping bound(s) privately (%s-DP in all)", format_privacy(eps_bounds))
   } else ""
   second_txt <- if (one_pass) {
     "of the same clipped rows, uncentred ((%s, %s)-DP; the same bound %s)"
@@ -941,9 +959,9 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
     how <- sprintf(paste0("zero-concentrated composition (%sthe Gaussian steps' rho = %s and %s: %s in all, ",
                           "at most rho = %s, converted to (epsilon, delta) by Canonne, Kamath and Steinke 2020)"),
                    if (eps_bounds > 0) sprintf("the private bounds' rho = %s (epsilon^2/8 per exponential mechanism), ",
-                                               format(gauss$rho_before, digits = 4)) else "",
-                   format(rho_g[1], digits = 4), format(rho_g[2], digits = 4),
-                   format(gauss$rho_before + sum(rho_g), digits = 4), format(gauss$rho, digits = 4))
+                                               format_privacy(gauss$rho_before)) else "",
+                   format_privacy(rho_g[1]), format_privacy(rho_g[2]),
+                   format_privacy(gauss$rho_before + sum(rho_g)), format_privacy(gauss$rho))
     total <- c(epsilon, delta)
   } else {
     how <- "basic composition"
@@ -952,9 +970,9 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
   sprintf(paste0("(%s, %s)-differential privacy by %s of a private mean ",
                  "((%s, %s)-DP; raw rows clipped to L2 norm <= %s) and a private second moment ",
                  second_txt, "%s, %s; %s."),
-          format(total[1]), format(total[2]), how,
-          format(eps_mean), format(delta_mean), format(clip_mean),
-          format(eps_second), format(delta_second), format(clip), bounds_txt, notion, n_txt)
+          format_privacy(total[1]), format_privacy(total[2]), how,
+          format_privacy(eps_mean), format_privacy(delta_mean), format_privacy(clip_mean),
+          format_privacy(eps_second), format_privacy(delta_second), format_privacy(clip), bounds_txt, notion, n_txt)
 }
 
 # ---- Neighbour notions in the budget ledger -------------------------------------
@@ -1047,8 +1065,8 @@ dp_cov_box_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_se
   sprintf(paste0("(%s, %s)-differential privacy by basic composition of a private mean ((%s, %s)-DP; box rows of ",
                  "L2 norm <= %s) and a private second moment of the box rows centred at it ((%s, %s)-DP; ",
                  "L2 norm <= %s)%s; %s; %s; %s."),
-          format(eps_mean + eps_second), format(delta_mean + delta_second), format(eps_mean), format(delta_mean),
-          format(C, digits = 6), format(eps_second), format(delta_second), format(B, digits = 6), second_txt,
+          format_privacy(eps_mean + eps_second), format_privacy(delta_mean + delta_second), format_privacy(eps_mean), format_privacy(delta_mean),
+          format_privacy(C), format_privacy(eps_second), format_privacy(delta_second), format_privacy(B), second_txt,
           box_clamp_text(TRUE), neighbor_words(neighbor), n_txt)
 }
 
@@ -1150,9 +1168,9 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
                  "uncentred Gram of the box rows (L2 norm <= %s) released by one Gaussian mechanism on the three ",
                  "stacked blocks, each block's noise calibrated to its sensitivity (shares of the squared ",
                  "sensitivity-to-noise ratio: mean %s, diagonal %s, off-diagonal %s)%s; %s; %s; %s."),
-          format(epsilon), format(delta), if (neighbor == "add-remove") " (with the count)" else "",
-          format(C, digits = 6), format(share), format((1 - share) * diag_share, digits = 4),
-          format((1 - share) * (1 - diag_share), digits = 4), zero_txt, box_clamp_text(TRUE),
+          format_privacy(epsilon), format_privacy(delta), if (neighbor == "add-remove") " (with the count)" else "",
+          format_privacy(C), sprintf("%.7g", share), sprintf("%.4g", (1 - share) * diag_share),
+          sprintf("%.4g", (1 - share) * (1 - diag_share)), zero_txt, box_clamp_text(TRUE),
           neighbor_words(neighbor), n_txt)
 }
 
@@ -1239,10 +1257,10 @@ compose_guarantees <- function(rel, g, what) {
   rel$guarantee <- sprintf(paste0(
     "(%s, %s)-differential privacy in all (%s), by basic composition of this release with %s ",
     "((%s, %s)-DP under %s%s); this release alone: %s"),
-    format(eps, digits = 6), format(delta, digits = 4), neighbor_words(rel$neighbor), what,
-    format(g$epsilon, digits = 6), format(g$delta, digits = 4), neighbor_words(g$neighbor),
-    if (g$neighbor %in% c(rel$neighbor, "any")) "" else sprintf(", restated as (%s, %s) under %s", format(gb$epsilon, digits = 6),
-                                                     format(gb$delta, digits = 4), neighbor_words(rel$neighbor)),
+    format_privacy(eps), format_privacy(delta), neighbor_words(rel$neighbor), what,
+    format_privacy(g$epsilon), format_privacy(g$delta), neighbor_words(g$neighbor),
+    if (g$neighbor %in% c(rel$neighbor, "any")) "" else sprintf(", restated as (%s, %s) under %s", format_privacy(gb$epsilon),
+                                                     format_privacy(gb$delta), neighbor_words(rel$neighbor)),
     rel$guarantee)
   rel$epsilon <- eps
   rel$delta <- delta

@@ -513,6 +513,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   }
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
+  refuse_void_bounds_budget(budget, bounds_g, delta, neighbor)
   B <- check_count(B, "B", min = 0, max = 1e6)
   # no bounds of any kind: per-column bounds of the model frame's numeric
   # variables are chosen privately (dp_column_bounds()'s mechanism), then the box path
@@ -617,7 +618,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",
                               "mechanism ((%s, %s)-DP in all, inside the stated budget), targeting about %s rows ",
                               "beyond each bound%s"),
-                       pb$k, format(eps_bound), format(delta_bound), format(pb$tail_rows, digits = 4),
+                       pb$k, format_privacy(eps_bound), format_privacy(delta_bound), format(pb$tail_rows, digits = 4),
                        if (column_bounds_capped(pb$first_rows, pb$n_hat)) {
                          "\n  WARNING: n * epsilon is too small for private bounds: they may miss the data; the fit can be far off. Give public bounds (lower, upper) or more epsilon."
                        } else if (pb$tail_rows >= 0.01 * max(1, pb$n_hat)) {
@@ -628,9 +629,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by %s: bounds of the ",
                                       "numeric variables chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
                                       "mechanism), then %s"),
-                               format(epsilon), format(delta),
+                               format_privacy(epsilon), format_privacy(delta),
                                composition_words(gauss),
-                               format(eps_bound), format(delta_bound), rel$guarantee)
+                               format_privacy(eps_bound), format_privacy(delta_bound), rel$guarantee)
     }
     # the release's own diagnostics for its final labels (the fit warns, below)
     if (!is.null(rel$diagnostics)) rel <- muffle_noise_warnings(finish_diagnostics(rel))
@@ -993,7 +994,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
             v, nlevels(col), .arg = "data")
     }
     if (anyNA(col) || is.numeric(col) && any(is.infinite(col))) {
-      abort("`data`: column `%s` contains NA or infinite values; remove or impute them first.", v, .arg = "data")
+      abort("`data`: column `%s` contains NA or infinite values; remove or impute them first.", v, .arg = "data",
+            .class = "dpcov_data_error")
     }
   }
   # ifelse() evaluates a branch only when some row takes it: a branch that

@@ -365,7 +365,7 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
   if (diagnosed) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
   cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),
-              format(x$epsilon), format(x$delta)))
+              format_privacy(x$epsilon), format_privacy(x$delta)))
   if (diagnosed) print_diagnostics(x$diagnostics)
   if (!is.null(x$eigenvalues)) {
     cat(sprintf("Eigenvalues: min %s, max %s; positive definite: %s; zero entries: %.1f%%\n",

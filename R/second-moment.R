@@ -242,7 +242,8 @@ refuse_summary_source <- function(x, what, needs, instead, arg = "x") {
 new_suffstat <- function(gram, n, clip, colnames, n_clipped, sum = NULL) {
   if (!all(is.finite(range(gram))) || (!is.null(sum) && !all(is.finite(sum)))) {
     # only reachable with clip = Inf: clipped rows have norm <= clip <= 1e50
-    abort("the squared row norms of `x` overflow; rescale the data or give a finite `clip`.", .arg = "x")
+    abort("the squared row norms of `x` overflow; rescale the data or give a finite `clip`.", .arg = "x",
+          .class = "dpcov_data_error")
   }
   dimnames(gram) <- if (is.null(colnames)) NULL else list(colnames, colnames)
   if (!is.null(sum)) sum <- stats::setNames(as.double(sum), colnames)
@@ -404,6 +405,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   if (!is.null(box)) {
     check_bounds_exclusive(box, clip = if (missing(clip)) NULL else clip)
     bounds_g <- bounds_release_guarantee(bounds, neighbor)
+    refuse_void_bounds_budget(budget, bounds_g, delta, neighbor)
     return(compose_bounds_guarantee(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf,
                                                       post, budget, call), bounds_g))
   }

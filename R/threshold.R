@@ -92,9 +92,12 @@
 #'   exploration of how much the fixed noise term costs; not in the papers).
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
 #'   The charge is that of the Gaussian noise (central: the averaged second
-#'   moment; local model or an aggregate: the per-record reports); with
-#'   `tune = "cv"` the release is charged but has no guarantee. See
-#'   [analyze_gauss()].
+#'   moment; local model: the per-record reports). An [ldp_aggregate()] is
+#'   not charged again: thresholding it is post-processing of reports
+#'   already released (charge them in [ldp_perturb()]). A release tuned on the
+#'   private data (`tune = "cv"`, or a grid or constant from
+#'   [threshold_cv()]) has no guarantee, so it refuses a budget with a
+#'   `dpcov_budget_error`, as `clip = Inf` does. See [analyze_gauss()].
 #' @return A `dp_release` of class `c("dp_threshold", "dp_release")`; its
 #'   `estimate` (also `as.matrix()`) is the p x p thresholded PSD estimate.
 #'   `params` holds the noise sds, the threshold and the constant. With
@@ -120,6 +123,15 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          method = "aggregate", noise_multiplier = 4, budget = NULL,
                          lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  tune_spec <- as_threshold_tune(tune)
+  # a constant tuned on the private data leaves the release without a
+  # guarantee: nothing for a budget to account (as for clip = Inf)
+  if (!is.null(budget) && (tune_spec$method == "cv" || !is.null(tune_spec$nonprivate))) {
+    abort_budget(paste0("`budget` cannot be charged for a release tuned on the private data (%s): it has no ",
+                        "(epsilon, delta) guarantee to account; nothing was charged and the data was not read. ",
+                        "Tune with \"theory\", a fixed constant or a public sample, or leave `budget` = NULL."),
+                 if (tune_spec$method == "cv") "`tune` = \"cv\"" else tune_spec$nonprivate)
+  }
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call))
   }
@@ -131,7 +143,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   check_flag(keep_diagonal, "keep_diagonal")
   noise_multiplier <- check_number(noise_multiplier, "noise_multiplier", lower = 0, upper = 1e6,
                                    lower_open = FALSE, upper_open = FALSE)
-  tune <- as_threshold_tune(tune)
+  tune <- tune_spec
 
   if (inherits(x, "dp_ldp_aggregate")) {
     return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
@@ -608,8 +620,9 @@ plot.threshold_cv <- function(x, ...) {
 #' @param neighbor `"replace-one"` (default) or `"zero-out"`.
 #' @param calibration `"analytic"` (default) or `"classic"` (epsilon < 1).
 #' @param budget A [dp_budget()] to charge (one Gaussian charge for the
-#'   reports, before `x` is read), or `NULL`. Charge the reports once: here on
-#'   the client, or on the server through [dp_threshold()] with the aggregate.
+#'   reports, before `x` is read), or `NULL`. This is where local reports are
+#'   charged: [dp_threshold()] on their [ldp_aggregate()] is post-processing
+#'   and charges nothing.
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
 #'   and the privacy settings.
@@ -676,7 +689,7 @@ print.ldp_reports <- function(x, ...) {
   cat(sprintf("<ldp_reports> %d report(s) of a %d x %d second moment, noise sd %s per entry\n",
               nrow(r$reports), as.integer(r$p), as.integer(r$p), format(r$sigma, digits = 4)))
   cat(sprintf("Each is (%s, %s)-locally differentially private (%s), clip = %s.\n",
-              format(r$epsilon), format(r$delta), r$neighbor, format(r$clip)))
+              format_privacy(r$epsilon), format_privacy(r$delta), r$neighbor, format_privacy(r$clip)))
   invisible(x)
 }
 
@@ -854,11 +867,15 @@ ldp_align_columns <- function(checked) {
 
 # Threshold a server-side aggregate: the noise is already in it. The
 # aggregate is input like any other (it may be hand-made): its settings are
-# re-validated and must match any the caller gives.
+# re-validated and must match any the caller gives. Thresholding it is
+# post-processing of reports already released (and charged, if at all, by
+# ldp_perturb()): a `budget` is validated but not charged.
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                 epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
   if (model != "local") abort("`x` is an `ldp_aggregate()` result, a local-model release; use model = \"local\".", .arg = "model")
   check_release(agg, "x", square = TRUE)
+  if (!(agg$p >= 2)) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(agg$p))
+  if (!is.null(budget)) check_budget(budget)
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
   set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),
                   dpcov_error = function(e) abort("`x` is not a valid ldp_aggregate: %s", conditionMessage(e)))
@@ -872,13 +889,8 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   if (tune$method %in% c("cv")) {
     abort("the server holds only the aggregate, so it cannot cross-validate on the records; use a public sample, a fixed constant or \"theory\" for `tune`.", .arg = "tune")
   }
-  # the reports' per-record Gaussian noise (thresholding them is post-processing)
-  charge <- budget_charge(budget, threshold_mechanism_name(variant, "local"), set$epsilon, set$delta,
-                          sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
-                          neighbor = set$neighbor)
   n <- agg$n
   p <- agg$p
-  if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(p))
   B <- set$clip
   cal <- function(m) threshold_noise_terms(variant, "local", set$neighbor, B, m, set$epsilon,
                                            set$delta, set$calibration, ldp_threshold,
@@ -891,5 +903,5 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   storage.mode(est) <- "double"
   finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
                    set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
-                   method = "client reports", call = call, charge = charge)
+                   method = "client reports", call = call)
 }

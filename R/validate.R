@@ -114,8 +114,9 @@ check_data_colnames <- function(x, arg = "x") {
 #' report (`code`: 0 none, 1 NA/NaN, 2 +-Inf; NA/NaN wins when both occur).
 #' @noRd
 abort_nonfinite <- function(code, arg = "x") {
-  if (code == 1L) abort("`%s` contains NA or NaN values; remove or impute them first.", arg, .arg = arg)
-  if (code == 2L) abort("`%s` contains infinite values.", arg, .arg = arg)
+  # a refusal of the values: a budget's charge stands (with_refund())
+  if (code == 1L) abort("`%s` contains NA or NaN values; remove or impute them first.", arg, .arg = arg, .class = "dpcov_data_error")
+  if (code == 2L) abort("`%s` contains infinite values.", arg, .arg = arg, .class = "dpcov_data_error")
   invisible(NULL)
 }
 

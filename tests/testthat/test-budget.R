@@ -159,18 +159,22 @@ test_that("every mechanism charges, with its rho when it is Gaussian, and the re
     iw = iwishart_posterior(X, 0.5, 1e-4, clip = 1, budget = b),
     iw_adaptive = iwishart_adaptive(X, 0.5, 1e-4, clip = 1, budget = b),
     thr = dp_threshold(X, 0.5, 1e-4, clip = 1, budget = b),
-    thr_local = dp_threshold(X, 0.5, 1e-4, clip = 1, model = "local", budget = b),
-    thr_cv = dp_threshold(X, 0.5, 1e-4, clip = 1, tune = "cv", budget = b)
+    thr_local = dp_threshold(X, 0.5, 1e-4, clip = 1, model = "local", budget = b)
   )
+  # tuned on the private data: no guarantee, so a budget is refused before the data is read
+  expect_error(dp_threshold(X, 0.5, 1e-4, clip = 1, tune = "cv", budget = b), class = "dpcov_budget_error")
+  expect_equal(nrow(as.data.frame(b)), length(rel))
   reps <- ldp_perturb(X, 0.5, 1e-4, clip = 1, budget = b)
   agg <- ldp_aggregate(reps)
-  rel$thr_agg <- dp_threshold(agg, model = "local", budget = b)
+  # thresholding the reports' aggregate is post-processing of charged reports: no charge
+  thr_agg <- dp_threshold(agg, model = "local", budget = b)
+  expect_null(thr_agg$params$budget_charge)
   led <- as.data.frame(b)
   expect_equal(nrow(led), length(rel) + 1L)
   idx <- vapply(rel, function(r) r$params$budget_charge, integer(1))
   expect_setequal(c(idx, reps$budget_charge), seq_len(nrow(led)))
-  expect_identical(unname(idx[1:10]), 1:10)
-  gauss <- c("ag", "ag_classic", "thr", "thr_local", "thr_cv", "thr_agg")
+  expect_identical(unname(idx), seq_along(rel))
+  gauss <- c("ag", "ag_classic", "thr", "thr_local")
   expect_true(all(!is.na(led$rho[idx[gauss]])))
   expect_true(all(is.na(led$rho[idx[setdiff(names(rel), gauss)]])))
   expect_false(is.na(led$rho[reps$budget_charge]))
@@ -183,8 +187,6 @@ test_that("every mechanism charges, with its rho when it is Gaussian, and the re
   sens_avg <- second_moment_sensitivity(1, "replace-one", n = 100)
   expect_equal(led$rho[idx[["thr"]]], sens_avg^2 / (2 * rel$thr$params$noise_sd^2), tolerance = 1e-10)
   expect_equal(led$rho[reps$budget_charge], sens_r1^2 / (2 * reps$sigma^2), tolerance = 1e-10)
-  # the cv-tuned release is charged but still says it has no guarantee
-  expect_false(has_guarantee(rel$thr_cv))
   # no budget: nothing recorded, nothing in the release
   r0 <- analyze_gauss(X, 0.5, 1e-5, clip = 1)
   expect_null(r0$params$budget_charge)
@@ -348,7 +350,7 @@ test_that("a package reader's shape is checked before the charge; a failure afte
   unlink(f)
 })
 
-test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the charge when the input fails its checks", {
+test_that("a refusal of the input's shape withdraws the charge; a refusal of its values keeps it", {
   b <- dp_budget(10, 1e-3)
   f <- tempfile(fileext = ".csv")
   utils::write.csv(data.frame(a = rnorm(20)), f, row.names = FALSE)
@@ -356,12 +358,18 @@ test_that("dp_cov, dp_threshold, analyze_gauss and dp_clip_bound withdraw the ch
   expect_error(dp_cov(csv_reader(f), 1, 1e-6, clip = 2, clip_mean = 5, mechanism = "threshold", neighbor = "replace-one",
                       budget = b), class = "dpcov_error")
   expect_error(dp_threshold(csv_reader(f), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
-  expect_error(analyze_gauss(na, 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
-  expect_error(dp_clip_bound(na, 0.5, budget = b), class = "dpcov_error")
+  expect_error(analyze_gauss(na[, 0], 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_identical(budget_spent(b)$charges, 0L)
+  # NA, NaN or Inf in memory: the refusal depends on the values (a refund
+  # would test them for free), so the charge stands
+  e <- expect_error(analyze_gauss(na, 1, 1e-6, clip = 2, budget = b), class = "dpcov_data_error")
+  expect_identical(e$arg, "x")
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_error(dp_clip_bound(na, 0.5, budget = b), class = "dpcov_data_error")
+  expect_identical(budget_spent(b)$charges, 2L)
   # control: a valid call is charged
   analyze_gauss(na[-1, ], 1, 1e-6, clip = 2, budget = b)
-  expect_identical(budget_spent(b)$charges, 1L)
+  expect_identical(budget_spent(b)$charges, 3L)
   unlink(f)
 })
 
@@ -449,6 +457,140 @@ test_that("every release evaluates its arguments before its charge", {
   run(dp_lm, list(x = y ~ a + c, data = df, epsilon = 0.5, delta = 1e-6, B = 0,
                   lower = c(y = -4, a = -4, c = -4), upper = c(y = 4, a = 4, c = 4)))
   expect_identical(late, character())
+})
+
+test_that("refusals of in-memory values keep the charge in every release (dpcov_data_error)", {
+  set.seed(33)
+  x <- matrix(rnorm(2000), 500, 4)
+  xn <- x; xn[17, 3] <- NA
+  xi <- x; xi[5, 2] <- Inf
+  df <- data.frame(y = rnorm(500), a = rnorm(500)); df$a[9] <- Inf
+  b <- dp_budget(50, 1e-2)
+  calls <- list(
+    quote(dp_column_bounds(xn, 0.5, 1e-6, budget = b)),
+    quote(analyze_gauss(xn, 0.5, 1e-6, clip = 2, budget = b)),
+    quote(analyze_gauss(xi, 0.5, 1e-6, clip = 2, budget = b)),
+    quote(dp_cov(xn, 0.5, 1e-6, budget = b)),
+    quote(dp_cov(xi, 0.5, 1e-6, clip = 3, clip_mean = 3, budget = b)),
+    quote(wishart_noise(xn, 0.5, 1e-6, clip = 3, budget = b)),
+    quote(dp_lm(y ~ a, data = df, epsilon = 0.5, delta = 1e-6, clip = 3, budget = b, B = 0))
+  )
+  for (cl in calls) {
+    before <- budget_spent(b)$charges
+    e <- expect_error(eval(cl), class = "dpcov_data_error")
+    expect_s3_class(e, "dpcov_error")
+    expect_true(e$arg %in% c("x", "data"))
+    expect_gt(budget_spent(b)$charges, before)
+  }
+  # a shape refusal is still withdrawn
+  expect_error(ldp_perturb(matrix(numeric(0), 0, 3), 0.5, 1e-6, clip = 2,
+                           budget = dp_budget(1, 1e-5, neighbor = "replace-one")), class = "dpcov_error")
+  b2 <- dp_budget(1, 1e-5)
+  e <- expect_error(dp_lm(y ~ a, data = data.frame(y = rnorm(5), a = letters[1:5]), epsilon = 0.5, delta = 1e-6,
+                          clip = 3, budget = b2, B = 0), class = "dpcov_error")
+  expect_false(inherits(e, "dpcov_data_error"))
+  expect_identical(budget_spent(b2)$charges, 0L)
+})
+
+test_that("a release without a guarantee refuses a budget before its charge", {
+  set.seed(34)
+  x <- matrix(rnorm(4000), 1000, 4)
+  b <- dp_budget(2, 1e-5, neighbor = "replace-one")
+  e <- expect_error(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = "cv", budget = b), class = "dpcov_budget_error")
+  expect_identical(e$arg, "budget")
+  cv <- threshold_cv(x, 0.5, 1e-6, clip = 3, folds = 3)
+  expect_error(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = cv$constant, budget = b), class = "dpcov_budget_error")
+  expect_error(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = threshold_tune("fixed", constant = cv$constant), budget = b),
+               class = "dpcov_budget_error")
+  expect_error(dp_threshold(x, 0.5, 1e-6, tune = "cv", lower = -3, upper = 3, budget = b), class = "dpcov_budget_error")
+  expect_error(analyze_gauss(x, 0.5, 1e-6, clip = Inf, budget = b), class = "dpcov_budget_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # the same releases without a budget state no guarantee
+  expect_false(has_guarantee(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = cv$constant)))
+  # bounds of a dp_column_bounds() release whose delta and the release's add up to 1
+  cb <- dp_column_bounds(x, 0.5, 0.5)
+  expect_false(has_guarantee(analyze_gauss(x, 0.5, 0.6, bounds = cb)))
+  b2 <- dp_budget(5, 0.9)
+  expect_error(analyze_gauss(x, 0.5, 0.6, bounds = cb, budget = b2), class = "dpcov_budget_error")
+  expect_error(dp_cov(x, 0.5, 0.6, bounds = cb, budget = b2), class = "dpcov_budget_error")
+  expect_error(dp_lm(y ~ a, data = data.frame(y = x[, 1], a = x[, 2]), epsilon = 0.5, delta = 0.6, bounds = cb,
+                     budget = b2, B = 0), class = "dpcov_budget_error")
+  expect_identical(budget_spent(b2)$charges, 0L)
+  # below 1 the release keeps its guarantee and is charged
+  r <- analyze_gauss(x, 0.5, 0.3, bounds = cb, budget = b2)
+  expect_true(has_guarantee(r))
+  expect_identical(budget_spent(b2)$charges, 1L)
+})
+
+test_that("thresholding an ldp_aggregate() is post-processing: nothing charged, p checked first", {
+  set.seed(35)
+  b <- dp_budget(2, 1e-5, neighbor = "replace-one")
+  rep <- ldp_perturb(matrix(rnorm(3000), 1000, 3), 0.5, 1e-6, clip = 3, budget = b)
+  th <- suppressWarnings(dp_threshold(ldp_aggregate(rep), model = "local", budget = b))
+  expect_identical(as.data.frame(b)$what, "LDP reports (per-record Gaussian)")
+  expect_null(th$params$budget_charge)
+  agg1 <- suppressWarnings(ldp_aggregate(ldp_perturb(matrix(rnorm(1000), 1000, 1), 0.5, 1e-6, clip = 3)))
+  expect_error(dp_threshold(agg1, model = "local", budget = b), "p >= 2", class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_error(dp_threshold(ldp_aggregate(rep), model = "local", budget = "b"), class = "dpcov_error")
+})
+
+test_that("the total delta never reaches 1, and a zCDP conversion there never lowers epsilon", {
+  set.seed(36)
+  x <- matrix(rnorm(4000), 1000, 4)
+  b <- dp_budget(1, 1 - 1e-10)
+  analyze_gauss(x, 0.5, 0.5, clip = 3, budget = b)
+  expect_error(analyze_gauss(x, 1000, 0.5, clip = 3, budget = b), class = "dpcov_budget_error")
+  s <- budget_spent(b)
+  expect_identical(s$charges, 1L)
+  expect_equal(s$delta, 0.5)
+  # a ledger whose deltas add up to 1 (edited by hand) reports the basic total
+  l <- b$account$ledger
+  l <- rbind(l, l)
+  l$id <- c(1, 2)
+  b$account$ledger <- l
+  s <- budget_spent(b)
+  expect_equal(s$delta, 1)
+  expect_identical(s$path, "basic")
+  expect_equal(s$epsilon, 1)
+})
+
+test_that("a ledger row under a notion the budget cannot account is a malformed ledger", {
+  set.seed(37)
+  x <- matrix(rnorm(2000), 500, 4)
+  b <- dp_budget(1, 1e-5)
+  analyze_gauss(x, 0.4, 1e-6, clip = 2, budget = b)
+  l <- b$account$ledger
+  l$neighbor <- "replace-one"
+  b$account$ledger <- l
+  for (f in list(budget_spent, print, summary, as.data.frame)) {
+    e <- expect_error(suppressWarnings(capture.output(f(b))), "ledger is malformed", class = "dpcov_error")
+    expect_false(startsWith(conditionMessage(e), "internal"))
+  }
+  e <- expect_error(analyze_gauss(x, 0.1, 1e-7, clip = 2, budget = b), "ledger is malformed", class = "dpcov_error")
+  expect_identical(e$arg, "budget")
+})
+
+test_that("the budget's print states its figures the same whatever options(digits) and OutDec say", {
+  set.seed(38)
+  x <- matrix(rnorm(3000), 1000, 3)
+  old <- options(digits = 1, OutDec = ",")
+  on.exit(options(old))
+  b <- dp_budget(1.49, 1e-5)
+  analyze_gauss(x, 0.149, 1.9e-6, clip = 2, budget = b)
+  out <- capture.output(print(b))
+  expect_match(out[1], "(epsilon, delta) = (1.49, 1e-05)", fixed = TRUE)
+  expect_true(any(grepl("Spent (reported, basic): epsilon = 0.149, delta = 1.9e-06", out, fixed = TRUE)))
+  expect_true(any(grepl("Left: epsilon = 1.341, delta = 8.1e-06", out, fixed = TRUE)))
+  # spent rounded up, left rounded down at the 7th digit
+  b2 <- dp_budget(1, 1e-5)
+  budget_charge(b2, "t", 1 / 3, 0, neighbor = "any")
+  out <- capture.output(print(b2))
+  expect_true(any(grepl("Spent (reported, basic): epsilon = 0.3333334,", out, fixed = TRUE)))
+  expect_true(any(grepl("Left: epsilon = 0.6666666,", out, fixed = TRUE)))
+  # the refusal quotes the same figures
+  e <- expect_error(dp_clip_bound(x, 1.4, budget = b), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "above the budget (1.49, 1e-05); spent so far (0.149, 1.9e-06)", fixed = TRUE)
 })
 
 test_that("a refused call is quoted at its own composed total, not at the sum of its steps' epsilons", {

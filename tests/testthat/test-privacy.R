@@ -204,3 +204,60 @@ test_that("analyze_gauss_shift()'s Monte Carlo is bounded in work and can be int
   }, interrupt = function(i) "stopped", error = function(e) "stopped", finally = setTimeLimit(elapsed = Inf))
   expect_identical(got, "stopped")
 })
+
+test_that("format_privacy() keeps 7 digits and the decimal point whatever the options, never rounding down", {
+  old <- options(digits = 1, OutDec = ",")
+  on.exit(options(old))
+  expect_identical(format_privacy(c(0.149, 1.9e-6, 1.49, 1e-5, 0, Inf)), c("0.149", "1.9e-06", "1.49", "1e-05", "0", "Inf"))
+  expect_identical(format_privacy(c(1 / 3, 2 / 3, 0.12345671)), c("0.3333334", "0.6666667", "0.1234568"))
+  expect_identical(format_privacy(2 / 3, up = FALSE), "0.6666666")
+  set.seed(41)
+  v <- stats::runif(3000) * 10^stats::runif(3000, -12, 6)
+  expect_true(all(as.numeric(format_privacy(v)) >= v))
+  expect_true(all(as.numeric(format_privacy(v, up = FALSE)) <= v))
+  expect_true(all(abs(as.numeric(format_privacy(v)) / v - 1) < 1e-6))
+})
+
+test_that("guarantee texts do not depend on options(digits) or OutDec", {
+  set.seed(42)
+  x <- matrix(rnorm(3000), 1000, 3)
+  old <- options(digits = 1, OutDec = ",")
+  on.exit(options(old))
+  # (R's own formatting warns that big.mark and OutDec are both ",")
+  r <- suppressWarnings(analyze_gauss(x, 0.149, 1.9e-6, clip = 2.5))
+  expect_match(r$guarantee, "^\\(0.149, 1.9e-06\\)-differential privacy")
+  expect_match(r$guarantee, "L2 norm <= 2.5;", fixed = TRUE)
+  expect_match(suppressWarnings(capture.output(print(r))), "Guarantee: (0.149, 1.9e-06)-differential privacy",
+               fixed = TRUE, all = FALSE)
+  expect_match(suppressWarnings(dp_cov(x, 0.149, 1.9e-6))$guarantee, "^\\(0.149, 1.9e-06\\)-differential privacy")
+  expect_match(suppressWarnings(wishart_noise(x, 0.149, 1.9e-6, clip = 2.5))$guarantee, "^\\(0.149, 1.9e-06\\)-differential privacy")
+  expect_match(suppressWarnings(dp_clip_bound(x, 0.149))$guarantee, "^0.149-differential privacy")
+  expect_match(suppressWarnings(dp_column_bounds(x, 0.149, 1.9e-6))$guarantee, "(0.149, 1.9e-06)", fixed = TRUE)
+  expect_match(suppressWarnings(dp_threshold(x, 0.149, 1.9e-6, clip = 2.5))$guarantee,
+               "^\\(0.149, 1.9e-06\\)-differential privacy")
+  # 7 digits, rounded up: an epsilon of 0.1234567891 is not stated as 0.1234568 - 1e-7
+  r <- suppressWarnings(analyze_gauss(x, 0.12345671, 1.9e-6, clip = 2))
+  expect_match(r$guarantee, "^\\(0.1234568, 1.9e-06\\)")
+})
+
+test_that("the zCDP conversion is never below a stable reference, and zcdp_rho() never overshoots", {
+  # the conversion's objective with log1p (no cancellation), minimised on a fine grid then refined
+  ref <- function(rho, delta) {
+    L <- log(1 / delta)
+    g <- function(u) { a <- 1 + exp(u); am1 <- a - 1; a * rho + (L + am1 * log1p(-1 / a) - log(a)) / am1 }
+    u0 <- 0.5 * (log(L) - log(rho))
+    u <- seq(u0 - 4, u0 + 4, length.out = 20001)
+    v <- g(u)
+    i <- which.min(v)
+    min(v[i], stats::optimize(g, u[c(i - 1, i + 1)], tol = 1e-14)$objective)
+  }
+  # the audit's case: the rho the old conversion gave for epsilon 1e-6 converts to more than 1e-6
+  # (1.00000000073e-06 to 200 bits)
+  expect_gte(zcdp_epsilon(1.5264870642661414e-10, 1e-5), 1e-6)
+  for (e in c(1e-6, 1e-5, 1e-3, 0.5, 5)) for (d in c(1e-5, 1e-10)) {
+    rho <- zcdp_rho(e, d)
+    expect_lte(ref(rho, d), e)
+    expect_gte(zcdp_epsilon(rho, d), ref(rho, d))
+    expect_lte(zcdp_epsilon(rho, d), ref(rho, d) * (1 + 1e-8))
+  }
+})

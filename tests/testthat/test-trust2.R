@@ -105,11 +105,13 @@ test_that("dp_lm charges before it reads the data, and refusals leave nothing on
   # NA data and an exhausted budget: the budget error comes first (nothing was read)
   expect_error(dp_lm(y ~ a, d, 1, 1e-6, clip = 1, budget = b), class = "dpcov_budget_error")
   expect_error(dp_lm(y ~ a, d, 1, 1e-6, budget = b), class = "dpcov_budget_error")
-  # with budget left, the data error is raised and its charges withdrawn
+  # with budget left, the refusal of the values is raised and its charges kept
+  # (a refund would test the values for free)
   b <- dp_budget(5, 1e-4)
-  e <- expect_error(dp_lm(y ~ a, d, 1, 1e-6, budget = b), class = "dpcov_error")
+  e <- expect_error(dp_lm(y ~ a, d, 1, 1e-6, budget = b), class = "dpcov_data_error")
   expect_identical(e$arg, "data")
-  expect_identical(budget_spent(b)$charges, 0L)
+  expect_identical(budget_spent(b)$charges, 2L)
+  b <- dp_budget(5, 1e-4)
   # a Wishart share refused by its own argument check leaves no charge
   d$a[3] <- 0
   expect_error(dp_lm(y ~ a, d, 2, 1e-6, mechanism = "wishart", budget = b), class = "dpcov_error")

@@ -53,17 +53,19 @@ test_that("a budget restored from a file, made by hand or used in a forked worke
   expect_equal(budget_spent(b)$charges, 1)
 })
 
-test_that("ldp_perturb() withdraws its charge when it refuses the input", {
+test_that("ldp_perturb() withdraws its charge when it refuses the input's kind, keeps it for its values", {
   set.seed(302)
   x <- matrix(rnorm(300), 100, 3)
   x[5, 2] <- NA
   b <- dp_budget(2, 1e-4, neighbor = "replace-one")
-  expect_error(ldp_perturb(x, 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
   expect_error(ldp_perturb(second_moment(x[-5, ], 1), 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
   expect_error(ldp_perturb(matrix("a", 2, 2), 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_error")
   expect_equal(budget_spent(b)$charges, 0)
-  ldp_perturb(x[-5, ], 0.1, 1e-6, clip = 1, budget = b)
+  # a missing value: a refusal of the values, whose charge stands
+  expect_error(ldp_perturb(x, 0.1, 1e-6, clip = 1, budget = b), class = "dpcov_data_error")
   expect_equal(budget_spent(b)$charges, 1)
+  ldp_perturb(x[-5, ], 0.1, 1e-6, clip = 1, budget = b)
+  expect_equal(budget_spent(b)$charges, 2)
 })
 
 test_that("a hand-made release whose fields contradict its guarantee is refused, never printed as private", {
