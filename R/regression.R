@@ -980,15 +980,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
       abort("`data`: column `%s` is character; its levels would come from the data. Make it a factor with declared levels.",
             v, .arg = "data")
     }
-    if (!(is.numeric(col) || is.logical(col) || is.factor(col)) || !is.null(dim(col))) {
-      abort("`data`: column `%s` must be numeric, logical or a factor.", v, .arg = "data")
-    }
-    # a classed number (bit64's integer64, a unit class) is not its storage's
-    # double: arithmetic on it is the class's (as dp_cov()'s check_data_matrix())
-    if (is.object(col) && !is.factor(col) && !inherits(col, "AsIs")) {
-      abort("`data`: column `%s` is of class %s, not a plain number; convert it (e.g. with as.numeric(), checking the values) first.",
-            v, paste0("\"", class(col)[1L], "\""), .arg = "data")
-    }
+    lm_check_column(col, v, "data")
     if (is.factor(col) && nlevels(col) < 2L) {
       abort("`data`: factor `%s` has %d declared level(s); a factor in a model needs at least 2 (its levels are public schema, not the values that occur).",
             v, nlevels(col), .arg = "data")
@@ -1049,6 +1041,32 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
        numeric_columns = lm_numeric_columns(tt, mf, X, resp))
+}
+
+#' The per-variable class checks of dp_lm()'s `data` and of predict()'s and
+#' model.matrix()'s new data (schema, read without the values): a vector,
+#' numeric, logical or a factor (`text_ok`: or text, which new data may give
+#' for a factor). A classed number (bit64's integer64, a Date, a unit class,
+#' under I() too) is not its storage's double: refused, as dp_cov()'s
+#' check_data_matrix() refuses it, never read as days or raw bits.
+#' @noRd
+lm_check_column <- function(col, v, arg, text_ok = FALSE) {
+  kinds <- if (text_ok) "numeric, logical, a factor or text" else "numeric, logical or a factor"
+  if (!(is.numeric(col) || is.logical(col) || is.factor(col) || text_ok && is.character(col)) || !is.null(dim(col))) {
+    abort("`%s`: column `%s` must be %s, not %s.", arg, v, kinds, paste0("\"", lm_column_class(col), "\""),
+          .arg = arg)
+  }
+  if (is.object(col) && !is.factor(col) && !is_plain_asis(col)) {
+    abort("`%s`: column `%s` is of class %s, not a plain number; convert it (e.g. with as.numeric(), checking the values) first.",
+          arg, v, paste0("\"", lm_column_class(col), "\""), .arg = arg)
+  }
+  invisible(col)
+}
+
+# A column's class as messages name it: its own, not I()'s.
+lm_column_class <- function(col) {
+  cl <- setdiff(class(col), "AsIs")
+  if (length(cl)) cl[1L] else "AsIs"
 }
 
 #' The model frame's values by the public per-record rule: every transformed
@@ -2015,9 +2033,20 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   vars <- all.vars(tt)
   miss <- setdiff(vars, names(newdata))
   if (length(miss)) abort("`%s` lacks the variable(s) %s.", arg, paste(miss, collapse = ", "), .arg = arg)
+  # the variables the model uses as they are (not inside a call): a numeric
+  # or logical one was no factor, so text or a factor there is refused
+  direct <- vapply(as.list(attr(tt, "variables"))[-1L], function(e) if (is.name(e)) as.character(e) else "", "")
   for (v in vars) {
     col <- newdata[[v]]
     lev <- object$xlevels[[v]]
+    # the fit's class checks (lm_design()): a Date or integer64 would be read
+    # as days or raw bits
+    lm_check_column(col, v, arg, text_ok = TRUE)
+    # (never the design's column names: built from text, they quote its values)
+    if (is.null(lev) && v %in% direct && (is.character(col) || is.factor(col))) {
+      abort("`%s`: variable `%s` was numeric or logical in the model, not a factor; give it as numbers (or TRUE/FALSE), not %s.",
+            arg, v, if (is.factor(col)) "a factor" else "text", .arg = arg)
+    }
     if (!is.null(lev) && (is.character(col) || is.factor(col)) && !all(is.na(col) | as.character(col) %in% lev)) {
       abort("`%s`: factor `%s` has levels the fit does not know.", arg, v, .arg = arg)
     }
@@ -2034,7 +2063,12 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
     # the fit's rule for transformed variables (a comparison is a number there)
     mf <- lm_frame_values(mf, tt, rule = FALSE)
     stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
-  }, error = function(e) abort("`%s`: %s", arg, conditionMessage(e), .arg = arg))
+  }, error = function(e) {
+    # a fixed message: model.frame()'s and model.matrix()'s can quote values
+    # of newdata (a factor's new levels), which may be private data
+    abort("`%s`: the fit's design could not be built from its variables; give each as it was in the model (numbers, TRUE/FALSE, or a factor with the fit's levels).",
+          arg, .arg = arg)
+  })
   X <- design(newdata)
   # a column of NA only is logical, which names a logical variable's column
   # (`zTRUE`): where the fit's variable was numeric, it is a numeric NA
@@ -2045,8 +2079,9 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
     X <- design(newdata)
   }
   if (!identical(colnames(X), names(object$coefficients))) {
-    abort("`%s` gives the columns %s, the fit has %s.", arg, paste(colnames(X), collapse = ", "),
-          paste(names(object$coefficients), collapse = ", "), .arg = arg)
+    # only the fit's columns are named: newdata's are built from its values
+    abort("`%s` does not give the fit's design columns (%s); give each variable as it was in the model (numbers, TRUE/FALSE, or a factor with the fit's levels).",
+          arg, paste(names(object$coefficients), collapse = ", "), .arg = arg)
   }
   if (!is.numeric(X)) abort("`%s` gives a design that is not numeric.", arg, .arg = arg)
   if (!na_rows && anyNA(X)) abort("`%s` contains NA values.", arg, .arg = arg)

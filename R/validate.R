@@ -45,16 +45,16 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   if (is.data.frame(x)) {
     check_frame_dims(x, arg)
     bad <- !vapply(x, function(col) (is.numeric(col) || is.logical(col)) && !is.object(col) ||
-                     inherits(col, "AsIs") && is.numeric(col), logical(1))
+                     is_plain_asis(col) && is.numeric(col), logical(1))
     if (any(bad)) {
-      abort("`%s` has non-numeric column(s): %s; convert factors and character columns to numbers (e.g. with model.matrix()) or drop them.",
+      abort("`%s` has non-numeric column(s): %s; convert factors, text and classed numbers (dates, bit64::integer64, under I() too) to plain numbers (e.g. with model.matrix() or as.numeric()) or drop them.",
             arg, paste(names(x)[bad], collapse = ", "), .arg = arg)
     }
     x <- as.matrix(x)
   }
   if (is.null(x)) abort("`%s` must be a numeric matrix or data frame, not NULL.", arg, .arg = arg)
   if (is.vector(x) && (is.numeric(x) || is.logical(x)) && !is.object(x)) x <- matrix(x, ncol = 1L)
-  if (!is.matrix(x) || is.object(x) && !inherits(x, "AsIs")) {
+  if (!is.matrix(x) || is.object(x) && !is_plain_asis(x)) {
     abort("`%s` must be a numeric matrix or data frame, not %s.", arg, class(x)[1], .arg = arg)
   }
   if (!(is.numeric(x) || is.logical(x))) abort("`%s` must be numeric, not %s.", arg, typeof(x), .arg = arg)
@@ -67,6 +67,13 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   if (finite && length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort_nonfinite(2L, arg)
   x
 }
+
+#' I() alone: a plain vector marked "as is". Any other class under it (bit64's
+#' integer64, whose is.numeric() is TRUE; Date; a unit class) is the class's
+#' number, not its storage's double (integer64's bits read as a double are
+#' about 1e-321), and is refused like the bare classed column.
+#' @noRd
+is_plain_asis <- function(x) inherits(x, "AsIs") && !length(setdiff(oldClass(x), "AsIs"))
 
 #' Column names that name per-column bounds (row names of a bounds frame):
 #' unique and not NA. Public schema; `nm` NULL (unnamed columns) passes.

@@ -729,6 +729,72 @@ test_that("a classed number in `data` (integer64, a unit class) is refused, nami
   expect_match(conditionMessage(e), "integer64")
 })
 
+test_that("a classed number under I() in `data` is refused: only I() alone marks a plain number", {
+  d <- lm_data(100)
+  d$x1 <- I(structure(as.double(seq_len(100)), class = "integer64"))
+  e <- tryCatch(dp_lm(y ~ x1, d, 1, 1e-6, clip = 5), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "data")
+  expect_match(conditionMessage(e), "`x1` is of class \"integer64\"")
+})
+
+test_that("predict() and model.matrix() refuse classed numbers in newdata, as dp_lm() refuses them in data", {
+  d <- lm_data(200)
+  set.seed(27)
+  fit <- suppressWarnings(dp_lm(y ~ x1 + x2, d, 2, 1e-6, bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)),
+                                neighbor = "replace-one", B = 5))
+  nd <- d[1:3, ]
+  bad <- list(date = as.Date("2024-01-01") + 0:2,  # was read as days since 1970
+              i64 = structure(as.double(1:3), class = "integer64"),  # was read as raw bits
+              asis_i64 = I(structure(as.double(1:3), class = "integer64")),
+              matrix = matrix(1:6, 3))
+  for (b in names(bad)) {
+    nd$x1 <- bad[[b]]
+    errs <- list(newdata = tryCatch(predict(fit, nd), error = identity),
+                 data = tryCatch(model.matrix(fit, nd), error = identity))  # model.matrix()'s argument is `data`
+    for (a in names(errs)) {
+      expect_s3_class(errs[[a]], "dpcov_error")
+      expect_identical(errs[[a]]$arg, a)
+      expect_match(conditionMessage(errs[[a]]), "column `x1`")
+    }
+  }
+  # plain numbers and I() alone still predict
+  nd$x1 <- I(d$x1[1:3])
+  expect_equal(unname(predict(fit, nd)), unname(drop(cbind(1, d$x1[1:3], d$x2[1:3]) %*% coef(fit))))
+})
+
+test_that("predict()'s refusals never quote newdata's values (it may be private data)", {
+  d <- lm_data(200)
+  set.seed(28)
+  fit <- suppressWarnings(dp_lm(y ~ x1 + x2 + g, d, 2, 1e-6, bounds = list(x1 = c(-5, 5), x2 = c(-5, 5), y = c(-20, 20)),
+                                neighbor = "replace-one", B = 5))
+  vals <- c("0.4595", "-0.3094", "1.2345")
+  nd <- d[1:3, ]
+  for (v in list(vals, factor(vals))) {
+    nd$x1 <- v
+    e <- tryCatch(predict(fit, nd), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "newdata")
+    expect_match(conditionMessage(e), "variable `x1` was numeric or logical in the model")
+    for (s in vals) expect_false(grepl(s, conditionMessage(e), fixed = TRUE))
+  }
+  # a design that cannot be built: a fixed message, not model.frame()'s words
+  fit2 <- suppressWarnings(dp_lm(y ~ log(x1 + 10) + g, d, 2, 1e-6,
+                                 bounds = list(`log(x1 + 10)` = c(0, 3), y = c(-20, 20)), neighbor = "replace-one", B = 5))
+  nd$x1 <- vals
+  e <- tryCatch(predict(fit2, nd), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  expect_match(conditionMessage(e), "the fit's design could not be built")
+  # columns that differ from the fit's: only the fit's are named
+  nd <- d[1:3, ]
+  nd$x1 <- c(TRUE, FALSE, TRUE)
+  e <- tryCatch(predict(fit, nd), error = identity)
+  expect_identical(e$arg, "newdata")
+  expect_match(conditionMessage(e), "does not give the fit's design columns \\(\\(Intercept\\), x1, x2, gb, gc, gd\\)")
+  expect_false(grepl("x1TRUE", conditionMessage(e), fixed = TRUE))
+})
+
 test_that("the methods refuse unknown arguments and accept the generics' standard ones; plot() says why it cannot", {
   d <- lm_data()
   set.seed(23)

@@ -272,3 +272,23 @@ test_that("option dpcov.threads is checked", {
     expect_match(conditionMessage(e), "option `dpcov.threads` must be a whole number >= 1")
   }
 })
+
+test_that("a classed number under I() is refused like the bare classed column, not read as its storage", {
+  # bit64's integer64 is a double vector of int64 bits classed "integer64"
+  # (is.numeric() is TRUE): under I() its bits were read as doubles (~1e-321)
+  i64 <- structure(as.double(seq_len(20)), class = "integer64")
+  for (col in list(i64, I(i64), I(structure(as.double(1:20), class = "myunit")))) {
+    df <- data.frame(b = 1:20)
+    df$a <- col  # (data.frame() itself needs bit64 loaded for the bare class)
+    e <- tryCatch(second_moment(df), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "non-numeric column\\(s\\): a;")
+  }
+  # a classed matrix under I() too
+  m <- I(structure(matrix(as.double(1:20), 10), class = "integer64"))
+  expect_error(second_moment(m), class = "dpcov_error")
+  # I() alone marks a plain number: accepted, as the number
+  expect_equal(second_moment(data.frame(a = I(as.double(1:20)), b = 1:20))$gram,
+               crossprod(cbind(a = as.double(1:20), b = 1:20)))
+})
