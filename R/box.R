@@ -463,6 +463,8 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
     abort("`x`: with per-column bounds analyze_gauss() needs the data (a matrix or data frame), not %s.",
           if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
   }
+  # the column names name the bounds (box_frame()): a schema refusal, before the charge
+  check_data_colnames(x)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), neighbor = neighbor)
   with_refund(budget, charge, {
@@ -534,6 +536,8 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`x`: with per-column bounds this mechanism needs the data (a matrix or data frame), not %s.",
           if (is.function(x)) "a chunk reader" else "a dp_suffstat (already clipped to one L2 bound)", .arg = "x")
   }
+  # the column names name the bounds (box_frame()): refused before `fun` charges and draws
+  check_data_colnames(x)
   if ("model" %in% names(formals(fun)) && given("model") && !identical(get("model", env), "central")) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }

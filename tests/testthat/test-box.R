@@ -1149,3 +1149,22 @@ test_that("public bounds narrower than 1e-50 are refused; narrow ones above it m
   r2 <- dp_cov(x * 1e-40, 1, 1e-6, lower = -5e-40, upper = 5e-40, neighbor = "replace-one")
   expect_equal(unclass(r2$estimate) / 1e-80, unclass(r1$estimate), tolerance = 1e-10)
 })
+
+test_that("the uncentred mechanisms refuse duplicate, missing or empty column names under bounds before any charge", {
+  # they name the bounds; the refusal came after the charge and the draw, and the charge was kept
+  set.seed(61)
+  X <- matrix(runif(300, -1, 1), 100, 3)
+  for (nm in list(c("a", "a", "b"), c("a", NA, "b"))) {
+    colnames(X) <- nm
+    for (fn in c("analyze_gauss", "wishart_noise", "jl_ridge", "jl_adaptive", "iwishart_posterior", "iwishart_adaptive")) {
+      b <- dp_budget(5, 1e-3, neighbor = if (fn == "analyze_gauss") "add-remove" else "replace-one")
+      e <- tryCatch(get(fn, asNamespace("dpcov"))(X, epsilon = 0.5, delta = 1e-6, lower = -1, upper = 1, budget = b),
+                    error = identity)
+      expect_s3_class(e, "dpcov_error")
+      expect_identical(e$arg, "x")
+      expect_match(conditionMessage(e), "duplicate or missing column names", info = fn)
+      expect_identical(budget_spent(b)$charges, 0L, info = fn)
+      expect_equal(budget_spent(b)$epsilon, 0, info = fn)
+    }
+  }
+})
