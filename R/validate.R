@@ -76,14 +76,17 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
 is_plain_asis <- function(x) inherits(x, "AsIs") && !length(setdiff(oldClass(x), "AsIs"))
 
 #' Column names that name per-column bounds (row names of a bounds frame):
-#' unique and not NA. Public schema; `nm` NULL (unnamed columns) passes.
+#' unique, not NA and not empty (a bound named "" cannot be given back:
+#' bound_vector() refuses it). Public schema; `nm` NULL (unnamed columns)
+#' passes.
 #' @noRd
 check_unique_colnames <- function(nm, arg = "x") {
   if (is.null(nm)) return(invisible(NULL))
-  bad <- unique(nm[is.na(nm) | duplicated(nm)])
+  bad <- unique(nm[is.na(nm) | !nzchar(nm) | duplicated(nm)])
   if (length(bad)) {
-    abort("`%s` has duplicate or missing column names (%s); per-column bounds are named by column: make them unique, e.g. with make.unique().",
-          arg, paste(ifelse(is.na(bad), "NA", paste0("`", bad, "`")), collapse = ", "), .arg = arg)
+    label <- ifelse(is.na(bad), "NA", ifelse(nzchar(bad), paste0("`", bad, "`"), "\"\""))
+    abort("`%s` has duplicate or missing column names (%s); per-column bounds are named by column: name every column, once (e.g. with make.unique()).",
+          arg, paste(label, collapse = ", "), .arg = arg)
   }
   invisible(nm)
 }

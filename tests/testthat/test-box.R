@@ -1154,7 +1154,7 @@ test_that("the uncentred mechanisms refuse duplicate, missing or empty column na
   # they name the bounds; the refusal came after the charge and the draw, and the charge was kept
   set.seed(61)
   X <- matrix(runif(300, -1, 1), 100, 3)
-  for (nm in list(c("a", "a", "b"), c("a", NA, "b"))) {
+  for (nm in list(c("a", "a", "b"), c("a", NA, "b"), c("a", "", "b"))) {
     colnames(X) <- nm
     for (fn in c("analyze_gauss", "wishart_noise", "jl_ridge", "jl_adaptive", "iwishart_posterior", "iwishart_adaptive")) {
       b <- dp_budget(5, 1e-3, neighbor = if (fn == "analyze_gauss") "add-remove" else "replace-one")
