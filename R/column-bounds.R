@@ -247,7 +247,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   # logical columns (schema: public) are bounded by their coding [0, 1], as
   # in dp_cov()'s default: no choice is spent on them, and private bounds
   # could close on the more common value
-  coded <- if (!is.data.frame(x) && all_logical_columns(x)) rep(TRUE, p) else logical_columns(x)
+  coded <- if (all_logical_columns(x)) rep(TRUE, p) else logical_columns(x)
   if (length(coded) != p) coded <- rep(FALSE, p)
   eq <- column_bounds_epsilon(epsilon, delta, max(1L, sum(!coded)), noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the

@@ -338,8 +338,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # on nothing and could close on the more common value
   coded <- is.null(box) && is.null(clip) && is.null(clip_mean) && all_logical_columns(x)
   if (coded) {
-    box <- list(lower = stats::setNames(rep(0, NCOL(x)), colnames(x)),
-                upper = stats::setNames(rep(1, NCOL(x)), colnames(x)), arg = "bounds")
+    # named as check_data_matrix() names the columns (a data frame's matrix
+    # columns expanded: m.1, m.2)
+    nm <- data_colnames(x)
+    p <- data_ncol(x)
+    box <- list(lower = stats::setNames(rep(0, p), nm), upper = stats::setNames(rep(1, p), nm), arg = "bounds")
   }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
   if (coded && isTRUE(tighten)) {
@@ -715,11 +718,13 @@ logical_columns <- function(x) {
   }), use.names = FALSE)
 }
 
-# TRUE for a data frame whose columns are all logical vectors, a logical
-# matrix with at least one column, or a logical vector (a public schema).
+# TRUE for a data frame whose columns, as as.matrix() expands them, are all
+# logical (matrix columns included), a logical matrix with at least one
+# column, or a logical vector (a public schema).
 all_logical_columns <- function(x) {
   if (is.data.frame(x)) {
-    length(x) > 0L && all(vapply(x, function(col) is.logical(col) && is.null(dim(col)), logical(1)))
+    lc <- logical_columns(x)
+    length(lc) > 0L && all(lc)
   } else {
     # a logical vector is one column, as check_data_matrix() takes it
     is.logical(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x) && ncol(x) > 0L)

@@ -113,11 +113,19 @@ check_data_colnames <- function(x, arg = "x") {
     check_frame_dims(x, arg)
     check_unique_colnames(names(x), arg)
     if (any(vapply(x, function(col) length(dim(col)) == 2L, logical(1)))) {
-      check_unique_colnames(colnames(as.matrix(x[NA_integer_, , drop = FALSE])), arg)
+      check_unique_colnames(data_colnames(x), arg)
     }
   }
   else if (is.matrix(x)) check_unique_colnames(colnames(x), arg)
   invisible(x)
+}
+
+#' The column names check_data_matrix() gives `x` (schema, read without the
+#' values): a data frame's as as.matrix() expands its matrix columns (`m.1`,
+#' `m.2`), from one row of NAs; a matrix's own; NULL for a vector.
+#' @noRd
+data_colnames <- function(x) {
+  if (is.data.frame(x)) colnames(as.matrix(x[NA_integer_, , drop = FALSE])) else colnames(x)
 }
 
 #' The error for non-finite data, from check_data_matrix() or from a kernel's

@@ -665,6 +665,35 @@ test_that("data of logical columns alone take their coding [0, 1] as public boun
   expect_identical(suppressWarnings(dp_cov(d, 1, 1e-4))$params$bounds_source, "private")
 })
 
+test_that("a data frame of logical matrix columns alone is coded like a logical matrix, named as expanded", {
+  # it took the private-bounds path and failed there, unclassed, after the charge
+  set.seed(252)
+  dl <- data.frame(id = seq_len(400))[, 0, drop = FALSE]
+  dl$m <- matrix(runif(800) < 0.4, 400, 2)
+  dl$l <- runif(400) < 0.6
+  bud <- dp_budget(5, 1e-3)
+  set.seed(4)
+  r <- dp_cov(dl, 1, 1e-4, budget = bud)
+  expect_identical(nrow(dpcov:::check_budget(bud)$ledger), 1L)
+  expect_identical(r$params$bounds_source, "public")
+  expect_identical(r$params$coded_columns, c("m.1", "m.2", "l"))
+  expect_identical(rownames(r$params$bounds), c("m.1", "m.2", "l"))
+  # draw for draw the release of the same columns as a logical matrix
+  set.seed(4)
+  ref <- dp_cov(as.matrix(dl), 1, 1e-4)
+  expect_identical(r$estimate, ref$estimate)
+  expect_identical(dimnames(r$estimate), list(c("m.1", "m.2", "l"), c("m.1", "m.2", "l")))
+  # dp_column_bounds() codes them too, with the same names
+  cb <- dp_column_bounds(dl, 1)
+  expect_identical(cb$coded_columns, c("m.1", "m.2", "l"))
+  expect_identical(rownames(cb$bounds), c("m.1", "m.2", "l"))
+  # a numeric matrix column among them keeps the private bounds for its columns
+  dl$z <- matrix(rnorm(800), 400, 2)
+  rz <- suppressWarnings(dp_cov(dl, 1, 1e-4))
+  expect_identical(rz$params$bounds_source, "private")
+  expect_identical(rz$params$coded_columns, c("m.1", "m.2", "l"))
+})
+
 test_that("split's default is NULL, resolved by path; giving the documented default is the same release", {
   expect_null(formals(dp_cov)$split)
   set.seed(70)
