@@ -262,9 +262,9 @@
 #'   *Default split*). Giving that value is the same as leaving it `NULL`.
 #' @param lower,upper,bounds Public per-column bounds (see *Public per-column
 #'   bounds* and [dpcov_arguments]): `lower` and `upper`, numbers of length 1
-#'   or p, optionally named by column, or `bounds`, a data frame with columns
-#'   `lower` and `upper` and the column names as row names, or a named list of
-#'   `c(lower, upper)` pairs. Every column needs lower < upper. `NULL`
+#'   or p, optionally named by column, or `bounds`, a data frame with the
+#'   columns `lower` and `upper` only and the column names as row names, or a
+#'   named list of `c(lower, upper)` pairs. Every column needs lower < upper. `NULL`
 #'   (default): bounds chosen privately (see *The default*), or row-norm
 #'   bounds when `clip` or `clip_mean` is given.
 #' @param tighten Whether to tighten public bounds privately inside

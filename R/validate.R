@@ -427,7 +427,7 @@ check_ylim <- function(ylim) {
 
 #' Per-column public bounds: `lower` and `upper` (numbers, length 1 or p,
 #' optionally named by column), or `bounds` (a data frame with columns
-#' `lower`, `upper` and the column names as row names, or a named list of
+#' `lower`, `upper` and no others, the column names as row names, or a named list of
 #' `c(lower, upper)` pairs); not both forms. Returns `NULL` when none is
 #' given, else `list(lower =, upper =)`: with `p` given, aligned to the
 #' columns (`colnames`; names in `ignore` are dropped: columns the caller
@@ -547,6 +547,15 @@ bounds_from_frame <- function(bounds) {
     if (!all(c("lower", "upper") %in% names(bounds)) || !nrow(bounds)) {
       abort("`bounds` must be a data frame with columns `lower` and `upper` (one row per column, named by row names).",
             .arg = "bounds")
+    }
+    # a tidy table's column of names (`column`, `variable`) is not read: with
+    # automatic row names its bounds would be applied by position, silently
+    other <- setdiff(names(bounds), c("lower", "upper"))
+    if (length(other)) {
+      abort(paste0("`bounds` has column(s) %s besides `lower` and `upper`; a bounds frame names its columns by its ",
+                   "row names (e.g. data.frame(lower = b$lower, upper = b$upper, row.names = b$column)), or give ",
+                   "a named list of c(lower, upper) pairs."),
+            paste0("`", other, "`", collapse = ", "), .arg = "bounds")
     }
     auto <- .row_names_info(bounds) < 0L  # automatic row names: bounds in column order
     lo <- bounds$lower

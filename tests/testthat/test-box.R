@@ -1168,3 +1168,26 @@ test_that("the uncentred mechanisms refuse duplicate, missing or empty column na
     }
   }
 })
+
+test_that("a bounds frame with a column of names (a tidy table) is refused, not applied by position", {
+  set.seed(62)
+  X <- matrix(runif(300, -1, 1), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  # rows in another order than the columns: by position `a` got c's [-100, 100]
+  tb <- data.frame(column = c("c", "a", "b"), lower = c(-100, -1, -1), upper = c(100, 1, 1))
+  for (fn in list(function(b) dp_cov(X, 1, 1e-6, bounds = b, neighbor = "replace-one"),
+                  function(b) analyze_gauss(X, 1, 1e-6, bounds = b),
+                  function(b) second_moment(X, bounds = b))) {
+    e <- tryCatch(fn(tb), error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "bounds")
+    expect_match(conditionMessage(e), "`bounds` has column(s) `column` besides `lower` and `upper`", fixed = TRUE)
+    expect_match(conditionMessage(e), "row names")
+  }
+  # the frame it points to, named by row names, matches by name
+  rb <- data.frame(lower = tb$lower, upper = tb$upper, row.names = tb$column)
+  r <- suppressWarnings(dp_cov(X, 1, 1e-6, bounds = rb, neighbor = "replace-one"))
+  expect_equal(r$params$bounds, rb[c("a", "b", "c"), ])
+  # lower and upper alone with automatic row names: in column order, as documented
+  r2 <- suppressWarnings(dp_cov(X, 1, 1e-6, bounds = tb[c("lower", "upper")], neighbor = "replace-one"))
+  expect_equal(unname(as.matrix(r2$params$bounds)), unname(as.matrix(tb[c("lower", "upper")])))
+})
