@@ -472,7 +472,8 @@ check_col_scale <- function(scale, p, arg) {
 # A dp_pca given as input (hand-made ones included): the fields methods read.
 check_dp_pca <- function(x, arg = "x") {
   check_object(x, "dp_pca", list(
-    sdev = function(v) is_finite_num(v) && all(v >= 0),
+    # a vector whose squares sum to a finite total (the importance divides by it)
+    sdev = function(v) is_finite_num(v) && is.null(dim(v)) && all(v >= 0) && is.finite(sum(v^2)),
     rotation = function(v) is_finite_matrix(v) && ncol(v) >= 1L && ncol(v) <= length(x$sdev) &&
       nrow(v) == length(x$sdev),
     center = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation),

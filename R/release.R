@@ -159,11 +159,11 @@ check_release <- function(x, arg = "x", square = FALSE) {
   if (!is.character(x$mechanism) || length(x$mechanism) != 1L) bad("`mechanism` must be one string")
   for (f in c("epsilon", "delta")) {
     v <- x[[f]]
-    if (!is.numeric(v) || length(v) != 1L || !is.na(v) && !(v > 0 && is.finite(v))) bad(sprintf("`%s` must be one positive number or NA", f))
+    if (!is_num1(v, na_ok = TRUE) || !is.na(v) && !(v > 0)) bad(sprintf("`%s` must be one positive number or NA", f))
   }
   if (!is.character(x$neighbor) || length(x$neighbor) != 1L || !x$neighbor %in% dp_neighbors) bad("unknown `neighbor`")
   if (!is_number(x$clip) || !(x$clip > 0)) bad("`clip` must be one positive number or Inf")
-  if (!is.numeric(x$n) || length(x$n) != 1L || !is.na(x$n) && !(x$n >= 1 && x$n <= 2^53 && x$n == round(x$n))) bad("`n` must be a whole number (at most 2^53) or NA")
+  if (!is_num1(x$n, na_ok = TRUE) || !is.na(x$n) && !(x$n >= 1 && x$n <= 2^53 && x$n == round(x$n))) bad("`n` must be a whole number (at most 2^53) or NA")
   if (!is.null(x$n_public) && !is_flag(x$n_public)) bad("`n_public` must be TRUE or FALSE")
   # an add/remove guarantee holds only where n is not released
   if (x$neighbor == "add-remove" && (!is.na(x$n) || isTRUE(x$n_public))) {
@@ -179,6 +179,13 @@ check_release <- function(x, arg = "x", square = FALSE) {
     bad(paste0("`scale` must be one of ", paste0('"', dp_scales, '"', collapse = ", ")))
   }
   if (!is_flag(x$centred)) bad("`centred` must be TRUE or FALSE")
+  # the private mean (dp_cov()): dp_lm() and dp_as_cov() rebuild n mu mu'
+  # from it, so its squares times any n (at most 2^53) must stay finite
+  mu <- x$center
+  if (!is.null(mu) && !(is.numeric(mu) && !is.object(mu) && is.null(dim(mu)) && length(mu) == ncol(est) &&
+                        all(is.finite(mu)) && max(abs(mu)) <= sqrt(.Machine$double.xmax / 2^53))) {
+    bad("`center` must be one finite number per column, of a size whose squares times n stay finite")
+  }
   if (!is_string(x$guarantee)) bad("`guarantee` must be one string")
   if (!is.null(x$ridge) && !(is_num1(x$ridge) && x$ridge >= 0)) bad("`ridge` must be one number >= 0")
   if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
@@ -952,7 +959,7 @@ correlation_checks <- function(out, cd, p, cols) {
 print.dp_diagnostics <- function(x, ...) {
   check_object(x, "dp_diagnostics", list(
     level = function(v) is_string(v) && v %in% c("ok", "noisy", "mostly noise"), messages = is.character,
-    noise_to_signal = function(v) is.numeric(v) && length(v) == 1L && !is.object(v) && !isTRUE(v < 0)))
+    noise_to_signal = function(v) is.numeric(v) && length(v) == 1L && is.null(dim(v)) && !is.object(v) && !isTRUE(v < 0)))
   print_diagnostics(x)
   print_noise_warnings(x)
   invisible(x)

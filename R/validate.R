@@ -390,11 +390,14 @@ check_object <- function(x, class, fields, arg = "x") {
   invisible(x)
 }
 
-# Predicates for check_object().
-is_string <- function(v) is.character(v) && length(v) == 1L && !is.na(v)
-is_flag <- function(v) is.logical(v) && length(v) == 1L && !is.na(v)
+# Predicates for check_object(). A scalar has no dim: a 1 x 1 matrix would
+# carry its dim into what the methods compute with it (non-conformable
+# arrays, matrix(x, nrow) refusing a matrix), an unclassed error there.
+is_string <- function(v) is.character(v) && length(v) == 1L && is.null(dim(v)) && !is.na(v)
+is_flag <- function(v) is.logical(v) && length(v) == 1L && is.null(dim(v)) && !is.na(v)
 is_num1 <- function(v, na_ok = FALSE) {
-  is.numeric(v) && length(v) == 1L && !is.object(v) && (is.finite(v) || na_ok && is.na(v) && !is.nan(v))
+  is.numeric(v) && length(v) == 1L && is.null(dim(v)) && !is.object(v) &&
+    (is.finite(v) || na_ok && is.na(v) && !is.nan(v))
 }
 is_whole1 <- function(v, min = 0) is_num1(v) && v == round(v) && v >= min
 is_finite_num <- function(v, min_length = 1L) {

@@ -102,3 +102,50 @@ test_that("as.matrix() of a release refuses unknown arguments", {
   expect_identical(e$arg, "foo")
   expect_identical(as.matrix(r), r$estimate)
 })
+
+test_that("hand-made objects with 1 x 1 matrix scalars or unusable centres and spreads are refused, classed", {
+  # they failed unclassed inside print(), summary(), dp_pca(), dp_lm(), plot()
+  # ("non-conformable arrays", "infinite or missing values in 'x'")
+  set.seed(71)
+  X <- matrix(runif(300, -1, 1), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  rel <- suppressWarnings(dp_cov(X, 1, 1e-6, lower = -1, upper = 1, neighbor = "replace-one"))
+  ag <- suppressWarnings(analyze_gauss(X, 1, 1e-6, clip = 2))
+  refused <- function(expr, arg) {
+    e <- tryCatch({ force(expr); NULL }, error = identity)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, arg)
+  }
+  r1 <- rel; r1$n <- matrix(rel$n)
+  refused(print(r1), "x")
+  refused(dp_pca(r1), "release")
+  r2 <- rel; r2$ridge <- matrix(0)
+  refused(summary(r2), "object")
+  a2 <- ag; a2$ridge <- matrix(0)
+  refused(release_diagnostics(a2), "x")
+  a3 <- ag; a3$epsilon <- matrix(ag$epsilon)
+  refused(print(a3), "x")
+  # a centre whose square times n overflows (dp_lm() rebuilds n mu mu'), or not finite
+  r3 <- rel; r3$center <- rel$center * 1e300
+  refused(dp_lm(r3, formula = c ~ a + b, B = 5), "x")
+  r4 <- rel; r4$center[2] <- NaN
+  refused(dp_as_cov(r4), "release")
+  r5 <- rel; r5$center <- matrix(rel$center, 1)
+  refused(print(r5), "x")
+  # private column bounds: `range` a 1 x 1 matrix
+  cb <- suppressWarnings(dp_column_bounds(X, 1))
+  cb2 <- cb; cb2$range <- matrix(cb$range)
+  refused(print(cb2), "x")
+  # a PCA whose spreads' squares overflow (its importance divides by their sum)
+  pc <- suppressWarnings(dp_pca(rel))
+  p2 <- pc; p2$sdev <- pc$sdev * 1e300
+  refused(print(p2), "x")
+  refused(summary(p2), "object")
+  refused(plot(p2), "x")
+  p3 <- pc; p3$sdev <- matrix(pc$sdev, 1)
+  refused(print(p3), "x")
+  # the originals are fine (the control)
+  expect_output(print(rel))
+  expect_s3_class(suppressWarnings(dp_lm(rel, formula = c ~ a + b, B = 5)), "dp_lm")
+  expect_output(print(cb))
+  expect_s3_class(summary(pc), "summary.dp_pca")
+})
