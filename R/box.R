@@ -542,7 +542,13 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
-  X <- check_data_matrix(x, min_rows = 0L)
+  X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
+    # a refusal of the data's values keeps the charge the release would have
+    # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
+    # so it runs once on zero rows of the same shape, its result discarded
+    if (!is.null(args$budget)) charge_refused_values(fun, args, x, box)
+    stop(e)
+  })
   map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
   B <- box_uncentred_bound(ncol(X))
   s <- second_moment(box_apply(X, map), B)
@@ -553,6 +559,24 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
   finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))
+}
+
+# The charge of a release on box rows whose data were refused for their
+# values: the mechanism on zeros of the data's public shape, with the
+# caller's budget and arguments, the result discarded. A refusal of the
+# charge itself (an exhausted budget) is raised instead: nothing was spent.
+charge_refused_values <- function(fun, args, x, box) {
+  p <- public_ncol(x)
+  n <- public_nrow(x)
+  Z <- matrix(0, if (is.finite(n) && n >= 1) n else 1L, p, dimnames = list(NULL, data_colnames(x)))
+  map <- box_map(align_bounds(box, colnames(Z), p), centred = FALSE)
+  B <- box_uncentred_bound(p)
+  s <- second_moment(Z, B)
+  s$zero_row <- zero_row_norm(box_zero_row(map), B)
+  # (one handler: a second would catch what the first re-raises)
+  tryCatch(suppressWarnings(do.call(fun, c(list(x = s, clip = B), args))),
+           error = function(e) if (inherits(e, "dpcov_budget_error")) stop(e))
+  invisible(NULL)
 }
 
 # The mechanism's other arguments, as given (each evaluated once); `post =

@@ -694,7 +694,10 @@ abort_text_columns <- function(cols, arg = "columns") {
 # last digit). Schema and syntax errors come from a zero-row probe first
 # (db_columns()), with the server's message.
 db_call <- function(expr, arg, values = FALSE) {
-  tryCatch(expr, dpcov_error = function(e) stop(e), error = function(e) {
+  # one handler: with a second, the dpcov_error handler's stop(e) was caught
+  # by the error handler and re-worded, losing its class
+  tryCatch(expr, error = function(e) {
+    if (inherits(e, "dpcov_error")) stop(e)
     if (values) {
       abort(paste0("the database failed while evaluating the rows of `%s` (a value it cannot compute or convert ",
                    "to a double, or a dropped connection); its message is withheld, as it may quote a value ",

@@ -1191,3 +1191,50 @@ test_that("a bounds frame with a column of names (a tidy table) is refused, not 
   r2 <- suppressWarnings(dp_cov(X, 1, 1e-6, bounds = tb[c("lower", "upper")], neighbor = "replace-one"))
   expect_equal(unname(as.matrix(r2$params$bounds)), unname(as.matrix(tb[c("lower", "upper")])))
 })
+
+test_that("the uncentred mechanisms with bounds keep the charge when the data's values are refused", {
+  set.seed(30)
+  x <- matrix(rnorm(400), 100, 4, dimnames = list(NULL, letters[1:4]))
+  x[17, 3] <- NA
+  calls <- list(
+    wishart_noise = function(b) wishart_noise(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b),
+    jl_ridge = function(b) jl_ridge(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b),
+    jl_adaptive = function(b) jl_adaptive(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b),
+    iwishart_posterior = function(b) iwishart_posterior(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b),
+    iwishart_adaptive = function(b) iwishart_adaptive(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b),
+    threshold = function(b) dp_threshold(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b))
+  for (nm in names(calls)) {
+    b <- dp_budget(5, 1e-3, neighbor = "replace-one")
+    e <- expect_error(calls[[nm]](b), class = "dpcov_data_error")
+    expect_identical(e$arg, "x")
+    # the charge the release would have made, as in-memory refusals elsewhere
+    expect_equal(budget_spent(b)$epsilon, 0.5, info = nm)
+    # control: the same call on complete data charges the same
+    bc <- dp_budget(5, 1e-3, neighbor = "replace-one")
+    x0 <- x
+    x0[17, 3] <- 0
+    xx <- x
+    x <- x0
+    suppressWarnings(calls[[nm]](bc))
+    x <- xx
+    expect_equal(budget_spent(bc)$epsilon, budget_spent(b)$epsilon, info = nm)
+  }
+  # a budget too small for the release: the budget's refusal, nothing spent
+  b <- dp_budget(0.3, 1e-3)
+  expect_error(wishart_noise(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b), class = "dpcov_budget_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # a notion the budget cannot account: the budget's refusal too
+  b <- dp_budget(5, 1e-3)
+  expect_error(iwishart_posterior(x, 0.5, 1e-6, lower = -4, upper = 4, budget = b), class = "dpcov_budget_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+})
+
+test_that("db_call() passes the package's own errors through with their class", {
+  e <- expect_error(dpcov:::db_call(dpcov:::abort("boom `%s`", "x", .arg = "x", .class = "dpcov_data_error"), "query",
+                                    values = TRUE), class = "dpcov_data_error")
+  expect_identical(conditionMessage(e), "boom `x`")
+  expect_identical(e$arg, "x")
+  # control: a foreign error is re-worded and classed
+  e2 <- expect_error(dpcov:::db_call(stop("server says 123"), "query", values = TRUE), class = "dpcov_error")
+  expect_false(grepl("123", conditionMessage(e2), fixed = TRUE))
+})
