@@ -238,13 +238,13 @@ print.dp_bound <- function(x, digits = 4, ...) {
   cat(sprintf("Target: the %s quantile of the row L2 norms (B should clip about %s%% of the rows)\n",
               fmt(x$quantile), fmt(100 * (1 - x$quantile))))
   cat(sprintf("Mechanism: %s, epsilon = %s, data-free range [%s, %s]\n",
-              x$mechanism, fmt(x$epsilon_bound), fmt(x$lower), fmt(x$upper)))
+              x$mechanism, format_privacy(x$epsilon_bound), fmt(x$lower), fmt(x$upper)))
   if (is.na(x$n_clipped)) {
     cat("Rows clipped by B: not released (count_share = 0); the target is a fraction",
         fmt(1 - x$quantile), "of the rows.\n")
   } else {
     cat(sprintf("Rows clipped by B (noisy count, two-sided geometric noise, epsilon = %s, sd %s): %s\n",
-                fmt(x$epsilon_count), fmt(x$count_noise_sd), format(x$n_clipped)))
+                format_privacy(x$epsilon_count), fmt(x$count_noise_sd), format(x$n_clipped)))
   }
   if (x$bound >= x$upper / 1.1) {
     cat_wrapped("Note: B is near the top of the range; the quantile may lie above it. Raise `upper` (from public knowledge).")

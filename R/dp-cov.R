@@ -803,7 +803,7 @@ bound_tuning <- function(auto_mean, auto_clip, eps_bound, quantile, factor, clip
                                         "inside the stated budget)"),
                                  paste(which, collapse = " and "), format(factor), format(quantile),
                                  paste(c("raw"[auto_mean], "centred"[auto_clip]), collapse = " and "),
-                                 format(eps_bound)),
+                                 format_privacy(eps_bound)),
                 value = c(clip_mean = clip_mean, clip = clip)[c(auto_mean, auto_clip)])
 }
 

@@ -303,7 +303,7 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
   }
   th <- dp_diagnostic_thresholds$ratio
   g <- ifelse(ratio > th[["mostly"]], 2L, ifelse(ratio > th[["noisy"]], 1L, 0L))
-  fmt <- function(v) if (is.finite(v) && v > 1e6) ">1e6" else format(signif(v, 2), big.mark = ",", scientific = FALSE)
+  fmt <- function(v) if (is.finite(v) && v > 1e6) ">1e6" else format(signif(v, 2), big.mark = ",", decimal.mark = ".", scientific = FALSE)
   fmts <- function(j) paste(vapply(ratio[j], fmt, ""), collapse = ", ")
   out <- list(noise_spectral = spec, component_noise = ratio, graded_components = as.integer(graded),
               release_level = rd$level, release_messages = rd$messages, noise_to_signal = rd$noise_to_signal)
@@ -576,7 +576,7 @@ print_pca_diagnostics <- function(d) {
   r <- d$component_noise
   if (is.numeric(r) && length(r)) {
     fmt <- function(v) if (is.na(v)) "NA" else if (is.finite(v) && v > 1e6) ">1e6" else
-      format(signif(v, 2), big.mark = ",", scientific = FALSE)
+      format(signif(v, 2), big.mark = ",", decimal.mark = ".", scientific = FALSE)
     shown <- seq_len(min(length(r), 6L))
     graded <- if (is_whole1(d$graded_components, 1)) min(d$graded_components, length(r)) else length(r)
     cat_wrapped(sprintf("Components: noise/gap %s%s; level %s%s",
@@ -764,5 +764,5 @@ axis_labels <- function(at, log_base = NULL) {
   }
   big <- max(abs(at), 0, na.rm = TRUE)
   if (big >= 1e6 || big > 0 && big < 1e-3) return(format(at, scientific = TRUE, digits = 3))
-  format(at, big.mark = ",", scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
+  format(at, big.mark = ",", decimal.mark = ".", scientific = FALSE, drop0trailing = TRUE, trim = TRUE)
 }

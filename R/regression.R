@@ -612,7 +612,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                      tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k,
                                      clamped_share = min(column_bounds_defaults$max_level,
                                                          pb$tail_rows / max(1, pb$n_hat)),
-                                     scale = pb$scale, center = pb$center, range = column_bounds_defaults$range)
+                                     scale = design_named(pb$scale), center = design_named(pb$center),
+                                     range = column_bounds_defaults$range)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
       detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",
@@ -2220,4 +2221,13 @@ lm_formula_variables <- function(formula) {
   tt <- tryCatch(stats::terms(formula), error = function(e) NULL)
   if (is.null(tt)) return(character(0))
   vapply(as.list(attr(tt, "variables"))[-1L], deparse1, "")
+}
+
+# A model frame's variable names as the design names its columns (`my e`
+# with its backticks), so facts recorded per variable match the release's
+# columns.
+design_named <- function(v) {
+  if (is.null(v) || is.null(names(v))) return(v)
+  names(v) <- vapply(names(v), function(n) deparse(as.name(n), backtick = TRUE), "")
+  v
 }

@@ -291,8 +291,13 @@ print.dp_release <- function(x, digits = 4, ...) {
   print_diagnostics(d)
   shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
   if (length(shown)) {
-    vals <- vapply(shown, function(v) if (is.numeric(v)) format(v, digits = digits) else as.character(v),
-                   character(1))
+    # budget figures (epsilon_*, delta_*, rho_*) as the guarantee states them, never rounded down
+    budget_field <- grepl("^(epsilon|delta|rho)(_|$)", names(shown))
+    vals <- vapply(seq_along(shown), function(i) {
+      v <- shown[[i]]
+      if (!is.numeric(v)) as.character(v) else if (budget_field[i]) format_privacy(v) else format(v, digits = digits)
+    }, character(1))
+    names(vals) <- names(shown)
     cat_wrapped("Parameters:", paste(names(vals), vals, sep = " = ", collapse = ", "))
   }
   print_tuning(x$tuning)
@@ -706,9 +711,13 @@ nonprivate_source <- function(v) {
 #'   mostly-zero amount) and clamp the other rows; `"mostly noise"`;
 #' * `at_range`: for per-column bounds chosen privately, the columns with a
 #'   bound at the end of the range the bounds were searched in
-#'   (`params$column_bounds$range`, \eqn{\pm}1e6 by default): the data may
-#'   extend far beyond it (or, with `bounds_capped`, n epsilon was too small
-#'   to place the bounds), and every row there is clamped; `"mostly noise"`;
+#'   (`params$column_bounds$range`, \eqn{\pm}1e6 by default): rows beyond
+#'   it, if any, are clamped to it; `"noisy"`. `beyond_range`: those of them
+#'   whose private median (`params$column_bounds$center`) lies within one
+#'   private spread of that end or outside the column's bounds, so the data's
+#'   bulk lies beyond it (or, with
+#'   `bounds_capped`, n epsilon was too small to place the bounds);
+#'   `"mostly noise"`;
 #' * `long_tail`: for per-column bounds chosen privately that clamp at least
 #'   0.5% of the rows at each end (`params$column_bounds$clamped_share`), the
 #'   columns whose bounds are lopsided about the private median
@@ -871,6 +880,7 @@ release_diagnostics <- function(x) {
   # bounds given as a dp_column_bounds() release: its own (released) flag
   if (isTRUE(pr$bounds_guarantee$capped)) out$bounds_capped <- TRUE
   out$at_range <- range_end_columns(x, cols)
+  out$beyond_range <- beyond_range_columns(x, cols, out$at_range)
   out$one_value <- setdiff(one_value_columns(x, cols), out$at_range)
   out$long_tail <- setdiff(long_tail_columns(x, cols), c(out$at_range, out$one_value))
   diagnostics_level(out, x, cols)
@@ -977,7 +987,7 @@ ratio_or_inf <- function(num, den) if (is.na(num) || is.na(den)) NA_real_ else i
 diagnostics_level <- function(out, x, cols) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
-  fmt <- function(v) format(signif(v, 2), big.mark = ",", scientific = abs(v) >= 1e7)
+  fmt <- function(v) format(signif(v, 2), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e7)
   lv <- 0L
   msgs <- character(0)
   grades <- integer(0)
@@ -1016,24 +1026,38 @@ diagnostics_level <- function(out, x, cols) {
     lv <- 2L
   }
   if (length(out$at_range)) {
-    many <- length(out$at_range) > 1L
-    say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s): ",
-                       "%s, and every row there is clamped to it, so %s variance%s and covariances can be far ",
-                       "off; give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) ",
-                       "and give them as `bounds`."),
-                col_list(out$at_range), format(signif(x$params$column_bounds$range, 3)),
-                if (isTRUE(out$bounds_capped)) "n * epsilon was too small to place them, or the data extend beyond it" else
-                  "the data may extend far beyond it", if (many) "their" else "its", if (many) "s" else ""), 2L)
-    lv <- 2L
+    rng <- format(signif(x$params$column_bounds$range, 3))
+    far <- out$beyond_range
+    near <- setdiff(out$at_range, far)
+    if (length(far)) {
+      many <- length(far) > 1L
+      say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s), ",
+                         "with the private median within a spread of it: %s, and every row there is clamped to ",
+                         "it, so %s variance%s and covariances can be far off; give public bounds (lower/upper), ",
+                         "or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
+                  col_list(far), rng,
+                  if (isTRUE(out$bounds_capped)) "n * epsilon was too small to place them, or the data lie beyond it" else
+                    "the data lie beyond it", if (many) "their" else "its", if (many) "s" else ""), 2L)
+      lv <- 2L
+    }
+    if (length(near)) {
+      many <- length(near) > 1L
+      say(sprintf(paste0("a private bound of %s reached the end of the range %s searched in (+/- %s): rows ",
+                         "beyond it, if any, are clamped to it; if the data can exceed it, give public bounds ",
+                         "(lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
+                  col_list(near), if (many) "they were" else "it was", rng), 1L)
+      lv <- max(lv, 1L)
+    }
   }
   if (length(out$long_tail)) {
     many <- length(out$long_tail) > 1L
     say(sprintf(paste0("the private bounds of %s are lopsided about %s private median (one more than %d times as ",
-                       "far from it as the other): %s a long tail, and the rows clamped at its end (about %s%%) ",
-                       "can hold much of %s variance, so %s variance%s and covariances may be well below the ",
-                       "truth; give public bounds (lower/upper) or more epsilon."),
+                       "far from it as the other): a long tail, or bounds the noise placed badly; the rows clamped ",
+                       "beyond them (about %s%% at each end, more where a bound fell inside the data) can hold much ",
+                       "of %s variance, so %s variance%s and covariances may be well below the truth; give public ",
+                       "bounds (lower/upper) or more epsilon."),
                 col_list(out$long_tail), if (many) "their" else "its", as.integer(long_tail_asymmetry),
-                if (many) "they have" else "it has", format(signif(100 * x$params$column_bounds$clamped_share, 2)),
+                format(signif(100 * x$params$column_bounds$clamped_share, 2)),
                 if (many) "their" else "its", if (many) "their" else "its", if (many) "s" else ""), 1L)
     lv <- max(lv, 1L)
   }
@@ -1172,6 +1196,28 @@ range_end_columns <- function(x, cols) {
   cols[abs(b$lower) >= cb$range * (1 - 1e-6) | abs(b$upper) >= cb$range * (1 - 1e-6)]
 }
 
+# Of those, the columns whose private median lies within one private spread
+# of the range's end, or outside the column's own bounds: most of the data
+# is there, not just a tail (a column of amounts in the billions). A column whose tail merely comes near the end (uniform on
+# [0, 9.5e5]) has its upper bound there too, and is not among them.
+beyond_range_columns <- function(x, cols, at) {
+  cb <- x$params$column_bounds
+  if (!length(at) || !is.list(cb) || !is_num1(cb$range)) return(character(0))
+  ce <- cb$center
+  sc <- cb$scale
+  ok <- function(v) is.numeric(v) && !is.object(v) && !is.null(names(v))
+  if (!ok(ce) || !ok(sc)) return(at)  # no median released: taken at its worst
+  m <- ce[at]
+  s <- sc[at]
+  s[is.na(s)] <- 0
+  # or the median outside its own bounds: on the coarse axis near the end the
+  # median's bin is wide, and the bounds closed on the clamped values past it
+  b <- release_bounds(x)
+  j <- match(at, cols)
+  outside <- if (is.null(b)) FALSE else m <= b$lower[j] | m >= b$upper[j]
+  at[is.na(m) | abs(m) + abs(s) >= cb$range * (1 - 1e-6) | outside %in% TRUE]
+}
+
 # Columns of a release on private bounds with a long tail: one bound more
 # than long_tail_asymmetry times as far from the private median
 # (params$column_bounds$center) as the other, where the bounds clamp at
@@ -1204,6 +1250,7 @@ long_tail_columns <- function(x, cols) {
 }
 
 one_value_columns <- function(x, cols) {
+  if (!is.list(x$params$column_bounds)) return(character(0))
   sc <- x$params$column_bounds$scale
   b <- release_bounds(x)
   if (!identical(x$params$bounds_source, "private") || !is.numeric(sc) || is.object(sc) || is.null(b)) {
@@ -1257,7 +1304,7 @@ at_bounds_grade <- function(x) {
 fmt_value <- function(v) format(signif(v, 5), big.mark = "", scientific = abs(v) >= 1e9)
 
 # A (noisy) count as printed: whole, with thousands marks.
-fmt_count <- function(v) format(round(v), big.mark = ",", scientific = abs(v) >= 1e12)
+fmt_count <- function(v) format(round(v), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e12)
 
 # The n averages divide by: public, or the noisy count (floored at 2, as dp_cov() does).
 release_n_hat <- function(x) {
@@ -1501,7 +1548,7 @@ muffle_noise_warnings <- function(expr) {
 # The "Diagnostics:" line of print() and the plain-words warnings.
 print_diagnostics <- function(d, digits = 3) {
   if (!is.list(d)) return(invisible())
-  fmt <- function(v) if (is_num1(v) || identical(v, Inf)) format(signif(v, digits), big.mark = ",", scientific = abs(v) >= 1e7) else "NA"
+  fmt <- function(v) if (is_num1(v) || identical(v, Inf)) format(signif(v, digits), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e7) else "NA"
   parts <- character(0)
   if (is_num1(d$noise_to_signal) || identical(d$noise_to_signal, Inf)) parts <- c(parts, sprintf("noise/signal = %s", fmt(d$noise_to_signal)))
   if (is_num1(d$n_noisy)) parts <- c(parts, sprintf("noisy count %s (noise sd %s)", fmt_count(d$n_noisy), fmt(d$n_noise_sd)))
@@ -1609,7 +1656,7 @@ lm_clamp_check <- function(rel, n_estimate) {
 lm_diagnostics <- function(fit, rel, columns) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
-  fmt <- function(v) format(signif(v, 3), big.mark = ",", scientific = abs(v) >= 1e9)
+  fmt <- function(v) format(signif(v, 3), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e9)
   out <- list(noise_to_signal = NA_real_, n_estimate = fit$n_estimate %||% NA_real_,
               n_noise_sd = fit$n_noise_sd %||% NA_real_, n_relative_noise = NA_real_,
               failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE,
@@ -1722,20 +1769,28 @@ lm_diagnostics <- function(fit, rel, columns) {
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)
     }
-    ar <- intersect(rd$at_range, columns)
+    ar <- intersect(rd$beyond_range, columns)
     if (length(ar)) {
-      say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s): ",
-                         "the rows beyond it are clamped to it, a bias the intervals leave out; give public bounds ",
-                         "(lower/upper) for %s."),
+      say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s), ",
+                         "with the private median within a spread of it: the rows beyond it are clamped to it, a ",
+                         "bias the intervals leave out; give public bounds (lower/upper) for %s."),
                   col_list(ar), format(signif(rel$params$column_bounds$range, 3)), if (length(ar) > 1L) "them" else "it"), 2L)
       out$intervals_biased <- TRUE
       lv <- 2L
     }
+    an <- intersect(setdiff(rd$at_range, rd$beyond_range), columns)
+    if (length(an)) {
+      say(sprintf(paste0("a private bound of %s reached the end of the range it was searched in (+/- %s): rows ",
+                         "beyond it, if any, are clamped to it; give public bounds (lower/upper) for %s if the ",
+                         "data can exceed it."),
+                  col_list(an), format(signif(rel$params$column_bounds$range, 3)), if (length(an) > 1L) "them" else "it"), 1L)
+      lv <- max(lv, 1L)
+    }
     lt <- intersect(rd$long_tail, columns)
     if (length(lt)) {
-      say(sprintf(paste0("the private bounds of %s are lopsided about %s private median: a long tail, ",
-                         "whose clamped rows can move the fit, a bias the intervals leave out; give public bounds ",
-                         "(lower/upper) for %s or more epsilon."),
+      say(sprintf(paste0("the private bounds of %s are lopsided about %s private median: a long tail, or bounds ",
+                         "the noise placed badly, whose clamped rows can move the fit, a bias the intervals leave ",
+                         "out; give public bounds (lower/upper) for %s or more epsilon."),
                   col_list(lt), if (length(lt) > 1L) "their" else "its",
                   if (length(lt) > 1L) "them" else "it"), 1L)
       out$intervals_biased <- TRUE

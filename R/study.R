@@ -100,7 +100,7 @@ print.dp_study <- function(x, n_rows = 6, ...) {
                               nrow(unique(x[intersect(c("cov", "dist", "p", "n", "epsilon", "delta"), names(x))])),
                               length(unique(x$method)), nrow(x)),
     compression_study = sprintf("PCA on compressed data: m = %s, D = %d, %d replication(s) per m",
-                                paste(format(sort(unique(x$m)), big.mark = ",", scientific = FALSE, trim = TRUE), collapse = ", "),
+                                paste(format(sort(unique(x$m)), big.mark = ",", decimal.mark = ".", scientific = FALSE, trim = TRUE), collapse = ", "),
                                 as.integer(x$dim[1]), max(table(x$m))),
     kind)
   cat(sprintf("<%s> %s (a study, not a release)\n", kind, what))

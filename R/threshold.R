@@ -203,7 +203,7 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   if (model == "local" && method == "explicit") {
     if (n * ncol(X)^2 > 1e10) {
       abort("`method` = \"explicit\" would draw n p(p+1)/2 = %s normals; use method = \"aggregate\", which draws the same distribution.",
-            format(n * ncol(X) * (ncol(X) + 1) / 2, big.mark = ","), .arg = "method")
+            format(n * ncol(X) * (ncol(X) + 1) / 2, big.mark = ",", decimal.mark = "."), .arg = "method")
     }
     return(ldp_report_sum_cpp(X, clip, noise$sigma_record) / n)
   }

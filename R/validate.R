@@ -65,7 +65,20 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   # with NA ruled out, min() and max() find +-Inf without n x p temporaries
   # (is.infinite(x) allocates one, and so does range(), through c())
   if (finite && length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort_nonfinite(2L, arg)
+  nm <- colnames(x)
+  if (!is.null(nm) && any(!nzchar(nm) & !is.na(nm))) colnames(x) <- fill_empty_colnames(nm)
   x
+}
+
+#' Empty column names (cbind(X, v) leaves one) become `V<j>`, the name an
+#' unnamed column gets, so results and their bounds can name every column;
+#' a clash with an existing name is refused later (check_unique_colnames()).
+#' @noRd
+fill_empty_colnames <- function(nm) {
+  if (is.null(nm)) return(nm)
+  empty <- !is.na(nm) & !nzchar(nm)
+  nm[empty] <- paste0("V", which(empty))
+  nm
 }
 
 #' I() alone: a plain vector marked "as is". Any other class under it (bit64's
@@ -111,12 +124,12 @@ check_frame_dims <- function(x, arg = "x") {
 check_data_colnames <- function(x, arg = "x") {
   if (is.data.frame(x)) {
     check_frame_dims(x, arg)
-    check_unique_colnames(names(x), arg)
+    check_unique_colnames(fill_empty_colnames(names(x)), arg)
     if (any(vapply(x, function(col) length(dim(col)) == 2L, logical(1)))) {
       check_unique_colnames(data_colnames(x), arg)
     }
   }
-  else if (is.matrix(x)) check_unique_colnames(colnames(x), arg)
+  else if (is.matrix(x)) check_unique_colnames(data_colnames(x), arg)
   invisible(x)
 }
 
@@ -125,7 +138,7 @@ check_data_colnames <- function(x, arg = "x") {
 #' `m.2`), from one row of NAs; a matrix's own; NULL for a vector.
 #' @noRd
 data_colnames <- function(x) {
-  if (is.data.frame(x)) colnames(as.matrix(x[NA_integer_, , drop = FALSE])) else colnames(x)
+  fill_empty_colnames(if (is.data.frame(x)) colnames(as.matrix(x[NA_integer_, , drop = FALSE])) else colnames(x))
 }
 
 #' The error for non-finite data, from check_data_matrix() or from a kernel's
@@ -237,7 +250,7 @@ check_flag <- function(x, arg) {
 check_cells <- function(cells, what, arg) {
   if (cells > dp_limits$cells) {
     abort("%s would hold %s numbers, more than the %s dpcov allocates; reduce `%s`.",
-          what, format(cells, big.mark = ","), format(dp_limits$cells, big.mark = ","), arg, .arg = arg)
+          what, format(cells, big.mark = ",", decimal.mark = "."), format(dp_limits$cells, big.mark = ",", decimal.mark = "."), arg, .arg = arg)
   }
   invisible(cells)
 }

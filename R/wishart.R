@@ -185,7 +185,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
                          k <- sheffet_wishart_k(inp$s$p, epsilon, inp$delta)
                          if (method == "explicit" && k * inp$s$p > explicit_limit) {
                            abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
-                                 format(k, big.mark = ","), .arg = "method")
+                                 format(k, big.mark = ",", decimal.mark = "."), .arg = "method")
                          }
                          k
                        })

@@ -493,10 +493,9 @@ test_that("duplicate or missing column names are refused, classed, with nothing 
                 function(x, b) dp_cov(x, 1, 1e-6, lower = -9, upper = 9, tighten = TRUE, neighbor = "replace-one",
                                       budget = b),
                 function(x, b) dp_pca(x, epsilon = 1, delta = 1e-6, budget = b))
-  # an empty name too: the release's bounds named "" could not be given back (`bounds` refuses "")
-  me <- m; colnames(me) <- c("a", "")
-  de <- d; names(de) <- c("a", "")
-  for (x in list(d, m, dm, me, de)) for (k in seq_along(calls)) {
+  # an empty name that clashes once filled (`V2`, the name an unnamed column gets)
+  me <- m; colnames(me) <- c("V2", "")
+  for (x in list(d, m, dm, me)) for (k in seq_along(calls)) {
     b <- dp_budget(5, 1e-4, neighbor = "replace-one")
     e <- tryCatch(calls[[k]](x, b), error = identity)
     expect_s3_class(e, "dpcov_error")
@@ -719,6 +718,17 @@ test_that("logical columns get their coding [0, 1], with no choice spent on them
   r <- dp_cov(dm, 4, 1e-6, bounds = b)
   v <- var(dm$flag) * 19999 / 20000
   expect_gt(r$estimate["flag", "flag"], v / 3)
+  # and knows the coded column for what it is: two-valued by design, not clamped
+  expect_identical(r$params$coded_columns, "flag")
+  set.seed(112)
+  dh <- data.frame(a = rnorm(10000), f = runif(10000) < 0.5)
+  rh <- suppressWarnings(dp_cov(dh, 1, 1e-5, bounds = dp_column_bounds(dh, 1)))
+  expect_false("f" %in% names(rh$diagnostics$at_bounds))
+  expect_false(any(grepl("sits at its private bounds", rh$diagnostics$messages, fixed = TRUE)))
+  # control: the same [0, 1] given as a hand-made table is judged (it could be clamping)
+  rc <- suppressWarnings(dp_cov(dh, 1, 1e-5, bounds = data.frame(lower = c(-5, 0), upper = c(5, 1),
+                                                               row.names = c("a", "f"))))
+  expect_true("f" %in% names(rc$diagnostics$at_bounds))
   # all logical (a matrix, a vector): [0, 1] everywhere, and no warning about private bounds
   old <- options(dpcov.noise_warning = TRUE)
   on.exit(options(old))
@@ -729,4 +739,25 @@ test_that("logical columns get their coding [0, 1], with no choice spent on them
   expect_match(dp_column_bounds(c(TRUE, FALSE, TRUE), 1)$guarantee, "none was made", fixed = TRUE)
   # control: the same small numeric matrix warns
   expect_warning(dp_column_bounds(matrix(runif(100), 50, 2), 1, neighbor = "replace-one"), class = "dpcov_noise_warning")
+})
+
+test_that("an empty column name (cbind(X, v)) is named V<j>, and the release's bounds can be given back", {
+  set.seed(16)
+  x1 <- cbind(cbind(a = rnorm(3000), b = rnorm(3000)), rnorm(3000))
+  expect_identical(colnames(x1), c("a", "b", ""))
+  r <- suppressWarnings(dp_cov(x1, 1, 1e-5))
+  expect_identical(colnames(r$estimate), c("a", "b", "V3"))
+  expect_identical(rownames(r$params$bounds), c("a", "b", "V3"))
+  r2 <- suppressWarnings(dp_cov(x1, 1, 1e-5, bounds = r$params$bounds))
+  expect_identical(r2$params$bounds, r$params$bounds)
+  b <- dp_column_bounds(x1, 1)
+  expect_identical(rownames(b$bounds), c("a", "b", "V3"))
+  ra <- analyze_gauss(x1, 1, 1e-5, lower = -5, upper = 5)
+  expect_identical(colnames(ra$estimate), c("a", "b", "V3"))
+  # the same release as with the name given
+  x2 <- x1
+  colnames(x2)[3] <- "V3"
+  set.seed(3); e1 <- dp_cov(x1, 1, 1e-5, lower = -5, upper = 5)$estimate
+  set.seed(3); e2 <- dp_cov(x2, 1, 1e-5, lower = -5, upper = 5)$estimate
+  expect_identical(e1, e2)
 })

@@ -841,12 +841,25 @@ test_that("private bounds at the end of their search range, and on a long tail, 
   set.seed(502)
   r <- suppressWarnings(dp_cov(x, 4, 1e-6, neighbor = "replace-one"))
   expect_identical(r$diagnostics$at_range, "volume")
+  expect_identical(r$diagnostics$beyond_range, "volume")
   expect_identical(r$diagnostics$level, "mostly noise")
   msg <- paste(r$diagnostics$messages, collapse = " ")
-  expect_match(msg, "private bounds of `volume` reached the end of the range they were searched in (+/- 1e+06)", fixed = TRUE)
+  expect_match(msg, "private bounds of `volume` reached the end of the range they were searched in (+/- 1e+06), with the private median", fixed = TRUE)
   expect_match(msg, "dp_column_bounds(range = )", fixed = TRUE)
   expect_false(grepl("closed on a value", msg, fixed = TRUE))
   expect_lt(r$estimate["volume", "volume"] / var(x[, "volume"]), 1e-6)  # what the words warn of
+  # a column whose tail only comes near the end (uniform on [0, 9.5e5]): at most a note in words, "noisy"
+  set.seed(507)
+  U <- cbind(u = runif(10000, 0, 9.5e5), z = rnorm(10000))
+  for (s in 1:4) {
+    ru <- suppressWarnings(dp_cov(U, 1, 1e-5))
+    expect_length(ru$diagnostics$beyond_range, 0L)
+    expect_lt(abs(sqrt(ru$estimate["u", "u"]) / sd(U[, "u"]) - 1), 0.05)
+    if (length(ru$diagnostics$at_range)) {
+      expect_identical(ru$diagnostics$level, "noisy")
+      expect_match(paste(ru$diagnostics$messages, collapse = " "), "rows beyond it, if any, are clamped", fixed = TRUE)
+    }
+  }
   # control: the bounds searched in a wide enough range are not at its end
   set.seed(503)
   b <- suppressWarnings(dp_column_bounds(x, 2, 5e-7, neighbor = "replace-one", range = 1e12))

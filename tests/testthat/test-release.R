@@ -149,3 +149,34 @@ test_that("hand-made objects with 1 x 1 matrix scalars or unusable centres and s
   expect_output(print(cb))
   expect_s3_class(summary(pc), "summary.dp_pca")
 })
+
+test_that("a hand-made params$column_bounds that is not a list is ignored by the diagnostics, not a crash", {
+  set.seed(21)
+  r <- suppressWarnings(dp_cov(data.frame(a = rexp(5000), b = rnorm(5000)), 1, 1e-5))
+  r$params$column_bounds <- "x"
+  d <- release_diagnostics(r)
+  expect_length(d$one_value, 0L)
+  expect_length(d$long_tail, 0L)
+  expect_length(d$at_range, 0L)
+  expect_output(print(r), "Guarantee")
+})
+
+test_that("printed budget figures follow neither options(digits) nor OutDec, and are never rounded down", {
+  set.seed(22)
+  x <- matrix(rnorm(30000), 10000, 3)
+  old <- options(digits = 3, OutDec = ",")
+  on.exit(options(old))
+  out <- wide_output(print(dp_clip_bound(x, 0.123456789)))
+  expect_true(any(grepl("epsilon = 0.1111112,", out, fixed = TRUE)))  # 0.1111111 rounded up
+  r <- dp_cov(x, 1.23456789, 1e-6, clip = 3, clip_mean = 3)
+  out <- wide_output(print(r))
+  pl <- out[grepl("^Parameters:", out)]
+  em <- r$params$epsilon_mean
+  shown <- regmatches(pl, regexpr("epsilon_mean = [0-9.e+-]+", pl))
+  v <- as.numeric(sub("epsilon_mean = ", "", shown))
+  expect_gte(v, em)
+  expect_lt(v - em, 1e-6 * em)
+  # control: other parameters keep the print's digits and decimal mark
+  expect_match(pl, sprintf("split = %s", format(r$params$split, digits = 3)), fixed = TRUE)
+  expect_no_warning(utils::capture.output(print(r)))
+})
