@@ -546,7 +546,7 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
     # so it runs once on zero rows of the same shape, its result discarded
-    if (!is.null(args$budget)) charge_refused_values(fun, args, x, box)
+    charge_refused_values(fun, args, x, box)
     stop(e)
   })
   map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
@@ -563,8 +563,10 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
 
 # The charge of a release on box rows whose data were refused for their
 # values: the mechanism on zeros of the data's public shape, with the
-# caller's budget and arguments, the result discarded. A refusal of the
-# charge itself (an exhausted budget) is raised instead: nothing was spent.
+# caller's budget and arguments, the result discarded. Any refusal of that
+# run (an exhausted budget, a bad argument the mechanism checks before its
+# charge) is raised instead of the data's: the call fails as it does on
+# complete data, so the refusal says nothing about the values.
 charge_refused_values <- function(fun, args, x, box) {
   p <- public_ncol(x)
   n <- public_nrow(x)
@@ -573,9 +575,9 @@ charge_refused_values <- function(fun, args, x, box) {
   B <- box_uncentred_bound(p)
   s <- second_moment(Z, B)
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
-  # (one handler: a second would catch what the first re-raises)
+  # (the package's refusals only; one handler, so the re-raise is not caught again)
   tryCatch(suppressWarnings(do.call(fun, c(list(x = s, clip = B), args))),
-           error = function(e) if (inherits(e, "dpcov_budget_error")) stop(e))
+           error = function(e) if (inherits(e, "dpcov_error")) stop(e))
   invisible(NULL)
 }
 

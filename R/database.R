@@ -507,7 +507,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
 # function. Shape checks run on it before a charge.
 reader_columns <- function(x) {
   cols <- if (is.function(x)) attr(x, "columns", exact = TRUE)
-  if (is.character(cols) && length(cols) && !anyNA(cols)) cols
+  # named as check_data_matrix() names its blocks (an empty header field: V<j>)
+  if (is.character(cols) && length(cols) && !anyNA(cols)) fill_empty_colnames(cols)
 }
 
 #' @export

@@ -522,7 +522,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   reader_cols <- reader_columns(x)
   if (!is.null(reader_cols)) {
     check_threshold_p(mechanism, length(reader_cols))
-    if (!is.null(box)) align_bounds(box, reader_cols, length(reader_cols))
+    if (!is.null(box)) {
+      check_unique_colnames(reader_cols)  # they name the bounds
+      align_bounds(box, reader_cols, length(reader_cols))
+    }
   }
   charge <- budget_charge(budget, steps,
                           c(eps_cols[chosen], rep(eps_bound, auto_mean + auto_clip), step_eps),
@@ -538,7 +541,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                             eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                            calibration, charge, call, gauss)), bounds_g))
+                                            calibration, charge, call, gauss)), bounds_g, logical_column_names(x)))
   }
   if (private_box) {
     return(with_refund(budget, charge,
@@ -557,7 +560,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (!is.null(box)) {
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
-                                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g))
+                                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g,
+                       logical_column_names(x)))
   }
   if (one_pass) {
     return(with_refund(budget, charge,
@@ -1071,9 +1075,32 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
 # dp_cov()'s box release `expr`, with bounds from a dp_column_bounds()
 # release (guarantee `g`) composed in, and judged (and warned about) once it
 # says where its bounds came from; with public bounds, as it is.
-finish_bounds_release <- function(expr, g) {
-  if (is.null(g)) return(expr)
-  finish_diagnostics(compose_bounds_guarantee(muffle_noise_warnings(expr), g))
+finish_bounds_release <- function(expr, g, coded = character(0)) {
+  if (is.null(g) && !length(coded)) return(expr)
+  finish_diagnostics(mark_coded_columns(compose_bounds_guarantee(muffle_noise_warnings(expr), g), coded))
+}
+
+# The names of `x`'s logical columns (its schema: public), as the release
+# names its columns; none for a reader or statistics.
+logical_column_names <- function(x) {
+  if (is.function(x) || inherits(x, "dp_suffstat")) return(character(0))
+  lg <- if (!is.data.frame(x) && all_logical_columns(x)) rep(TRUE, NCOL(x)) else logical_columns(x)
+  nm <- data_colnames(x) %||% paste0("V", seq_along(lg))
+  if (length(lg) != length(nm)) return(character(0))
+  nm[lg]
+}
+
+# A release's columns among `cols` (two-valued by design: logical, a
+# factor's dummies) whose bounds are their coding [0, 1] are coded
+# (params$coded_columns): their values sit at the bounds by design, not by
+# clamping, and the diagnostics do not judge them so.
+mark_coded_columns <- function(rel, cols) {
+  b <- release_bounds(rel)
+  if (!length(cols) || is.null(b)) return(rel)
+  nm <- colnames(rel$estimate) %||% paste0("V", seq_len(rel$p))
+  coded <- nm[nm %in% cols & b$lower == 0 & b$upper == 1]
+  if (length(coded)) rel$params$coded_columns <- union(rel$params$coded_columns, coded)
+  rel
 }
 
 # A private mean given to dp_as_cov(): numbers, or a dp_cov() release.

@@ -1185,8 +1185,7 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
 bounds_release_guarantee <- function(bounds, neighbor) {
   if (!inherits(bounds, "dp_column_bounds")) return(NULL)
   g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor,
-            capped = isTRUE(bounds$capped),
-            coded_columns = if (is.character(bounds$coded_columns)) bounds$coded_columns else character(0))
+            capped = isTRUE(bounds$capped))
   ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
     g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
   if (!isTRUE(ok)) {
@@ -1215,11 +1214,6 @@ compose_bounds_guarantee <- function(rel, g) {
   # bounds_source keeps how the box was made (public, or tightened); where
   # the bounds came from is bounds_guarantee
   rel$params$bounds_guarantee <- g
-  # logical columns the bounds release coded [0, 1] (public, not chosen from
-  # the data): two-valued by design, not judged as clamped
-  cols <- colnames(rel$estimate) %||% paste0("V", seq_len(rel$p))
-  coded <- intersect(g$coded_columns, cols)
-  if (length(coded)) rel$params$coded_columns <- union(rel$params$coded_columns, coded)
   rel <- compose_guarantees(rel, g, "the per-column bounds it was given, a dp_column_bounds() release counted as if of the same data")
   rel$guarantee <- gsub("public per-column bounds", "per-column bounds", rel$guarantee, fixed = TRUE)
   rel$mechanism <- gsub("public per-column bounds", "per-column bounds from a dp_column_bounds() release",

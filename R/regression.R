@@ -595,6 +595,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     }
     # the design's columns of numeric variables (public schema), for the diagnostics
     r$params$numeric_columns <- design$numeric_columns
+    # and those two-valued by design, where their bounds are their coding [0, 1]
+    r <- mark_coded_columns(r, design$two_valued_columns)
     r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
@@ -612,7 +614,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                      tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k,
                                      clamped_share = min(column_bounds_defaults$max_level,
                                                          pb$tail_rows / max(1, pb$n_hat)),
-                                     scale = design_named(pb$scale), center = design_named(pb$center),
+                                     scale = design_named(pb$scale, colnames(rel$estimate)),
+                                     center = design_named(pb$center, colnames(rel$estimate)),
                                      range = column_bounds_defaults$range)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
@@ -910,7 +913,7 @@ lm_coded_only <- function(formula, data) {
 #' logical or a comparison, whose columns are two-valued by design), for the
 #' diagnostics' check of columns that fill their bounds.
 #' @noRd
-lm_numeric_columns <- function(tt, mf, X, resp) {
+lm_numeric_columns <- function(tt, mf, X, resp, two_valued = FALSE) {
   fac <- attr(tt, "factors")
   frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
   numeric_var <- function(v) {
@@ -918,13 +921,16 @@ lm_numeric_columns <- function(tt, mf, X, resp) {
     is.numeric(col) && !is.factor(col) && !lm_logical_term(v)
   }
   asg <- attr(X, "assign")
+  # `two_valued`: instead, the columns of a main effect of one factor,
+  # logical or comparison (and such a response), two-valued by design
   keep <- vapply(seq_along(asg), function(j) {
     if (asg[j] == 0L || !length(fac)) return(FALSE)
     vars <- rownames(fac)[fac[, asg[j]] > 0]
-    length(vars) == 1L && numeric_var(vars)
+    length(vars) == 1L && (numeric_var(vars) != two_valued)
   }, logical(1))
   y <- stats::model.response(mf)
-  c(colnames(X)[keep], if (is.numeric(y) && !is.logical(y) && !lm_logical_term(resp)) resp)
+  y_num <- is.numeric(y) && !is.logical(y) && !lm_logical_term(resp)
+  c(colnames(X)[keep], if (y_num != two_valued) resp)
 }
 
 # The formula interface's design: [ones, model matrix columns, y] and what
@@ -1041,7 +1047,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
-       numeric_columns = lm_numeric_columns(tt, mf, X, resp))
+       numeric_columns = lm_numeric_columns(tt, mf, X, resp),
+       two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
 }
 
 #' The per-variable class checks of dp_lm()'s `data` and of predict()'s and
@@ -2223,11 +2230,14 @@ lm_formula_variables <- function(formula) {
   vapply(as.list(attr(tt, "variables"))[-1L], deparse1, "")
 }
 
-# A model frame's variable names as the design names its columns (`my e`
-# with its backticks), so facts recorded per variable match the release's
-# columns.
-design_named <- function(v) {
+# A model frame's variable names as the design names its columns, so facts
+# recorded per variable match the release's columns `cols`: model.matrix()
+# backticks a bare non-syntactic name (`my e`), never a call (I(e * 1)), so
+# each name is taken as it is or backticked, whichever is a column.
+design_named <- function(v, cols) {
   if (is.null(v) || is.null(names(v))) return(v)
-  names(v) <- vapply(names(v), function(n) deparse(as.name(n), backtick = TRUE), "")
+  n <- names(v)
+  bt <- paste0("`", n, "`")
+  names(v) <- ifelse(n %in% cols | !bt %in% cols, n, bt)
   v
 }

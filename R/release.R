@@ -686,7 +686,10 @@ nonprivate_source <- function(v) {
 #'   or tightened), per column, the released sd (one-sided, as above) over the
 #'   bounds' width: at most 1/2 (two values at the ends); from 0.4 on most of
 #'   the column sits at its bounds, clamped (the bounds narrower than the
-#'   data) or two-valued;
+#'   data) or two-valued. Columns two-valued by the data's schema (logical
+#'   columns, a factor's or a comparison's dummies in [dp_lm()]) whose bounds
+#'   are their coding \eqn{[0, 1]} are left out (`params$coded_columns`),
+#'   whoever gave the bounds;
 #' * `clip_fill`: without bounds, with a finite row-norm `clip` and a public n
 #'   or a noisy count, the released mean squared row norm (one-sided) over
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
@@ -1576,8 +1579,8 @@ noise_advice <- function(rel) {
   src <- rel$params$bounds_source
   if (inherits(rel, "dp_ldp_aggregate") || identical(rel$params$model, "local")) {
     "each report's noise is set by epsilon alone: more reports (rows) or more budget per report"
-  } else if (is.character(rel$params$coded_columns)) {
-    # logical columns bounded by their coding: nothing narrower exists
+  } else if (is.character(rel$params$coded_columns) && length(rel$params$coded_columns) >= rel$p) {
+    # every column bounded by its coding: nothing narrower exists
     "the noise is set by the columns' coding [0, 1]: more budget (or more rows)"
   } else if (is.list(rel$params$bounds_guarantee)) {
     # bounds from a dp_column_bounds() release, given as `bounds`

@@ -1238,3 +1238,41 @@ test_that("db_call() passes the package's own errors through with their class", 
   e2 <- expect_error(dpcov:::db_call(stop("server says 123"), "query", values = TRUE), class = "dpcov_error")
   expect_false(grepl("123", conditionMessage(e2), fixed = TRUE))
 })
+
+test_that("a refused argument is refused alike whether or not the data hold an NA (uncentred box path)", {
+  X <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  Xna <- X
+  Xna[7, 2] <- NA
+  calls <- list(
+    function(x, b) wishart_noise(x, 2, 1e-6, lower = -3, upper = 3, budget = b),
+    function(x, b) jl_ridge(x, 0.5, 1e-6, lower = -3, upper = 3, budget = b, r = 2),
+    function(x, b) dp_threshold(x, 0.5, 1e-6, lower = -3, upper = 3, budget = b, variant = "bogus"),
+    function(x, b) iwishart_adaptive(x, 0.5, 1e-6, lower = -3, upper = 3, budget = b, k0 = -1))
+  for (k in seq_along(calls)) {
+    b1 <- dp_budget(5, 1e-3, neighbor = "replace-one")
+    b2 <- dp_budget(5, 1e-3, neighbor = "replace-one")
+    e1 <- tryCatch(calls[[k]](X, b1), error = identity)
+    e2 <- tryCatch(calls[[k]](Xna, b2), error = identity)
+    expect_s3_class(e1, "dpcov_error")
+    expect_false(inherits(e2, "dpcov_data_error"), info = k)
+    expect_identical(conditionMessage(e2), conditionMessage(e1), info = k)
+    expect_identical(budget_spent(b2)$charges, budget_spent(b1)$charges, info = k)
+  }
+})
+
+test_that("a reader's empty header field is the V<j> its release names, checked before the charge", {
+  set.seed(31)
+  X <- matrix(round(rnorm(2000), 3), 1000, 2)
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  writeLines(c("a,", apply(X, 1, paste, collapse = ",")), f)
+  rd <- csv_reader(f)
+  r <- dp_cov(rd, 1, 1e-6, lower = c(a = -4, V2 = -4), upper = c(a = 4, V2 = 4))
+  expect_identical(colnames(r$estimate), c("a", "V2"))
+  # a header whose empty field clashes once named: refused before the charge
+  writeLines(c("V2,", apply(X, 1, paste, collapse = ",")), f)
+  b <- dp_budget(10, 1e-3)
+  e <- expect_error(dp_cov(csv_reader(f), 1, 1e-6, lower = -4, upper = 4, budget = b), class = "dpcov_error")
+  expect_match(conditionMessage(e), "duplicate or missing column names")
+  expect_identical(budget_spent(b)$charges, 0L)
+})

@@ -725,10 +725,21 @@ test_that("logical columns get their coding [0, 1], with no choice spent on them
   rh <- suppressWarnings(dp_cov(dh, 1, 1e-5, bounds = dp_column_bounds(dh, 1)))
   expect_false("f" %in% names(rh$diagnostics$at_bounds))
   expect_false(any(grepl("sits at its private bounds", rh$diagnostics$messages, fixed = TRUE)))
-  # control: the same [0, 1] given as a hand-made table is judged (it could be clamping)
-  rc <- suppressWarnings(dp_cov(dh, 1, 1e-5, bounds = data.frame(lower = c(-5, 0), upper = c(5, 1),
-                                                               row.names = c("a", "f"))))
+  # the data's schema decides, not the bounds' origin: a numeric column in {0, 5} given
+  # the coded bounds of a logical one is clamped, and judged so
+  dn <- data.frame(a = dh$a, f = 5 * as.numeric(dh$f))
+  rc <- suppressWarnings(dp_cov(dn, 1, 1e-5, bounds = dp_column_bounds(dh, 1)))
+  expect_null(rc$params$coded_columns)
   expect_true("f" %in% names(rc$diagnostics$at_bounds))
+  expect_identical(rc$diagnostics$level, "mostly noise")
+  # and a logical column with public bounds [0, 1] is coded too
+  rp <- suppressWarnings(dp_cov(dh, 1, 1e-5, lower = c(a = -5, f = 0), upper = c(a = 5, f = 1)))
+  expect_identical(rp$params$coded_columns, "f")
+  expect_false("f" %in% names(rp$diagnostics$at_bounds))
+  # dp_lm(): the logical variable's design column, with bounds from the release or its default
+  fit <- suppressWarnings(dp_lm(a ~ f, dh, 1, 1e-5, bounds = dp_column_bounds(dh, 1), B = 0))
+  expect_identical(fit$release$params$coded_columns, "fTRUE")
+  expect_false("fTRUE" %in% names(release_diagnostics(fit$release)$at_bounds))
   # all logical (a matrix, a vector): [0, 1] everywhere, and no warning about private bounds
   old <- options(dpcov.noise_warning = TRUE)
   on.exit(options(old))

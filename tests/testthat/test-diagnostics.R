@@ -899,3 +899,14 @@ test_that("private bounds at the end of their search range, and on a long tail, 
   expect_length(rp$diagnostics$long_tail, 0L)
   expect_length(rp$diagnostics$at_range, 0L)
 })
+
+test_that("dp_lm() records the private bounds' medians under the release's column names, transformed ones too", {
+  set.seed(2)
+  d <- data.frame(e = exp(rnorm(1500, 0, 2)), y = rnorm(1500))
+  d[["my e"]] <- d$e
+  f1 <- suppressWarnings(dp_lm(y ~ I(e * 1), data = d, epsilon = 1, delta = 1e-6, B = 0))
+  expect_setequal(names(f1$release$params$column_bounds$center), colnames(f1$release$estimate))
+  f2 <- suppressWarnings(dp_lm(y ~ `my e`, data = d, epsilon = 1, delta = 1e-6, B = 0))
+  expect_setequal(names(f2$release$params$column_bounds$center), colnames(f2$release$estimate))
+  expect_true("`my e`" %in% colnames(f2$release$estimate))
+})

@@ -627,12 +627,18 @@ test_that("data of logical columns alone take their coding [0, 1] as public boun
   expect_identical(r$params$coded_columns, c("a", "b"))
   expect_false("a" %in% names(r$diagnostics$at_bounds))
   expect_identical(r$diagnostics$level, "ok")
-  # draw for draw the release with [0, 1] given as public bounds, whose
-  # either-or at-bounds message is the control
+  # draw for draw the release with [0, 1] given as public bounds (logical
+  # columns: coded there too); the same values as numbers, whose either-or
+  # at-bounds message is the control
   set.seed(2)
   ref <- suppressWarnings(dp_cov(d, 1, 1e-4, lower = 0, upper = 1, tighten = FALSE))
   expect_identical(r$estimate, ref$estimate)
-  expect_true(any(grepl("sit at their public bounds", ref$diagnostics$messages, fixed = TRUE)))
+  expect_false(any(grepl("sit at their public bounds", ref$diagnostics$messages, fixed = TRUE)))
+  set.seed(2)
+  dnum <- as.data.frame(lapply(d, as.numeric))
+  ctl <- suppressWarnings(dp_cov(dnum, 1, 1e-4, lower = 0, upper = 1, tighten = FALSE))
+  expect_identical(ctl$estimate, r$estimate)
+  expect_true(any(grepl("sit at their public bounds", ctl$diagnostics$messages, fixed = TRUE)))
   expect_identical(dp_cov(as.matrix(d), 1, 1e-4)$params$bounds_source, "public")
   e <- expect_error(dp_cov(d, 1, 1e-4, tighten = TRUE), class = "dpcov_error")
   expect_identical(e$arg, "tighten")
