@@ -542,6 +542,7 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
+  check_box_posterior_df(mechanism, args, x)
   X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
@@ -559,6 +560,29 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
   finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))
+}
+
+# An inverse-Wishart draw on the box is mapped back through its mean (the
+# sum's scale), finite only for df > p + 1: refused before the charge from
+# public facts, where the draw would be made and then refused. Algorithm 4's
+# df is n + p (n public under its notion), Algorithm 5's prior branch's k0.
+check_box_posterior_df <- function(mechanism, args, x) {
+  if (is.null(mechanism) || !mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) return(invisible())
+  p <- public_ncol(x)
+  if (mechanism == "iwishart_posterior") {
+    n <- public_nrow(x)
+    if (is.finite(n) && n < 2) {
+      abort("`x`: with per-column bounds the posterior draw (df = n + p) is mapped back through its mean, which needs n >= 2 rows.",
+            .arg = "x")
+    }
+  } else {
+    k0 <- if (is.null(args$k0)) 2 * p else args$k0
+    if (is_number(k0) && k0 < p + 2) {
+      abort("`k0` = %s: with per-column bounds the draw (df = k0 on its prior branch) is mapped back through its mean, which needs k0 >= p + 2 = %s.",
+            format(k0), format(p + 2), .arg = "k0")
+    }
+  }
+  invisible()
 }
 
 # The charge of a release on box rows whose data were refused for their

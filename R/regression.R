@@ -920,13 +920,22 @@ lm_numeric_columns <- function(tt, mf, X, resp, two_valued = FALSE) {
     col <- mf[[frame_name[[v]]]]
     is.numeric(col) && !is.factor(col) && !lm_logical_term(v)
   }
+  # a factor's columns are two-valued only under 0/1 contrasts (treatment's)
+  zero_one <- function(v) {
+    col <- mf[[frame_name[[v]]]]
+    if (!is.factor(col)) return(TRUE)
+    cm <- attr(X, "contrasts")[[frame_name[[v]]]]
+    if (is.character(cm) || is.function(cm)) cm <- tryCatch(stats::contrasts(col, contrasts = TRUE), error = function(e) NULL)
+    if (is.null(cm)) cm <- stats::contrasts(col)
+    is.numeric(cm) && all(cm %in% c(0, 1))
+  }
   asg <- attr(X, "assign")
   # `two_valued`: instead, the columns of a main effect of one factor,
   # logical or comparison (and such a response), two-valued by design
   keep <- vapply(seq_along(asg), function(j) {
     if (asg[j] == 0L || !length(fac)) return(FALSE)
     vars <- rownames(fac)[fac[, asg[j]] > 0]
-    length(vars) == 1L && (numeric_var(vars) != two_valued)
+    length(vars) == 1L && if (two_valued) !numeric_var(vars) && zero_one(vars) else numeric_var(vars)
   }, logical(1))
   y <- stats::model.response(mf)
   y_num <- is.numeric(y) && !is.logical(y) && !lm_logical_term(resp)
@@ -1037,7 +1046,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (is.function(box)) box <- box(mf)
   box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L
-  if (!icpt) X <- cbind("(Intercept)" = 1, X)
+  # (cbind() drops the design's "assign", which says which term made each column)
+  if (!icpt) X <- structure(cbind("(Intercept)" = 1, X), assign = c(0L, attr(X, "assign")))
   A <- cbind(X, y)
   colnames(A)[ncol(A)] <- resp
   storage.mode(A) <- "double"

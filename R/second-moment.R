@@ -267,7 +267,10 @@ check_suffstat <- function(s, arg = "x") {
   if (!is.null(s$colnames) && !(is.character(s$colnames) && !is.object(s$colnames) && length(s$colnames) == ncol(g))) {
     bad("`colnames` must be NULL or one name per column of `gram`")
   }
-  s$colnames <- fill_empty_colnames(s$colnames)  # as check_data_matrix() names data
+  # one set of names for the gram, the sums and the releases: `colnames`, else
+  # the gram's own, with empty ones filled as check_data_matrix() fills data's
+  s$colnames <- fill_empty_colnames(if (is.null(s$colnames)) colnames(g) else s$colnames)
+  dimnames(g) <- if (is.null(s$colnames)) NULL else list(s$colnames, s$colnames)
   if (!is_number(s$clip) || !(s$clip > 0)) bad("`clip` must be a positive number or Inf")
   check_clip(s$clip, arg = paste0(arg, "$clip"))
   # rows of norm <= clip: every diagonal entry, and their sum (the sum of the
@@ -290,7 +293,6 @@ check_suffstat <- function(s, arg = "x") {
     names(s$sum) <- colnames(g)
   }
   storage.mode(g) <- "double"
-  if (!is.null(s$colnames)) dimnames(g) <- list(s$colnames, s$colnames)
   s$gram <- g
   s$n <- as.double(s$n)
   s$p <- as.double(s$p)

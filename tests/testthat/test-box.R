@@ -1276,3 +1276,38 @@ test_that("a reader's empty header field is the V<j> its release names, checked 
   expect_match(conditionMessage(e), "duplicate or missing column names")
   expect_identical(budget_spent(b)$charges, 0L)
 })
+
+test_that("inverse-Wishart draws on the box whose mean is not finite are refused before the charge", {
+  set.seed(3)
+  big <- matrix(sample(c(-1, 1), 3000, TRUE), 1000, 3)
+  b <- dp_budget(10, 1e-2)
+  e <- expect_error(iwishart_adaptive(big[1:50, ], 0.5, 1e-4, k0 = 3, lower = -1, upper = 1, budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "k0")
+  expect_identical(budget_spent(b)$charges, 0L)
+  b <- dp_budget(10, 1e-2, "replace-one")
+  e <- expect_error(iwishart_posterior(big[1, , drop = FALSE], 0.5, 1e-4, lower = -1, upper = 1, budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # controls: k0 = p + 2 and two rows are released
+  expect_s3_class(suppressWarnings(iwishart_adaptive(big[1:50, ], 0.5, 1e-4, k0 = 5, lower = -1, upper = 1)), "dp_release")
+  expect_s3_class(suppressWarnings(iwishart_posterior(big[1:2, ], 0.5, 1e-4, lower = -1, upper = 1)), "dp_release")
+})
+
+test_that("a hand-made dp_suffstat has one set of names for its gram, sums and releases", {
+  set.seed(9)
+  s <- second_moment(matrix(runif(600), 200, 3), clip = 2)
+  s1 <- s
+  dimnames(s1$gram) <- rep(list(c("x", "y", "z")), 2)
+  names(s1$sum) <- c("x", "y", "z")
+  s1$colnames <- c("a", "b", "c")
+  c1 <- dpcov:::check_suffstat(s1)
+  expect_identical(names(c1$sum), c("a", "b", "c"))
+  expect_identical(colnames(c1$gram), c("a", "b", "c"))
+  s2 <- s
+  dimnames(s2$gram) <- rep(list(c("a", "", "c")), 2)
+  s2$colnames <- NULL
+  expect_identical(colnames(jl_ridge(s2, 0.5, 1e-4)$estimate), c("a", "V2", "c"))
+  expect_identical(colnames(suppressWarnings(dp_cov(s2, 1, 1e-5))$estimate), c("a", "V2", "c"))
+})

@@ -965,3 +965,28 @@ test_that("a model of logical and factor columns alone takes their coding as pub
   # the control: a numeric transformation keeps the private bounds
   expect_identical(suppressWarnings(dp_lm(w ~ f + log(abs(x)), d, 1, 1e-4, B = 0))$release$params$bounds_source, "private")
 })
+
+test_that("dp_lm() knows its numeric and two-valued columns without an intercept, and only 0/1 contrasts as two-valued", {
+  set.seed(7)
+  n <- 3000
+  D <- data.frame(x = rnorm(n, 0, 10), f = factor(sample(c("a", "b"), n, TRUE)))
+  D$y <- 0.1 * D$x + rnorm(n)
+  fits <- lapply(c("y ~ x + f", "y ~ x + f - 1"), function(fo) {
+    suppressWarnings(dp_lm(stats::as.formula(fo), D, 4, 1e-5, bounds = list(x = c(-0.5, 0.5), y = c(-4, 4)),
+                           tighten = FALSE, B = 0))
+  })
+  expect_identical(fits[[1]]$release$params$numeric_columns, c("x", "y"))
+  expect_identical(fits[[2]]$release$params$numeric_columns, c("x", "y"))
+  expect_identical(fits[[2]]$release$params$coded_columns, c("fa", "fb"))
+  # x is clamped to +-0.5 in both: said in both
+  for (f in fits) expect_true(any(grepl("`x`", f$diagnostics$messages, fixed = TRUE)))
+  # a contrast with three values is not two-valued
+  D3 <- data.frame(y = rnorm(300), f = factor(sample(c("a", "b", "c"), 300, TRUE)))
+  stats::contrasts(D3$f) <- matrix(c(0, 0.5, 1, 0, 1, 0), 3, 2)
+  r3 <- suppressWarnings(dp_lm(y ~ f, D3, 4, 1e-5, bounds = list(y = c(-4, 4)), tighten = FALSE, B = 0))
+  expect_null(r3$release$params$coded_columns)
+  D3$f <- factor(D3$f, levels = c("a", "b", "c"))
+  stats::contrasts(D3$f) <- NULL
+  r4 <- suppressWarnings(dp_lm(y ~ f, D3, 4, 1e-5, bounds = list(y = c(-4, 4)), tighten = FALSE, B = 0))
+  expect_identical(r4$release$params$coded_columns, c("fb", "fc"))
+})
