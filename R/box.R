@@ -514,7 +514,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
 #' @noRd
 box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   given <- function(a) !eval(call("missing", as.name(a)), env)
-  if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given))
+  if (given("x") && is_box_suffstat(get("x", env))) return(box_suffstat_call(fun, env, call, given, mechanism))
   box <- check_bounds(get("lower", env), get("upper", env), get("bounds", env))
   check_bounds_exclusive(box, clip = if (given("clip")) get("clip", env) else NULL)
   # the mechanism's notion: its `neighbor` (NULL: thresholding's own, never
@@ -542,7 +542,7 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
-  check_box_posterior_df(mechanism, args, x)
+  check_box_posterior_df(mechanism, args$k0, public_ncol(x), public_nrow(x))
   X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
@@ -566,18 +566,21 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
 # sum's scale), finite only for df > p + 1: refused before the charge from
 # public facts, where the draw would be made and then refused. Algorithm 4's
 # df is n + p (n public under its notion), Algorithm 5's prior branch's k0.
-check_box_posterior_df <- function(mechanism, args, x) {
+check_box_posterior_df <- function(mechanism, k0, p, n) {
   if (is.null(mechanism) || !mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) return(invisible())
-  p <- public_ncol(x)
   if (mechanism == "iwishart_posterior") {
-    n <- public_nrow(x)
     if (is.finite(n) && n < 2) {
       abort("`x`: with per-column bounds the posterior draw (df = n + p) is mapped back through its mean, which needs n >= 2 rows.",
             .arg = "x")
     }
+  } else if (is.null(k0)) {
+    if (2 * p < p + 2) {
+      abort("`k0`: with per-column bounds the draw (df = k0 on its prior branch) is mapped back through its mean, which needs k0 >= p + 2 = %s; the default, 2p = %s, is smaller: give k0.",
+            format(p + 2), format(2 * p), .arg = "k0")
+    }
   } else {
-    k0 <- if (is.null(args$k0)) 2 * p else args$k0
-    if (is_number(k0) && k0 < p + 2) {
+    k0 <- check_count(k0, "k0", min = 1, max = 1e15)
+    if (k0 < p + 2) {
       abort("`k0` = %s: with per-column bounds the draw (df = k0 on its prior branch) is mapped back through its mean, which needs k0 >= p + 2 = %s.",
             format(k0), format(p + 2), .arg = "k0")
     }
@@ -622,8 +625,9 @@ box_call_args <- function(fun, env, given) {
 #' bounds): run on them as they are (the box bound as clip, the bounds
 #' removed so the mechanism does not come back here), mapped back.
 #' @noRd
-box_suffstat_call <- function(fun, env, call, given) {
+box_suffstat_call <- function(fun, env, call, given, mechanism = NULL) {
   s <- check_suffstat(get("x", env))
+  check_box_posterior_df(mechanism, if (given("k0")) get("k0", env), s$p, s$n)
   if (!is.null(get("lower", env)) || !is.null(get("upper", env)) || !is.null(get("bounds", env))) {
     abort("`x` already holds statistics of rows on a box of public bounds; do not give `lower`, `upper` or `bounds` again.",
           .arg = "bounds")

@@ -1046,8 +1046,11 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (is.function(box)) box <- box(mf)
   box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
   icpt <- attr(tt, "intercept") == 1L
-  # (cbind() drops the design's "assign", which says which term made each column)
-  if (!icpt) X <- structure(cbind("(Intercept)" = 1, X), assign = c(0L, attr(X, "assign")))
+  # (cbind() drops the design's "assign", which says which term made each
+  # column, and its "contrasts", which predict() codes new data with)
+  if (!icpt) {
+    X <- structure(cbind("(Intercept)" = 1, X), assign = c(0L, attr(X, "assign")), contrasts = attr(X, "contrasts"))
+  }
   A <- cbind(X, y)
   colnames(A)[ncol(A)] <- resp
   storage.mode(A) <- "double"

@@ -990,3 +990,19 @@ test_that("dp_lm() knows its numeric and two-valued columns without an intercept
   r4 <- suppressWarnings(dp_lm(y ~ f, D3, 4, 1e-5, bounds = list(y = c(-4, 4)), tighten = FALSE, B = 0))
   expect_identical(r4$release$params$coded_columns, c("fb", "fc"))
 })
+
+test_that("without an intercept dp_lm() keeps the factors' contrasts, and predict() codes new data with them", {
+  set.seed(1)
+  n <- 5000
+  d <- data.frame(f = factor(sample(c("a", "b"), n, TRUE)), g = factor(sample(c("u", "v", "w"), n, TRUE)))
+  stats::contrasts(d$g) <- cbind(v = c(-1, 1, 0), w = c(-1, 0, 1))
+  d$y <- as.integer(d$f) + c(u = 0, v = 3, w = -2)[as.character(d$g)] + rnorm(n)
+  fit <- suppressWarnings(dp_lm(y ~ 0 + f + g, data = d, epsilon = 5, delta = 1e-5, bounds = list(y = c(-10, 10)), B = 0))
+  expect_false(is.null(fit$contrasts))
+  nd <- d[c(1, 1, 1), c("f", "g")]
+  nd$f[] <- "a"
+  nd$g[] <- c("u", "v", "w")
+  mm <- suppressWarnings(model.matrix(fit, nd))
+  expect_equal(unname(mm[1, c("gv", "gw")]), c(-1, -1))  # u under the fit's deviation coding
+  expect_equal(unname(suppressWarnings(predict(fit, nd))), unname(drop(mm %*% coef(fit))))
+})
