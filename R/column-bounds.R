@@ -593,7 +593,7 @@ column_bounds_capped <- function(m1, n_hat, max_level = column_bounds_defaults$m
 #' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
 #' rows targeted by the first stage and the refinement.
 #' @noRd
-column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped = NULL) {
+column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped = NULL, in_release = FALSE) {
   out <- character(0)
   if (is.null(capped)) capped <- !is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)
   if (capped) {
@@ -620,7 +620,10 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped =
   }
   at_end <- c(bounds$lower, bounds$upper)
   if (any(abs(at_end) >= range * (1 - 1e-6))) {
-    out <- c(out, "WARNING: a bound lies at the end of the public range; the data may extend beyond it: raise `range` (from public knowledge).")
+    out <- c(out, if (in_release) {
+      sprintf("WARNING: a bound lies at the end of the range it was searched in (+/- %s); the data may extend beyond it: give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`.",
+              format(signif(range, 3)))
+    } else "WARNING: a bound lies at the end of the public range; the data may extend beyond it: raise `range` (from public knowledge).")
   }
   out
 }
@@ -732,7 +735,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                                    scale = stats::setNames(cb$scale, all_cols[!coded]),
                                    center = stats::setNames(cb$center, all_cols[!coded]), range = d$range)
   rel <- box_relabel_source(rel, "private")
-  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range)
+  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range, in_release = TRUE)
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",

@@ -75,7 +75,9 @@
 #' ([dp_column_bounds()]'s default `range`): for data beyond it (amounts in
 #' the billions), give public bounds, or choose the bounds with
 #' `dp_column_bounds(range = )` and give them as `bounds`; a bound at the end
-#' of that range is diagnosed (`at_range`, `"mostly noise"`).
+#' of that range is diagnosed (`at_range`, `"noisy"`; `beyond_range`,
+#' `"mostly noise"`, where the private median lies near that end or outside
+#' the column's bounds).
 #'
 #' **Clipping bounds.** With `clip` or `clip_mean` given (or from a chunk
 #' reader, or a [second_moment()] object), the row-norm path runs: a bound not

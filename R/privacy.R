@@ -1185,7 +1185,10 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
 bounds_release_guarantee <- function(bounds, neighbor) {
   if (!inherits(bounds, "dp_column_bounds")) return(NULL)
   g <- list(epsilon = bounds$epsilon, delta = bounds$delta, neighbor = bounds$neighbor,
-            capped = isTRUE(bounds$capped))
+            capped = isTRUE(bounds$capped),
+            # released with the bounds: the diagnostics judge them as the default's own
+            range = bounds$range, center = bounds$center, scale = bounds$scale,
+            clamped_share = bounds$clamped_share)
   ok <- is_num1(g$epsilon) && is.finite(g$epsilon) && g$epsilon > 0 && is_num1(g$delta) && g$delta >= 0 &&
     g$delta < 1 && is_string(g$neighbor) && g$neighbor %in% dp_neighbors
   if (!isTRUE(ok)) {

@@ -712,7 +712,9 @@ nonprivate_source <- function(v) {
 #'   mechanism chose): bounds that hold most of a column span several spreads,
 #'   so these closed on a value most rows share (a 0/1 column with few ones, a
 #'   mostly-zero amount) and clamp the other rows; `"mostly noise"`;
-#' * `at_range`: for per-column bounds chosen privately, the columns with a
+#' * `at_range`: for per-column bounds chosen privately (the default's,
+#'   `params$column_bounds`, or a [dp_column_bounds()] release given as
+#'   `bounds`, `params$bounds_guarantee`; the same fields), the columns with a
 #'   bound at the end of the range the bounds were searched in
 #'   (`params$column_bounds$range`, \eqn{\pm}1e6 by default): rows beyond
 #'   it, if any, are clamped to it; `"noisy"`. `beyond_range`: those of them
@@ -721,7 +723,7 @@ nonprivate_source <- function(v) {
 #'   bulk lies beyond it (or, with
 #'   `bounds_capped`, n epsilon was too small to place the bounds);
 #'   `"mostly noise"`;
-#' * `long_tail`: for per-column bounds chosen privately that clamp at least
+#' * `long_tail`: for per-column bounds chosen privately (as for `at_range`) that clamp at least
 #'   0.5% of the rows at each end (`params$column_bounds$clamped_share`), the
 #'   columns whose bounds are lopsided about the private median
 #'   (`params$column_bounds$center`), one more than 4 times as far from it as
@@ -1029,7 +1031,7 @@ diagnostics_level <- function(out, x, cols) {
     lv <- 2L
   }
   if (length(out$at_range)) {
-    rng <- format(signif(x$params$column_bounds$range, 3))
+    rng <- format(signif(private_bounds_facts(x)$range, 3))
     far <- out$beyond_range
     near <- setdiff(out$at_range, far)
     if (length(far)) {
@@ -1060,7 +1062,7 @@ diagnostics_level <- function(out, x, cols) {
                        "of %s variance, so %s variance%s and covariances may be well below the truth; give public ",
                        "bounds (lower/upper) or more epsilon."),
                 col_list(out$long_tail), if (many) "their" else "its", as.integer(long_tail_asymmetry),
-                format(signif(100 * x$params$column_bounds$clamped_share, 2)),
+                format(signif(100 * private_bounds_facts(x)$clamped_share, 2)),
                 if (many) "their" else "its", if (many) "their" else "its", if (many) "s" else ""), 1L)
     lv <- max(lv, 1L)
   }
@@ -1186,16 +1188,25 @@ col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 # bounds closed on a value most rows share (a 0/1 column with few ones, a
 # zero-inflated amount: Boston's zn got [-0.005, 0.0098] against a spread of
 # 0.04) and clamp the rest. Released quantities only.
+# What was released with a release's private bounds (range, center, scale,
+# clamped_share): the default's own (params$column_bounds), or those of a
+# dp_column_bounds() release given as `bounds` (params$bounds_guarantee);
+# NULL for public bounds.
+private_bounds_facts <- function(x) {
+  pr <- x$params
+  if (identical(pr$bounds_source, "private") && is.list(pr$column_bounds)) return(pr$column_bounds)
+  if (is.list(pr$bounds_guarantee) && !is.null(pr$bounds_guarantee$range)) return(pr$bounds_guarantee)
+  NULL
+}
+
 # Columns of a release on private bounds one of which reached the end of the
 # public search range (params$column_bounds$range, dp_column_bounds()'s
 # `range`): the data may extend far beyond it, and every row there is
 # clamped to it. Released quantities only.
 range_end_columns <- function(x, cols) {
-  cb <- x$params$column_bounds
+  cb <- private_bounds_facts(x)
   b <- release_bounds(x)
-  if (!identical(x$params$bounds_source, "private") || !is.list(cb) || !is_num1(cb$range) || is.null(b)) {
-    return(character(0))
-  }
+  if (!is.list(cb) || !is_num1(cb$range) || is.null(b)) return(character(0))
   cols[abs(b$lower) >= cb$range * (1 - 1e-6) | abs(b$upper) >= cb$range * (1 - 1e-6)]
 }
 
@@ -1204,7 +1215,7 @@ range_end_columns <- function(x, cols) {
 # is there, not just a tail (a column of amounts in the billions). A column whose tail merely comes near the end (uniform on
 # [0, 9.5e5]) has its upper bound there too, and is not among them.
 beyond_range_columns <- function(x, cols, at) {
-  cb <- x$params$column_bounds
+  cb <- private_bounds_facts(x)
   if (!length(at) || !is.list(cb) || !is_num1(cb$range)) return(character(0))
   ce <- cb$center
   sc <- cb$scale
@@ -1234,10 +1245,9 @@ beyond_range_columns <- function(x, cols, at) {
 long_tail_asymmetry <- 4
 long_tail_share <- 0.005
 long_tail_columns <- function(x, cols) {
-  cb <- x$params$column_bounds
+  cb <- private_bounds_facts(x)
   b <- release_bounds(x)
-  if (!identical(x$params$bounds_source, "private") || !is.list(cb) || is.null(b) ||
-      !is_num1(cb$clamped_share) || cb$clamped_share < long_tail_share) {
+  if (!is.list(cb) || is.null(b) || !is_num1(cb$clamped_share) || cb$clamped_share < long_tail_share) {
     return(character(0))
   }
   ce <- cb$center
@@ -1777,7 +1787,7 @@ lm_diagnostics <- function(fit, rel, columns) {
       say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s), ",
                          "with the private median within a spread of it: the rows beyond it are clamped to it, a ",
                          "bias the intervals leave out; give public bounds (lower/upper) for %s."),
-                  col_list(ar), format(signif(rel$params$column_bounds$range, 3)), if (length(ar) > 1L) "them" else "it"), 2L)
+                  col_list(ar), format(signif(private_bounds_facts(rel)$range, 3)), if (length(ar) > 1L) "them" else "it"), 2L)
       out$intervals_biased <- TRUE
       lv <- 2L
     }
@@ -1786,7 +1796,7 @@ lm_diagnostics <- function(fit, rel, columns) {
       say(sprintf(paste0("a private bound of %s reached the end of the range it was searched in (+/- %s): rows ",
                          "beyond it, if any, are clamped to it; give public bounds (lower/upper) for %s if the ",
                          "data can exceed it."),
-                  col_list(an), format(signif(rel$params$column_bounds$range, 3)), if (length(an) > 1L) "them" else "it"), 1L)
+                  col_list(an), format(signif(private_bounds_facts(rel)$range, 3)), if (length(an) > 1L) "them" else "it"), 1L)
       lv <- max(lv, 1L)
     }
     lt <- intersect(rd$long_tail, columns)

@@ -910,3 +910,29 @@ test_that("dp_lm() records the private bounds' medians under the release's colum
   expect_setequal(names(f2$release$params$column_bounds$center), colnames(f2$release$estimate))
   expect_true("`my e`" %in% colnames(f2$release$estimate))
 })
+
+test_that("bounds given as a dp_column_bounds() release are judged by at_range, beyond_range and long_tail too", {
+  set.seed(1)
+  n <- 5000
+  X <- data.frame(big = exp(rnorm(n, log(1e9), 0.5)), nrm = rnorm(n))
+  cb <- dp_column_bounds(X, 0.5, 1e-6)
+  d <- release_diagnostics(suppressWarnings(dp_cov(X, 1, 1e-6, bounds = cb)))
+  expect_identical(d$at_range, "big")
+  expect_identical(d$beyond_range, "big")
+  expect_identical(d$level, "mostly noise")
+  # the same bounds as a plain table are public: not judged so (the control)
+  dp <- release_diagnostics(suppressWarnings(dp_cov(X, 1, 1e-6, bounds = cb$bounds)))
+  expect_length(dp$at_range, 0L)
+  Y <- data.frame(l = exp(rnorm(n)), z = rnorm(n))
+  hits <- 0L
+  for (i in 1:4) {
+    di <- release_diagnostics(suppressWarnings(dp_cov(Y, 1, 1e-6, bounds = dp_column_bounds(Y, 0.5, 1e-6))))
+    expect_false("z" %in% di$long_tail)
+    hits <- hits + ("l" %in% di$long_tail)
+  }
+  expect_gte(hits, 2L)
+  # the default's tuning note gives advice that works in a release
+  r <- suppressWarnings(dp_cov(X, 1, 1e-6))
+  expect_match(r$tuning$detail, "dp_column_bounds(range = )", fixed = TRUE)
+  expect_false(grepl("raise `range`", r$tuning$detail, fixed = TRUE))
+})
