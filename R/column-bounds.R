@@ -247,7 +247,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   # logical columns (schema: public) are bounded by their coding [0, 1], as
   # in dp_cov()'s default: no choice is spent on them, and private bounds
   # could close on the more common value
-  coded <- if (all_logical_columns(x)) rep(TRUE, p) else logical_columns(x)
+  coded <- logical_columns(x)
   if (length(coded) != p) coded <- rep(FALSE, p)
   eq <- column_bounds_epsilon(epsilon, delta, max(1L, sum(!coded)), noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
@@ -262,21 +262,13 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     check_unique_colnames(colnames(X))
     X
   })
-  out <- column_bounds_mechanism(X[, !coded, drop = FALSE], eq$epsilon_q, range, resolution, tail_factor, max_level,
-                                 decay, n_public = neighbor != "add-remove")
+  out <- column_bounds_coded(X, coded, eq$epsilon_q, range, resolution, tail_factor, max_level, decay,
+                             n_public = neighbor != "add-remove")
   nm <- colnames(X)
-  # coded columns: [0, 1], no private median or spread (NA)
-  lower <- rep(0, p)
-  upper <- rep(1, p)
-  center <- scale <- rep(NA_real_, p)
-  lower[!coded] <- out$lower
-  upper[!coded] <- out$upper
-  center[!coded] <- out$center
-  scale[!coded] <- out$scale
-  bounds <- data.frame(lower = lower, upper = upper)
+  bounds <- data.frame(lower = out$lower, upper = out$upper)
   if (!is.null(nm)) rownames(bounds) <- nm
-  names(center) <- nm
-  names(scale) <- nm
+  center <- stats::setNames(out$center, nm)
+  scale <- stats::setNames(out$scale, nm)
   m <- tail_factor / eq$epsilon_q
   m2 <- min(column_bounds_refine / eq$epsilon_q, m)
   # the rows the checks read: n where the notion makes it public, else the
@@ -373,6 +365,20 @@ check_charged_columns <- function(X, cols) {
          call. = FALSE)
   }
   invisible(X)
+}
+
+#' column_bounds_mechanism() on the columns of `X` not `coded`; the coded
+#' (logical) ones get their coding [0, 1] and no median or spread (NA).
+#' Every result one per column of `X`.
+#' @noRd
+column_bounds_coded <- function(X, coded, eps_q, ...) {
+  out <- column_bounds_mechanism(X[, !coded, drop = FALSE], eps_q, ...)
+  full <- function(v, fill) replace(rep(fill, ncol(X)), !coded, v)
+  out$lower <- full(out$lower, 0)
+  out$upper <- full(out$upper, 1)
+  out$center <- full(out$center, NA_real_)
+  out$scale <- full(out$scale, NA_real_)
+  out
 }
 
 #' The mechanism on a checked matrix: per column (in order) the location's
@@ -709,15 +715,11 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   if (length(coded) != ncol(X)) coded <- rep(FALSE, ncol(X))
   check_charged_columns(X[, !coded, drop = FALSE], cols)
   d <- column_bounds_defaults
-  cb <- column_bounds_mechanism(X[, !coded, drop = FALSE], cols$epsilon_q, d$range, d$resolution, d$tail_factor,
-                                d$max_level, d$decay, n_public = neighbor != "add-remove")
-  lower <- rep(0, ncol(X))
-  upper <- rep(1, ncol(X))
-  lower[!coded] <- cb$lower
-  upper[!coded] <- cb$upper
+  cb <- column_bounds_coded(X, coded, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
+                            n_public = neighbor != "add-remove")
   # judged (and warned about) once it is labelled private, below
   rel <- muffle_noise_warnings(
-    dp_cov_box(X, list(lower = lower, upper = upper), epsilon, delta, eps_mean, delta_mean,
+    dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                min_rows, gauss = gauss))
   all_cols <- colnames(rel$estimate) %||% paste0("V", seq_len(ncol(X)))
@@ -732,8 +734,8 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    first_rows = m, clamped_share = share,
-                                   scale = stats::setNames(cb$scale, all_cols[!coded]),
-                                   center = stats::setNames(cb$center, all_cols[!coded]), range = d$range)
+                                   scale = stats::setNames(cb$scale[!coded], all_cols[!coded]),
+                                   center = stats::setNames(cb$center[!coded], all_cols[!coded]), range = d$range)
   rel <- box_relabel_source(rel, "private")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range, in_release = TRUE)
   rel$tuning <- tuning_record(

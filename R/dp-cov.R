@@ -715,10 +715,13 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
   s
 }
 
-# Which columns of `x` (as as.matrix() expands a data frame) are logical
-# vectors (its schema: public): FALSE for all of anything but a data frame.
+# Which columns of `x` (as check_data_matrix() takes it: a data frame's
+# matrix columns expanded, a vector one column) are logical (its schema:
+# public).
 logical_columns <- function(x) {
-  if (!is.data.frame(x)) return(rep(FALSE, NCOL(x)))
+  if (!is.data.frame(x)) {
+    return(rep(is.logical(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x)), NCOL(x)))
+  }
   unlist(lapply(x, function(col) {
     if (is.data.frame(col)) logical_columns(col) else rep(is.logical(col) && !is.object(col), NCOL(col))
   }), use.names = FALSE)
@@ -728,13 +731,8 @@ logical_columns <- function(x) {
 # logical (matrix columns included), a logical matrix with at least one
 # column, or a logical vector (a public schema).
 all_logical_columns <- function(x) {
-  if (is.data.frame(x)) {
-    lc <- logical_columns(x)
-    length(lc) > 0L && all(lc)
-  } else {
-    # a logical vector is one column, as check_data_matrix() takes it
-    is.logical(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x) && ncol(x) > 0L)
-  }
+  lc <- logical_columns(x)
+  length(lc) > 0L && all(lc)
 }
 
 # The notion the second step's charge holds under: Sheffet's Wishart
@@ -1086,7 +1084,7 @@ finish_bounds_release <- function(expr, g, coded = character(0)) {
 # names its columns; none for a reader or statistics.
 logical_column_names <- function(x) {
   if (is.function(x) || inherits(x, "dp_suffstat")) return(character(0))
-  lg <- if (!is.data.frame(x) && all_logical_columns(x)) rep(TRUE, NCOL(x)) else logical_columns(x)
+  lg <- logical_columns(x)
   nm <- data_colnames(x) %||% paste0("V", seq_along(lg))
   if (length(lg) != length(nm)) return(character(0))
   nm[lg]

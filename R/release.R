@@ -1181,13 +1181,6 @@ diagnostics_level <- function(out, x, cols) {
 
 col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 
-# Columns of a release on private bounds narrower than twice their private
-# spread (the median absolute deviation the bounds' mechanism chose,
-# params$column_bounds$scale): bounds that hold most of a column span several
-# of its spreads (about 8 for normal, exponential or lognormal data), so such
-# bounds closed on a value most rows share (a 0/1 column with few ones, a
-# zero-inflated amount: Boston's zn got [-0.005, 0.0098] against a spread of
-# 0.04) and clamp the rest. Released quantities only.
 # What was released with a release's private bounds (range, center, scale,
 # clamped_share): the default's own (params$column_bounds), or those of a
 # dp_column_bounds() release given as `bounds` (params$bounds_guarantee);
@@ -1212,8 +1205,9 @@ range_end_columns <- function(x, cols) {
 
 # Of those, the columns whose private median lies within one private spread
 # of the range's end, or outside the column's own bounds: most of the data
-# is there, not just a tail (a column of amounts in the billions). A column whose tail merely comes near the end (uniform on
-# [0, 9.5e5]) has its upper bound there too, and is not among them.
+# is there, not just a tail (a column of amounts in the billions). A column
+# whose tail merely comes near the end (uniform on [0, 9.5e5]) has its upper
+# bound there too, and is not among them.
 beyond_range_columns <- function(x, cols, at) {
   cb <- private_bounds_facts(x)
   if (!length(at) || !is.list(cb) || !is_num1(cb$range)) return(character(0))
@@ -1240,8 +1234,9 @@ beyond_range_columns <- function(x, cols, at) {
 # 3-9 times, lognormal, populations and incomes 5-100 times, and there the
 # few clamped rows can hold much of the variance (at 1% clamped: exponential
 # 0.87-0.95 of it released, lognormal 0.56-0.64, midwest's poptotal 0.13;
-# bench/RESULTS.md, "Long tails under private bounds"). A ratio of distances,
-# so the private spread's noise stays out of it. Released quantities only.
+# bench/long-tail.R; bench/RESULTS.md, "Beyond the benchmark's data
+# sets"). A ratio of distances, so the private spread's noise stays out of
+# it. Released quantities only.
 long_tail_asymmetry <- 4
 long_tail_share <- 0.005
 long_tail_columns <- function(x, cols) {
@@ -1262,6 +1257,13 @@ long_tail_columns <- function(x, cols) {
   cols[j][skew > long_tail_asymmetry]
 }
 
+# Columns of a release on private bounds narrower than twice their private
+# spread (the median absolute deviation the bounds' mechanism chose,
+# params$column_bounds$scale): bounds that hold most of a column span several
+# of its spreads (about 8 for normal, exponential or lognormal data), so such
+# bounds closed on a value most rows share (a 0/1 column with few ones, a
+# zero-inflated amount: Boston's zn got [-0.005, 0.0098] against a spread of
+# 0.04) and clamp the rest. Released quantities only.
 one_value_columns <- function(x, cols) {
   if (!is.list(x$params$column_bounds)) return(character(0))
   sc <- x$params$column_bounds$scale
