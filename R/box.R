@@ -597,10 +597,11 @@ check_box_posterior_df <- function(mechanism, k0, p, n) {
 charge_refused_values <- function(fun, args, x, box) {
   p <- public_ncol(x)
   n <- public_nrow(x)
-  Z <- matrix(0, if (is.finite(n) && n >= 1) n else 1L, p, dimnames = list(NULL, data_colnames(x)))
-  map <- box_map(align_bounds(box, colnames(Z), p), centred = FALSE)
+  cn <- data_colnames(x)
+  map <- box_map(align_bounds(box, cn, p), centred = FALSE)
   B <- box_uncentred_bound(p)
-  s <- second_moment(Z, B)
+  # the statistics of n zero rows, written down (no n x p matrix of zeros)
+  s <- new_suffstat(matrix(0, p, p), if (is.finite(n) && n >= 1) n else 1, B, cn, 0, sum = numeric(p))
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
   # (the package's refusals only; one handler, so the re-raise is not caught again)
   tryCatch(suppressWarnings(do.call(fun, c(list(x = s, clip = B), args))),

@@ -308,23 +308,10 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
   d <- inp$s$p
   k0 <- inp$shape
   s <- noisy_min_eigen(inp$s$gram, inp$B, epsilon, delta)
-  psi0 <- sheffet_iwishart_adaptive_psi(inp$B, k0, epsilon, delta)
-  psi <- max(0, psi0 - s)
-  if (psi > 0) {
-    branch <- "prior"
-    df <- k0
-  } else if (is_pd(inp$s$gram)) {
-    branch <- "kstar"
-    df <- sheffet_iwishart_kstar(s, inp$B, epsilon, delta)
-  } else {
-    # s >= psi0 although A'A is singular: the Laplace draw exceeded
-    # psi0 + 2B^2 ln(2/delta)/epsilon, an event of probability < delta/4
-    # that the guarantee's delta already covers. The prior branch keeps the
-    # release defined instead of failing on the data.
-    branch <- "prior (A'A singular)"
-    psi <- psi0
-    df <- k0
-  }
+  br <- iwishart_adaptive_branch(s, is_pd(inp$s$gram), inp$B, k0, epsilon, delta)
+  psi <- br$psi
+  df <- br$df
+  branch <- br$branch
   M <- iwishart_from_gram(inp$s$gram + diag(psi, d), df)
   sheffet_release(M, inp, "Inverse-Wishart sample, prior from a private smallest eigenvalue (Sheffet, Algorithm 5)",
                   epsilon, delta, call,
@@ -334,6 +321,25 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
 }
 
 # ---- internals --------------------------------------------------------------
+
+#' Algorithm 5's branch from the private smallest eigenvalue `s` (public by
+#' now): the prior's ridge psi and df k0, or no ridge and df k*.
+#' @noRd
+iwishart_adaptive_branch <- function(s, gram_pd, B, k0, epsilon, delta) {
+  psi0 <- sheffet_iwishart_adaptive_psi(B, k0, epsilon, delta)
+  if (psi0 - s > 0) return(list(branch = "prior", psi = psi0 - s, df = k0))
+  if (gram_pd) {
+    # s >= psi0 gives k* >= k0 exactly; max() keeps floor()'s rounding at s
+    # near psi0 from dropping df below k0 (k0 >= p + 2 on the box path, where
+    # the draw is mapped back through its mean)
+    return(list(branch = "kstar", psi = 0, df = max(k0, sheffet_iwishart_kstar(s, B, epsilon, delta))))
+  }
+  # s >= psi0 although A'A is singular: the Laplace draw exceeded psi0 + 2B^2
+  # ln(2/delta)/epsilon, an event of probability < delta/4 that the
+  # guarantee's delta already covers. The prior branch keeps the release
+  # defined instead of failing on the data.
+  list(branch = "prior (A'A singular)", psi = psi0, df = k0)
+}
 
 # Validates the shared arguments and resolves the data. The explicit JL path
 # projects the data itself, so it keeps the (clipped inside C++) data matrix.

@@ -42,6 +42,31 @@ test_that("calibrations are the formulas of the algorithm boxes", {
   expect_equal(sheffet_jl_rstar(1, B, eps, del), 0)
 })
 
+test_that("Algorithm 5's k* branch never takes df below k0 (floor()'s rounding at s = psi0)", {
+  # at s = psi0 exactly, k* is k0 in exact arithmetic, but floor() of the
+  # rounded a^2 / (2L) gives k0 - 1 for many k0; on the box path k0 = p + 2
+  # would then give df = p + 1, a draw with no finite mean
+  rounded_down <- 0
+  for (k0 in 2:300) {
+    psi0 <- sheffet_iwishart_adaptive_psi(B, k0, eps, del)
+    rounded_down <- rounded_down + (sheffet_iwishart_kstar(psi0, B, eps, del) < k0)
+    br <- iwishart_adaptive_branch(psi0, TRUE, B, k0, eps, del)
+    expect_equal(br$branch, "kstar")
+    expect_identical(br$df >= k0, TRUE)
+    expect_equal(br$psi, 0)
+    # just below psi0: the prior branch with df k0 and the ridge psi0 - s
+    s_below <- psi0 * (1 - 1e-9)
+    below <- iwishart_adaptive_branch(s_below, TRUE, B, k0, eps, del)
+    expect_equal(below, list(branch = "prior", psi = psi0 - s_below, df = k0))
+  }
+  expect_gt(rounded_down, 0)  # the case the guard is for does occur
+  # above psi0, k* as the paper's formula gives it
+  s <- 5e4
+  expect_equal(iwishart_adaptive_branch(s, TRUE, B, 2, eps, del)$df, sheffet_iwishart_kstar(s, B, eps, del))
+  expect_equal(iwishart_adaptive_branch(s, FALSE, B, 2, eps, del)[c("branch", "df")],
+               list(branch = "prior (A'A singular)", df = 2))
+})
+
 # ---- equality with plain-R references under the same seed ------------------------
 
 test_that("Bartlett fast paths equal rwishart()/riwishart() draws of the stated law", {
