@@ -767,19 +767,27 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
 dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                  eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration,
                                  charge, call, gauss) {
-  X <- check_charged_columns(check_data_matrix(x, min_rows = min_rows), cols)
+  X <- check_data_matrix(x, min_rows = min_rows)
+  # logical columns keep their public bounds (tightened_columns()), as charged
+  moved <- tightened_columns(x)
+  if (length(moved) != ncol(X)) moved <- rep(TRUE, ncol(X))
+  check_charged_columns(X[, moved, drop = FALSE], cols)
   w <- align_bounds(window, colnames(X), ncol(X))
-  cb <- column_bounds_within(X, w$lower, w$upper, cols$epsilon_q)
+  cb <- list(lower = w$lower, upper = w$upper)
+  tb <- column_bounds_within(X[, moved, drop = FALSE], w$lower[moved], w$upper[moved], cols$epsilon_q)
+  cb$lower[moved] <- tb$lower
+  cb$upper[moved] <- tb$upper
   rel <- muffle_noise_warnings(
     dp_cov_box(X, cb, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split, mechanism, type,
                divisor, neighbor, calibration, charge, call, min_rows, gauss = gauss))
-  rel <- tightened_labels(rel, cols, eps_cols, ncol(X),
+  rel <- tightened_labels(rel, cols, eps_cols, sum(moved),
                           data.frame(lower = w$lower, upper = w$upper, row.names = rownames(rel$params$bounds)))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of the public bounds tightened privately ",
                                   "(%s) and the release on the box they define: %s"),
                            format_privacy(epsilon), format_privacy(delta), composition_words(gauss),
-                           sub("\\.$", "", tighten_guarantee_text(eps_cols, cols, ncol(X))), rel$guarantee)
+                           sub("\\.$", "", tighten_guarantee_text(eps_cols, cols, sum(moved), !all(moved))),
+                           rel$guarantee)
   finish_diagnostics(rel)
 }
 
@@ -823,7 +831,7 @@ tighten_detail <- function(k, cols, eps_cols, m2, share, n_hat) {
 
 #' The guarantee of the tightening step.
 #' @noRd
-tighten_guarantee_text <- function(eps_cols, cols, k) {
+tighten_guarantee_text <- function(eps_cols, cols, k, logical_kept = FALSE) {
   how <- if (cols$composition == "zCDP") {
     sprintf("(%s, %s)-DP by zero-concentrated composition of %d exponential mechanisms of epsilon %s each",
             format_privacy(eps_cols), format_privacy(cols$delta), tighten_choices * k, format_privacy(cols$epsilon_q))
@@ -831,7 +839,8 @@ tighten_guarantee_text <- function(eps_cols, cols, k) {
     sprintf("%s-DP by basic composition of %d exponential mechanisms of epsilon %s each", format_privacy(eps_cols),
             tighten_choices * k, format_privacy(cols$epsilon_q))
   }
-  paste0(how, ", a lower and an upper point per column inside its public interval, under every neighbour notion; ",
+  paste0(how, ", a lower and an upper point per column inside its public interval",
+         if (logical_kept) " (logical columns keep their public bounds)", ", under every neighbour notion; ",
          "n is used but not released")
 }
 
@@ -932,7 +941,9 @@ pca_tighten <- function(x, dots) {
   tryCatch({
     neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
     share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
-    cols <- tighten_epsilon(check_epsilon(dots[["epsilon"]]), check_delta(dots[["delta"]]), share, public_ncol(x))
+    k <- sum(tightened_columns(x))
+    if (k == 0L) return(FALSE)  # all logical: nothing to tighten
+    cols <- tighten_epsilon(check_epsilon(dots[["epsilon"]]), check_delta(dots[["delta"]]), share, k)
     n_pub <- if (neighbor == "add-remove") NA_real_ else public_nrow(x)
     tighten_decision(NULL, n_pub, cols$epsilon_q, tighten_auto_level_fit)
   }, error = function(e) FALSE)

@@ -277,7 +277,9 @@
 #'   \eqn{2/\epsilon_q} rows beyond each (at most a quarter of the rows), with
 #'   `2 * bound_share` of `epsilon` and `delta` (`bound_share` 0.15 when not
 #'   given); the box release runs on the tightened bounds and the two steps
-#'   compose by zCDP as the default's do. `NULL` tightens when n is public
+#'   compose by zCDP as the default's do. Logical columns keep their public
+#'   bounds (no choice is spent on them; data of logical columns only have
+#'   nothing to tighten). `NULL` tightens when n is public
 #'   (`"replace-one"` or `"zero-out"`, the data in memory) and
 #'   \eqn{2/\epsilon_q} is at most a twentieth of n; under `"add-remove"` n is
 #'   private, so only `TRUE` tightens. Public bounds are often generous (a
@@ -411,10 +413,18 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # public quantities: n public and large enough against 1 / epsilon)
   tight <- FALSE
   if (!is.null(box) && !coded && !one_pass && !is.function(x) && !isFALSE(tighten)) {
-    if (!share_given) bound_share <- tighten_share
-    cols_t <- tighten_epsilon(epsilon, delta, bound_share, public_ncol(x))
-    tight <- tighten_decision(tighten, if (neighbor == "add-remove") NA_real_ else public_nrow(x),
-                              cols_t$epsilon_q)
+    # logical columns keep their public bounds: no choice is spent on them
+    n_tight <- sum(tightened_columns(x))
+    if (n_tight == 0L && isTRUE(tighten)) {
+      abort("`tighten` = TRUE: the columns of `x` are all logical, which keep their public bounds; there is nothing to tighten.",
+            .arg = "tighten")
+    }
+    if (n_tight > 0L) {
+      if (!share_given) bound_share <- tighten_share
+      cols_t <- tighten_epsilon(epsilon, delta, bound_share, n_tight)
+      tight <- tighten_decision(tighten, if (neighbor == "add-remove") NA_real_ else public_nrow(x),
+                                cols_t$epsilon_q)
+    }
   }
   chosen <- private_box || tight
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
@@ -725,6 +735,15 @@ logical_columns <- function(x) {
   unlist(lapply(x, function(col) {
     if (is.data.frame(col)) logical_columns(col) else rep(is.logical(col) && !is.object(col), NCOL(col))
   }), use.names = FALSE)
+}
+
+# The columns of `x` whose public bounds a tightening moves (one per column
+# of check_data_matrix(x)): all but the logical ones (schema), which keep
+# theirs, as dp_lm() keeps its factors' and dp_column_bounds() codes them.
+tightened_columns <- function(x) {
+  lc <- logical_columns(x)
+  p <- public_ncol(x)
+  if (length(lc) != p) rep(TRUE, p) else !lc
 }
 
 # TRUE for a data frame whose columns, as as.matrix() expands them, are all

@@ -1109,6 +1109,45 @@ test_that("tightening is charged as its own step, and the two steps compose by z
   expect_match(f$guarantee, "^\\(2, 1e-06\\)-differential privacy in total by zero-concentrated composition")
 })
 
+test_that("tightening leaves logical columns at their public bounds and charges only the others", {
+  set.seed(45)
+  n <- 4000
+  x <- data.frame(a = rnorm(n, 50, 10), l = runif(n) > 0.5, b = runif(n, 0, 100))
+  lo <- c(a = 0, l = 0, b = 0); hi <- c(a = 100, l = 1, b = 100)
+  num <- as.matrix(x[c("a", "b")])
+  cols <- dpcov:::column_bounds_epsilon(0.3 * 2, 0.3 * 1e-6, 2, 2L)  # two columns' choices, not three
+  bud <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  set.seed(46); r <- dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE, budget = bud)
+  set.seed(46); tb <- ref_within(num, lo[c("a", "b")], hi[c("a", "b")], cols$epsilon_q)
+  expect_equal(r$params$column_bounds$epsilon_quantile, cols$epsilon_q)
+  expect_equal(r$params$column_bounds$variables, 2)
+  expect_equal(r$params$bounds["l", ], data.frame(lower = 0, upper = 1, row.names = "l"))
+  expect_equal(r$params$bounds[c("a", "b"), "lower"], unname(tb$lower))
+  expect_equal(r$params$bounds[c("a", "b"), "upper"], unname(tb$upper))
+  expect_identical(r$params$coded_columns, "l")
+  expect_equal(as.data.frame(bud)$rho[1], 2 * 2 * cols$epsilon_q^2 / 8)
+  expect_match(r$guarantee, "of 4 exponential mechanisms", fixed = TRUE)
+  expect_match(r$guarantee, "logical columns keep their public bounds", fixed = TRUE)
+  # the 0/1 column keeps its spread (it was clamped inside (0, 1) to a variance near 0.03)
+  expect_lt(abs(r$estimate["l", "l"] - 0.25), 0.05)
+  # dp_pca()'s automatic rule sizes the step on the same columns
+  set.seed(47); p <- dp_pca(x, epsilon = 2, delta = 1e-6, lower = lo, upper = hi, neighbor = "replace-one")
+  set.seed(47); pr <- dp_pca(dp_cov(x, 2, 1e-6, lower = lo, upper = hi, neighbor = "replace-one", tighten = TRUE))
+  expect_equal(p$sdev, pr$sdev)
+  # all logical: nothing to tighten (TRUE is refused before any charge; NULL keeps the public box)
+  L <- data.frame(u = runif(200) > 0.5, v = runif(200) > 0.5)
+  b0 <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  e <- expect_error(dp_cov(L, 1, 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one", tighten = TRUE,
+                           budget = b0), class = "dpcov_error")
+  expect_identical(e$arg, "tighten")
+  expect_identical(nrow(as.data.frame(b0)), 0L)
+  expect_identical(dp_cov(L, 1, 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one")$params$bounds_source,
+                   "public")
+  pl <- dp_pca(L, epsilon = 1, delta = 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one")
+  expect_match(pl$source$mechanism, "public per-column bounds (unit box)", fixed = TRUE)
+  expect_false(grepl("tightened", pl$source$mechanism))
+})
+
 test_that("a tightened release holds no noiseless statistic (leak scan)", {
   set.seed(45)
   x <- tight_data(4000)
