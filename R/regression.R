@@ -527,6 +527,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   tight <- FALSE
   if (!is.null(box) && !isFALSE(tighten)) {
     tight_vars <- intersect(names(box$lower), lm_formula_variables(x))
+    # a logical or factor column of `data` (schema) keeps its bounds in
+    # lm_tightened_bounds(): no choice is charged for it
+    tight_vars <- tight_vars[!vapply(tight_vars, lm_schema_not_numeric, logical(1), data = data)]
     if (length(tight_vars)) {
       cols_t <- tighten_epsilon(epsilon, delta, bound_share, length(tight_vars))
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
@@ -2236,6 +2239,19 @@ glance.dp_lm <- function(x, ...) {
 
 # The variables of a model formula as the model frame names them (deparsed),
 # from the formula alone (public); none when it cannot be read without data.
+# Whether variable `v` is, by the schema of `data`, not a plain numeric
+# column (a logical, factor or text column, or a column of a logical
+# matrix); FALSE where the schema does not say (an expression, a variable
+# from the formula's environment).
+lm_schema_not_numeric <- function(v, data) {
+  if (is.data.frame(data)) {
+    if (!v %in% names(data)) return(FALSE)
+    col <- data[[v]]
+    return(!(is.numeric(col) && is.null(dim(col))))
+  }
+  is.matrix(data) && v %in% colnames(data) && !is.numeric(data)
+}
+
 lm_formula_variables <- function(formula) {
   if (!inherits(formula, "formula")) return(character(0))
   tt <- tryCatch(stats::terms(formula), error = function(e) NULL)

@@ -1143,6 +1143,17 @@ test_that("tightening leaves logical columns at their public bounds and charges 
   expect_identical(nrow(as.data.frame(b0)), 0L)
   expect_identical(dp_cov(L, 1, 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one")$params$bounds_source,
                    "public")
+  # dp_lm(): bounds given for a logical variable are kept and not charged for
+  d <- data.frame(a = x$a, l = x$l, y = 0.1 * x$a + x$l + rnorm(n))
+  bl <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  f <- dp_lm(y ~ a + l, d, 2, 1e-6, bounds = list(a = c(0, 100), l = c(0, 1), y = c(-10, 20)),
+             neighbor = "replace-one", B = 0, tighten = TRUE, budget = bl)
+  cl <- dpcov:::column_bounds_epsilon(0.3 * 2, 0.3 * 1e-6, 2, 2L)
+  expect_equal(f$release$params$column_bounds$epsilon_quantile, cl$epsilon_q)
+  expect_equal(as.data.frame(bl)$rho[1], 2 * 2 * cl$epsilon_q^2 / 8)
+  expect_identical(rownames(f$release$params$tightened_bounds), c("a", "y"))
+  expect_match(f$guarantee, "the public bounds of 2 variable(s) tightened privately", fixed = TRUE)
+  expect_equal(unlist(f$release$params$bounds["lTRUE", ]), c(lower = 0, upper = 1))
   pl <- dp_pca(L, epsilon = 1, delta = 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one")
   expect_match(pl$source$mechanism, "public per-column bounds (unit box)", fixed = TRUE)
   expect_false(grepl("tightened", pl$source$mechanism))
