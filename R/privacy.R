@@ -51,7 +51,10 @@ sheffet_release_notion <- function(mechanism) {
 format_privacy <- function(v, up = TRUE) {
   vapply(as.double(v), function(x) {
     if (!is.finite(x) || x == 0) return(sprintf("%.7g", x))
-    s <- signif(x, 7)
+    # the 7-digit decimal read back (a correctly rounded parse): x itself
+    # when x is that decimal's double (1e-19), where signif()'s arithmetic
+    # can land one unit off it and trigger a spurious step
+    s <- as.numeric(sprintf("%.7g", x))
     step <- 10^(floor(log10(abs(x))) - 6)
     if (up && s < x) s <- s + step
     if (!up && s > x) s <- s - step

@@ -211,6 +211,12 @@ test_that("format_privacy() keeps 7 digits and the decimal point whatever the op
   expect_identical(format_privacy(c(0.149, 1.9e-6, 1.49, 1e-5, 0, Inf)), c("0.149", "1.9e-06", "1.49", "1e-05", "0", "Inf"))
   expect_identical(format_privacy(c(1 / 3, 2 / 3, 0.12345671)), c("0.3333334", "0.6666667", "0.1234568"))
   expect_identical(format_privacy(2 / 3, up = FALSE), "0.6666666")
+  # a delta the user wrote as a decimal reads back as written, at every exponent
+  # (signif() landed one unit off 1e-19 and printed 1.000001e-19)
+  tens <- 10^-(1:320)
+  expect_identical(format_privacy(tens), sprintf("%.7g", tens))
+  expect_identical(format_privacy(tens, up = FALSE), sprintf("%.7g", tens))
+  expect_identical(format_privacy(c(1e-19, 2.5e-26, 1e-300)), c("1e-19", "2.5e-26", "1e-300"))
   set.seed(41)
   v <- stats::runif(3000) * 10^stats::runif(3000, -12, 6)
   expect_true(all(as.numeric(format_privacy(v)) >= v))
