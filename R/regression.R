@@ -73,7 +73,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL) 
   fit_idx <- seq_along(cols)
   S <- M[idx, idx, drop = FALSE]
   st <- lm_standardize(S, setdiff(fit_idx, 1L[one]), one, one)
-  beta <- st$coef(lm_solve(st$forward(S), fit_idx, q, tol_dim = d), fit_idx)
+  beta <- st$coef(lm_solve(st$forward(S), fit_idx, q, tol_dim = d, n = if (one) S[1L, 1L] else NA_real_), fit_idx)
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
@@ -1223,14 +1223,18 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate
-  beta <- lm_solve(S, fit_idx, q)
+  beta <- lm_solve(S, fit_idx, q, n = mom$n)
   k <- length(fit_idx)
   b_full <- numeric(q - 1L)
   b_full[fit_idx] <- beta
   G <- S[-q, -q, drop = FALSE]
   rss <- S[q, q] - 2 * sum(b_full * S[-q, q]) + drop(crossprod(b_full, G %*% b_full))
   n_used <- mom$n
-  sigma2 <- max(0, rss) / max(1, n_used - k)
+  # sigma is estimable only where the release leaves residual variance above
+  # the rounding of the quadratic form (lm_rss_estimable()); where not, the
+  # bootstrap draws the privacy noise alone (sigma2 = 0), as the diagnostic says
+  estimable <- isTRUE(rel$exact) || lm_rss_estimable(rss, S, mom$S, b_full, st, fit_idx)
+  sigma2 <- if (estimable) max(0, rss) / max(1, n_used - k) else 0
   boot <- if (B > 0) {
     lm_bootstrap(G, b_full, sigma2, n_used, redraw, B, fit_idx, advice = noise_advice(rel))
   } else {
@@ -1244,13 +1248,13 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   reg <- lm_regularization(regularize, st$penalty(penalty, fit_idx), beta)
   if (any(reg$penalty > 0)) {
     # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
-    shrunk <- to_data(lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty))
+    shrunk <- to_data(lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty, n = n_used))
     if (all(is.finite(shrunk))) beta <- stats::setNames(shrunk, nm) else reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
-  # a residual sum of squares at or below 0 is the noise's: sigma is not estimable (NA, diagnosed)
-  fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = if (isTRUE(rel$exact) || isTRUE(rss > 0)) sqrt(sigma2) else NA_real_, n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
+  # a residual sum of squares at or below 0 (within rounding) is the noise's: sigma is not estimable (NA, diagnosed)
+  fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = if (estimable) sqrt(sigma2) else NA_real_, n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
               n_used = n_used, n_source = mom$n_source, n_estimate = mom$n_estimate, n_noise_sd = mom$n_noise_sd,
               df = k, response = mom$names[q],
               release = rel, B = B, ci_type = "percentile", units = "data",
@@ -1259,6 +1263,30 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
   noise_warning(fit$diagnostics, "dp_lm")
   fit
+}
+
+# Whether a released residual sum of squares `rss` = v'Sv (v = [-b, 1], S
+# the standardised moments, b_full the least-squares coefficients there) is an
+# estimate rather than rounding. Where the PSD projection leaves the release
+# singular in the response's direction, rss is exactly 0 up to rounding, of
+# either sign (sigma was 1e-7 where the data's is 1, or NA, at random). A
+# rounding of each entry of S by a relative u moves v'Sv by up to u |v|'|S||v|
+# (the bound of a quadratic form); the entries went through the release's own
+# affine maps, release_sum() and the standardisation, each a q-term sum, so u
+# = 8 q eps (8 covers those few steps with a margin: singular releases gave
+# |rss| up to 2.4 eps |v|'|S||v| at q = 5, releases with residual variance
+# 10^3 to 10^15). The bound is taken both in the standardised coordinates and
+# in the data's (S0, where the features' offsets cancel in rss but not in its
+# rounding). From the release only.
+lm_rss_estimable <- function(rss, S, S0, b_full, st, fit_idx) {
+  if (!is.finite(rss)) return(FALSE)
+  q <- ncol(S)
+  v <- c(-b_full, 1)
+  v0 <- numeric(q - 1L)
+  v0[fit_idx] <- st$coef(b_full[fit_idx], fit_idx)
+  v0 <- c(-v0, 1)
+  mag <- max(drop(crossprod(abs(v), abs(S) %*% abs(v))), drop(crossprod(abs(v0), abs(S0) %*% abs(v0))))
+  is.finite(mag) && rss > 8 * q * .Machine$double.eps * mag
 }
 
 # The numerics of the fit: least squares, the ridge (whose penalty scales
@@ -1284,8 +1312,12 @@ lm_standardize <- function(S, fx, one, centre) {
   spread <- diag(S)[fx] - if (ctr) shift^2 * nn else 0
   rms <- abs(diag(S)[fx])
   m <- if (ok_n) nn else 1  # per row, as the ones column's entry
-  # (a noisy spread may be negative: only its positive values are rooted)
-  scale <- ifelse(is.finite(spread) & spread > 0, sqrt(pmax(spread, 0) / m), sqrt(rms / m))
+  # (a noisy spread may be negative: only its positive values are rooted; a
+  # centred spread within rounding (a column constant in the release) is
+  # none, or its rounding became a unit-variance column and the solve gave
+  # it a coefficient with no warning)
+  real <- is.finite(spread) & spread > lm_singular_tol(m) * rms
+  scale <- ifelse(real, sqrt(pmax(spread, 0) / m), sqrt(rms / m))
   scale[!is.finite(scale) | scale <= 0] <- 1
   Tm <- diag(q)
   Tm[cbind(fx, fx)] <- 1 / scale
@@ -1315,13 +1347,15 @@ lm_standardize <- function(S, fx, one, centre) {
 }
 
 # Least squares from S over the columns fit_idx on the column q (the
-# response); a singular block gives the minimum-norm solution with a warning,
-# dropping eigenvalues below tol_dim * eps of the largest.
-lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), penalty = NULL) {
+# response); a block singular to lm_singular_tol(n) (n the rows, NA if not
+# known) gives the minimum-norm solution with a warning, dropping eigenvalues
+# below that, or tol_dim * eps, of the largest.
+lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), penalty = NULL, n = NA_real_) {
+  tol <- lm_singular_tol(n)
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
   if (!is.null(penalty)) Sxx <- Sxx + diag(as.numeric(penalty), length(fit_idx))
-  beta <- tryCatch(solve(Sxx, Sxy), error = function(e) NULL)
+  beta <- tryCatch(solve(Sxx, Sxy, tol = tol), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!warn) return(rep(NA_real_, length(fit_idx)))
     warning(structure(class = c("dpcov_warning", "warning", "condition"), list(
@@ -1329,10 +1363,23 @@ lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), pena
                        "level with few or no rows, or noise swamping them); returning the minimum-norm coefficients."),
       call = NULL)))
     e <- eigen(Sxx, symmetric = TRUE)
-    keep <- abs(e$values) > max(abs(e$values)) * tol_dim * .Machine$double.eps
+    keep <- abs(e$values) > max(abs(e$values)) * max(tol_dim * .Machine$double.eps, tol)
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
   }
   as.numeric(beta)
+}
+
+# The reciprocal condition of the (standardised) features' block below which
+# it is singular, and the centred spread (relative to the uncentred) below
+# which a column is constant: lm()'s QR tolerance 1e-7 on the design's
+# columns, squared for their second moments, or the rounding of second
+# moments summed over n rows where that is larger (it grows like sqrt(n) eps:
+# 66 eps for a constant column over 5e6 rows; 4 sqrt(n) eps is the margin).
+# solve()'s default (eps) let a block singular up to rounding through (a
+# column constant in the release, collinear with the intercept, got a
+# coefficient of its rounding with no warning).
+lm_singular_tol <- function(n = NA_real_) {
+  max(1e-14, if (is_num1(n) && is.finite(n) && n > 0) 4 * sqrt(n) * .Machine$double.eps else 0)
 }
 
 # The noise-calibrated ridge of dp_lm() (`regularize = "adaptive"`): AdaSSP's
@@ -1416,7 +1463,7 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
     syy <- bGb + 2 * sum(b * z) + sigma2 * sum(u^2) + sigma2 * stats::rchisq(1L, df_res)
     S <- rbind(cbind(G, sxy), c(sxy, syy))
     if (!is.null(redraw)) S <- redraw(S)
-    out[i, ] <- lm_solve(S, fit_idx, q, warn = FALSE)
+    out[i, ] <- lm_solve(S, fit_idx, q, warn = FALSE, n = n)
   }
   failed <- !stats::complete.cases(out)
   out <- out[!failed, , drop = FALSE]
@@ -2173,7 +2220,7 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   }
   print(signif(x$coefficients, digits))
   lm_print_regularization(x$regularization)
-  cat(if (is.na(x$sigma)) "Residual standard deviation: not estimable (the released residual sum of squares is at or below 0 after the noise)\n"
+  cat(if (is.na(x$sigma)) "Residual standard deviation: not estimable (the released residual sum of squares is at or below 0 after the noise, up to rounding)\n"
       else sprintf("Residual standard deviation (estimate): %s\n", format(x$sigma, digits = digits)))
   if (identical(x$units, "normalised")) cat("Units: NORMALISED columns (squared norm n each).\n")
   if (diagnosed) print_diagnostics(x$diagnostics)

@@ -1006,3 +1006,60 @@ test_that("without an intercept dp_lm() keeps the factors' contrasts, and predic
   expect_equal(unname(mm[1, c("gv", "gw")]), c(-1, -1))  # u under the fit's deviation coding
   expect_equal(unname(suppressWarnings(predict(fit, nd))), unname(drop(mm %*% coef(fit))))
 })
+
+test_that("a residual sum of squares within rounding of 0 gives sigma NA every time, diagnosed; the bootstrap draws noise alone", {
+  # a release the PSD projection left singular in the response's direction:
+  # rss is rounding of either sign (sigma was ~1e-7, reported as an estimate, or NA, at random)
+  set.seed(7)
+  d <- data.frame(a = rnorm(500), b = rnorm(500), c = rnorm(500))
+  d$y <- d$a - d$b + rnorm(500)
+  B <- list(a = c(-4, 4), b = c(-4, 4), c = c(-4, 4), y = c(-12, 12))
+  fits <- lapply(c(2, 4, 10, 12), function(s) {
+    set.seed(s)
+    suppressWarnings(dp_lm(y ~ ., d, epsilon = 1, delta = 1e-6, bounds = B, B = 20))
+  })
+  for (f in fits) {
+    # the release: singular in the response's direction (rss of the released moments is rounding)
+    e <- eigen(unclass(f$release$estimate), symmetric = TRUE)
+    expect_lt(min(e$values), 1e-12 * max(e$values))
+    expect_gt(abs(e$vectors[4, 4]), 1e-3)  # y's weight in the null direction
+    expect_identical(sigma(f), NA_real_)
+    expect_true(any(grepl("residual variance is not estimable", f$diagnostics$messages)))
+    expect_output(print(summary(f)), "not estimable")
+    expect_identical(predict(f, d[1:2, ], se.fit = TRUE)$residual.scale, NA_real_)
+  }
+  # a release with residual variance keeps its estimate (seed 14: sigma 1.8)
+  set.seed(14)
+  f <- suppressWarnings(dp_lm(y ~ ., d, epsilon = 1, delta = 1e-6, bounds = B, B = 20))
+  expect_gt(sigma(f), 1)
+  expect_false(any(grepl("not estimable", f$diagnostics$messages)))
+  # the rule: rss within 8 q eps of the quadratic form's magnitude is rounding
+  st <- list(coef = function(b, fit_idx) b)
+  S <- diag(c(1, 1, 1))
+  expect_false(dpcov:::lm_rss_estimable(1e-15, S, S, c(0, 0), st, 1:2))
+  expect_true(dpcov:::lm_rss_estimable(1e-12, S, S, c(0, 0), st, 1:2))
+  # the magnitude in the data's coordinates counts too (offsets cancel in rss, not in its rounding)
+  S0 <- S * 1e6
+  expect_false(dpcov:::lm_rss_estimable(1e-12, S, S0, c(0, 0), st, 1:2))
+  expect_false(dpcov:::lm_rss_estimable(NaN, S, S, c(0, 0), st, 1:2))
+})
+
+test_that("a feature constant in the release (collinear with the intercept) is singular, as lm() finds, not given a coefficient of rounding", {
+  set.seed(1)
+  n <- 200
+  for (k in c(0.1, 0.3, 0.37, 2.2)) {
+    d <- data.frame(a = rnorm(n), k = k)
+    d$y <- d$a + rnorm(n)
+    A <- cbind("(Intercept)" = 1, as.matrix(d))
+    expect_warning(f <- dp_lm(second_moment(A), y ~ a + k, B = 0), "singular", class = "dpcov_warning")
+    ref <- coef(lm(y ~ a + k, d))  # k aliased: NA
+    expect_true(is.na(ref[["k"]]))
+    expect_lt(abs(coef(f)[["k"]]), 1e-10)
+    expect_equal(coef(f)[c("(Intercept)", "a")], ref[c("(Intercept)", "a")], tolerance = 1e-8)
+    expect_warning(b <- dp_regression(second_moment(A), "y", intercept = "(Intercept)"), "singular")
+    expect_lt(abs(b[["k"]]), 1e-10)
+  }
+  # the tolerance: lm()'s 1e-7 on the design, squared; more where n rows' rounding is larger
+  expect_identical(dpcov:::lm_singular_tol(), 1e-14)
+  expect_equal(dpcov:::lm_singular_tol(1e8), 4e4 * .Machine$double.eps)
+})
