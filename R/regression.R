@@ -2030,13 +2030,35 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   ok <- stats::complete.cases(X)
   fit <- drop(X %*% object$coefficients)
   out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level, ok)
+  over <- if (interval == "none") rep(FALSE, nrow(X)) else attr(out, "not_finite")
+  attr(out, "not_finite") <- NULL
+  if (se.fit) {
+    # as predict.lm(): the fit (or the matrix with its interval) and its
+    # standard errors, here from the bootstrap's covariance (noise and sampling)
+    se <- rep(NA_real_, nrow(X))
+    se[ok] <- lm_predict_se(object, X[ok, , drop = FALSE])
+    names(se) <- rownames(X)
+    bad <- ok & !is.finite(se) & all(is.finite(object$vcov))
+    over <- over | bad
+    se[bad] <- NA_real_
+  }
+  lm_overflow_warning(over)
   if (!se.fit) return(out)
-  # as predict.lm(): the fit (or the matrix with its interval) and its
-  # standard errors, here from the bootstrap's covariance (noise and sampling)
-  se <- rep(NA_real_, nrow(X))
-  se[ok] <- lm_predict_se(object, X[ok, , drop = FALSE])
-  names(se) <- rownames(X)
   list(fit = out, se.fit = se, residual.scale = object$sigma)
+}
+
+# Rows of newdata whose interval or standard error overflows double precision
+# (finite values near 1e308: X b, or the bootstrap's X b*, is +-Inf or Inf -
+# Inf) get NA there, as a missing value would, with a warning; the point
+# prediction stays what X b gives (+-Inf, as predict.lm()).
+lm_overflow_warning <- function(over) {
+  if (!any(over)) return(invisible())
+  # (counted, not listed: which rows overflow says which hold huge values)
+  warning(structure(class = c("dpcov_warning", "warning", "condition"), list(
+    message = sprintf(paste0("`newdata`: the interval or standard error of %d row(s) is not finite in double ",
+                             "precision (values too large for the fit's arithmetic); they are NA."), sum(over)),
+    call = NULL)))
+  invisible()
 }
 
 # The standard errors of X b from the fit's vcov.
@@ -2051,18 +2073,27 @@ lm_predict_interval <- function(object, X, fit, level, ok = rep(TRUE, nrow(X))) 
   a <- (1 - level) / 2
   boot <- object$boot
   ci <- matrix(NA_real_, nrow(X), 2L)
-  ci[ok, ] <- if (!is.null(boot) && nrow(boot) >= 2L && object$ci_type %in% c("basic", "percentile")) {
+  draws <- !is.null(boot) && nrow(boot) >= 2L && object$ci_type %in% c("basic", "percentile")
+  ci[ok, ] <- if (draws) {
     pb <- tcrossprod(Xo, boot)  # rows: newdata, columns: draws
-    lo <- apply(pb, 1L, stats::quantile, a, names = FALSE)
-    hi <- apply(pb, 1L, stats::quantile, 1 - a, names = FALSE)
+    # a row whose draws overflow (finite newdata near 1e308) has no quantiles
+    fin <- is.finite(centre) & is.finite(rowSums(pb))
+    lo <- hi <- rep(NA_real_, nrow(Xo))
+    lo[fin] <- apply(pb[fin, , drop = FALSE], 1L, stats::quantile, a, names = FALSE)
+    hi[fin] <- apply(pb[fin, , drop = FALSE], 1L, stats::quantile, 1 - a, names = FALSE)
     if (object$ci_type == "basic") cbind(2 * centre - hi, 2 * centre - lo) else cbind(lo, hi)
   } else {
     se <- lm_predict_se(object, Xo)
     cbind(centre - stats::qnorm(1 - a) * se, centre + stats::qnorm(1 - a) * se)
   }
+  # from finite draws or a finite vcov, a bound that is not finite overflowed
+  # (an NA vcov, no usable draws, gives NA bounds that are no overflow)
+  over <- rep(FALSE, nrow(X))
+  if (draws || all(is.finite(object$vcov))) over[ok] <- !(is.finite(ci[ok, 1L]) & is.finite(ci[ok, 2L]))
+  ci[over, ] <- NA_real_
   out <- cbind(fit = fit, lwr = ci[, 1L], upr = ci[, 2L])
   rownames(out) <- rownames(X)
-  lm_shrunk_note(out, object, X, ok)
+  structure(lm_shrunk_note(out, object, X, ok), not_finite = over)
 }
 
 # A shrunk fit (the adaptive ridge moved the estimate) predicts the shrunk

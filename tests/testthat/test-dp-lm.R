@@ -1063,3 +1063,38 @@ test_that("a feature constant in the release (collinear with the intercept) is s
   expect_identical(dpcov:::lm_singular_tol(), 1e-14)
   expect_equal(dpcov:::lm_singular_tol(1e8), 4e4 * .Machine$double.eps)
 })
+
+test_that("predict() with finite newdata whose interval overflows gives NA bounds with a warning, not an unclassed error", {
+  set.seed(7)
+  d <- data.frame(a = rnorm(2000), b = rnorm(2000))
+  d$y <- d$a - d$b + rnorm(2000)
+  set.seed(3)
+  f <- suppressWarnings(dp_lm(y ~ ., d, epsilon = 1, delta = 1e-6, bounds = list(a = c(-4, 4), b = c(-4, 4), y = c(-12, 12)),
+                              B = 50))
+  nd <- data.frame(a = c(1, 1.7e308, 0.5), b = c(1, 1e308, -1))
+  expect_warning(p <- predict(f, nd, interval = "confidence"), "not finite in double precision", class = "dpcov_warning")
+  ref <- predict(f, nd[-2, ], interval = "confidence")
+  expect_identical(unname(p[c(1, 3), ]), unname(ref))  # the other rows as alone
+  expect_identical(unname(p[2, c("lwr", "upr")]), c(NA_real_, NA_real_))
+  expect_identical(unname(p[2, "fit"]), unname(drop(c(1, 1.7e308, 1e308) %*% coef(f))))  # X b, as predict.lm()
+  expect_false(grepl("1.7e+308", tryCatch(predict(f, nd, interval = "confidence"), warning = conditionMessage),
+                     fixed = TRUE))
+  # se.fit: NA where it overflows, one warning
+  w <- 0L
+  s <- withCallingHandlers(predict(f, data.frame(a = c(1, 1.7e308), b = c(1, -1.7e308)), se.fit = TRUE),
+                           warning = function(c) { w <<- w + 1L; invokeRestart("muffleWarning") })
+  expect_identical(w, 1L)
+  expect_true(is.finite(s$se.fit[[1]]))
+  expect_identical(s$se.fit[[2]], NA_real_)
+  # normal intervals (from vcov) alike; NA intervals without usable draws are no overflow
+  f2 <- f
+  f2$ci_type <- "normal"
+  expect_warning(p2 <- predict(f2, nd, interval = "confidence"), "not finite", class = "dpcov_warning")
+  expect_identical(unname(p2[2, c("lwr", "upr")]), c(NA_real_, NA_real_))
+  f0 <- suppressWarnings(update(f, B = 0))
+  expect_no_warning(predict(f0, nd[1, ], interval = "confidence"))
+  # infinite values stay refused, naming newdata
+  e <- tryCatch(predict(f, data.frame(a = Inf, b = 1), interval = "confidence"), error = identity)
+  expect_s3_class(e, "dpcov_error")
+  expect_identical(e$arg, "newdata")
+})
