@@ -1469,12 +1469,31 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
   out <- out[!failed, , drop = FALSE]
   attr(out, "failed") <- sum(failed)
   if (sum(failed) > 0.05 * B && !isFALSE(getOption("dpcov.noise_warning"))) {
-    # a noise warning (option dpcov.noise_warning = FALSE silences it, as the others)
+    # a noise warning (option dpcov.noise_warning = FALSE silences it, as the
+    # others); with fewer than 2 usable draws there are no intervals to call short
+    msg <- if (nrow(out) < 2L) {
+      sprintf(paste0("%s: the fit has no standard errors or intervals (vcov(), confint() and summary() give NA); ",
+                     "%s."), lm_failed_draws_words(sum(failed), B), lm_failed_draws_advice(advice))
+    } else {
+      sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
+              sum(failed), B, advice)
+    }
     warning(structure(class = c("dpcov_noise_warning", "dpcov_warning", "warning", "condition"), list(
-      message = sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
-                        sum(failed), B, advice), call = NULL)))
+      message = msg, call = NULL)))
   }
   out
+}
+
+# What happened when (nearly) every bootstrap draw failed, and what helps: the
+# features' block must stand clear of the noise, whose size grows with the
+# number of features (their count in the sensitivity, the square root of it
+# in the noise matrix's norm) and the bounds' widths, and shrinks with epsilon.
+lm_failed_draws_words <- function(failed, B) {
+  sprintf("in %s of the B = %s bootstrap draws the release's noise made the features' second moments singular (those draws are dropped)",
+          if (failed == B) paste("all", format(B)) else format(failed), format(B))
+}
+lm_failed_draws_advice <- function(advice) {
+  paste0(advice, "; fewer features also help (the noise grows with their number)")
 }
 
 #' The moment representation of a release for one regression: S, an
@@ -2204,6 +2223,7 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
                  n_source = object$n_source %||% "", n_estimate = object$n_estimate %||% NA_real_,
                  n_noise_sd = object$n_noise_sd %||% NA_real_, diagnostics = object$diagnostics,
                  sigma = object$sigma, B = object$B %||% 0, draws = if (is.null(object$boot)) 0L else nrow(object$boot),
+                 advice = if (is.list(object$release)) noise_advice(object$release),
                  ci_type = object$ci_type, units = object$units, level = level,
                  regularization = object$regularization,
                  nonprivate = inherits(object, "dp_nonprivate"),
@@ -2239,9 +2259,18 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
   # failed) the standard errors and intervals are NA, and the header says so
   draws <- if (is_num1(x$draws)) x$draws else if (is_num1(x$B)) x$B else 0
   if (x$ci_type %in% c("basic", "percentile") && draws < 2) {
-    cat(sprintf("Coefficients (no standard errors or intervals: %s; refit with B > 0 for them):\n",
-                if (is_num1(x$B) && x$B == 0) "B = 0, no bootstrap draws were made"
-                else sprintf("%s of the B = %s bootstrap draws were usable", format(draws), format(x$B))))
+    if (!is_num1(x$B) || x$B == 0) {
+      cat("Coefficients (no standard errors or intervals: B = 0, no bootstrap draws were made; refit with B > 0 for them):\n")
+    } else if (x$B <= draws) {
+      cat(sprintf("Coefficients (no standard errors or intervals: B = %s, and intervals need 2 or more bootstrap draws; refit with a larger B):\n",
+                  format(x$B)))
+    } else {
+      # the draws were made and failed: more of them would fail alike
+      cat_wrapped(sprintf("Coefficients (no standard errors or intervals: %s%s; %s):",
+                          lm_failed_draws_words(x$B - draws, x$B),
+                          if (draws == 1) ", 1 was usable and intervals need 2" else "",
+                          lm_failed_draws_advice(if (is_string(x$advice)) x$advice else "more budget gives less noise")))
+    }
   } else {
     ci_words <- switch(x$ci_type,
                        basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",

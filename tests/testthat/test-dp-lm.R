@@ -1098,3 +1098,33 @@ test_that("predict() with finite newdata whose interval overflows gives NA bound
   expect_s3_class(e, "dpcov_error")
   expect_identical(e$arg, "newdata")
 })
+
+test_that("every bootstrap draw unusable: the warning and summary() say why and what helps, not 'refit with B > 0' or 'too short'", {
+  set.seed(3)
+  n <- 60
+  A <- cbind("(Intercept)" = 1, matrix(runif(n * 5, -1, 1), n, 5, dimnames = list(NULL, paste0("x", 1:5))))
+  A <- cbind(A, y = rowSums(A[, 2:3]) / 4)
+  # tiny epsilon on few rows: the projection leaves every draw's features' block singular
+  set.seed(1)
+  rel <- analyze_gauss(A, 0.05, 1e-6, clip = 3, post = "psd", neighbor = "replace-one")
+  msgs <- character(0)
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  set.seed(2)
+  f <- withCallingHandlers(dp_lm(rel, y ~ ., B = 20),
+                           warning = function(w) { msgs <<- c(msgs, conditionMessage(w)); invokeRestart("muffleWarning") })
+  expect_identical(nrow(f$boot), 0L)
+  expect_true(any(grepl("in all 20 of the B = 20 bootstrap draws", msgs, fixed = TRUE)))
+  expect_true(any(grepl("no standard errors or intervals", msgs, fixed = TRUE)))
+  expect_true(any(grepl("fewer features also help", msgs, fixed = TRUE)))
+  expect_false(any(grepl("too short", msgs, fixed = TRUE)))
+  out <- paste(wide_output(suppressWarnings(print(summary(f)))), collapse = " ")
+  expect_true(grepl("no standard errors or intervals: in all 20 of the B = 20 bootstrap draws", out, fixed = TRUE))
+  expect_true(grepl("fewer features also help", out, fixed = TRUE))
+  expect_false(grepl("refit with B > 0", out, fixed = TRUE))
+  expect_true(all(is.na(suppressWarnings(confint(f)))))
+  # B = 0 keeps its own words
+  f0 <- suppressWarnings(dp_lm(rel, y ~ ., B = 0))
+  expect_true(grepl("B = 0, no bootstrap draws were made; refit with B > 0",
+                    paste(wide_output(suppressWarnings(print(summary(f0)))), collapse = " "), fixed = TRUE))
+})
