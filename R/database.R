@@ -176,7 +176,7 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
           if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
   }
   if (na == "error" && any(m$nonnull < m$n)) {
-    abort(paste0("`columns` %s contain NULL values; use na = \"zero\" to read NULL as 0, ",
+    abort(paste0("NULL values in `columns` %s; use na = \"zero\" to read NULL as 0, ",
                  "or drop the rows in `query` (which changes n)."),
           paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na")
   }

@@ -118,7 +118,7 @@ test_that("bad sources give classed errors naming the argument", {
   # no rows are data, as in memory: statistics of n = 0
   expect_equal(second_moment_db(con, "empty", clip = 2), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 2))
   expect_equal(second_moment(db_reader(con, "empty"), 2), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 2))
-  err(second_moment_db(con, "nulls", clip = 2), "na", "a contain NULL values; use na")
+  err(second_moment_db(con, "nulls", clip = 2), "na", "NULL values in `columns` a; use na")
   err(second_moment(db_reader(con, "nulls"), 2), "x", "missing values.*na = \"zero\"")
   err(second_moment_db(con, "mixed", clip = 2), "columns", "b hold text")
   err(second_moment_db(con, "infs", clip = 2), "table", "infinite or NaN")
@@ -515,7 +515,7 @@ test_that("error messages about the data name columns, never counts of rows", {
   DBI::dbExecute(con, "INSERT INTO infs VALUES (1, 2), (9e999, 1), (-9e999, 1)")
   msg <- function(expr) conditionMessage(expect_error(expr, class = "dpcov_error"))
   m <- msg(second_moment_db(con, "nulls", clip = 2))
-  expect_match(m, "`columns` a, b contain NULL values")
+  expect_match(m, "NULL values in `columns` a, b;")
   expect_false(grepl("[1-9]", m))  # neither 3 (in a) nor 1 (in b) nor 7 (n)
   m <- msg(second_moment_db(con, "mixed", clip = 2))
   expect_match(m, "b hold text or blob values")

@@ -138,7 +138,7 @@ test_that("PostgreSQL: NULL, NaN and Infinity, and integer, bigint, numeric, rea
   DBI::dbExecute(con, "DROP TABLE IF EXISTS nulls")
   DBI::dbExecute(con, "CREATE TABLE nulls (id integer, a double precision, b double precision, c integer)")
   DBI::dbExecute(con, "INSERT INTO nulls VALUES (1, 1, 2, NULL), (2, NULL, 3, NULL), (3, 4, NULL, 5), (4, 0.5, 0.25, 6)")
-  e <- pg_err(second_moment_db(con, "nulls", c("a", "b", "c"), clip = 2), "na", "`columns` a, b, c contain NULL values")
+  e <- pg_err(second_moment_db(con, "nulls", c("a", "b", "c"), clip = 2), "na", "NULL values in `columns` a, b, c;")
   expect_false(grepl("[1-9]", conditionMessage(e)))
   pg_err(second_moment(db_reader(con, "nulls", c("a", "b")), 2), "x", "missing values")
   Z <- cbind(a = c(1, 0, 4, 0.5), b = c(2, 3, 0, 0.25), c = c(0, 0, 5, 6))
@@ -333,7 +333,7 @@ test_that("PostgreSQL: the schema, not the rows, decides a column's refusal; bot
     DBI::dbExecute(con, "INSERT INTO wide VALUES (2, 5, -9007199254740995, 2.5, 2, NULL)")
     W0 <- rbind(W, c(5, -2^53 - 4, 2.5, 2, 0))
     expect_identical(no_warning(first_block(db_reader(con, query = paste(q, "ORDER BY id"), na = "zero"))), W0, label = driver)
-    pg_err(second_moment_db(con, query = q), "na", "`columns` f contain NULL")
+    pg_err(second_moment_db(con, query = q), "na", "NULL values in `columns` f;")
     # NaN is not a missing value: refused by the readers whatever `na` says,
     # as in memory and by second_moment_db(); a reader's refusal of its values
     # keeps the charge (its SQL may be the analyst's, failing on purpose)
