@@ -256,7 +256,7 @@ check_budget <- function(budget, arg = "budget") {
   ok <- is.data.frame(led) && identical(names(led), names(empty_ledger())) &&
     is.character(led$what) && inherits(led$when, "POSIXct") && is.character(led$neighbor) &&
     !anyNA(led$neighbor) && all(led$neighbor %in% charge_neighbors) &&
-    all(vapply(led$neighbor, function(n) !is.null(convert_guarantee(1, 0, NA_real_, n, nb)), logical(1))) &&
+    all(vapply(unique(led$neighbor), function(n) !is.null(convert_guarantee(1, 0, NA_real_, n, nb)), logical(1))) &&
     is.double(led$epsilon) &&
     is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
@@ -427,21 +427,26 @@ data_touches <- function() dpcov_state$touches + draw_calls_cpp()
 #' charge first restated under the budget's notion `to`.
 #' @noRd
 compose_ledger <- function(ledger, to) {
-  for (i in seq_len(nrow(ledger))) {
-    g <- convert_guarantee(ledger$epsilon[i], ledger$delta[i], ledger$rho[i], ledger$neighbor[i], to)
+  # plain vectors: assigning into the data frame's columns row by row copied
+  # them each time (a loop of releases on one budget grew quadratically)
+  epsilon <- ledger$epsilon
+  delta_i <- ledger$delta
+  rho_i <- ledger$rho
+  for (i in seq_along(epsilon)) {
+    g <- convert_guarantee(epsilon[i], delta_i[i], rho_i[i], ledger$neighbor[i], to)
     if (is.null(g)) abort("internal: the ledger holds a charge under %s that a %s budget cannot account.",
                           ledger$neighbor[i], to)
-    ledger$epsilon[i] <- g$epsilon
-    ledger$delta[i] <- g$delta
-    ledger$rho[i] <- g$rho
+    epsilon[i] <- g$epsilon
+    delta_i[i] <- g$delta
+    rho_i[i] <- g$rho
   }
-  gauss <- !is.na(ledger$rho)
-  delta <- sum(ledger$delta)
-  eps_basic <- sum(ledger$epsilon)
-  rho <- sum(ledger$rho[gauss])
+  gauss <- !is.na(rho_i)
+  delta <- sum(delta_i)
+  eps_basic <- sum(epsilon)
+  rho <- sum(rho_i[gauss])
   # at a total delta of 1 or more the conversion (epsilon 0) says nothing:
   # the basic total is reported
-  eps_zcdp <- if (delta < 1) zcdp_epsilon(rho, sum(ledger$delta[gauss])) + sum(ledger$epsilon[!gauss]) else Inf
+  eps_zcdp <- if (delta < 1) zcdp_epsilon(rho, sum(delta_i[gauss])) + sum(epsilon[!gauss]) else Inf
   list(epsilon = min(eps_basic, eps_zcdp), delta = delta, epsilon_basic = eps_basic,
        epsilon_zcdp = eps_zcdp, rho = rho,
        path = if (eps_zcdp < eps_basic) "zCDP" else "basic")
