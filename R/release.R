@@ -661,9 +661,10 @@ nonprivate_source <- function(v) {
 #'   noise's norm far from sure; from one draw, \eqn{\|E\|_F^2 -
 #'   \textrm{noise}^2}{||E||_F^2 - noise^2} passed noise that inflated a large
 #'   entry as signal); 0 when the release is all noise, or zero;
-#' * `noise_to_signal`: their ratio (`Inf` when the signal is 0); being
-#'   one-sided it overstates the relative error somewhat where the noise is
-#'   a large part of the estimate;
+#' * `noise_to_signal`: their ratio (`Inf` when the signal is 0; `NA` when no
+#'   entry carries noise, every entry thresholded to 0, which is said as
+#'   such); being one-sided it overstates the relative error somewhat where
+#'   the noise is a large part of the estimate;
 #' * `variance_noise`: per column, the noise sd of the diagonal entry against
 #'   the released entry less its noise: its value less the PSD
 #'   projection's lift of it (`params$psd_shift`, where recorded) less its
@@ -698,6 +699,8 @@ nonprivate_source <- function(v) {
 #'   rounding step (relative `.Machine$double.eps / 8`), so the noise was
 #'   rounded away and the estimate is the exact statistic (noise calibrated far
 #'   below the data's scale, as `sigma_clip_inf` with `clip = Inf` can be);
+#'   entries thresholded to 0 carry no noise and are not judged (`FALSE`
+#'   when every entry was);
 #'   graded `"mostly noise"`, the grade of a release not to be used as it
 #'   stands, and said in words;
 #' * `correlation_noise`: for a covariance or a correlation, the median over
@@ -822,11 +825,15 @@ release_diagnostics <- function(x) {
     signal <- max(0, sqrt(sum(E^2)) - noise - th$lower_sd * norm_sd)
     out$noise_frobenius <- noise
     out$signal_frobenius <- signal
-    out$noise_to_signal <- ratio_or_inf(noise, signal)
+    # no entry carries noise only when thresholding zeroed them all: a zero
+    # matrix of bias, said as such (diagnostics_level()), not a ratio
+    out$noise_to_signal <- if (noise > 0) ratio_or_inf(noise, signal) else NA_real_
     # noise below an eighth of the rounding step of every entry it was added
     # to is rounded away: the estimate is the exact statistic (sigma_clip_inf
-    # far below the data's scale with clip = Inf, say)
-    out$noise_lost <- all(sd <= .Machine$double.eps / 8 * abs(est))
+    # far below the data's scale with clip = Inf, say). Entries thresholded
+    # to 0 (sd 0) had their noise removed with them, not rounded away
+    noisy <- sd > 0
+    out$noise_lost <- any(noisy) && all(sd[noisy] <= .Machine$double.eps / 8 * abs(est[noisy]))
     # each variance's noise sd against its released value less its noise:
     # the value (less the PSD projection's lift of it, params$psd_shift) less
     # its noise sd. Against the value itself, noise that inflated a

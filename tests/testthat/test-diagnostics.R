@@ -834,6 +834,41 @@ test_that("noise rounded away (calibrated far below the data's scale) is said, n
   expect_false(any(grepl("rounded away", r3$diagnostics$messages)))
 })
 
+test_that("a release thresholded to 0 everywhere says so, not that its noise was rounded away or is Inf", {
+  # entries thresholded to 0 carry no noise (sd 0): 0 <= eps * |0| held for
+  # every entry and the zero matrix was called the exact statistic
+  set.seed(5)
+  x <- matrix(rnorm(300 * 4), 300, 4)
+  check <- function(r) {
+    expect_true(all(r$estimate == 0))
+    d <- release_diagnostics(r)
+    expect_false(d$noise_lost)
+    expect_identical(d$noise_to_signal, NA_real_)
+    expect_identical(d$level, "mostly noise")
+    expect_length(d$messages, 1L)
+    expect_match(d$messages, "thresholded to 0")
+    out <- paste(capture.output(print(r)), collapse = " ")
+    expect_false(grepl("rounded away|noise/signal = Inf", out))
+  }
+  quiet <- function(expr) suppressWarnings(expr)
+  set.seed(1)
+  check(quiet(dp_threshold(x, 1, 1e-6, lower = -4, upper = 4, neighbor = "replace-one")))
+  set.seed(1)
+  check(quiet(dp_threshold(x / 10, 1, 1e-6, clip = 1, neighbor = "replace-one")))
+  set.seed(1)
+  check(quiet(dp_threshold(x / 10, 1e-6, 1e-6, clip = 1, neighbor = "replace-one")))
+  set.seed(1)
+  check(quiet(dp_threshold(ldp_aggregate(ldp_perturb(x / 10, 1, 1e-6, clip = 1)), model = "local")))
+  # the control: kept entries whose noise is below their rounding step are still caught
+  set.seed(71)
+  z <- 1e12 + matrix(rnorm(300), 100, 3)
+  set.seed(1)
+  r <- quiet(dp_threshold(z, 1, 1e-5, clip = Inf, sigma_clip_inf = 1, neighbor = "replace-one"))
+  expect_true(any(r$estimate != 0))
+  expect_true(r$diagnostics$noise_lost)
+  expect_true(any(grepl("rounded away", r$diagnostics$messages)))
+})
+
 test_that("private bounds at the end of their search range, and on a long tail, are diagnosed from released fields", {
   # amounts in the billions: the bounds stop at +/- 1e6 and clamp every row there
   set.seed(501)
