@@ -174,6 +174,10 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   # a failure on the input's shape withdraws the charge (nothing is released)
   with_refund(budget, charge, {
     if (is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x)))) X <- check_threshold_data(x)
+    # clip = Inf: data whose squares overflow get analyze_gauss()'s refusal
+    # (a dpcov_data_error from the Gram's check), not the eigensolver's
+    # failure on an infinite average, in either model and before tuning
+    if (!is.null(X) && !is.finite(clip)) second_moment(X, clip)
     s <- if (is.null(X)) as_suffstat(x, if (inherits(x, "dp_suffstat")) clip_arg else clip, min_rows = 2L) else NULL
     n <- if (is.null(X)) s$n else nrow(X)
     p <- if (is.null(X)) s$p else ncol(X)
@@ -535,6 +539,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
   refuse_summary_source(x, "threshold_cv()", "the rows, to split them into folds",
                         "pass the data matrix, or give dp_threshold() a fixed constant, \"theory\" or a public sample as `tune`.")
   X <- check_threshold_data(x)
+  if (!is.finite(clip)) second_moment(X, clip)  # squares that overflow: refused as by dp_threshold()
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
                              as.integer(folds), as.integer(folds), nrow(X), .arg = "folds")
   check_cells(folds * ncol(X)^2, "the fold Gram matrices", "folds")

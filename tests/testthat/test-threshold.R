@@ -398,6 +398,26 @@ test_that("bad inputs give clear errors", {
   expect_error(threshold_tune(grid = c(1, NA)), "`grid`")
 })
 
+test_that("clip = Inf on data whose squares overflow: analyze_gauss()'s classed refusal, not the eigensolver's (audit)", {
+  set.seed(4)
+  x <- matrix(rnorm(600), 200, 3) * 1e300
+  ref <- expect_error(analyze_gauss(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, neighbor = "replace-one"),
+                      class = "dpcov_data_error")
+  calls <- list(
+    central = function() dp_threshold(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, neighbor = "replace-one"),
+    local = function() dp_threshold(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, model = "local"),
+    explicit = function() dp_threshold(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, model = "local", method = "explicit"),
+    cv = function() dp_threshold(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, tune = "cv"),
+    threshold_cv = function() threshold_cv(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 1))
+  for (f in calls) {
+    e <- expect_error(f(), class = "dpcov_data_error")
+    expect_identical(e$arg, "x")
+    expect_identical(conditionMessage(e), conditionMessage(ref))
+  }
+  # the control: the same data clipped are released
+  expect_s3_class(dp_threshold(x, 1, 1e-6, clip = 1, neighbor = "replace-one"), "dp_threshold")
+})
+
 test_that("sufficient statistics carry their clip: dp_threshold() takes it, as the other mechanisms do (audit)", {
   set.seed(21)
   X <- matrix(rnorm(300 * 3), 300, 3)
