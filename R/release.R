@@ -352,7 +352,7 @@ summary.dp_release <- function(object, ...) {
   out <- list(mechanism = object$mechanism, guarantee = object$guarantee,
               has_guarantee = has_guarantee(object), n = object$n, p = object$p,
               epsilon = object$epsilon, delta = object$delta, tuning = object$tuning,
-              diagnostics = release_diagnostics(object))
+              diagnostics = release_diagnostics(object), nonprivate = inherits(object, "dp_nonprivate"))
   if (is.matrix(est) && nrow(est) == ncol(est) && isSymmetric(unname(est))) {
     ev <- eigen(est, symmetric = TRUE, only.values = TRUE)$values
     out$eigenvalues <- ev
@@ -372,7 +372,9 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
     positive_definite = function(v) is.null(v) || is_flag(v),
     zero_fraction = function(v) is.null(v) || is_num1(v)))
   digits <- check_digits(digits)
-  cat("Private release:", x$mechanism, "\n")
+  # a release of class dp_nonprivate (compression, a tuning on the data) is
+  # no private release, as its print says first
+  cat(if (isTRUE(x$nonprivate)) "NOT a private release:" else "Private release:", x$mechanism, "\n")
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
@@ -773,8 +775,10 @@ nonprivate_source <- function(v) {
 #' of 200 releases had some variance above 3 times the truth; judged against
 #' the noisy values 7 of them were `"ok"`, one-sided none.
 #'
-#' Compressed rows ([dp_compress()]) have no noise norm (`NA`); their
-#' other checks still apply. A correlation ([dp_cov()] with `type =
+#' Compressed rows ([dp_compress()]) are m x p rows, not a second-moment
+#' matrix: they have no noise norm (`NA`) and no diagonal of variances, so
+#' the noise, variance, clipping and thresholding checks do not apply to
+#' them (`NA`, `NULL`). A correlation ([dp_cov()] with `type =
 #' "correlation"`, [dp_as_cov()]) has no scale to judge the noise on: the
 #' noise norm and the per-column variance and mean checks are those of the
 #' noisy covariance it scales (post-processing of it), kept in
@@ -912,6 +916,8 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   uncoded <- function(ab) if (is.character(pr$coded_columns)) ab[!names(ab) %in% pr$coded_columns] else ab
   p <- x$p
   E <- x$estimate
+  # compressed rows (m x p) are no second-moment matrix: no diagonal to read
+  if (x$scale == "compressed rows") return(out)
   if (x$scale == "correlation") {
     ab <- pr$covariance_diagnostics$at_bounds
     if (is.numeric(ab) && !is.object(ab) && length(ab) == p && !anyNA(ab)) out$at_bounds <- uncoded(stats::setNames(ab, cols))
@@ -1013,8 +1019,11 @@ diagnostics_level <- function(out, x, cols) {
   # said first, for what it is; the noise and centring messages of those
   # columns, which follow from it, are left out
   pr <- x$params
+  # (compressed rows' params$threshold is the truncation's, and their matrix
+  # has no diagonal of variances: a zero column is no thresholded variance)
   thresholded <- (identical(pr$second_mechanism, "threshold") || is_num1(pr$threshold)) &&
-    !isTRUE(pr$keep_diagonal) && !isTRUE(pr$second_moment$keep_diagonal)
+    !isTRUE(pr$keep_diagonal) && !isTRUE(pr$second_moment$keep_diagonal) &&
+    !identical(x$scale, "compressed rows")
   zero_var <- if (thresholded && is.matrix(x$estimate)) cols[diag(x$estimate) == 0] else character(0)
   if (length(zero_var)) {
     many <- length(zero_var) > 1L

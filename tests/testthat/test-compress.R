@@ -600,3 +600,28 @@ test_that("compression and its covariance say in class and print that they are n
     }
   }
 })
+
+test_that("print, summary and diagnostics of compressed rows read no diagonal (audit)", {
+  # the m x p rows are no second-moment matrix: clamp_checks() took diag() of
+  # them (an R recycling warning when m < p), and a zero column's 0 on the
+  # diagonal was called a variance thresholded to 0
+  set.seed(9)
+  x <- matrix(rnorm(2000), 400, 5)
+  xz <- x
+  xz[, 2] <- 0
+  for (m in c(3L, 5L, 200L)) for (data in list(x, xz)) {
+    set.seed(1)
+    r <- suppressWarnings(dp_compress(data, m = m))
+    expect_no_warning(out <- c(capture.output(print(r)), capture.output(print(summary(r)))))
+    expect_no_warning(d <- release_diagnostics(r))
+    expect_null(d$at_bounds)
+    expect_identical(d$clip_fill, NA_real_)
+    expect_length(d$messages, 0L)
+    expect_identical(d$level, "ok")
+    expect_false(any(grepl("thresholded", out)))
+    # not private: summary says so too, as print does
+    expect_match(out[grepl("^NOT a private release:|^Private release:", out)], "^NOT a private release: Compression")
+  }
+  # the control: a private release's summary keeps its words
+  expect_match(capture.output(print(summary(analyze_gauss(x, 1, 1e-5, clip = 3))))[1], "^Private release:")
+})
