@@ -16,7 +16,13 @@
 #'    \eqn{\max_{jk} |(C^T C/m)_{jk} - \Sigma_1(j,k)| > \sqrt{2(C_1+C_2)}
 #'    \sqrt{\ln(2np)/m} + \Delta_{max}} (see [compression_threshold()]); after
 #'    `max_tries` discarded draws the function stops with an error. The
-#'    result never says how many draws were discarded;
+#'    result never says how many draws were discarded. The threshold, like
+#'    \eqn{\Delta_{max}} and the paper's Lemma 4.4, is on the scale of
+#'    normalised columns, so each difference is divided by
+#'    \eqn{\sqrt{S_{jj}S_{kk}}}, S the compressed columns' \eqn{X^TX/n}: 1
+#'    for normalised columns (the paper's test as printed); with `normalize =
+#'    FALSE` a draw is kept or discarded exactly as its normalised version
+#'    would be, whatever the columns' units;
 #' 4. affine variant: \eqn{\Delta}, iid \eqn{N(0, \code{affine\_sd}^2)},
 #'    m x p, is added to the accepted draw. Since it is independent noise added
 #'    after truncation it is post-processing: the guarantee below is unchanged
@@ -81,7 +87,9 @@
 #' @param method `"gram"` (exact fast path) or `"explicit"` (literal
 #'   \eqn{\Phi}, for validation).
 #' @param reference Optional public p x p reference \eqn{\Sigma_1} for the
-#'   truncation; `NULL` uses the input's own normalised \eqn{X^T X / n}.
+#'   truncation, on the scale of \eqn{X^T X / n} (normalised, or in the
+#'   data's units with `normalize = FALSE`); `NULL` uses the input's own
+#'   \eqn{X^T X / n}.
 #' @param max_tries Maximum number of draws before giving up (default 100).
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].
@@ -859,7 +867,10 @@ normalized_cov <- function(x, normalize, arg = "x") {
 #' \eqn{\tau = \sqrt{2(C_1+C_2)}\sqrt{\ln(2np)/m} + 2\Delta_{max}}, the
 #' theorem's bound on \eqn{\max_{jk}|B_{jk}|}: the truncation threshold of
 #' (12) plus \eqn{\Delta_{max}} for the distance (6) between the reference
-#' \eqn{\Sigma_1} and the data's \eqn{X^TX/n}. \eqn{\Delta_{max}} is the one
+#' \eqn{\Sigma_1} and the data's \eqn{X^TX/n} (with `normalize = FALSE`
+#' that bound is on the correlation scale, \eqn{|B_{jk}| \le \tau
+#' \sqrt{A_{jj}A_{kk}}}, and the worst case is
+#' \eqn{\tau\,\mathrm{tr}(A) / \delta_D}, A the data's \eqn{X^TX/n}). \eqn{\Delta_{max}} is the one
 #' the releases were truncated with, [dp_compress()]'s default
 #' \eqn{\sqrt{\ln(n)/n}}.
 #' Replications run through `future.apply` (`future.seed = TRUE`), so any
@@ -915,9 +926,11 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   }, future.seed = TRUE)
   out <- cbind(grid, do.call(rbind, rows))
   # Theorem 5.1: tau <= C sqrt(ln(2np) / m) + 2 Delta_max, with the Delta_max
-  # of the releases (dp_compress()'s default); the threshold is linear in it
+  # of the releases (dp_compress()'s default); the threshold is linear in it.
+  # ||B||_F <= p tau on normalised columns; unnormalised ones are truncated on
+  # that scale, |B_jk| <= tau sqrt(A_jj A_kk), so ||B||_F <= tau tr(A)
   delta_max <- sqrt(log(n) / n)
-  out$worst_case <- p * compression_threshold(n, p, out$m, 2 * delta_max) / delta_d
+  out$worst_case <- (if (normalize) p else sum(diag(A))) * compression_threshold(n, p, out$m, 2 * delta_max) / delta_d
   # delta_D and the bounds are exact statistics of x
   new_study(out, "compression_study")
 }

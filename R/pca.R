@@ -32,8 +32,9 @@
 #' refuses raw data with a `dpcov_units_error` unless the column scales are
 #' given (here in `scale`, or to `predict`), public or privately released.
 #'
-#' **Subspace error.** For compressed data with truncation against the data's
-#' own covariance (the default of [dp_compress()]) and no affine noise, every
+#' **Subspace error.** For compressed data of normalised columns with
+#' truncation against the data's own covariance (the default of
+#' [dp_compress()]) and no affine noise, every
 #' accepted draw satisfies \eqn{\max_{jk}|B_{jk}| \le \tau} (`params$threshold`),
 #' with \eqn{B = C^TC/m - X^TX/n}, so \eqn{\|B\|_F \le p\tau}. By Weyl's
 #' inequality the eigengap \eqn{\delta_D = (\lambda_D - \lambda_{D+1})/2} of
@@ -443,7 +444,9 @@ pca_source <- function(release, center) {
 compression_subspace_bound <- function(release, values) {
   pr <- release$params
   p <- length(values)
-  applies <- isTRUE(pr$truncate) && identical(pr$reference, "own X'X/n") &&
+  # (unnormalised columns are truncated on the correlation scale: |B_jk| <=
+  # tau sqrt(S_jj S_kk), with S private, so no bound from the release)
+  applies <- isTRUE(pr$truncate) && !isFALSE(pr$normalize) && identical(pr$reference, "own X'X/n") &&
     is_num1(pr$affine_sd) && pr$affine_sd == 0 && is_num1(pr$threshold) && p >= 2
   if (!applies) return(NULL)
   norm_b <- p * pr$threshold

@@ -60,7 +60,7 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
 #' | `"posterior sample"` | one draw \eqn{M \sim W^{-1}(A^TA + w I, df)}, \eqn{E M = (A^TA + w I)/(df - p - 1)}, w = `ridge`, df = `params$df` | [iwishart_posterior()] (df = n + p, so \eqn{E M = (A^TA + \psi I)/(n - 1)}), [iwishart_adaptive()] |
 #' | `"covariance"` | the covariance of the rows, centred at a private mean; divisor in `params$divisor` | [dp_cov()] |
 #' | `"correlation"` | the correlation matrix | [dp_cov()] with `type = "correlation"` |
-#' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data, \eqn{E[C^TC/m] = X^TX/n} in normalised units | [dp_compress()] |
+#' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data (of the data in its units with `normalize = FALSE`), \eqn{E[C^TC/m] = X^TX/n} in those units | [dp_compress()] |
 #'
 #' Projections to the PSD cone ([dp_threshold()], `post = "psd"`, [dp_cov()])
 #' and thresholding bias the estimate, but do not change what it estimates.
@@ -88,7 +88,11 @@ estimates_text <- function(x) {
     "covariance" = sprintf("the covariance matrix, centred at a private mean (released in `center`), divisor %s",
                            if (is.null(x$params$divisor)) "n" else x$params$divisor),
     "correlation" = "the correlation matrix, centred at a private mean (released in `center`)",
-    "compressed rows" = "not a second-moment matrix: m compressed rows Phi X of the column-normalised data (E C'C / m = X'X / n in normalised units)")
+    "compressed rows" = if (isFALSE(x$params$normalize)) {
+      "not a second-moment matrix: m compressed rows Phi X of the data, in its units (E C'C / m = X'X / n)"
+    } else {
+      "not a second-moment matrix: m compressed rows Phi X of the column-normalised data (E C'C / m = X'X / n in normalised units)"
+    })
 }
 
 #' The call to store in a returned object: the function's name, the data

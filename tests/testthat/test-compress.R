@@ -625,3 +625,53 @@ test_that("print, summary and diagnostics of compressed rows read no diagonal (a
   # the control: a private release's summary keeps its words
   expect_match(capture.output(print(summary(analyze_gauss(x, 1, 1e-5, clip = 3))))[1], "^Private release:")
 })
+
+test_that("truncation without normalisation is judged on the normalised scale, in any units (audit)", {
+  # the threshold (and Delta_max, Lemma 4.4) is for columns of squared norm n:
+  # compared in raw units, data at scale 10 had every draw discarded at any m
+  set.seed(12)
+  x <- matrix(rnorm(1200), 300, 4)
+  rms <- sqrt(colSums(x^2) / nrow(x))
+  thr <- compression_threshold(300, 4, 200, sqrt(log(300) / 300))
+  for (k in list(10, 1e-3, c(1, 1e3, 1e-2, 7), 1e100)) {
+    xs <- sweep(x, 2, k, "*")
+    S <- crossprod(xs) / nrow(xs)
+    for (seed in 1:3) {
+      set.seed(seed)
+      raw <- dp_compress(xs, m = 200, normalize = FALSE, method = "explicit")
+      set.seed(seed)
+      norm <- dp_compress(x, m = 200, method = "explicit")
+      # the same Phi, kept or discarded as its normalised version: the same draw in the data's units
+      expect_equal(raw$estimate, sweep(norm$estimate, 2, rms * k, "*"), tolerance = 1e-10)
+      # the accepted draw is within the threshold on the normalised scale (plain R)
+      dev <- abs(crossprod(raw$estimate) / 200 - S) / sqrt(tcrossprod(diag(S)))
+      expect_lte(max(dev), thr)
+      set.seed(seed)
+      expect_s3_class(dp_compress(xs, m = 200, normalize = FALSE), "dp_compress")
+    }
+  }
+  # truncation still bites: a reference shifted by 3 thresholds on the
+  # normalised scale in entry (1, 2) is never met
+  xs <- x * 10
+  ref <- crossprod(xs) / nrow(xs)
+  ref[1, 2] <- ref[2, 1] <- ref[1, 2] + 3 * thr * sqrt(ref[1, 1] * ref[2, 2])
+  expect_error(dp_compress(xs, m = 200, normalize = FALSE, reference = ref, max_tries = 5),
+               "every one of the 5 draws was discarded", class = "dpcov_error")
+  # the PCA's subspace bound read params$threshold as a raw-unit bound on |B_jk|
+  set.seed(1)
+  expect_null(dp_pca(dp_compress(xs, m = 200, normalize = FALSE))$subspace_bound)
+  set.seed(1)
+  expect_false(is.null(dp_pca(dp_compress(x, m = 200))$subspace_bound))
+  # the study's worst case: |B_jk| <= tau sqrt(A_jj A_kk), ||B||_F <= tau tr(A)
+  set.seed(1)
+  st <- compression_pca_study(xs, m = 200, dim = 1, reps = 2, normalize = FALSE)
+  A <- crossprod(xs) / nrow(xs)
+  ev <- eigen(A, symmetric = TRUE)$values
+  tau <- sqrt(2 * (zlw_c1 + zlw_c2)) * sqrt(log(2 * 300 * 4) / 200) + 2 * sqrt(log(300) / 300)
+  expect_equal(st$worst_case, rep(tau * sum(diag(A)) / ((ev[1] - ev[2]) / 2), 2), tolerance = 1e-6)
+  expect_true(all(st$norm_B <= tau * sum(diag(A))))
+  # print says in which units the rows are
+  set.seed(1)
+  out <- gsub("\\s+", " ", paste(capture.output(print(dp_compress(xs, m = 200, normalize = FALSE))), collapse = " "))
+  expect_match(out, "Phi X of the data, in its units", fixed = TRUE)
+})

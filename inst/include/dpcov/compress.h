@@ -62,6 +62,21 @@ inline MatrixXd psd_sqrt(const MatrixXd& S) {
   return R;
 }
 
+// Procedure 4.1 on the scale of normalised columns:
+// max_jk |(C'C/m)_jk - ref_jk| w_j w_k <= threshold, w_j = 1 / sqrt(S_jj)
+// with S = E C'C/m the data's X'X/n (as compressed: normalised or not). The
+// threshold, Delta_max and Lemma 4.4 are for columns of squared norm n, where
+// S_jj = 1 and this is the test as printed (up to rounding); unnormalised
+// columns are kept or discarded as their normalised versions would be, in any
+// units. An all-zero column (S_jj = 0, compressed to exact zeros) has w_j = 1.
+inline VectorXd truncation_weights(const VectorXd& second_moments) {
+  VectorXd w(second_moments.size());
+  for (Index j = 0; j < w.size(); ++j) {
+    w(j) = second_moments(j) > 0.0 ? 1.0 / std::sqrt(second_moments(j)) : 1.0;
+  }
+  return w;
+}
+
 // Fills M column by column with iid N(0, sd^2): the order of
 // matrix(rnorm(rows * cols, sd = sd), rows, cols).
 inline void fill_gaussian(Eigen::Ref<MatrixXd> M, double sd) {
@@ -72,14 +87,17 @@ inline void fill_gaussian(Eigen::Ref<MatrixXd> M, double sd) {
 // Gram path: one draw of Z R, Z m x p iid N(0, 1).
 class GramCompressor {
  public:
-  explicit GramCompressor(const MatrixXd& S) : root_(psd_sqrt(S)) {}
+  explicit GramCompressor(const MatrixXd& S)
+      : root_(psd_sqrt(S)), weights_(truncation_weights(S.diagonal())) {}
   MatrixXd draw(Index m) const {
     MatrixXd Z(m, root_.rows());
     fill_gaussian(Z, 1.0);
     return Z * root_;
   }
+  const VectorXd& weights() const { return weights_; }
  private:
   MatrixXd root_;
+  VectorXd weights_;
 };
 
 // Explicit path: Phi X with Phi drawn in m x b tiles; X's columns are
@@ -87,9 +105,14 @@ class GramCompressor {
 // since (Phi X) diag(s) = Phi (X diag(s)).
 class ExplicitCompressor {
  public:
+  // the truncation's weights from the scaled columns' squared norms over n
+  // (one O(np) pass; the R side has refused columns whose squares overflow)
   ExplicitCompressor(const Ref<const MatrixXd>& X, const VectorXd& scales,
                      Index block_cols = 256)
-      : X_(X), scales_(scales), block_(block_cols) {}
+      : X_(X), scales_(scales), block_(block_cols),
+        weights_(truncation_weights((X.colwise().squaredNorm().transpose().array() *
+                                     scales.array().square()).matrix() /
+                                    static_cast<double>(X.rows()))) {}
   MatrixXd draw(Index m) const {
     const Index n = X_.rows();
     const double sd = 1.0 / std::sqrt(static_cast<double>(n));
@@ -102,16 +125,23 @@ class ExplicitCompressor {
     }
     return C * scales_.asDiagonal();
   }
+  const VectorXd& weights() const { return weights_; }
  private:
   const Ref<const MatrixXd> X_;
   VectorXd scales_;
   Index block_;
+  VectorXd weights_;
 };
 
-// Procedure 4.1: max_jk |(C'C/m)_jk - ref_jk| <= threshold.
-inline bool within_truncation(const MatrixXd& C, const MatrixXd& ref, double threshold) {
+// Procedure 4.1's test, with the compressor's truncation_weights().
+inline bool within_truncation(const MatrixXd& C, const MatrixXd& ref, double threshold,
+                              const VectorXd& w) {
   const MatrixXd S = crossprod_lower(C) / static_cast<double>(C.rows());
-  return (S - ref).cwiseAbs().maxCoeff() <= threshold;
+  const Index p = S.cols();
+  for (Index k = 0; k < p; ++k)
+    for (Index j = 0; j < p; ++j)
+      if (!(std::abs(S(j, k) - ref(j, k)) * w(j) * w(k) <= threshold)) return false;
+  return true;
 }
 
 // Draws until an output passes the truncation test (when `truncate`), at most
@@ -124,7 +154,7 @@ bool compress_truncated(const Compressor& comp, Index m, bool truncate,
                         double affine_sd, MatrixXd& C) {
   for (int t = 0; t < max_tries; ++t) {
     MatrixXd draw = comp.draw(m);
-    if (!truncate || within_truncation(draw, ref, threshold)) {
+    if (!truncate || within_truncation(draw, ref, threshold, comp.weights())) {
       if (affine_sd > 0) {
         MatrixXd Delta(m, draw.cols());
         fill_gaussian(Delta, affine_sd);
