@@ -35,7 +35,10 @@
 #'   n, say), since the release is add/remove private with n not released.
 #' @param method `"bartlett"` (exact fast path) or `"explicit"` (literal).
 #' @param sigma_clip_inf With `clip = Inf` only: the bound B to calibrate the
-#'   noise as if it held (experiments; no guarantee).
+#'   noise as if it held (experiments; no guarantee). Data so far beyond it
+#'   that the release's arithmetic overflows (the adaptive algorithms' r* and
+#'   k* grow as the square of the data's scale over B) are refused with a
+#'   `dpcov_data_error`.
 #' @inheritParams analyze_gauss
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `w2`
 #'   (the ridge \eqn{w^2}), `r` and `method`.
@@ -127,8 +130,11 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   } else {
     branch <- "rstar"
     r <- sheffet_jl_rstar(s, inp$B, epsilon, delta)
-    # r* grows with the (private) s; the explicit projection is refused past
-    # what it can compute, a decision on the released s only
+    # r* grows with the (private) s. Data too large for it (reachable with
+    # clip = Inf only, where nothing is guaranteed) are refused first, before
+    # any size is quoted; the explicit projection is refused past what it can
+    # compute, a decision on the released s only
+    check_jl_range(inp, w2, r, "Algorithm 2", "r* (which grows as the square of the smallest eigenvalue of A'A over sigma_clip_inf^2)")
     check_explicit_size(inp, r, "r* (from the private smallest eigenvalue)")
   }
   M <- jl_draw(inp, w2, r)
@@ -312,6 +318,10 @@ iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf
   psi <- br$psi
   df <- br$df
   branch <- br$branch
+  # k* grows as the square of s / B^2: with clip = Inf (B = sigma_clip_inf)
+  # data far beyond B overflow it, refused before the draw (a decision on the
+  # released s; a finite clip keeps s <= n B^2 and k* far from it)
+  if (!is.finite(df)) abort_sheffet_range("Algorithm 5", "the degrees of freedom k* (which grow as the square of the smallest eigenvalue of A'A over sigma_clip_inf^2) overflow")
   M <- iwishart_from_gram(inp$s$gram + diag(psi, d), df)
   sheffet_release(M, inp, "Inverse-Wishart sample, prior from a private smallest eigenvalue (Sheffet, Algorithm 5)",
                   epsilon, delta, call,
@@ -401,6 +411,7 @@ check_explicit_size <- function(inp, r, what) {
 # M = W_d(G + w2 I, r) / r, by Bartlett or by the literal projection.
 jl_draw <- function(inp, w2, r) {
   d <- inp$s$p
+  check_jl_range(inp, w2, r, "the JL projection", sprintf("r = %s", format(r)))
   if (inp$method == "explicit") {
     return(jl_project_gram_cpp(inp$X, inp$s$clip, sqrt(w2), r) / r)
   }
@@ -413,6 +424,24 @@ wishart_from_gram <- function(S, df) {
   R <- tryCatch(chol(S), error = function(e) NULL)
   F <- if (is.null(R)) psd_sqrt_cpp(S) else t(R)  # compression's square root
   wishart_factor_draw_cpp(F, df)
+}
+
+# The JL draw's diagonal is about r (G_jj + w2) before the division by r
+# (Bartlett and the literal projection alike): past double precision the
+# release would hold Inf or NaN. Only clip = Inf reaches this (a finite clip
+# bounds G_jj <= n B^2 and r* by (n epsilon)^2), with data far beyond
+# sigma_clip_inf: refused as data, keeping the charge, before the draw.
+check_jl_range <- function(inp, w2, r, what, size) {
+  top <- max(diag(inp$s$gram)) + w2
+  if (!is.finite(r) || !(r * top <= .Machine$double.xmax / 4)) {
+    abort_sheffet_range(what, sprintf("%s times the Gram's entries exceeds double precision", size))
+  }
+  invisible(r)
+}
+
+abort_sheffet_range <- function(what, why) {
+  abort("the squared row norms of `x` are too large for %s with `clip` = Inf: %s; rescale the data or give a finite `clip`.",
+        what, why, .arg = "x", .class = "dpcov_data_error")
 }
 
 # Callers add a positive ridge (or checked that A'A is PD); a ridge too small

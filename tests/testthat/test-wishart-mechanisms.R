@@ -383,3 +383,31 @@ test_that("bad inputs and out-of-range parameters give clear errors", {
   expect_error(iwishart_posterior(cbind(x, x[, 1]), eps, del, B) , NA)  # prior ridge makes it PD
   expect_error(analyze_gauss_shift(0, 1), "`p` must be >= 1")
 })
+
+test_that("clip = Inf with data far beyond sigma_clip_inf: a classed data refusal before the draw (audit)", {
+  # r* and k* grow as the square of lambda_min(A'A) / sigma_clip_inf^2: they
+  # overflowed into a release of NaN ('not a valid dp_release'), an Inf x (n + d)
+  # explicit projection, or 'degrees of freedom = Inf' naming `df`
+  set.seed(4)
+  x <- matrix(rnorm(600), 200, 3)
+  calls <- list(
+    function() jl_adaptive(x * 1e150, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1),
+    function() jl_adaptive(x * 1e60, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1),
+    function() jl_adaptive(x * 1e150, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1, method = "explicit"),
+    function() iwishart_adaptive(x * 1e150, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1),
+    function() jl_ridge(x * 1e147, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1, r = 1e12))
+  for (f in calls) {
+    set.seed(1)
+    e <- expect_error(expect_no_warning(f()), class = "dpcov_data_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "too large for .* with `clip` = Inf.*give a finite `clip`")
+  }
+  # the controls: data nearer sigma_clip_inf's scale are released, finite
+  for (f in list(function() jl_adaptive(x * 1e50, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1),
+                 function() iwishart_adaptive(x * 1e75, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1),
+                 function() jl_adaptive(x * 1e150, 0.9, 1e-6, clip = 1))) {
+    set.seed(1)
+    r <- suppressWarnings(f())
+    expect_true(all(is.finite(r$estimate)))
+  }
+})
