@@ -1173,11 +1173,13 @@ diagnostics_level <- function(out, x, cols) {
   } else 0L
   if (gc > 0L) {
     # (after the variances: a variance within its noise makes its pairs' Inf)
-    say(sprintf(paste0("the %s off-diagonal entries are %s on the correlation scale: their noise sd is %s ",
-                       "(median over the pairs) against correlations in [-1, 1]; %s."),
+    say(sprintf(paste0("the %s off-diagonal entries are %s on the correlation scale: their noise sd %s ",
+                       "against correlations in [-1, 1]; %s."),
                 if (cor) "correlations'" else "covariance's", if (gc == 2L) "mostly noise" else "noisy",
-                if (is.finite(out$correlation_noise)) paste("about", fmt(out$correlation_noise)) else
-                  "unbounded (variances within their noise)", noise_advice(x)), gc)
+                if (is.finite(out$correlation_noise)) {
+                  paste("is about", fmt(out$correlation_noise), "(median over the pairs)")
+                } else "has no bound (in the median pair a variance is within its noise)",
+                noise_advice(x)), gc)
     lv <- max(lv, gc)
   }
   at <- out$at_bounds
