@@ -107,6 +107,11 @@ print.dp_coefficients <- function(x, ...) {
 
 regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
+    # compressed rows (m x p, even when m = p) are data, not a second moment
+    if (inherits(release, "dp_compress")) {
+      abort("`release` holds compressed rows (dp_compress()), not a second-moment matrix; fit with compressed_lm().",
+            .arg = "release")
+    }
     rel <- check_release(release, "release", square = TRUE)
     # a correlation has lost the variances: its "coefficients" are standardised
     # ones, which under the variables' names read as slopes in their units

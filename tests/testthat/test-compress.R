@@ -675,3 +675,14 @@ test_that("truncation without normalisation is judged on the normalised scale, i
   out <- gsub("\\s+", " ", paste(capture.output(print(dp_compress(xs, m = 200, normalize = FALSE))), collapse = " "))
   expect_match(out, "Phi X of the data, in its units", fixed = TRUE)
 })
+
+test_that("dp_regression() and dp_lm() refuse compressed rows, also square ones, and point to compressed_lm()", {
+  set.seed(31)
+  x <- matrix(rnorm(400 * 4), 400, 4, dimnames = list(NULL, c("a", "b", "c", "y")))
+  for (m in c(4, 6)) {  # m = p: a square matrix that is rows, not a second moment
+    set.seed(32); r <- dp_compress(x, m = m)
+    e <- expect_error(dp_regression(r, "y"), class = "dpcov_error")
+    expect_identical(e$arg, "release")
+    expect_match(conditionMessage(e), "compressed_lm()", fixed = TRUE)
+  }
+})
