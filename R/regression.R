@@ -105,13 +105,17 @@ print.dp_coefficients <- function(x, ...) {
   invisible(x)
 }
 
+# Compressed rows (m x p, square when m = p) are data, not a second moment.
+refuse_compressed_rows <- function(x, arg) {
+  if (inherits(x, "dp_compress")) {
+    abort("`%s` holds compressed rows (dp_compress()), not a second-moment matrix; fit with compressed_lm().", arg,
+          .arg = arg)
+  }
+}
+
 regression_matrix <- function(release) {
   M <- if (inherits(release, "dp_release")) {
-    # compressed rows (m x p, even when m = p) are data, not a second moment
-    if (inherits(release, "dp_compress")) {
-      abort("`release` holds compressed rows (dp_compress()), not a second-moment matrix; fit with compressed_lm().",
-            .arg = "release")
-    }
+    refuse_compressed_rows(release, "release")
     rel <- check_release(release, "release", square = TRUE)
     # a correlation has lost the variances: its "coefficients" are standardised
     # ones, which under the variables' names read as slopes in their units
@@ -669,6 +673,7 @@ dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500
   call <- match.call()
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
+  refuse_compressed_rows(x, "x")
   rel <- check_release(x, "x", square = TRUE)
   if (rel$scale == "correlation") {
     abort("`x` is a correlation matrix: the variances are gone, so the coefficients are not identified; release a covariance.",

@@ -684,5 +684,8 @@ test_that("dp_regression() and dp_lm() refuse compressed rows, also square ones,
     e <- expect_error(dp_regression(r, "y"), class = "dpcov_error")
     expect_identical(e$arg, "release")
     expect_match(conditionMessage(e), "compressed_lm()", fixed = TRUE)
+    e <- expect_error(dp_lm(r, y ~ a + b), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "compressed_lm()", fixed = TRUE)
   }
 })
