@@ -60,6 +60,30 @@ test_that("the chosen bound is distributed as the interval exponential mechanism
   expect_lt(suppressWarnings(stats::ks.test(pos^1.3, "punif")$p.value), 1e-6)
 })
 
+test_that("dp_clip_bound() equals a plain-R reference of the interval mechanism and the geometric count, same seed", {
+  # a same-seed reference sees a 10% error in either noise scale, which the
+  # distribution tests above (controls at twice the epsilon) cannot
+  set.seed(5)
+  X <- matrix(rnorm(80), 40, 2) * rexp(40)
+  norms <- sqrt(rowSums(X^2))
+  seeds <- seq_len(if (extended_tests()) 100 else 40)
+  for (nb in c("add-remove", "replace-one", "zero-out")) for (eps in c(0.3, 2)) for (seed in seeds) {
+    set.seed(seed)
+    r <- dp_clip_bound(X, eps, quantile = 0.7, lower = 0.01, upper = 100, neighbor = nb, count_share = 0.2)
+    set.seed(seed)
+    eb <- 0.8 * eps
+    ec <- 0.2 * eps
+    z <- c(log(0.01), sort(log(pmin(pmax(norms, 0.01), 100))), log(100))
+    lw <- log(diff(z)) - eb * abs(0:40 - 0.7 * 40) / 2  # utility sensitivity 1 under every notion
+    i <- which.max(lw - log(-log(runif(41))))           # Gumbel-max: the interval
+    b <- exp(z[i] + runif(1) * (z[i + 1] - z[i]))       # uniform within it on the log axis
+    q <- 1 - exp(-ec)                                   # two-sided geometric, count sensitivity 1
+    cnt <- sum(norms > b) + rgeom(1, q) - rgeom(1, q)
+    expect_equal(r$bound, b, tolerance = 1e-12)
+    expect_equal(r$n_clipped, cnt)
+  }
+})
+
 test_that("the mechanism is epsilon-DP: densities of neighbours differ by at most a factor e^epsilon_B", {
   set.seed(7)
   norms <- stats::rexp(25, 0.7)

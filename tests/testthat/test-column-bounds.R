@@ -772,3 +772,36 @@ test_that("an empty column name (cbind(X, v)) is named V<j>, and the release's b
   set.seed(3); e2 <- dp_cov(x2, 1, 1e-5, lower = -5, upper = 5)$estimate
   expect_identical(e1, e2)
 })
+
+test_that("under add/remove the refinement's axis follows the noisy count, never n (mutation audit)", {
+  set.seed(1)
+  X <- matrix(rnorm(4000), 2000, 2)
+  eq <- 0.05  # first stage targets 16 / 0.05 = 320 rows < 0.25 * 2000: not capped at the true n
+  run <- function(kappa) {
+    with_binding("dpcov", "count_exp_mech", function(n, eps_q) 10, {
+      set.seed(9)
+      dpcov:::column_bounds_mechanism(X, eq, 1e6, 0.01, 16, 0.25, 2, n_public = FALSE, kappa = kappa)
+    })
+  }
+  # a noisy count of 10 makes the first stage capped (320 >= 0.25 * 10): the capped axis
+  capped <- run(dpcov:::column_bounds_refine_kappa_capped)
+  expect_identical(run(NULL)[1:2], capped[1:2])
+  expect_false(identical(run(dpcov:::column_bounds_refine_kappa)[1:2], capped[1:2]))
+})
+
+test_that("dp_lm()'s default: the bounds' rho and the Gaussian's fit within rho(epsilon, delta) (mutation audit)", {
+  set.seed(1)
+  d <- data.frame(x = rnorm(2000), z = runif(2000))
+  d$y <- d$x + rnorm(2000)
+  for (eps in c(0.5, 2)) {
+    f <- dp_lm(y ~ x + z, d, epsilon = eps, delta = 1e-6, B = 0)
+    # the bounds: dp_column_bounds()'s mechanism at 2 * share of (epsilon, delta) on the 3
+    # numeric variables, 10 choices each and the noisy count (add/remove), (eps_q^2 / 8)-zCDP each
+    share <- dpcov:::column_bounds_share
+    k <- 10 * 3 + 1
+    eq <- max(2 * share * eps / k, sqrt(8 * dpcov:::zcdp_rho(2 * share * eps, 2 * share * 1e-6) / k))
+    rho_bounds <- k * eq^2 / 8
+    rho_gauss <- f$release$params$mu_total^2 / 2
+    expect_lte(rho_bounds + rho_gauss, dpcov:::zcdp_rho(eps, 1e-6) * (1 + 1e-9))
+  }
+})

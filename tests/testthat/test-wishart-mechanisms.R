@@ -42,6 +42,27 @@ test_that("calibrations are the formulas of the algorithm boxes", {
   expect_equal(sheffet_jl_rstar(1, B, eps, del), 0)
 })
 
+test_that("the adaptive algorithms' noisy smallest eigenvalue is lambda_min - 2B^2 ln(2/delta)/eps + Lap(2B^2/eps) (plain R)", {
+  # at its call site, on data where s > 0 (a clamped s at 0 hides the noise)
+  set.seed(6)
+  x <- matrix(rnorm(4e4 * 3), ncol = 3)
+  Bc <- 4; ec <- 0.5; dc <- 1e-4
+  G <- crossprod(x * pmin(1, Bc / sqrt(rowSums(x^2))))
+  lmin <- min(eigen(G, symmetric = TRUE, only.values = TRUE)$values)
+  for (seed in 1:5) {
+    ref_s <- function() {
+      e <- rexp(1) * 2 * Bc^2 / ec
+      if (runif(1) < 0.5) e <- -e
+      max(0, lmin - 2 * Bc^2 * log(2 / dc) / ec + e)
+    }
+    set.seed(seed); M <- jl_adaptive(x, ec, dc, Bc, r0 = 6)
+    set.seed(seed); expect_equal(M$params$s, ref_s(), tolerance = 1e-10)
+    expect_gt(M$params$s, 0)
+    set.seed(seed); W <- iwishart_adaptive(x, ec, dc, Bc, k0 = 6)
+    set.seed(seed); expect_equal(W$params$s, ref_s(), tolerance = 1e-10)
+  }
+})
+
 test_that("Algorithm 5's k* branch never takes df below k0 (floor()'s rounding at s = psi0)", {
   # at s = psi0 exactly, k* is k0 in exact arithmetic, but floor() of the
   # rounded a^2 / (2L) gives k0 - 1 for many k0; on the box path k0 = p + 2
