@@ -726,3 +726,27 @@ test_that("split's default is NULL, resolved by path; giving the documented defa
   set.seed(71); b <- dp_cov(x, 1, 1e-6, lower = c(40, 60, 40), upper = c(60, 90, 60), split = 0.6)
   expect_false(identical(a$estimate, b$estimate))
 })
+
+test_that("dp_cov() with bounds: each block's noise sd is its plain-R sensitivity over its share of the analytic Gaussian's ratio", {
+  # a second line for the joint box calibration (test-box.R checks the release against a
+  # plain-R reference): the sds the release records, from the box's sensitivities written out here
+  analytic_mu <- function(eps, delta) {
+    f <- function(mu) pnorm(mu / 2 - eps / mu) - exp(eps) * pnorm(-mu / 2 - eps / mu) - delta
+    uniroot(f, c(1e-6, 100), tol = 1e-14)$root
+  }
+  set.seed(12)
+  for (p in c(2, 5)) for (nb in c("replace-one", "add-remove")) for (eps in c(0.5, 2)) {
+    x <- matrix(runif(400 * p), 400, p)
+    r <- dp_cov(x, eps, 1e-6, lower = 0, upper = 1, neighbor = nb)
+    mu <- analytic_mu(eps, 1e-6)
+    expect_lte(r$params$mu_total, mu)
+    expect_equal(r$params$mu_total, mu, tolerance = 1e-7)
+    C <- sqrt(p) / 2  # rows of the centred unit box
+    sens_mean <- if (nb == "replace-one") 2 * C else sqrt(2) * C  # add/remove: the count scaled by C
+    sens_diag <- sqrt(p) / 4
+    sens_off <- if (nb == "replace-one") C^2 else C^2 * sqrt((1 - 1 / p) / 2)
+    expect_equal(r$params$sigma_mean, sens_mean / (sqrt(0.4) * r$params$mu_total), info = paste(p, nb, eps))
+    expect_equal(r$params$sigma_second_diag, sens_diag / (sqrt(0.6 / 3) * r$params$mu_total))
+    expect_equal(r$params$sigma_second, sens_off / (sqrt(0.6 * 2 / 3) * r$params$mu_total))
+  }
+})
