@@ -471,6 +471,13 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
   thresholds <- matrix(thresholds, ncol = K)
   sd <- if (noise) vapply(terms, function(z) z$s, numeric(1)) else rep(0, K)
   loss <- cv_threshold_cpp(X, fold, K, clip, thresholds, sd, keep_diagonal, downdate)
+  # the losses sum squared second-moment entries: with clip = Inf data whose
+  # squares fit can still overflow them (about 1e77 and up), and which.min()
+  # would then skip the NaNs and pick a constant that zeroes everything
+  if (!all(is.finite(loss))) {
+    abort("the cross-validation losses of `x` (squared entries of its second moment) overflow; rescale the data or give a finite `clip`.",
+          .arg = "x", .class = "dpcov_data_error")
+  }
   list(constant = grid[which.min(loss)], grid = grid, loss = loss / K, fold = fold)
 }
 

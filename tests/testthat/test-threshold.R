@@ -418,6 +418,23 @@ test_that("clip = Inf on data whose squares overflow: analyze_gauss()'s classed 
   expect_s3_class(dp_threshold(x, 1, 1e-6, clip = 1, neighbor = "replace-one"), "dp_threshold")
 })
 
+test_that("clip = Inf on data whose squares fit but whose CV losses overflow: refused, not thresholded to 0 (review)", {
+  set.seed(1)
+  x0 <- matrix(rnorm(300), 100, 3)
+  for (scale in c(1e80, 1e100, 1e150)) {
+    for (f in list(function() threshold_cv(x0 * scale, 1, 1e-6, clip = Inf, sigma_clip_inf = 1),
+                   function() dp_threshold(x0 * scale, 1, 1e-6, clip = Inf, sigma_clip_inf = 1, tune = "cv"))) {
+      e <- expect_error(f(), class = "dpcov_data_error")
+      expect_identical(e$arg, "x")
+      expect_match(conditionMessage(e), "cross-validation losses", fixed = TRUE)
+    }
+  }
+  # the control: at 1e70 the losses are finite, the constant among them
+  set.seed(3)
+  cv <- threshold_cv(x0 * 1e70, 1, 1e-6, clip = Inf, sigma_clip_inf = 1)
+  expect_true(all(is.finite(cv$loss)))
+})
+
 test_that("sufficient statistics carry their clip: dp_threshold() takes it, as the other mechanisms do (audit)", {
   set.seed(21)
   X <- matrix(rnorm(300 * 3), 300, 3)
