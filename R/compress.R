@@ -179,7 +179,11 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   scales <- normalizing_scales(gram, n, normalize)
   sigma <- gram * tcrossprod(scales) / n
   rm(gram)
-  ev <- eigen(sigma, symmetric = TRUE, only.values = TRUE)$values
+  # judged on the correlation scale: in raw units a column far smaller than
+  # the others looks like a null direction
+  d <- sqrt(diag(sigma))
+  d[!(d > 0)] <- 1
+  ev <- eigen(sigma / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values
   if (min(ev) <= 1e-10 * max(ev, 1)) {
     # Told to the curator only; nothing of it is stored in the release.
     warning("X'X/n is singular: the release is well defined, but Assumption 1 ",

@@ -1026,6 +1026,8 @@ cov_to_cor <- function(cov) {
 #' dp_as_cov(a, center = r)$estimate
 #' @export
 dp_as_cov <- function(release, to = "covariance", center = NULL) {
+  if (missing(release)) abort_missing("release")
+  refuse_compressed_rows(release, "release", "use compressed_cov() for their covariance")
   check_release(release, "release", square = TRUE)
   to <- check_choice(to, c("covariance", "correlation"), "to")
   center_release <- if (inherits(center, "dp_cov")) center

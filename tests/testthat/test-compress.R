@@ -687,5 +687,26 @@ test_that("dp_regression() and dp_lm() refuse compressed rows, also square ones,
     e <- expect_error(dp_lm(r, y ~ a + b), class = "dpcov_error")
     expect_identical(e$arg, "x")
     expect_match(conditionMessage(e), "compressed_lm()", fixed = TRUE)
+    e <- expect_error(dp_as_cov(r), class = "dpcov_error")
+    expect_identical(e$arg, "release")
+    expect_match(conditionMessage(e), "compressed_cov()", fixed = TRUE)
   }
+})
+
+test_that("the gram path without normalisation is the normalised draw in the data's units, whatever the columns' scales (review)", {
+  # the root is taken on the correlation scale: Z sqrt(P) D; a raw-unit root carried an
+  # error of eps ||S|| that swamped a column 1e16 times smaller (every draw then failed
+  # the truncation, and without it the small column's second moment was 2.4 times the truth)
+  set.seed(1)
+  n <- 2000
+  x0 <- matrix(rnorm(n * 3), n, 3)
+  x0[, 2] <- x0[, 2] + 0.5 * x0[, 1]
+  xx <- sweep(x0, 2, c(1e8, 1e-8, 1), "*")
+  d <- sqrt(colSums(xx^2) / n)
+  set.seed(2); raw <- suppressWarnings(dp_compress(xx, m = 300, normalize = FALSE, truncate = FALSE, affine_sd = 0))
+  set.seed(2); nrm <- suppressWarnings(dp_compress(xx, m = 300, normalize = TRUE, truncate = FALSE, affine_sd = 0))
+  expect_equal(unname(raw$estimate), unname(nrm$estimate %*% diag(d)), tolerance = 1e-8)
+  # the truncation passes as it does for the normalised columns, and no singularity is claimed
+  expect_no_warning(r <- dp_compress(xx, m = 2000, normalize = FALSE))
+  expect_identical(dim(r$estimate), c(2000L, 3L))
 })

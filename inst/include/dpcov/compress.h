@@ -84,11 +84,26 @@ inline void fill_gaussian(Eigen::Ref<MatrixXd> M, double sd) {
     for (Index i = 0; i < M.rows(); ++i) M(i, j) = sd * draw_norm();
 }
 
-// Gram path: one draw of Z R, Z m x p iid N(0, 1).
+// A root R with R'R = S taken on the correlation scale, R = sqrt(P) D with
+// P = D^-1 S D^-1 and D = diag(sqrt(S_jj)) (1 where S_jj = 0): the same law
+// for Z R as the symmetric root of S, but accurate per column whatever the
+// columns' units (the symmetric root of a raw-unit S carries an absolute
+// error of eps ||S||, which swamps a column 1e8 times smaller than another).
+// With normalised columns (S_jj = 1) it is the symmetric root.
+inline MatrixXd scaled_psd_root(const MatrixXd& S) {
+  const Index p = S.rows();
+  VectorXd d(p);
+  for (Index j = 0; j < p; ++j) d(j) = S(j, j) > 0.0 ? std::sqrt(S(j, j)) : 1.0;
+  const VectorXd dinv = d.cwiseInverse();
+  const MatrixXd P = dinv.asDiagonal() * S * dinv.asDiagonal();
+  return psd_sqrt(P) * d.asDiagonal();
+}
+
+// Gram path: one draw of Z R, Z m x p iid N(0, 1), R'R = S.
 class GramCompressor {
  public:
   explicit GramCompressor(const MatrixXd& S)
-      : root_(psd_sqrt(S)), weights_(truncation_weights(S.diagonal())) {}
+      : root_(scaled_psd_root(S)), weights_(truncation_weights(S.diagonal())) {}
   MatrixXd draw(Index m) const {
     MatrixXd Z(m, root_.rows());
     fill_gaussian(Z, 1.0);
