@@ -106,10 +106,9 @@ print.dp_coefficients <- function(x, ...) {
 }
 
 # Compressed rows (m x p, square when m = p) are data, not a second moment.
-refuse_compressed_rows <- function(x, arg) {
+refuse_compressed_rows <- function(x, arg, instead = "fit with compressed_lm()") {
   if (inherits(x, "dp_compress")) {
-    abort("`%s` holds compressed rows (dp_compress()), not a second-moment matrix; fit with compressed_lm().", arg,
-          .arg = arg)
+    abort("`%s` holds compressed rows (dp_compress()), not a second-moment matrix; %s.", arg, instead, .arg = arg)
   }
 }
 
@@ -536,9 +535,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   tight <- FALSE
   if (!is.null(box) && !isFALSE(tighten)) {
     tight_vars <- intersect(names(box$lower), lm_formula_variables(x))
-    # a logical or factor column of `data` (schema) keeps its bounds in
+    # a variable that is not numeric by the schema (a logical or factor column,
+    # an expression such as I(z > 0)) keeps its bounds in
     # lm_tightened_bounds(): no choice is charged for it
-    tight_vars <- tight_vars[!vapply(tight_vars, lm_schema_not_numeric, logical(1), data = data)]
+    tight_vars <- tight_vars[!vapply(tight_vars, lm_schema_not_numeric, logical(1), data = data,
+                                     env = environment(x))]
     if (length(tight_vars)) {
       cols_t <- tighten_epsilon(epsilon, delta, bound_share, length(tight_vars))
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
@@ -2360,17 +2361,21 @@ glance.dp_lm <- function(x, ...) {
 
 # The variables of a model formula as the model frame names them (deparsed),
 # from the formula alone (public); none when it cannot be read without data.
-# Whether variable `v` is, by the schema of `data`, not a plain numeric
-# column (a logical, factor or text column, or a column of a logical
-# matrix); FALSE where the schema does not say (an expression, a variable
-# from the formula's environment).
-lm_schema_not_numeric <- function(v, data) {
-  if (is.data.frame(data)) {
-    if (!v %in% names(data)) return(FALSE)
-    col <- data[[v]]
-    return(!(is.numeric(col) && is.null(dim(col))))
+# Whether variable `v` of the formula (a column name or an expression such as
+# I(z > 0)) is, by the schema of `data`, not a plain numeric vector: `v`
+# evaluated as model.frame() would, but on the zero-row slice of `data`, so
+# the answer (and with it the charge) depends on the column types only, never
+# on the values. An expression that fails there counts as numeric (charged).
+lm_schema_not_numeric <- function(v, data, env) {
+  frame <- if (is.data.frame(data)) {
+    data[0L, , drop = FALSE]
+  } else if (is.matrix(data)) {
+    as.data.frame(data[0L, , drop = FALSE])
+  } else {
+    return(FALSE)
   }
-  is.matrix(data) && v %in% colnames(data) && !is.numeric(data)
+  val <- tryCatch(eval(str2lang(v), frame, env), error = function(e) NULL)
+  !is.null(val) && !(is.numeric(val) && is.null(dim(val)))
 }
 
 lm_formula_variables <- function(formula) {

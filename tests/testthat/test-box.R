@@ -1154,6 +1154,16 @@ test_that("tightening leaves logical columns at their public bounds and charges 
   expect_identical(rownames(f$release$params$tightened_bounds), c("a", "y"))
   expect_match(f$guarantee, "the public bounds of 2 variable(s) tightened privately", fixed = TRUE)
   expect_equal(unlist(f$release$params$bounds["lTRUE", ]), c(lower = 0, upper = 1))
+  # an expression whose type (by the schema) is not numeric is not charged for either;
+  # a numeric expression is tightened and charged
+  bi <- dp_budget(5, 1e-5, neighbor = "replace-one")
+  fi <- dp_lm(y ~ a + I(a > 50), d, 2, 1e-6, bounds = list(a = c(0, 100), "I(a > 50)" = c(0, 1), y = c(-10, 20)),
+              neighbor = "replace-one", B = 0, tighten = TRUE, budget = bi)
+  expect_equal(as.data.frame(bi)$rho[1], 2 * 2 * cl$epsilon_q^2 / 8)
+  expect_match(fi$guarantee, "the public bounds of 2 variable(s) tightened privately", fixed = TRUE)
+  fl <- dp_lm(y ~ log(a + 1) + l, d, 2, 1e-6, bounds = list("log(a + 1)" = c(0, 5), y = c(-10, 20)),
+              neighbor = "replace-one", B = 0, tighten = TRUE)
+  expect_identical(rownames(fl$release$params$tightened_bounds), c("log(a + 1)", "y"))
   pl <- dp_pca(L, epsilon = 1, delta = 1e-6, lower = c(0, 0), upper = c(1, 1), neighbor = "replace-one")
   expect_match(pl$source$mechanism, "public per-column bounds (unit box)", fixed = TRUE)
   expect_false(grepl("tightened", pl$source$mechanism))
