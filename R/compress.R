@@ -165,9 +165,9 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   m_min <- compression_m_min(n, p)
   m_ok <- m >= m_min
   if (!m_ok) {
-    warning(sprintf(paste0("m = %d < 2 (C1 + C2) ln(2np) = %d: Lemma 4.4 no longer bounds the ",
-                           "discarded probability by 1/n^2 (draws may be discarded often) and ",
-                           "Theorem 4.6 does not apply."), as.integer(m), m_min), call. = FALSE)
+    warn(paste0("m = %d < 2 (C1 + C2) ln(2np) = %d: Lemma 4.4 no longer bounds the ",
+                "discarded probability by 1/n^2 (draws may be discarded often) and ",
+                "Theorem 4.6 does not apply."), as.integer(m), m_min)
   }
 
   if (!all(is.finite(range(gram)))) {
@@ -186,9 +186,8 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   ev <- eigen(sigma / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values
   if (min(ev) <= 1e-10 * max(ev, 1)) {
     # Told to the curator only; nothing of it is stored in the release.
-    warning("X'X/n is singular: the release is well defined, but Assumption 1 ",
-            "(lambda_min > 0) fails for these data, so Theorem 4.6 gives them no bound.",
-            call. = FALSE)
+    warn(paste0("X'X/n is singular: the release is well defined, but Assumption 1 ",
+                "(lambda_min > 0) fails for these data, so Theorem 4.6 gives them no bound."))
   }
   threshold <- compression_threshold(n, p, m, delta_max)
   ref <- if (is.null(reference)) sigma else reference
@@ -915,8 +914,7 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   dim <- check_count(dim, "dim")
   if (dim >= p) abort("`dim` must be < p = %d; got %s.", p, format(dim))
   if (any(m < compression_m_min(n, p))) {
-    warning(sprintf("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.",
-                    compression_m_min(n, p)), call. = FALSE)
+    warn("some m are below 2 (C1 + C2) ln(2np) = %d: Theorem 4.6 does not apply to them.", compression_m_min(n, p))
   }
   A <- normalized_cov(x, normalize)
   ev <- eigen(A, symmetric = TRUE, only.values = TRUE)$values

@@ -1071,8 +1071,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
     out$params$divisor <- "n"
   }
   if (to == "correlation" && any(!(diag(cov) > 0))) {
-    warning("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.",
-            call. = FALSE)
+    warn("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.")
     cov <- psd_project_cpp(cov)$matrix
   }
   dimnames(cov) <- dimnames(release$estimate)

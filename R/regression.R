@@ -1562,8 +1562,8 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
     # a private estimate this small is noise, which the fit's diagnostics
     # report (and warn about); a public or given n this small is the data's
     if (is.na(n_sd)) {
-      warning(sprintf("n = %s rows is not more than the %d columns of the regression: the residual variance has no degrees of freedom left, so the intervals are not reliable.",
-                      format(n_used), as.integer(q)), call. = FALSE)
+      warn("n = %s rows is not more than the %d columns of the regression: the residual variance has no degrees of freedom left, so the intervals are not reliable.",
+           format(n_used), as.integer(q))
     }
     n_used <- q + 1
   }

@@ -823,8 +823,8 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   }
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
-    warning(sprintf("ldp_aggregate(): dropped %d batch(es) that do not match the settings and %d report(s) with missing, infinite or impossible values.",
-                    as.integer(dropped_batches), as.integer(dropped_reports)), call. = FALSE)
+    warn("ldp_aggregate(): dropped %d batch(es) that do not match the settings and %d report(s) with missing, infinite or impossible values.",
+         as.integer(dropped_batches), as.integer(dropped_reports))
   }
   avg <- matrix(0, p, p)
   avg[upper.tri(avg, diag = TRUE)] <- total / n

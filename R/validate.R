@@ -17,6 +17,13 @@ abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
                  list(message = msg, call = NULL, arg = .arg)))
 }
 
+# A warning of class `dpcov_warning` (a condition handlers can select, as
+# the errors are `dpcov_error`s), formatted like abort().
+warn <- function(fmt, ...) {
+  msg <- if (...length()) sprintf(fmt, ...) else fmt
+  warning(structure(class = c("dpcov_warning", "warning", "condition"), list(message = msg, call = NULL)))
+}
+
 # Plain numbers only: no factors, dates or other classed objects, which are
 # numeric underneath but not what the argument means.
 # A 1 x 1 matrix is not a number either: it would carry its dim into results.

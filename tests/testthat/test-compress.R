@@ -710,3 +710,11 @@ test_that("the gram path without normalisation is the normalised draw in the dat
   expect_no_warning(r <- dp_compress(xx, m = 2000, normalize = FALSE))
   expect_identical(dim(r$estimate), c(2000L, 3L))
 })
+
+test_that("the compression's warnings are dpcov_warnings (a class handlers can select)", {
+  set.seed(3)
+  x <- matrix(rnorm(600), 200, 3)
+  expect_warning(dp_compress(x, m = 20), class = "dpcov_warning")
+  x[, 3] <- x[, 1]  # singular X'X/n
+  expect_warning(dp_compress(x, m = 150), "X'X/n is singular", class = "dpcov_warning")
+})
