@@ -221,8 +221,7 @@ budget_spent <- function(budget) {
   tot <- compose_ledger(acc$ledger, acc$neighbor)
   copy <- !is.null(account_copy_problem(acc))
   if (copy) {
-    warning(structure(class = c("dpcov_budget_warning", "dpcov_warning", "warning", "condition"),
-                      list(message = paste0("budget_spent(): ", copy_words), call = NULL)))
+    warn(paste0("budget_spent(): ", copy_words), .class = "dpcov_budget_warning")
   }
   c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = acc$delta - tot$delta,
               charges = nrow(acc$ledger), neighbor = acc$neighbor, copy = copy))

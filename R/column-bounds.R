@@ -247,8 +247,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   # logical columns (schema: public) are bounded by their coding [0, 1], as
   # in dp_cov()'s default: no choice is spent on them, and private bounds
   # could close on the more common value
-  coded <- logical_columns(x)
-  if (length(coded) != p) coded <- rep(FALSE, p)
+  coded <- coded_flags(x, p)
   eq <- column_bounds_epsilon(epsilon, delta, max(1L, sum(!coded)), noisy_count = neighbor == "add-remove")
   # every utility moves by at most 1 under every notion; where n is public the
   # refinement's axis reads it, and the charge holds under the call's notion
@@ -710,9 +709,8 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                                gauss = NULL) {
   # logical columns (schema) are bounded by their coding [0, 1]; the others privately
-  coded <- logical_columns(x)
   X <- check_data_matrix(x, min_rows = min_rows)
-  if (length(coded) != ncol(X)) coded <- rep(FALSE, ncol(X))
+  coded <- coded_flags(x, ncol(X))
   check_charged_columns(X[, !coded, drop = FALSE], cols)
   d <- column_bounds_defaults
   cb <- column_bounds_coded(X, coded, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
@@ -769,8 +767,7 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
                                  charge, call, gauss) {
   X <- check_data_matrix(x, min_rows = min_rows)
   # logical columns keep their public bounds (tightened_columns()), as charged
-  moved <- tightened_columns(x)
-  if (length(moved) != ncol(X)) moved <- rep(TRUE, ncol(X))
+  moved <- !coded_flags(x, ncol(X))
   check_charged_columns(X[, moved, drop = FALSE], cols)
   w <- align_bounds(window, colnames(X), ncol(X))
   cb <- list(lower = w$lower, upper = w$upper)

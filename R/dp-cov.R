@@ -455,7 +455,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # delta only where their zCDP composition uses it; see dp_column_bounds())
   # (logical columns among them are bounded by their coding: no choice is spent on them)
   cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
-                                                 max(1L, public_ncol(x) - sum(logical_columns(x))),
+                                                 max(1L, sum(!coded_flags(x))),
                                                  noisy_count = neighbor == "add-remove") else if (tight) cols_t else list(delta = 0)
   eps_cols <- if (chosen) 2 * bound_share * epsilon else 0
   eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
@@ -737,14 +737,17 @@ logical_columns <- function(x) {
   }), use.names = FALSE)
 }
 
-# The columns of `x` whose public bounds a tightening moves (one per column
-# of check_data_matrix(x)): all but the logical ones (schema), which keep
-# theirs, as dp_lm() keeps its factors' and dp_column_bounds() codes them.
-tightened_columns <- function(x) {
+# logical_columns() as one flag per column of check_data_matrix(x), `p` of
+# them: none flagged where the schema does not line up with them.
+coded_flags <- function(x, p = public_ncol(x)) {
   lc <- logical_columns(x)
-  p <- public_ncol(x)
-  if (length(lc) != p) rep(TRUE, p) else !lc
+  if (length(lc) != p) rep(FALSE, p) else lc
 }
+
+# The columns of `x` whose public bounds a tightening moves: all but the
+# logical ones (schema), which keep theirs, as dp_lm() keeps its factors' and
+# dp_column_bounds() codes them.
+tightened_columns <- function(x) !coded_flags(x)
 
 # TRUE for a data frame whose columns, as as.matrix() expands them, are all
 # logical (matrix columns included), a logical matrix with at least one

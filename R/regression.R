@@ -1493,8 +1493,7 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
       sprintf("in %d of %d bootstrap draws the release's noise made the features' second moments singular (those draws are dropped): the intervals may be too short; %s.",
               sum(failed), B, advice)
     }
-    warning(structure(class = c("dpcov_noise_warning", "dpcov_warning", "warning", "condition"), list(
-      message = msg, call = NULL)))
+    warn(msg, .class = "dpcov_noise_warning")
   }
   out
 }
@@ -2088,10 +2087,8 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
 lm_overflow_warning <- function(over) {
   if (!any(over)) return(invisible())
   # (counted, not listed: which rows overflow says which hold huge values)
-  warning(structure(class = c("dpcov_warning", "warning", "condition"), list(
-    message = sprintf(paste0("`newdata`: the interval or standard error of %d row(s) is not finite in double ",
-                             "precision (values too large for the fit's arithmetic); they are NA."), sum(over)),
-    call = NULL)))
+  warn(paste0("`newdata`: the interval or standard error of %d row(s) is not finite in double ",
+              "precision (values too large for the fit's arithmetic); they are NA."), sum(over))
   invisible()
 }
 

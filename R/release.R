@@ -1030,24 +1030,22 @@ diagnostics_level <- function(out, x, cols) {
     !identical(x$scale, "compressed rows")
   zero_var <- if (thresholded && is.matrix(x$estimate)) cols[diag(x$estimate) == 0] else character(0)
   if (length(zero_var)) {
-    many <- length(zero_var) > 1L
-    say(sprintf(paste0("the %s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
+    w <- col_words(zero_var)
+    say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
                        "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
                        "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
-                if (many) "variances" else "variance", col_list(zero_var), if (many) "were" else "was",
-                if (many) "them" else "it"), 2L)
+                w$s, col_list(zero_var), w$was, w$it), 2L)
     lv <- 2L
   }
   if (length(out$one_value)) {
     # a point mass: the private bounds close on it and clamp the other rows
-    many <- length(out$one_value) > 1L
+    w <- col_words(out$one_value)
     say(sprintf(paste0("the private bounds of %s are narrower than twice %s private spread: they closed on a value ",
                        "most rows share (a 0/1 column with few ones, a column that is mostly 0), or n * epsilon ",
                        "was too small to find %s spread, and clamp the other ",
                        "rows, so %s variance%s and covariances are those of the clamped data, possibly far below ",
                        "the truth; give public bounds (lower/upper) for %s."),
-                col_list(out$one_value), if (many) "their" else "its", if (many) "their" else "its",
-                if (many) "their" else "its", if (many) "s" else "", if (many) "them" else "it"), 2L)
+                col_list(out$one_value), w$its, w$its, w$its, w$s, w$it), 2L)
     lv <- 2L
   }
   if (length(out$at_range)) {
@@ -1055,35 +1053,34 @@ diagnostics_level <- function(out, x, cols) {
     far <- out$beyond_range
     near <- setdiff(out$at_range, far)
     if (length(far)) {
-      many <- length(far) > 1L
+      w <- col_words(far)
       say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s), ",
                          "with the private median within a spread of it: %s, and every row there is clamped to ",
                          "it, so %s variance%s and covariances can be far off; give public bounds (lower/upper), ",
                          "or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
                   col_list(far), rng,
                   if (isTRUE(out$bounds_capped)) "n * epsilon was too small to place them, or the data lie beyond it" else
-                    "the data lie beyond it", if (many) "their" else "its", if (many) "s" else ""), 2L)
+                    "the data lie beyond it", w$its, w$s), 2L)
       lv <- 2L
     }
     if (length(near)) {
-      many <- length(near) > 1L
       say(sprintf(paste0("a private bound of %s reached the end of the range %s searched in (+/- %s): rows ",
                          "beyond it, if any, are clamped to it; if the data can exceed it, give public bounds ",
                          "(lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
-                  col_list(near), if (many) "they were" else "it was", rng), 1L)
+                  col_list(near), col_words(near)$it_was, rng), 1L)
       lv <- max(lv, 1L)
     }
   }
   if (length(out$long_tail)) {
-    many <- length(out$long_tail) > 1L
+    w <- col_words(out$long_tail)
     say(sprintf(paste0("the private bounds of %s are lopsided about %s private median (one more than %d times as ",
                        "far from it as the other): a long tail, or bounds the noise placed badly; the rows clamped ",
                        "beyond them (about %s%% at each end, more where a bound fell inside the data) can hold much ",
                        "of %s variance, so %s variance%s and covariances may be well below the truth; give public ",
                        "bounds (lower/upper) or more epsilon."),
-                col_list(out$long_tail), if (many) "their" else "its", as.integer(long_tail_asymmetry),
+                col_list(out$long_tail), w$its, as.integer(long_tail_asymmetry),
                 format(signif(100 * private_bounds_facts(x)$clamped_share, 2)),
-                if (many) "their" else "its", if (many) "their" else "its", if (many) "s" else ""), 1L)
+                w$its, w$its, w$s), 1L)
     lv <- max(lv, 1L)
   }
   if (isTRUE(out$bounds_capped)) {
@@ -1203,6 +1200,13 @@ diagnostics_level <- function(out, x, cols) {
 
 col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 
+# The words that agree with a message's columns `v`, one or several.
+col_words <- function(v) {
+  one <- length(v) <= 1L
+  list(its = if (one) "its" else "their", it = if (one) "it" else "them", s = if (one) "" else "s",
+       was = if (one) "was" else "were", it_was = if (one) "it was" else "they were")
+}
+
 # What was released with a release's private bounds (range, center, scale,
 # clamped_share): the default's own (params$column_bounds), or those of a
 # dp_column_bounds() release given as `bounds` (params$bounds_guarantee);
@@ -1309,22 +1313,22 @@ one_value_columns <- function(x, cols) {
 # to give instead by where the bounds came from.
 at_bounds_message <- function(v, x) {
   src <- x$params$bounds_source
-  many <- length(v) > 1L
+  w <- col_words(v)
   where <- sprintf("most of %s %s at %s %s (released sd 0.4 of the width or more, 0.5 at most)", col_list(v),
-                   if (many) "sit" else "sits", if (many) "their" else "its", bounds_words(x))
+                   if (length(v) > 1L) "sit" else "sits", w$its, bounds_words(x))
   if (at_bounds_grade(x) < 2L) {
     # public bounds: a 0/1 column at bounds [0, 1] looks the same as clamped data
     return(sprintf(paste0("%s: fine if %s only the two bound values (a 0/1 column); otherwise the bounds are ",
                           "narrower than the data, which were clamped to them, and %s spread%s and covariances are ",
-                          "under-estimated: give wider bounds."), where, if (many) "they take" else "it takes",
-                   if (many) "their" else "its", if (many) "s" else ""))
+                          "under-estimated: give wider bounds."), where, if (length(v) > 1L) "they take" else "it takes",
+                   w$its, w$s))
   }
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
     if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
       "give public bounds (lower/upper) that hold the data, or more epsilon"
   sprintf(paste0("%s: bounds chosen from the data clamp it, so %s spread%s and covariances are under-estimated ",
                  "(a two-valued column loses its values); %s."),
-          where, if (many) "their" else "its", if (many) "s" else "", advice)
+          where, w$its, w$s, advice)
 }
 
 # How much a column at its bounds says: with bounds chosen or tightened from

@@ -18,10 +18,11 @@ abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
 }
 
 # A warning of class `dpcov_warning` (a condition handlers can select, as
-# the errors are `dpcov_error`s), formatted like abort().
-warn <- function(fmt, ...) {
+# the errors are `dpcov_error`s), formatted like abort(); `.class` adds a
+# subclass in front.
+warn <- function(fmt, ..., .class = NULL) {
   msg <- if (...length()) sprintf(fmt, ...) else fmt
-  warning(structure(class = c("dpcov_warning", "warning", "condition"), list(message = msg, call = NULL)))
+  warning(structure(class = c(.class, "dpcov_warning", "warning", "condition"), list(message = msg, call = NULL)))
 }
 
 # Plain numbers only: no factors, dates or other classed objects, which are
