@@ -1259,7 +1259,7 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   reg <- lm_regularization(regularize, st$penalty(penalty, fit_idx), beta)
   if (any(reg$penalty > 0)) {
     # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
-    shrunk <- to_data(lm_solve(S, fit_idx, q, warn = FALSE, penalty = penalty, n = n_used))
+    shrunk <- to_data(lm_solve(S, fit_idx, q, singular_ok = FALSE, penalty = penalty, n = n_used))
     if (all(is.finite(shrunk))) beta <- stats::setNames(shrunk, nm) else reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
@@ -1360,19 +1360,18 @@ lm_standardize <- function(S, fx, one, centre) {
 # Least squares from S over the columns fit_idx on the column q (the
 # response); a block singular to lm_singular_tol(n) (n the rows, NA if not
 # known) gives the minimum-norm solution with a warning, dropping eigenvalues
-# below that, or tol_dim * eps, of the largest.
-lm_solve <- function(S, fit_idx, q, warn = TRUE, tol_dim = length(fit_idx), penalty = NULL, n = NA_real_,
+# below that, or tol_dim * eps, of the largest (singular_ok = FALSE: NAs,
+# silently, for the bootstrap's draws and the ridge's second fit).
+lm_solve <- function(S, fit_idx, q, singular_ok = TRUE, tol_dim = length(fit_idx), penalty = NULL, n = NA_real_,
                      tol = lm_singular_tol(n)) {
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
   if (!is.null(penalty)) Sxx <- Sxx + diag(as.numeric(penalty), length(fit_idx))
   beta <- tryCatch(solve(Sxx, Sxy, tol = tol), error = function(e) NULL)
   if (is.null(beta) || !all(is.finite(beta))) {
-    if (!warn) return(rep(NA_real_, length(fit_idx)))
-    warning(structure(class = c("dpcov_warning", "warning", "condition"), list(
-      message = paste0("the released second moments of the features are singular (collinear features, a factor ",
-                       "level with few or no rows, or noise swamping them); returning the minimum-norm coefficients."),
-      call = NULL)))
+    if (!singular_ok) return(rep(NA_real_, length(fit_idx)))
+    warn(paste0("the released second moments of the features are singular (collinear features, a factor ",
+                "level with few or no rows, or noise swamping them); returning the minimum-norm coefficients."))
     e <- eigen(Sxx, symmetric = TRUE)
     keep <- abs(e$values) > max(abs(e$values)) * max(tol_dim * .Machine$double.eps, tol)
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
@@ -1478,7 +1477,7 @@ lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more bud
     # the draws whose projected-singular features pass solve() by rounding
     # (2-9 of 100 on mtcars at epsilon 4), moving the intervals in regimes
     # whose coverage was measured with them; left to a measured change
-    out[i, ] <- lm_solve(S, fit_idx, q, warn = FALSE, tol = .Machine$double.eps)
+    out[i, ] <- lm_solve(S, fit_idx, q, singular_ok = FALSE, tol = .Machine$double.eps)
   }
   failed <- !stats::complete.cases(out)
   out <- out[!failed, , drop = FALSE]
