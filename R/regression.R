@@ -526,7 +526,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # no bounds of any kind: per-column bounds of the model frame's numeric
   # variables are chosen privately (dp_column_bounds()'s mechanism), then the box path
   private_box <- is.null(clip) && is.null(box)
-  if (!is.null(clip)) clip <- check_clip(clip)
+  # no clip = Inf mode: dp_lm() has no sigma_clip_inf to calibrate as if a bound held
+  if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", "dp_lm() calibrates its noise to it")
   share_given <- !is.null(bound_share)
   if (!share_given) bound_share <- if (private_box) column_bounds_share else tighten_share
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)

@@ -413,10 +413,14 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
     return(compose_bounds_guarantee(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf,
                                                       post, budget, call), bounds_g))
   }
+  # the clip to calibrate to is an argument (or a suffstat's field): refused
+  # before the charge and before the data is read
+  clip_arg <- budget_clip(x, if (missing(clip)) NULL else clip)
+  noise_clip(clip_arg, sigma_clip_inf)
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
-                          clip = budget_clip(x, if (missing(clip)) NULL else clip), neighbor = neighbor)
+                          clip = clip_arg, neighbor = neighbor)
   s <- with_refund(budget, charge, {
     s <- as_suffstat(x, if (missing(clip)) NULL else clip)
     if (neighbor != "add-remove" && s$n < 1) abort_public_rows()

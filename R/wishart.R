@@ -369,7 +369,11 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   cols <- reader_columns(x)
   if (!is.null(cols)) shape_check(list(s = list(p = length(cols), n = NA_real_), method = method, delta = delta,
                                        epsilon = epsilon, n_public = FALSE))
-  charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = budget_clip(x, clip),
+  # the clip to calibrate to is an argument (or a suffstat's field): refused
+  # before the charge and before the data is read
+  clip_arg <- budget_clip(x, clip)
+  noise_clip(clip_arg, sigma_clip_inf)
+  charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = clip_arg,
                           neighbor = neighbor)
   with_refund(budget, charge, {
     X <- NULL

@@ -503,7 +503,7 @@ test_that("a release without a guarantee refuses a budget before its charge", {
   expect_error(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = threshold_tune("fixed", constant = cv$constant), budget = b),
                class = "dpcov_budget_error")
   expect_error(dp_threshold(x, 0.5, 1e-6, tune = "cv", lower = -3, upper = 3, budget = b), class = "dpcov_budget_error")
-  expect_error(analyze_gauss(x, 0.5, 1e-6, clip = Inf, budget = b), class = "dpcov_budget_error")
+  expect_error(analyze_gauss(x, 0.5, 1e-6, clip = Inf, sigma_clip_inf = 3, budget = b), class = "dpcov_budget_error")
   expect_identical(budget_spent(b)$charges, 0L)
   # the same releases without a budget state no guarantee
   expect_false(has_guarantee(dp_threshold(x, 0.5, 1e-6, clip = 3, tune = cv$constant)))
@@ -604,4 +604,42 @@ test_that("a refused call is quoted at its own composed total, not at the sum of
   expect_gt(sum(steps$epsilon), 1.05)
   e <- expect_error(dp_cov(x, 1, 1e-6, budget = b), class = "dpcov_budget_error")
   expect_match(conditionMessage(e), "(epsilon = 1, delta = 1e-06)", fixed = TRUE)
+})
+
+test_that("a bad sigma_clip_inf, or clip = Inf without it, is refused before the charge and the read", {
+  fns <- c("analyze_gauss", "wishart_noise", "jl_ridge", "jl_adaptive", "iwishart_posterior", "iwishart_adaptive")
+  bad <- list(clip = list(clip = Inf), sigma_clip_inf = list(clip = 1, sigma_clip_inf = 2),
+              sigma_clip_inf = list(clip = Inf, sigma_clip_inf = -1),
+              sigma_clip_inf = list(clip = Inf, sigma_clip_inf = Inf),
+              sigma_clip_inf = list(clip = Inf, sigma_clip_inf = NA_real_))
+  X <- matrix(rnorm(300), 100, 3)
+  for (f in fns) for (k in seq_along(bad)) {
+    b <- dp_budget(10, 1e-2)
+    rd <- charge_reader()
+    lab <- paste(f, names(bad)[k], k)
+    err <- expect_error(do.call(f, c(list(rd$reader, 0.5, 1e-6), bad[[k]], list(budget = b))), class = "dpcov_error")
+    expect_identical(err$arg, names(bad)[k], label = lab)
+    expect_false(rd$called(), label = paste(lab, "read the data"))
+    # a matrix too: refused with nothing charged (analyze_gauss() kept the charge)
+    expect_error(do.call(f, c(list(X, 0.5, 1e-6), bad[[k]], list(budget = b))), class = "dpcov_error")
+    expect_identical(budget_spent(b)$charges, 0L, label = lab)
+  }
+  # the control: valid arguments do charge and read
+  b <- dp_budget(10, 1e-2)
+  rd <- charge_reader()
+  expect_error(analyze_gauss(rd$reader, 0.5, 1e-6, clip = 1, budget = b), "returned no block")
+  expect_true(rd$called())
+})
+
+test_that("dp_lm(clip = Inf) is refused naming clip, before the data is read, without advice it cannot take", {
+  d <- data.frame(a = rnorm(200), b = rnorm(200))
+  d$y <- d$a + rnorm(200)
+  with_binding("dpcov", "clipped_gram_cpp", function(...) stop("the data was read"), {
+    for (mech in c("analyze_gauss", "wishart")) {
+      err <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, clip = Inf, mechanism = mech),
+                          class = "dpcov_error")
+      expect_identical(err$arg, "clip")
+      expect_no_match(conditionMessage(err), "sigma_clip_inf")
+    }
+  })
 })
