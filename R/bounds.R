@@ -96,7 +96,7 @@
 #'   upper`, within \[1e-50, 1e50\]. Defaults 1e-3 and 1e6.
 #' @param neighbor `"add-remove"` (default; n is not released), `"replace-one"`
 #'   or `"zero-out"` (n public). The sensitivities are 1 for all three (see
-#'   above), so the output distribution is the same; the notion is recorded so
+#'   the Details), so the output distribution is the same; the notion is recorded so
 #'   the guarantee names it, and should match the release B is used for.
 #' @param budget A [dp_budget()] to charge (epsilon, 0) before the data is
 #'   read, or `NULL`.
@@ -108,7 +108,8 @@
 #'   `epsilon` (total), `epsilon_bound`, `epsilon_count`, `delta` (0),
 #'   `neighbor`, `n_clipped` (the noisy count of rows longer than B, or `NA`
 #'   with `count_share = 0`), `count_noise_sd` (its noise's standard
-#'   deviation), `lower`, `upper`, `mechanism`, `guarantee` (in words) and
+#'   deviation), `lower`, `upper`, `mechanism`, `guarantee` (in words),
+#'   `budget_charge` (the ledger row's id, or `NULL` without a budget) and
 #'   `call`. Its print method states the guarantee.
 #'
 #'   A later release with `clip = b$bound` spends its own budget: by basic

@@ -542,7 +542,6 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
-  check_box_posterior_df(mechanism, args$k0, public_ncol(x), public_nrow(x))
   X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
@@ -560,32 +559,6 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
   finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))
-}
-
-# An inverse-Wishart draw on the box is mapped back through its mean (the
-# sum's scale), finite only for df > p + 1: refused before the charge from
-# public facts, where the draw would be made and then refused. Algorithm 4's
-# df is n + p (n public under its notion), Algorithm 5's prior branch's k0.
-check_box_posterior_df <- function(mechanism, k0, p, n) {
-  if (is.null(mechanism) || !mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) return(invisible())
-  if (mechanism == "iwishart_posterior") {
-    if (is.finite(n) && n < 2) {
-      abort("`x`: with per-column bounds the posterior draw (df = n + p) is mapped back through its mean, which needs n >= 2 rows.",
-            .arg = "x")
-    }
-  } else if (is.null(k0)) {
-    if (2 * p < p + 2) {
-      abort("`k0`: with per-column bounds the draw (df = k0 on its prior branch) is mapped back through its mean, which needs k0 >= p + 2 = %s; the default, 2p = %s, is smaller: give k0.",
-            format(p + 2), format(2 * p), .arg = "k0")
-    }
-  } else {
-    k0 <- check_count(k0, "k0", min = 1, max = 1e15)
-    if (k0 < p + 2) {
-      abort("`k0` = %s: with per-column bounds the draw (df = k0 on its prior branch) is mapped back through its mean, which needs k0 >= p + 2 = %s.",
-            format(k0), format(p + 2), .arg = "k0")
-    }
-  }
-  invisible()
 }
 
 # The charge of a release on box rows whose data were refused for their
@@ -628,7 +601,6 @@ box_call_args <- function(fun, env, given) {
 #' @noRd
 box_suffstat_call <- function(fun, env, call, given, mechanism = NULL) {
   s <- check_suffstat(get("x", env))
-  check_box_posterior_df(mechanism, if (given("k0")) get("k0", env), s$p, s$n)
   if (!is.null(get("lower", env)) || !is.null(get("upper", env)) || !is.null(get("bounds", env))) {
     abort("`x` already holds statistics of rows on a box of public bounds; do not give `lower`, `upper` or `bounds` again.",
           .arg = "bounds")
@@ -653,21 +625,22 @@ box_suffstat_call <- function(fun, env, call, given, mechanism = NULL) {
 }
 
 #' A square release made on the uncentred box, mapped back to the data's
-#' units: its estimate of the sum (the public ridge removed, a posterior draw
-#' rescaled: release_sum()) or of the average, S M S, on the "sum" or
-#' "average" scale, with the map recorded (public) for dp_lm()'s bootstrap,
-#' which redraws the noise on the box scale.
+#' units: the mechanism's own output M, as D M D (D = diag of the box's
+#' scales), on the mechanism's own scale. A public ridge w I on the box is
+#' w D^2 in the data's units (`ridge`, one per column), and an inverse-Wishart
+#' draw stays one, W^-1(A'A + psi D^2, df), so the release keeps what the
+#' mechanism's page promises (positive definite with a shift, Sheffet's ridge
+#' regression from a JL release); release_sum() removes the ridge as before.
+#' An average is mapped the same way. The map is recorded (public) for
+#' dp_lm()'s bootstrap, which redraws the noise on the box scale.
 #' @noRd
 box_unmap_release <- function(rel, map, colnames) {
-  avg <- identical(rel$scale, "average")
-  M <- if (avg) rel$estimate else release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
+  M <- rel$estimate
   est <- box_unmap_second((M + t(M)) / 2, map)
   dimnames(est) <- if (is.null(colnames)) NULL else list(colnames, colnames)
-  new_scale <- if (avg) "average" else "sum"
-  if (rel$scale != new_scale) rel$params$converted_from <- rel$scale
   rel$estimate <- est
-  rel$scale <- new_scale
-  rel$ridge <- 0
+  ridge <- if (is.null(rel$ridge)) 0 else rel$ridge
+  rel$ridge <- if (all(ridge == 0)) 0 else ridge * map$scale^2
   rel$params$bounds <- box_frame(map, colnames)
   rel$params$bounds_source <- "public"
   rel$params$box_shift <- rep(0, length(map$scale))

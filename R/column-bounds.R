@@ -550,7 +550,8 @@ check_column_bounds <- function(x, arg = "x") {
 #' @return `print` returns `x` invisibly; `as.data.frame()` the bounds (a
 #'   data frame with columns `lower` and `upper`).
 #' @examples
-#' b <- dp_column_bounds(matrix(rexp(3000), 1000, 3), epsilon = 1)
+#' set.seed(1)
+#' b <- dp_column_bounds(matrix(rexp(30000), 10000, 3), epsilon = 2, delta = 1e-6)
 #' print(b)
 #' as.data.frame(b)
 #' @name dp_column_bounds_methods

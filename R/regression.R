@@ -234,9 +234,11 @@ release_column_index <- function(cols, M, arg) {
 #' (\eqn{d_j^2} that entry's noise sd; the intercept is not penalised).
 #' Where the release is clear of its noise, \eqn{\lambda = 0} and the fit
 #' is least squares. It applies to Gaussian releases (Analyze Gauss and
-#' [dp_cov()]'s Gaussian second step); the Wishart, JL and posterior
-#' mechanisms regularise by their own construction and are fitted as they
-#' are. The bootstrap, [vcov()], [confint()] and the intervals of
+#' [dp_cov()]'s Gaussian second step). The Wishart, JL and posterior
+#' releases are converted to S like the others (their public ridge removed)
+#' and fitted by least squares, unregularised (`regularization$rule`
+#' `"none"`); [dp_regression()] on such a release solves the released matrix
+#' as it is, Sheffet's ridge estimator. The bootstrap, [vcov()], [confint()] and the intervals of
 #' [predict()] are those of the unshrunk least-squares fit (kept in
 #' `regularization$least_squares`): a shrunk estimate's own bootstrap
 #' centres on a shrunk model and under-covers (half the nominal level on
@@ -327,7 +329,9 @@ release_column_index <- function(cols, M, arg) {
 #'   with `shift = TRUE`; epsilon < 1), `"jl_ridge"` or `"iwishart_posterior"`.
 #' @param neighbor `"add-remove"` (default; n not released), `"replace-one"` or
 #'   `"zero-out"` for Analyze Gauss; the Wishart and JL mechanisms are
-#'   add/remove; the inverse-Wishart posterior holds for replace-one only, so
+#'   stated under add/remove (`neighbor = "add-remove"`; their guarantee holds
+#'   under every notion, as a [dp_budget()] records it); the inverse-Wishart
+#'   posterior holds for replace-one only, so
 #'   `mechanism = "iwishart_posterior"` needs `neighbor = "replace-one"`
 #'   given (the default is refused with a classed error).
 #' @param budget A [dp_budget()] charged before the data is read, or `NULL`.

@@ -13,7 +13,8 @@
 #' `scale` (one of [dp_scales]) and `centred` say what the estimate
 #' estimates; they are required so that no family can forget them. `ridge` is
 #' the public w in "sum + ridge" (E = A'A + w I) and "posterior sample"
-#' (E = (A'A + w I) / (df - d - 1)), 0 otherwise.
+#' (E = (A'A + w I) / (df - d - 1)), 0 otherwise; one per column (w I read
+#' as diag(w)) for a release on a box of public bounds, mapped back.
 #' @noRd
 new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor, clip, n, p,
                            n_public, scale, centred, ridge = 0, params = list(),
@@ -58,6 +59,11 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
 #' | `"sum + ridge"` | \eqn{A^TA + w I}, w = `ridge` (public) | [jl_ridge()], [jl_adaptive()] (w = \eqn{w^2}); [wishart_noise()] without shift (w = \eqn{kB^2}) or with the safe shift; [analyze_gauss()] with `post = "shift"` when a shift was added |
 #' | `"average"` | \eqn{A^TA / n} | [dp_threshold()], [ldp_aggregate()] |
 #' | `"posterior sample"` | one draw \eqn{M \sim W^{-1}(A^TA + w I, df)}, \eqn{E M = (A^TA + w I)/(df - p - 1)}, w = `ridge`, df = `params$df` | [iwishart_posterior()] (df = n + p, so \eqn{E M = (A^TA + \psi I)/(n - 1)}), [iwishart_adaptive()] |
+#'
+#' On a box of public bounds (`lower`, `upper`, `bounds`) these releases are
+#' the mechanism's output mapped back, \eqn{S M S}, and `ridge` holds one
+#' number per column, \eqn{w s_j^2}: \eqn{w I} above reads
+#' \eqn{\mathrm{diag}(w_1, \dots, w_p)}.
 #' | `"covariance"` | the covariance of the rows, centred at a private mean; divisor in `params$divisor` | [dp_cov()] |
 #' | `"correlation"` | the correlation matrix | [dp_cov()] with `type = "correlation"` |
 #' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data (of the data in its units with `normalize = FALSE`), \eqn{E[C^TC/m] = X^TX/n} in those units | [dp_compress()] |
@@ -80,11 +86,21 @@ estimates_text <- function(x) {
   rows <- if (isTRUE(x$centred)) "the rows centred at a private mean and clipped" else "the clipped rows (uncentred)"
   switch(x$scale,
     "sum" = sprintf("A'A, the sum of outer products of %s; not divided by n", rows),
-    "sum + ridge" = sprintf("A'A + w I with public w = %s: the sum of outer products of %s plus a ridge",
-                            format(ridge, digits = 4), rows),
+    "sum + ridge" = if (length(ridge) > 1L) {
+      sprintf("A'A + diag(w) with public w = (%s): the sum of outer products of %s plus a ridge (one per column)",
+              paste(format(ridge, digits = 4), collapse = ", "), rows)
+    } else {
+      sprintf("A'A + w I with public w = %s: the sum of outer products of %s plus a ridge",
+              format(ridge, digits = 4), rows)
+    },
     "average" = sprintf("A'A / n, the average outer product of %s", rows),
-    "posterior sample" = sprintf("one posterior draw M ~ W^-1(A'A + w I, df) for %s, w = %s, df = %s; E M = (A'A + w I) / (df - p - 1)",
-                                 rows, format(ridge, digits = 4), format(x$params$df)),
+    "posterior sample" = if (length(ridge) > 1L) {
+      sprintf("one posterior draw M ~ W^-1(A'A + diag(w), df) for %s, w = (%s), df = %s; E M = (A'A + diag(w)) / (df - p - 1)",
+              rows, paste(format(ridge, digits = 4), collapse = ", "), format(x$params$df))
+    } else {
+      sprintf("one posterior draw M ~ W^-1(A'A + w I, df) for %s, w = %s, df = %s; E M = (A'A + w I) / (df - p - 1)",
+              rows, format(ridge, digits = 4), format(x$params$df))
+    },
     "covariance" = sprintf("the covariance matrix, centred at a private mean (released in `center`), divisor %s",
                            if (is.null(x$params$divisor)) "n" else x$params$divisor),
     "correlation" = "the correlation matrix, centred at a private mean (released in `center`)",
@@ -191,7 +207,11 @@ check_release <- function(x, arg = "x", square = FALSE) {
     bad("`center` must be one finite number per column, of a size whose squares times n stay finite")
   }
   if (!is_string(x$guarantee)) bad("`guarantee` must be one string")
-  if (!is.null(x$ridge) && !(is_num1(x$ridge) && x$ridge >= 0)) bad("`ridge` must be one number >= 0")
+  # one public ridge, or one per column (a release on a box of public bounds, mapped back)
+  if (!is.null(x$ridge) && !(is_finite_num(x$ridge) && is.null(dim(x$ridge)) && length(x$ridge) %in% c(1L, ncol(est)) &&
+                               all(x$ridge >= 0))) {
+    bad("`ridge` must be one number >= 0, or one per column")
+  }
   if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
   if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
   # the text states a guarantee ("(epsilon, delta)-differential privacy ...")
@@ -252,7 +272,8 @@ void_guarantee <- function(release, reason) {
 #'
 #' Every mechanism returns an object of class `c("dp_<family>", "dp_release")`
 #' with components `estimate` (the released matrix or compressed data),
-#' `mechanism`, `epsilon`, `delta`, `neighbor`, `clip`, `n`, `p`, `scale`,
+#' `mechanism`, `epsilon`, `delta`, `neighbor`, `clip`, `n`, `n_public`
+#' (whether n is released: every notion but add/remove), `p`, `scale`,
 #' `centred` and `ridge` (what the estimate estimates, see [dp_scales]), `params`
 #' (what the mechanism used: noise scale, threshold, degrees of freedom, ...),
 #' `tuning` (how tuning parameters were chosen and whether that choice was
@@ -440,7 +461,8 @@ nobs.dp_release <- function(object, use.fallback = FALSE, ...) {
 #' @return `as.matrix.dp_column_bounds`: a numeric matrix; the others do not
 #'   return.
 #' @examples
-#' b <- dp_column_bounds(matrix(rexp(3000), 1000, 3), epsilon = 1)
+#' set.seed(1)
+#' b <- dp_column_bounds(matrix(rexp(30000), 10000, 3), epsilon = 2, delta = 1e-6)
 #' as.matrix(b)
 #' @name dpcov_as_matrix
 NULL
@@ -548,7 +570,7 @@ nonprivate_banner <- function(x, why = NULL) {
 #' @seealso [dp_release], [dp_pca()].
 #' @examples
 #' set.seed(1)
-#' r <- analyze_gauss(matrix(rnorm(400), 100, 4), epsilon = 1, delta = 1e-5, clip = 3)
+#' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 1, delta = 1e-5, clip = 3)
 #' plot(r)
 #' head(as.data.frame(r))
 #' @name dp_release_plot
@@ -821,7 +843,7 @@ release_diagnostics <- function(x) {
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
-    ridge <- ridge_on_scale(x, if (is_num1(x$ridge)) x$ridge else 0)
+    ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge)) x$ridge else 0)
     E <- est - diag(ridge, p)
     noise <- sqrt(sum(sd^2))
     # one-sided: the signal is what the released norm holds beyond the
@@ -929,7 +951,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   }
   lift <- psd_lift(x)
   dsd <- if (is.null(sd)) rep(0, p) else diag(sd)
-  ridge <- ridge_on_scale(x, if (is_num1(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
+  ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
   if (!is.null(b) && x$scale == "covariance") {
@@ -1421,7 +1443,9 @@ release_noise_sd <- function(x) {
   }
   if (x$scale == "covariance") return(cov_noise_sd(x))
   # made on a box of public bounds and mapped back: the noise is on the box scale
-  if (!is.null(pr$box_scale) && x$scale %in% c("sum", "average")) return(box_noise_sd(x))
+  if (!is.null(pr$box_scale) && x$scale %in% c("sum", "average", "sum + ridge", "posterior sample")) {
+    return(box_noise_sd(x))
+  }
   sym <- function(off, diag_sd) {
     M <- matrix(off, p, p)
     diag(M) <- diag_sd
@@ -1475,9 +1499,15 @@ box_noise_sd <- function(x) {
   Ti <- diag(1 / sc, p)
   Ti[1L, ] <- Ti[1L, ] - sh / sc
   Mb <- crossprod(Ti, x$estimate %*% Ti)
-  from <- if (is_string(pr$converted_from)) pr$converted_from else x$scale
+  # dp_lm()'s Gram is the sum, converted from the mechanism's scale
+  # (converted_from); the other box releases keep the mechanism's own output
+  from <- if (is_string(pr$converted_from)) pr$converted_from else "as released"
   conv <- 1
   Mb <- switch(from,
+    "as released" = {
+      from <- x$scale
+      Mb
+    },
     "sum + ridge" = Mb + diag(if (is_num1(pr$w2)) pr$w2 else 0, p),
     "posterior sample" = {
       if (!is_num1(pr$df) || !(pr$df > p + 1) || !is_num1(pr$psi)) return(NULL)

@@ -31,8 +31,10 @@
 #' @return An object of class `c("dp_suffstat", "dp_nonprivate")` with
 #'   `gram`, `sum` (the column sums \eqn{\sum_i c_i x_i} of the clipped rows,
 #'   from the same pass, which [dp_cov()] needs to centre privately), `n`,
-#'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk). Its print method
-#'   says that it is not private.
+#'   `p`, `clip`, `colnames` and `n_clipped` (rows shrunk); with public
+#'   bounds also `bounds` (the public bounds, a data frame) and `zero_row`
+#'   (the norm of the all-zero record's box row, for zero-out). Its print
+#'   method says that it is not private.
 #' @section Speed and threads:
 #' The pass runs an AVX2/FMA kernel on x86-64 CPUs that have one (chosen
 #' at run time; a portable kernel elsewhere) and, where R was built with

@@ -768,9 +768,10 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' @examples
 #' set.seed(4)
 #' x <- matrix(rnorm(50000 * 3), 50000, 3) / 3
-#' reports <- ldp_perturb(x, epsilon = 0.5, delta = 1e-3, clip = 1)
-#' # the server states the settings it asked its clients to use
-#' ldp_aggregate(reports, epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
+#' reports <- ldp_perturb(x, epsilon = 2, delta = 1e-3, clip = 1)
+#' # the server states the settings it asked its clients to use (at epsilon
+#' # 0.5 per client, 50,000 reports are mostly noise, and the print says so)
+#' ldp_aggregate(reports, epsilon = 2, delta = 1e-3, clip = 1, neighbor = "replace-one",
 #'               calibration = "analytic")
 #' @template ref-wangxu
 #' @export

@@ -237,6 +237,8 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' coefficients from it ([dp_regression()]) are scale free.
 #'
 #' @inheritParams jl_ridge
+#' @param x Data: a numeric matrix or data frame (n x d), a [second_moment()]
+#'   object, or a chunk reader function (see [second_moment()]).
 #' @param delta In (0, 1/e).
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `psi`
 #'   and `df`.
@@ -279,6 +281,8 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #' it means \eqn{\psi > 0}, the only quantity it defines.)
 #'
 #' @inheritParams jl_ridge
+#' @param x Data: a numeric matrix or data frame (n x d), a [second_moment()]
+#'   object, or a chunk reader function (see [second_moment()]).
 #' @param delta In (0, 1/e).
 #' @param k0 Minimal degrees of freedom, an integer >= d (default `2 d`).
 #'   It must be public and must not be derived from the data, n included:
@@ -340,8 +344,7 @@ iwishart_adaptive_branch <- function(s, gram_pd, B, k0, epsilon, delta) {
   if (psi0 - s > 0) return(list(branch = "prior", psi = psi0 - s, df = k0))
   if (gram_pd) {
     # s >= psi0 gives k* >= k0 exactly; max() keeps floor()'s rounding at s
-    # near psi0 from dropping df below k0 (k0 >= p + 2 on the box path, where
-    # the draw is mapped back through its mean)
+    # near psi0 from dropping df below k0
     return(list(branch = "kstar", psi = 0, df = max(k0, sheffet_iwishart_kstar(s, B, epsilon, delta))))
   }
   # s >= psi0 although A'A is singular: the Laplace draw exceeded psi0 + 2B^2

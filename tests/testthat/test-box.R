@@ -639,10 +639,16 @@ test_that("the other uncentred mechanisms with bounds: the mechanism on the box 
     cs <- cases[[nm]]
     set.seed(33); r <- do.call(cs$f, c(list(X), cs$args, list(lower = lo, upper = hi)))
     set.seed(33); inner <- do.call(cs$f, c(list(ss), cs$args, list(clip = sqrt(3))))
-    M <- if (inner$scale == "average") inner$estimate else release_sum(inner, if (inner$n_public) inner$n else NA)
-    expect_equal(unname(r$estimate), unname(M * tcrossprod(s)), tolerance = 1e-9, info = nm)
-    expect_identical(r$scale, if (inner$scale == "average") "average" else "sum", info = nm)
-    expect_identical(r$ridge, 0, info = nm)
+    # the mechanism's own output, D M D, on its own scale: a ridge w I on the
+    # box is w D^2 here, and the sum (ridge removed) maps as the sum does
+    expect_equal(unname(r$estimate), unname(inner$estimate * tcrossprod(s)), tolerance = 1e-9, info = nm)
+    expect_identical(r$scale, inner$scale, info = nm)
+    expect_equal(r$ridge, if (inner$ridge == 0) 0 else inner$ridge * s^2, info = nm)
+    if (inner$scale != "average") {
+      expect_equal(unname(release_sum(r, if (r$n_public) r$n else NA)),
+                   unname(release_sum(inner, if (inner$n_public) inner$n else NA) * tcrossprod(s)), tolerance = 1e-9,
+                   info = nm)
+    }
     expect_equal(r$params$bounds, data.frame(lower = lo, upper = hi, row.names = c("a", "b", "c")), info = nm)
     expect_match(r$guarantee, "clamped to the public per-column bounds", fixed = TRUE, info = nm)
     expect_identical(dimnames(r$estimate), list(c("a", "b", "c"), c("a", "b", "c")), info = nm)
@@ -1337,22 +1343,21 @@ test_that("a reader's empty header field is the V<j> its release names, checked 
   expect_identical(budget_spent(b)$charges, 0L)
 })
 
-test_that("inverse-Wishart draws on the box whose mean is not finite are refused before the charge", {
+test_that("inverse-Wishart draws on the box map back as draws, whatever their df (no mean needed)", {
   set.seed(3)
   big <- matrix(sample(c(-1, 1), 3000, TRUE), 1000, 3)
   b <- dp_budget(10, 1e-2)
-  e <- expect_error(iwishart_adaptive(big[1:50, ], 0.5, 1e-4, k0 = 3, lower = -1, upper = 1, budget = b),
-                    class = "dpcov_error")
-  expect_identical(e$arg, "k0")
-  expect_identical(budget_spent(b)$charges, 0L)
+  # df = k0 = 3 = p: the draw has no finite mean, and none is needed to map it
+  r <- suppressWarnings(iwishart_adaptive(big[1:50, ], 0.5, 1e-4, k0 = 3, lower = -1, upper = 1, budget = b))
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_identical(r$scale, "posterior sample")
+  expect_true(all(eigen(r$estimate, symmetric = TRUE, only.values = TRUE)$values > 0))
+  # what needs the mean refuses, classed, after the release (post-processing)
+  if (r$params$df <= 4) expect_error(dp_as_cov(r), class = "dpcov_error")
   b <- dp_budget(10, 1e-2, "replace-one")
-  e <- expect_error(iwishart_posterior(big[1, , drop = FALSE], 0.5, 1e-4, lower = -1, upper = 1, budget = b),
-                    class = "dpcov_error")
-  expect_identical(e$arg, "x")
-  expect_identical(budget_spent(b)$charges, 0L)
-  # controls: k0 = p + 2 and two rows are released
-  expect_s3_class(suppressWarnings(iwishart_adaptive(big[1:50, ], 0.5, 1e-4, k0 = 5, lower = -1, upper = 1)), "dp_release")
-  expect_s3_class(suppressWarnings(iwishart_posterior(big[1:2, ], 0.5, 1e-4, lower = -1, upper = 1)), "dp_release")
+  r <- suppressWarnings(iwishart_posterior(big[1, , drop = FALSE], 0.5, 1e-4, lower = -1, upper = 1, budget = b))
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_identical(r$params$df, 4)
 })
 
 test_that("a hand-made dp_suffstat has one set of names for its gram, sums and releases", {
@@ -1372,23 +1377,54 @@ test_that("a hand-made dp_suffstat has one set of names for its gram, sums and r
   expect_identical(colnames(suppressWarnings(dp_cov(s2, 1, 1e-5))$estimate), c("a", "V2", "c"))
 })
 
-test_that("the posterior-df refusal covers box statistics, the default k0 at p = 1, and checks k0 first", {
+test_that("posterior draws from box statistics and at p = 1 are released; k0 is still checked", {
   set.seed(1)
   X <- matrix(runif(300), ncol = 3, dimnames = list(NULL, c("a", "b", "c")))
   s <- second_moment(X, lower = 0, upper = 1)
   b <- dp_budget(2, 1e-4)
-  e <- expect_error(iwishart_adaptive(s, 1, 1e-5, k0 = 4, budget = b), class = "dpcov_error")
-  expect_identical(e$arg, "k0")
-  expect_identical(budget_spent(b)$charges, 0L)
+  r <- suppressWarnings(iwishart_adaptive(s, 1, 1e-5, k0 = 4, budget = b))
+  expect_identical(budget_spent(b)$charges, 1L)
+  expect_identical(rownames(r$params$bounds), c("a", "b", "c"))
   b1 <- dp_budget(2, 1e-4, neighbor = "replace-one")
-  e <- expect_error(iwishart_posterior(second_moment(X[1, , drop = FALSE], lower = 0, upper = 1), 1, 1e-5, budget = b1),
-                    class = "dpcov_error")
-  expect_identical(e$arg, "x")
-  expect_identical(budget_spent(b1)$charges, 0L)
+  r <- suppressWarnings(iwishart_posterior(second_moment(X[1, , drop = FALSE], lower = 0, upper = 1), 1, 1e-5, budget = b1))
+  expect_identical(budget_spent(b1)$charges, 1L)
   X1 <- matrix(runif(100), ncol = 1, dimnames = list(NULL, "a"))
-  e <- expect_error(iwishart_adaptive(X1, 1, 1e-5, lower = 0, upper = 1), class = "dpcov_error")
-  expect_match(conditionMessage(e), "the default, 2p = 2, is smaller: give k0", fixed = TRUE)
-  expect_s3_class(suppressWarnings(iwishart_adaptive(X1, 1, 1e-5, lower = 0, upper = 1, k0 = 3)), "dp_release")
+  expect_s3_class(suppressWarnings(iwishart_adaptive(X1, 1, 1e-5, lower = 0, upper = 1)), "dp_release")
   e <- expect_error(iwishart_adaptive(X, 1, 1e-5, lower = 0, upper = 1, k0 = 4.5), class = "dpcov_error")
   expect_match(conditionMessage(e), "whole number", fixed = TRUE)
+})
+
+test_that("Sheffet's releases on public bounds keep their ridge: positive definite with a shift, ridge regressions from JL", {
+  set.seed(5)
+  x <- matrix(runif(300, -1, 1), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  min_eig <- function(M) min(eigen(M, symmetric = TRUE, only.values = TRUE)$values)
+  for (seed in 1:20) {
+    set.seed(seed); a <- suppressWarnings(wishart_noise(x, 0.5, 1e-6, lower = -1, upper = 1, shift = TRUE))
+    set.seed(seed); b <- suppressWarnings(wishart_noise(x, 0.5, 1e-6, lower = -1, upper = 1, shift = FALSE))
+    expect_gt(min_eig(a$estimate), 0)  # ?wishart_noise: positive definite with the safe shift
+    expect_gt(min_eig(b$estimate), 0)  # A'A + W, W a Wishart draw
+    # the shift is applied (it was a no-op when the ridge was removed), and
+    # both estimate the same sum once their public ridges are removed
+    expect_lt(max(abs(diag(a$estimate) - a$ridge - (diag(b$estimate) - b$ridge))), 1e-8 * max(abs(b$estimate)))
+    expect_true(all(a$ridge < b$ridge))
+  }
+  for (f in list(jl_ridge, jl_adaptive, iwishart_posterior, iwishart_adaptive)) {
+    set.seed(9); r <- suppressWarnings(f(x, 0.5, 1e-6, lower = -1, upper = 1))
+    expect_true(r$scale %in% c("sum + ridge", "posterior sample"))
+    expect_gt(min_eig(r$estimate), 0)
+  }
+  # dp_regression() on a JL release solves the released matrix as it is
+  # (Sheffet's ridge estimator), the ridge w^2 D^2 in the data's units
+  set.seed(1)
+  n <- 2000
+  X <- matrix(runif(n * 3, -1, 1), n, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- pmax(pmin(drop(X %*% c(1, -1, 0.5)) + rnorm(n, sd = 0.2), 3), -3)
+  A <- cbind(X, one = 1, y = y)
+  lo <- c(-1, -1, -1, 0, -3); hi <- c(1, 1, 1, 1, 3)
+  set.seed(2); r <- jl_ridge(A, 0.5, 1e-6, lower = lo, upper = hi)
+  expect_equal(r$ridge, r$params$w2 * pmax(abs(lo), abs(hi))^2)
+  M <- r$estimate
+  cols <- c("one", "a", "b", "c")
+  expect_equal(unname(dp_regression(r, "y", c("a", "b", "c"), "one")),
+               unname(solve(M[cols, cols], M[cols, "y"])), tolerance = 1e-8)
 })

@@ -610,15 +610,18 @@ test_that("an uncentred release on wide public bounds is not 'ok' when its noise
   expect_equal(r$diagnostics$noise_frobenius, sqrt(sum((r$params$sigma * tcrossprod(w))^2)))
   expect_gt(r$diagnostics$noise_frobenius, norm(r$estimate - S, "F") / 3)
   expect_identical(r$diagnostics$level, "mostly noise")
-  # the inverse-Wishart draw: plug-in at the matrix drawn around, prior included
+  # the inverse-Wishart draw (released as a draw, D M D): plug-in at the draw,
+  # whose prior is psi D^2 in the data's units
   set.seed(2)
   iw <- suppressWarnings(iwishart_posterior(datasets::faithful, 1, 1e-6, lower = c(0, 0), upper = c(50, 500)))
   expect_identical(iw$diagnostics$level, "mostly noise")
-  m <- iw$params$df - 2
+  expect_identical(iw$scale, "posterior sample")
   sc <- c(50, 500)
-  Psi <- iw$estimate + diag(iw$params$psi * sc^2)
+  expect_equal(iw$ridge, iw$params$psi * sc^2)
+  m <- iw$params$df - 2
+  E <- iw$estimate
   expect_equal(iw$diagnostics$noise_frobenius,
-               sqrt(sum(((m + 1) * Psi^2 + (m - 1) * tcrossprod(diag(Psi))) / (m * (m - 3)))))
+               sqrt(sum(((m + 1) * E^2 + (m - 1) * tcrossprod(diag(E))) / (m * (m - 3)))))
 })
 
 test_that("a variance inflated by its noise is judged one-sided, not against its noisy value", {
