@@ -422,6 +422,18 @@ check_reference <- function(reference, p) {
   reference
 }
 
+# The variance s^2 of a release's affine noise Delta (iid N(0, s^2) entries,
+# added after truncation): E[Delta'Delta] / m = s^2 I sits on C'C / m's
+# diagonal, so the analyses of C'C / m remove it (0 for a plain matrix).
+compressed_affine_var <- function(object, arg = "object") {
+  if (!inherits(object, "dp_compress")) return(0)
+  s <- object$params$affine_sd
+  if (!(is_num1(s) && s >= 0 && is.finite(s^2))) {
+    abort("`%s`: its `params$affine_sd` must be one finite number >= 0 (0: no affine noise).", arg, .arg = arg)
+  }
+  s^2
+}
+
 # The compressed matrix of a release, or a plain numeric matrix.
 compressed_matrix <- function(object, arg = "object") {
   if (inherits(object, "dp_compress")) return(check_release(object, arg)$estimate)
@@ -435,12 +447,17 @@ compressed_matrix <- function(object, arg = "object") {
 #'
 #' \eqn{C^T C / m}, the compressed sample covariance of Zhou, Ligett and
 #' Wasserman; its expectation is \eqn{X^T X / n} (of the normalised data).
+#' A release with affine noise \eqn{\Delta} (`affine_sd` = s in
+#' [dp_compress()]) has \eqn{E[C^TC/m] = X^TX/n + s^2 I}: \eqn{s^2} is
+#' subtracted from the diagonal, so the expectation is again \eqn{X^TX/n}
+#' ([compressed_lm()] and the PCA of a release do the same).
 #' Like the [dp_compress()] release it is computed from, it has no (epsilon,
 #' delta) guarantee, so it is labelled non-private: class `dp_nonprivate`,
 #' and `print` says so first. [as.matrix()] gives the plain matrix.
 #' @param release A `dp_compress` release or an m x p matrix.
 #' @param ... Only the deprecated name `object` of `release`.
-#' @return The p x p matrix \eqn{C^T C / m}, of class
+#' @return The p x p matrix \eqn{C^T C / m} (less \eqn{s^2 I} with affine
+#'   noise), of class
 #'   `c("compressed_cov", "dp_nonprivate")`.
 #' @seealso [dpcov_arguments] for the shared argument names.
 #' @examples
@@ -452,7 +469,8 @@ compressed_matrix <- function(object, arg = "object") {
 compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
   C <- compressed_matrix(release, "release")
-  structure(crossprod(C) / nrow(C), class = c("compressed_cov", "dp_nonprivate"))
+  s2 <- compressed_affine_var(release, "release")
+  structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate"))
 }
 
 #' @rdname compressed_cov
@@ -627,6 +645,12 @@ check_symmetric_matrix <- function(s, arg) {
 #' otherwise, ridge bias not included); the full-data fit's own sampling error adds
 #' about \eqn{m/n} of that. `vcov` is the sum, and intervals are normal.
 #'
+#' **Affine noise.** With `affine_sd` = s > 0 in [dp_compress()],
+#' \eqn{E[C_X^TC_X/m] = X^TX/n + s^2 I}: H is \eqn{C_X^TC_X/m - s^2 I +
+#' \lambda I} (left in, \eqn{s^2} acted as a ridge and shrank every slope by
+#' about \eqn{1/(1 + s^2)}); where the features hold no more than that noise
+#' in some direction, H is not positive definite and the fit is refused.
+#'
 #' @param release A `dp_compress` release of `cbind(X, y)`, or an m x p matrix.
 #' @param ... Only the deprecated name `object` of `release`.
 #' @param response Column of the response: a name or an index.
@@ -679,8 +703,11 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
     abort("least squares needs more compressed rows (m = %d) than features (%d); use `lambda` > 0.",
           m, k)
   }
-  H <- crossprod(cx) / m + diag(lambda, k)
-  check_compressed_system(H, cx, lambda)
+  # the affine noise's s^2 I on the features' block (E[Delta'Delta] / m) is
+  # removed, as in compressed_cov(); left in, it acted as a ridge of s^2
+  s2 <- compressed_affine_var(release, "release")
+  H <- crossprod(cx) / m - diag(s2, k) + diag(lambda, k)
+  check_compressed_system(H, cx, lambda, s2)
   beta <- drop(solve(H, crossprod(cx, cy) / m))
   res <- cy - drop(cx %*% beta)
   sigma <- sqrt(sum(res^2) / max(1, m - k))
@@ -717,9 +744,13 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
 # lambda = 0 an all-zero feature column (valid data; dp_compress() leaves it
 # at zero) or collinear compressed features make H singular, and a lambda
 # far below the scale of C'C/m does not lift it out of rounding.
-check_compressed_system <- function(H, cx, lambda) {
+check_compressed_system <- function(H, cx, lambda, s2 = 0) {
   ev <- eigen(H, symmetric = TRUE, only.values = TRUE)$values
   if (max(ev) > 0 && min(ev) > length(ev) * .Machine$double.eps * max(ev)) return(invisible())
+  if (s2 > 0) {
+    abort("the compressed features do not determine the coefficients: C_X'C_X / m - s^2 I (the affine noise's variance s^2 = %s removed) is not positive definite; in some direction the features hold no more than that noise. Use `lambda` > 0 on the scale of C'C / m, or fewer features.",
+          format(s2, digits = 4), .arg = "features")
+  }
   zero <- colnames(cx)[colSums(cx != 0) == 0]
   abort("the compressed features do not determine the coefficients: C_X'C_X / m%s is singular (%s). Drop %s, or use `lambda` > 0 on the scale of C'C / m (its largest eigenvalue is %s).",
         if (lambda > 0) " + lambda I" else "",

@@ -186,7 +186,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   if (src$compressed) {
     C <- release$estimate
     s <- compressed_svd(C, k)
-    values <- s$d^2 / nrow(C)
+    # less the affine noise's s^2 (compressed_cov()): same axes
+    values <- s$d^2 / nrow(C) - compressed_affine_var(release, "release")
     vectors <- s$v
   } else {
     e <- eigen(src$matrix, symmetric = TRUE)
@@ -449,6 +450,13 @@ compression_subspace_bound <- function(release, values) {
   applies <- isTRUE(pr$truncate) && !isFALSE(pr$normalize) && identical(pr$reference, "own X'X/n") &&
     is_num1(pr$affine_sd) && pr$affine_sd == 0 && is_num1(pr$threshold) && p >= 2
   if (!applies) return(NULL)
+  # the bound is only as good as tau: a release's own threshold is the
+  # formula's at its public n, p, m and delta_max (a hand-made one is checked)
+  tau <- tryCatch(compression_threshold(release$n, p, pr$m, pr$delta_max), error = function(e) NA_real_)
+  if (!(is.finite(tau) && abs(pr$threshold - tau) <= 1e-8 * tau)) {
+    abort("`release`: its `params$threshold` is not compression_threshold(n, p, m, delta_max) of its own `n`, `p`, `params$m` and `params$delta_max`, so no subspace bound follows from it.",
+          .arg = "release")
+  }
   norm_b <- p * pr$threshold
   d <- seq_len(p - 1L)
   gap <- (values[d] - values[d + 1L]) / 2

@@ -104,10 +104,19 @@ estimates_text <- function(x) {
     "covariance" = sprintf("the covariance matrix, centred at a private mean (released in `center`), divisor %s",
                            if (is.null(x$params$divisor)) "n" else x$params$divisor),
     "correlation" = "the correlation matrix, centred at a private mean (released in `center`)",
-    "compressed rows" = if (isFALSE(x$params$normalize)) {
-      "not a second-moment matrix: m compressed rows Phi X of the data, in its units (E C'C / m = X'X / n)"
-    } else {
-      "not a second-moment matrix: m compressed rows Phi X of the column-normalised data (E C'C / m = X'X / n in normalised units)"
+    "compressed rows" = {
+      s <- x$params$affine_sd
+      aff <- is_num1(s) && s > 0
+      delta <- if (aff) " + Delta" else ""
+      plus <- if (aff) " + s^2 I" else ""
+      why <- if (aff) sprintf("; s = %s is the affine noise's sd, which compressed_cov() removes", format(s, digits = 4)) else ""
+      if (isFALSE(x$params$normalize)) {
+        sprintf("not a second-moment matrix: m compressed rows Phi X%s of the data, in its units (E C'C / m = X'X / n%s%s)",
+                delta, plus, why)
+      } else {
+        sprintf("not a second-moment matrix: m compressed rows Phi X%s of the column-normalised data (E C'C / m = X'X / n%s in normalised units%s)",
+                delta, plus, why)
+      }
     })
 }
 

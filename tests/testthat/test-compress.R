@@ -718,3 +718,67 @@ test_that("the compression's warnings are dpcov_warnings (a class handlers can s
   x[, 3] <- x[, 1]  # singular X'X/n
   expect_warning(dp_compress(x, m = 150), "X'X/n is singular", class = "dpcov_warning")
 })
+
+test_that("the analyses remove the affine noise's s^2 I: compressed_cov(), compressed_lm(), the PCA", {
+  set.seed(1)
+  n <- 5000
+  x <- matrix(rnorm(n * 2), n, 2) %*% chol(matrix(c(1, 0.8, 0.8, 1), 2))
+  xn <- sweep(x, 2, sqrt(colSums(x^2) / n), "/")
+  target <- crossprod(xn) / n
+  set.seed(2)
+  r <- dp_compress(x, m = 1000, affine_sd = 1)
+  C <- as.matrix(r)
+  # exactly C'C / m - s^2 I (and the plain matrix keeps C'C / m)
+  expect_equal(unname(as.matrix(compressed_cov(r))), unname(crossprod(C) / 1000 - diag(2)))
+  expect_equal(unname(as.matrix(compressed_cov(C))), unname(crossprod(C) / 1000))
+  expect_equal(compressed_pca(r)$sdev^2, eigen(crossprod(C) / 1000, only.values = TRUE)$values - 1)
+  # unbiased: over 200 releases the mean of the corrected diagonal is 1 (the
+  # uncorrected one is 2); sd of one entry about sqrt(2 (1 + 1)^2 / m) = 0.09
+  d <- replicate(200, diag(as.matrix(compressed_cov(dp_compress(x, m = 1000, affine_sd = 1))))[1])
+  expect_lt(abs(mean(d) - 1), 5.3 * 0.09 / sqrt(200))
+  # the regression's slope is no longer shrunk by 1 / (1 + s^2), and its
+  # intervals cover the full-data fit (0 of 40 before)
+  b <- qr.solve(xn[, 2, drop = FALSE], xn[, 1])
+  cover <- replicate(100, {
+    ci <- confint(compressed_lm(dp_compress(x, m = 1000, affine_sd = 1), response = 1))
+    ci[1] <= b && b <= ci[2]
+  })
+  expect_gt(mean(cover), 0.85)
+  # a noise larger than the features hold: C_X'C_X / m - s^2 of either sign
+  # (its sd, about s^2 sqrt(2 / m) = 40, dwarfs the signal 1); refused in
+  # words where it is not positive, the corrected slope where it is
+  seen <- c(refused = 0, fitted = 0)
+  for (seed in 1:20) {
+    set.seed(seed)
+    rr <- dp_compress(x, m = 1000, affine_sd = 30)
+    Cr <- as.matrix(rr)
+    h <- sum(Cr[, 2]^2) / 1000 - 900
+    if (h > 1e-8 * 900) {
+      expect_equal(unname(coef(compressed_lm(rr, response = 1))), sum(Cr[, 1] * Cr[, 2]) / 1000 / h)
+      seen["fitted"] <- seen["fitted"] + 1
+    } else {
+      e <- expect_error(compressed_lm(rr, response = 1), class = "dpcov_error")
+      expect_match(conditionMessage(e), "affine noise's variance", fixed = TRUE)
+      seen["refused"] <- seen["refused"] + 1
+    }
+  }
+  expect_true(all(seen > 0))
+  # the print states what C'C / m estimates
+  expect_match(paste(capture.output(print(r)), collapse = " "), "X'X / n + s^2 I", fixed = TRUE)
+  # a hand-made affine_sd is checked
+  h <- r
+  h$params$affine_sd <- -1
+  expect_error(compressed_cov(h), class = "dpcov_error")
+})
+
+test_that("the subspace bound refuses a release whose threshold is not the formula's", {
+  set.seed(1)
+  r <- dp_compress(matrix(rnorm(1500), 500) %*% diag(c(3, 1, 0.2)), 200)
+  expect_true(is.data.frame(compressed_pca(r)$subspace_bound))
+  for (tau in c(-1, 0, r$params$threshold / 2)) {
+    h <- r
+    h$params$threshold <- tau
+    e <- expect_error(compressed_pca(h), class = "dpcov_error")
+    expect_identical(e$arg, "release")
+  }
+})
