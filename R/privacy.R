@@ -484,12 +484,62 @@ zero_row_norm <- function(t0, B) {
 #'   Conference on Algorithmic Learning Theory (ALT)*, PMLR 98, 789-827.
 #' @details These are internal: the mechanisms compute them from validated arguments
 #' and record the values they used in the release's `params`.
+#'
+#' **Where the constants are proven.** They are the main text's (Theorems
+#' 3.1, 4.1 and 5.1). The appendix's proofs back them only in part of the
+#' range of (epsilon, delta), and the mechanisms refuse the rest
+#' (`sheffet_check_proven()`, before any charge), with L = ln(4/delta):
+#' * Algorithm 1: Theorem B.1 needs \eqn{w^2 = B^2(1 + (1 + \epsilon/L) X/\epsilon)},
+#'   \eqn{X = 2\sqrt{2rL} + 2L}, which is at most Theorem 3.1's
+#'   \eqn{2B^2X/\epsilon} iff \eqn{\epsilon \le XL/(X + L)}.
+#' * Algorithm 3: Theorem B.3's last step needs \eqn{\delta < 1/6} (the theorem
+#'   states \eqn{\delta < 1/e}).
+#' * Algorithm 4: Theorem B.4's \eqn{\psi = B^2X'/(\epsilon(1 - \epsilon/(2L)))},
+#'   \eqn{X' = 2\sqrt{2\nu L} + 2L}, is at most Theorem 5.1's
+#'   \eqn{2B^2X'/\epsilon} iff \eqn{\epsilon \le L} (and is void from
+#'   \eqn{\epsilon = 2L}).
+#' * Algorithms 2 and 5 run those steps at \eqn{(\epsilon/2, \delta/2)}: the
+#'   same conditions there (Algorithm 2's at its smallest r, \eqn{r_0}, since
+#'   \eqn{r^* \ge r_0}).
 #' @examples
 #' dpcov:::sheffet_wishart_k(d = 22, epsilon = 0.1, delta = exp(-9))
 #' dpcov:::sheffet_jl_w2(clip = sqrt(55), r = 44, epsilon = 0.1, delta = exp(-9))
 #' @keywords internal
 #' @name sheffet_calibration
 NULL
+
+# Refuses (epsilon, delta) where the appendix's proof does not back the main
+# text's constant the mechanism uses (see "Where the constants are proven"
+# above); `r` is Algorithm 1's r or Algorithm 2's r0. Public arguments only.
+sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL) {
+  half <- mechanism %in% c("jl_adaptive", "iwishart_adaptive")
+  alg <- c(jl_ridge = "Algorithm 1", jl_adaptive = "Algorithm 2", wishart_noise = "Algorithm 3",
+           iwishart_posterior = "Algorithm 4", iwishart_adaptive = "Algorithm 5")[[mechanism]]
+  e <- if (half) epsilon / 2 else epsilon
+  L <- log(4 / (if (half) delta / 2 else delta))
+  at <- if (half) sprintf(", which %s uses at (epsilon / 2, delta / 2),", alg) else ""
+  what <- if (half) "epsilon / 2" else "epsilon"
+  Ltext <- if (half) "ln(8 / delta)" else "ln(4 / delta)"
+  if (mechanism == "wishart_noise") {
+    if (delta >= 1 / 6) {
+      abort("`delta` = %s: Sheffet's proof of Algorithm 3 (Theorem B.3) needs delta < 1/6, though Theorem 4.1 states delta < 1/e.",
+            format(delta), .arg = "delta")
+    }
+  } else if (mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) {
+    if (e > L) {
+      abort("`epsilon` = %s is beyond what Sheffet's proof covers for %s: Theorem B.4 backs Theorem 5.1's prior psi%s only for %s <= %s = %s; use a smaller `epsilon` (or a smaller `delta`).",
+            format(epsilon), alg, at, what, Ltext, format(L, digits = 4), .arg = "epsilon")
+    }
+  } else {
+    X <- 2 * sqrt(2 * r * L) + 2 * L
+    if (e > X * L / (X + L)) {
+      abort("`epsilon` = %s is beyond what Sheffet's proof covers for %s with %s = %s: Theorem B.1 backs Theorem 3.1's ridge w^2%s only for %s <= X L / (X + L) = %s (X = 2 sqrt(2 r L) + 2 L, L = %s); use a smaller `epsilon` (or a smaller `delta`).",
+            format(epsilon), alg, if (half) "r0" else "r", format(r), at, what, format(X * L / (X + L), digits = 4),
+            Ltext, .arg = "epsilon")
+    }
+  }
+  invisible()
+}
 
 #' @rdname sheffet_calibration
 sheffet_jl_w2 <- function(clip, r, epsilon, delta) {

@@ -58,7 +58,7 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
 #' | `"sum"` | \eqn{A^TA} (not divided by n) | [analyze_gauss()]; [wishart_noise()] with the expected shift; [jl_adaptive()] when its ridge is 0 |
 #' | `"sum + ridge"` | \eqn{A^TA + w I}, w = `ridge` (public) | [jl_ridge()], [jl_adaptive()] (w = \eqn{w^2}); [wishart_noise()] without shift (w = \eqn{kB^2}) or with the safe shift; [analyze_gauss()] with `post = "shift"` when a shift was added |
 #' | `"average"` | \eqn{A^TA / n} | [dp_threshold()], [ldp_aggregate()] |
-#' | `"posterior sample"` | one draw \eqn{M \sim W^{-1}(A^TA + w I, df)}, \eqn{E M = (A^TA + w I)/(df - p - 1)}, w = `ridge`, df = `params$df` | [iwishart_posterior()] (df = n + p, so \eqn{E M = (A^TA + \psi I)/(n - 1)}), [iwishart_adaptive()] |
+#' | `"posterior sample"` | one draw \eqn{M \sim W^{-1}(A^TA + w I, df)}, \eqn{E M = (A^TA + w I)/(df - p - 1)} where df > p + 1 (not finite otherwise, and conversions refuse), w = `ridge`, df = `params$df` | [iwishart_posterior()] (df = n + p, so \eqn{E M = (A^TA + \psi I)/(n - 1)}), [iwishart_adaptive()] |
 #'
 #' On a box of public bounds (`lower`, `upper`, `bounds`) these releases are
 #' the mechanism's output mapped back, \eqn{S M S}, and `ridge` holds one
@@ -94,12 +94,15 @@ estimates_text <- function(x) {
               format(ridge, digits = 4), rows)
     },
     "average" = sprintf("A'A / n, the average outer product of %s", rows),
-    "posterior sample" = if (length(ridge) > 1L) {
-      sprintf("one posterior draw M ~ W^-1(A'A + diag(w), df) for %s, w = (%s), df = %s; E M = (A'A + diag(w)) / (df - p - 1)",
-              rows, paste(format(ridge, digits = 4), collapse = ", "), format(x$params$df))
-    } else {
-      sprintf("one posterior draw M ~ W^-1(A'A + w I, df) for %s, w = %s, df = %s; E M = (A'A + w I) / (df - p - 1)",
-              rows, format(ridge, digits = 4), format(x$params$df))
+    "posterior sample" = {
+      many <- length(ridge) > 1L
+      wI <- if (many) "diag(w)" else "w I"
+      df <- x$params$df
+      mean_text <- if (is_num1(df) && df > x$p + 1) sprintf("E M = (A'A + %s) / (df - p - 1)", wI) else
+        "df <= p + 1, so E M is not finite"
+      sprintf("one posterior draw M ~ W^-1(A'A + %s, df) for %s, w = %s, df = %s; %s", wI, rows,
+              if (many) paste0("(", paste(format(ridge, digits = 4), collapse = ", "), ")") else format(ridge, digits = 4),
+              format(df), mean_text)
     },
     "covariance" = sprintf("the covariance matrix, centred at a private mean (released in `center`), divisor %s",
                            if (is.null(x$params$divisor)) "n" else x$params$divisor),

@@ -26,7 +26,9 @@
 #' @param x Data: a numeric matrix or data frame (n x d), a [second_moment()]
 #'   object, or a chunk reader function (see [second_moment()]).
 #'   `method = "explicit"` needs the data matrix.
-#' @param epsilon Privacy loss, > 0.
+#' @param epsilon Privacy loss, > 0. Values beyond those for which Sheffet's
+#'   appendix proves the main text's constant (about ln(4/delta) and below;
+#'   see `?sheffet_calibration`) are refused.
 #' @param delta In (0, 1/e) (Theorem 3.1).
 #' @param clip Row-norm bound B: rows longer than B are shrunk to length B.
 #'   `Inf` (no clipping) voids the guarantee; then give `sigma_clip_inf`.
@@ -61,8 +63,9 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
                        "Algorithm 1 (JL ridge)", budget, "jl_ridge", shape_check = function(inp) {
                          d <- inp$s$p
-                         check_explicit_size(inp, check_count(if (is.null(r)) 2 * d else r, "r",
-                                                              min = d + 1, max = 1e12), "r")
+                         r <- check_count(if (is.null(r)) 2 * d else r, "r", min = d + 1, max = 1e12)
+                         sheffet_check_proven("jl_ridge", inp$epsilon, inp$delta, r)
+                         check_explicit_size(inp, r, "r")
                        })
   epsilon <- inp$epsilon
   delta <- inp$delta
@@ -115,8 +118,10 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
                        "Algorithm 2 (adaptive JL)", budget, "jl_adaptive", shape_check = function(inp) {
                          d <- inp$s$p
-                         check_explicit_size(inp, check_count(if (is.null(r0)) 2 * d else r0, "r0",
-                                                              min = d + 1, max = 1e12), "r0")
+                         r0 <- check_count(if (is.null(r0)) 2 * d else r0, "r0", min = d + 1, max = 1e12)
+                         # r* >= r0 in the other branch: the bound at r0 covers both
+                         sheffet_check_proven("jl_adaptive", inp$epsilon, inp$delta, r0)
+                         check_explicit_size(inp, r0, "r0")
                        })
   epsilon <- inp$epsilon
   delta <- inp$delta
@@ -151,7 +156,8 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' \eqn{k = \lfloor d + 28\ln(4/\delta)/\epsilon^2 \rfloor} ([sheffet_wishart_k()]),
 #' i.e. the Gram matrix of the data with k random rows from
 #' \eqn{N(0, B^2 I)} appended (Theorem 4.1: needs \eqn{\epsilon \in (0,1)},
-#' \eqn{\delta \in (0, 1/e)}). The output is positive definite.
+#' \eqn{\delta \in (0, 1/e)}; its proof, Theorem B.3, needs \eqn{\delta < 1/6},
+#' which is enforced). The output is positive definite.
 #'
 #' With `shift = TRUE` the output is post-processed as in the paper's
 #' Section 4.1: subtract the noise mean \eqn{kB^2 I} when the result stays
@@ -165,7 +171,8 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #'
 #' @inheritParams jl_ridge
 #' @param epsilon In (0, 1).
-#' @param delta In (0, 1/e).
+#' @param delta In (0, 1/6): Theorem 4.1 states (0, 1/e), but the last step
+#'   of its proof (Theorem B.3) needs delta < 1/6.
 #' @param shift Subtract the expected (or the safe) shift? See Details.
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `k`,
 #'   and with `shift = TRUE` the `shift` subtracted and `shift_type`
@@ -365,6 +372,8 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   neighbor <- sheffet_notions[[mechanism]]
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
+  # the JL algorithms' check needs r, known in their shape checks
+  if (!mechanism %in% c("jl_ridge", "jl_adaptive")) sheffet_check_proven(mechanism, epsilon, delta)
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it

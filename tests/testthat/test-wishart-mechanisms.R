@@ -217,9 +217,9 @@ test_that("E||N|| by explicit Monte Carlo (reps =) is deterministic, leaves R's 
 
 test_that("additive Wishart noise: diag/B^2 is chi-square(k), mean k B^2 I, variances; scale B/sqrt(2) fails", {
   x <- fixture(n = 40, d = 3); G <- gram_of(x); d <- 3
-  k <- sheffet_wishart_k(d, 0.9, 0.3)
+  k <- sheffet_wishart_k(d, 0.9, 0.16)
   set.seed(16)
-  W <- replicate(1500, wishart_noise(x, 0.9, 0.3, B)$estimate - G)
+  W <- replicate(1500, wishart_noise(x, 0.9, 0.16, B)$estimate - G)
   diag1 <- W[1, 1, ] / B^2
   expect_gt(ks.test(diag1, "pchisq", df = k)$p.value, alpha)
   expect_lt(ks.test(diag1 / 2, "pchisq", df = k)$p.value, alpha)   # scale B/sqrt(2)
@@ -235,8 +235,8 @@ test_that("additive Wishart noise: diag/B^2 is chi-square(k), mean k B^2 I, vari
 test_that("Algorithm 3's explicit sum of k outer products agrees in distribution with Bartlett", {
   x <- fixture(n = 40, d = 3); G <- gram_of(x)
   set.seed(17)
-  fast <- replicate(600, wishart_noise(x, 0.9, 0.3, B)$estimate - G)
-  slow <- replicate(600, wishart_noise(x, 0.9, 0.3, B, method = "explicit")$estimate - G)
+  fast <- replicate(600, wishart_noise(x, 0.9, 0.16, B)$estimate - G)
+  slow <- replicate(600, wishart_noise(x, 0.9, 0.16, B, method = "explicit")$estimate - G)
   for (ij in list(c(1, 1), c(1, 2), c(3, 3), c(2, 3))) {
     a <- fast[ij[1], ij[2], ]; b <- slow[ij[1], ij[2], ]
     expect_lt(abs(mean(a) - mean(b)) / sqrt(var(a) / 600 + var(b) / 600), 5.5)
@@ -431,4 +431,54 @@ test_that("clip = Inf with data far beyond sigma_clip_inf: a classed data refusa
     r <- suppressWarnings(f())
     expect_true(all(is.finite(r$estimate)))
   }
+})
+
+test_that("Sheffet's mechanisms refuse (epsilon, delta) where the appendix does not prove the main text's constant", {
+  x <- fixture(n = 40, d = 3)
+  dl <- 1e-5
+  L4 <- log(4 / dl); L8 <- log(8 / dl)
+  emax_jl <- function(r, L) { X <- 2 * sqrt(2 * r * L) + 2 * L; X * L / (X + L) }
+  # Theorem B.1 >= Theorem 3.1's w^2 exactly beyond the boundary (plain R)
+  b1 <- function(r, e, L) 1 + (1 + e / L) / e * (2 * sqrt(2 * r * L) + 2 * L)
+  t31 <- function(r, e, L) 4 * (sqrt(2 * r * L) + L) / e
+  e1 <- emax_jl(6, L4)
+  expect_lt(b1(6, e1 * 0.99, L4), t31(6, e1 * 0.99, L4))
+  expect_gt(b1(6, e1 * 1.01, L4), t31(6, e1 * 1.01, L4))
+  cases <- list(
+    list(f = function(e, d, b) jl_ridge(x, e, d, B, budget = b), lim = e1, arg = "epsilon"),
+    list(f = function(e, d, b) jl_adaptive(x, e, d, B, budget = b), lim = 2 * emax_jl(6, L8), arg = "epsilon"),
+    list(f = function(e, d, b) iwishart_posterior(x, e, d, B, budget = b), lim = L4, arg = "epsilon"),
+    list(f = function(e, d, b) iwishart_adaptive(x, e, d, B, budget = b), lim = 2 * L8, arg = "epsilon"))
+  for (cs in cases) {
+    b <- dp_budget(1000, 0.5, neighbor = "replace-one")
+    err <- expect_error(cs$f(cs$lim * 1.001, dl, b), class = "dpcov_error")
+    expect_identical(err$arg, cs$arg)
+    expect_match(conditionMessage(err), "Sheffet's proof", fixed = TRUE)
+    expect_identical(budget_spent(b)$charges, 0L)
+    expect_s3_class(suppressWarnings(cs$f(cs$lim * 0.999, dl, b)), "dp_release")
+  }
+  # Algorithm 3: Theorem B.3 needs delta < 1/6
+  err <- expect_error(wishart_noise(x, 0.9, 1 / 6, B), class = "dpcov_error")
+  expect_identical(err$arg, "delta")
+  expect_s3_class(suppressWarnings(wishart_noise(x, 0.9, 0.166, B)), "dp_release")
+  # dp_lm() refuses before any charge too
+  d <- data.frame(a = rnorm(300), y = rnorm(300))
+  b <- dp_budget(1000, 0.5, neighbor = "replace-one")
+  expect_error(dp_lm(y ~ a, d, epsilon = 40, delta = dl, clip = 5, mechanism = "iwishart_posterior",
+                     neighbor = "replace-one", budget = b, B = 0), class = "dpcov_error")
+  expect_error(dp_lm(y ~ a, d, epsilon = 0.5, delta = 0.3, clip = 5, mechanism = "wishart", B = 0),
+               class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+})
+
+test_that("a posterior draw's print states its mean only where it is finite (df > p + 1)", {
+  set.seed(3)
+  x1 <- matrix(rnorm(1000), 1000, 1)
+  r <- suppressWarnings(iwishart_adaptive(x1, 0.5, 1e-5, clip = 3))  # k0 = 2d = 2 = p + 1
+  expect_identical(r$params$df, 2)
+  out <- paste(capture.output(print(r)), collapse = " ")
+  expect_match(out, "df <= p + 1, so E M is not finite", fixed = TRUE)
+  expect_no_match(out, "(df - p - 1)", fixed = TRUE)
+  r2 <- suppressWarnings(iwishart_posterior(matrix(rnorm(300), 100, 3), 0.5, 1e-5, clip = 3))
+  expect_match(paste(capture.output(print(r2)), collapse = " "), "E M = (A'A + w I) / (df - p - 1)", fixed = TRUE)
 })
