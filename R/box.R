@@ -433,7 +433,7 @@ box_affine_redraw <- function(redraw, shift, scale) {
 #' `vars` (midpoints and widths of params$bounds), or NULL without bounds.
 #' @noRd
 cov_box_affine <- function(rel, vars) {
-  b <- rel$params$bounds
+  b <- rel$params[["bounds"]]
   if (is.null(b)) return(NULL)
   if (!is.data.frame(b) || nrow(b) != rel$p || !is_finite_num(b$lower) || !is_finite_num(b$upper) ||
       any(!(b$lower < b$upper))) {

@@ -736,7 +736,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                                    scale = stats::setNames(cb$scale[!coded], all_cols[!coded]),
                                    center = stats::setNames(cb$center[!coded], all_cols[!coded]), range = d$range)
   rel <- box_relabel_source(rel, "private")
-  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params$bounds, d$range, in_release = TRUE)
+  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params[["bounds"]], d$range, in_release = TRUE)
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
@@ -779,7 +779,7 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
     dp_cov_box(X, cb, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split, mechanism, type,
                divisor, neighbor, calibration, charge, call, min_rows, gauss = gauss))
   rel <- tightened_labels(rel, cols, eps_cols, sum(moved),
-                          data.frame(lower = w$lower, upper = w$upper, row.names = rownames(rel$params$bounds)))
+                          data.frame(lower = w$lower, upper = w$upper, row.names = rownames(rel$params[["bounds"]])))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of the public bounds tightened privately ",
                                   "(%s) and the release on the box they define: %s"),

@@ -470,7 +470,9 @@ compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
   C <- compressed_matrix(release, "release")
   s2 <- compressed_affine_var(release, "release")
-  structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate"))
+  out <- structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate"))
+  if (s2 > 0) attr(out, "affine_sd") <- sqrt(s2)  # public: the release's own parameter
+  out
 }
 
 #' @rdname compressed_cov
@@ -480,7 +482,10 @@ compressed_cov <- function(release, ...) {
 print.compressed_cov <- function(x, digits = 4, ...) {
   check_compressed_cov(x)
   digits <- check_digits(digits)
-  nonprivate_banner(x, paste0(compression_nonprivate_why, " (C'C / m of compressed rows)"))
+  s <- attr(x, "affine_sd", exact = TRUE)
+  nonprivate_banner(x, paste0(compression_nonprivate_why, if (is_num1(s) && s > 0) {
+    sprintf(" (C'C / m of compressed rows less s^2 I, s = %s the affine noise's sd)", format(s, digits = 4))
+  } else " (C'C / m of compressed rows)"))
   print(signif(as.matrix(x), digits), ...)
   invisible(x)
 }

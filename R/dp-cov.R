@@ -490,8 +490,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
       abort("`mechanism` = \"wishart\" needs the second moment's share of epsilon, (1 - split) * epsilon = %s, below 1 (Sheffet, Theorem 4.1); lower `epsilon` or use \"analyze_gauss\".",
             format(eps_second), .arg = "epsilon")
     }
-    if (delta_second >= exp(-1)) {
-      abort("`mechanism` = \"wishart\" needs the second moment's share of delta below 1/e.", .arg = "delta")
+    if (delta_second >= 1 / 6) {
+      abort("`mechanism` = \"wishart\" needs the second moment's share of delta, %s, below 1/6 (Sheffet's proof of Theorem 4.1, Theorem B.3); lower `delta` or use \"analyze_gauss\".",
+            format(delta_second), .arg = "delta")
     }
   }
   # the two Gaussian steps on clipped rows (no box: a reader, statistics,
@@ -935,7 +936,7 @@ second_moment_step <- function(ss, mechanism, neighbor, epsilon, delta, calibrat
     threshold = dp_threshold(ss, epsilon, delta, clip = clip, neighbor = neighbor,
                              calibration = calibration),
     wishart = wishart_noise(ss, epsilon, delta, shift = TRUE)))
-  sigma <- switch(mechanism, analyze_gauss = rel$params$sigma, threshold = rel$params$noise_sd,
+  sigma <- switch(mechanism, analyze_gauss = rel$params[["sigma"]], threshold = rel$params$noise_sd,
                   wishart = NA_real_)
   # the mechanism's own estimate, as the centred sum (the average scaled by n)
   sum <- release_sum(rel, ss$n)

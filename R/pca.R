@@ -452,7 +452,7 @@ compression_subspace_bound <- function(release, values) {
   if (!applies) return(NULL)
   # the bound is only as good as tau: a release's own threshold is the
   # formula's at its public n, p, m and delta_max (a hand-made one is checked)
-  tau <- tryCatch(compression_threshold(release$n, p, pr$m, pr$delta_max), error = function(e) NA_real_)
+  tau <- tryCatch(compression_threshold(release$n, p, pr[["m"]], pr$delta_max), error = function(e) NA_real_)
   if (!(is.finite(tau) && abs(pr$threshold - tau) <= 1e-8 * tau)) {
     abort("`release`: its `params$threshold` is not compression_threshold(n, p, m, delta_max) of its own `n`, `p`, `params$m` and `params$delta_max`, so no subspace bound follows from it.",
           .arg = "release")

@@ -511,7 +511,7 @@ NULL
 # Refuses (epsilon, delta) where the appendix's proof does not back the main
 # text's constant the mechanism uses (see "Where the constants are proven"
 # above); `r` is Algorithm 1's r or Algorithm 2's r0. Public arguments only.
-sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL) {
+sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL, note = NULL) {
   half <- mechanism %in% c("jl_adaptive", "iwishart_adaptive")
   alg <- c(jl_ridge = "Algorithm 1", jl_adaptive = "Algorithm 2", wishart_noise = "Algorithm 3",
            iwishart_posterior = "Algorithm 4", iwishart_adaptive = "Algorithm 5")[[mechanism]]
@@ -520,22 +520,34 @@ sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL) {
   at <- if (half) sprintf(", which %s uses at (epsilon / 2, delta / 2),", alg) else ""
   what <- if (half) "epsilon / 2" else "epsilon"
   Ltext <- if (half) "ln(8 / delta)" else "ln(4 / delta)"
+  # (a caller's share of its own epsilon and delta: said so, with the values)
+  refuse <- function(fmt, ..., .arg) {
+    msg <- sprintf(fmt, ...)
+    if (!is.null(note)) {
+      msg <- sub("^`(epsilon|delta)` = ([^ :]+)( is|:)", "`\\1` leaves the mechanism \\1 = \\2, which\\3", msg)
+      msg <- sub(", which:", ", where", msg, fixed = TRUE)
+      msg <- sub("\\.$", sprintf(" (%s: epsilon = %s, delta = %s).", note, format(epsilon), format(delta)), msg)
+    }
+    abort("%s", msg, .arg = .arg)
+  }
   if (mechanism == "wishart_noise") {
     if (delta >= 1 / 6) {
-      abort("`delta` = %s: Sheffet's proof of Algorithm 3 (Theorem B.3) needs delta < 1/6, though Theorem 4.1 states delta < 1/e.",
+      refuse("`delta` = %s: Sheffet's proof of Algorithm 3 (Theorem B.3) needs delta < 1/6, though Theorem 4.1 states delta < 1/e.",
             format(delta), .arg = "delta")
     }
   } else if (mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) {
     if (e > L) {
-      abort("`epsilon` = %s is beyond what Sheffet's proof covers for %s: Theorem B.4 backs Theorem 5.1's prior psi%s only for %s <= %s = %s; use a smaller `epsilon` (or a smaller `delta`).",
+      refuse("`epsilon` = %s is beyond what Sheffet's proof covers for %s: Theorem B.4 backs Theorem 5.1's prior psi%s only for %s <= %s = %s; use a smaller `epsilon` (or a smaller `delta`).",
             format(epsilon), alg, at, what, Ltext, format(L, digits = 4), .arg = "epsilon")
     }
   } else {
+    # r = Inf: r not known yet (a reader's columns), only the bound for every r, L
     X <- 2 * sqrt(2 * r * L) + 2 * L
-    if (e > X * L / (X + L)) {
-      abort("`epsilon` = %s is beyond what Sheffet's proof covers for %s with %s = %s: Theorem B.1 backs Theorem 3.1's ridge w^2%s only for %s <= X L / (X + L) = %s (X = 2 sqrt(2 r L) + 2 L, L = %s); use a smaller `epsilon` (or a smaller `delta`).",
-            format(epsilon), alg, if (half) "r0" else "r", format(r), at, what, format(X * L / (X + L), digits = 4),
-            Ltext, .arg = "epsilon")
+    lim <- if (is.infinite(r)) L else X * L / (X + L)
+    if (e > lim) {
+      refuse("`epsilon` = %s is beyond what Sheffet's proof covers for %s with %s = %s: Theorem B.1 backs Theorem 3.1's ridge w^2%s only for %s <= X L / (X + L) = %s (X = 2 sqrt(2 r L) + 2 L, L = %s); use a smaller `epsilon` (or a smaller `delta`).",
+            format(epsilon), alg, if (half) "r0" else "r", if (is.infinite(r)) "any" else format(r), at, what,
+            format(lim, digits = 4), Ltext, .arg = "epsilon")
     }
   }
   invisible()

@@ -562,7 +562,19 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   }
   # the mechanism's own argument-only refusals come before any charge
   if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")
-  if (mechanism != "analyze_gauss") check_delta(delta, exp(-1), mechanism)
+  if (mechanism != "analyze_gauss") {
+    check_delta(delta, exp(-1), mechanism)
+    # the range Sheffet's proofs cover, for the share the mechanism gets (JL:
+    # at r = 2 x the Gram's columns, counted on the data's zero-row slice,
+    # i.e. from its schema)
+    fun <- sheffet_fun[[mechanism]]
+    r_jl <- if (fun == "jl_ridge") 2 * lm_gram_ncol(x, data) else NULL
+    if (!identical(r_jl, NA_real_)) {
+      sheffet_check_proven(fun, eps_rel, delta_rel, r_jl,
+                           note = if (chosen) sprintf("dp_lm()'s %s for the mechanism, after the bounds step's %s",
+                                                      "share of `epsilon` and `delta`", "2 `bound_share`"))
+    }
+  }
   # every step is charged before the data is read (building the design reads
   # it), all or none; a failure on the data's shape withdraws the charges
   # after private bounds, Analyze Gauss takes what they leave of the budget by
@@ -1591,9 +1603,9 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
 lm_gram_noise_sd <- function(rel, feat, n) {
   pr <- rel$params
   gauss <- if (identical(rel$scale, "average")) is.null(pr$threshold) && is_num1(pr$noise_sd) else
-    is_num1(pr$sigma) && !is.null(pr$post)
+    is_num1(pr[["sigma"]]) && !is.null(pr$post)
   if (!gauss || isTRUE(rel$exact)) return(NULL)
-  s <- if (identical(rel$scale, "average")) pr$noise_sd * n else pr$sigma
+  s <- if (identical(rel$scale, "average")) pr$noise_sd * n else pr[["sigma"]]
   if (!is_num1(s)) return(NULL)
   sd <- matrix(s, length(feat), length(feat))
   w <- pr$box_scale
@@ -1630,11 +1642,11 @@ release_redraw <- function(rel, q, n) {
       M * n
     })
   }
-  if (!is.null(pr$k) && grepl("Wishart noise", rel$mechanism, fixed = TRUE)) {
+  if (!is.null(pr[["k"]]) && grepl("Wishart noise", rel$mechanism, fixed = TRUE)) {
     k <- num("k"); B <- num("noise_clip")
     return(function(S) S + wishart_factor_draw_cpp(diag(B, q), k) - diag(k * B^2, q))
   }
-  if (!is.null(pr$w2) && !is.null(pr$r)) {
+  if (!is.null(pr$w2) && !is.null(pr[["r"]])) {
     w2 <- num("w2"); r <- num("r")
     return(function(S) wishart_from_gram(S + diag(w2, q), r) / r - diag(w2, q))
   }
@@ -1643,7 +1655,7 @@ release_redraw <- function(rel, q, n) {
     if (!(df > p + 1)) abort("`x` is an inverse-Wishart draw with df <= p + 1: its mean is not finite.", .arg = "x")
     return(function(S) iwishart_from_gram(S + diag(psi, q), df - (p - q)) * (df - p - 1) - diag(psi, q))
   }
-  if (!is.null(pr$sigma) && !is.null(pr$post)) {
+  if (!is.null(pr[["sigma"]]) && !is.null(pr$post)) {
     s <- num("sigma")
     psd <- identical(pr$post, "psd")
     return(function(S) {
@@ -1683,13 +1695,13 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
   second <- pr$second_mechanism
   add <- switch(if (is.character(second)) second else "",
     analyze_gauss = {
-      s2 <- num(sm$sigma, "second_moment$sigma")
+      s2 <- num(sm[["sigma"]], "second_moment$sigma")
       # the box path's joint calibration gives the Gram's diagonal its own sd
       s2_diag <- if (is.null(sm$sigma_diag)) s2 else num(sm$sigma_diag, "second_moment$sigma_diag")
       function(C, nn) C + symmetric_gaussian_blocks(q - 1L, s2, s2_diag)
     },
     wishart = {
-      k <- num(sm$k, "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")
+      k <- num(sm[["k"]], "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")
       function(C, nn) C + wishart_factor_draw_cpp(diag(Bw, q - 1L), k) - diag(k * Bw^2, q - 1L)
     },
     threshold = {
@@ -2367,6 +2379,14 @@ glance.dp_lm <- function(x, ...) {
 # evaluated as model.frame() would, but on the zero-row slice of `data`, so
 # the answer (and with it the charge) depends on the column types only, never
 # on the values. An expression that fails there counts as numeric (charged).
+# The number of columns of dp_lm()'s Gram [1, X, y] from the data's schema (a
+# zero-row slice: no value is read), or NA where it cannot be told so.
+lm_gram_ncol <- function(formula, data) {
+  frame <- if (is.data.frame(data) || is.matrix(data)) data[0L, , drop = FALSE] else return(NA_real_)
+  tryCatch(as.double(ncol(suppressWarnings(lm_design(formula, frame, min_rows = 0L))$A)),
+           error = function(e) NA_real_)
+}
+
 lm_schema_not_numeric <- function(v, data, env) {
   frame <- if (is.data.frame(data)) {
     data[0L, , drop = FALSE]

@@ -224,6 +224,9 @@ check_release <- function(x, arg = "x", square = FALSE) {
                                all(x$ridge >= 0))) {
     bad("`ridge` must be one number >= 0, or one per column")
   }
+  if (!is.null(x$ridge) && any(x$ridge != 0) && !x$scale %in% c("sum + ridge", "posterior sample")) {
+    bad(sprintf("`ridge` must be 0 on scale \"%s\" (only \"sum + ridge\" and \"posterior sample\" carry one)", x$scale))
+  }
   if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
   if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
   # the text states a guarantee ("(epsilon, delta)-differential privacy ...")
@@ -855,7 +858,7 @@ release_diagnostics <- function(x) {
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
-    ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge)) x$ridge else 0)
+    ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
     E <- est - diag(ridge, p)
     noise <- sqrt(sum(sd^2))
     # one-sided: the signal is what the released norm holds beyond the
@@ -1401,7 +1404,7 @@ bounds_words <- function(x) {
 # Bounds recorded by the release (params$bounds, a data frame lower/upper;
 # public, or chosen privately: params$bounds_source), or NULL.
 release_bounds <- function(x) {
-  b <- x$params$bounds
+  b <- x$params[["bounds"]]
   if (is.null(b)) return(NULL)
   lo <- as.numeric(b$lower)
   hi <- as.numeric(b$upper)
@@ -1469,13 +1472,13 @@ release_noise_sd <- function(x) {
     if (!is.null(pr$threshold)) M[est == 0] <- 0  # a zeroed entry carries no noise (it carries bias)
     return(M)
   }
-  if (is_num1(pr$k) && is_num1(pr$noise_clip) && grepl("Wishart noise", x$mechanism, fixed = TRUE)) {
-    return(sym(sqrt(pr$k) * pr$noise_clip^2, sqrt(2 * pr$k) * pr$noise_clip^2))
+  if (is_num1(pr[["k"]]) && is_num1(pr$noise_clip) && grepl("Wishart noise", x$mechanism, fixed = TRUE)) {
+    return(sym(sqrt(pr[["k"]]) * pr$noise_clip^2, sqrt(2 * pr[["k"]]) * pr$noise_clip^2))
   }
-  if (is_num1(pr$w2) && is_num1(pr$r)) {
+  if (is_num1(pr$w2) && is_num1(pr[["r"]])) {
     # W_p(Sigma, r) / r: Var_ij = (Sigma_ij^2 + Sigma_ii Sigma_jj) / r, Sigma ~ the estimate
     d <- pmax(0, diag(est))
-    return(sqrt((est^2 + tcrossprod(d)) / pr$r))
+    return(sqrt((est^2 + tcrossprod(d)) / pr[["r"]]))
   }
   if (is_num1(pr$psi) && is_num1(pr$df)) {
     # W^-1(Psi, df), Psi ~ est (df - p - 1): Var_ij = ((m + 1) e_ij^2 + (m - 1) e_ii e_jj) / (m (m - 3)), m = df - p
@@ -1484,7 +1487,7 @@ release_noise_sd <- function(x) {
     d <- pmax(0, diag(est))
     return(sqrt(((m + 1) * est^2 + (m - 1) * tcrossprod(d)) / (m * (m - 3))))
   }
-  if (is_num1(pr$sigma)) return(matrix(pr$sigma, p, p))
+  if (is_num1(pr[["sigma"]])) return(matrix(pr[["sigma"]], p, p))
   NULL
 }
 
@@ -1557,15 +1560,15 @@ cov_gram_noise_sd <- function(x) {
   sm <- x$params$second_moment
   if (!is.list(sm)) return(NULL)
   second <- switch(if (is_string(x$params$second_mechanism)) x$params$second_mechanism else "",
-    analyze_gauss = if (is_num1(sm$sigma)) {
-      M <- matrix(sm$sigma, p, p)
+    analyze_gauss = if (is_num1(sm[["sigma"]])) {
+      M <- matrix(sm[["sigma"]], p, p)
       if (is_num1(sm$sigma_diag)) diag(M) <- sm$sigma_diag  # the box path's diagonal block
       M
     },
     threshold = if (is_num1(sm$noise_sd) && !is.na(x$n)) matrix(sm$noise_sd * x$n, p, p),
-    wishart = if (is_num1(sm$k) && is_num1(sm$noise_clip)) {
-      M <- matrix(sqrt(sm$k) * sm$noise_clip^2, p, p)
-      diag(M) <- sqrt(2 * sm$k) * sm$noise_clip^2
+    wishart = if (is_num1(sm[["k"]]) && is_num1(sm$noise_clip)) {
+      M <- matrix(sqrt(sm[["k"]]) * sm$noise_clip^2, p, p)
+      diag(M) <- sqrt(2 * sm[["k"]]) * sm$noise_clip^2
       M
     },
     NULL)
@@ -1765,7 +1768,7 @@ lm_diagnostics <- function(fit, rel, columns) {
     if (g > 0L) {
       what <- if (identical(rel$scale, "covariance")) "dp_cov()'s noisy count" else "the released entry of the column of ones"
       advice <- noise_advice(rel)
-      if (is.finite(rel$clip) && !identical(rel$scale, "covariance") && is.null(rel$params$bounds)) {
+      if (is.finite(rel$clip) && !identical(rel$scale, "covariance") && is.null(rel$params[["bounds"]])) {
         # which released columns make the rows long: the largest released sums of squares
         S <- tryCatch(release_sum(rel, rel$n), error = function(e) NULL)
         long <- NULL

@@ -61,7 +61,7 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r)) r <- check_count(r, "r", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 1 (JL ridge)", budget, "jl_ridge", shape_check = function(inp) {
+                       "Algorithm 1 (JL ridge)", budget, "jl_ridge", r_given = r, shape_check = function(inp) {
                          d <- inp$s$p
                          r <- check_count(if (is.null(r)) 2 * d else r, "r", min = d + 1, max = 1e12)
                          sheffet_check_proven("jl_ridge", inp$epsilon, inp$delta, r)
@@ -116,7 +116,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
   method <- check_choice(method, c("bartlett", "explicit"), "method")
   if (!is.null(r0)) r0 <- check_count(r0, "r0", min = 2, max = 1e12)
   inp <- sheffet_input(x, clip, epsilon, delta, method, sigma_clip_inf,
-                       "Algorithm 2 (adaptive JL)", budget, "jl_adaptive", shape_check = function(inp) {
+                       "Algorithm 2 (adaptive JL)", budget, "jl_adaptive", r_given = r0, shape_check = function(inp) {
                          d <- inp$s$p
                          r0 <- check_count(if (is.null(r0)) 2 * d else r0, "r0", min = d + 1, max = 1e12)
                          # r* >= r0 in the other branch: the bound at r0 covers both
@@ -367,13 +367,16 @@ iwishart_adaptive_branch <- function(s, gram_pd, B, k0, epsilon, delta) {
 # + 1, ...): for a reader d is known only after the charge, which is then
 # withdrawn if the check fails.
 sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget, mechanism,
-                          shape_check = function(d) NULL) {
+                          shape_check = function(d) NULL, r_given = NULL) {
   # the charge's notion and the release's, from the one table (sheffet_notions)
   neighbor <- sheffet_notions[[mechanism]]
   epsilon <- check_epsilon(epsilon, method = what)
   delta <- check_delta(delta, exp(-1), what)
-  # the JL algorithms' check needs r, known in their shape checks
-  if (!mechanism %in% c("jl_ridge", "jl_adaptive")) sheffet_check_proven(mechanism, epsilon, delta)
+  # the JL algorithms' check needs r: here, before any charge or read, with r
+  # given or with the bound for every r (the default 2d waits for the data's
+  # columns: a plain reader's are known only once it is read), and again in
+  # their shape checks
+  sheffet_check_proven(mechanism, epsilon, delta, if (is.null(r_given)) Inf else r_given)
   if (missing(clip)) clip <- NULL
   # one non-Gaussian (epsilon, delta) charge, before the data is read; the
   # adaptive algorithms' internal split (Laplace + Wishart) is inside it

@@ -765,6 +765,7 @@ test_that("the analyses remove the affine noise's s^2 I: compressed_cov(), compr
   expect_true(all(seen > 0))
   # the print states what C'C / m estimates
   expect_match(paste(capture.output(print(r)), collapse = " "), "X'X / n + s^2 I", fixed = TRUE)
+  expect_output(print(compressed_cov(r)), "less s^2 I, s = 1", fixed = TRUE)
   # a hand-made affine_sd is checked
   h <- r
   h$params$affine_sd <- -1

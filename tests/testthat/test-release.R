@@ -180,3 +180,18 @@ test_that("printed budget figures follow neither options(digits) nor OutDec, and
   expect_match(pl, sprintf("split = %s", format(r$params$split, digits = 3)), fixed = TRUE)
   expect_no_warning(utils::capture.output(print(r)))
 })
+
+test_that("hand-made releases: a missing params field is not read through a longer one; ridge only on its scales", {
+  set.seed(1)
+  X <- matrix(runif(3000), 1000, 3)
+  r <- analyze_gauss(X, 1, 1e-5, lower = 0, upper = 1)
+  r$params$bounds <- NULL  # params$bounds_source remains: `$` would match it partially
+  expect_output(print(r), "Analyze Gauss")
+  expect_type(release_diagnostics(r)$noise_to_signal, "double")
+  r2 <- analyze_gauss(X, 1, 1e-5, clip = 2)
+  r2$ridge <- 3000
+  expect_error(release_diagnostics(r2), class = "dpcov_error")
+  r3 <- r2
+  r3$ridge <- c(1, 2, 3)
+  expect_error(print(r3), class = "dpcov_error")
+})

@@ -482,3 +482,43 @@ test_that("a posterior draw's print states its mean only where it is finite (df 
   r2 <- suppressWarnings(iwishart_posterior(matrix(rnorm(300), 100, 3), 0.5, 1e-5, clip = 3))
   expect_match(paste(capture.output(print(r2)), collapse = " "), "E M = (A'A + w I) / (df - p - 1)", fixed = TRUE)
 })
+
+test_that("the proof-range refusals come before every charge: dp_lm() after its bounds step, dp_cov()'s share, readers", {
+  set.seed(1)
+  X <- matrix(runif(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "y")))
+  df <- as.data.frame(X)
+  rows <- function(b) nrow(dpcov:::check_budget(b)$ledger)
+  # private bounds first (no clip, no bounds): refused before that step's charge and draws
+  b <- dp_budget(100, 0.5)
+  e <- expect_error(dp_lm(y ~ a + b, df, epsilon = 40, delta = 1e-6, mechanism = "jl_ridge", budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_match(conditionMessage(e), "leaves the mechanism epsilon = 20", fixed = TRUE)
+  expect_identical(rows(b), 0L)
+  # public bounds tightened first
+  b <- dp_budget(100, 0.5, neighbor = "replace-one")
+  expect_error(dp_lm(y ~ a + b, df, epsilon = 40, delta = 1e-6, lower = c(a = 0, b = 0, y = 0),
+                     upper = c(a = 1, b = 1, y = 1), mechanism = "iwishart_posterior", neighbor = "replace-one",
+                     budget = b), class = "dpcov_error")
+  expect_identical(rows(b), 0L)
+  # dp_cov()'s Wishart step gets (1 - split) of delta: its share must be below 1/6
+  b <- dp_budget(100, 0.5)
+  e <- expect_error(dp_cov(X, epsilon = 0.5, delta = 0.2, lower = 0, upper = 1, mechanism = "wishart", budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "delta")
+  expect_identical(rows(b), 0L)
+  # a plain reader is neither read nor charged when r is given, or epsilon is beyond every r's bound
+  reader <- function() {
+    state <- new.env()
+    state$read <- FALSE
+    list(f = function() { if (state$read) return(NULL); state$read <- TRUE; X }, read = function() state$read)
+  }
+  b <- dp_budget(100, 0.5)
+  rd <- reader()
+  expect_error(jl_ridge(rd$f, epsilon = 40, delta = 1e-6, clip = 2, r = 6, budget = b), class = "dpcov_error")
+  expect_false(rd$read())
+  rd <- reader()
+  expect_error(jl_adaptive(rd$f, epsilon = 40, delta = 1e-6, clip = 2, budget = b), class = "dpcov_error")
+  expect_false(rd$read())
+  expect_identical(rows(b), 0L)
+})
