@@ -23,7 +23,7 @@
 #'    `"threshold"` ([dp_threshold()], modified variant with the theory
 #'    constant, for sparse high-dimensional data; its noise scale and threshold
 #'    use n, so it needs `neighbor` `"replace-one"` or `"zero-out"`), or `"wishart"`
-#'    ([wishart_noise()] with the shift; needs its share of epsilon < 1).
+#'    ([wishart_noise()] with the shift; needs its share of epsilon < 1 and of delta < 1/6).
 #' 3. **Combination** (post-processing): with S the second step's estimate of
 #'    the centred sum \eqn{\sum_i (x_i - \hat\mu)(x_i - \hat\mu)^T}, the
 #'    covariance is \eqn{(S - \sigma_m^2/\hat n\, I) / \hat n} (divisor
