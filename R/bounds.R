@@ -192,8 +192,12 @@ row_sq_norms <- function(x) {
 }
 
 # The row norms of a chunk reader's blocks, in one pass.
+# (the blocks' norms are kept in a list and joined once: combining them
+# block by block copied the growing vector each time, quadratic in the
+# number of blocks; memory is one double per row)
 row_norms_stream <- function(reader) {
-  reader_fold(reader, function(b) sqrt(row_sq_norms(b)), combine = c)$total
+  parts <- reader_fold(reader, function(b) list(sqrt(row_sq_norms(b))), combine = c)$total
+  unlist(parts, use.names = FALSE)
 }
 
 

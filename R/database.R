@@ -58,7 +58,10 @@
 #' row of any size gives the same clipped statistics as in memory. Entries
 #' below 1e-150 of a row's largest are read as 0 in its norm, and entries
 #' below 1e-150 of a clipped row as 0 in the Gram's products (a difference
-#' below 1e-100 per row, as B <= 1e50).
+#' below 1e-100 per row, as B <= 1e50). With `clip = Inf` (no guarantee)
+#' rows are not bounded, and those entries are still read as 0 in the
+#' products, where a huge entry can make them matter (1e-151 times 1e150):
+#' the Gram then differs from [second_moment()]'s, which computes in memory.
 #'
 #' **Engine limits.** There are p(p + 1)/2 + 2p + 3 aggregates (one more per
 #' column on SQLite, see below); at most `max_terms` go in one query, so p up
@@ -225,7 +228,13 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' number is an error that names neither its line nor its content (both are
 #' data); so is a text or blob value in a chosen column of an SQLite table,
 #' wherever it sits. Fields may be quoted with `"`, numbers included (files
-#' quoted throughout, as Python's `QUOTE_ALL` or Excel write them). A
+#' quoted throughout, as Python's `QUOTE_ALL` or Excel write them). In a
+#' file every line is one record: a blank line is a record (a missing value
+#' in a one-column file, too few fields otherwise), and a block whose lines
+#' do not parse as as many records (a quoted field with a line break, a
+#' quote inside an unquoted field such as an inch mark) is refused, since a
+#' quote that runs across lines would merge any number of records into one.
+#' The header is read again at every pass and must not have changed. A
 #' release that such a refusal (or any failure of the reader) stops keeps its
 #' budget charge (class `dpcov_data_error`): the refusal depends on the
 #' values, and a query or `na_strings` written to fail on chosen values
@@ -435,21 +444,34 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   na_exact <- all(c("NA", "") %in% na_strings)
   nm <- names_all[idx]
   con <- NULL
-  done <- 0  # rows read in this pass: where a block read again starts
   sent <- FALSE  # a block (perhaps with no rows) returned in this pass
   close_con <- function() {
     if (!is.null(con)) try(close(con), silent = TRUE)
     con <<- NULL
     sent <<- FALSE
-    done <<- 0
   }
+  # the header is read again at each pass and must be the one the columns
+  # were chosen by: a file rewritten with its columns in another order would
+  # otherwise be read under the wrong names
   open_con <- function() {
     con <<- file(file, "rt")
-    if (header) readLines(con, n = 1L, warn = FALSE)
+    if (header && !identical(readLines(con, n = 1L, warn = FALSE), first)) {
+      close_con()
+      abort("`file` changed since the reader was made: its header line is not the one its columns were chosen by.",
+            .arg = "file")
+    }
   }
-  read <- function(what, nmax, na.strings) {
-    scan(con, what = what, nmax = nmax, sep = sep, quote = quote, quiet = TRUE, na.strings = na.strings,
-         multi.line = FALSE, strip.white = TRUE)
+  # One record per physical line, parsed line by line in blocks: scan() on
+  # the connection let a quote inside an unquoted field (an inch mark, 5"3)
+  # open a string that ran across line ends, so one record could swallow or
+  # merge any number of others, and it skipped blank lines; both made one
+  # record's effect on the statistics unbounded. A block whose records are
+  # not its lines (a quoted field with a line break, a stray quote) is
+  # refused; a blank line is a record (a missing value, or too few fields)
+  # (scan()'s warnings, such as an unterminated quote, depend on the values: muffled)
+  parse <- function(lines, what, na.strings) {
+    suppressWarnings(scan(text = lines, what = what, sep = sep, quote = quote, quiet = TRUE, na.strings = na.strings,
+                          multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE))
   }
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
@@ -462,16 +484,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       # scan()'s message quotes the offending field and the line count
       # locates it: both are data, so neither is passed on
       abort(paste0("`file` could not be read as numbers: a field of a selected column is not a number, ",
-                   "or a row has the wrong number of fields (where, and what it holds, are not ",
-                   "reported: they are data)."), .arg = "file")
+                   "a row has the wrong number of fields, or a quoted field runs past the end of its line ",
+                   "(where, and what it holds, are not reported: they are data)."), .arg = "file")
     }
-    v <- tryCatch(read(what_num, chunk_rows, na_strings), error = function(e) NULL)
-    if (is.null(v) || !na_exact && any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1)))) {
-      # the same rows again, as text
-      try(close(con), silent = TRUE)
-      open_con()
-      if (done > 0) tryCatch(read(rep(list(NULL), nf), done, character(0)), error = unreadable)
-      v <- tryCatch(read(what_chr, chunk_rows, character(0)), error = unreadable)
+    lines <- readLines(con, n = chunk_rows, warn = FALSE)
+    v <- if (length(lines)) tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL) else list()
+    if (length(lines) && (is.null(v) || !na_exact && any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1))))) {
+      # the same lines again, as text
+      v <- tryCatch(parse(lines, what_chr, character(0)), error = unreadable)
       for (j in idx) {
         f <- v[[j]]
         x <- suppressWarnings(as.double(f))  # "NAs introduced by coercion": the number is the data's
@@ -481,7 +501,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
         v[[j]] <- x
       }
     }
-    rows <- length(v[[idx[1]]])
+    if (length(lines) && length(v[[idx[1]]]) != length(lines)) unreadable()
+    rows <- if (length(lines)) length(v[[idx[1]]]) else 0L
     if (!rows) {
       if (!sent) {
         sent <<- TRUE
@@ -491,7 +512,6 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       return(NULL)
     }
     sent <<- TRUE
-    done <<- done + rows
     m <- matrix(unlist(v[idx], use.names = FALSE), rows, length(idx), dimnames = list(NULL, nm))
     tryCatch(frame_block(m, nm, na, "columns"), error = function(e) {
       close_con()

@@ -167,6 +167,11 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   if (model == "local" && !(is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x))))) {
     abort("the local model needs the records `x` as a matrix (each is perturbed by its owner), or an `ldp_aggregate()` result.")
   }
+  # a package reader's columns are its schema: its p is refused before the charge
+  cols <- reader_columns(x)
+  if (!is.null(cols) && length(cols) < 2L) {
+    abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", length(cols))
+  }
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
                           neighbor = neighbor)

@@ -672,7 +672,7 @@ test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, a
   expect_error(csv_reader(f, columns = 3e9, header = FALSE), class = "dpcov_error")
 })
 
-test_that("csv_reader() reads later blocks with custom na_strings, quoted fields and empty lines as in memory", {
+test_that("csv_reader() reads later blocks with custom na_strings and quoted fields as in memory", {
   set.seed(91)
   n <- 57
   X <- matrix(round(rnorm(n * 3), 3), n, 3, dimnames = list(NULL, c("a", "b", "c")))
@@ -680,7 +680,6 @@ test_that("csv_reader() reads later blocks with custom na_strings, quoted fields
   txt[25:30] <- apply(X[25:30, ], 1, function(r) paste0("\"", format(r, digits = 6), "\"", collapse = ","))
   miss <- c(33, 41)
   txt[miss] <- sub("^[^,]*", "-", txt[miss])  # column a missing, written "-"
-  txt <- append(txt, "", after = 20)           # an empty line inside a block
   f <- tempfile(fileext = ".csv")
   writeLines(c("a,b,c", txt), f)
   ref <- X
@@ -697,4 +696,54 @@ test_that("csv_reader() reads later blocks with custom na_strings, quoted fields
   e <- expect_error(second_moment(csv_reader(f, chunk_rows = 10, na = "zero"), clip = Inf), class = "dpcov_error")
   expect_false(grepl("[0-9]", conditionMessage(e)))
   unlink(f)
+})
+
+test_that("csv_reader(): one record per line; blank lines are records; stray quotes and changed headers are refused", {
+  f <- tempfile(fileext = ".csv")
+  # a quote inside an unquoted text field (an inch mark) swallowed every line
+  # up to the next quote: 20 of 1000 rows were read, silently
+  set.seed(1)
+  x <- data.frame(name = paste0("p", 1:1000), height = round(rnorm(1000, 1.7, 0.1), 2))
+  x$name[c(10, 990)] <- c("5\"3 tall", "6\"1 tall")
+  utils::write.csv(x, f, row.names = FALSE, quote = FALSE)
+  e <- expect_error(second_moment(csv_reader(f, columns = "height"), clip = 3), class = "dpcov_data_error")
+  expect_no_match(conditionMessage(e), "tall|[0-9]")
+  x$name[c(10, 990)] <- c("5 3 tall", "6 1 tall")
+  utils::write.csv(x, f, row.names = FALSE, quote = FALSE)
+  expect_identical(second_moment(csv_reader(f, columns = "height"), clip = 3)$n, 1000)
+  # a blank line is a record: a missing value in one column (the na rule),
+  # too few fields in several; never skipped
+  writeLines(c("a", "0.5", "0.2", "", "0.1"), f)
+  expect_error(second_moment(csv_reader(f), clip = 1), class = "dpcov_data_error")
+  s <- second_moment(csv_reader(f, na = "zero"), clip = 1)
+  expect_identical(s$n, 4)
+  expect_equal(s$sum[[1]], 0.8)
+  writeLines(c("a", "0.5", "0.2", "\"\"", "0.1"), f)
+  expect_identical(second_moment(csv_reader(f, na = "zero"), clip = 1)$n, 4)
+  writeLines(c("a,b", "1,2", "", "3,4"), f)
+  expect_error(second_moment(csv_reader(f), clip = 10), class = "dpcov_data_error")
+  # a quoted field with a line break: a record spanning lines is refused
+  writeLines(c("t,a", "\"one", "two\",1", "x,2"), f)
+  expect_error(second_moment(csv_reader(f, columns = "a"), clip = 10), class = "dpcov_data_error")
+  # the header is read again at each pass: a file rewritten with its columns
+  # in another order is refused, not read under the wrong names
+  set.seed(2)
+  y <- data.frame(a = rnorm(100, 10), b = rnorm(100, -10, 3))
+  utils::write.csv(y, f, row.names = FALSE)
+  r <- csv_reader(f, columns = c("a", "b"))
+  expect_equal(unname(second_moment(r, clip = 100)$sum), unname(colSums(y)))
+  utils::write.csv(y[c("b", "a")], f, row.names = FALSE)
+  e <- expect_error(second_moment(r, clip = 100), class = "dpcov_error")
+  expect_match(conditionMessage(e), "header line", fixed = TRUE)
+  unlink(f)
+})
+
+test_that("dp_threshold() refuses a one-column package reader before its charge", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbWriteTable(con, "one", data.frame(a = rnorm(50)))
+  b <- dp_budget(5, 1e-4, neighbor = "replace-one")
+  expect_error(dp_threshold(db_reader(con, "one"), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
 })
