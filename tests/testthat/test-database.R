@@ -706,6 +706,14 @@ test_that("csv_reader(): one record per line; blank lines are records; stray quo
   x <- data.frame(name = paste0("p", 1:1000), height = round(rnorm(1000, 1.7, 0.1), 2))
   x$name[c(10, 990)] <- c("5\"3 tall", "6\"1 tall")
   utils::write.csv(x, f, row.names = FALSE, quote = FALSE)
+  s <- second_moment(csv_reader(f, columns = "height"), clip = 3)
+  expect_identical(s$n, 1000)
+  expect_equal(s$sum[[1]], sum(x$height))
+  # where the block needs quotes (a quoted number), a quote that runs across
+  # lines is refused rather than merging records
+  txt <- readLines(f)
+  txt[5] <- sub(",([0-9.]+)$", ",\"\\1\"", txt[5])
+  writeLines(txt, f)
   e <- expect_error(second_moment(csv_reader(f, columns = "height"), clip = 3), class = "dpcov_data_error")
   expect_no_match(conditionMessage(e), "tall|[0-9]")
   x$name[c(10, 990)] <- c("5 3 tall", "6 1 tall")
