@@ -449,7 +449,6 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     if (!is.null(con)) try(close(con), silent = TRUE)
     con <<- NULL
     sent <<- FALSE
-    done <<- 0
   }
   # the header is read again at each pass and must be the one the columns
   # were chosen by: a file rewritten with its columns in another order would
@@ -462,27 +461,26 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
             .arg = "file")
     }
   }
-  # One record per physical line. scan() on the connection with quotes
-  # honoured let a quote inside an unquoted field (an inch mark, 5"3) open a
-  # string that ran across line ends, so one record could swallow or merge
-  # any number of others, and it skipped blank lines: one record's effect on
-  # the statistics was unbounded. Each block is read first with quotes off
-  # (a record is then exactly a line; blank lines kept, as records); a block
-  # that needs quotes (quoted numbers, a separator inside a quoted text
-  # field) or holds a field that is not a number is read again from its
-  # lines, quotes honoured, and refused unless they parse as as many
-  # records (a quoted field with a line break, a stray quote). scan()'s
-  # warnings (an unterminated quote) depend on the values: muffled.
-  done <- 0  # lines returned in this pass: where a block read again starts
-  read_fast <- function() {
-    suppressWarnings(scan(con, what = what_num, nmax = chunk_rows, sep = sep, quote = "", quiet = TRUE,
-                          na.strings = na_strings, multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE))
-  }
-  parse <- function(lines, what, na.strings) {
-    suppressWarnings(scan(text = lines, what = what, sep = sep, quote = quote, quiet = TRUE, na.strings = na.strings,
+  # One record per physical line. scan() on the connection let a quote
+  # inside an unquoted field (an inch mark, 5"3) open a string that ran
+  # across line ends, so one record could swallow or merge any number of
+  # others; it also skipped blank lines, and it reads a line with twice the
+  # fields as two records: one record's effect on the statistics was
+  # unbounded. So each block is read as lines and parsed from them, and
+  # refused unless they parse as as many records. Quotes off first (an inch
+  # mark is then text like any other); quotes honoured where the block needs
+  # them (quoted numbers, a separator inside a quoted field); as text last
+  # (a missing value written as a quoted or custom marker). A blank line is
+  # a record. scan()'s warnings (an unterminated quote) depend on the
+  # values: muffled.
+  parse <- function(lines, what, na.strings, q = quote) {
+    suppressWarnings(scan(text = lines, what = what, sep = sep, quote = q, quiet = TRUE, na.strings = na.strings,
                           multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE))
   }
-  needs_text <- function(v) is.null(v) || !na_exact && any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1)))
+  numbers_ok <- function(v, lines) {
+    !is.null(v) && length(v[[idx[1]]]) == length(lines) &&
+      (na_exact || !any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1))))
+  }
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
       close_con()
@@ -497,16 +495,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
                    "a row has the wrong number of fields, or a quoted field runs past the end of its line ",
                    "(where, and what it holds, are not reported: they are data)."), .arg = "file")
     }
-    v <- tryCatch(read_fast(), error = function(e) NULL)
-    if (needs_text(v)) {
-      # the same lines again (the fast read's position is lost): quotes honoured
-      try(close(con), silent = TRUE)
-      open_con()
-      if (done > 0) readLines(con, n = done, warn = FALSE)
-      lines <- readLines(con, n = chunk_rows, warn = FALSE)
-      v <- if (length(lines)) tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL) else list()
-      if (length(lines) && needs_text(v)) {
+    lines <- readLines(con, n = chunk_rows, warn = FALSE)
+    v <- NULL
+    if (length(lines)) {
+      v <- tryCatch(parse(lines, what_num, na_strings, ""), error = function(e) NULL)
+      if (!numbers_ok(v, lines)) v <- tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL)
+      if (!numbers_ok(v, lines)) {
         v <- tryCatch(parse(lines, what_chr, character(0)), error = unreadable)
+        if (length(v[[idx[1]]]) != length(lines)) unreadable()
         for (j in idx) {
           f <- v[[j]]
           x <- suppressWarnings(as.double(f))  # "NAs introduced by coercion": the number is the data's
@@ -516,11 +512,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
           v[[j]] <- x
         }
       }
-      if (length(lines) && length(v[[idx[1]]]) != length(lines)) unreadable()
-      if (!length(lines)) v <- NULL
     }
     rows <- if (length(v)) length(v[[idx[1]]]) else 0L
-    done <<- done + rows
     if (!rows) {
       if (!sent) {
         sent <<- TRUE

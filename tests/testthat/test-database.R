@@ -730,6 +730,11 @@ test_that("csv_reader(): one record per line; blank lines are records; stray quo
   expect_identical(second_moment(csv_reader(f, na = "zero"), clip = 1)$n, 4)
   writeLines(c("a,b", "1,2", "", "3,4"), f)
   expect_error(second_moment(csv_reader(f), clip = 10), class = "dpcov_data_error")
+  # a line with twice the fields is not two records (scan() reads it so)
+  writeLines(c("a,b", "1,2", "3,4,5,6", "7,8"), f)
+  expect_error(second_moment(csv_reader(f), clip = 100), class = "dpcov_data_error")
+  writeLines(c("t,a", "\"x,1.5,y\",1.6", "z,2"), f)  # a quoted text field holding separators
+  expect_equal(second_moment(csv_reader(f, columns = "a"), clip = 100)$sum[[1]], 3.6)
   # a quoted field with a line break: a record spanning lines is refused
   writeLines(c("t,a", "\"one", "two\",1", "x,2"), f)
   expect_error(second_moment(csv_reader(f, columns = "a"), clip = 10), class = "dpcov_data_error")
