@@ -760,3 +760,31 @@ test_that("dp_threshold() refuses a one-column package reader before its charge"
   expect_error(dp_threshold(db_reader(con, "one"), 1, 1e-6, clip = 2, budget = b), class = "dpcov_error")
   expect_identical(budget_spent(b)$charges, 0L)
 })
+
+test_that("csv_reader()'s byte blocks: line ends LF, CRLF and CR, a BOM, reads cut anywhere, give read.csv()'s rows", {
+  set.seed(7)
+  X <- matrix(round(rnorm(40 * 3), 4), 40, 3, dimnames = list(NULL, c("a", "b", "c")))
+  body <- apply(X, 1, paste, collapse = ",")
+  f <- tempfile(fileext = ".csv")
+  for (eol in c("\n", "\r\n", "\r")) for (bom in c(FALSE, TRUE)) {
+    bytes <- charToRaw(paste0(paste(c("a,b,c", body), collapse = eol), eol))
+    if (bom) bytes <- c(as.raw(c(0xef, 0xbb, 0xbf)), bytes)
+    writeBin(bytes, f)
+    # reads of 1 to 13 bytes cut line ends (a CRLF too) and the BOM anywhere
+    for (size in c(1, 2, 3, 5, 13, 2^20)) {
+      s <- with_binding("dpcov", "csv_read_bytes", size,
+                        second_moment(csv_reader(f, chunk_rows = 7), clip = Inf))
+      expect_identical(s$n, 40, label = paste(deparse(eol), bom, size))
+      expect_equal(unname(s$gram), unname(crossprod(X)), tolerance = 1e-12)
+    }
+  }
+  # an empty file, and one without a final line end
+  writeBin(raw(0), f)
+  expect_identical(second_moment(csv_reader(f, header = FALSE, columns = 1:2), clip = 1)$n, 0)
+  writeBin(charToRaw("a,b\n1,2\n3,4"), f)
+  expect_equal(unname(second_moment(csv_reader(f), clip = 100)$sum), c(4, 6))
+  # a NUL byte is not text: refused, as a data error
+  writeBin(c(charToRaw("a,b\n1,2\n"), as.raw(0), charToRaw("3,4\n")), f)
+  expect_error(second_moment(csv_reader(f), clip = 100), class = "dpcov_data_error")
+  unlink(f)
+})
