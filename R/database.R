@@ -385,8 +385,13 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   quote <- "\""
   # read as every block is (line_block()): the same bytes make the same header
   st0 <- line_block_open(new.env(parent = emptyenv()), file)
-  first <- tryCatch(block_text(line_block(st0, 1L)), error = function(e) NULL, finally = close(st0$con))
-  if (is.null(first) && file.size(file) > 0) abort("`file` \"%s\" is not text (a NUL byte in its first line).", file, .arg = "file")
+  first <- tryCatch(block_text(line_block(st0, 1L)), finally = close(st0$con),
+                    dpcov_nul_byte = function(e) abort("`file` \"%s\" is not text (a NUL byte in its first line).", file,
+                                                       .arg = "file"))
+  # a header is public: an empty one is refused here, before any release
+  if (header && length(first) && !nzchar(trimws(first))) {
+    abort("`file` \"%s\": its first line, the header, is empty.", file, .arg = "file")
+  }
   # an empty file is a source with no rows when its columns are known (no
   # header, positions given): one block of them and no rows, as for an empty
   # table; otherwise neither the names nor the number of columns is known
@@ -486,6 +491,22 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     suppressWarnings(scan(rc, what = what, sep = sep, quote = q, quiet = TRUE, na.strings = na.strings,
                           multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE))
   }
+  # With quotes honoured, an opened quote runs to the next one, across line
+  # ends: a line with an unclosed quote would swallow the rest of its block
+  # while supplying as many records itself (equal totals). Every line must
+  # close its quotes (an even number of quote characters; a doubled quote
+  # inside a quoted field counts two), so no quoted field leaves its line.
+  quotes_closed <- function(bytes) {
+    q <- grepRaw(charToRaw(quote), bytes, all = TRUE, fixed = TRUE)
+    if (!length(q)) return(TRUE)
+    lf <- grepRaw(as.raw(10L), bytes, all = TRUE, fixed = TRUE)
+    all(tabulate(findInterval(q, lf) + 1L, length(lf)) %% 2L == 0L)
+  }
+  # scan() reads a number with blanks inside it by joining its digits ("1 2"
+  # as 12); such a block goes to the text path, where it is not a number
+  blanks <- setdiff(c(" ", "\t"), sep)
+  blank_bytes <- lapply(blanks, charToRaw)
+  inner_blank <- paste0("[0-9.][", paste(blanks, collapse = ""), "]+[-+0-9.]")
   numbers_ok <- function(v, n_lines) {
     !is.null(v) && length(v[[idx[1]]]) == n_lines &&
       (na_exact || !any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1))))
@@ -509,8 +530,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     n_lines <- if (is.null(blk)) 0L else blk$lines
     v <- NULL
     if (n_lines) {
-      v <- tryCatch(parse(lines, what_num, na_strings, ""), error = function(e) NULL)
-      if (!numbers_ok(v, n_lines)) v <- tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL)
+      # (the regular expression only where a blank occurs at all: four times
+      # the cost of the parse otherwise)
+      as_text <- length(blank_bytes) && any(vapply(blank_bytes, function(b) length(grepRaw(b, lines, fixed = TRUE)) > 0,
+                                                   logical(1))) &&
+        length(grepRaw(inner_blank, lines))
+      if (!as_text) v <- tryCatch(parse(lines, what_num, na_strings, ""), error = function(e) NULL)
+      if (!numbers_ok(v, n_lines) && !quotes_closed(lines)) unreadable()
+      if (!as_text && !numbers_ok(v, n_lines)) v <- tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL)
       if (!numbers_ok(v, n_lines)) {
         v <- tryCatch(parse(lines, what_chr, character(0)), error = unreadable)
         if (length(v[[idx[1]]]) != n_lines) unreadable()
@@ -611,7 +638,9 @@ line_block <- function(st, n) {
   }
   bytes <- buf[seq_len(cut)]
   # a NUL byte: not text (scan() would skip it with a warning)
-  if (length(grepRaw(as.raw(0L), bytes, fixed = TRUE))) stop("a NUL byte", call. = FALSE)
+  if (length(grepRaw(as.raw(0L), bytes, fixed = TRUE))) {
+    stop(structure(class = c("dpcov_nul_byte", "error", "condition"), list(message = "a NUL byte", call = NULL)))
+  }
   list(bytes = bytes, lines = as.integer(lines))
 }
 

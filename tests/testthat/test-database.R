@@ -788,3 +788,44 @@ test_that("csv_reader()'s byte blocks: line ends LF, CRLF and CR, a BOM, reads c
   expect_error(second_moment(csv_reader(f), clip = 100), class = "dpcov_data_error")
   unlink(f)
 })
+
+test_that("csv_reader(): a line with an unclosed quote cannot swallow the rest of its block; inner blanks are not joined", {
+  f <- tempfile(fileext = ".csv")
+  hon <- sprintf("%d,%d,name%d", 1:10, 1:10, 1:10)
+  # one line holding 4 records and an open quote: with quotes honoured it
+  # replaced the 4 lines after it, and the totals (10 lines, 10 records) agreed
+  adv <- paste0(strrep("100,100,z,", 4), "100,100,\"")
+  writeLines(c("x,y,note", hon[1:5], adv, hon[7:10]), f)
+  for (k in c(3, 7, 10, 100)) {
+    expect_error(second_moment(csv_reader(f, c("x", "y"), chunk_rows = k), clip = 1000),
+                 class = "dpcov_data_error")
+  }
+  # the same attack in a file quoted throughout
+  hq <- sprintf("\"%d\",\"%d\",\"name%d\"", 1:10, 1:10, 1:10)
+  aq <- paste0(strrep("\"3\",\"3\",\"z\",", 4), "\"3\",\"3\",\"")
+  writeLines(c("x,y,note", hq[1:5], aq, hq[7:10]), f)
+  expect_error(second_moment(csv_reader(f, c("x", "y")), clip = 1000), class = "dpcov_data_error")
+  # an unclosed quote on the last line of a block
+  writeLines(c("a,b", "1,2", "3,\"4"), f)
+  for (k in 1:3) expect_error(second_moment(csv_reader(f, chunk_rows = k), clip = 100), class = "dpcov_data_error")
+  # quotes that close on their line are fine, doubled quotes included
+  writeLines(c("a,t,b", "1,\"x,y\"\"z\",2", "3,\"w\",4"), f)
+  expect_equal(unname(second_moment(csv_reader(f, c("a", "b")), clip = 100)$sum), c(4, 6))
+  # "1 2" is not the number 12 (scan() joins the digits), with any separator
+  for (sep in c(",", ";", "\t")) {
+    writeLines(c(paste("a", "b", sep = sep), paste("1 2", "2", sep = sep), paste("3", "4", sep = sep)), f)
+    expect_error(second_moment(csv_reader(f, sep = sep), clip = 100), class = "dpcov_data_error")
+  }
+  writeLines(c("a,t", "1,apt 5 6", "3,x"), f)  # blanks inside a text field: read as before
+  expect_equal(second_moment(csv_reader(f, "a"), clip = 100)$sum[[1]], 4)
+  # an empty gzip file and a file holding only a BOM have no rows (they are not "not text")
+  g <- tempfile(fileext = ".gz")
+  close(gzfile(g, "wb"))
+  expect_identical(second_moment(csv_reader(g, 1:2, header = FALSE), clip = 1)$n, 0)
+  writeBin(as.raw(c(0xef, 0xbb, 0xbf)), f)
+  expect_identical(second_moment(csv_reader(f, 1, header = FALSE), clip = 1)$n, 0)
+  # an empty header line is refused when the reader is made (public), before any charge
+  writeLines(c("", "a,b", "1,2"), f)
+  expect_error(csv_reader(f), class = "dpcov_error")
+  unlink(c(f, g))
+})
