@@ -421,6 +421,11 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # (as with rows: the refusal must not depend on whether the file has any)
   if (empty && anyDuplicated(columns)) abort("`columns` names a column twice.", .arg = "columns")
   nf <- if (empty) length(columns) else length(fields)
+  # without a header the first line is a record: its field count must not
+  # decide a refusal here, before any charge (a blank or short first record
+  # would be learnt for free); positions past it are the user's statement of
+  # the schema, and a record that does not fit is refused when it is read
+  if (!header && positions && !empty) nf <- max(nf, columns)
   names_all <- if (header) fields else paste0("V", if (empty) as.integer(columns) else seq_len(nf))
   if (is.null(columns)) {
     idx <- seq_len(nf)

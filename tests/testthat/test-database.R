@@ -829,3 +829,18 @@ test_that("csv_reader(): a line with an unclosed quote cannot swallow the rest o
   expect_error(csv_reader(f), class = "dpcov_error")
   unlink(c(f, g))
 })
+
+test_that("csv_reader(header = FALSE): the first record's field count decides nothing before a charge", {
+  f <- tempfile(fileext = ".csv")
+  # a blank first record (a missing value): made, then read under the na rule
+  writeLines(c("", "6"), f)
+  r <- csv_reader(f, 1, header = FALSE, na = "zero")
+  expect_equal(second_moment(r, clip = 10)$sum[[1]], 6)
+  expect_identical(second_moment(r, clip = 10)$n, 2)
+  # a short first record with positions past it: made; refused when read, as a data error
+  writeLines(c("1", "2,3"), f)
+  r <- csv_reader(f, 2, header = FALSE)
+  b <- dp_budget(5, 1e-4)
+  expect_error(dp_cov(r, 1, 1e-6, clip = 5, clip_mean = 5, budget = b), class = "dpcov_data_error")
+  unlink(f)
+})
