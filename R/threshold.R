@@ -123,6 +123,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          method = "aggregate", noise_multiplier = 4, budget = NULL,
                          lower = NULL, upper = NULL, bounds = NULL) {
   call <- match.call()
+  calibration_given <- !missing(calibration)
   tune_spec <- as_threshold_tune(tune)
   # a constant tuned on the private data leaves the release without a
   # guarantee: nothing for a budget to account (as for clip = Inf)
@@ -146,6 +147,17 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   tune <- tune_spec
 
   if (inherits(x, "dp_ldp_aggregate")) {
+    # the aggregate fixes the noise: arguments about calibrating it or reading
+    # data have no meaning here, and are refused rather than ignored
+    if (calibration_given && !identical(calibration, x$params$calibration)) {
+      abort("`calibration` differs from the one the reports were perturbed with (%s).",
+            format(x$params$calibration), .arg = "calibration")
+    }
+    if (!is.null(sigma_clip_inf)) abort("`sigma_clip_inf` does not apply to an aggregate of reports.", .arg = "sigma_clip_inf")
+    if (method != "aggregate") {
+      abort("`method` = \"%s\" does not apply to an aggregate of reports (it is how records are read).", method,
+            .arg = "method")
+    }
     return(threshold_aggregate(x, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                if (missing(epsilon)) NULL else epsilon,
                                if (missing(delta)) NULL else delta, noise_multiplier,
@@ -796,22 +808,46 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   if (all(vapply(given, is.null, logical(1)))) {
     if (!any(valid)) abort("no valid batch of reports in `...`: %s.", checked[[1L]], .arg = "...")
     set <- checked[[which(valid)[1L]]]$settings
-    p <- checked[[which(valid)[1L]]]$p
   } else {
     if (any(vapply(given, is.null, logical(1)))) {
       abort("give all of `epsilon`, `delta`, `clip`, `neighbor` and `calibration`, or none of them.", .arg = "epsilon")
     }
     set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
-    p <- if (any(valid)) checked[[which(valid)[1L]]]$p else NA
   }
   same <- function(r) {
     identical(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
-              set[c("epsilon", "delta", "clip", "neighbor", "calibration")]) && r$p == p
+              set[c("epsilon", "delta", "clip", "neighbor", "calibration")])
   }
   keep <- valid
   keep[valid] <- vapply(checked[valid], same, logical(1))
-  dropped_batches <- sum(!keep)
+  off_settings <- sum(!keep)
   if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
+  # the number of columns: the one most reports share (the first batch
+  # deciding let one faulty client drop every honest report); a tie is refused
+  ps <- vapply(checked[keep], function(r) as.double(r$p), numeric(1))
+  rows <- vapply(checked[keep], function(r) as.double(nrow(r$reports)), numeric(1))
+  by_p <- tapply(rows, ps, sum)
+  if (sum(by_p == max(by_p)) > 1L) {
+    abort("the batches matching the settings disagree on the number of columns, and no number is held by most reports.",
+          .arg = "...")
+  }
+  p <- as.numeric(names(by_p)[which.max(by_p)])
+  off_shape <- sum(ps != p)
+  keep[keep] <- ps == p
+  # a batch given twice (resubmitted, or the same object passed again) is
+  # counted once: honest reports are continuous Gaussian draws, so a repeat
+  # is never chance
+  kept <- which(keep)
+  for (k in seq_along(kept)[-1L]) {
+    for (j in kept[seq_len(k - 1L)]) {
+      if (keep[j] && identical(checked[[kept[k]]]$reports, checked[[j]]$reports)) {
+        keep[kept[k]] <- FALSE
+        break
+      }
+    }
+  }
+  repeated <- length(kept) - sum(keep)
+  dropped_batches <- sum(!keep)
   checked <- checked[keep]
   checked <- ldp_align_columns(checked)
   # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
@@ -820,17 +856,27 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   total <- numeric(m)
   n <- 0
   dropped_reports <- 0
+  # a report repeated exactly (in any batch) is counted once, found by a fixed
+  # projection of each report and confirmed entry by entry
+  w <- sqrt(seq_len(m) + 1)
+  seen_key <- numeric(0)
+  seen_row <- list()
   for (r in checked) {
     ok <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
     ok[is.na(ok)] <- FALSE
+    key <- drop(r$reports %*% w)
+    ok <- ok & !ldp_repeated_reports(r$reports, key, seen_key, seen_row)
+    seen_key <- c(seen_key, key[ok])
+    seen_row <- c(seen_row, list(r$reports[ok, , drop = FALSE]))
     dropped_reports <- dropped_reports + sum(!ok)
     total <- total + colSums(r$reports[ok, , drop = FALSE])
     n <- n + sum(ok)
   }
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
-    warn("ldp_aggregate(): dropped %d batch(es) that do not match the settings and %d report(s) with missing, infinite or impossible values.",
-         as.integer(dropped_batches), as.integer(dropped_reports))
+    warn("ldp_aggregate(): dropped %d batch(es) (%d not matching the settings, %d with another number of columns than most reports, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
+         as.integer(dropped_batches), as.integer(off_settings), as.integer(off_shape), as.integer(repeated),
+         as.integer(dropped_reports))
   }
   avg <- matrix(0, p, p)
   avg[upper.tri(avg, diag = TRUE)] <- total / n
@@ -844,6 +890,24 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                calibration = set$calibration, dropped_batches = dropped_batches,
                                dropped_reports = dropped_reports),
                  call = NULL, local = TRUE)
+}
+
+# Reports of a batch (rows, with their projections `key`) that repeat one
+# seen before (`seen_key`, the rows of earlier batches in `seen_row`) or an
+# earlier report of the same batch: TRUE where repeated.
+ldp_repeated_reports <- function(R, key, seen_key, seen_row) {
+  out <- logical(nrow(R))
+  if (!nrow(R)) return(out)
+  all_key <- c(seen_key, key)
+  first <- match(all_key, all_key)
+  new <- length(seen_key) + seq_len(nrow(R))
+  cand <- new[first[new] < new]
+  if (!length(cand)) return(out)
+  all_rows <- rbind(if (length(seen_row)) do.call(rbind, seen_row) else R[0, , drop = FALSE], R)
+  for (i in cand) {
+    if (identical(all_rows[i, ], all_rows[first[i], ])) out[i - length(seen_key)] <- TRUE
+  }
+  out
 }
 
 # Batches are added entry by entry, so their columns must be the same
@@ -897,6 +961,18 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
   set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),
                   dpcov_error = function(e) abort("`x` is not a valid ldp_aggregate: %s", conditionMessage(e)))
+  # a hand-made or relabelled object is input like any other: only what
+  # ldp_aggregate() makes is an aggregate (its guarantee, scale and noise
+  # as its settings give them), never a release without a local guarantee
+  genuine <- !inherits(agg, "dp_nonprivate") && release_has_guarantee(agg) && identical(agg$scale, "average") &&
+    isFALSE(agg$centred) && isTRUE(agg$n_public) && all(agg$ridge == 0) &&
+    is_num1(agg$params$sigma_record) && isTRUE(all.equal(agg$params$sigma_record, set$sigma)) &&
+    is_num1(agg$params$noise_sd) && isTRUE(all.equal(agg$params$noise_sd, set$sigma / sqrt(agg$n))) &&
+    identical(agg$guarantee, dp_guarantee_text(set$epsilon, set$delta, set$neighbor, set$clip, TRUE, local = TRUE))
+  if (!genuine) {
+    abort("`x` is not an ldp_aggregate() result: its guarantee, scale or noise are not those its settings give (a relabelled or edited release is not an aggregate of local reports).",
+          .arg = "x")
+  }
   given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor)
   for (g in names(given)) {
     v <- given[[g]]

@@ -485,8 +485,9 @@ test_that("ldp_aggregate() matches batches' columns by name, not by position (au
   rD <- ldp_perturb(`colnames<-`(x, c("a", "b", "d")), eps, delta, clip = 1)
   e <- expect_error(ldp_aggregate(rA, rD), "same variables", class = "dpcov_error")
   expect_identical(e$arg, "...")
-  # unnamed batches are still added by position
-  expect_identical(ldp_aggregate(rC, rC)$n, 2 * n)
+  # unnamed batches are still added by position; a batch given twice counts once
+  expect_warning(a2 <- ldp_aggregate(rC, rC), "1 given twice")
+  expect_identical(a2$n, n)
   # a named one-record vector keeps its names
   r1 <- ldp_perturb(c(a = 0.3, b = -0.2, c = 0.5), eps, delta, clip = 1)
   expect_identical(r1$colnames, c("a", "b", "c"))
@@ -501,4 +502,55 @@ test_that("print() of ldp_reports returns its input unchanged (audit)", {
   expect_identical(out, r)
   utils::capture.output(vis <- withVisible(print(r))$visible)
   expect_false(vis)
+})
+
+test_that("the local model: relabelled releases are not aggregates; p by most reports; repeats counted once; aggregate args checked", {
+  set.seed(14)
+  X <- matrix(rnorm(4000), 1000, 4) / 3
+  # a release without a guarantee, relabelled, got a local-DP guarantee from dp_threshold()
+  np <- suppressWarnings(dp_threshold(X, epsilon = 1, delta = 1e-3, clip = 1, tune = "cv"))
+  h <- np
+  class(h) <- c("dp_ldp_aggregate", "dp_release")
+  h$params$calibration <- "analytic"
+  expect_error(dp_threshold(h, model = "local"), class = "dpcov_error")
+  a <- suppressWarnings(ldp_aggregate(ldp_perturb(X, 1, 1e-3, 1)))
+  expect_s3_class(suppressWarnings(dp_threshold(a, model = "local")), "dp_threshold")  # the control
+  for (edit in list(function(z) { z$scale <- "sum"; z }, function(z) { z$centred <- TRUE; z },
+                    function(z) { z$params$noise_sd <- z$params$noise_sd / 2; z })) {
+    expect_error(dp_threshold(edit(a), model = "local"), class = "dpcov_error")
+  }
+  # arguments without meaning for an aggregate are refused, not ignored
+  expect_error(dp_threshold(a, model = "local", calibration = "classic"), class = "dpcov_error")
+  expect_error(dp_threshold(a, model = "local", sigma_clip_inf = 1), class = "dpcov_error")
+  expect_error(dp_threshold(a, model = "local", method = "explicit"), class = "dpcov_error")
+  # one faulty first batch with another p no longer drops the honest ones
+  set.seed(20)
+  Y <- matrix(rnorm(3000), 1000, 3) / 3
+  honest <- ldp_perturb(Y, 1, 1e-3, 1)
+  faulty <- ldp_perturb(Y[1:2, 1:2], 1, 1e-3, 1)
+  expect_warning(ag <- ldp_aggregate(faulty, honest, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one",
+                                     calibration = "analytic"), "1 with another number of columns")
+  expect_identical(c(ag$n, ag$p), c(1000, 3))
+  # a batch resubmitted, and repeated report rows, count once: the noise sd
+  # stated is then right (sd sigma / sqrt(n), not sqrt(2n))
+  n <- 100
+  Z <- matrix(rnorm(n * 3), n, 3) / 3
+  Zc <- Z * pmin(1, 1 / sqrt(rowSums(Z^2)))
+  truth <- crossprod(Zc) / n
+  E <- replicate(600, {
+    r <- ldp_perturb(Z, 1, 1e-3, 1)
+    a2 <- suppressWarnings(ldp_aggregate(r, r))
+    c(a2$estimate[1, 2] - truth[1, 2], a2$params$noise_sd, a2$n)
+  })
+  expect_true(all(E[3, ] == n))
+  # chi-square test of the stated sd at 1e-6; the old aggregate's sd (sigma / sqrt(2n)) fails it
+  v <- sum(E[1, ]^2) / E[2, 1]^2
+  expect_gt(pchisq(v, 600), 1e-6 / 2)
+  expect_lt(pchisq(v, 600), 1 - 1e-6 / 2)
+  expect_lt(pchisq(sum(E[1, ]^2) / (E[2, 1]^2 / 2), 600, lower.tail = FALSE), 1e-6)
+  r <- ldp_perturb(Z, 1, 1e-3, 1)
+  r2 <- r
+  r2$reports <- rbind(r$reports, r$reports[1:5, ])
+  expect_warning(a3 <- ldp_aggregate(r2), "5 report")
+  expect_identical(a3$n, n)
 })
