@@ -535,7 +535,7 @@ compressed_pca <- function(release, rank = NULL, ...) {
   if (inherits(release, "dp_release")) {
     if (!inherits(release, "dp_compress")) abort("`release` must be a `dp_compress` release or a matrix; use dp_pca() for other releases.", .arg = "release")
     out <- dp_pca(release, rank)
-    out$call <- release_call(call, character(0))
+    out$call <- release_call(call, c("release", "object"))
     class(out) <- c("compressed_pca", class(out))
     return(out)
   }
@@ -545,12 +545,13 @@ compressed_pca <- function(release, rank = NULL, ...) {
   rotation <- s$v
   dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(ncol(rotation))))
   sdev <- s$d / sqrt(nrow(C))
-  structure(list(sdev = sdev, rotation = rotation, center = FALSE, scale = FALSE,
-                 x = C %*% rotation, units = "those of the matrix given; uncentred, per row (C'C / m)",
-                 per_row = TRUE, n_negative = 0L, subspace_bound = NULL, source = NULL,
-                 guarantee = "none stated: computed from a plain matrix, not from a release",
-                 call = release_call(call, character(0))),
-            class = c("compressed_pca", "dp_pca", "prcomp"))
+  # a plain matrix has no guarantee (it may be the raw data): labelled so
+  as_nonprivate(structure(list(sdev = sdev, rotation = rotation, center = FALSE, scale = FALSE,
+                               x = C %*% rotation, units = "those of the matrix given; uncentred, per row (C'C / m)",
+                               per_row = TRUE, n_negative = 0L, subspace_bound = NULL, source = NULL,
+                               guarantee = "none stated: computed from a plain matrix, not from a release",
+                               call = release_call(call, c("release", "object"))),
+                          class = c("compressed_pca", "dp_pca", "prcomp")), "compressed_pca")
 }
 
 # The SVD of compressed rows C for a PCA of C'C / m: the right singular

@@ -960,7 +960,12 @@ release_sum <- function(release, n = release$n) {
         abort("`release` is an inverse-Wishart draw with df = %s <= p + 1 = %d: its mean is not finite, so it does not estimate a scaled A'A.",
               format(df), as.integer(p + 1), .arg = "release")
       }
-      est * (df - p - 1) - diag(ridge, p)
+      out <- est * (df - p - 1) - diag(ridge, p)
+      if (!all(is.finite(out))) {
+        abort("`release`: its posterior draw times df - p - 1 (df = %s) is not finite; its `params$df` is not a release's.",
+              format(df), .arg = "release")
+      }
+      out
     },
     "average" = {
       if (is.na(n)) abort("`release` is an average but does not release n.", .arg = "release")

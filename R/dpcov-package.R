@@ -6,6 +6,6 @@
 #' @keywords internal
 #' @useDynLib dpcov, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importFrom stats confint formula nobs predict vcov sigma residuals fitted model.matrix biplot
+#' @importFrom stats confint formula nobs predict vcov sigma residuals fitted model.matrix biplot screeplot
 #' @importFrom graphics plot
 "_PACKAGE"

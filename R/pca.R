@@ -219,7 +219,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
               guarantee = src$guarantee,
               # how much of each component is noise (released quantities only)
               diagnostics = pca_diagnostics(basis, src, values, k, rank),
-              call = release_call(call, character(0)))
+              call = release_call(call, c("release", "center", "x")))
   class(out) <- c("dp_pca", "prcomp")
   noise_warning(out$diagnostics, "dp_pca")
   # the components of a release without a formal guarantee are not private either
@@ -665,6 +665,15 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
           paste(rownames(R), collapse = ", "), .arg = "newdata")
   }
   if (!is.null(rownames(R)) && !is.null(colnames(X))) {
+    # matching by name needs names that identify one column each
+    if (anyDuplicated(colnames(X)) || anyNA(colnames(X)) || any(!nzchar(colnames(X)))) {
+      abort("`newdata` has missing, empty or repeated column names; they must identify its columns, which are matched by name.",
+            .arg = "newdata")
+    }
+    if (anyDuplicated(rownames(R)) || anyNA(rownames(R)) || any(!nzchar(rownames(R)))) {
+      abort("`object`: the release's column names are missing, empty or repeated, so `newdata` cannot be matched to them by name; give `newdata` without column names in the release's order.",
+            .arg = "object")
+    }
     miss <- setdiff(rownames(R), colnames(X))
     if (length(miss)) abort("`newdata` lacks the column(s) %s of the release.", paste(miss, collapse = ", "), .arg = "newdata")
     X <- X[, rownames(R), drop = FALSE]
@@ -730,13 +739,24 @@ x_units_short <- function(units) sub("\\s*\\(.*$", "", sub(";.*$", "", units))
 
 #' @rdname dp_pca_methods
 #' @export
-biplot.dp_pca <- function(x, ...) {
+biplot.dp_pca <- function(x, choices = 1:2, ...) {
   check_dp_pca(x)
   if (is.null(x$x)) {
     abort("`x` is the PCA of a square release: it has no rows, so no scores to draw; score data you hold with predict(x, newdata) and plot those.",
           .arg = "x")
   }
+  k <- ncol(x$rotation)
+  if (!(is.numeric(choices) && length(choices) == 2L && !anyNA(choices) && all(choices == round(choices)) &&
+        all(choices >= 1) && all(choices <= k))) {
+    abort("`choices` must be two component numbers in 1..%d (the components kept).", as.integer(k), .arg = "choices")
+  }
   NextMethod()
+}
+
+#' @rdname dp_pca_methods
+#' @export
+screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
+  plot.dp_pca(x, npcs = npcs, main = main, ...)
 }
 
 #' @rdname dp_pca_methods

@@ -277,6 +277,8 @@ center_by_group <- function(x, group) {
 #' @export
 predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   check_qda_plugin(object, "object")
+  # (MASS's `prior =` or a misspelled `type` must not be ignored silently)
+  check_method_dots(...)
   type <- check_choice(type, c("class", "score", "posterior"), "type")
   newdata <- check_data_matrix(newdata, arg = "newdata")
   check_no_overflow(newdata, "newdata")

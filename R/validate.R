@@ -317,6 +317,9 @@ check_group <- function(group, n, arg = "group", min_per_group = 1L) {
           arg, as.integer(n), length(group), .arg = arg)
   }
   if (anyNA(group)) abort("`%s` contains missing labels.", arg, .arg = arg)
+  # (as MASS::lda() does: a declared class with no rows is said, not dropped silently)
+  empty <- if (is.factor(group)) setdiff(levels(group), as.character(unique(group))) else character(0)
+  if (length(empty)) warn("`%s`: class(es) %s have no rows and are dropped.", arg, paste0('"', empty, '"', collapse = ", "))
   group <- droplevels(as.factor(group))
   if (nlevels(group) < 2L) abort("`%s` must contain at least two classes.", arg, .arg = arg)
   small <- table(group) < min_per_group
@@ -391,7 +394,14 @@ with_arg <- function(expr, arg, what = NULL) {
 #' naming the argument that supplied it.
 #' @noRd
 call_user <- function(f, args, arg, what = "the function") {
-  tryCatch(do.call(f, args), error = function(e) {
+  # called through symbols, not with the values: an error's call (e.g.
+  # "unused argument (c(1, 1, ...))") would otherwise deparse the data
+  env <- new.env(parent = emptyenv())
+  nm <- paste0("arg", seq_along(args))
+  for (i in seq_along(args)) assign(nm[i], args[[i]], envir = env)
+  assign("f", f, envir = env)
+  cl <- as.call(c(as.name("f"), lapply(nm, as.name)))
+  tryCatch(eval(cl, env), error = function(e) {
     abort("`%s`: %s failed: %s", arg, what, conditionMessage(e), .arg = arg)
   })
 }

@@ -929,7 +929,11 @@ sweep_specs <- function() {
                list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
                label = "plot.dp_pca"),
     # biplot() needs scores: compressed rows (a square release's PCA refuses every call, test-pca.R)
-    sweep_spec("biplot", list(x = pca_c), list(x = PCA_OBJ), label = "biplot.dp_pca"),
+    sweep_spec("screeplot", list(x = pca),
+               list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
+               label = "screeplot.dp_pca"),
+    sweep_spec("biplot", list(x = pca_c), list(x = PCA_OBJ, choices = R("custom", values = list(
+      sweep_h("past the components", c(1, 9)), sweep_h("one", 1), sweep_h("NA", c(1, NA))))), label = "biplot.dp_pca"),
     sweep_spec("predict", list(object = pca_c, newdata = comp_x, scale = c(1, 2, 1)),
                list(object = PCA_OBJ, newdata = DATA, scale = R("vector", fraction = "either", int = "either")),
                label = "predict.dp_pca"),

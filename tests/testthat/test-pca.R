@@ -301,3 +301,47 @@ test_that("tidy() of a dp_pca gives broom's prcomp tables for loadings and compo
   expect_s3_class(generics::tidy(cp, matrix = "d"), "dp_nonprivate")
   expect_false(inherits(generics::tidy(pc), "dp_nonprivate"))
 })
+
+test_that("PCA and QDA objects (audit): calls mask the data, labels, duplicated names, unknown arguments, hand-made objects", {
+  # the stored call held the data when the release was built inside it
+  set.seed(1)
+  pc <- suppressWarnings(dp_pca(analyze_gauss(cbind(a = c(1.37, 2.91, 0.44, 3.3), b = c(0.2, 0.9, 0.1, 0.7)),
+                                              epsilon = 1, delta = 1e-6, clip = 5)))
+  expect_no_match(paste(deparse(pc$call), collapse = " "), "1.37|2.91")
+  pc2 <- suppressWarnings(dp_pca(cbind(a = c(1.37, 2.91, 0.44, 3.3, 2.2, 1.1, 0.5, 2.8),
+                                       b = c(0.2, 0.9, 0.1, 0.7, 0.3, 0.8, 0.6, 0.4)),
+                                 epsilon = 1, delta = 1e-6, lower = c(0, 0), upper = c(4, 1)))
+  expect_no_match(paste(deparse(pc2$call), collapse = " "), "1.37|2.91")
+  cp <- suppressWarnings(compressed_pca(dp_compress(cbind(a = c(1.37, 2.91, .44, 3.3, 2, 1), b = c(.2, .9, .1, .7, 1, 2)),
+                                                    m = 3)))
+  expect_no_match(paste(deparse(cp$call), collapse = " "), "1.37|2.91")
+  # compressed_pca() of a plain matrix (perhaps the raw data) is not private
+  x <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  cm <- compressed_pca(x)
+  expect_s3_class(cm, "dp_nonprivate")
+  expect_output(print(cm), "NOT a private release")
+  expect_output(print(summary(cm)), "NOT a private|not private|NOT private")
+  # predict(): repeated names refused, not the first one read twice
+  pa <- suppressWarnings(dp_pca(analyze_gauss(x, epsilon = 1, delta = 1e-6, clip = 5, neighbor = "replace-one")))
+  expect_error(predict(pa, cbind(a = 0, x[1:2, ])), class = "dpcov_error")
+  expect_equal(unname(predict(pa, x[1:2, c("c", "a", "b")])), unname(predict(pa, x[1:2, ])))
+  # hand-made objects: classed errors, not crashes
+  r <- analyze_gauss(x, 1, 1e-6, clip = 5, neighbor = "replace-one")
+  r$scale <- "posterior sample"
+  r$params <- list(df = 1e308)
+  expect_error(dp_pca(r), class = "dpcov_error")
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  cpr <- suppressWarnings(dp_compress(x, m = 200))
+  expect_error(biplot(dp_pca(cpr, rank = 1)), class = "dpcov_error")
+  expect_error(biplot(dp_pca(cpr), choices = 3:4), class = "dpcov_error")
+  expect_error(screeplot(structure(list(), class = c("dp_pca", "prcomp"))), class = "dpcov_error")
+  # QDA: unknown arguments of predict() refused; errors of a user function quote no data; empty classes said
+  fit <- qda_plugin(iris[, 1:4], iris$Species)
+  expect_error(predict(fit, iris[1:3, 1:4], prior = c(0.01, 0.98, 0.01)), class = "dpcov_error")
+  expect_error(predict(fit, iris[1:3, 1:4], typo = "posterior"), class = "dpcov_error")
+  e <- expect_error(qda_plugin(iris[, 1:4], iris$Species, cov = function(x) diag(4)), class = "dpcov_error")
+  expect_no_match(conditionMessage(e), "setosa|virginica|5.1|c\\(")
+  expect_warning(f2 <- qda_plugin(iris[1:100, 1:4], iris$Species[1:100]), "virginica")
+  expect_identical(f2$levels, c("setosa", "versicolor"))
+})
