@@ -673,8 +673,9 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
                           sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)
-  # a refusal of the input (its kind, shape, or non-finite values) withdraws
-  # the charge, as in every central mechanism
+  # a refusal of the input's kind or shape withdraws the charge; one of its
+  # values (missing or non-finite: a dpcov_data_error) keeps it, as in every
+  # central mechanism
   X <- with_refund(budget, charge, {
     refuse_summary_source(x, "ldp_perturb()", "the records themselves: in the local model each record is perturbed by its owner, before any aggregation",
                           "pass the matrix of records (a reader's blocks one at a time, combined with ldp_aggregate()).")
