@@ -525,6 +525,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' @param digits Significant digits.
 #' @param npcs Components shown in the scree plot.
 #' @param main Plot title (`NULL` for a default).
+#' @param choices The two components `biplot()` draws (default `1:2`), within
+#'   those kept.
 #' @param matrix `tidy()`: which part, with broom's names for a `prcomp`:
 #'   `"v"` (or `"rotation"`, `"variables"`, `"loadings"`) the loadings,
 #'   columns `column`, `PC`, `value` (one row per variable and component);
