@@ -351,16 +351,19 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
                            sigma_clip_inf = 1, tune = "cv", calibration = "classic",
                            local_neighbor = "zero-out", standardize = FALSE) {
   check_flag(private, "private")
-  out <- list(sample = function(x, group) pooled_cov(x, group))
-  if (!private) return(out)
+  # every argument is checked, with private = FALSE too (a bad one is not
+  # ignored), and what the estimators would refuse on data is refused here
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
   clip <- check_clip(clip)
   local_neighbor <- check_choice(local_neighbor, c("zero-out", "replace-one"), "local_neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
+  if (calibration == "classic") check_epsilon(epsilon, 1, "the classic calibration")
   check_flag(standardize, "standardize")
   tune <- as_threshold_tune(tune)
   if (is.finite(clip)) sigma_clip_inf <- NULL else sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
+  out <- list(sample = function(x, group) pooled_cov(x, group))
+  if (!private) return(out)
   make <- function(variant, model) {
     force(variant)
     force(model)

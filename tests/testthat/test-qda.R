@@ -392,3 +392,13 @@ test_that("the study runs on the real data (skipped where the data is absent)", 
   set.seed(1)
   expect_identical(qda_study(f, p = c(25, 40), reps = 2)$errors, s$errors)
 })
+
+test_that("qda_estimators() checks every argument when it is made, private or not", {
+  expect_error(qda_estimators(private = FALSE, epsilon = -5), class = "dpcov_error")
+  expect_error(qda_estimators(private = FALSE, calibration = "nope"), class = "dpcov_error")
+  # the classic calibration needs epsilon < 1: refused here, not at the first call on data
+  e <- expect_error(qda_estimators(epsilon = 2, clip = 1), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_length(qda_estimators(epsilon = 2, clip = 1, calibration = "analytic"), 5L)
+  expect_length(qda_estimators(private = FALSE), 1L)
+})
