@@ -379,6 +379,8 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
       # back on the data scale: a matrix scaled by the exact sds, labelled as
       # such (not a release)
       structure(as.matrix(rel) * tcrossprod(sds), threshold = rel$params$threshold,
+                nonprivate_why = paste0("thresholded with privacy noise, but on columns scaled by their exact ",
+                                        "(non-private) standard deviations, and back"),
                 class = "dp_nonprivate")
     }
   }

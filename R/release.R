@@ -550,9 +550,15 @@ as.matrix.dp_bound <- function(x, ...) {
 #' second_moment(matrix(rnorm(20), 10, 2))
 #' @export
 print.dp_nonprivate <- function(x, ...) {
+  why <- attr(x, "nonprivate_why", exact = TRUE)
   nonprivate_banner(x, if (inherits(x, "dp_release")) {
     "a tuning choice in it was computed from the data without privacy noise"
-  })
+  } else if (is_string(why)) why)
+  # a labelled matrix prints as the matrix (its labels are said above)
+  if (is.matrix(x) && !is.list(x) && !inherits(x, "dp_release")) {
+    print(matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x)), ...)
+    return(invisible(x))
+  }
   NextMethod()
   invisible(x)
 }

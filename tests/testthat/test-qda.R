@@ -402,3 +402,14 @@ test_that("qda_estimators() checks every argument when it is made, private or no
   expect_length(qda_estimators(epsilon = 2, clip = 1, calibration = "analytic"), 5L)
   expect_length(qda_estimators(private = FALSE), 1L)
 })
+
+test_that("a standardised qda estimate prints why it is not private, and as a matrix", {
+  set.seed(1)
+  x <- matrix(rnorm(600), 200, 3)
+  g <- factor(rep(1:2, 100))
+  r <- qda_estimators(private = TRUE, tune = 1, standardize = TRUE)$wang_xu_dp(x, g)
+  out <- paste(capture.output(print(r)), collapse = " ")
+  expect_match(out, "thresholded with privacy noise", fixed = TRUE)
+  expect_no_match(out, "attr\\(")
+  expect_no_match(out, "computed without privacy noise", fixed = TRUE)
+})
