@@ -501,11 +501,9 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # while supplying as many records itself (equal totals). Every line must
   # close its quotes (an even number of quote characters; a doubled quote
   # inside a quoted field counts two), so no quoted field leaves its line.
-  quotes_closed <- function(bytes) {
-    q <- grepRaw(charToRaw(quote), bytes, all = TRUE, fixed = TRUE)
-    if (!length(q)) return(TRUE)
-    lf <- grepRaw(as.raw(10L), bytes, all = TRUE, fixed = TRUE)
-    all(tabulate(findInterval(q, lf) + 1L, length(lf)) %% 2L == 0L)
+  quotes_closed <- function(blk) {
+    q <- grepRaw(charToRaw(quote), blk$bytes, all = TRUE, fixed = TRUE)
+    !length(q) || all(tabulate(findInterval(q, blk$ends) + 1L, blk$lines) %% 2L == 0L)
   }
   # scan() reads a number with blanks inside it by joining its digits ("1 2"
   # as 12); such a block goes to the text path, where it is not a number
@@ -541,7 +539,7 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
                                                    logical(1))) &&
         length(grepRaw(inner_blank, lines))
       if (!as_text) v <- tryCatch(parse(lines, what_num, na_strings, ""), error = function(e) NULL)
-      if (!numbers_ok(v, n_lines) && !quotes_closed(lines)) unreadable()
+      if (!numbers_ok(v, n_lines) && !quotes_closed(blk)) unreadable()
       if (!as_text && !numbers_ok(v, n_lines)) v <- tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL)
       if (!numbers_ok(v, n_lines)) {
         v <- tryCatch(parse(lines, what_chr, character(0)), error = unreadable)
@@ -598,8 +596,9 @@ line_block_open <- function(st, file) {
 }
 
 # The next block of at most `n` lines as bytes, each line ended by LF (CRLF
-# and CR line ends read as LF, as readLines() reads them), and its number of
-# lines; NULL at the end of the file. A NUL byte is an error (not text).
+# and CR line ends read as LF, as readLines() reads them), its number of
+# lines and the positions of their ends; NULL at the end of the file. A NUL
+# byte is an error (not text).
 line_block <- function(st, n) {
   nl <- as.raw(10L)
   buf <- st$carry
@@ -646,7 +645,7 @@ line_block <- function(st, n) {
   if (length(grepRaw(as.raw(0L), bytes, fixed = TRUE))) {
     stop(structure(class = c("dpcov_nul_byte", "error", "condition"), list(message = "a NUL byte", call = NULL)))
   }
-  list(bytes = bytes, lines = as.integer(lines))
+  list(bytes = bytes, lines = as.integer(lines), ends = pos[seq_len(lines)])
 }
 
 # A block's bytes as text without its last line end (the header line; NULL

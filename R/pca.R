@@ -668,11 +668,11 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   }
   if (!is.null(rownames(R)) && !is.null(colnames(X))) {
     # matching by name needs names that identify one column each
-    if (anyDuplicated(colnames(X)) || anyNA(colnames(X)) || any(!nzchar(colnames(X)))) {
+    if (!names_identify(colnames(X))) {
       abort("`newdata` has missing, empty or repeated column names; they must identify its columns, which are matched by name.",
             .arg = "newdata")
     }
-    if (anyDuplicated(rownames(R)) || anyNA(rownames(R)) || any(!nzchar(rownames(R)))) {
+    if (!names_identify(rownames(R))) {
       abort("`object`: the release's column names are missing, empty or repeated, so `newdata` cannot be matched to them by name; give `newdata` without column names in the release's order.",
             .arg = "object")
     }

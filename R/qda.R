@@ -310,7 +310,7 @@ qda_newdata_columns <- function(newdata, train_names, p) {
     }
     return(newdata)
   }
-  named <- !anyNA(train_names) && all(nzchar(train_names)) && !anyDuplicated(train_names)
+  named <- names_identify(train_names)
   if (!named) {
     # names that cannot identify the columns: only the same names in the same order
     if (!identical(have, train_names)) {

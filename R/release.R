@@ -224,7 +224,7 @@ check_release <- function(x, arg = "x", square = FALSE) {
                                all(x$ridge >= 0))) {
     bad("`ridge` must be one number >= 0, or one per column")
   }
-  if (!is.null(x$ridge) && any(x$ridge != 0) && !x$scale %in% c("sum + ridge", "posterior sample")) {
+  if (!is.null(x$ridge) && any(x$ridge != 0) && !x$scale %in% ridge_scales) {
     bad(sprintf("`ridge` must be 0 on scale \"%s\" (only \"sum + ridge\" and \"posterior sample\" carry one)", x$scale))
   }
   if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
@@ -864,7 +864,7 @@ release_diagnostics <- function(x) {
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
   if (!is.null(sd)) {
-    ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
+    ridge <- ridge_on_scale(x)
     E <- est - diag(ridge, p)
     noise <- sqrt(sum(sd^2))
     # one-sided: the signal is what the released norm holds beyond the
@@ -972,7 +972,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   }
   lift <- psd_lift(x)
   dsd <- if (is.null(sd)) rep(0, p) else diag(sd)
-  ridge <- ridge_on_scale(x, if (is_finite_num(x$ridge) && x$scale %in% c("sum + ridge", "posterior sample")) x$ridge else 0)
+  ridge <- ridge_on_scale(x)
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
   if (!is.null(b) && x$scale == "covariance") {
@@ -993,9 +993,13 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
 
 dpcov_lower_sd <- function() dp_diagnostic_thresholds$lower_sd
 
-# A public ridge on the estimate's scale: a posterior draw estimates
-# (A'A + w I) / (df - p - 1).
-ridge_on_scale <- function(x, ridge) {
+# The scales whose estimate carries a public ridge (`ridge`; 0 on the others).
+ridge_scales <- c("sum + ridge", "posterior sample")
+
+# A release's public ridge on its estimate's scale (0 where its scale carries
+# none): a posterior draw estimates (A'A + w I) / (df - p - 1).
+ridge_on_scale <- function(x) {
+  ridge <- if (is_finite_num(x$ridge) && x$scale %in% ridge_scales) x$ridge else 0
   if (x$scale != "posterior sample") return(ridge)
   df <- x$params$df
   if (is_num1(df) && df > x$p + 1) ridge / (df - x$p - 1) else 0

@@ -182,7 +182,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   # a package reader's columns are its schema: its p is refused before the charge
   cols <- reader_columns(x)
   if (!is.null(cols) && length(cols) < 2L) {
-    abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", length(cols))
+    abort_threshold_p(length(cols))
   }
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
@@ -198,7 +198,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     s <- if (is.null(X)) as_suffstat(x, if (inherits(x, "dp_suffstat")) clip_arg else clip, min_rows = 2L) else NULL
     n <- if (is.null(X)) s$n else nrow(X)
     p <- if (is.null(X)) s$p else ncol(X)
-    if (p < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `x` has %d.", as.integer(p))
+    if (p < 2L) abort_threshold_p(p)
   })
   zero_row <- suffstat_zero_row(s, neighbor)
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
@@ -317,7 +317,7 @@ threshold_noise_terms <- function(variant, model, neighbor, B, m, epsilon, delta
 # private values.
 check_threshold_data <- function(x, arg = "x") {
   X <- check_data_matrix(x, arg, min_rows = 2L)
-  if (ncol(X) < 2L) abort("thresholding needs p >= 2 columns (the threshold grows with log p); `%s` has %d.", arg, ncol(X), .arg = arg)
+  if (ncol(X) < 2L) abort_threshold_p(ncol(X), sprintf("`%s`", arg), arg)
   X
 }
 
@@ -893,6 +893,13 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                  call = NULL, local = TRUE)
 }
 
+# Thresholding needs p >= 2 columns: the one refusal, whatever holds the
+# columns (`what`, the words for it).
+abort_threshold_p <- function(p, what = "`x`", arg = NULL) {
+  abort("thresholding needs p >= 2 columns (the threshold grows with log p); %s has %d.", what, as.integer(p),
+        .arg = arg)
+}
+
 # Reports of a batch (rows, with their projections `key`) that repeat one
 # seen before (`seen_key`, the rows of earlier batches in `seen_row`) or an
 # earlier report of the same batch: TRUE where repeated.
@@ -957,7 +964,7 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
                                 epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
   if (model != "local") abort("`x` is an `ldp_aggregate()` result, a local-model release; use model = \"local\".", .arg = "model")
   check_release(agg, "x", square = TRUE)
-  if (!(agg$p >= 2)) abort("thresholding needs p >= 2 columns (the threshold grows with log p); the aggregate `x` has %d.", as.integer(agg$p))
+  if (!(agg$p >= 2)) abort_threshold_p(agg$p, "the aggregate `x`")
   if (!is.null(budget)) check_budget(budget)
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
   set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),

@@ -101,6 +101,9 @@ is_plain_asis <- function(x) inherits(x, "AsIs") && !length(setdiff(oldClass(x),
 #' bound_vector() refuses it). Public schema; `nm` NULL (unnamed columns)
 #' passes.
 #' @noRd
+# Whether names identify one column each: none missing, empty or repeated.
+names_identify <- function(nm) !anyNA(nm) && all(nzchar(nm)) && !anyDuplicated(nm)
+
 check_unique_colnames <- function(nm, arg = "x") {
   if (is.null(nm)) return(invisible(NULL))
   bad <- unique(nm[is.na(nm) | !nzchar(nm) | duplicated(nm)])
