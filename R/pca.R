@@ -635,7 +635,10 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
   cat_wrapped("Units:", x$units)
-  if (x$n_negative > 0) cat(sprintf("%d negative eigenvalue(s) of the released matrix set to 0.\n", x$n_negative))
+  if (x$n_negative > 0) {
+    cat_wrapped(sprintf(paste("%d negative eigenvalue(s) of the released matrix set to 0 (privacy noise);",
+                              "the proportions share the sum of the others, which the noise also moved."), x$n_negative))
+  }
   cat("Importance of components:\n")
   print(signif(x$importance, digits), digits = digits)
   if (!is.null(x$subspace_bound)) {

@@ -77,6 +77,9 @@ test_that("indefinite releases: negative eigenvalues become zero sdev and are co
   expect_equal(pc$n_negative, 1L)
   expect_equal(pc$sdev[3], 0)
   expect_true(all(is.finite(summary(pc)$importance)))
+  # the proportions share the positive eigenvalues' sum, and the print says so
+  expect_equal(unname(summary(pc)$importance["Proportion of Variance", ]), c(0.75, 0.25, 0))
+  expect_output(print(summary(pc)), "1 negative eigenvalue\\(s\\).*set to 0.*share the sum of the others")
 })
 
 test_that("every mechanism's release gives a valid PCA", {
