@@ -25,6 +25,18 @@ grouped_grams_cpp <- function(X, group, K, clip, rows_per_group) {
     .Call(`_dpcov_grouped_grams_cpp`, X, group, K, clip, rows_per_group)
 }
 
+raw_part_cpp <- function(x, from, len) {
+    .Call(`_dpcov_raw_part_cpp`, x, from, len)
+}
+
+normalise_line_ends_cpp <- function(x) {
+    .Call(`_dpcov_normalise_line_ends_cpp`, x)
+}
+
+raw_join_cpp <- function(parts, len) {
+    .Call(`_dpcov_raw_join_cpp`, parts, len)
+}
+
 symmetric_gaussian_cpp <- function(p, sd) {
     .Call(`_dpcov_symmetric_gaussian_cpp`, p, sd)
 }

@@ -164,7 +164,7 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
   # Gumbel-max: argmax(log w_k + G_k), G_k iid standard Gumbel, is a draw from
   # w / sum(w); then log B uniform in the chosen interval
   note_draw()
-  k <- which.max(iv$log_weight - log(-log(stats::runif(length(iv$log_weight)))))
+  k <- which.max(iv$log_weight + gumbel_noise(length(iv$log_weight)))
   bound <- exp(iv$z[k] + stats::runif(1L) * (iv$z[k + 1L] - iv$z[k]))
   bound <- min(max(bound, lower), upper)
   n_clipped <- NA_real_

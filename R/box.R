@@ -385,7 +385,7 @@ lm_box_release <- function(rel, map, colnames) {
   S <- release_sum(rel, if (isTRUE(rel$n_public)) rel$n else NA_real_)
   T <- lm_box_affine(map$shift, map$scale)
   est <- crossprod(T, S %*% T)
-  est <- (est + t(est)) / 2
+  est <- symmetric_part(est)
   dimnames(est) <- list(colnames, colnames)
   rel$params$converted_from <- if (rel$scale != "sum") rel$scale
   rel$estimate <- est
@@ -636,7 +636,7 @@ box_suffstat_call <- function(fun, env, call, given, mechanism = NULL) {
 #' @noRd
 box_unmap_release <- function(rel, map, colnames) {
   M <- rel$estimate
-  est <- box_unmap_second((M + t(M)) / 2, map)
+  est <- box_unmap_second(symmetric_part(M), map)
   dimnames(est) <- if (is.null(colnames)) NULL else list(colnames, colnames)
   rel$estimate <- est
   ridge <- if (is.null(rel$ridge)) 0 else rel$ridge

@@ -462,7 +462,7 @@ zcdp_epsilon <- function(rho, delta) {
   if (delta >= 1) return(0)
   # rho-zCDP gives no (epsilon, 0)-DP bound below infinity
   if (delta <= 0) return(Inf)
-  L <- log(1 / delta)
+  L <- -log(delta)  # (log(1 / delta) overflows for a subnormal delta)
   # delta within about 1e-12 of 1: Bun and Steinke's bound (about rho), where
   # the objective below is 0 / 0 at its starting point
   if (L < 1e-12) return(max(0, rho + 2 * sqrt(rho * L)) * (1 + 1e-9))

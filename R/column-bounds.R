@@ -221,6 +221,9 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   if (missing(x)) abort_missing("x")
   epsilon <- check_epsilon(epsilon)
   delta <- check_number(delta, "delta", lower = 0, upper = 1, lower_open = FALSE)
+  # 0 (pure DP) or a delta check_delta() takes: a subnormal one has no
+  # finite log(1 / delta) for the zCDP conversion
+  if (delta > 0) delta <- check_delta(delta)
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   range <- check_number(range, "range", lower = 0, upper = 1e50)
   resolution <- check_number(resolution, "resolution", lower = 0, upper = 1e50)

@@ -382,7 +382,7 @@ scaled_crossprod <- function(x, pre, block = 65536L) {
     xb <- scale_columns(x[start:min(n, start + block - 1L), , drop = FALSE], pre)
     G <- G + crossprod(xb)
   }
-  (G + t(G)) / 2
+  symmetric_part(G)
 }
 
 # Sufficient statistics cannot be rescaled: a column whose x_j'x_j is tiny
@@ -730,7 +730,7 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   }
   nm <- colnames(C)[xi]
   names(beta) <- nm
-  V <- (V + t(V)) / 2
+  V <- symmetric_part(V)
   dimnames(V) <- list(nm, nm)
   rel <- if (inherits(release, "dp_compress")) release else NULL
   tt <- with_base_env(stats::terms(stats::reformulate(paste0("`", nm, "`"), response = as.name(colnames(C)[yi]),

@@ -490,19 +490,24 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # (a missing value written as a quoted or custom marker). A blank line is
   # a record. scan()'s warnings (an unterminated quote) depend on the
   # values: muffled.
-  parse <- function(lines, what, na.strings, q = quote) {
-    rc <- rawConnection(lines)
-    on.exit(close(rc))
-    suppressWarnings(scan(rc, what = what, sep = sep, quote = q, quiet = TRUE, na.strings = na.strings,
-                          multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE))
+  # (from the block's raw connection, read again from its start each time)
+  # scan() is told the block's number of lines as its number of records, so
+  # it allocates them once instead of growing its vectors (twice the memory
+  # of the numbers at the peak); bytes left after that many records (a line
+  # holding more than one) make the block no parse (NULL)
+  parse <- function(rc, what, na.strings, n_lines, q = quote) {
+    seek(rc, 0)
+    v <- suppressWarnings(scan(rc, what = what, sep = sep, quote = q, quiet = TRUE, na.strings = na.strings,
+                               multi.line = FALSE, strip.white = TRUE, blank.lines.skip = FALSE, nmax = n_lines))
+    if (length(readBin(rc, "raw", 1L))) NULL else v
   }
   # With quotes honoured, an opened quote runs to the next one, across line
   # ends: a line with an unclosed quote would swallow the rest of its block
   # while supplying as many records itself (equal totals). Every line must
   # close its quotes (an even number of quote characters; a doubled quote
   # inside a quoted field counts two), so no quoted field leaves its line.
-  quotes_closed <- function(blk) {
-    q <- grepRaw(charToRaw(quote), blk$bytes, all = TRUE, fixed = TRUE)
+  quotes_closed <- function(bytes, blk) {
+    q <- grepRaw(charToRaw(quote), bytes, all = TRUE, fixed = TRUE)
     !length(q) || all(tabulate(findInterval(q, blk$ends) + 1L, blk$lines) %% 2L == 0L)
   }
   # scan() reads a number with blanks inside it by joining its digits ("1 2"
@@ -538,11 +543,22 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       as_text <- length(blank_bytes) && any(vapply(blank_bytes, function(b) length(grepRaw(b, lines, fixed = TRUE)) > 0,
                                                    logical(1))) &&
         length(grepRaw(inner_blank, lines))
-      if (!as_text) v <- tryCatch(parse(lines, what_num, na_strings, ""), error = function(e) NULL)
-      if (!numbers_ok(v, n_lines) && !quotes_closed(blk)) unreadable()
-      if (!as_text && !numbers_ok(v, n_lines)) v <- tryCatch(parse(lines, what_num, na_strings), error = function(e) NULL)
+      # the connection holds its own copy of the bytes: the block's are
+      # dropped, so a block is in memory twice at most (bytes, then numbers)
+      rc <- rawConnection(lines)
+      on.exit(close(rc), add = TRUE)
+      n_bytes <- length(lines)
+      lines <- blk$bytes <- NULL
+      # (the bytes again, for the quote check: from the connection's copy)
+      rc_bytes <- function() {
+        seek(rc, 0)
+        readBin(rc, "raw", n_bytes)
+      }
+      if (!as_text) v <- tryCatch(parse(rc, what_num, na_strings, n_lines, ""), error = function(e) NULL)
+      if (!numbers_ok(v, n_lines) && !quotes_closed(rc_bytes(), blk)) unreadable()
+      if (!as_text && !numbers_ok(v, n_lines)) v <- tryCatch(parse(rc, what_num, na_strings, n_lines), error = function(e) NULL)
       if (!numbers_ok(v, n_lines)) {
-        v <- tryCatch(parse(lines, what_chr, character(0)), error = unreadable)
+        v <- tryCatch(parse(rc, what_chr, character(0), n_lines), error = unreadable)
         if (length(v[[idx[1]]]) != n_lines) unreadable()
         for (j in idx) {
           f <- v[[j]]
@@ -564,7 +580,11 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       return(NULL)
     }
     sent <<- TRUE
-    m <- matrix(unlist(v[idx], use.names = FALSE), rows, length(idx), dimnames = list(NULL, nm))
+    # (the numbers shaped in place: matrix() would copy them once more)
+    m <- unlist(v[idx], use.names = FALSE)
+    v <- NULL
+    dim(m) <- c(rows, length(idx))
+    dimnames(m) <- list(NULL, nm)
     tryCatch(frame_block(m, nm, na, "columns"), error = function(e) {
       close_con()
       stop(e)
@@ -577,8 +597,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
 # csv_reader()'s lines, read as bytes: readLines() made a string of every
 # line before scan() parsed them again, 1.5 times the time of the old
 # scan() on the connection; bytes are counted and cut at line ends instead.
-# Bytes per readBin() call:
-csv_read_bytes <- 2^22
+# Each read asks for about what the block still needs at the bytes per line
+# seen so far (a tenth more), at least csv_read_min bytes; the reads are
+# joined once. Fixed reads of 4 MB, each appended to the block, copied the
+# growing block at every read and a carry of up to 4 MB at every block: at
+# 1e5 rows of 50 columns a release's peak memory was 1.7 times the old
+# reader's (bench/RESULTS.md).
+csv_read_min <- 2^16
+csv_read_max <- 2^26
 
 line_block_open <- function(st, file) {
   # gzfile() reads plain files too, and gzip, bzip2 and xz ones (as file() in
@@ -588,11 +614,20 @@ line_block_open <- function(st, file) {
   st$carry_pos <- integer(0)  # and the positions of their line ends
   st$cr <- FALSE       # a CR ended the last read: its LF may start the next
   st$eof <- FALSE
+  st$seen_bytes <- 0   # bytes and line ends read so far, for the next read's size
+  st$seen_lines <- 0
   # a UTF-8 byte-order mark is dropped, as readLines() drops it; other first
   # bytes wait for the first read
   head <- readBin(st$con, "raw", 3L)
   st$pending <- if (identical(head, as.raw(c(0xef, 0xbb, 0xbf)))) raw(0) else head
   invisible(st)
+}
+
+# The size of the next read for `lines` more lines, and for a block of
+# `size` bytes without a line end yet (a long line: twice as much again).
+line_read_size <- function(st, lines, size) {
+  want <- if (st$seen_lines > 0) 1.1 * lines * st$seen_bytes / st$seen_lines else max(size, csv_read_min)
+  as.integer(min(max(want, csv_read_min), csv_read_max))
 }
 
 # The next block of at most `n` lines as bytes, each line ended by LF (CRLF
@@ -601,46 +636,66 @@ line_block_open <- function(st, file) {
 # byte is an error (not text).
 line_block <- function(st, n) {
   nl <- as.raw(10L)
-  buf <- st$carry
+  parts <- list(st$carry)
+  size <- length(st$carry)
   pos <- st$carry_pos  # line ends so far (each read adds its own)
   while (length(pos) < n && !st$eof) {
-    more <- c(st$pending, readBin(st$con, "raw", csv_read_bytes))
+    more <- c(st$pending, readBin(st$con, "raw", line_read_size(st, n - length(pos), size)))
     st$pending <- raw(0)
     if (!length(more)) {
       st$eof <- TRUE
       if (st$cr) {  # a CR that ended the file
-        buf <- c(buf, nl)
-        pos <- c(pos, length(buf))
+        parts[[length(parts) + 1L]] <- nl
+        size <- size + 1L
+        pos <- c(pos, size)
       }
       st$cr <- FALSE
     } else {
       if (st$cr) more <- c(as.raw(13L), more)
       # a CR at the end of what was read may be half of a CRLF: held back
       st$cr <- more[length(more)] == as.raw(13L)
-      if (st$cr) more <- more[-length(more)]
+      if (st$cr) more <- raw_part_cpp(more, 0, length(more) - 1)
       more <- normalise_line_ends(more)
-      pos <- c(pos, line_ends(more) + length(buf))
-      buf <- c(buf, more)
+      ends <- line_ends(more)
+      st$seen_bytes <- st$seen_bytes + length(more)
+      st$seen_lines <- st$seen_lines + length(ends)
+      pos <- c(pos, ends + size)
+      parts[[length(parts) + 1L]] <- more
+      size <- size + length(more)
     }
   }
+  parts <- parts[lengths(parts) > 0L]  # (a read of a lone CR, held back, left nothing)
   if (length(pos) >= n) {
     cut <- pos[n]
-    st$carry <- if (cut < length(buf)) buf[(cut + 1L):length(buf)] else raw(0)
-    st$carry_pos <- pos[-seq_len(n)] - cut
     lines <- n
+    st$carry_pos <- pos[-seq_len(n)] - cut
   } else {
     # the end of the file: the rest, its last line perhaps without a line end
-    st$carry <- raw(0)
     st$carry_pos <- integer(0)
-    if (!length(buf)) return(NULL)
-    if (buf[length(buf)] != nl) {
-      buf <- c(buf, nl)
-      pos <- c(pos, length(buf))
+    if (!size) {
+      st$carry <- raw(0)
+      return(NULL)
     }
-    cut <- length(buf)
+    last <- parts[[length(parts)]]
+    if (last[length(last)] != nl) {
+      parts[[length(parts) + 1L]] <- nl
+      size <- size + 1L
+      pos <- c(pos, size)
+    }
+    cut <- size
     lines <- length(pos)
   }
-  bytes <- buf[seq_len(cut)]
+  # the block's bytes joined once (raw_join_cpp()), and the carry: the rest
+  # of the part the cut falls in and the parts after it (parts of raw
+  # vectors in C++: x[i:j] builds an index of four bytes per byte)
+  lens <- lengths(parts)
+  k <- which(cumsum(lens) >= cut)[1L]
+  off <- cut - sum(lens[seq_len(k - 1L)])
+  rest <- lens[k] - off
+  st$carry <- c(if (rest > 0) raw_part_cpp(parts[[k]], off, rest), unlist(parts[-seq_len(k)], use.names = FALSE)) %||%
+    raw(0)
+  bytes <- if (k == 1L && rest == 0) parts[[1L]] else raw_join_cpp(parts[seq_len(k)], cut)
+  parts <- NULL
   # a NUL byte: not text (scan() would skip it with a warning)
   if (length(grepRaw(as.raw(0L), bytes, fixed = TRUE))) {
     stop(structure(class = c("dpcov_nul_byte", "error", "condition"), list(message = "a NUL byte", call = NULL)))
@@ -655,15 +710,9 @@ block_text <- function(blk) if (is.null(blk)) NULL else rawToChar(blk$bytes[seq_
 # The positions of the LF bytes (grepRaw() is four times as fast as which(b == LF)).
 line_ends <- function(b) if (length(b)) grepRaw(as.raw(10L), b, all = TRUE, fixed = TRUE) else integer(0)
 
-# CRLF to LF and a lone CR to LF, in bytes.
-normalise_line_ends <- function(b) {
-  r <- if (length(b)) grepRaw(as.raw(13L), b, all = TRUE, fixed = TRUE) else integer(0)
-  if (!length(r)) return(b)
-  lf <- c(b[-1L], as.raw(0L))[r] == as.raw(10L)
-  b[r[!lf]] <- as.raw(10L)
-  if (any(lf)) b <- b[-r[lf]]
-  b
-}
+# CRLF to LF and a lone CR to LF, in bytes (in C++: dropping the CRs in R,
+# b[-r], built a logical index of the whole block).
+normalise_line_ends <- function(b) normalise_line_ends_cpp(b)
 
 # The columns a package reader will return (its schema: the header or the
 # query's result columns), known before any row is read; NULL for any other

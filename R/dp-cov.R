@@ -639,7 +639,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
 dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, divisor, epsilon, delta,
                           neighbor, clip, n_public, charge, call, mechanism_text, tuning, guarantee,
                           unmap = NULL) {
-  pre <- (S + t(S)) / 2 / (if (divisor == "n") n_hat else max(1, n_hat - 1))
+  pre <- symmetric_part(S) / (if (divisor == "n") n_hat else max(1, n_hat - 1))
   cov <- psd_project_cpp(pre)$matrix
   # how much the projection lifted each variance (post-processing of the
   # noisy matrix): the diagnostics judge the value before it
@@ -1076,7 +1076,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL) {
       out$center <- stats::setNames(center, colnames(release$estimate))
       guarantee_note <- "centred with a separately released mean: the total privacy loss adds that release's"
     }
-    cov <- (cov + t(cov)) / 2
+    cov <- symmetric_part(cov)
     out$params$divisor <- "n"
   }
   if (to == "correlation" && any(!(diag(cov) > 0))) {

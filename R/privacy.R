@@ -852,7 +852,7 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
   b <- z[-1L]
   lw <- log_base_mass(a, b, decay) + epsilon * utility / (2 * sensitivity)
   note_draw()
-  k <- which.max(lw - log(-log(stats::runif(length(lw)))))
+  k <- which.max(lw + gumbel_noise(length(lw)))
   base_draw(a[k], b[k], decay, stats::runif(1L))
 }
 
@@ -866,7 +866,7 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
 #' @noRd
 bin_exp_mech <- function(utility, epsilon, sensitivity, log_mass = 0) {
   note_draw()
-  which.max(log_mass + epsilon * utility / (2 * sensitivity) - log(-log(stats::runif(length(utility)))))
+  which.max(log_mass + epsilon * utility / (2 * sensitivity) + gumbel_noise(length(utility)))
 }
 
 #' Utility of the coarse bins of dp_column_bounds()'s tail choice: bin k
@@ -949,15 +949,43 @@ count_exp_mech <- function(n, eps_q) n + rgeometric2(2 * quantile_utility_sensit
 #' for an integer count of sensitivity `sensitivity`: noise Z with
 #' \eqn{P(Z = k) \propto \alpha^{|k|}}, \eqn{\alpha = \exp(-\epsilon/\Delta)},
 #' is epsilon-DP. Sampled as the difference of two iid geometric variables
-#' with success probability \eqn{1 - \alpha} (from R's RNG).
+#' with success probability \eqn{1 - \alpha} (from R's RNG, by inversion).
 #' @noRd
 geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 
 rgeometric2 <- function(sensitivity, epsilon) {
-  p <- -expm1(-epsilon / sensitivity)  # 1 - alpha, exact for small epsilon
   note_draw()
-  stats::rgeom(1L, p) - stats::rgeom(1L, p)
+  # by inversion, floor(log(V) / log(alpha)), from uniforms fine near 0
+  # (fine_uniform()): rgeom() goes through exp_rand(), whose 32-bit uniforms
+  # end its tail at about 22 / (1 - alpha), where the ratio of the two
+  # neighbours' probabilities stops being bounded
+  rate <- epsilon / sensitivity  # -log(alpha)
+  g <- floor(-log(fine_uniform(2L)) / rate)
+  g[1L] - g[2L]
 }
+
+#' `k` uniforms on (0, 1) fine near 0: 1 - U for U of 64-bit resolution, from
+#' two of R's runif() draws each (all of the first `k`, then all of the
+#' second). One runif() takes 2^32 values, so -log(-log(U)) lies in [-3.13,
+#' 22.18] (Gumbel-max over 32-bit uniforms): a candidate more than 25.3 behind
+#' the best in log-weight could never be chosen while under a neighbour, 25.3
+#' - epsilon behind, it could, and a pure-DP claim would hold only with a
+#' small delta (Mironov 2012 on floating-point samplers). The value is at
+#' least 2^-64: the Gumbel's range reaches 44.4, and the geometric's tail
+#' 44.4 / rate.
+#' @noRd
+fine_uniform <- function(k) {
+  u <- stats::runif(k)
+  # 1 - u is exact (u is a multiple of 2^-32, at most 1 - 2^-32); the second
+  # draw fills the 2^-32 gap below it
+  (1 - u) - stats::runif(k) * 2^-32
+}
+
+#' `k` standard Gumbel draws for the Gumbel-max trick, from fine_uniform():
+#' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U fine near 0, the
+#' Gumbel's upper tail.
+#' @noRd
+gumbel_noise <- function(k) -log(-log1p(-fine_uniform(k)))
 
 # ---- The private mean of dp_cov() -------------------------------------------------
 

@@ -169,7 +169,7 @@ release_plugin_cov <- function(release) {
 
 # W with Sigma^+ = W W^T under the singular rule; log (pseudo-)determinant.
 plugin_inverse <- function(sigma, singular, tol) {
-  e <- eigen((sigma + t(sigma)) / 2, symmetric = TRUE)
+  e <- eigen(symmetric_part(sigma), symmetric = TRUE)
   top <- max(e$values)
   small <- if (top > 0) e$values <= tol * top else rep(TRUE, length(e$values))
   values <- e$values

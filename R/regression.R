@@ -1353,7 +1353,7 @@ lm_standardize <- function(S, fx, one, centre) {
   Ti <- diag(q)
   Ti[cbind(fx, fx)] <- scale
   if (ctr) Ti[1L, fx] <- shift
-  sym <- function(M) (M + t(M)) / 2
+  sym <- symmetric_part
   list(scale = scale,
        forward = function(M) sym(crossprod(Tm, M %*% Tm)),
        back = function(M) sym(crossprod(Ti, M %*% Ti)),
@@ -1433,7 +1433,7 @@ lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
   A <- S[fx, fx, drop = FALSE]
   if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
-  A <- (A + t(A)) / 2 / tcrossprod(d)
+  A <- symmetric_part(A) / tcrossprod(d)
   lam <- if (all(is.finite(A))) max(0, tau - min(eigen(A, symmetric = TRUE, only.values = TRUE)$values)) else 0
   out <- numeric(length(fit_idx))
   out[match(fx, fit_idx)] <- lam * d2
@@ -1472,7 +1472,7 @@ lm_interval_center <- function(object) {
 #' @noRd
 lm_bootstrap <- function(G, b, sigma2, n, redraw, B, fit_idx, advice = "more budget gives less noise") {
   q <- ncol(G) + 1L
-  G <- (G + t(G)) / 2
+  G <- symmetric_part(G)
   e <- eigen(G, symmetric = TRUE)
   floor_ev <- max(e$values[1], 1) * 1e-10
   G <- e$vectors %*% (pmax(e$values, floor_ev) * t(e$vectors))  # positive definite
@@ -1552,7 +1552,7 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
   fit_idx <- if (is.null(ones)) seq_len(nf) else c(1L[intercept], 1L + seq_len(nf))
   n_rel <- if (isTRUE(rel$n_public)) rel$n else NA_real_
   S_full <- if (isTRUE(rel$exact)) rel$estimate else release_sum(rel, n_rel)
-  S <- (S_full + t(S_full))[idx, idx, drop = FALSE] / 2
+  S <- symmetric_part(S_full)[idx, idx, drop = FALSE]
   n_sd <- NA_real_  # the noise sd of a private estimate of n
   if (!is.na(n_rel)) {
     n_used <- n_rel
@@ -1733,7 +1733,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
       C <- add(C, nn)
       C <- C - diag(sigma_m^2 / n_star, q - 1L)
     }
-    cov <- psd_project_cpp((C + t(C)) / 2 / div(n_star))$matrix
+    cov <- psd_project_cpp(symmetric_part(C) / div(n_star))$matrix
     aug(cov, mu, n_star)
   }
   if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)

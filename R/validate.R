@@ -672,3 +672,9 @@ align_square <- function(m, want, arg, against) {
   dimnames(m) <- list(want, want)
   m
 }
+
+#' The symmetric part of a square matrix, (M + M') / 2, as halves added: the
+#' sum overflows to Inf where entries pass half the largest double (a Gram
+#' with `clip = Inf` may hold such finite entries).
+#' @noRd
+symmetric_part <- function(M) M / 2 + t(M) / 2

@@ -445,14 +445,17 @@ wishart_from_gram <- function(S, df) {
   wishart_factor_draw_cpp(F, df)
 }
 
-# The JL draw's diagonal is about r (G_jj + w2) before the division by r
+# The JL draw's diagonal is (G_jj + w2) chi^2_r before the division by r
 # (Bartlett and the literal projection alike): past double precision the
 # release would hold Inf or NaN. Only clip = Inf reaches this (a finite clip
 # bounds G_jj <= n B^2 and r* by (n epsilon)^2), with data far beyond
 # sigma_clip_inf: refused as data, keeping the charge, before the draw.
 check_jl_range <- function(inp, w2, r, what, size) {
   top <- max(diag(inp$s$gram)) + w2
-  if (!is.finite(r) || !(r * top <= .Machine$double.xmax / 4)) {
+  # a diagonal entry is (G_jj + w2) chi^2_r: its quantile at 1e-15 (not r, its
+  # mean, which about one draw in 140 at r = 3 exceeded fourfold) so that
+  # whether the draw fits does not depend on the draw
+  if (!is.finite(r) || !(top * stats::qchisq(1e-15, r, lower.tail = FALSE) <= .Machine$double.xmax / 4)) {
     abort_sheffet_range(what, sprintf("%s times the Gram's entries exceeds double precision", size))
   }
   invisible(r)
@@ -495,7 +498,7 @@ noisy_min_eigen <- function(G, B, epsilon, delta) {
 # replace-one (n public) for Algorithm 4, which does.
 sheffet_release <- function(M, inp, mechanism, epsilon, delta, call, params, scale, ridge) {
   neighbor <- inp$neighbor
-  M <- (M + t(M)) / 2
+  M <- symmetric_part(M)
   dimnames(M) <- dimnames(inp$s$gram)
   params$budget_charge <- inp$charge
   new_dp_release(M, "second_moment", mechanism, epsilon, delta, neighbor,

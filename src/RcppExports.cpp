@@ -89,6 +89,39 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// raw_part_cpp
+Rcpp::RawVector raw_part_cpp(const Rcpp::RawVector& x, double from, double len);
+RcppExport SEXP _dpcov_raw_part_cpp(SEXP xSEXP, SEXP fromSEXP, SEXP lenSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::RawVector& >::type x(xSEXP);
+    Rcpp::traits::input_parameter< double >::type from(fromSEXP);
+    Rcpp::traits::input_parameter< double >::type len(lenSEXP);
+    rcpp_result_gen = Rcpp::wrap(raw_part_cpp(x, from, len));
+    return rcpp_result_gen;
+END_RCPP
+}
+// normalise_line_ends_cpp
+Rcpp::RawVector normalise_line_ends_cpp(const Rcpp::RawVector& x);
+RcppExport SEXP _dpcov_normalise_line_ends_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::RawVector& >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(normalise_line_ends_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// raw_join_cpp
+Rcpp::RawVector raw_join_cpp(const Rcpp::List& parts, double len);
+RcppExport SEXP _dpcov_raw_join_cpp(SEXP partsSEXP, SEXP lenSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const Rcpp::List& >::type parts(partsSEXP);
+    Rcpp::traits::input_parameter< double >::type len(lenSEXP);
+    rcpp_result_gen = Rcpp::wrap(raw_join_cpp(parts, len));
+    return rcpp_result_gen;
+END_RCPP
+}
 // symmetric_gaussian_cpp
 Eigen::MatrixXd symmetric_gaussian_cpp(int p, double sd);
 RcppExport SEXP _dpcov_symmetric_gaussian_cpp(SEXP pSEXP, SEXP sdSEXP) {
@@ -309,6 +342,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_psd_sqrt_cpp", (DL_FUNC) &_dpcov_psd_sqrt_cpp, 1},
     {"_dpcov_clipped_gram_cpp", (DL_FUNC) &_dpcov_clipped_gram_cpp, 4},
     {"_dpcov_grouped_grams_cpp", (DL_FUNC) &_dpcov_grouped_grams_cpp, 5},
+    {"_dpcov_raw_part_cpp", (DL_FUNC) &_dpcov_raw_part_cpp, 3},
+    {"_dpcov_normalise_line_ends_cpp", (DL_FUNC) &_dpcov_normalise_line_ends_cpp, 1},
+    {"_dpcov_raw_join_cpp", (DL_FUNC) &_dpcov_raw_join_cpp, 2},
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
     {"_dpcov_draw_calls_cpp", (DL_FUNC) &_dpcov_draw_calls_cpp, 0},

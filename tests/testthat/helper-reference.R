@@ -41,3 +41,19 @@ test_scale <- function(p, rho = 0.4) {
   diag(S) <- diag(S) + seq_len(p) / p
   S
 }
+
+# The package's draws for its exponential mechanisms, in plain R: uniforms
+# fine near 0 (1 - U for U of 64-bit resolution, two runif() draws each: all
+# of the first k, then all of the second), the Gumbel-max trick's Gumbel
+# noise from them, and the two-sided geometric by inversion (rate = -log alpha).
+ref_fine_uniform <- function(k) {
+  u <- runif(k)
+  (1 - u) - runif(k) * 2^-32
+}
+ref_gumbel <- function(k) -log(-log1p(-ref_fine_uniform(k)))
+ref_geometric2 <- function(rate) {
+  g <- floor(-log(ref_fine_uniform(2)) / rate)
+  g[1] - g[2]
+}
+# the exponential of the package's Laplace draw (C++), by inversion of a fine uniform
+ref_exp <- function() -log(ref_fine_uniform(1))

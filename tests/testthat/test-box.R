@@ -818,7 +818,7 @@ ref_within <- function(X, lo, hi, eps_q) {
   m <- min(2 / eps_q, n / 4)
   em <- function(z, u) {
     a <- z[-length(z)]; b <- z[-1]
-    k <- which.max(log(b - a) + eps_q * u / 2 - log(-log(runif(length(a)))))
+    k <- which.max(log(b - a) + eps_q * u / 2 + ref_gumbel(length(a)))
     a[k] + runif(1) * (b[k] - a[k])
   }
   out <- list(lower = lo, upper = hi)

@@ -28,7 +28,7 @@ ref_draw <- function(z, u, eps, lam) {
   a <- z[-length(z)]
   b <- z[-1]
   w <- ref_mass(a, b, lam)
-  g <- -log(-log(runif(length(a))))
+  g <- ref_gumbel(length(a))
   k <- which.max(log(w) + eps * u / 2 + g)
   v <- runif(1)
   if (!is.finite(lam)) return(a[k] + v * (b[k] - a[k]))
@@ -45,7 +45,7 @@ ref_window <- function(t, e, eps) {
   cnt <- vapply(seq_len(length(e) - 1L), function(b) {
     sum(t >= e[b] & (t < e[b + 1L] | (b == length(e) - 1L & t <= e[b + 1L])))
   }, numeric(1))
-  k <- which.max(eps * cnt / 2 - log(-log(runif(length(cnt)))))
+  k <- which.max(eps * cnt / 2 + ref_gumbel(length(cnt)))
   c(e[max(1, k - 1)], e[min(length(e), k + 2)])
 }
 # the tails' coarse bin: [-top2, top2] cut at the integers, bin utility minus
@@ -59,7 +59,7 @@ ref_tail_bin <- function(sv, top2, m, eps, lam, upper) {
   lo_c <- pmin(cnt[-length(e)], cnt[-1])
   hi_c <- pmax(cnt[-length(e)], cnt[-1])
   ub <- -pmax(0, lo_c - m, m - hi_c)
-  k <- which.max(log(ref_mass(e[-length(e)], e[-1], lam)) + eps * ub / 2 - log(-log(runif(length(ub)))))
+  k <- which.max(log(ref_mass(e[-length(e)], e[-1], lam)) + eps * ub / 2 + ref_gumbel(length(ub)))
   list(k = k, edges = e, utility = ub)
 }
 ref_tail <- function(sv, top2, m, eps, lam, upper) {
@@ -77,8 +77,7 @@ ref_column_bounds <- function(X, eps_q, range = 1e6, tau = 0.01, k = 16, a = 0.2
   # the refinement's axis: nearly linear (kappa 0.3) where the first stage is
   # capped, read from n where it is public and else from a noisy count, drawn
   # first: the exponential mechanism with utility -|c - n|, P(c) ~ exp(-eps_q |c - n| / 2)
-  pg <- -expm1(-eps_q / 2)
-  n_cap <- if (n_public) n else n + stats::rgeom(1L, pg) - stats::rgeom(1L, pg)
+  n_cap <- if (n_public) n else n + ref_geometric2(eps_q / 2)
   kap <- if (a * n_cap < k / eps_q) 0.3 else 0.001
   i <- 0:n
   out <- matrix(0, ncol(X), 3)
@@ -376,8 +375,9 @@ test_that("no bias floor: the clamped share and the variance bias fall as n * ep
   # n * epsilon = 6000, 6e4, 6e5: each tenfold step cuts both by more than half
   expect_true(all(res["share", -1] < res["share", -3] / 2))
   expect_true(all(res["bias", -1] < res["bias", -3] / 2))
-  # (0.02 with eight choices per column; the tails' coarse bins take two more of the budget)
-  expect_lt(res["bias", 3], 0.025)
+  # (a mean of 0.021 over 1500 releases at epsilon 30, sd 0.015 per release:
+  # 0.0033 for this mean of 20, so 0.035 is four of them above)
+  expect_lt(res["bias", 3], 0.035)
   # the rows clamped are at most a few times the refinement's target 2 /
   # epsilon_q at each end (fewer when the refinement lands beyond the data)
   for (k in 1:3) expect_lt(res["share", k] * 20000, 3 * 2 * 2 / (c(0.3, 3, 30)[k] / dpcov:::column_bounds_choices))

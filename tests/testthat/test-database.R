@@ -761,6 +761,25 @@ test_that("dp_threshold() refuses a one-column package reader before its charge"
   expect_identical(budget_spent(b)$charges, 0L)
 })
 
+test_that("the reader's byte helpers in C++ equal plain R: parts, joins, line ends", {
+  set.seed(3)
+  for (k in 1:200) {
+    x <- as.raw(sample(c(10, 13, 44, 48:57), sample(0:40, 1), replace = TRUE, prob = c(2, 2, 2, rep(1, 10))))
+    from <- sample(0:length(x), 1)
+    len <- sample(0:(length(x) - from), 1)
+    expect_identical(dpcov:::raw_part_cpp(x, from, len), x[seq_len(len) + from])
+    # CRLF to LF, then a lone CR to LF (the R version the reader had)
+    ref <- charToRaw(gsub("\r", "\n", gsub("\r\n", "\n", rawToChar(c(x, as.raw(32))), fixed = TRUE), fixed = TRUE))
+    expect_identical(dpcov:::normalise_line_ends_cpp(x), ref[-length(ref)])
+    parts <- list(x, rev(x), x[seq_len(from)])
+    all <- unlist(parts)
+    cut <- sample(0:length(all), 1)
+    expect_identical(dpcov:::raw_join_cpp(parts, cut), all[seq_len(cut)])
+  }
+  expect_error(dpcov:::raw_part_cpp(as.raw(1:3), 2, 2), "internal error")
+  expect_error(dpcov:::raw_join_cpp(list(as.raw(1:3)), 4), "internal error")
+})
+
 test_that("csv_reader()'s byte blocks: line ends LF, CRLF and CR, a BOM, reads cut anywhere, give read.csv()'s rows", {
   set.seed(7)
   X <- matrix(round(rnorm(40 * 3), 4), 40, 3, dimnames = list(NULL, c("a", "b", "c")))
@@ -772,8 +791,8 @@ test_that("csv_reader()'s byte blocks: line ends LF, CRLF and CR, a BOM, reads c
     writeBin(bytes, f)
     # reads of 1 to 13 bytes cut line ends (a CRLF too) and the BOM anywhere
     for (size in c(1, 2, 3, 5, 13, 2^20)) {
-      s <- with_binding("dpcov", "csv_read_bytes", size,
-                        second_moment(csv_reader(f, chunk_rows = 7), clip = Inf))
+      s <- with_binding("dpcov", "csv_read_min", size, with_binding("dpcov", "csv_read_max", size,
+                        second_moment(csv_reader(f, chunk_rows = 7), clip = Inf)))
       expect_identical(s$n, 40, label = paste(deparse(eol), bom, size))
       expect_equal(unname(s$gram), unname(crossprod(X)), tolerance = 1e-12)
     }

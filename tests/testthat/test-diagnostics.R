@@ -474,9 +474,18 @@ test_that("private bounds capped at the quartiles make dp_cov() mostly noise, wi
   # message, here a column that the private bounds clamp
   expect_true(any(grepl("^the per-column bounds were chosen privately .*too little n \\* epsilon", r$diagnostics$messages)))
   expect_identical(r$diagnostics$message_levels[grep("^the per-column bounds", r$diagnostics$messages)], "noisy")
-  # the zero-inflated zn: private bounds narrower than twice its private spread (one_value)
-  expect_match(conditionMessage(ws[[1]]), "^dp_cov: the private bounds of `zn`.* are narrower than twice")
-  expect_true("zn" %in% r$diagnostics$one_value)
+  # a column the bounds closed on (narrower than twice its private spread:
+  # one_value) is the warning, by name
+  expect_true(length(r$diagnostics$one_value) > 0)
+  expect_match(conditionMessage(ws[[1]]), sprintf("^dp_cov: the private bounds of `%s`.* are narrower than twice",
+                                                  r$diagnostics$one_value[1]))
+  # the zero-inflated zn is such a column in about half the releases (0.50
+  # and 0.55 over 60 seeds with the 32-bit and the fine uniforms)
+  zn <- vapply(1:40, function(s) {
+    set.seed(500 + s)
+    "zn" %in% suppressWarnings(dp_cov(x, 1, 1e-6))$diagnostics$one_value
+  }, logical(1))
+  expect_gt(mean(zn), 0.2)
   expect_true(any(grepl("the per-column bounds were chosen privately", wide_output(print(r)))))
   # n public: the same from n
   rp <- suppressWarnings(dp_cov(x, 1, 1e-6, neighbor = "replace-one"))
@@ -765,7 +774,8 @@ test_that("dp_pca grades garbage components and the release's biases, never 'ok'
   # capped private bounds bias every component: PC1 90 degrees off, its gaps clear
   pen <- as.data.frame(stats::na.omit(palmerpenguins::penguins[c("bill_length_mm", "bill_depth_mm",
                                                                  "flipper_length_mm", "body_mass_g")]))
-  set.seed(3632005)
+  # (a seed where it happens: about 3 releases in 100)
+  set.seed(36)
   expect_warning(pc <- dp_pca(pen, epsilon = 1, delta = 1e-6, neighbor = "replace-one"),
                  class = "dpcov_noise_warning", regexp = "the release: most of `body_mass_g` sits at its private bounds")
   expect_identical(pc$diagnostics$level, "mostly noise")
@@ -797,7 +807,9 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   op <- options(dpcov.noise_warning = TRUE)
   on.exit(options(op))
   X <- as.matrix(quakes)
-  set.seed(7)
+  # (a seed where PC4 and PC5 come out as noise and PC1-PC3 clear: about 3
+  # releases in 100)
+  set.seed(39)
   expect_no_warning(pc <- dp_pca(X, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
                                  lower = apply(X, 2, min), upper = apply(X, 2, max)))
   d <- pc$diagnostics
@@ -808,7 +820,7 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   out <- wide_output(print(pc))
   expect_true(any(grepl("^Components: noise/gap PC1 [0-9.]+, .*PC5 Inf; level ok \\(graded: PC1\\)$", out)))
   # asked for: graded
-  set.seed(7)
+  set.seed(39)
   expect_warning(dp_pca(X, rank = 5, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
                         lower = apply(X, 2, min), upper = apply(X, 2, max)), class = "dpcov_noise_warning")
   # huge ratios print as >1e6

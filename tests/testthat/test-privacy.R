@@ -267,3 +267,38 @@ test_that("the zCDP conversion is never below a stable reference, and zcdp_rho()
     expect_lte(zcdp_epsilon(rho, d), ref(rho, d) * (1 + 1e-8))
   }
 })
+
+test_that("the exponential mechanisms draw from uniforms fine near 0: no candidate within 44 of the best is impossible", {
+  # the package's draws equal the plain-R formula under one seed
+  set.seed(5)
+  g <- dpcov:::gumbel_noise(1000)
+  set.seed(5)
+  expect_identical(g, ref_gumbel(1000))
+  set.seed(6)
+  z <- vapply(1:200, function(i) dpcov:::rgeometric2(2, 0.3), numeric(1))
+  set.seed(6)
+  expect_identical(z, vapply(1:200, function(i) ref_geometric2(0.15), numeric(1)))
+  set.seed(7)
+  l <- dpcov:::laplace_draw_cpp(2)
+  set.seed(7)
+  v <- ref_fine_uniform(1)
+  expect_equal(l, if (runif(1) < 0.5) 2 * log(v) else -2 * log(v))
+  # runif() takes values in [2^-33, 1 - 2^-32]: one uniform's Gumbel lies in
+  # [-3.13, 22.18], so a candidate 30 behind the best (log-weights 0 and -30)
+  # could never win, and its probability under a neighbour where it is 30 -
+  # epsilon behind would be no bound of it (the control)
+  lo <- -log(-log(2^-33))
+  hi32 <- -log(-log(1 - 2^-32))
+  expect_lt(hi32 - 30, lo)
+  # with the fine uniforms it wins when its draw is at the top and the best's at the bottom
+  draws <- list(c(2^-33, 1 - 2^-32), c(2^-33, 1 - 2^-32))
+  with_binding("stats", "runif", function(n, ...) {
+    d <- draws[[1]]
+    draws[[1]] <<- NULL
+    d[seq_len(n)]
+  }, {
+    expect_equal(dpcov:::bin_exp_mech(c(0, -60), 1, 1), 2L)
+  })
+  expect_equal(-log(-log1p(-2^-64)), 64 * log(2), tolerance = 1e-12)  # the top of the range: 44.36
+  expect_gt(64 * log(2) - 30, lo)
+})

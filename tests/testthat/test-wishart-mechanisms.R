@@ -51,7 +51,7 @@ test_that("the adaptive algorithms' noisy smallest eigenvalue is lambda_min - 2B
   lmin <- min(eigen(G, symmetric = TRUE, only.values = TRUE)$values)
   for (seed in 1:5) {
     ref_s <- function() {
-      e <- rexp(1) * 2 * Bc^2 / ec
+      e <- ref_exp() * 2 * Bc^2 / ec
       if (runif(1) < 0.5) e <- -e
       max(0, lmin - 2 * Bc^2 * log(2 / dc) / ec + e)
     }
@@ -111,7 +111,7 @@ test_that("Bartlett fast paths equal rwishart()/riwishart() draws of the stated 
 
 test_that("adaptive algorithms follow their boxes (Laplace draw, then the Wishart draw)", {
   x <- fixture(); G <- gram_of(x); d <- ncol(x)
-  lap <- function(b) { e <- rexp(1) * b; if (runif(1) < 0.5) -e else e }
+  lap <- function(b) { e <- ref_exp() * b; if (runif(1) < 0.5) -e else e }
   lmin <- min(eigen(G, symmetric = TRUE, only.values = TRUE)$values)
   set.seed(4); M <- jl_adaptive(x, eps, del, B, r0 = 10)
   set.seed(4)
@@ -140,7 +140,7 @@ test_that("with a large smallest eigenvalue the adaptive algorithms take the r*/
   r <- sheffet_jl_rstar(M$params$s, 4, 0.5, del)
   expect_equal(M$params$r, r)
   expect_gte(r, 6)
-  set.seed(7); invisible(rexp(1)); invisible(runif(1))  # the Laplace draw: exponential, then sign
+  set.seed(7); invisible(ref_exp()); invisible(runif(1))  # the Laplace draw: exponential, then sign
   ref <- rwishart(1, r, G)[, , 1] / r
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
 
@@ -149,7 +149,7 @@ test_that("with a large smallest eigenvalue the adaptive algorithms take the r*/
   expect_equal(M$params$psi, 0)
   k <- sheffet_iwishart_kstar(M$params$s, 4, 0.5, del)
   expect_equal(M$params$df, k)
-  set.seed(8); invisible(rexp(1)); invisible(runif(1))
+  set.seed(8); invisible(ref_exp()); invisible(runif(1))
   expect_equal(unname(M$estimate), unname(riwishart(1, k, G)[, , 1]), tolerance = 1e-10)
 })
 
@@ -431,6 +431,37 @@ test_that("clip = Inf with data far beyond sigma_clip_inf: a classed data refusa
     r <- suppressWarnings(f())
     expect_true(all(is.finite(r$estimate)))
   }
+})
+
+test_that("clip = Inf with a Gram beyond half the largest double: released where representable, else refused whatever the draw (audit)", {
+  # (M + t(M)) / 2 overflowed at entries past 9e307, so a finite Gram gave a
+  # release of Inf ('not a valid dp_release'), and psd_project turned a
+  # finite matrix infinite
+  x <- cbind(c(0.9e154, 0.5e154), c(1, 2))  # Gram entry 1.06e308
+  set.seed(1)
+  r <- analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1, post = "psd")
+  expect_true(all(is.finite(r$estimate)))
+  expect_equal(r$estimate[1, 1], 1.06e308, tolerance = 1e-10)
+  set.seed(1)
+  expect_true(all(is.finite(suppressWarnings(wishart_noise(x, 0.5, 1e-5, clip = Inf, sigma_clip_inf = 1))$estimate)))
+  M <- matrix(c(1e308, 1, 1, 2), 2)
+  expect_equal(dpcov:::psd_project_cpp(M)$matrix, M)
+  expect_equal(dpcov:::symmetric_part(M), M)
+  # JL at r = 3: its diagonal is (G_jj + w2) chi^2_3; the check used the mean
+  # (fourfold, about one draw in 140 over) and the release failed at random.
+  # Now the same refusal every time, before the draw
+  y <- cbind(sqrt(1.4e307), 1)
+  out <- vapply(1:200, function(i) {
+    tryCatch({ suppressWarnings(jl_ridge(y, 0.5, 1e-5, clip = Inf, sigma_clip_inf = 1, r = 3)); "released" },
+             dpcov_data_error = function(e) "refused")
+  }, "")
+  expect_identical(unique(out), "refused")
+  # and a Gram a hundred times smaller is released every time
+  out <- vapply(1:200, function(i) {
+    tryCatch({ suppressWarnings(jl_ridge(y / 10, 0.5, 1e-5, clip = Inf, sigma_clip_inf = 1, r = 3)); "released" },
+             dpcov_data_error = function(e) "refused")
+  }, "")
+  expect_identical(unique(out), "released")
 })
 
 test_that("Sheffet's mechanisms refuse (epsilon, delta) where the appendix does not prove the main text's constant", {

@@ -21,12 +21,23 @@ inline void note_draw() { draw_calls() += 1; }
 
 inline double draw_norm() { return R::norm_rand(); }
 inline double draw_unif() { return R::unif_rand(); }
-inline double draw_exp() { return R::exp_rand(); }
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
-// Laplace(0, scale): an exponential of mean `scale` with a fair random sign.
+// A uniform on (0, 1) fine near 0: 1 - U for U of 64-bit resolution, from
+// two of R's 32-bit uniforms (as fine_uniform() in R/privacy.R). The
+// exponential's tail then reaches 44.4 instead of exp_rand()'s 22.2: a
+// truncated tail is where the two neighbours' probability ratio stops being
+// bounded (Mironov 2012 on floating-point samplers).
+inline double draw_fine_uniform() {
+  const double u = R::unif_rand();  // a multiple of 2^-32, at most 1 - 2^-32: 1 - u is exact
+  const double fill = std::ldexp(R::unif_rand(), -32);
+  return (1.0 - u) - fill;
+}
+
+// Laplace(0, scale): an exponential of mean `scale` (by inversion of a fine
+// uniform) with a fair random sign.
 inline double draw_laplace(double scale) {
-  const double e = R::exp_rand() * scale;
+  const double e = -std::log(draw_fine_uniform()) * scale;
   return R::unif_rand() < 0.5 ? -e : e;
 }
 

@@ -30,9 +30,10 @@ inline MatrixXd hard_threshold(const Ref<const MatrixXd>& A, double t, bool keep
 }
 
 // Nearest PSD matrix in Frobenius norm: eigenvalues clipped at 0. The input
-// is symmetrised first so round-off cannot leak an asymmetric part.
+// is symmetrised first so round-off cannot leak an asymmetric part (halves
+// added: A + A' overflows where entries pass half the largest double).
 inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nullptr) {
-  const MatrixXd S = 0.5 * (A + A.transpose());
+  const MatrixXd S = 0.5 * A + 0.5 * A.transpose();
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(S);
   if (es.info() != Eigen::Success) throw std::runtime_error("eigen-decomposition failed");
   VectorXd lam = es.eigenvalues();
@@ -43,7 +44,7 @@ inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nu
   if (neg == 0) return S;
   const MatrixXd& V = es.eigenvectors();
   MatrixXd out = V * lam.asDiagonal() * V.transpose();
-  return 0.5 * (out + out.transpose());
+  return 0.5 * out + 0.5 * out.transpose();
 }
 
 // Literal local model: record k (clipped to norm <= clip) sends
