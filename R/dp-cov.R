@@ -65,9 +65,11 @@
 #' print note it (the spreads are under-estimated: slightly for light tails,
 #' by much more for a long tail, whose few largest rows can hold most of a
 #' column's variance), and from 10% on say so in a WARNING. Bounds lopsided
-#' about the private median (one more than 4 times as far from it as the
-#' other), with 0.5% or more of the rows clamped, are diagnosed as a long
-#' tail (`long_tail`, `"noisy"`). When
+#' about the private median (one k > 4 times as far from it as the
+#' other), with 0.5% or more of the rows clamped, or that share times k^2 at
+#' least 1, are diagnosed as a long tail (`long_tail`, `"noisy"`); a bound
+#' within 0.75 private spreads of the median, which may clamp a large
+#' share (two groups, a gap), is said too (`bound_inside`, `"noisy"`). When
 #' n epsilon is too small for the bounds to find the tails (their first stage
 #' capped at the quartiles, judged from the public n or the released noisy
 #' count), the diagnostics say `"noisy"` (`bounds_capped`, see

@@ -474,10 +474,10 @@ test_that("private bounds capped at the quartiles make dp_cov() mostly noise, wi
   # message, here a column that the private bounds clamp
   expect_true(any(grepl("^the per-column bounds were chosen privately .*too little n \\* epsilon", r$diagnostics$messages)))
   expect_identical(r$diagnostics$message_levels[grep("^the per-column bounds", r$diagnostics$messages)], "noisy")
-  # a column the bounds closed on (narrower than twice its private spread:
+  # a column the bounds closed on (narrower than 1.5 times its private spread:
   # one_value) is the warning, by name
   expect_true(length(r$diagnostics$one_value) > 0)
-  expect_match(conditionMessage(ws[[1]]), sprintf("^dp_cov: the private bounds of `%s`.* are narrower than twice",
+  expect_match(conditionMessage(ws[[1]]), sprintf("^dp_cov: the private bounds of `%s`.* are narrower than 1.5 times",
                                                   r$diagnostics$one_value[1]))
   # the zero-inflated zn is such a column in about half the releases (0.50
   # and 0.55 over 60 seeds with the 32-bit and the fine uniforms)
@@ -985,4 +985,100 @@ test_that("bounds given as a dp_column_bounds() release are judged by at_range, 
   r <- suppressWarnings(dp_cov(X, 1, 1e-6))
   expect_match(r$tuning$detail, "dp_column_bounds(range = )", fixed = TRUE)
   expect_false(grepl("raise `range`", r$tuning$detail, fixed = TRUE))
+})
+
+test_that("a long tail at large n epsilon is said: the clamped share times the lopsidedness squared (audit G)", {
+  # lognormal, sdlog 2.5, n 5000, epsilon 4: the bounds target 0.1% of the
+  # rows beyond each end, under the 0.5% gate that alone let it pass "ok"
+  # while 4-20% of the variance was released
+  set.seed(1)
+  x <- data.frame(a = rlnorm(5000, 0, 2.5), b = rnorm(5000))
+  for (s in 1:3) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(x, epsilon = 4, delta = 1e-6))
+    cb <- r$params$column_bounds
+    b <- r$params$bounds
+    # plain R from released fields
+    up <- b$upper - cb$center
+    lo <- cb$center - b$lower
+    k <- pmax(up / lo, lo / up)
+    expect_lt(cb$clamped_share, 0.005)
+    expect_identical(r$diagnostics$long_tail, rownames(b)[k > 4 & cb$clamped_share * k^2 >= 1])
+    expect_true("a" %in% r$diagnostics$long_tail)
+    expect_false(identical(r$diagnostics$level, "ok"))
+    expect_true(any(grepl("private bounds of `a` are lopsided", wide_output(print(r)))))
+  }
+  # controls: skewed columns whose variance the bounds keep (99% or more) are not flagged
+  set.seed(2)
+  y <- data.frame(e = rexp(50000), c = rchisq(50000, 3))
+  for (s in 1:3) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(y, epsilon = 4, delta = 1e-6))
+    expect_length(r$diagnostics$long_tail, 0L)
+  }
+})
+
+test_that("a private bound inside the bulk (two groups) is said, from released fields (audit G)", {
+  X <- iris[, 1:4]
+  hit <- 0L
+  for (s in 1:30) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(X, epsilon = 16, delta = 1e-6))
+    cb <- r$params$column_bounds
+    b <- r$params$bounds
+    near <- pmin(b$upper - cb$center, cb$center - b$lower)
+    inside <- rownames(b)[near < 0.75 * cb$scale]
+    d <- r$diagnostics
+    expect_identical(d$bound_inside, setdiff(inside, c(d$at_range, d$one_value, d$long_tail)))
+    if (length(d$bound_inside)) {
+      hit <- hit + 1L
+      expect_false(identical(d$level, "ok"))
+      expect_true(any(grepl("a private bound of .* lies within 0.75 of", d$messages)))
+    }
+  }
+  # Petal.Length's gap stops the lower bound inside the larger group in some releases
+  expect_gt(hit, 0L)
+  # the control: normal columns' bounds lie several spreads out
+  set.seed(3)
+  z <- data.frame(a = rnorm(5000), b = rnorm(5000, 100, 10))
+  for (s in 1:5) {
+    set.seed(s)
+    expect_length(suppressWarnings(dp_cov(z, epsilon = 4, delta = 1e-6))$diagnostics$bound_inside, 0L)
+  }
+})
+
+test_that("two groups near the ends are 'noisy', not called clamped; a two-valued column is (audit G)", {
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op))
+  set.seed(3)
+  n <- 5000
+  x <- data.frame(a = rnorm(n, sample(c(-10, 10), n, TRUE)), b = rnorm(n, sample(c(-10, 10), n, TRUE)), c = rnorm(n))
+  lv <- vapply(1:10, function(s) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(x, epsilon = 1, delta = 1e-6))
+    ab <- r$diagnostics$at_bounds
+    # (a released sd of 0.4-0.45 of the width: two groups or clamping, said as either)
+    if (any(ab >= 0.4 & ab < 0.45)) {
+      expect_true(any(grepl("either the bounds chosen from the data clamp", r$diagnostics$messages)))
+    }
+    expect_true(all(ab < 0.45))
+    r$diagnostics$level
+  }, "")
+  expect_false(any(lv == "mostly noise"))
+  # the control: with the first stage capped at the quartiles (n epsilon
+  # 150), a column at 0.4 of its width or more is clamped: "mostly noise"
+  set.seed(4)
+  y <- data.frame(u = rnorm(300), v = rnorm(300))
+  hard <- vapply(1:10, function(s) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(y, epsilon = 0.5, delta = 1e-6))
+    expect_true(r$diagnostics$bounds_capped)
+    ab <- r$diagnostics$at_bounds
+    if (any(ab >= 0.4)) {
+      expect_identical(r$diagnostics$level, "mostly noise")
+      expect_true(any(grepl("bounds chosen from the data clamp it", r$diagnostics$messages)))
+    }
+    any(ab >= 0.4)
+  }, logical(1))
+  expect_true(any(hard))
 })
