@@ -145,6 +145,11 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
   }
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   count_share <- check_number(count_share, "count_share", lower = 0, upper = 1, lower_open = FALSE)
+  if (count_share > 0 && !(count_share * epsilon >= 1e-300)) {
+    # the count's noise would have no finite scale (Inf - Inf: NaN)
+    abort("`count_share` * `epsilon` (%s) is too small for the noisy count: give 0 (no count) or a larger share.",
+          format(count_share * epsilon), .arg = "count_share")
+  }
   if (inherits(x, "dp_suffstat")) {
     abort(paste0("`x` is a dp_suffstat (a clipped Gram matrix): it holds no row norms, so no bound ",
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")

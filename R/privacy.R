@@ -853,7 +853,7 @@ interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
   lw <- log_base_mass(a, b, decay) + epsilon * utility / (2 * sensitivity)
   note_draw()
   k <- which.max(lw + gumbel_noise(length(lw)))
-  base_draw(a[k], b[k], decay, stats::runif(1L))
+  base_draw(a[k], b[k], decay)
 }
 
 #' The exponential mechanism over a finite set of candidates with utilities
@@ -904,19 +904,26 @@ log_base_mass <- function(a, b, decay) {
 }
 
 #' A draw from the base measure exp(-|s| / decay) restricted to [a, b], by
-#' inverting its distribution function at `u` in (0, 1); uniform for
-#' decay = Inf.
+#' inverting its distribution function (uniform for decay = Inf), from R's
+#' RNG: across 0 one runif() for the side, then one fine_uniform().
 #' @noRd
-base_draw <- function(a, b, decay, u) {
-  if (!is.finite(decay) || !(b > a)) return(a + u * (b - a))
+base_draw <- function(a, b, decay) {
+  if (!is.finite(decay) || !(b > a)) return(a + stats::runif(1L) * (b - a))
+  if (a < 0 && b > 0) {
+    # across 0: the side by its share of the mass (d (1 - e^{a/d}) on [a, 0],
+    # d (1 - e^{-b/d}) on [0, b]), then the point on that side
+    left <- -expm1(a / decay)
+    right <- -expm1(-b / decay)
+    if (stats::runif(1L) * (left + right) < left) b <- 0 else a <- 0
+  }
+  # on one side of 0 the measure decays away from it: the point from a
+  # uniform fine near 0 at the far end (t = 1 - F for a >= 0, t = F for
+  # b <= 0, F the distribution function from a), so the far tail is not cut
+  # at 22 decays by a 32-bit uniform
+  t <- fine_uniform(1L)
   w <- b - a
-  if (a >= 0) return(a - decay * log1p(-u * -expm1(-w / decay)))
-  if (b <= 0) return(b + decay * log1p(-(1 - u) * -expm1(-w / decay)))
-  # across 0: the distribution function F(s) = decay e^{s/decay} (s < 0),
-  # 2 decay - decay e^{-s/decay} (s >= 0)
-  Fa <- decay * exp(a / decay)
-  v <- Fa + u * (2 * decay - decay * exp(-b / decay) - Fa)
-  if (v < decay) decay * log(v / decay) else -decay * log((2 * decay - v) / decay)
+  m <- log(exp(-w / decay) + t * -expm1(-w / decay))
+  if (a >= 0) a - decay * m else b + decay * m
 }
 
 #' zCDP of an epsilon-DP exponential mechanism: it is epsilon-bounded-range,
@@ -964,26 +971,28 @@ rgeometric2 <- function(sensitivity, epsilon) {
   g[1L] - g[2L]
 }
 
-#' `k` uniforms on (0, 1) fine near 0: 1 - U for U of 64-bit resolution, from
-#' two of R's runif() draws each (all of the first `k`, then all of the
-#' second). One runif() takes 2^32 values, so -log(-log(U)) lies in [-3.13,
-#' 22.18] (Gumbel-max over 32-bit uniforms): a candidate more than 25.3 behind
-#' the best in log-weight could never be chosen while under a neighbour, 25.3
-#' - epsilon behind, it could, and a pure-DP claim would hold only with a
+#' `k` uniforms on (0, 1) fine near 0, from two of R's runif() draws each (all
+#' of the first `k`, then all of the second): (floor(2^30 u1) + u2) / 2^30, a
+#' cell of 2^-30 chosen by the first draw's top 30 bits and a point in it by
+#' the second, uniform under every RNGkind() (Mersenne-Twister's uniforms are
+#' multiples of 2^-32, Knuth-TAOCP's of 2^-30). One runif() takes at most
+#' 2^32 values, so -log(-log(U)) of one draw lies in [-3.13, 22.18]
+#' (Gumbel-max over 32-bit uniforms): a candidate more than 25.3 behind the
+#' best in log-weight could never be chosen while under a neighbour, 25.3 -
+#' epsilon behind, it could, and a pure-DP claim would hold only with a
 #' small delta (Mironov 2012 on floating-point samplers). The value is at
-#' least 2^-64: the Gumbel's range reaches 44.4, and the geometric's tail
-#' 44.4 / rate.
+#' least 2^-63 under Mersenne-Twister (2^-61 under Knuth-TAOCP): the
+#' Gumbel's range reaches 43.7 (42.3), and an exponential's tail as far.
 #' @noRd
 fine_uniform <- function(k) {
   u <- stats::runif(k)
-  # 1 - u is exact (u is a multiple of 2^-32, at most 1 - 2^-32); the second
-  # draw fills the 2^-32 gap below it
-  (1 - u) - stats::runif(k) * 2^-32
+  (floor(u * 2^30) + stats::runif(k)) / 2^30
 }
 
 #' `k` standard Gumbel draws for the Gumbel-max trick, from fine_uniform():
 #' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U fine near 0, the
-#' Gumbel's upper tail.
+#' Gumbel's upper tail (V = 1, probability about 2^-54, gives -Inf: that
+#' candidate is not chosen).
 #' @noRd
 gumbel_noise <- function(k) -log(-log1p(-fine_uniform(k)))
 

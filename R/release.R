@@ -408,7 +408,8 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
     mechanism = is_string, guarantee = is_string, n = function(v) is_num1(v, na_ok = TRUE),
     p = function(v) is_whole1(v, 1), epsilon = function(v) is_num1(v, na_ok = TRUE),
     delta = function(v) is_num1(v, na_ok = TRUE), tuning = function(v) is.null(v) || is.list(v),
-    eigenvalues = function(v) is.null(v) || is_finite_num(v),
+    # (an eigenvalue beyond the largest double, of a finite matrix near it, is Inf)
+    eigenvalues = function(v) is.null(v) || (is.numeric(v) && !is.object(v) && length(v) && !anyNA(v)),
     positive_definite = function(v) is.null(v) || is_flag(v),
     zero_fraction = function(v) is.null(v) || is_num1(v)))
   digits <- check_digits(digits)
@@ -1142,12 +1143,13 @@ diagnostics_level <- function(out, x, cols) {
   }
   if (length(out$bound_inside)) {
     w <- col_words(out$bound_inside)
-    say(sprintf(paste0("a private bound of %s lies within %s of %s private spread of %s private median, where ",
+    many <- length(out$bound_inside) > 1L
+    say(sprintf(paste0("a private bound of %s%s lies within %s of its private spread of its private median, where ",
                        "bounds that hold a column lie some spreads out: it may clamp a large share of the rows ",
                        "(a column with two groups or a gap, or a bound the noise placed badly), so %s variance%s ",
                        "and covariances may be well below the truth; give public bounds (lower/upper) or more ",
                        "epsilon."),
-                col_list(out$bound_inside), format(bound_inside_spreads), w$its, w$its, w$its, w$s), 1L)
+                if (many) "each of " else "", col_list(out$bound_inside), format(bound_inside_spreads), w$its, w$s), 1L)
     lv <- max(lv, 1L)
   }
   if (isTRUE(out$bounds_capped)) {
@@ -1362,7 +1364,8 @@ long_tail_columns <- function(x, cols) {
   up <- b$upper[j] - ce[keep]
   lo <- ce[keep] - b$lower[j]
   skew <- ifelse(up > 0 & lo > 0, pmax(up / lo, lo / up), Inf)
-  cols[j][skew > long_tail_asymmetry & (share >= long_tail_share | share * skew^2 >= long_tail_risk)]
+  # (which(): a hand-made share of 0 with a bound at Inf gives 0 * Inf)
+  cols[j][which(skew > long_tail_asymmetry & (share >= long_tail_share | share * skew^2 >= long_tail_risk))]
 }
 
 # Columns of a release on private bounds with a bound within
@@ -1450,9 +1453,9 @@ at_bounds_message <- function(v, x, ambiguous = at_bounds_grade(x) < 2L) {
                    where, if (length(v) > 1L) "them" else "it", if (length(v) > 1L) "they have" else "it has",
                    w$its, w$its, w$s, advice))
   }
-  sprintf(paste0("%s: bounds chosen from the data clamp it, so %s spread%s and covariances are under-estimated ",
+  sprintf(paste0("%s: bounds chosen from the data clamp %s, so %s spread%s and covariances are under-estimated ",
                  "(a two-valued column loses its values); %s."),
-          where, w$its, w$s, advice)
+          where, if (length(v) > 1L) "them" else "it", w$its, w$s, advice)
 }
 
 # How much a column at its bounds says: with bounds chosen or tightened from
@@ -1989,11 +1992,11 @@ lm_diagnostics <- function(fit, rel, columns) {
     }
     bi <- intersect(rd$bound_inside, columns)
     if (length(bi)) {
-      say(sprintf(paste0("a private bound of %s lies within %s of %s private spread of %s private median: it ",
+      say(sprintf(paste0("a private bound of %s%s lies within %s of its private spread of its private median: it ",
                          "may clamp a large share of the rows, which can move the fit, a bias the intervals ",
                          "leave out; give public bounds (lower/upper) for %s or more epsilon."),
-                  col_list(bi), format(bound_inside_spreads), if (length(bi) > 1L) "their" else "its",
-                  if (length(bi) > 1L) "their" else "its", if (length(bi) > 1L) "them" else "it"), 1L)
+                  if (length(bi) > 1L) "each of " else "", col_list(bi), format(bound_inside_spreads),
+                  if (length(bi) > 1L) "them" else "it"), 1L)
       out$intervals_biased <- TRUE
       lv <- max(lv, 1L)
     }

@@ -771,16 +771,26 @@ test_that("dp_pca grades garbage components and the release's biases, never 'ok'
   expect_true(any(grepl("^Release diagnostics: .*level mostly noise$", out)))
   expect_true(any(grepl("^Components: noise/gap PC1 Inf; level mostly noise$", out)))
   skip_if_not_installed("palmerpenguins")
-  # capped private bounds bias every component: PC1 90 degrees off, its gaps clear
+  # capped private bounds bias every component (PC1 90 degrees off) while
+  # its gaps are clear: about 3 releases in 100, so the first seed where it
+  # happens (600 seeds miss it with probability 1e-8)
   pen <- as.data.frame(stats::na.omit(palmerpenguins::penguins[c("bill_length_mm", "bill_depth_mm",
                                                                  "flipper_length_mm", "body_mass_g")]))
-  # (a seed where it happens: about 3 releases in 100)
-  set.seed(36)
-  expect_warning(pc <- dp_pca(pen, epsilon = 1, delta = 1e-6, neighbor = "replace-one"),
-                 class = "dpcov_noise_warning", regexp = "the release: most of `body_mass_g` sits at its private bounds")
-  expect_identical(pc$diagnostics$level, "mostly noise")
+  for (s in 1:600) {
+    set.seed(s)
+    ws <- character(0)
+    pc <- withCallingHandlers(dp_pca(pen, epsilon = 1, delta = 1e-6, neighbor = "replace-one"),
+                              dpcov_noise_warning = function(w) {
+                                ws <<- c(ws, conditionMessage(w))
+                                invokeRestart("muffleWarning")
+                              })
+    if (identical(pc$diagnostics$level, "mostly noise") && pc$diagnostics$component_noise[["PC1"]] < 0.5) break
+  }
   expect_lt(pc$diagnostics$component_noise[["PC1"]], 0.5)
+  # the components' gaps are clear, so the release's own bias is what is said
   expect_true(any(grepl("^the release: ", pc$diagnostics$messages)))
+  expect_length(ws, 1L)
+  expect_match(ws, "^dp_pca: the release: ")
 })
 
 test_that("dp_pca diagnostics never fail when noise makes a released variance <= 0", {
@@ -807,9 +817,16 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   op <- options(dpcov.noise_warning = TRUE)
   on.exit(options(op))
   X <- as.matrix(quakes)
-  # (a seed where PC4 and PC5 come out as noise and PC1-PC3 clear: about 3
-  # releases in 100)
-  set.seed(39)
+  # PC4 and PC5 noise, PC1-PC3 clear: about 3 releases in 100, so the first
+  # seed where it happens (600 seeds miss it with probability 1e-8)
+  for (s in 1:600) {
+    set.seed(s)
+    pc <- suppressWarnings(dp_pca(X, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
+                                  lower = apply(X, 2, min), upper = apply(X, 2, max)))
+    d <- pc$diagnostics
+    if (all(d$component_noise[1:3] < 0.5) && all(d$component_noise[4:5] > 1)) break
+  }
+  set.seed(s)
   expect_no_warning(pc <- dp_pca(X, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
                                  lower = apply(X, 2, min), upper = apply(X, 2, max)))
   d <- pc$diagnostics
@@ -818,9 +835,9 @@ test_that("dp_pca grades the leading components when rank is NULL; trailing near
   expect_true(all(d$component_noise[1:3] < 0.5) && all(d$component_noise[4:5] > 1))
   expect_match(d$notes, "^the trailing PC4, PC5 are noise", all = FALSE)
   out <- wide_output(print(pc))
-  expect_true(any(grepl("^Components: noise/gap PC1 [0-9.]+, .*PC5 Inf; level ok \\(graded: PC1\\)$", out)))
+  expect_true(any(grepl("^Components: noise/gap PC1 [0-9.]+, .*PC5 [^;]+; level ok \\(graded: PC1\\)$", out)))
   # asked for: graded
-  set.seed(39)
+  set.seed(s)
   expect_warning(dp_pca(X, rank = 5, epsilon = 1, delta = 1e-6, neighbor = "replace-one",
                         lower = apply(X, 2, min), upper = apply(X, 2, max)), class = "dpcov_noise_warning")
   # huge ratios print as >1e6
@@ -1020,8 +1037,9 @@ test_that("a long tail at large n epsilon is said: the clamped share times the l
 
 test_that("a private bound inside the bulk (two groups) is said, from released fields (audit G)", {
   X <- iris[, 1:4]
+  # (about 4 releases in 100 put a bound inside: until the first, at most 500)
   hit <- 0L
-  for (s in 1:30) {
+  for (s in 1:500) {
     set.seed(s)
     r <- suppressWarnings(dp_cov(X, epsilon = 16, delta = 1e-6))
     cb <- r$params$column_bounds
@@ -1033,7 +1051,8 @@ test_that("a private bound inside the bulk (two groups) is said, from released f
     if (length(d$bound_inside)) {
       hit <- hit + 1L
       expect_false(identical(d$level, "ok"))
-      expect_true(any(grepl("a private bound of .* lies within 0.75 of", d$messages)))
+      expect_true(any(grepl("a private bound of .* lies within 0.75 of its private spread", d$messages)))
+      break
     }
   }
   # Petal.Length's gap stops the lower bound inside the larger group in some releases
@@ -1081,4 +1100,35 @@ test_that("two groups near the ends are 'noisy', not called clamped; a two-value
     any(ab >= 0.4)
   }, logical(1))
   expect_true(any(hard))
+})
+
+test_that("the new diagnostics take hand-made fields without NA names, and speak of one or several columns (review)", {
+  set.seed(3)
+  x <- data.frame(V1 = rnorm(3000), V2 = rnorm(3000), V3 = rnorm(3000))
+  set.seed(4)
+  r0 <- suppressWarnings(dp_cov(x, epsilon = 4, delta = 1e-6))
+  r <- r0
+  r$params$column_bounds$center[] <- 1e6
+  r$params$column_bounds$clamped_share <- 0
+  expect_identical(release_diagnostics(r)$long_tail, character(0))
+  r <- r0
+  r$params$bounds$lower[] <- -Inf
+  r$params$bounds$upper[] <- Inf
+  d <- release_diagnostics(r)
+  expect_false(any(grepl("`NA`", d$messages)))
+  expect_false(anyNA(d$long_tail))
+  # two columns with a bound inside: "each of", "its"
+  r <- r0
+  # (0.6 spreads below the median, 1.5 above: not lopsided, not narrower than 1.5 spreads)
+  r$params$bounds$lower[1:2] <- r$params$column_bounds$center[1:2] - 0.6 * r$params$column_bounds$scale[1:2]
+  r$params$bounds$upper[1:2] <- r$params$column_bounds$center[1:2] + 1.5 * r$params$column_bounds$scale[1:2]
+  d <- release_diagnostics(r)
+  expect_identical(d$bound_inside, c("V1", "V2"))
+  expect_true(any(grepl("^a private bound of each of `V1`, `V2` lies within 0.75 of its private spread", d$messages)))
+})
+
+test_that("dp_clip_bound() refuses a count share whose noise has no finite scale (review)", {
+  x <- matrix(rnorm(200), 100)
+  expect_error(dp_clip_bound(x, 1, count_share = 1e-320), class = "dpcov_error", regexp = "`count_share`")
+  expect_true(is.finite(dp_clip_bound(x, 1, count_share = 1e-10)$n_clipped))
 })

@@ -268,7 +268,7 @@ test_that("the zCDP conversion is never below a stable reference, and zcdp_rho()
   }
 })
 
-test_that("the exponential mechanisms draw from uniforms fine near 0: no candidate within 44 of the best is impossible", {
+test_that("the exponential mechanisms draw from uniforms fine near 0: no candidate within 43 of the best is impossible", {
   # the package's draws equal the plain-R formula under one seed
   set.seed(5)
   g <- dpcov:::gumbel_noise(1000)
@@ -290,8 +290,17 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   lo <- -log(-log(2^-33))
   hi32 <- -log(-log(1 - 2^-32))
   expect_lt(hi32 - 30, lo)
-  # with the fine uniforms it wins when its draw is at the top and the best's at the bottom
-  draws <- list(c(2^-33, 1 - 2^-32), c(2^-33, 1 - 2^-32))
+  # with the fine uniforms it wins when its draws are the smallest (V = 2^-63,
+  # a Gumbel of 43.7) and the best's are middling
+  draws <- list(c(0.5, 2^-33), c(0.5, 2^-33))
+  with_binding("stats", "runif", function(n, ...) {
+    d <- draws[[1]]
+    draws[[1]] <<- NULL
+    d[seq_len(n)]
+  }, {
+    expect_equal(dpcov:::fine_uniform(2)[2], 2^-63)
+  })
+  draws <- list(c(0.5, 2^-33), c(0.5, 2^-33))
   with_binding("stats", "runif", function(n, ...) {
     d <- draws[[1]]
     draws[[1]] <<- NULL
@@ -299,6 +308,27 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   }, {
     expect_equal(dpcov:::bin_exp_mech(c(0, -60), 1, 1), 2L)
   })
-  expect_equal(-log(-log1p(-2^-64)), 64 * log(2), tolerance = 1e-12)  # the top of the range: 44.36
-  expect_gt(64 * log(2) - 30, lo)
+  expect_equal(-log(-log1p(-2^-63)), 63 * log(2), tolerance = 1e-12)  # the top of the range: 43.67
+  expect_gt(63 * log(2) - 30, lo)
+})
+
+test_that("fine_uniform() is uniform under every RNG kind, also within the 32-bit grid (KS, a coarse control fails)", {
+  old <- RNGkind()
+  on.exit(do.call(RNGkind, as.list(old)))
+  for (kind in c("Mersenne-Twister", "Knuth-TAOCP-2002", "Wichmann-Hill")) {
+    RNGkind(kind)
+    set.seed(11)
+    v <- dpcov:::fine_uniform(2e5)
+    expect_gt(stats::ks.test(v, "punif")$p.value, 1e-6)
+    # the position within a cell of 2^-30 (the part one 30- or 32-bit draw cannot give)
+    expect_gt(stats::ks.test((v * 2^30) %% 1, "punif")$p.value, 1e-6, label = kind)
+    # the control: the construction of the first fix, 1 - u - runif() 2^-32,
+    # covers a quarter of each cell under Knuth-TAOCP's 30-bit uniforms
+    if (kind == "Knuth-TAOCP-2002") {
+      set.seed(11)
+      u <- runif(2e5)
+      w <- (1 - u) - runif(2e5) * 2^-32
+      expect_lt(stats::ks.test((w * 2^30) %% 1, "punif")$p.value, 1e-6)
+    }
+  }
 })

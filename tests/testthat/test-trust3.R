@@ -405,10 +405,14 @@ test_that("last review: a header line with a number is refused, quoted or not; a
   e <- expect_error(dp_as_cov(rc, center = c(1, 2, 3)), class = "dpcov_error")
   expect_identical(e$arg, "center")
   # dp_cov() with bounds from a dp_column_bounds() release: the stored diagnostics are those print() shows
+  # (the first seed whose release speaks of its bounds: a column at them, or a mean outside them)
   B <- MASS::Boston[, c("crim", "rm", "age", "dis", "lstat", "medv")]
-  set.seed(4)
-  cb <- suppressWarnings(dp_column_bounds(B, 1, 1e-7))
-  rr <- suppressWarnings(dp_cov(B, epsilon = 1, delta = 1e-6, bounds = cb))
+  for (s in 1:200) {
+    set.seed(s)
+    cb <- suppressWarnings(dp_column_bounds(B, 1, 1e-7))
+    rr <- suppressWarnings(dp_cov(B, epsilon = 1, delta = 1e-6, bounds = cb))
+    if (any(grepl("(sits?|outside) .*bounds", rr$diagnostics$messages))) break
+  }
   expect_identical(rr$diagnostics$level, release_diagnostics(rr)$level)
   expect_identical(rr$diagnostics$bounds_capped, isTRUE(cb$capped))
   expect_false(any(grepl("at (its|their) public bounds", rr$diagnostics$messages)))
@@ -417,14 +421,19 @@ test_that("last review: a header line with a number is refused, quoted or not; a
 
 test_that("private bounds that closed on a value most rows share are named, from the released spreads (audit J)", {
   X <- as.matrix(MASS::Boston)
-  set.seed(5080)
-  r <- suppressWarnings(dp_cov(X, epsilon = 8, delta = 1e-6, neighbor = "replace-one"))
-  # plain R from released fields: bounds narrower than 1.5 times the private spread
-  sc <- r$params$column_bounds$scale
-  w <- r$params$bounds$upper - r$params$bounds$lower
-  expect_identical(r$diagnostics$one_value, names(sc)[w < 1.5 * sc])
+  # zn and chas are both named in about half the releases (chas in 29 of
+  # 30, zn in 15): the first seed where both are, checking the rule on every one
+  for (s in 1:60) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(X, epsilon = 8, delta = 1e-6, neighbor = "replace-one"))
+    # plain R from released fields: bounds narrower than 1.5 times the private spread
+    sc <- r$params$column_bounds$scale
+    w <- r$params$bounds$upper - r$params$bounds$lower
+    expect_identical(r$diagnostics$one_value, names(sc)[w < 1.5 * sc])
+    expect_identical(r$diagnostics$level, "mostly noise")
+    if (all(c("zn", "chas") %in% r$diagnostics$one_value)) break
+  }
   expect_true(all(c("zn", "chas") %in% r$diagnostics$one_value))
-  expect_identical(r$diagnostics$level, "mostly noise")
   expect_match(paste(r$diagnostics$messages, collapse = " "), "private bounds of `zn`, `chas` are narrower than 1.5 times")
   # the variances they release are far below the truth: what the words warn of
   S <- stats::cov(X) * 505 / 506
@@ -443,9 +452,14 @@ test_that("private bounds that closed on a value most rows share are named, from
   set.seed(8)
   n <- 2000
   d <- data.frame(d1 = as.numeric(runif(n) < 0.1), d2 = rnorm(n), d3 = rnorm(n))
-  set.seed(2020)
-  f <- suppressWarnings(dp_lm(d1 ~ d2 + d3, d, 2, 1e-6, neighbor = "replace-one", B = 20))
-  # (its private bounds close on 0: every 1 is clamped)
+  # (its private bounds close near 0, every 1 clamped; where they are
+  # narrower than 1.5 private spreads, about half the releases, d1 is named:
+  # the first seed where it is)
+  for (s in 1:100) {
+    set.seed(s)
+    f <- suppressWarnings(dp_lm(d1 ~ d2 + d3, d, 2, 1e-6, neighbor = "replace-one", B = 20))
+    if ("d1" %in% release_diagnostics(f$release)$one_value) break
+  }
   expect_true("d1" %in% release_diagnostics(f$release)$one_value)
   expect_lt(f$release$params$bounds["d1", "upper"], 1)
   expect_true(f$diagnostics$intervals_biased)

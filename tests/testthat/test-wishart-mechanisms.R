@@ -553,3 +553,25 @@ test_that("the proof-range refusals come before every charge: dp_lm() after its 
   expect_false(rd$read())
   expect_identical(rows(b), 0L)
 })
+
+test_that("clip = Inf with a rank-one Gram whose trace passes the largest double: released on every seed, summary prints (review)", {
+  # the PSD projection rebuilt V diag(lam+) V' with the largest eigenvalue
+  # (the trace, 2.4e308: Inf), so half the seeds failed on the release's own output
+  x <- cbind(a = 1.09e154, b = 1.09e154, c = 0)
+  for (s in 1:10) {
+    set.seed(s)
+    r <- suppressWarnings(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1, post = "psd"))
+    expect_true(all(is.finite(r$estimate)))
+  }
+  M <- matrix(c(1.19e308, 1.19e308, 1.19e308, 1.18e308), 2)
+  P <- dpcov:::psd_project_cpp(M)
+  expect_true(all(is.finite(P$matrix)))
+  expect_equal(P$n_negative, 1)
+  # the projection equals the plain-R one on a scaled copy
+  e <- eigen(M / 1e308, symmetric = TRUE)
+  ref <- e$vectors %*% diag(pmax(e$values, 0)) %*% t(e$vectors) * 1e308
+  expect_equal(P$matrix, ref, tolerance = 1e-12)
+  set.seed(2)
+  r <- suppressWarnings(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1, post = "none"))
+  expect_output(print(summary(r)), "Inf")
+})

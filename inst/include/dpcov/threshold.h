@@ -36,14 +36,19 @@ inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nu
   const MatrixXd S = 0.5 * A + 0.5 * A.transpose();
   Eigen::SelfAdjointEigenSolver<MatrixXd> es(S);
   if (es.info() != Eigen::Success) throw std::runtime_error("eigen-decomposition failed");
-  VectorXd lam = es.eigenvalues();
+  const VectorXd& lam = es.eigenvalues();
   Index neg = 0;
   for (Index i = 0; i < lam.size(); ++i)
-    if (lam(i) < 0.0) { lam(i) = 0.0; ++neg; }
+    if (lam(i) < 0.0) ++neg;
   if (n_negative) *n_negative = neg;
   if (neg == 0) return S;
+  // S less its negative part, not V diag(lam+) V' rebuilt: near the double
+  // limit the largest eigenvalue (a rank-one Gram's trace) overflows to Inf
+  // while the matrix is finite
   const MatrixXd& V = es.eigenvectors();
-  MatrixXd out = V * lam.asDiagonal() * V.transpose();
+  MatrixXd out = S;
+  for (Index i = 0; i < lam.size(); ++i)
+    if (lam(i) < 0.0) out.noalias() -= lam(i) * V.col(i) * V.col(i).transpose();
   return 0.5 * out + 0.5 * out.transpose();
 }
 
