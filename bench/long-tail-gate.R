@@ -14,26 +14,23 @@ gens <- list(
 dsets <- list(diamonds_price = ggplot2::diamonds$price, diamonds_carat = ggplot2::diamonds$carat, quakes_stations = quakes$stations,
   quakes_depth = quakes$depth, boston_crim = MASS::Boston$crim, boston_black = MASS::Boston$black, midwest_pop = ggplot2::midwest$poptotal,
   faithful_w = faithful$waiting)
+# One release of the column x (next to a normal one): its lopsidedness k, the
+# share targeted beyond each bound, the share clamped, the variance kept.
+one_cell <- function(x, nm, eps) {
+  n <- length(x)
+  b <- suppressWarnings(dp_column_bounds(cbind(a = x, b = rnorm(n)), eps, 1e-6))
+  lo <- b$bounds$lower[1]; hi <- b$bounds$upper[1]; ce <- b$center[1]
+  up <- hi - ce; dn <- ce - lo
+  data.frame(data = nm, n = n, eps = eps, skew = if (up > 0 && dn > 0) max(up / dn, dn / up) else Inf,
+             share = b$clamped_share, real_share = mean(x < lo | x > hi), kept = var(pmin(pmax(x, lo), hi)) / var(x))
+}
 rows <- list()
 for (nm in names(gens)) for (n in c(500, 5000, 50000)) for (eps in c(1, 4, 16)) {
   x <- gens[[nm]](n)
-  for (rep in 1:4) {
-    b <- suppressWarnings(dp_column_bounds(cbind(a = x, b = rnorm(n)), eps, 1e-6))
-    lo <- b$bounds$lower[1]; hi <- b$bounds$upper[1]; ce <- b$center[1]
-    up <- hi - ce; dn <- ce - lo
-    rows[[length(rows) + 1]] <- data.frame(data = nm, n = n, eps = eps, skew = if (up > 0 && dn > 0) max(up / dn, dn / up) else Inf,
-      share = b$clamped_share, real_share = mean(x < lo | x > hi), kept = var(pmin(pmax(x, lo), hi)) / var(x))
-  }
+  for (rep in 1:4) rows[[length(rows) + 1]] <- one_cell(x, nm, eps)
 }
 for (nm in names(dsets)) for (eps in c(1, 4, 16)) {
-  x <- dsets[[nm]]; n <- length(x)
-  for (rep in 1:4) {
-    b <- suppressWarnings(dp_column_bounds(cbind(a = x, b = rnorm(n)), eps, 1e-6))
-    lo <- b$bounds$lower[1]; hi <- b$bounds$upper[1]; ce <- b$center[1]
-    up <- hi - ce; dn <- ce - lo
-    rows[[length(rows) + 1]] <- data.frame(data = nm, n = n, eps = eps, skew = if (up > 0 && dn > 0) max(up / dn, dn / up) else Inf,
-      share = b$clamped_share, real_share = mean(x < lo | x > hi), kept = var(pmin(pmax(x, lo), hi)) / var(x))
-  }
+  for (rep in 1:4) rows[[length(rows) + 1]] <- one_cell(dsets[[nm]], nm, eps)
 }
 d <- do.call(rbind, rows)
 d$risk <- d$share * d$skew^2
