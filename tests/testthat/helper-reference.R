@@ -43,13 +43,15 @@ test_scale <- function(p, rho = 0.4) {
 }
 
 # The package's draws for its exponential mechanisms, in plain R: uniforms
-# fine near 0 (a cell of 2^-30 from the first draw's top 30 bits, a point in
-# it from the second; all of the first k, then all of the second), the
-# Gumbel-max trick's Gumbel noise from them, and the two-sided geometric by
-# inversion (rate = -log alpha).
+# fine near 0 (runif(), and for those below 2^-30 a second draw for the
+# point in [0, 2^-30), after all of the first), the Gumbel-max trick's
+# Gumbel noise from them, and the two-sided geometric by inversion (rate =
+# -log alpha).
 ref_fine_uniform <- function(k) {
   u <- runif(k)
-  (floor(u * 2^30) + runif(k)) / 2^30
+  low <- which(u < 2^-30)
+  if (length(low)) u[low] <- runif(length(low)) * 2^-30
+  u
 }
 ref_gumbel <- function(k) -log(-log1p(-ref_fine_uniform(k)))
 ref_geometric2 <- function(rate) {

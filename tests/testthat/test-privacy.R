@@ -291,16 +291,17 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   hi32 <- -log(-log(1 - 2^-32))
   expect_lt(hi32 - 30, lo)
   # with the fine uniforms it wins when its draws are the smallest (V = 2^-63,
-  # a Gumbel of 43.7) and the best's are middling
-  draws <- list(c(0.5, 2^-33), c(0.5, 2^-33))
+  # a Gumbel of 43.7) and the best's are middling: the first draw in the
+  # lowest cell of 2^-30 takes a second for the point in it
+  draws <- list(c(0.5, 2^-33), 2^-33)
   with_binding("stats", "runif", function(n, ...) {
     d <- draws[[1]]
     draws[[1]] <<- NULL
     d[seq_len(n)]
   }, {
-    expect_equal(dpcov:::fine_uniform(2)[2], 2^-63)
+    expect_equal(dpcov:::fine_uniform(2), c(0.5, 2^-63))
   })
-  draws <- list(c(0.5, 2^-33), c(0.5, 2^-33))
+  draws <- list(c(0.5, 2^-33), 2^-33)
   with_binding("stats", "runif", function(n, ...) {
     d <- draws[[1]]
     draws[[1]] <<- NULL
@@ -312,23 +313,41 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   expect_gt(63 * log(2) - 30, lo)
 })
 
-test_that("fine_uniform() is uniform under every RNG kind, also within the 32-bit grid (KS, a coarse control fails)", {
+test_that("fine_uniform() is uniform under every RNG kind, and fine in its lowest cell (KS; mocks; a coarse control fails)", {
   old <- RNGkind()
   on.exit(do.call(RNGkind, as.list(old)))
   for (kind in c("Mersenne-Twister", "Knuth-TAOCP-2002", "Wichmann-Hill")) {
     RNGkind(kind)
     set.seed(11)
     v <- dpcov:::fine_uniform(2e5)
-    expect_gt(stats::ks.test(v, "punif")$p.value, 1e-6)
-    # the position within a cell of 2^-30 (the part one 30- or 32-bit draw cannot give)
-    expect_gt(stats::ks.test((v * 2^30) %% 1, "punif")$p.value, 1e-6, label = kind)
-    # the control: the construction of the first fix, 1 - u - runif() 2^-32,
-    # covers a quarter of each cell under Knuth-TAOCP's 30-bit uniforms
-    if (kind == "Knuth-TAOCP-2002") {
-      set.seed(11)
-      u <- runif(2e5)
-      w <- (1 - u) - runif(2e5) * 2^-32
-      expect_lt(stats::ks.test((w * 2^30) %% 1, "punif")$p.value, 1e-6)
-    }
+    expect_gt(stats::ks.test(v, "punif")$p.value, 1e-6, label = kind)
   }
+  RNGkind("Mersenne-Twister")
+  # the lowest cell: every value there (each of the 2^2 Mersenne-Twister
+  # grid points in it, Knuth-TAOCP's 0) is replaced by a point uniform in
+  # [0, 2^-30) from the next draws, in order; the others are kept
+  first <- c(0.3, 2^-33, 3 * 2^-32, 2^-30, 0.9)
+  second <- c(0.25, 0.75)
+  draws <- list(first, second)
+  got <- with_binding("stats", "runif", function(n, ...) {
+    d <- draws[[1]]
+    draws[[1]] <<- NULL
+    d[seq_len(n)]
+  }, dpcov:::fine_uniform(5))
+  expect_equal(got, c(0.3, 0.25 * 2^-30, 0.75 * 2^-30, 2^-30, 0.9))
+  # the law in the lowest cell, from its second draws: uniform on
+  # [0, 2^-30); the control, one 32-bit draw, takes 4 values there
+  set.seed(12)
+  u <- runif(2000)
+  in_cell <- vapply(u, function(ui) {
+    draws <- list(2^-33, ui)
+    with_binding("stats", "runif", function(n, ...) {
+      d <- draws[[1]]
+      draws[[1]] <<- NULL
+      d[seq_len(n)]
+    }, dpcov:::fine_uniform(1))
+  }, numeric(1))
+  expect_gt(stats::ks.test(in_cell * 2^30, "punif")$p.value, 1e-6)
+  coarse <- floor(runif(2000) * 4) / 4  # the 32-bit grid within the cell
+  expect_lt(suppressWarnings(stats::ks.test(coarse, "punif"))$p.value, 1e-6)
 })

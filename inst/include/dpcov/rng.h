@@ -23,17 +23,16 @@ inline double draw_norm() { return R::norm_rand(); }
 inline double draw_unif() { return R::unif_rand(); }
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
-// A uniform on (0, 1) fine near 0 (as fine_uniform() in R/privacy.R): a
-// cell of 2^-30 from the first uniform's top 30 bits and a point in it from
-// the second, uniform under every RNG kind (Mersenne-Twister's uniforms are
-// multiples of 2^-32, Knuth-TAOCP's of 2^-30). The exponential's tail then
-// reaches 43.7 instead of exp_rand()'s 22.2: a truncated tail is where the
-// two neighbours' probability ratio stops being bounded (Mironov 2012 on
-// floating-point samplers).
+// A uniform on (0, 1) fine near 0 (as fine_uniform() in R/privacy.R): R's
+// uniform, and where it falls in the lowest cell [0, 2^-30) (probability
+// 2^-30 under every RNG kind: Mersenne-Twister's uniforms are multiples of
+// 2^-32, Knuth-TAOCP's of 2^-30) a second one for the point in it. The
+// exponential's tail then reaches 43.7 instead of exp_rand()'s 22.2: a
+// truncated tail is where the two neighbours' probability ratio stops being
+// bounded (Mironov 2012 on floating-point samplers).
 inline double draw_fine_uniform() {
-  const double cell = std::floor(std::ldexp(R::unif_rand(), 30));
-  const double fill = R::unif_rand();
-  return std::ldexp(cell + fill, -30);
+  const double u = R::unif_rand();
+  return u < std::ldexp(1.0, -30) ? std::ldexp(R::unif_rand(), -30) : u;
 }
 
 // Laplace(0, scale): an exponential of mean `scale` (by inversion of a fine
