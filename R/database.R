@@ -655,7 +655,9 @@ line_block <- function(st, n) {
       # a CR at the end of what was read may be half of a CRLF: held back
       st$cr <- more[length(more)] == as.raw(13L)
       if (st$cr) more <- raw_part_cpp(more, 0, length(more) - 1)
-      more <- normalise_line_ends(more)
+      # CRLF and a lone CR to LF (src/lines.cpp: dropping the CRs in R, b[-r],
+      # built a logical index of the whole block)
+      more <- normalise_line_ends_cpp(more)
       ends <- line_ends(more)
       st$seen_bytes <- st$seen_bytes + length(more)
       st$seen_lines <- st$seen_lines + length(ends)
@@ -709,10 +711,6 @@ block_text <- function(blk) if (is.null(blk)) NULL else rawToChar(blk$bytes[seq_
 
 # The positions of the LF bytes (grepRaw() is four times as fast as which(b == LF)).
 line_ends <- function(b) if (length(b)) grepRaw(as.raw(10L), b, all = TRUE, fixed = TRUE) else integer(0)
-
-# CRLF to LF and a lone CR to LF, in bytes (in C++: dropping the CRs in R,
-# b[-r], built a logical index of the whole block).
-normalise_line_ends <- function(b) normalise_line_ends_cpp(b)
 
 # The columns a package reader will return (its schema: the header or the
 # query's result columns), known before any row is read; NULL for any other

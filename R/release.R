@@ -1290,6 +1290,10 @@ private_bounds_facts <- function(x) {
   NULL
 }
 
+# A per-column field of the private bounds as released (center, scale): a
+# non-empty named numeric vector; hand-made ones may be anything.
+is_column_field <- function(v) is.numeric(v) && !is.object(v) && length(v) > 0L && !is.null(names(v))
+
 # Columns of a release on private bounds one of which reached the end of the
 # public search range (params$column_bounds$range, dp_column_bounds()'s
 # `range`): the data may extend far beyond it, and every row there is
@@ -1311,8 +1315,7 @@ beyond_range_columns <- function(x, cols, at) {
   if (!length(at) || !is.list(cb) || !is_num1(cb$range)) return(character(0))
   ce <- cb$center
   sc <- cb$scale
-  ok <- function(v) is.numeric(v) && !is.object(v) && !is.null(names(v))
-  if (!ok(ce) || !ok(sc)) return(at)  # no median released: taken at its worst
+  if (!is_column_field(ce) || !is_column_field(sc)) return(at)  # no median released: taken at its worst
   m <- ce[at]
   s <- sc[at]
   s[is.na(s)] <- 0
@@ -1356,7 +1359,7 @@ long_tail_columns <- function(x, cols) {
   if (!is.list(cb) || is.null(b) || !is_num1(cb$clamped_share)) return(character(0))
   share <- cb$clamped_share
   ce <- cb$center
-  if (!is.numeric(ce) || is.object(ce) || is.null(names(ce)) || !length(ce)) return(character(0))
+  if (!is_column_field(ce)) return(character(0))
   j <- match(names(ce), cols)
   keep <- !is.na(j) & is.finite(ce)
   if (!any(keep)) return(character(0))
@@ -1383,8 +1386,7 @@ bound_inside_columns <- function(x, cols) {
   if (!is.list(cb) || is.null(b)) return(character(0))
   ce <- cb$center
   sc <- cb$scale
-  ok <- function(v) is.numeric(v) && !is.object(v) && !is.null(names(v)) && length(v)
-  if (!ok(ce) || !ok(sc)) return(character(0))
+  if (!is_column_field(ce) || !is_column_field(sc)) return(character(0))
   nm <- intersect(names(ce), names(sc))
   j <- match(nm, cols)
   keep <- !is.na(j) & is.finite(ce[nm]) & is.finite(sc[nm]) & sc[nm] > 0

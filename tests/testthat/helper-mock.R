@@ -12,3 +12,14 @@ with_binding <- function(ns, name, value, code) {
   })
   force(code)
 }
+
+# stats::runif() replaced by a queue while `code` runs: each call takes the
+# next element of `draws` (its first n values), so a test chooses exactly
+# the uniforms a sampler sees.
+with_runif_queue <- function(draws, code) {
+  with_binding("stats", "runif", function(n, ...) {
+    d <- draws[[1L]]
+    draws[[1L]] <<- NULL
+    d[seq_len(n)]
+  }, code)
+}

@@ -818,12 +818,8 @@ test_that("the point inside a chosen interval reaches the base measure's far tai
   # the inversion took one runif(), so from [0, 10] at decay 0.1 nothing
   # above 2.218 could be drawn, and a neighbour's interval from 0.5 reached
   # 2.718: points with probability 0 under one data set and not the other
-  draws <- list(2^-33, 2^-33)  # the smallest uniforms: the fine uniform's far end
-  top <- with_binding("stats", "runif", function(n, ...) {
-    d <- draws[[1]]
-    draws[[1]] <<- NULL
-    d[seq_len(n)]
-  }, dpcov:::base_draw(0, 10, 0.1))
+  # the smallest uniforms: the fine uniform's far end
+  top <- with_runif_queue(list(2^-33, 2^-33), dpcov:::base_draw(0, 10, 0.1))
   expect_gt(top, 4)  # 63 log 2 decays: 4.37
   expect_equal(top, 0.1 * 63 * log(2), tolerance = 1e-6)
   # the law: exp(-s / decay) on [a, b], both sides of 0 and across it (KS,

@@ -294,21 +294,8 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   # a Gumbel of 43.7) and the best's are middling: the first draw in the
   # lowest cell of 2^-30 takes a second for the point in it
   draws <- list(c(0.5, 2^-33), 2^-33)
-  with_binding("stats", "runif", function(n, ...) {
-    d <- draws[[1]]
-    draws[[1]] <<- NULL
-    d[seq_len(n)]
-  }, {
-    expect_equal(dpcov:::fine_uniform(2), c(0.5, 2^-63))
-  })
-  draws <- list(c(0.5, 2^-33), 2^-33)
-  with_binding("stats", "runif", function(n, ...) {
-    d <- draws[[1]]
-    draws[[1]] <<- NULL
-    d[seq_len(n)]
-  }, {
-    expect_equal(dpcov:::bin_exp_mech(c(0, -60), 1, 1), 2L)
-  })
+  expect_equal(with_runif_queue(draws, dpcov:::fine_uniform(2)), c(0.5, 2^-63))
+  expect_equal(with_runif_queue(draws, dpcov:::bin_exp_mech(c(0, -60), 1, 1)), 2L)
   expect_equal(-log(-log1p(-2^-63)), 63 * log(2), tolerance = 1e-12)  # the top of the range: 43.67
   expect_gt(63 * log(2) - 30, lo)
 })
@@ -328,25 +315,13 @@ test_that("fine_uniform() is uniform under every RNG kind, and fine in its lowes
   # [0, 2^-30) from the next draws, in order; the others are kept
   first <- c(0.3, 2^-33, 3 * 2^-32, 2^-30, 0.9)
   second <- c(0.25, 0.75)
-  draws <- list(first, second)
-  got <- with_binding("stats", "runif", function(n, ...) {
-    d <- draws[[1]]
-    draws[[1]] <<- NULL
-    d[seq_len(n)]
-  }, dpcov:::fine_uniform(5))
+  got <- with_runif_queue(list(first, second), dpcov:::fine_uniform(5))
   expect_equal(got, c(0.3, 0.25 * 2^-30, 0.75 * 2^-30, 2^-30, 0.9))
   # the law in the lowest cell, from its second draws: uniform on
   # [0, 2^-30); the control, one 32-bit draw, takes 4 values there
   set.seed(12)
   u <- runif(2000)
-  in_cell <- vapply(u, function(ui) {
-    draws <- list(2^-33, ui)
-    with_binding("stats", "runif", function(n, ...) {
-      d <- draws[[1]]
-      draws[[1]] <<- NULL
-      d[seq_len(n)]
-    }, dpcov:::fine_uniform(1))
-  }, numeric(1))
+  in_cell <- vapply(u, function(ui) with_runif_queue(list(2^-33, ui), dpcov:::fine_uniform(1)), numeric(1))
   expect_gt(stats::ks.test(in_cell * 2^30, "punif")$p.value, 1e-6)
   coarse <- floor(runif(2000) * 4) / 4  # the 32-bit grid within the cell
   expect_lt(suppressWarnings(stats::ks.test(coarse, "punif"))$p.value, 1e-6)
