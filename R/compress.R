@@ -700,7 +700,7 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   if (anyDuplicated(xi)) abort("`features` contains duplicated columns.", .arg = "features")
   lambda <- check_number(lambda, "lambda", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
   normalised <- !inherits(release, "dp_compress") || !isFALSE(release$params$normalize)
-  if (!is.null(scales)) scales <- check_scales(scales, colnames(C))
+  if (!is.null(scales)) scales <- check_per_column(scales, ncol(C), colnames(C), "scales", positive = TRUE)
   m <- nrow(C)
   k <- length(xi)
   cx <- C[, xi, drop = FALSE]
@@ -765,35 +765,16 @@ check_compressed_system <- function(H, cx, lambda, s2 = 0) {
         format(max(ev), digits = 3), .arg = "features")
 }
 
-# Column root mean squares for compressed_lm(): one positive number per column.
-check_scales <- function(scales, cols) {
-  if (!is.numeric(scales) || is.object(scales) || !is.null(dim(scales)) || anyNA(scales) ||
-      !all(is.finite(scales)) || any(scales <= 0)) {
-    abort("`scales` must be positive finite numbers, one per column of the release.", .arg = "scales")
-  }
-  if (!is.null(names(scales))) {
-    if (!all(cols %in% names(scales))) {
-      abort("`scales` is named but lacks column(s) %s.", paste(setdiff(cols, names(scales)), collapse = ", "),
-            .arg = "scales")
-    }
-    scales <- scales[cols]
-  }
-  if (length(scales) != length(cols)) {
-    abort("`scales` must have one entry per column of the release (%d); it has %d.", length(cols),
-          length(scales), .arg = "scales")
-  }
-  as.double(unname(scales))
-}
 
 column_index <- function(C, cols, arg) {
   if (is.character(cols)) {
     idx <- match(cols, colnames(C))
-    if (anyNA(idx)) abort("`%s`: no column named %s.", arg, paste(cols[is.na(idx)], collapse = ", "))
+    if (anyNA(idx)) abort("`%s`: no column named %s.", arg, paste(cols[is.na(idx)], collapse = ", "), .arg = arg)
     return(idx)
   }
   if (!is.numeric(cols) || anyNA(cols) || any(cols != round(cols)) || any(cols < 1) ||
       any(cols > ncol(C))) {
-    abort("`%s` must be column names or indices in 1..%d.", arg, ncol(C))
+    abort("`%s` must be column names or indices in 1..%d.", arg, ncol(C), .arg = arg)
   }
   as.integer(cols)
 }

@@ -462,7 +462,18 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   close_con <- function() {
     if (!is.null(st$con)) try(close(st$con), silent = TRUE)
     st$con <- NULL
+    st$drained <- FALSE
     sent <<- FALSE
+  }
+  # A file read to its end is closed with the block that ends it (a pass read
+  # in one block, its reader then dropped, held the file open until the
+  # garbage collector closed it with a warning); the next call ends the pass.
+  close_if_read <- function() {
+    if (isTRUE(st$eof) && !length(st$carry)) {
+      try(close(st$con), silent = TRUE)
+      st$con <- NULL
+      st$drained <- TRUE
+    }
   }
   # the header is read again at each pass and must be the one the columns
   # were chosen by: a file rewritten with its columns in another order would
@@ -524,6 +535,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       close_con()
       return(invisible(NULL))
     }
+    if (isTRUE(st$drained)) {
+      close_con()
+      return(NULL)
+    }
     if (is.null(st$con)) open_con()
     unreadable <- function(...) {
       close_con()
@@ -574,12 +589,14 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     if (!rows) {
       if (!sent) {
         sent <<- TRUE
+        close_if_read()
         return(empty_block(nm))
       }
       close_con()
       return(NULL)
     }
     sent <<- TRUE
+    close_if_read()
     # (the numbers shaped in place: matrix() would copy them once more)
     m <- unlist(v[idx], use.names = FALSE)
     v <- NULL

@@ -1142,18 +1142,5 @@ check_center <- function(center, p, cols = NULL) {
     check_release(center, "center")
     center <- center$center
   }
-  nm <- names(center)
-  center <- check_numeric_vector(center, "center")
-  if (length(center) != p) {
-    abort("`center` must have one entry per column of the release (%d); it has %d.", as.integer(p),
-          length(center), .arg = "center")
-  }
-  if (!is.null(nm) && !is.null(cols)) {
-    if (anyNA(nm) || anyDuplicated(nm) || !setequal(nm, cols)) {
-      abort("`center` is named by column, and its names (%s) are not the release's columns (%s).",
-            paste(nm, collapse = ", "), paste(cols, collapse = ", "), .arg = "center")
-    }
-    center <- center[match(cols, nm)]
-  }
-  unname(center)
+  check_per_column(center, p, cols, "center")
 }

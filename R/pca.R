@@ -206,7 +206,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       abort("`scale`: the components of this release are already in the data's units; give `scale` only for standardised releases (normalised compressed data, a correlation).",
             .arg = "scale")
     }
-    col_scale <- check_col_scale(scale, p, "scale")
+    col_scale <- check_per_column(scale, p, cols, "scale", positive = TRUE)
   }
   out <- list(sdev = sdev, rotation = vectors, center = src$center, scale = col_scale,
               x = if (src$compressed) release$estimate %*% vectors else NULL,
@@ -473,13 +473,6 @@ check_rank <- function(rank, p) {
   as.integer(rank)
 }
 
-check_col_scale <- function(scale, p, arg) {
-  scale <- check_numeric_vector(scale, arg)
-  if (length(scale) != p) abort("`%s` must have one entry per column (%d); it has %d.", arg, as.integer(p), length(scale), .arg = arg)
-  if (any(scale <= 0)) abort("`%s` must be positive column scales.", arg, .arg = arg)
-  unname(scale)
-}
-
 # A dp_pca given as input (hand-made ones included): the fields methods read.
 check_dp_pca <- function(x, arg = "x") {
   check_object(x, "dp_pca", list(
@@ -697,7 +690,7 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   if (!is.null(scale)) {
     if (!identical(sc, NA)) abort("`scale`: the components %s; give `scale` only for standardised components.",
                                   if (isFALSE(sc)) "are in the data's units" else "already hold their column scales", .arg = "scale")
-    sc <- check_col_scale(scale, p, "scale")
+    sc <- check_per_column(scale, p, rownames(object$rotation), "scale", positive = TRUE)
   } else if (identical(sc, NA)) {
     abort_units(paste0("`scale` is needed: the components are in %s, and `newdata` is not. Give the column scales ",
                        "(public, or released privately) in `scale`, or standardise `newdata` yourself and pass it ",

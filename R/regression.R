@@ -1434,7 +1434,14 @@ lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   A <- S[fx, fx, drop = FALSE]
   if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
   A <- symmetric_part(A) / tcrossprod(d)
-  lam <- if (all(is.finite(A))) max(0, tau - min(eigen(A, symmetric = TRUE, only.values = TRUE)$values)) else 0
+  # The block's true value is positive semi-definite, so an eigenvalue of -v
+  # proves noise of norm at least v: the level is at least that. Held to tau
+  # alone, a block far more indefinite than tau (the clip path's centring by
+  # a noisy count, with large means: -18,000 against 3.5) was raised to an
+  # eigenvalue of tau, nearly singular, and the coefficients grew a
+  # thousandfold. (dp_cov()'s releases are projected to the PSD cone: never so.)
+  lam_min <- if (all(is.finite(A))) min(eigen(A, symmetric = TRUE, only.values = TRUE)$values) else NA_real_
+  lam <- if (is.na(lam_min)) 0 else max(0, max(tau, -lam_min) - lam_min)
   out <- numeric(length(fit_idx))
   out[match(fx, fit_idx)] <- lam * d2
   structure(out, lambda = lam, noise_level = tau)
@@ -1948,6 +1955,20 @@ sigma.dp_lm <- function(object, ...) {
 #' @export
 residuals.dp_lm <- function(object, ...) {
   abort("a dp_lm keeps no data, so it has no residuals (they would be the private data's).", .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+deviance.dp_lm <- function(object, ...) {
+  abort("a dp_lm keeps no data, so it has no residual sum of squares (the private data's); sigma(object) is the released estimate of the residual sd.",
+        .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+df.residual.dp_lm <- function(object, ...) {
+  abort("a dp_lm has no residual degrees of freedom to give: n is not released under every neighbour notion, and its intervals are the bootstrap's, not t-based; see `n` and `B` in the fit.",
+        .arg = "object")
 }
 
 #' @rdname dp_lm-methods

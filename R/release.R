@@ -732,7 +732,10 @@ nonprivate_source <- function(v) {
 #'   release's bounds (`params$bounds`: public, or chosen privately, as
 #'   `params$bounds_source` says), or, on [dp_cov()]'s box, was clamped to
 #'   their edge (`params$box_center` at -1/2 or 1/2): impossible without
-#'   noise, pure noise;
+#'   noise, pure noise; or, where the mean's noise sd is under 2% of the
+#'   bounds' range (too small to carry it there from inside), the column's
+#'   values lie mostly at or beyond that edge and were clamped (public bounds
+#'   narrower than the data), which its message says;
 #' * `at_bounds`: on a covariance (or correlation) with bounds (public, private
 #'   or tightened), per column, the released sd (one-sided, as above) over the
 #'   bounds' width: at most 1/2 (two values at the ends); from 0.4 on most of
@@ -1059,7 +1062,28 @@ print.dp_diagnostics <- function(x, ...) {
 dp_diagnostic_thresholds <- list(ratio = c(noisy = 0.5, mostly = 1), count = c(noisy = 0.1, mostly = 0.5),
                                  clipped = c(noisy = 0.1, mostly = 0.5), lower_sd = 1, at_bounds = 0.4,
                                  at_bounds_clamped = 0.45,
-                                 clip_fill = 0.8, correlation = c(noisy = 0.1, mostly = 0.25))
+                                 clip_fill = 0.8, correlation = c(noisy = 0.1, mostly = 0.25),
+                                 piled_mean_sd = 0.02)
+
+# Why a private mean lies outside its bounds, per column: noise small
+# against the range (sd under th$piled_mean_sd of it) cannot carry the mean
+# past an edge from inside, so the mean of the clamped values is at that
+# edge and the column was clamped to it (public bounds narrower than the
+# data were said to be "dominated by noise", with the advice to narrow
+# them); otherwise the noise did. `mean_sd`: the means' noise sds (NULL or
+# NA: unknown, the noise), `width`: the bounds' ranges, `at_edge`: the mean
+# was clamped to the edge (on the box); a mean beyond its bounds by a margin
+# was not made from these bounds' clamped values (a hand-made release).
+outside_bounds_cause <- function(mean_sd, width, at_edge) {
+  piled <- is.numeric(mean_sd) & !is.na(mean_sd) & mean_sd <= dp_diagnostic_thresholds$piled_mean_sd * width
+  if (!length(piled)) piled <- rep(FALSE, length(width))
+  piled <- piled & at_edge
+  piled[is.na(piled)] <- FALSE
+  ifelse(piled, paste0(": its noise (sd under 2% of that range) is too small to have moved it there from inside, ",
+                       "so the column's values lie mostly at or beyond that edge and were clamped to it (its variance ",
+                       "and covariances are lost to the clamping, not to noise); bounds that cover the data keep them"),
+         ": the release is dominated by noise")
+}
 
 ratio_or_inf <- function(num, den) if (is.na(num) || is.na(den)) NA_real_ else if (den > 0) num / den else Inf
 
@@ -1185,10 +1209,11 @@ diagnostics_level <- function(out, x, cols) {
     i <- match(out$outside_bounds, cols)
     bc <- x$params$box_center
     clamped <- if (is_finite_num(bc) && length(bc) == length(cols)) abs(bc[i]) >= 0.5 else rep(FALSE, length(i))
-    say(sprintf("the private mean of `%s` %s its %s [%s, %s]%s: the release is dominated by noise.",
+    say(sprintf("the private mean of `%s` %s its %s [%s, %s]%s%s.",
                 out$outside_bounds, ifelse(clamped, "fell outside", sprintf("(%s) lies outside", vapply(x$center[i], fmt_value, ""))),
                 bounds_words(x), vapply(b$lower[i], fmt_value, ""), vapply(b$upper[i], fmt_value, ""),
-                ifelse(clamped, " and was clamped to their edge", "")), 2L)
+                ifelse(clamped, " and was clamped to their edge", ""),
+                outside_bounds_cause(out$mean_noise_sd[out$outside_bounds], b$upper[i] - b$lower[i], clamped)), 2L)
     lv <- 2L
   }
   if (!is.na(out$n_noisy)) {
@@ -2013,8 +2038,13 @@ lm_diagnostics <- function(fit, rel, columns) {
     }
     out_b <- intersect(rd$outside_bounds, columns)
     if (length(out_b)) {
-      say(sprintf("the private mean of %s lies outside its %s: the release is dominated by noise.",
-                  col_list(out_b), bounds_words(rel)), 2L)
+      b <- release_bounds(rel)
+      ib <- match(out_b, colnames(rel$estimate))
+      bc <- rel$params$box_center
+      at_edge <- if (is_finite_num(bc) && length(bc) == ncol(rel$estimate)) abs(bc[ib]) >= 0.5 else rep(FALSE, length(ib))
+      cause <- outside_bounds_cause(rd$mean_noise_sd[out_b], if (is.null(b)) rep(NA_real_, length(ib)) else b$upper[ib] - b$lower[ib],
+                                    at_edge)
+      say(sprintf("the private mean of `%s` lies outside its %s%s.", out_b, bounds_words(rel), cause), 2L)
       lv <- 2L
     }
     g <- max(0L, gv, gm)

@@ -8,8 +8,9 @@
 #' * `"model2"`: banded, \eqn{\sigma_{ii} = 1}, \eqn{\sigma_{i,i\pm1} = 0.6},
 #'   \eqn{\sigma_{i,i\pm2} = 0.3}, 0 beyond (Model 2).
 #' * `"random_sparse"`: Wang and Xu's Section 5 model: a symmetric matrix
-#'   \eqn{\tilde U} with `round(sparsity * p * p)` non-zero off-diagonal
-#'   entries, \eqn{U = (\tilde U + \lambda I)/c} with \eqn{\lambda = 50},
+#'   \eqn{\tilde U} with `2 * round(sparsity * p * p / 2)` non-zero
+#'   off-diagonal entries (symmetric pairs, at most all p(p - 1) of them;
+#'   the paper's "sr x p x p non-zero entries"), \eqn{U = (\tilde U + \lambda I)/c} with \eqn{\lambda = 50},
 #'   \eqn{c = 200}. The paper does not say how the non-zero values are drawn;
 #'   here they are uniform on \eqn{(-1, 1)} (so \eqn{\|\tilde U\|_2 < \lambda}
 #'   and U is positive definite for every p used there).

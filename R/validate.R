@@ -345,6 +345,31 @@ check_numeric_vector <- function(x, arg, min_length = 1L, lower = -Inf) {
   as.double(x)
 }
 
+#' One number per column of a release (a centre, column scales): by
+#' position when unnamed; when named (and the release's columns are), matched
+#' by name, and its names must include every column (a vector of another
+#' order or of other columns was used by position, a silent wrong answer).
+#' `positive`: the entries must be > 0.
+#' @noRd
+check_per_column <- function(v, p, cols, arg, positive = FALSE) {
+  if (missing(v)) abort_missing(arg)
+  nm <- names(v)
+  v <- check_numeric_vector(v, arg)
+  if (positive && any(v <= 0)) abort("`%s` must be positive, one per column.", arg, .arg = arg)
+  if (!is.null(nm) && !is.null(cols)) {
+    if (anyNA(nm) || anyDuplicated(nm) || !all(cols %in% nm)) {
+      abort("`%s` is named by column, and its names (%s) do not include every column of the release (%s).",
+            arg, paste(nm, collapse = ", "), paste(cols, collapse = ", "), .arg = arg)
+    }
+    v <- v[match(cols, nm)]
+  }
+  if (length(v) != p) {
+    abort("`%s` must have one entry per column of the release (%d); it has %d.", arg, as.integer(p),
+          length(v), .arg = arg)
+  }
+  unname(v)
+}
+
 #' Whole numbers (a vector) in [min, max]; returned as doubles.
 #' @noRd
 check_counts <- function(x, arg, min = 1, max = 2^52) {

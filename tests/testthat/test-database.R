@@ -668,7 +668,7 @@ test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, a
   # a far position allocates nothing beyond the chosen columns; one past the
   # integer range is refused, classed
   r <- csv_reader(f, columns = c(1e9, 3), header = FALSE)
-  expect_identical(r(), matrix(numeric(0), 0, 2, dimnames = list(NULL, c("V1000000000", "V3"))))
+  expect_identical(first_block(r), matrix(numeric(0), 0, 2, dimnames = list(NULL, c("V1000000000", "V3"))))
   expect_error(csv_reader(f, columns = 3e9, header = FALSE), class = "dpcov_error")
 })
 
@@ -862,4 +862,29 @@ test_that("csv_reader(header = FALSE): the first record's field count decides no
   b <- dp_budget(5, 1e-4)
   expect_error(dp_cov(r, 1, 1e-6, clip = 5, clip_mean = 5, budget = b), class = "dpcov_data_error")
   unlink(f)
+})
+
+test_that("csv_reader(): a pass read to the end of the file in one block closes the file at once; the next call ends the pass", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  X <- cbind(a = c(1, 2, 3), b = c(4, 5, 6))
+  utils::write.csv(X, f, row.names = FALSE)
+  open_files <- function() sum(showConnections(all = TRUE)[, "description"] == f)
+  r <- csv_reader(f)
+  expect_identical(r(), X)
+  expect_identical(open_files(), 0L)   # (it stayed open until the garbage collector closed it, with a warning)
+  expect_null(r())
+  expect_identical(r(), X)             # a new pass
+  expect_null(r())
+  # a file of several blocks stays open between them, and is closed with the last
+  r <- csv_reader(f, chunk_rows = 2)
+  expect_identical(r(), X[1:2, ])
+  expect_identical(open_files(), 1L)
+  expect_identical(r(), X[3, , drop = FALSE])
+  expect_identical(open_files(), 0L)
+  expect_null(r())
+  r(reset = TRUE)
+  expect_identical(r(), X[1:2, ])
+  r(reset = TRUE)
+  expect_identical(open_files(), 0L)
 })

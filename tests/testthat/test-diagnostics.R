@@ -1139,3 +1139,48 @@ test_that("dp_clip_bound() refuses a count share whose noise has no finite scale
   expect_error(dp_clip_bound(x, 1, count_share = 1e-320), class = "dpcov_error", regexp = "`count_share`")
   expect_true(is.finite(dp_clip_bound(x, 1, count_share = 1e-10)$n_clipped))
 })
+
+test_that("a private mean clamped to its bounds' edge with little noise says the column was clamped there, not that noise dominates (audit)", {
+  set.seed(1)
+  x <- cbind(price = runif(400, 10, 60), weight = runif(400, 1700, 4100))
+  # public bounds narrower than the data: every weight is clamped to 1250,
+  # and the noise puts the mean beyond that edge (then clamped) in half the releases
+  for (s in 1:40) {
+    set.seed(s)
+    r <- suppressWarnings(dp_cov(x, 1000, 1e-6, lower = c(0, 0), upper = c(100, 1250)))
+    d <- release_diagnostics(r)
+    if (length(d$outside_bounds)) break
+  }
+  expect_identical(d$outside_bounds, "weight")
+  expect_identical(d$level, "mostly noise")
+  i <- grep("private mean of `weight`", d$messages)
+  expect_length(i, 1L)
+  expect_match(d$messages[i], "lie mostly at or beyond that edge and were clamped to it")
+  expect_no_match(d$messages[i], "dominated by noise")
+  # the control: at small n epsilon the noise pushes a mean near the edge out
+  seen <- FALSE
+  for (s in 1:200) {
+    set.seed(s)
+    y <- cbind(a = c(rep(0.99, 20), 0), b = runif(21))
+    r <- suppressWarnings(dp_cov(y, 0.5, 1e-6, lower = c(0, 0), upper = c(1, 1)))
+    d <- release_diagnostics(r)
+    if ("a" %in% d$outside_bounds) {
+      m <- d$messages[grep("private mean of `a`", d$messages)]
+      expect_match(m, "dominated by noise")
+      seen <- TRUE
+      break
+    }
+  }
+  expect_true(seen)
+  # dp_lm() says the same of its release
+  z <- data.frame(x = runif(400, 1700, 4100))
+  z$y <- 0.01 * z$x + rnorm(400)
+  for (s in 1:40) {
+    set.seed(s)
+    f <- suppressWarnings(dp_lm(y ~ x, z, 1000, 1e-6, bounds = list(x = c(0, 1250), y = c(0, 100)), B = 0))
+    m <- grep("private mean of `x`", f$diagnostics$messages, value = TRUE)
+    if (length(m)) break
+  }
+  expect_length(m, 1L)
+  expect_match(m, "lie mostly at or beyond that edge")
+})

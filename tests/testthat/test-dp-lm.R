@@ -450,7 +450,9 @@ ref_ridge <- function(Sxx_c, Sxy_c, sdx) {
   d <- sqrt(diag(sdx))
   k <- length(d)
   tau <- 2 * sqrt(k) * max(sdx / tcrossprod(d))
-  lam <- max(0, tau - min(eigen(Sxx_c / tcrossprod(d), symmetric = TRUE)$values))
+  # raised to the noise level, which is at least what a negative eigenvalue proves
+  lmin <- min(eigen(Sxx_c / tcrossprod(d), symmetric = TRUE)$values)
+  lam <- max(0, max(tau, -lmin) - lmin)
   list(beta = drop(solve(Sxx_c + diag(lam * d^2, k), Sxy_c)), lambda = lam, tau = tau)
 }
 
@@ -616,6 +618,9 @@ test_that("the methods as lm()'s: sigma(), se.fit, model.matrix(); no residuals;
   expect_error(model.matrix(f), "keeps no data", class = "dpcov_error")
   expect_error(residuals(f), "no residuals", class = "dpcov_error")
   expect_error(fitted(f), "no fitted values", class = "dpcov_error")
+  # (stats' defaults returned NULL without a word)
+  expect_error(deviance(f), "no residual sum of squares", class = "dpcov_error")
+  expect_error(df.residual(f), "no residual degrees of freedom", class = "dpcov_error")
   # misspelt arguments were dropped silently
   expect_error(predict(f, nd, intervals = "confidence"), "`intervals`", class = "dpcov_error")
   expect_error(confint(f, levels = 0.9), "`levels`", class = "dpcov_error")
@@ -1127,4 +1132,47 @@ test_that("every bootstrap draw unusable: the warning and summary() say why and 
   f0 <- suppressWarnings(dp_lm(rel, y ~ ., B = 0))
   expect_true(grepl("B = 0, no bootstrap draws were made; refit with B > 0",
                     paste(wide_output(suppressWarnings(print(summary(f0)))), collapse = " "), fixed = TRUE))
+})
+
+test_that("the ridge's noise level is at least what the release's negative eigenvalue proves: no thousandfold coefficients on the clip path (audit)", {
+  # The clip path centres the features' block by the noisy count; with large
+  # means its error makes the block far more indefinite than the rule's
+  # random-matrix level tau. Raised only to tau, the block was nearly
+  # singular and the coefficients grew up to 6,000 times lm()'s at epsilon 1000.
+  old_rule <- function(S, sdx, fx, centre, fit_idx) {
+    d2 <- diag(sdx)
+    d <- sqrt(d2)
+    tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
+    A <- S[fx, fx, drop = FALSE]
+    if (centre) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
+    lam <- max(0, tau - min(eigen(A / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values))
+    out <- numeric(length(fit_idx))
+    out[match(fx, fit_idx)] <- lam * d2
+    structure(out, lambda = lam, noise_level = tau)
+  }
+  set.seed(1)
+  n <- 50000
+  d <- data.frame(x1 = rnorm(n, 150, 40), x2 = rnorm(n, 25, 6))
+  d$y <- 10 + 0.12 * d$x1 - 0.4 * d$x2 + rnorm(n, 0, 5)
+  ref <- coef(lm(y ~ x1 + x2, d))[-1]
+  worst <- function() {
+    vapply(1:20, function(s) {
+      set.seed(s)
+      f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 1000, delta = 1e-6, clip = 400, B = 0))
+      max(abs(coef(f)[-1] / ref))
+    }, 0)
+  }
+  expect_lt(max(worst()), 3)
+  # the control: the rule held to tau alone
+  expect_gt(max(with_binding("dpcov", "lm_ridge_penalty", old_rule, worst())), 100)
+  # the rule itself: the penalised block's smallest whitened eigenvalue is
+  # max(tau, -lambda_min), here -lambda_min
+  A <- diag(c(50, -400))
+  S <- rbind(0, cbind(0, A))
+  S[1, 1] <- 1
+  pen <- lm_ridge_penalty(S, matrix(1, 2, 2), 2:3, TRUE, 1:3)
+  expect_equal(min(eigen(A + diag(pen[2:3]))$values), 400)
+  expect_equal(attr(pen, "noise_level"), 2 * sqrt(2))
+  pen <- lm_ridge_penalty(S * c(1, 1, 0), matrix(1, 2, 2), 2:3, TRUE, 1:3)  # block (50, 0): raised to tau
+  expect_equal(attr(pen, "lambda"), 2 * sqrt(2))
 })

@@ -348,3 +348,31 @@ test_that("PCA and QDA objects (audit): calls mask the data, labels, duplicated 
   expect_warning(f2 <- qda_plugin(iris[1:100, 1:4], iris$Species[1:100]), "virginica")
   expect_identical(f2$levels, c("setosa", "versicolor"))
 })
+
+test_that("column scales given by name are matched by name, as `center` is; names that miss a column are refused (audit)", {
+  set.seed(4)
+  x <- cbind(a = rnorm(400, 0, 1), b = rnorm(400, 0, 10), c = rnorm(400, 0, 100))
+  x[, 2] <- x[, 2] + 5 * x[, 1]
+  rel <- dp_cov(x, 1e3, 1e-6, lower = rep(-500, 3), upper = rep(500, 3), type = "correlation")
+  pc <- dp_pca(rel)
+  sds <- apply(x, 2, sd)
+  by_pos <- predict(pc, x[1:5, ], scale = unname(sds))
+  expect_equal(predict(pc, x[1:5, ], scale = sds[3:1]), by_pos)
+  expect_equal(predict(dp_pca(rel, scale = sds[c(2, 3, 1)]), x[1:5, ]), by_pos)
+  for (bad in list(c(a = 1, b = 2, z = 3), c(a = 1, b = 2, b = 3), stats::setNames(1:3, c("a", NA, "c")))) {
+    e <- expect_error(predict(pc, x[1:5, ], scale = bad), class = "dpcov_error")
+    expect_identical(e$arg, "scale")
+    e <- expect_error(dp_pca(rel, scale = bad), class = "dpcov_error")
+    expect_identical(e$arg, "scale")
+  }
+  # more names than columns: the release's are taken
+  expect_equal(predict(pc, x[1:5, ], scale = c(sds[3:1], d = 7)), by_pos)
+  # compressed_lm()'s `scales` likewise
+  y <- x %*% c(1, 0.2, 0.01) + rnorm(400)
+  z <- cbind(x, y = drop(y))
+  r <- suppressWarnings(dp_compress(z, m = 40))
+  rms <- sqrt(colMeans(z^2))
+  expect_equal(coef(compressed_lm(r, "y", scales = rev(rms))), coef(compressed_lm(r, "y", scales = unname(rms))))
+  e <- expect_error(compressed_lm(r, "y", scales = c(a = 1, b = 1, c = 1, w = 1)), class = "dpcov_error")
+  expect_identical(e$arg, "scales")
+})
