@@ -517,6 +517,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #'   the PCA does not hold them (see Details).
 #' @param digits Significant digits.
 #' @param npcs Components shown in the scree plot.
+#' @param type The scree plot's form, as in [stats::screeplot()]: `"barplot"`
+#'   (default) or `"lines"`.
 #' @param main Plot title (`NULL` for a default).
 #' @param choices The two components `biplot()` draws (default `1:2`), within
 #'   those kept.
@@ -531,7 +533,10 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #'   (score data you hold with `predict(x, newdata)`). The default is `"v"`,
 #'   not broom's `"u"`: a PCA of a release holds no rows, so the loadings
 #'   are what every one has.
-#' @param ... Unused (`plot`: passed to [graphics::plot()]).
+#' @param ... Unused (`plot` and `screeplot`: graphical parameters, passed to
+#'   [graphics::barplot()] or, with `type = "lines"`, [graphics::plot()]; they
+#'   override the defaults, e.g. `col`, `ylab`, and `axes = FALSE` drops the
+#'   value axis).
 #' @return `predict`: a matrix of scores (rows x components). `summary`: a
 #'   `summary.dp_pca` list with `importance`. `plot`: the variances shown,
 #'   invisibly. `print`: `x`, invisibly. `tidy`: a data frame (class
@@ -753,15 +758,17 @@ biplot.dp_pca <- function(x, choices = 1:2, ...) {
 
 #' @rdname dp_pca_methods
 #' @export
-screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
-  plot.dp_pca(x, npcs = npcs, main = main, ...)
+screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", "lines"), main = NULL, ...) {
+  plot.dp_pca(x, npcs = npcs, type = type, main = main, ...)
 }
 
 #' @rdname dp_pca_methods
 #' @export
-plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
+plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", "lines"), main = NULL, ...) {
   check_dp_pca(x)
   npcs <- check_count(npcs, "npcs")
+  if (identical(type, c("barplot", "lines"))) type <- "barplot"
+  type <- check_choice(type, c("barplot", "lines"), "type")
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   npcs <- min(npcs, length(x$sdev))
   v <- x$sdev[seq_len(npcs)]^2
@@ -771,12 +778,29 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), main = NULL, ...) {
       "Scree plot of private principal components"
   }
   top <- if (max(v) > 0) max(v) else 1
-  mid <- graphics::barplot(v, names.arg = paste0("PC", seq_len(npcs)), ylim = c(0, 1.15 * top),
-                           main = main, axes = FALSE, col = "grey80",
-                           ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A", ...)
-  at <- pretty(c(0, top))
-  at <- at[at <= 1.15 * top]
-  graphics::axis(2, at = at, labels = axis_labels(at), las = 1)
+  # the user's graphical parameters override the defaults (named twice,
+  # barplot() failed with R's unclassed "matched by multiple actual arguments");
+  # the value axis is drawn here, without scientific notation, unless axes = FALSE
+  dots <- list(...)
+  draw_axis <- !isFALSE(dots$axes)
+  dots$axes <- NULL
+  names_pc <- paste0("PC", seq_len(npcs))
+  args <- utils::modifyList(list(main = main, ylim = c(0, 1.15 * top),
+                                 ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A"),
+                            dots)
+  if (type == "barplot") {
+    mid <- do.call(graphics::barplot, c(list(v, names.arg = names_pc, axes = FALSE),
+                                        utils::modifyList(list(col = "grey80"), args)))
+  } else {
+    mid <- seq_len(npcs)
+    do.call(graphics::plot, c(list(mid, v, axes = FALSE), utils::modifyList(list(type = "b", xlab = ""), args)))
+    graphics::axis(1, at = mid, labels = names_pc)
+  }
+  if (draw_axis) {
+    at <- pretty(c(0, top))
+    at <- at[at <= 1.15 * top]
+    graphics::axis(2, at = at, labels = axis_labels(at), las = 1)
+  }
   graphics::text(mid, v, sprintf("%.0f%%", 100 * share), pos = 3, cex = 0.8, xpd = TRUE)
   graphics::box()
   invisible(v)

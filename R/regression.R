@@ -1857,6 +1857,9 @@ check_dp_lm <- function(x, arg = "x") {
 #' does with `na.pass`; `model.matrix()` refuses them.
 #'
 #' @param object,x A `dp_lm` fit.
+#' @param evaluate `update()`: run the stored call again with the changes (a new
+#'   release, spending its budget again; a call stored with placeholders for
+#'   values is refused), or return it (`FALSE`).
 #' @param parm Coefficients (names or indices); default all.
 #' @param level Confidence level.
 #' @param type `confint()`: `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
@@ -1904,6 +1907,14 @@ check_dp_lm <- function(x, arg = "x") {
 #' tidy(fit)
 #' glance(fit)
 NULL
+
+#' @rdname dp_lm-methods
+#' @export
+update.dp_lm <- function(object, ..., evaluate = TRUE) {
+  check_flag(evaluate, "evaluate")
+  check_stored_call(object)
+  NextMethod()
+}
 
 #' @rdname dp_lm-methods
 #' @export

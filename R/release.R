@@ -156,6 +156,23 @@ release_call <- function(call, data_args = "x") {
   as.call(c(list(fun), args))
 }
 
+# update() re-runs the stored call, which must be code: arguments that were
+# values (do.call(), data built inside the call) are stored as placeholders
+# (release_call()), and re-running them failed with R's unclassed "object
+# '<value>' not found".
+check_stored_call <- function(object) {
+  call <- stats::getCall(object)
+  held <- intersect(c("<data>", "<value>", "<function>"), all.names(call))
+  if (!is.call(call) || length(held)) {
+    abort(paste0("`object` cannot be updated: its stored call %s, so it cannot run again (a result keeps no ",
+                 "data, and arguments given as values, by do.call() or built inside the call, are not kept); ",
+                 "call the function again with them (spending its budget again, as update() would)."),
+          if (!is.call(call)) "is missing" else paste0("holds ", paste(held, collapse = " and "), " in place of arguments"),
+          .arg = "object")
+  }
+  invisible(call)
+}
+
 #' How a tuning parameter was chosen. `private` is TRUE when the choice spent
 #' no privacy on, or did not look at, the private data.
 #' @noRd
@@ -299,6 +316,9 @@ void_guarantee <- function(release, reason) {
 #' plain words before the guarantee.
 #'
 #' @param x,object A `dp_release`.
+#' @param evaluate `update()`: run the stored call again with the changes (a new
+#'   release, spending its budget again; a call stored with placeholders for
+#'   values is refused), or return it (`FALSE`).
 #' @param digits Significant digits to print.
 #' @param ... Unused.
 #' @return `print` returns `x` invisibly; `summary` a `summary.dp_release`
@@ -315,6 +335,14 @@ void_guarantee <- function(release, reason) {
 #' summary(r)
 #' as.matrix(r)[1:2, 1:2]
 NULL
+
+#' @rdname dp_release
+#' @export
+update.dp_release <- function(object, ..., evaluate = TRUE) {
+  check_flag(evaluate, "evaluate")
+  check_stored_call(object)
+  NextMethod()
+}
 
 #' @rdname dp_release
 #' @export

@@ -715,6 +715,14 @@ sweep_specs <- function() {
                label = "as.matrix.pooled_cov"),
     sweep_spec("print", list(x = rel), list(x = R("release"), digits = CNT), label = "print.dp_release"),
     sweep_spec("summary", list(object = rel), list(object = R("release")), label = "summary.dp_release"),
+    # update(): a call with placeholders, or none, is refused (evaluate = FALSE: the call, not a new release)
+    sweep_spec("update", list(object = rel, evaluate = FALSE),
+               list(object = R("custom", values = list(
+                 sweep_h("no call", sweep_drop(rel, "call")), sweep_h("NA call", sweep_set(rel, "call", NA)),
+                 sweep_h("junk call", sweep_set(rel, "call", list("junk"))),
+                 sweep_h("placeholder data", sweep_set(rel, "call", quote(f(x = `<data>`)))))),
+                    evaluate = FLAG),
+               label = "update.dp_release"),
     sweep_spec("print", list(x = summary(rel)),
                list(x = R("object", fields = c("mechanism", "guarantee", "n", "p", "epsilon", "delta")),
                     digits = CNT), label = "print.summary.dp_release"),
@@ -809,6 +817,14 @@ sweep_specs <- function() {
     sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "vcov.dp_lm"),
     sweep_spec("coef", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "coef.dp_lm"),
     sweep_spec("sigma", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "sigma.dp_lm"),
+    # update(): a call with placeholders, or none, is refused (evaluate = FALSE: the call, not a new release)
+    sweep_spec("update", list(object = lm_fit, evaluate = FALSE),
+               list(object = R("custom", values = list(
+                 sweep_h("no call", sweep_drop(lm_fit, "call")), sweep_h("NA call", sweep_set(lm_fit, "call", NA)),
+                 sweep_h("junk call", sweep_set(lm_fit, "call", list("junk"))),
+                 sweep_h("placeholder data", sweep_set(lm_fit, "call", quote(f(x = `<data>`)))))),
+                    evaluate = FLAG),
+               label = "update.dp_lm"),
     # residuals() and fitted() refuse every fit (no data kept): test-dp-lm.R
     sweep_spec("model.matrix", list(object = lm_fit, data = lm_d[1:3, ]),
                list(object = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "terms")),
@@ -926,11 +942,11 @@ sweep_specs <- function() {
                list(x = R("object", fields = c("importance", "units", "guarantee", "n_negative")), digits = CNT),
                label = "print.summary.dp_pca"),
     sweep_spec("plot", list(x = pca),
-               list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
+               list(x = PCA_OBJ, npcs = CNT, type = CH("barplot", "lines"), main = R("custom", values = list(sweep_h("function", function() 1)))),
                label = "plot.dp_pca"),
     # biplot() needs scores: compressed rows (a square release's PCA refuses every call, test-pca.R)
     sweep_spec("screeplot", list(x = pca),
-               list(x = PCA_OBJ, npcs = CNT, main = R("custom", values = list(sweep_h("function", function() 1)))),
+               list(x = PCA_OBJ, npcs = CNT, type = CH("barplot", "lines"), main = R("custom", values = list(sweep_h("function", function() 1)))),
                label = "screeplot.dp_pca"),
     sweep_spec("biplot", list(x = pca_c), list(x = PCA_OBJ, choices = R("custom", values = list(
       sweep_h("past the components", c(1, 9)), sweep_h("one", 1), sweep_h("NA", c(1, NA))))), label = "biplot.dp_pca"),

@@ -1176,3 +1176,23 @@ test_that("the ridge's noise level is at least what the release's negative eigen
   pen <- lm_ridge_penalty(S * c(1, 1, 0), matrix(1, 2, 2), 2:3, TRUE, 1:3)  # block (50, 0): raised to tau
   expect_equal(attr(pen, "lambda"), 2 * sqrt(2))
 })
+
+test_that("update() of a fit whose call was stored with placeholders is a classed error; a call of code re-runs (audit)", {
+  set.seed(3)
+  d <- data.frame(x = runif(300), y = runif(300))
+  bd <- list(x = c(0, 1), y = c(0, 1))
+  f <- do.call(dp_lm, list(y ~ x, d, epsilon = 1, delta = 1e-6, bounds = bd, B = 0))
+  e <- expect_error(update(f, . ~ . - x), class = "dpcov_error")   # it was "object '<data>' not found"
+  expect_identical(e$arg, "object")
+  expect_match(conditionMessage(e), "<data>")
+  r <- do.call(dp_cov, list(as.matrix(d), 1, 1e-6, lower = c(0, 0), upper = c(1, 1)))
+  e <- expect_error(update(r, epsilon = 2), class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  # the control: a call of code runs again, with the update
+  g <- dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, bounds = bd, B = 0)
+  h <- update(g, . ~ . - x)
+  expect_identical(names(coef(h)), "(Intercept)")
+  m <- as.matrix(d)
+  r <- dp_cov(m, 1, 1e-6, lower = c(0, 0), upper = c(1, 1))
+  expect_identical(update(r, epsilon = 2)$epsilon, 2)
+})
