@@ -959,7 +959,8 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
 #' @param main Plot title.
 #' @param legend_pos `"outside"` (default: in the right margin, beside the
 #'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()], overriding the defaults (`pch`,
+#'   `log`, `xlab`, ...).
 #' @export
 plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) {
   check_compression_study(x)
@@ -974,9 +975,9 @@ plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) 
   }
   yr <- range(c(a$distance, a$bound, a$worst_case))
   xr <- range(a$m)
-  graphics::plot(a$m, a$distance, log = "xy", type = "b", pch = 19,
-                 xlim = headroom(xr, log = TRUE), ylim = headroom(yr, log = TRUE), main = main,
-                 xlab = "m (compressed rows)", ylab = "subspace distance", axes = FALSE, ...)
+  graphics_call(graphics::plot, list(a$m, a$distance),
+                list(log = "xy", type = "b", pch = 19, xlim = headroom(xr, log = TRUE), ylim = headroom(yr, log = TRUE),
+                     main = main, xlab = "m (compressed rows)", ylab = "subspace distance", axes = FALSE), list(...))
   study_axis(1, NULL)
   study_axis(2, NULL)
   graphics::box()

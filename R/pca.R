@@ -480,8 +480,11 @@ check_dp_pca <- function(x, arg = "x") {
     sdev = function(v) is_finite_num(v) && is.null(dim(v)) && all(v >= 0) && is.finite(sum(v^2)),
     rotation = function(v) is_finite_matrix(v) && ncol(v) >= 1L && ncol(v) <= length(x$sdev) &&
       nrow(v) == length(x$sdev),
-    center = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation),
-    scale = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation) && all(v > 0),
+    # (named, by the rotation's rows: a stored centre in another order was used by position)
+    center = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation) &&
+      same_names(names(v), rownames(x$rotation)),
+    scale = function(v) isFALSE(v) || identical(v, NA) || is_finite_num(v) && length(v) == nrow(x$rotation) && all(v > 0) &&
+      same_names(names(v), rownames(x$rotation)),
     units = is_string, per_row = is_flag, guarantee = is_string,
     n_negative = function(v) is_whole1(v, 0) && v <= length(x$sdev),
     x = function(v) is.null(v) || is_finite_matrix(v) && ncol(v) == ncol(x$rotation),
@@ -661,7 +664,7 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   check_method_dots(...)
   R <- object$rotation
   p <- nrow(R)
-  X <- check_data_matrix(newdata, "newdata")
+  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata")
   # as predict.prcomp(): a fit with column names reads newdata by name only
   if (!is.null(rownames(R)) && is.null(colnames(X))) {
     abort("`newdata` has no column names; the release's columns are %s: name them (its columns are matched by name).",
@@ -734,7 +737,11 @@ tidy.dp_pca <- function(x, matrix = "v", ...) {
     }
     long(x$x, "row", if (is.null(rownames(x$x))) seq_len(nrow(x$x)) else rownames(x$x))
   }
-  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
+  if (inherits(x, "dp_nonprivate")) {
+    class(out) <- c("dp_nonprivate", class(out))
+    # (print's default reason, "computed without privacy noise", is not this one's)
+    attr(out, "nonprivate_why") <- "the components of a release without a formal guarantee (see the PCA's guarantee)"
+  }
   out
 }
 
@@ -789,11 +796,10 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", 
                                  ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A"),
                             dots)
   if (type == "barplot") {
-    mid <- do.call(graphics::barplot, c(list(v, names.arg = names_pc, axes = FALSE),
-                                        utils::modifyList(list(col = "grey80"), args)))
+    mid <- graphics_call(graphics::barplot, list(v, names.arg = names_pc, axes = FALSE), list(col = "grey80"), args)
   } else {
     mid <- seq_len(npcs)
-    do.call(graphics::plot, c(list(mid, v, axes = FALSE), utils::modifyList(list(type = "b", xlab = ""), args)))
+    graphics_call(graphics::plot, list(mid, v, axes = FALSE), list(type = "b", xlab = ""), args)
     graphics::axis(1, at = mid, labels = names_pc)
   }
   if (draw_axis) {

@@ -1359,7 +1359,13 @@ compose_guarantees <- function(rel, g, what) {
   }
   eps <- rel$epsilon + gb$epsilon
   delta <- rel$delta + gb$delta
-  if (!(delta < 1)) return(void_guarantee(rel, sprintf("it depends on %s, and their deltas add up to 1 or more", what)))
+  if (!(delta < 1)) {
+    # (restated under rel's notion, g's own delta can reach 1: add/remove's
+    # (epsilon, delta) is (2 epsilon, (1 + e^epsilon) delta) under replace-one)
+    return(void_guarantee(rel, sprintf("it depends on %s, and their deltas%s add up to 1 or more", what,
+                                       if (identical(g$neighbor, rel$neighbor)) "" else
+                                         sprintf(" (%s's restated under %s)", neighbor_words(g$neighbor), neighbor_words(rel$neighbor)))))
+  }
   rel$params$epsilon_release <- rel$epsilon
   rel$params$delta_release <- rel$delta
   rel$guarantee <- sprintf(paste0(

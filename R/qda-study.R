@@ -201,7 +201,7 @@ print.qda_study <- function(x, digits = 2, ...) {
 #' @param labels Optional named character vector of axis labels per estimator.
 #' @param ylim Range of the vertical axis; `NULL` for one that holds every
 #'   bar and reference.
-#' @param ... Passed to [plot()].
+#' @param ... Passed to [plot()], overriding the defaults (`pch`, `ylab`, ...).
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -242,8 +242,9 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     at <- seq_len(nrow(si))
     est <- as.character(si$estimator)
     lab <- if (is.null(labels)) est else ifelse(est %in% names(labels), labels[est], est)
-    plot(at, si$mean, ylim = ylim, xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19,
-         xlab = "", ylab = "misclassifications", main = paste("p =", p), las = 1, ...)
+    graphics_call(graphics::plot, list(at, si$mean, ylim = ylim),
+                  list(xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19, xlab = "", ylab = "misclassifications",
+                       main = paste("p =", p), las = 1), list(...))
     graphics::axis(1, at = at, labels = lab, las = 2, cex.axis = 0.8)
     ok <- si$se > 0
     if (any(ok)) {

@@ -102,6 +102,9 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
   priors <- as.numeric(table(group)) / length(group)
   names(priors) <- levels(group)
   inv <- plugin_inverse(sigma, singular, tol)
+  # the rows of `scaling` named by the columns, so a hand-edited `means` in
+  # another order is refused, not paired with the wrong variables
+  rownames(inv$scaling) <- colnames(x)
   structure(list(means = means, priors = priors, cov = sigma, scaling = inv$scaling,
                  logdet = inv$logdet, rank = inv$rank, levels = levels(group),
                  singular = singular, tol = tol, call = release_call(call, c("x", "group", "cov"))),
@@ -109,7 +112,14 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
 }
 
 resolve_plugin_cov <- function(cov, x, group) {
-  if (is.function(cov)) cov <- call_user(cov, list(x, group), "cov", "the covariance function")
+  if (is.function(cov)) {
+    cov <- call_user(cov, list(x, group), "cov", "the covariance function")
+    # (its value is checked below as a matrix or release: a string from it
+    # was reported as if `cov` itself were a misspelled choice)
+    if (is.character(cov)) {
+      abort("`cov`: the covariance function returned text, not a p x p matrix or a release.", .arg = "cov")
+    }
+  }
   if (is.character(cov)) {
     cov <- check_choice(cov, "pooled", "cov")
     return(as.matrix(pooled_cov(x, group)))
@@ -194,7 +204,7 @@ check_qda_plugin <- function(x, arg = "x") {
     rank = function(v) is_whole1(v), singular = function(v) is_string(v) && v %in% c("pinv", "floor")), arg)
   K <- length(x$levels)
   if (nrow(x$means) != K || length(x$priors) != K || nrow(x$scaling) != ncol(x$means) ||
-      ncol(x$scaling) != x$rank) {
+      ncol(x$scaling) != x$rank || !same_names(rownames(x$scaling), colnames(x$means))) {
     abort("`%s` is not a valid qda_plugin object: its means, priors, levels and scaling do not fit together.", arg, .arg = arg)
   }
   invisible(x)
@@ -280,7 +290,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   # (MASS's `prior =` or a misspelled `type` must not be ignored silently)
   check_method_dots(...)
   type <- check_choice(type, c("class", "score", "posterior"), "type")
-  newdata <- check_data_matrix(newdata, arg = "newdata")
+  newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata")
   check_no_overflow(newdata, "newdata")
   newdata <- qda_newdata_columns(newdata, colnames(object$means), ncol(object$means))
   storage.mode(newdata) <- "double"

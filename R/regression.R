@@ -2336,7 +2336,10 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
                        basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
                                                       x$ci_type, format(x$B)),
                        normal = "normal intervals from vcov")
-    cat_wrapped(sprintf("Coefficients, with %s %g%% %s:", "bootstrap standard errors and", 100 * x$level, ci_words))
+    # (compressed_lm()'s vcov is analytic: no bootstrap was run)
+    se_words <- if (identical(x$ci_type, "normal") && !isTRUE(x$B > 0)) "standard errors from vcov and" else
+      "bootstrap standard errors and"
+    cat_wrapped(sprintf("Coefficients, with %s %g%% %s:", se_words, 100 * x$level, ci_words))
   }
   print(signif(x$coefficients, digits))
   lm_print_regularization(x$regularization)

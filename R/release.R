@@ -614,7 +614,9 @@ nonprivate_banner <- function(x, why = NULL) {
 #' @param x A [dp_release].
 #' @param main Title (`NULL` for the release's class and scale).
 #' @param row.names,optional Ignored (as in [base::as.data.frame()]).
-#' @param ... `plot`: passed to [graphics::image()] or [graphics::pairs()];
+#' @param ... `plot`: passed to [graphics::image()] or [graphics::pairs()],
+#'   overriding the defaults (for the heat map `col` is its palette, kept
+#'   symmetric about 0);
 #'   `as.data.frame`: unused.
 #' @return `plot`: `x`, invisibly. `as.data.frame`: a data frame.
 #' @seealso [dp_release], [dp_pca()].
@@ -625,6 +627,13 @@ nonprivate_banner <- function(x, why = NULL) {
 #' head(as.data.frame(r))
 #' @name dp_release_plot
 NULL
+
+# A graphics call whose defaults the user's `...` override: named twice, R
+# fails with its unclassed "formal argument matched by multiple actual
+# arguments" (plot(r, col = ), plot(cv, xlab = )). `args`: what the call needs.
+graphics_call <- function(fun, args, defaults, dots) {
+  do.call(fun, c(args, utils::modifyList(defaults, dots)))
+}
 
 #' @rdname dp_release_plot
 #' @export
@@ -641,21 +650,30 @@ plot.dp_release <- function(x, main = NULL, ...) {
     C <- est[, seq_len(k), drop = FALSE]
     colnames(C) <- cols[seq_len(k)]
     if (k == 1L) {
-      graphics::hist(C[, 1], main = main, xlab = cols[1], col = "grey80", ...)
+      graphics_call(graphics::hist, list(C[, 1]), list(main = main, xlab = cols[1], col = "grey80"), list(...))
     } else {
-      graphics::pairs(C, main = main, pch = 20, cex = 0.5, col = grDevices::adjustcolor("black", 0.5), ...)
+      graphics_call(graphics::pairs, list(C), list(main = main, pch = 20, cex = 0.5,
+                                                   col = grDevices::adjustcolor("black", 0.5)), list(...))
     }
     return(invisible(x))
   }
   lim <- max(abs(est))
   if (!(lim > 0)) lim <- 1
-  nb <- 21L
+  dots <- list(...)
+  # a palette of the user's (`col`) keeps the scale symmetric about 0: one
+  # break more than its colours; `breaks` is the scale's own
+  pal <- if (!is.null(dots$col)) dots$col else grDevices::hcl.colors(21L, "Blue-Red 3")
+  if (!is.character(pal) && !is.numeric(pal) || !length(pal) || anyNA(pal)) {
+    abort("`col` must be a vector of colours (the heat map's palette).", .arg = "col")
+  }
+  if (!is.null(dots$breaks)) abort("`breaks`: the heat map's scale is symmetric about 0, with one break more than the colours of `col`.", .arg = "breaks")
+  dots$col <- NULL
+  nb <- length(pal)
   breaks <- seq(-lim, lim, length.out = nb + 1L)
-  pal <- grDevices::hcl.colors(nb, "Blue-Red 3")
   op <- graphics::par(mar = c(5, 5, 3, 7))
   on.exit(graphics::par(op))
-  graphics::image(seq_len(p), seq_len(p), t(est)[, p:1, drop = FALSE], breaks = breaks, col = pal,
-                  axes = FALSE, xlab = "", ylab = "", main = main, ...)
+  graphics_call(graphics::image, list(seq_len(p), seq_len(p), t(est)[, p:1, drop = FALSE], breaks = breaks, col = pal),
+                list(axes = FALSE, xlab = "", ylab = "", main = main), dots)
   lab_at <- if (p <= 25) seq_len(p) else unique(round(seq(1, p, length.out = 10)))
   graphics::axis(1, at = lab_at, labels = cols[lab_at], las = 2, cex.axis = 0.75)
   graphics::axis(2, at = p + 1 - lab_at, labels = cols[lab_at], las = 1, cex.axis = 0.75)
@@ -1228,7 +1246,7 @@ diagnostics_level <- function(out, x, cols) {
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {
     say(sprintf("at this n and epsilon the %s is %s (noise/signal = %s); %s.",
-                if (cor) "covariance the correlations scale" else "estimate",
+                if (cor) "covariance behind the correlations" else "estimate",
                 if (g == 2L) "mostly noise" else "noisy", fmt(out$noise_to_signal), noise_advice(x)), g)
   }
   lv <- max(lv, g)
@@ -1276,7 +1294,7 @@ diagnostics_level <- function(out, x, cols) {
       worst <- if (max(gv) == 2L) "mostly noise" else "noisy"
       say(if (cor) {
         many <- length(j) > 1L
-        sprintf(paste0("the %s of %s in the covariance the correlations scale %s %s (noise sd against value less noise): ",
+        sprintf(paste0("the %s of %s in the covariance behind the correlations %s %s (noise sd against value less noise): ",
                        "the correlations of %s are %s."), if (many) "variances" else "variance", col_list(cols[j]),
                 if (many) "are" else "is", worst, if (many) "these variables" else "this variable", worst)
       } else {

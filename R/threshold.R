@@ -611,7 +611,8 @@ check_threshold_cv <- function(x, arg = "x") {
 #' Mean held-out squared Frobenius loss against the threshold constant, with
 #' the chosen constant marked.
 #' @param x A `threshold_cv` object.
-#' @param ... Passed to [graphics::plot()].
+#' @param ... Passed to [graphics::plot()], overriding the defaults (`xlab`,
+#'   `ylab`, `type`).
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(2)
@@ -620,8 +621,8 @@ check_threshold_cv <- function(x, arg = "x") {
 #' @export
 plot.threshold_cv <- function(x, ...) {
   check_threshold_cv(x)
-  graphics::plot(x$grid, x$loss, type = "l", xlab = "threshold constant c",
-                 ylab = "mean held-out Frobenius^2 loss", ...)
+  graphics_call(graphics::plot, list(x$grid, x$loss),
+                list(type = "l", xlab = "threshold constant c", ylab = "mean held-out Frobenius^2 loss"), list(...))
   graphics::abline(v = x$constant, lty = 2)
   invisible(x)
 }

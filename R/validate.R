@@ -104,6 +104,23 @@ is_plain_asis <- function(x) inherits(x, "AsIs") && !length(setdiff(oldClass(x),
 # Whether names identify one column each: none missing, empty or repeated.
 names_identify <- function(nm) !anyNA(nm) && all(nzchar(nm)) && !anyDuplicated(nm)
 
+# Names of two parts of one object that must agree (a stored centre and the
+# rotation's rows, a classifier's means and scaling): equal when both have them.
+same_names <- function(a, b) is.null(a) || is.null(b) || identical(as.character(a), as.character(b))
+
+# `newdata` cut to the columns `cols` by name where it has them all (a data
+# frame's other columns, text or factors, are not the model's: "extra
+# columns ignored", as predict.prcomp() and predict.lda() ignore them);
+# otherwise as it is, for the checks that follow to refuse.
+named_columns <- function(newdata, cols) {
+  have <- colnames(newdata)
+  if (is.null(cols) || !names_identify(cols) || is.null(have) || !is.null(dim(newdata)) && length(dim(newdata)) != 2L ||
+      !all(cols %in% have) || anyDuplicated(have[have %in% cols])) {
+    return(newdata)
+  }
+  newdata[, cols, drop = FALSE]
+}
+
 check_unique_colnames <- function(nm, arg = "x") {
   if (is.null(nm)) return(invisible(NULL))
   bad <- unique(nm[is.na(nm) | !nzchar(nm) | duplicated(nm)])

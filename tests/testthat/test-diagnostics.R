@@ -534,7 +534,7 @@ test_that("a correlation is judged on the covariance it scales: variances within
   expect_identical(r$diagnostics$level, "mostly noise")
   expect_length(ws, 1L)
   expect_s3_class(ws[[1]], "dpcov_noise_warning")
-  expect_match(conditionMessage(ws[[1]]), "variance of `c` in the covariance the correlations scale is mostly noise")
+  expect_match(conditionMessage(ws[[1]]), "variance of `c` in the covariance behind the correlations is mostly noise")
   expect_match(conditionMessage(ws[[1]]), "the correlations of this variable are mostly noise")
   # recomputed from the release alone (print() does): the same
   expect_identical(release_diagnostics(r), r$diagnostics)

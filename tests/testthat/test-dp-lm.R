@@ -1196,3 +1196,13 @@ test_that("update() of a fit whose call was stored with placeholders is a classe
   r <- dp_cov(m, 1, 1e-6, lower = c(0, 0), upper = c(1, 1))
   expect_identical(update(r, epsilon = 2)$epsilon, 2)
 })
+
+test_that("summary() of compressed_lm() says its standard errors are vcov's, not a bootstrap's (audit)", {
+  set.seed(12)
+  x <- matrix(rnorm(3000 * 2), 3000, 2, dimnames = list(NULL, c("a", "b")))
+  y <- drop(x %*% c(1, -1)) + rnorm(3000)
+  f <- compressed_lm(suppressWarnings(dp_compress(cbind(x, y = y), m = 500)), "y")
+  out <- paste(capture.output(print(summary(f))), collapse = " ")
+  expect_match(out, "standard errors from vcov")
+  expect_no_match(out, "bootstrap")
+})

@@ -181,3 +181,46 @@ test_that("as.matrix() of column bounds is p x 2; of the other list-based object
   }
   expect_match(tryCatch(as.matrix(objs$ss), error = conditionMessage), "NOT private")
 })
+
+test_that("plot methods take graphical parameters that override their defaults (audit: R's unclassed 'matched by multiple actual arguments')", {
+  set.seed(8)
+  X <- matrix(rnorm(400 * 4), 400, 4)
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  cv <- threshold_cv(X / 4, 1, 1e-6, clip = 1, folds = 3)
+  expect_no_error(plot(cv, xlab = "c", ylab = "L", type = "p"))
+  r <- suppressWarnings(analyze_gauss(X, 1, 1e-6, clip = 5, neighbor = "replace-one"))
+  expect_no_error(plot(r, xlab = "a", ylab = "b", col = grDevices::heat.colors(5)))
+  e <- expect_error(plot(r, col = NA), class = "dpcov_error")
+  expect_identical(e$arg, "col")
+  e <- expect_error(plot(r, breaks = 1:3), class = "dpcov_error")
+  expect_identical(e$arg, "breaks")
+  cm <- suppressWarnings(dp_compress(X, m = 100))
+  expect_no_error(plot(cm, col = "red", pch = 1))
+  cs <- suppressWarnings(compression_pca_study(X, m = c(100, 200), dim = 1, reps = 2))
+  expect_no_error(plot(cs, ylab = "d", pch = 2, log = "x"))
+})
+
+test_that("hand-edited objects: a stored centre or means named in another order is refused, not used by position (audit)", {
+  set.seed(9)
+  x <- cbind(a = rnorm(300, 5), b = rnorm(300, -3), c = rnorm(300, 10))
+  pc <- dp_pca(x, epsilon = 100, delta = 1e-6, lower = rep(-20, 3), upper = rep(20, 3))
+  good <- predict(pc, x[1:3, ])
+  h <- pc
+  h$center <- stats::setNames(pc$center, c("a", "b", "c"))
+  expect_equal(predict(h, x[1:3, ]), good)        # named in its order: the same
+  h$center <- rev(h$center)
+  e <- expect_error(predict(h, x[1:3, ]), class = "dpcov_error")
+  fit <- qda_plugin(iris[, 1:4], iris$Species)
+  h <- fit
+  h$means <- h$means[, 4:1]
+  expect_error(predict(h, iris[, 1:4]), class = "dpcov_error")
+  # predict() ignores columns it does not use, as predict.prcomp() and predict.lda() do
+  expect_identical(predict(fit, iris), predict(fit, iris[, 1:4]))
+  d <- data.frame(x, label = sample(letters, 300, TRUE))
+  expect_equal(unname(predict(pc, d[1:3, ])), unname(good))
+  # the classifier's covariance function returning text is said as such, naming `cov`
+  e <- expect_error(qda_plugin(iris[, 1:4], iris$Species, cov = function(x, group) "a"), "returned text",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "cov")
+})

@@ -393,3 +393,23 @@ test_that("plot() and screeplot() of a dp_pca take graphical parameters and type
   e <- expect_error(screeplot(pc, type = "pie"), class = "dpcov_error")
   expect_identical(e$arg, "type")
 })
+
+test_that("tidy() of a PCA without a formal guarantee says why it is not private, not 'computed without privacy noise' (audit)", {
+  set.seed(6)
+  x <- matrix(rnorm(2000), 500, 4)
+  r <- suppressWarnings(analyze_gauss(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 5, neighbor = "replace-one"))
+  td <- tidy(dp_pca(r), "d")
+  out <- capture.output(print(td))
+  expect_match(gsub("\\s+", " ", paste(out[1:2], collapse = " ")), "without a formal guarantee")
+  expect_no_match(paste(out, collapse = " "), "without privacy noise")
+})
+
+test_that("a centre whose add/remove delta restated under replace-one reaches 1 says so (audit: 'their deltas add up')", {
+  set.seed(7)
+  x <- matrix(rnorm(2000, 3), 500, 4)
+  ag <- suppressWarnings(analyze_gauss(x, 30, 1e-6, clip = 8, neighbor = "replace-one"))
+  mu <- suppressWarnings(dp_cov(x, 30, 1e-6, clip = 8, clip_mean = 8))   # add/remove
+  g <- dp_pca(ag, center = mu)$guarantee
+  expect_match(g, "^NONE: ")
+  expect_match(g, "restated under")
+})
