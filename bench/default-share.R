@@ -14,7 +14,7 @@ source("bench/peers-setup.R")  # data sets, bounds, baselines, metrics
 options(dpcov.noise_warning = FALSE)
 summ <- read.csv("inst/extdata/peers-summary.csv")
 reps <- as.integer(Sys.getenv("REPS", "100"))
-shares <- c(0.15, 0.2, 0.25)
+shares <- as.numeric(strsplit(Sys.getenv("SHARES", "0.15,0.2,0.25"), ",")[[1]])
 rel_err <- function(est, S) c(norm(est - S, "F") / norm(S, "F"), norm(est - S, "2") / norm(S, "2"))
 cov_rows <- lm_rows <- NULL
 for (ds in names(datasets)) {

@@ -196,6 +196,18 @@ sweep_hostile <- function(role, base) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+# update() of an object: a call with placeholders, or none, is refused
+# (evaluate = FALSE: the call, not a new release)
+update_spec <- function(obj, label) {
+  sweep_spec("update", list(object = obj, evaluate = FALSE),
+             list(object = sweep_role("custom", values = list(
+               sweep_h("no call", sweep_drop(obj, "call")), sweep_h("NA call", sweep_set(obj, "call", NA)),
+               sweep_h("junk call", sweep_set(obj, "call", list("junk"))),
+               sweep_h("placeholder data", sweep_set(obj, "call", quote(f(x = `<data>`)))))),
+                  evaluate = sweep_role("flag")),
+             label = label)
+}
+
 sweep_set <- function(obj, field, value) {
   obj[field] <- list(value)
   obj
@@ -715,14 +727,7 @@ sweep_specs <- function() {
                label = "as.matrix.pooled_cov"),
     sweep_spec("print", list(x = rel), list(x = R("release"), digits = CNT), label = "print.dp_release"),
     sweep_spec("summary", list(object = rel), list(object = R("release")), label = "summary.dp_release"),
-    # update(): a call with placeholders, or none, is refused (evaluate = FALSE: the call, not a new release)
-    sweep_spec("update", list(object = rel, evaluate = FALSE),
-               list(object = R("custom", values = list(
-                 sweep_h("no call", sweep_drop(rel, "call")), sweep_h("NA call", sweep_set(rel, "call", NA)),
-                 sweep_h("junk call", sweep_set(rel, "call", list("junk"))),
-                 sweep_h("placeholder data", sweep_set(rel, "call", quote(f(x = `<data>`)))))),
-                    evaluate = FLAG),
-               label = "update.dp_release"),
+    update_spec(rel, "update.dp_release"),
     sweep_spec("print", list(x = summary(rel)),
                list(x = R("object", fields = c("mechanism", "guarantee", "n", "p", "epsilon", "delta")),
                     digits = CNT), label = "print.summary.dp_release"),
@@ -817,14 +822,7 @@ sweep_specs <- function() {
     sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "vcov.dp_lm"),
     sweep_spec("coef", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "coef.dp_lm"),
     sweep_spec("sigma", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "sigma.dp_lm"),
-    # update(): a call with placeholders, or none, is refused (evaluate = FALSE: the call, not a new release)
-    sweep_spec("update", list(object = lm_fit, evaluate = FALSE),
-               list(object = R("custom", values = list(
-                 sweep_h("no call", sweep_drop(lm_fit, "call")), sweep_h("NA call", sweep_set(lm_fit, "call", NA)),
-                 sweep_h("junk call", sweep_set(lm_fit, "call", list("junk"))),
-                 sweep_h("placeholder data", sweep_set(lm_fit, "call", quote(f(x = `<data>`)))))),
-                    evaluate = FLAG),
-               label = "update.dp_lm"),
+    update_spec(lm_fit, "update.dp_lm"),
     # residuals() and fitted() refuse every fit (no data kept): test-dp-lm.R
     sweep_spec("model.matrix", list(object = lm_fit, data = lm_d[1:3, ]),
                list(object = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "terms")),

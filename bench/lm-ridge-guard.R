@@ -1,0 +1,70 @@
+# dp_lm()'s noise-calibrated ridge raises the features' smallest (whitened)
+# eigenvalue to the noise level; the level is at least -lambda_min, the noise
+# a negative eigenvalue proves (tenth audit). This compares it with the rule
+# held to tau alone (before), set in the namespace for the run:
+#   1. the clip path (Analyze Gauss on [1, x, y], centred by the noisy
+#      count) with large means: the largest |coefficient / lm()'s| of each
+#      of SEEDS fits, n 50,000, epsilon 1000, clip 400;
+#   2. the box path with public bounds (bench/peers.R's penguins and quakes,
+#      REPS fits per cell): how many fits change (dp_cov()'s releases are
+#      projected to the PSD cone, so none should).
+# A study, not a method of the package. Run from the package sources:
+#   Rscript bench/lm-ridge-guard.R
+suppressMessages(library(dpcov))
+source("bench/peers-setup.R")
+seeds <- as.integer(Sys.getenv("SEEDS", "20"))
+reps <- as.integer(Sys.getenv("REPS", "100"))
+held_to_tau <- function(S, sdx, fx, centre, fit_idx) {
+  d2 <- diag(sdx)
+  d <- sqrt(d2)
+  tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
+  A <- S[fx, fx, drop = FALSE]
+  if (centre) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
+  lam <- max(0, tau - min(eigen(A / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values))
+  out <- numeric(length(fit_idx))
+  out[match(fx, fit_idx)] <- lam * d2
+  structure(out, lambda = lam, noise_level = tau)
+}
+landed <- get("lm_ridge_penalty", asNamespace("dpcov"))
+with_rule <- function(rule, code) {
+  assignInNamespace("lm_ridge_penalty", rule, "dpcov")
+  on.exit(assignInNamespace("lm_ridge_penalty", landed, "dpcov"))
+  force(code)
+}
+set.seed(1)
+n <- 50000
+d <- data.frame(x1 = rnorm(n, 150, 40), x2 = rnorm(n, 25, 6))
+d$y <- 10 + 0.12 * d$x1 - 0.4 * d$x2 + rnorm(n, 0, 5)
+ref <- coef(lm(y ~ x1 + x2, d))[-1]
+worst <- function() {
+  vapply(seq_len(seeds), function(s) {
+    set.seed(s)
+    f <- suppressWarnings(dp_lm(y ~ x1 + x2, d, epsilon = 1000, delta = 1e-6, clip = 400, B = 0))
+    max(abs(coef(f)[-1] / ref))
+  }, 0)
+}
+now <- worst()
+before <- with_rule(held_to_tau, worst())
+cat(sprintf("1. clip path, n %d, epsilon 1000, clip 400, %d seeds: largest |coefficient / lm()'s| per fit\n", n, seeds))
+print(rbind(landed = summary(now), held_to_tau = summary(before)), digits = 3)
+cat(sprintf("   fits off by more than 10x: landed %d, held to tau %d\n\n", sum(now > 10), sum(before > 10)))
+changed <- NULL
+for (ds in c("penguins", "quakes")) {
+  D <- datasets[[ds]]
+  vars <- all.vars(D$formula)
+  lb <- D$bounds[vars, ]
+  for (eps in c(0.25, 1, 4)) {
+    k <- 0L
+    for (r in seq_len(reps)) {
+      fit <- function() {
+        set.seed(1000 * r + round(100 * eps))
+        coef(suppressWarnings(dp_lm(D$formula, D$data, eps, 1e-6, lower = setNames(lb$lower, vars),
+                                    upper = setNames(lb$upper, vars), neighbor = "replace-one", B = 0)))
+      }
+      k <- k + !identical(fit(), with_rule(held_to_tau, fit()))
+    }
+    changed <- rbind(changed, data.frame(data = ds, epsilon = eps, fits = reps, changed = k))
+  }
+}
+cat("2. box path with public bounds: fits whose coefficients change\n")
+print(changed, row.names = FALSE)
