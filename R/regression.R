@@ -233,7 +233,11 @@ release_column_index <- function(cols, M, arg) {
 #' \lambda_{\min})} is added as \eqn{\lambda d_j^2} to feature j's diagonal
 #' (\eqn{d_j^2} that entry's noise sd; the intercept is not penalised).
 #' Where the release is clear of its noise, \eqn{\lambda = 0} and the fit
-#' is least squares. It applies to Gaussian releases (Analyze Gauss and
+#' is least squares; so too where the block is more indefinite than that
+#' level (\eqn{\lambda_{\min} < -2\sqrt{k}s}), outside the rule's model:
+#' with a `clip`, the centring by the released count (whose noise, times
+#' large means, is a rank-one error the cross-moments share, which least
+#' squares undoes and any penalty distorts). It applies to Gaussian releases (Analyze Gauss and
 #' [dp_cov()]'s Gaussian second step). The Wishart, JL and posterior
 #' releases are converted to S like the others (their public ridge removed)
 #' and fitted by least squares, unregularised (`regularization$rule`
@@ -426,7 +430,8 @@ release_column_index <- function(cols, M, arg) {
 #'   their ends, and `intervals_biased`, also set when a numeric variable's
 #'   released spread fills its bounds (most of it clamped at them; factors
 #'   and logicals, two-valued by design, are left out) or nearly every row
-#'   was clipped). A
+#'   was clipped; `outside_interval`, the coefficients whose least-squares
+#'   estimate lies outside its own 95% bootstrap interval, "mostly noise"). A
 #'   fit that is mostly noise raises one warning of class
 #'   `dpcov_noise_warning`, and its print says why in terms of what was given
 #'   (the clip, uncentred columns, the budget). Bounds chosen privately (no
@@ -1434,14 +1439,16 @@ lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   A <- S[fx, fx, drop = FALSE]
   if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
   A <- symmetric_part(A) / tcrossprod(d)
-  # The block's true value is positive semi-definite, so an eigenvalue of -v
-  # proves noise of norm at least v: the level is at least that. Held to tau
-  # alone, a block far more indefinite than tau (the clip path's centring by
-  # a noisy count, with large means: -18,000 against 3.5) was raised to an
-  # eigenvalue of tau, nearly singular, and the coefficients grew a
-  # thousandfold. (dp_cov()'s releases are projected to the PSD cone: never so.)
+  # A block more indefinite than the rule's level (lambda_min < -tau) is
+  # outside the rule's model, and gets no penalty. On the clip path it is the
+  # centring by the noisy count (with large means: -18,000 against tau 3.5),
+  # a rank-one error the cross-moments share, so least squares undoes it and
+  # any penalty along it distorts the fit: raised to tau the block was nearly
+  # singular and the coefficients grew a thousandfold; raised to |lambda_min|
+  # the fit there was least squares' reflection, signs flipped.
+  # (dp_cov()'s releases are projected to the PSD cone: never so.)
   lam_min <- if (all(is.finite(A))) min(eigen(A, symmetric = TRUE, only.values = TRUE)$values) else NA_real_
-  lam <- if (is.na(lam_min)) 0 else max(0, max(tau, -lam_min) - lam_min)
+  lam <- if (is.na(lam_min) || lam_min < -tau) 0 else max(0, tau - lam_min)
   out <- numeric(length(fit_idx))
   out[match(fx, fit_idx)] <- lam * d2
   structure(out, lambda = lam, noise_level = tau)

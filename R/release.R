@@ -1923,7 +1923,7 @@ lm_diagnostics <- function(fit, rel, columns) {
   fmt <- function(v) format(signif(v, 3), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e9)
   out <- list(noise_to_signal = NA_real_, n_estimate = fit$n_estimate %||% NA_real_,
               n_noise_sd = fit$n_noise_sd %||% NA_real_, n_relative_noise = NA_real_,
-              failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE,
+              failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE, outside_interval = character(0),
               release_level = NA_character_)
   if (isTRUE(rel$exact)) {
     out$level <- "ok"
@@ -1995,12 +1995,43 @@ lm_diagnostics <- function(fit, rel, columns) {
       # Inf: the coefficients' squared size is within their variance, no signal is left above it
       ratio <- if (is.finite(out$noise_to_signal)) sprintf("ratio %s", fmt(out$noise_to_signal)) else
         "no signal left above the noise"
-      say(sprintf("the %s %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s); %s.",
+      # the ratio is joint: one coefficient of pure noise (a declared factor
+      # level with no rows) makes all of them look so; those whose own
+      # standard error exceeds their size are named where they are not all
+      weak <- names(b)[sqrt(v) > abs(b)]
+      which_ones <- if (length(weak) && length(weak) < length(b)) {
+        sprintf("; of them %s %s", col_list(weak), if (length(weak) == 1L) "has a standard error above its size" else
+          "have standard errors above their size")
+      } else {
+        ""
+      }
+      say(sprintf("the %s %s: their bootstrap standard errors (privacy noise and sampling error) are %s their size (%s%s); %s.",
                   if (length(b) < length(fit$coefficients)) "slopes are" else "coefficients are",
                   if (g == 2L) "mostly noise" else "noisy", if (g == 2L) "larger than" else "a large part of",
-                  ratio, noise_advice(rel)), g)
+                  ratio, which_ones, noise_advice(rel)), g)
     }
     lv <- max(lv, g)
+  }
+  # Least squares outside its own percentile interval: the bootstrap, which
+  # redraws the release's noise at that fit, puts the refits elsewhere, so
+  # the fit sits where the noise moved it, not near the data's (the clip
+  # path with large means: a slope of 41 for 1.0, its interval [0.93, 1.12],
+  # graded "ok"). Joint noise/signal ratios do not see it.
+  ls <- fit$regularization$least_squares
+  bt <- fit$boot
+  if (is.matrix(bt) && nrow(bt) >= 20L && is.numeric(ls) && length(ls) == ncol(bt) && all(is.finite(ls))) {
+    ci <- apply(bt, 2L, stats::quantile, probs = c(0.025, 0.975), names = FALSE)
+    outside <- colnames(bt)[ls < ci[1L, ] | ls > ci[2L, ]]
+    out$outside_interval <- outside
+    if (length(outside)) {
+      one <- length(outside) == 1L
+      say(sprintf(paste0("the least-squares %s of %s %s outside %s own 95%% bootstrap %s: the bootstrap, redrawing ",
+                         "the release's noise at the fit, puts the refits elsewhere, so the fit is where the noise ",
+                         "moved it; %s."),
+                  if (one) "estimate" else "estimates", col_list(outside), if (one) "lies" else "lie",
+                  if (one) "its" else "their", if (one) "interval" else "intervals", noise_advice(rel)), 2L)
+      lv <- 2L
+    }
   }
   if (is_num1(fit$failed_draws) && fit$B > 0) {
     out$failed_fraction <- fit$failed_draws / fit$B
