@@ -422,7 +422,9 @@ release_column_index <- function(cols, M, arg) {
 #'   `failed_draws` (those whose refit failed), `ci_type`, `regularization`
 #'   (`rule`, `lambda` and `noise_level` on the noise-whitened scale,
 #'   `penalty` added to each coefficient's diagonal entry, and
-#'   `least_squares`, the unshrunk coefficients the intervals centre on) and `diagnostics`
+#'   `least_squares`, the unshrunk coefficients the intervals centre on),
+#'   `feature_scale` (the features' released sds, by which the diagnostics
+#'   standardise the slopes) and `diagnostics`
 #'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
 #'   spread against their size, the private n, the release's checks on the
 #'   regression's columns; `clamp_target`, the share of rows that bounds
@@ -1293,6 +1295,10 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
               release = rel, B = B, ci_type = "percentile", units = "data",
               mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"),
               regularization = reg)
+  # the features' released sds (post-processing), so the diagnostics judge
+  # standardised coefficients: summed in the features' units, one slope in
+  # large units hid the others' noise (carats against milli-carats)
+  fit$feature_scale <- stats::setNames(st$scale, mom$names[fx])
   fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
   noise_warning(fit$diagnostics, "dp_lm")
   fit

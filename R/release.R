@@ -1986,6 +1986,13 @@ lm_diagnostics <- function(fit, rel, columns) {
     v <- v[keep]
     b <- b[keep]
   }
+  # standardised: each slope times its feature's released sd (unit-free)
+  fs <- fit$feature_scale
+  if (is.numeric(fs) && !is.null(names(b)) && all(names(b) %in% names(fs)) && all(is.finite(fs[names(b)]) & fs[names(b)] > 0)) {
+    fs <- unname(fs[names(b)])
+    b <- b * fs
+    v <- v * fs^2
+  }
   if (length(v) && all(is.finite(v))) {
     noise <- sqrt(sum(v))
     signal <- sqrt(max(0, sum(b^2) - sum(v)))

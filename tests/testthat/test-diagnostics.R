@@ -308,9 +308,11 @@ test_that("dp_lm's coefficients within their noise: the words say so, not 'ratio
   fit <- suppressWarnings(dp_lm(y ~ a + b, d, 1, 1e-6, bounds = list(a = c(0, 10), b = c(0, 10), y = c(-5, 15)),
                                 neighbor = "replace-one", B = 50))
   # the bootstrap's variances against the slopes' squared size (not the
-  # intercept's: the fit at all features 0): the rule of the ratio
-  v <- diag(fit$vcov)[-1]
-  sl <- coef(fit)[-1]
+  # intercept's: the fit at all features 0), each slope standardised by its
+  # feature's released sd: the rule of the ratio
+  fs <- fit$feature_scale[c("a", "b")]
+  v <- diag(fit$vcov)[-1] * fs^2
+  sl <- coef(fit)[-1] * fs
   expect_equal(fit$diagnostics$noise_to_signal, sqrt(sum(v)) / sqrt(max(0, sum(sl^2) - sum(v))))
   # an intercept far from the data with a huge variance does not make the fit noise
   hi <- fit
@@ -319,7 +321,7 @@ test_that("dp_lm's coefficients within their noise: the words say so, not 'ratio
                fit$diagnostics$noise_to_signal)
   # a hand-made fit whose variances exceed the slopes' squared size
   h <- fit
-  h$vcov <- diag(10 * sum(coef(fit)^2), 3)
+  h$vcov <- diag(10 * sum(coef(fit)^2) * c(1, 1 / fs^2) * max(fs^2), 3)
   dg <- dpcov:::lm_diagnostics(h, h$release, colnames(h$release$estimate))
   expect_identical(dg$noise_to_signal, Inf)
   expect_identical(dg$level, "mostly noise")
@@ -327,7 +329,7 @@ test_that("dp_lm's coefficients within their noise: the words say so, not 'ratio
   expect_match(m, "the (coefficients|slopes) are mostly noise: .*\\(no signal left above the noise\\)")
   expect_false(grepl("ratio Inf", m, fixed = TRUE))
   # a finite ratio keeps its number
-  h$vcov <- diag(0.8 * sum(sl^2) / 2, 3)  # slopes' noise / signal = sqrt(0.8 / 0.2) = 2
+  h$vcov <- diag(c(1, 0.8 * sum(sl^2) / 2 / fs^2))  # standardised slopes' noise / signal = sqrt(0.8 / 0.2) = 2
   dg2 <- dpcov:::lm_diagnostics(h, h$release, colnames(h$release$estimate))
   expect_equal(dg2$noise_to_signal, 2)
   expect_match(paste(dg2$messages, collapse = " "), sprintf("ratio %s", format(signif(dg2$noise_to_signal, 3))), fixed = TRUE)

@@ -1260,3 +1260,29 @@ test_that("least squares outside its own bootstrap interval is 'mostly noise', n
   }
   expect_true(found)
 })
+
+test_that("the fit's noise-to-signal ratio does not depend on the features' units (audit: carats against milli-carats)", {
+  set.seed(2)
+  n <- 3000
+  d <- data.frame(carat = runif(n, 0.2, 3), depth = rnorm(n, 62, 1.5))
+  d$price <- 3000 * d$carat - 50 * d$depth + rnorm(n, 0, 800)
+  d2 <- transform(d, carat = carat * 1000)
+  b1 <- list(price = c(-5000, 15000), carat = c(0, 5), depth = c(50, 75))
+  b2 <- b1
+  b2$carat <- c(0, 5000)
+  for (s in 1:5) {
+    set.seed(s)
+    f1 <- suppressWarnings(dp_lm(price ~ carat + depth, d, 8, 1e-6, bounds = b1, B = 50))
+    set.seed(s)
+    f2 <- suppressWarnings(dp_lm(price ~ carat + depth, d2, 8, 1e-6, bounds = b2, B = 50))
+    expect_equal(f2$diagnostics$noise_to_signal, f1$diagnostics$noise_to_signal, tolerance = 1e-6)
+    expect_identical(f2$diagnostics$level, f1$diagnostics$level)
+    # the control: summed in the features' units, the ratios differ
+    raw <- function(f) {
+      b <- coef(f)[-1]
+      v <- diag(vcov(f))[-1]
+      sqrt(sum(v)) / sqrt(max(0, sum(b^2) - sum(v)))
+    }
+    expect_gt(abs(raw(f1) / raw(f2) - 1), 0.1)
+  }
+})
