@@ -520,6 +520,9 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #'   the PCA does not hold them (see Details).
 #' @param digits Significant digits.
 #' @param npcs Components shown in the scree plot.
+#' @param evaluate `update()`: run the stored call again with the changes (a new
+#'   release, spending its budget again; a call stored with placeholders for
+#'   values is refused), or return it (`FALSE`).
 #' @param type The scree plot's form, as in [stats::screeplot()]: `"barplot"`
 #'   (default) or `"lines"`.
 #' @param main Plot title (`NULL` for a default).
@@ -765,6 +768,14 @@ biplot.dp_pca <- function(x, choices = 1:2, ...) {
 
 #' @rdname dp_pca_methods
 #' @export
+update.dp_pca <- function(object, ..., evaluate = TRUE) {
+  check_flag(evaluate, "evaluate")
+  check_stored_call(object)
+  NextMethod()
+}
+
+#' @rdname dp_pca_methods
+#' @export
 screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", "lines"), main = NULL, ...) {
   plot.dp_pca(x, npcs = npcs, type = type, main = main, ...)
 }
@@ -775,6 +786,8 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", 
   check_dp_pca(x)
   npcs <- check_count(npcs, "npcs")
   if (identical(type, c("barplot", "lines"))) type <- "barplot"
+  # (abbreviated as stats::screeplot()'s match.arg() allows: "l", "bar")
+  if (is_string(type) && nzchar(type) && !is.na(i <- pmatch(type, c("barplot", "lines")))) type <- c("barplot", "lines")[i]
   type <- check_choice(type, c("barplot", "lines"), "type")
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   npcs <- min(npcs, length(x$sdev))
@@ -788,7 +801,7 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", 
   # the user's graphical parameters override the defaults (named twice,
   # barplot() failed with R's unclassed "matched by multiple actual arguments");
   # the value axis is drawn here, without scientific notation, unless axes = FALSE
-  dots <- list(...)
+  dots <- check_graphics_dots(list(...))
   draw_axis <- !isFALSE(dots$axes)
   dots$axes <- NULL
   names_pc <- paste0("PC", seq_len(npcs))
@@ -796,7 +809,7 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", 
                                  ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A"),
                             dots)
   if (type == "barplot") {
-    mid <- graphics_call(graphics::barplot, list(v, names.arg = names_pc, axes = FALSE), list(col = "grey80"), args)
+    mid <- graphics_call(graphics::barplot, list(v, axes = FALSE), list(names.arg = names_pc, col = "grey80"), args)
   } else {
     mid <- seq_len(npcs)
     graphics_call(graphics::plot, list(mid, v, axes = FALSE), list(type = "b", xlab = ""), args)

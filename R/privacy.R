@@ -1364,7 +1364,8 @@ compose_guarantees <- function(rel, g, what) {
     # (epsilon, delta) is (2 epsilon, (1 + e^epsilon) delta) under replace-one)
     return(void_guarantee(rel, sprintf("it depends on %s, and their deltas%s add up to 1 or more", what,
                                        if (identical(g$neighbor, rel$neighbor)) "" else
-                                         sprintf(" (%s's restated under %s)", neighbor_words(g$neighbor), neighbor_words(rel$neighbor)))))
+                                         sprintf(" (the one under %s restated under %s)", neighbor_words(g$neighbor),
+                                                 neighbor_words(rel$neighbor)))))
   }
   rel$params$epsilon_release <- rel$epsilon
   rel$params$delta_release <- rel$delta

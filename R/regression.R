@@ -233,11 +233,11 @@ release_column_index <- function(cols, M, arg) {
 #' \lambda_{\min})} is added as \eqn{\lambda d_j^2} to feature j's diagonal
 #' (\eqn{d_j^2} that entry's noise sd; the intercept is not penalised).
 #' Where the release is clear of its noise, \eqn{\lambda = 0} and the fit
-#' is least squares; so too where the block is more indefinite than that
-#' level (\eqn{\lambda_{\min} < -2\sqrt{k}s}), outside the rule's model:
-#' with a `clip`, the centring by the released count (whose noise, times
-#' large means, is a rank-one error the cross-moments share, which least
-#' squares undoes and any penalty distorts). It applies to Gaussian releases (Analyze Gauss and
+#' is least squares; so too where, with a `clip`, the block is more
+#' indefinite than that level while the released count's noise sd is within
+#' a tenth of it and that noise times the released means (squared) exceeds
+#' the level: the centring by that count, an error the cross-moments share,
+#' which least squares undoes and any penalty distorts. It applies to Gaussian releases (Analyze Gauss and
 #' [dp_cov()]'s Gaussian second step). The Wishart, JL and posterior
 #' releases are converted to S like the others (their public ridge removed)
 #' and fitted by least squares, unregularised (`regularization$rule`
@@ -1254,7 +1254,12 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   S <- st$forward(S)
   redraw <- if (!is.null(mom$redraw)) function(St) st$forward(mom$redraw(st$back(St)))
   sdx <- if (!is.null(mom$noise_sd_x)) mom$noise_sd_x / tcrossprod(st$scale)
-  penalty <- if (regularize == "adaptive") lm_ridge_penalty(S, sdx, fx, centre, fit_idx)
+  # (the count's noise and the released means, in the standardised
+  # coordinates, tell the rule when a block beyond its level is the
+  # centring's error rather than noise the penalty should steady)
+  penalty <- if (regularize == "adaptive") {
+    lm_ridge_penalty(S, sdx, fx, centre, fit_idx, count_sd = mom$n_noise_sd, means = st$shift / st$scale)
+  }
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate
@@ -1365,7 +1370,7 @@ lm_standardize <- function(S, fx, one, centre) {
   Ti[cbind(fx, fx)] <- scale
   if (ctr) Ti[1L, fx] <- shift
   sym <- symmetric_part
-  list(scale = scale,
+  list(scale = scale, shift = shift,
        forward = function(M) sym(crossprod(Tm, M %*% Tm)),
        back = function(M) sym(crossprod(Ti, M %*% Ti)),
        # coefficients over fit_idx on the standardised columns -> the data's
@@ -1436,7 +1441,7 @@ lm_singular_tol <- function(n = NA_real_) {
 # construction). `centre`: the block is centred by the column of ones (the
 # intercept is fitted). Returns the penalties over fit_idx (lambda and the
 # noise level as attributes), or NULL.
-lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
+lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx, count_sd = NA_real_, means = NULL) {
   if (is.null(sdx) || !length(fx) || !all(fx %in% fit_idx)) return(NULL)
   d2 <- diag(sdx)
   if (!all(is.finite(sdx)) || !all(d2 > 0)) return(NULL)
@@ -1445,16 +1450,24 @@ lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   A <- S[fx, fx, drop = FALSE]
   if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
   A <- symmetric_part(A) / tcrossprod(d)
-  # A block more indefinite than the rule's level (lambda_min < -tau) is
-  # outside the rule's model, and gets no penalty. On the clip path it is the
-  # centring by the noisy count (with large means: -18,000 against tau 3.5),
-  # a rank-one error the cross-moments share, so least squares undoes it and
-  # any penalty along it distorts the fit: raised to tau the block was nearly
-  # singular and the coefficients grew a thousandfold; raised to |lambda_min|
-  # the fit there was least squares' reflection, signs flipped.
-  # (dp_cov()'s releases are projected to the PSD cone: never so.)
-  lam_min <- if (all(is.finite(A))) min(eigen(A, symmetric = TRUE, only.values = TRUE)$values) else NA_real_
-  lam <- if (is.na(lam_min) || lam_min < -tau) 0 else max(0, tau - lam_min)
+  e <- if (all(is.finite(A))) eigen(A, symmetric = TRUE)
+  lam_min <- if (is.null(e)) NA_real_ else min(e$values)
+  # One block beyond the rule's level gets no penalty: the clip path's
+  # centring by the released count n, when its noise sd is within a tenth of
+  # it and its error times the released means m (d n m m', whitened)
+  # exceeds the rule's level: large means (-18,000 against tau 3.5). The
+  # cross-moments share that error, so least squares undoes it and any
+  # penalty distorts the fit: raised to tau the block was nearly singular and
+  # the coefficients grew a thousandfold; raised to |lambda_min| the fit was
+  # least squares' reflection. Where the count or the sums are noise
+  # themselves (small means, a count within its noise), the penalty steadies
+  # the fit as elsewhere (switched off there, k = 10 fits came out 5-40 times
+  # worse). (dp_cov()'s releases are projected to the PSD cone: never so.)
+  n_hat <- S[1L, 1L]
+  centring_error <- !is.na(lam_min) && lam_min < -tau && centre && is_num1(count_sd) && is.finite(count_sd) &&
+    is.finite(n_hat) && n_hat > 0 && count_sd <= 0.1 * n_hat && is.numeric(means) &&
+    length(means) == length(fx) && all(is.finite(means)) && count_sd * sum((means / d)^2) >= tau
+  lam <- if (is.na(lam_min) || centring_error) 0 else max(0, tau - lam_min)
   out <- numeric(length(fit_idx))
   out[match(fx, fit_idx)] <- lam * d2
   structure(out, lambda = lam, noise_level = tau)
@@ -1985,6 +1998,20 @@ residuals.dp_lm <- function(object, ...) {
 #' @export
 deviance.dp_lm <- function(object, ...) {
   abort("a dp_lm keeps no data, so it has no residual sum of squares (the private data's); sigma(object) is the released estimate of the residual sd.",
+        .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+logLik.dp_lm <- function(object, ...) {
+  abort("a dp_lm keeps no data, so it has no likelihood (nor AIC or BIC): those are the private data's; compare fits by their intervals, or on data you hold with predict().",
+        .arg = "object")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+anova.dp_lm <- function(object, ...) {
+  abort("a dp_lm keeps no data, so it has no analysis of variance (its sums of squares are the private data's); use confint() for the coefficients.",
         .arg = "object")
 }
 

@@ -632,7 +632,15 @@ NULL
 # fails with its unclassed "formal argument matched by multiple actual
 # arguments" (plot(r, col = ), plot(cv, xlab = )). `args`: what the call needs.
 graphics_call <- function(fun, args, defaults, dots) {
-  do.call(fun, c(args, utils::modifyList(defaults, dots)))
+  do.call(fun, c(args, utils::modifyList(defaults, check_graphics_dots(dots))))
+}
+
+# (modifyList() drops unnamed entries: refused, not ignored)
+check_graphics_dots <- function(dots) {
+  if (length(dots) && (is.null(names(dots)) || any(!nzchar(names(dots))))) {
+    abort("graphical parameters in `...` must be named (as col = \"red\").", .arg = "...")
+  }
+  dots
 }
 
 #' @rdname dp_release_plot

@@ -372,7 +372,6 @@ check_per_column <- function(v, p, cols, arg, positive = FALSE) {
   if (missing(v)) abort_missing(arg)
   nm <- names(v)
   v <- check_numeric_vector(v, arg)
-  if (positive && any(v <= 0)) abort("`%s` must be positive, one per column.", arg, .arg = arg)
   if (!is.null(nm) && !is.null(cols)) {
     if (anyNA(nm) || anyDuplicated(nm) || !all(cols %in% nm)) {
       abort("`%s` is named by column, and its names (%s) do not include every column of the release (%s).",
@@ -384,6 +383,8 @@ check_per_column <- function(v, p, cols, arg, positive = FALSE) {
     abort("`%s` must have one entry per column of the release (%d); it has %d.", arg, as.integer(p),
           length(v), .arg = arg)
   }
+  # (after matching: a named entry of another column is not used)
+  if (positive && any(v <= 0)) abort("`%s` must be positive, one per column.", arg, .arg = arg)
   unname(v)
 }
 

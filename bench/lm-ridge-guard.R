@@ -8,6 +8,12 @@
 #      count) with large means: the largest |coefficient / lm()'s| of each
 #      of SEEDS fits, n 50,000, epsilon 1000, clip 400, and the fits whose
 #      x1 slope (which least squares finds in every fit) has the wrong sign;
+#   3. (after part 2) noise-dominated clip-path fits with ten features (a
+#      review's cases: centred data, n 1000, epsilon 0.5, clip 10; means 3,
+#      n 5000, epsilon 1, clip 64), where a count within its noise or small
+#      means leave the rule's penalty on: relative slope error against lm()
+#      for the rule as landed, held to tau, and a second draft that gave no
+#      penalty to any block beyond tau;
 #   2. the box path with public bounds (bench/peers.R's penguins and quakes,
 #      REPS fits per cell): how many fits change against the rule held to
 #      tau (dp_cov()'s releases are projected to the PSD cone, so none should).
@@ -19,7 +25,7 @@ seeds <- as.integer(Sys.getenv("SEEDS", "20"))
 reps <- as.integer(Sys.getenv("REPS", "100"))
 # the rule raising the block's smallest eigenvalue to level(tau, lambda_min)
 rule <- function(level) {
-  function(S, sdx, fx, centre, fit_idx) {
+  function(S, sdx, fx, centre, fit_idx, ...) {
     d2 <- diag(sdx)
     d <- sqrt(d2)
     tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
@@ -34,6 +40,8 @@ rule <- function(level) {
 }
 held_to_tau <- rule(function(tau, lmin) tau)
 to_abs_min <- rule(function(tau, lmin) max(tau, -lmin))
+# a second draft: no penalty for any block beyond tau
+none_beyond <- rule(function(tau, lmin) if (lmin < -tau) lmin else tau)
 landed <- get("lm_ridge_penalty", asNamespace("dpcov"))
 with_rule <- function(rule, code) {
   assignInNamespace("lm_ridge_penalty", rule, "dpcov")
@@ -81,3 +89,25 @@ for (ds in c("penguins", "quakes")) {
 }
 cat("2. box path with public bounds: fits whose coefficients change\n")
 print(changed, row.names = FALSE)
+
+cat("\n3. noise-dominated clip-path fits, k = 10: relative slope error (median / 90% / max)\n")
+k <- 10
+cases <- list(list(name = "centred, n 1000, eps 0.5, clip 10", n = 1000, mean = 0, eps = 0.5, clip = 10, seed = 2, reps = 40),
+              list(name = "means 3, n 5000, eps 1, clip 64", n = 5000, mean = 3, eps = 1, clip = 64, seed = 3, reps = 30))
+for (cs in cases) {
+  set.seed(cs$seed)
+  X <- matrix(rnorm(cs$n * k, cs$mean, 1), cs$n, k, dimnames = list(NULL, paste0("x", 1:k)))
+  dk <- data.frame(X, y = rowSums(X) + rnorm(cs$n))
+  refk <- coef(lm(y ~ ., dk))[-1]
+  errs <- function() {
+    vapply(seq_len(cs$reps), function(s) {
+      set.seed(s)
+      f <- suppressWarnings(dp_lm(y ~ ., dk, epsilon = cs$eps, delta = 1e-6, clip = cs$clip, B = 0))
+      sqrt(sum((coef(f)[-1] - refk)^2) / sum(refk^2))
+    }, 0)
+  }
+  e <- list(landed = errs(), held_to_tau = with_rule(held_to_tau, errs()), none_beyond_tau = with_rule(none_beyond, errs()))
+  cat(cs$name, "\n")
+  print(t(vapply(e, function(v) c(median = stats::median(v), q90 = unname(stats::quantile(v, 0.9)), max = max(v)), numeric(3))),
+        digits = 3)
+}

@@ -450,9 +450,7 @@ ref_ridge <- function(Sxx_c, Sxy_c, sdx) {
   d <- sqrt(diag(sdx))
   k <- length(d)
   tau <- 2 * sqrt(k) * max(sdx / tcrossprod(d))
-  # raised to the noise level; none for a block more indefinite than it (outside the rule's model)
-  lmin <- min(eigen(Sxx_c / tcrossprod(d), symmetric = TRUE)$values)
-  lam <- if (lmin < -tau) 0 else max(0, tau - lmin)
+  lam <- max(0, tau - min(eigen(Sxx_c / tcrossprod(d), symmetric = TRUE)$values))
   list(beta = drop(solve(Sxx_c + diag(lam * d^2, k), Sxy_c)), lambda = lam, tau = tau)
 }
 
@@ -484,7 +482,7 @@ test_that("the adaptive ridge matches the rule written out, on a dp_cov() box re
 
   # Analyze Gauss on [1, x, y] with a clip: homoscedastic noise sigma on the sum scale
   A <- cbind("(Intercept)" = 1, x1 = d$x1, x2 = d$x2, y = d$y)
-  # (seed 66: the rule active; 63: the block more indefinite than tau, no penalty)
+  # (the count here is noise itself, so a block beyond tau is penalised as any other)
   active <- 0L
   for (s in c(63, 66)) {
     set.seed(s)
@@ -498,7 +496,7 @@ test_that("the adaptive ridge matches the rule written out, on a dp_cov() box re
     expect_equal(fg$regularization$lambda, rg$lambda, tolerance = 1e-10)
     if (rg$lambda > 0) active <- active + 1L
   }
-  expect_identical(active, 1L)
+  expect_identical(active, 2L)
   # without an intercept the fit inverts the uncentred block: the rule reads that one
   f0 <- dp_lm(g, y ~ x1 + x2 - 1, B = 0)
   r0 <- ref_ridge(S[2:3, 2:3], S[2:3, 4], matrix(g$params$sigma, 2, 2))
@@ -627,6 +625,9 @@ test_that("the methods as lm()'s: sigma(), se.fit, model.matrix(); no residuals;
   # (stats' defaults returned NULL without a word)
   expect_error(deviance(f), "no residual sum of squares", class = "dpcov_error")
   expect_error(df.residual(f), "no residual degrees of freedom", class = "dpcov_error")
+  expect_error(logLik(f), "no likelihood", class = "dpcov_error")
+  expect_error(AIC(f), "no likelihood", class = "dpcov_error")
+  expect_error(anova(f), "no analysis of variance", class = "dpcov_error")
   # misspelt arguments were dropped silently
   expect_error(predict(f, nd, intervals = "confidence"), "`intervals`", class = "dpcov_error")
   expect_error(confint(f, levels = 0.9), "`levels`", class = "dpcov_error")
@@ -1140,7 +1141,7 @@ test_that("every bootstrap draw unusable: the warning and summary() say why and 
                     paste(wide_output(suppressWarnings(print(summary(f0)))), collapse = " "), fixed = TRUE))
 })
 
-test_that("a block more indefinite than the ridge's noise level gets no penalty: no thousandfold or sign-flipped coefficients on the clip path (audit)", {
+test_that("the clip path's centring error (beyond the ridge's level, along the means, the count clear of its noise) gets no penalty: no thousandfold or sign-flipped coefficients (audit)", {
   # The clip path centres the features' block by the noisy count; with large
   # means its error makes the block far more indefinite than the rule's level
   # tau, a rank-one error the cross-moments share, which least squares undoes.
@@ -1148,7 +1149,7 @@ test_that("a block more indefinite than the ridge's noise level gets no penalty:
   # coefficients grew up to 6,000 times lm()'s at epsilon 1000; raised to
   # |lambda_min| (a first fix) the fit was least squares' reflection.
   rule <- function(level) {
-    function(S, sdx, fx, centre, fit_idx) {
+    function(S, sdx, fx, centre, fit_idx, ...) {
       d2 <- diag(sdx)
       d <- sqrt(d2)
       tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
@@ -1178,16 +1179,21 @@ test_that("a block more indefinite than the ridge's noise level gets no penalty:
   # the controls: held to tau, and raised to |lambda_min|
   expect_gt(max(abs(with_binding("dpcov", "lm_ridge_penalty", rule(function(tau, lmin) tau), fits()))), 100)
   expect_true(any(with_binding("dpcov", "lm_ridge_penalty", rule(function(tau, lmin) max(tau, -lmin)), fits())[1, ] < 0))
-  # the rule itself: raised to tau where the block is within it, no penalty beyond
+  # the rule itself: raised to tau; no penalty only for a block beyond tau
+  # along the released means with a count clear of its noise
   S <- rbind(0, cbind(0, diag(c(50, -400))))
   S[1, 1] <- 1
-  pen <- lm_ridge_penalty(S, matrix(1, 2, 2), 2:3, TRUE, 1:3)
-  expect_identical(attr(pen, "lambda"), 0)
-  expect_equal(as.numeric(pen), c(0, 0, 0))
+  pen <- function(...) lm_ridge_penalty(S, matrix(1, 2, 2), 2:3, TRUE, 1:3, ...)
+  # (n = 1 with noise sd 0.05; the count's error times the means, 0.05 * 100, beyond tau)
+  expect_identical(attr(pen(count_sd = 0.05, means = c(0.1, 10)), "lambda"), 0)
+  expect_equal(as.numeric(pen(count_sd = 0.05, means = c(0.1, 10))), c(0, 0, 0))
+  # the controls: a count within its noise, means too small to matter, or neither known
+  expect_equal(attr(pen(count_sd = 0.5, means = c(0.1, 10)), "lambda"), 2 * sqrt(2) + 400)
+  expect_equal(attr(pen(count_sd = 0.05, means = c(0.1, 0.1)), "lambda"), 2 * sqrt(2) + 400)
+  expect_equal(attr(pen(), "lambda"), 2 * sqrt(2) + 400)
   S[3, 3] <- -1
-  pen <- lm_ridge_penalty(S, matrix(1, 2, 2), 2:3, TRUE, 1:3)
-  expect_equal(attr(pen, "lambda"), 2 * sqrt(2) + 1)
-  expect_equal(attr(pen, "noise_level"), 2 * sqrt(2))
+  expect_equal(attr(pen(count_sd = 0.05, means = c(0.1, 10)), "lambda"), 2 * sqrt(2) + 1)
+  expect_equal(attr(pen(), "noise_level"), 2 * sqrt(2))
 })
 
 test_that("update() of a fit whose call was stored with placeholders is a classed error; a call of code re-runs (audit)", {

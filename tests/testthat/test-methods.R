@@ -209,6 +209,9 @@ test_that("hand-edited objects: a stored centre or means named in another order 
   h <- pc
   h$center <- stats::setNames(pc$center, c("a", "b", "c"))
   expect_equal(predict(h, x[1:3, ]), good)        # named in its order: the same
+  # a superset of names: the columns' entries are used, the others not checked
+  h$center <- NA
+  expect_equal(predict(h, x[1:3, ], center = c(zz = 0, pc$center[3:1] |> stats::setNames(c("c", "b", "a")))), good)
   h$center <- rev(h$center)
   e <- expect_error(predict(h, x[1:3, ]), class = "dpcov_error")
   fit <- qda_plugin(iris[, 1:4], iris$Species)

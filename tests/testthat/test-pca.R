@@ -392,6 +392,14 @@ test_that("plot() and screeplot() of a dp_pca take graphical parameters and type
   expect_equal(v, pc$sdev^2)
   e <- expect_error(screeplot(pc, type = "pie"), class = "dpcov_error")
   expect_identical(e$arg, "type")
+  expect_silent(screeplot(pc, type = "l"))                  # abbreviated, as match.arg() allows
+  expect_silent(plot(pc, names.arg = c("a", "b", "c")))     # a default of its own, overridden
+  e <- expect_error(plot(pc, 3, "barplot", NULL, "red"), class = "dpcov_error")  # unnamed in `...`: refused, not dropped
+  expect_identical(e$arg, "...")
+  # update() of a PCA made by do.call() (its call holds placeholders) is a classed error
+  p2 <- do.call(dp_pca, list(x, epsilon = 100, delta = 1e-6, lower = rep(-12, 3), upper = rep(12, 3)))
+  e <- expect_error(update(p2, epsilon = 2), class = "dpcov_error")
+  expect_identical(e$arg, "object")
 })
 
 test_that("tidy() of a PCA without a formal guarantee says why it is not private, not 'computed without privacy noise' (audit)", {
