@@ -776,16 +776,15 @@ update.dp_pca <- function(object, ..., evaluate = TRUE) {
 
 #' @rdname dp_pca_methods
 #' @export
-screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", "lines"), main = NULL, ...) {
+screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = "barplot", main = NULL, ...) {
   plot.dp_pca(x, npcs = npcs, type = type, main = main, ...)
 }
 
 #' @rdname dp_pca_methods
 #' @export
-plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = c("barplot", "lines"), main = NULL, ...) {
+plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = "barplot", main = NULL, ...) {
   check_dp_pca(x)
   npcs <- check_count(npcs, "npcs")
-  if (identical(type, c("barplot", "lines"))) type <- "barplot"
   # (abbreviated as stats::screeplot()'s match.arg() allows: "l", "bar")
   if (is_string(type) && nzchar(type) && !is.na(i <- pmatch(type, c("barplot", "lines")))) type <- c("barplot", "lines")[i]
   type <- check_choice(type, c("barplot", "lines"), "type")
