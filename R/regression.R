@@ -233,11 +233,10 @@ release_column_index <- function(cols, M, arg) {
 #' \lambda_{\min})} is added as \eqn{\lambda d_j^2} to feature j's diagonal
 #' (\eqn{d_j^2} that entry's noise sd; the intercept is not penalised).
 #' Where the release is clear of its noise, \eqn{\lambda = 0} and the fit
-#' is least squares; so too where, with a `clip`, the block is more
-#' indefinite than that level while the released count's noise sd is within
-#' a tenth of it and that noise times the released means (squared) exceeds
-#' the level: the centring by that count, an error the cross-moments share,
-#' which least squares undoes and any penalty distorts. It applies to Gaussian releases (Analyze Gauss and
+#' is least squares; so too where the block is more indefinite than that
+#' level (with a `clip`, its centring by a noisy count and large means) and
+#' the penalty, raising it to the level, would lengthen the coefficients (in
+#' its own, noise-whitened metric) rather than shrink them. It applies to Gaussian releases (Analyze Gauss and
 #' [dp_cov()]'s Gaussian second step). The Wishart, JL and posterior
 #' releases are converted to S like the others (their public ridge removed)
 #' and fitted by least squares, unregularised (`regularization$rule`
@@ -433,7 +432,9 @@ release_column_index <- function(cols, M, arg) {
 #'   released spread fills its bounds (most of it clamped at them; factors
 #'   and logicals, two-valued by design, are left out) or nearly every row
 #'   was clipped; `outside_interval`, the coefficients whose least-squares
-#'   estimate lies outside its own 95% bootstrap interval, "mostly noise"). A
+#'   estimate lies outside its own 95% bootstrap interval, "mostly noise";
+#'   `shrunk_outside_interval`, those whose shrunk estimate does while least
+#'   squares' does not, "noisy"). A
 #'   fit that is mostly noise raises one warning of class
 #'   `dpcov_noise_warning`, and its print says why in terms of what was given
 #'   (the clip, uncentred columns, the budget). Bounds chosen privately (no
@@ -1254,16 +1255,12 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   S <- st$forward(S)
   redraw <- if (!is.null(mom$redraw)) function(St) st$forward(mom$redraw(st$back(St)))
   sdx <- if (!is.null(mom$noise_sd_x)) mom$noise_sd_x / tcrossprod(st$scale)
-  # (the count's noise and the released means, in the standardised
-  # coordinates, tell the rule when a block beyond its level is the
-  # centring's error rather than noise the penalty should steady)
-  penalty <- if (regularize == "adaptive") {
-    lm_ridge_penalty(S, sdx, fx, centre, fit_idx, count_sd = mom$n_noise_sd, means = st$shift / st$scale)
-  }
+  penalty <- if (regularize == "adaptive") lm_ridge_penalty(S, sdx, fx, centre, fit_idx)
   # the bootstrap and the intervals are those of least squares from the
   # release (their coverage of lm()'s coefficients is what was measured);
   # the ridge only shrinks the point estimate
   beta <- lm_solve(S, fit_idx, q, n = mom$n)
+  beta_std <- beta  # (standardised coordinates: the ridge must shrink there)
   k <- length(fit_idx)
   b_full <- numeric(q - 1L)
   b_full[fit_idx] <- beta
@@ -1288,8 +1285,22 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   reg <- lm_regularization(regularize, st$penalty(penalty, fit_idx), beta)
   if (any(reg$penalty > 0)) {
     # (a block too ill-conditioned to solve, which the least-squares step warned of, keeps that fit)
-    shrunk <- to_data(lm_solve(S, fit_idx, q, singular_ok = FALSE, penalty = penalty, n = n_used))
-    if (all(is.finite(shrunk))) beta <- stats::setNames(shrunk, nm) else reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
+    shrunk_std <- lm_solve(S, fit_idx, q, singular_ok = FALSE, penalty = penalty, n = n_used)
+    # The ridge is a shrinkage: on a positive semi-definite block its
+    # coefficients are shorter than least squares' in the penalty's metric
+    # (noise-whitened), and within the rule's level the penalised block is
+    # well conditioned. A block more indefinite
+    # than the rule's level (the clip path's centring by a noisy count, with
+    # large means) raised to that level is nearly singular, and the "shrunk"
+    # slopes came out up to 10^5 times lm()'s where least squares was within
+    # a few percent; a penalty that lengthens the slopes is not the rule's,
+    # and least squares is kept. (Two other rules were tried and reviewed:
+    # bench/RESULTS.md, "dp_lm()'s ridge on the clip path".)
+    if (!isTRUE(attr(penalty, "beyond_level")) || lm_ridge_shrinks(shrunk_std, beta_std, as.numeric(penalty))) {
+      beta <- stats::setNames(to_data(shrunk_std), nm)
+    } else {
+      reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
+    }
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
@@ -1370,7 +1381,7 @@ lm_standardize <- function(S, fx, one, centre) {
   Ti[cbind(fx, fx)] <- scale
   if (ctr) Ti[1L, fx] <- shift
   sym <- symmetric_part
-  list(scale = scale, shift = shift,
+  list(scale = scale,
        forward = function(M) sym(crossprod(Tm, M %*% Tm)),
        back = function(M) sym(crossprod(Ti, M %*% Ti)),
        # coefficients over fit_idx on the standardised columns -> the data's
@@ -1441,7 +1452,7 @@ lm_singular_tol <- function(n = NA_real_) {
 # construction). `centre`: the block is centred by the column of ones (the
 # intercept is fitted). Returns the penalties over fit_idx (lambda and the
 # noise level as attributes), or NULL.
-lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx, count_sd = NA_real_, means = NULL) {
+lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx) {
   if (is.null(sdx) || !length(fx) || !all(fx %in% fit_idx)) return(NULL)
   d2 <- diag(sdx)
   if (!all(is.finite(sdx)) || !all(d2 > 0)) return(NULL)
@@ -1450,27 +1461,20 @@ lm_ridge_penalty <- function(S, sdx, fx, centre, fit_idx, count_sd = NA_real_, m
   A <- S[fx, fx, drop = FALSE]
   if (centre && is.finite(S[1L, 1L]) && S[1L, 1L] > 0) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
   A <- symmetric_part(A) / tcrossprod(d)
-  e <- if (all(is.finite(A))) eigen(A, symmetric = TRUE)
-  lam_min <- if (is.null(e)) NA_real_ else min(e$values)
-  # One block beyond the rule's level gets no penalty: the clip path's
-  # centring by the released count n, when its noise sd is within a tenth of
-  # it and its error times the released means m (d n m m', whitened)
-  # exceeds the rule's level: large means (-18,000 against tau 3.5). The
-  # cross-moments share that error, so least squares undoes it and any
-  # penalty distorts the fit: raised to tau the block was nearly singular and
-  # the coefficients grew a thousandfold; raised to |lambda_min| the fit was
-  # least squares' reflection. Where the count or the sums are noise
-  # themselves (small means, a count within its noise), the penalty steadies
-  # the fit as elsewhere (switched off there, k = 10 fits came out 5-40 times
-  # worse). (dp_cov()'s releases are projected to the PSD cone: never so.)
-  n_hat <- S[1L, 1L]
-  centring_error <- !is.na(lam_min) && lam_min < -tau && centre && is_num1(count_sd) && is.finite(count_sd) &&
-    is.finite(n_hat) && n_hat > 0 && count_sd <= 0.1 * n_hat && is.numeric(means) &&
-    length(means) == length(fx) && all(is.finite(means)) && count_sd * sum((means / d)^2) >= tau
-  lam <- if (is.na(lam_min) || centring_error) 0 else max(0, tau - lam_min)
+  lam_min <- if (all(is.finite(A))) min(eigen(A, symmetric = TRUE, only.values = TRUE)$values) else NA_real_
+  lam <- if (is.na(lam_min)) 0 else max(0, tau - lam_min)
   out <- numeric(length(fit_idx))
   out[match(fx, fit_idx)] <- lam * d2
-  structure(out, lambda = lam, noise_level = tau)
+  # (beyond_level: the block more indefinite than tau, outside the rule's model)
+  structure(out, lambda = lam, noise_level = tau, beyond_level = isTRUE(lam_min < -tau))
+}
+
+# Whether the ridge's coefficients are finite and no longer than least
+# squares' in the penalty's own metric, b' P b (P = diag(`penalty`)): on a
+# positive semi-definite block the ridge never lengthens them there.
+lm_ridge_shrinks <- function(shrunk, least_squares, penalty) {
+  all(is.finite(shrunk)) &&
+    (!all(is.finite(least_squares)) || sum(penalty * shrunk^2) <= sum(penalty * least_squares^2))
 }
 
 # What the fit records of its regularisation (public: functions of the

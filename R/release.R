@@ -1932,6 +1932,7 @@ lm_diagnostics <- function(fit, rel, columns) {
   out <- list(noise_to_signal = NA_real_, n_estimate = fit$n_estimate %||% NA_real_,
               n_noise_sd = fit$n_noise_sd %||% NA_real_, n_relative_noise = NA_real_,
               failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE, outside_interval = character(0),
+              shrunk_outside_interval = character(0),
               release_level = NA_character_)
   if (isTRUE(rel$exact)) {
     out$level <- "ok"
@@ -2038,6 +2039,24 @@ lm_diagnostics <- function(fit, rel, columns) {
     ci <- apply(bt, 2L, stats::quantile, probs = c(0.025, 0.975), names = FALSE)
     outside <- colnames(bt)[ls < ci[1L, ] | ls > ci[2L, ]]
     out$outside_interval <- outside
+    # the reported (shrunk) coefficients against the same intervals, where
+    # least squares lies inside them: the ridge moved them further than the
+    # release's noise explains
+    cf <- fit$coefficients
+    shrunk_out <- if (length(cf) == ncol(bt) && all(is.finite(cf))) {
+      setdiff(colnames(bt)[cf < ci[1L, ] | cf > ci[2L, ]], outside)
+    } else {
+      character(0)
+    }
+    out$shrunk_outside_interval <- shrunk_out
+    if (length(shrunk_out)) {
+      one <- length(shrunk_out) == 1L
+      say(sprintf(paste0("the shrunk %s of %s %s outside least squares' 95%% bootstrap %s: the ridge moved %s further ",
+                         "than the release's noise explains; regularize = \"none\" gives least squares."),
+                  if (one) "estimate" else "estimates", col_list(shrunk_out), if (one) "lies" else "lie",
+                  if (one) "interval" else "intervals", if (one) "it" else "them"), 1L)
+      lv <- max(lv, 1L)
+    }
     if (length(outside)) {
       one <- length(outside) == 1L
       say(sprintf(paste0("the least-squares %s of %s %s outside %s own 95%% bootstrap %s: the bootstrap, redrawing ",

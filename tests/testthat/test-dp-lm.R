@@ -1141,27 +1141,12 @@ test_that("every bootstrap draw unusable: the warning and summary() say why and 
                     paste(wide_output(suppressWarnings(print(summary(f0)))), collapse = " "), fixed = TRUE))
 })
 
-test_that("the clip path's centring error (beyond the ridge's level, along the means, the count clear of its noise) gets no penalty: no thousandfold or sign-flipped coefficients (audit)", {
+test_that("a penalty that lengthens the slopes is not kept: no thousandfold or sign-flipped coefficients on the clip path (audit)", {
   # The clip path centres the features' block by the noisy count; with large
   # means its error makes the block far more indefinite than the rule's level
-  # tau, a rank-one error the cross-moments share, which least squares undoes.
-  # Raised to tau (the rule before) the block was nearly singular and the
-  # coefficients grew up to 6,000 times lm()'s at epsilon 1000; raised to
-  # |lambda_min| (a first fix) the fit was least squares' reflection.
-  rule <- function(level) {
-    function(S, sdx, fx, centre, fit_idx, ...) {
-      d2 <- diag(sdx)
-      d <- sqrt(d2)
-      tau <- 2 * sqrt(length(fx)) * max(sdx / tcrossprod(d))
-      A <- S[fx, fx, drop = FALSE]
-      if (centre) A <- A - tcrossprod(S[fx, 1L]) / S[1L, 1L]
-      lmin <- min(eigen(A / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values)
-      lam <- max(0, level(tau, lmin) - lmin)
-      out <- numeric(length(fit_idx))
-      out[match(fx, fit_idx)] <- lam * d2
-      structure(out, lambda = lam, noise_level = tau)
-    }
-  }
+  # tau. Raised to tau the block was nearly singular and the coefficients grew
+  # up to 6,000 times lm()'s at epsilon 1000; the ridge is a shrinkage, and
+  # one that lengthens the slopes is not kept.
   set.seed(1)
   n <- 50000
   d <- data.frame(x1 = rnorm(n, 150, 40), x2 = rnorm(n, 25, 6))
@@ -1176,24 +1161,22 @@ test_that("the clip path's centring error (beyond the ridge's level, along the m
   r <- fits()
   expect_lt(max(abs(r)), 3)
   expect_true(all(r[1, ] > 0))   # x1, which least squares finds in every fit, keeps lm()'s sign
-  # the controls: held to tau, and raised to |lambda_min|
-  expect_gt(max(abs(with_binding("dpcov", "lm_ridge_penalty", rule(function(tau, lmin) tau), fits()))), 100)
-  expect_true(any(with_binding("dpcov", "lm_ridge_penalty", rule(function(tau, lmin) max(tau, -lmin)), fits())[1, ] < 0))
-  # the rule itself: raised to tau; no penalty only for a block beyond tau
-  # along the released means with a count clear of its noise
-  S <- rbind(0, cbind(0, diag(c(50, -400))))
-  S[1, 1] <- 1
-  pen <- function(...) lm_ridge_penalty(S, matrix(1, 2, 2), 2:3, TRUE, 1:3, ...)
-  # (n = 1 with noise sd 0.05; the count's error times the means, 0.05 * 100, beyond tau)
-  expect_identical(attr(pen(count_sd = 0.05, means = c(0.1, 10)), "lambda"), 0)
-  expect_equal(as.numeric(pen(count_sd = 0.05, means = c(0.1, 10))), c(0, 0, 0))
-  # the controls: a count within its noise, means too small to matter, or neither known
-  expect_equal(attr(pen(count_sd = 0.5, means = c(0.1, 10)), "lambda"), 2 * sqrt(2) + 400)
-  expect_equal(attr(pen(count_sd = 0.05, means = c(0.1, 0.1)), "lambda"), 2 * sqrt(2) + 400)
-  expect_equal(attr(pen(), "lambda"), 2 * sqrt(2) + 400)
-  S[3, 3] <- -1
-  expect_equal(attr(pen(count_sd = 0.05, means = c(0.1, 10)), "lambda"), 2 * sqrt(2) + 1)
-  expect_equal(attr(pen(), "noise_level"), 2 * sqrt(2))
+  # the control: every penalty kept
+  expect_gt(max(abs(with_binding("dpcov", "lm_ridge_shrinks", function(...) TRUE, fits()))), 100)
+  # the check itself: no longer than least squares' in the penalty's metric (the intercept unpenalised)
+  expect_true(lm_ridge_shrinks(c(5, 1, 1), c(0, 2, 0), c(0, 1, 1)))
+  expect_false(lm_ridge_shrinks(c(0, 2, 1), c(0, 2, 0), c(0, 1, 1)))
+  expect_true(lm_ridge_shrinks(c(0, 0.5, 3), c(0, 2, 1), c(0, 4, 0.1)))   # longer in plain terms, shorter in P's
+  expect_false(lm_ridge_shrinks(c(0, NaN, 0), c(0, 2, 0), c(0, 1, 1)))
+  # noise-dominated fits with ten features keep the rule's penalty where it shrinks (a review's case)
+  set.seed(2)
+  X <- matrix(rnorm(1000 * 10), 1000, 10, dimnames = list(NULL, paste0("x", 1:10)))
+  dk <- data.frame(X, y = rowSums(X) + rnorm(1000))
+  kept <- vapply(1:10, function(s) {
+    set.seed(s)
+    suppressWarnings(dp_lm(y ~ ., dk, epsilon = 0.5, delta = 1e-6, clip = 10, B = 0))$regularization$lambda > 0
+  }, TRUE)
+  expect_gte(sum(kept), 8)
 })
 
 test_that("update() of a fit whose call was stored with placeholders is a classed error; a call of code re-runs (audit)", {
@@ -1291,4 +1274,21 @@ test_that("the fit's noise-to-signal ratio does not depend on the features' unit
     }
     expect_gt(abs(raw(f1) / raw(f2) - 1), 0.1)
   }
+})
+
+test_that("a shrunk estimate outside least squares' bootstrap interval, least squares inside, is 'noisy' and named", {
+  set.seed(4)
+  d <- data.frame(a = runif(500, 0, 10), b = runif(500, 0, 10))
+  d$y <- 1 + d$a - d$b + rnorm(500)
+  fit <- suppressWarnings(dp_lm(y ~ a + b, d, 4, 1e-6, bounds = list(a = c(0, 10), b = c(0, 10), y = c(-12, 14)), B = 100))
+  dg <- function(f) lm_diagnostics(f, f$release, colnames(f$release$estimate))
+  h <- fit
+  h$coefficients <- h$regularization$least_squares
+  expect_identical(dg(h)$shrunk_outside_interval, character(0))   # the control
+  ci <- apply(fit$boot, 2, stats::quantile, c(0.025, 0.975))
+  h$coefficients[["a"]] <- ci[2, "a"] + 0.1
+  g <- dg(h)
+  expect_identical(g$shrunk_outside_interval, "a")
+  expect_true(any(grepl("the shrunk estimate of `a` lies outside least squares' 95% bootstrap interval", g$messages)))
+  expect_true(g$level %in% c("noisy", "mostly noise"))
 })
