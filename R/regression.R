@@ -1296,7 +1296,8 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
     # a few percent; a penalty that lengthens the slopes is not the rule's,
     # and least squares is kept. (Two other rules were tried and reviewed:
     # bench/RESULTS.md, "dp_lm()'s ridge on the clip path".)
-    if (!isTRUE(attr(penalty, "beyond_level")) || lm_ridge_shrinks(shrunk_std, beta_std, as.numeric(penalty))) {
+    if (all(is.finite(shrunk_std)) &&
+        (!isTRUE(attr(penalty, "beyond_level")) || lm_ridge_shrinks(shrunk_std, beta_std, as.numeric(penalty)))) {
       beta <- stats::setNames(to_data(shrunk_std), nm)
     } else {
       reg[c("lambda", "penalty")] <- list(0, 0 * reg$penalty)
