@@ -768,14 +768,6 @@ biplot.dp_pca <- function(x, choices = 1:2, ...) {
 
 #' @rdname dp_pca_methods
 #' @export
-update.dp_pca <- function(object, ..., evaluate = TRUE) {
-  check_flag(evaluate, "evaluate")
-  check_stored_call(object)
-  NextMethod()
-}
-
-#' @rdname dp_pca_methods
-#' @export
 screeplot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = "barplot", main = NULL, ...) {
   plot.dp_pca(x, npcs = npcs, type = type, main = main, ...)
 }

@@ -346,16 +346,6 @@ qda_newdata_columns <- function(newdata, train_names, p) {
   newdata[, train_names, drop = FALSE]
 }
 
-#' @rdname predict.qda_plugin
-#' @param evaluate `update()`: fit again with the changes, or return the call
-#'   (`FALSE`); a call stored with placeholders for values is refused.
-#' @export
-update.qda_plugin <- function(object, ..., evaluate = TRUE) {
-  check_flag(evaluate, "evaluate")
-  check_stored_call(object)
-  NextMethod()
-}
-
 #' @export
 print.qda_plugin <- function(x, ...) {
   check_qda_plugin(x)

@@ -1941,14 +1941,6 @@ NULL
 
 #' @rdname dp_lm-methods
 #' @export
-update.dp_lm <- function(object, ..., evaluate = TRUE) {
-  check_flag(evaluate, "evaluate")
-  check_stored_call(object)
-  NextMethod()
-}
-
-#' @rdname dp_lm-methods
-#' @export
 print.dp_lm <- function(x, digits = 4, ...) {
   check_dp_lm(x)
   check_method_dots(...)

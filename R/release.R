@@ -173,6 +173,16 @@ check_stored_call <- function(object) {
   invisible(call)
 }
 
+# The update() method of every class of the package that stores a call
+# (update.dp_release, .dp_lm, .dp_pca, .qda_plugin are this function): the
+# call checked (check_stored_call()), then NextMethod(), stats' default,
+# re-runs it in the caller's frame.
+update_stored_call <- function(object, ..., evaluate = TRUE) {
+  check_flag(evaluate, "evaluate")
+  check_stored_call(object)
+  NextMethod()
+}
+
 #' How a tuning parameter was chosen. `private` is TRUE when the choice spent
 #' no privacy on, or did not look at, the private data.
 #' @noRd
@@ -338,11 +348,24 @@ NULL
 
 #' @rdname dp_release
 #' @export
-update.dp_release <- function(object, ..., evaluate = TRUE) {
-  check_flag(evaluate, "evaluate")
-  check_stored_call(object)
-  NextMethod()
-}
+update.dp_release <- update_stored_call
+
+# (the other classes' update() methods, here because the function they are
+# is defined in this file, which R sources after pca.R, qda.R and regression.R)
+
+#' @rdname dp_lm-methods
+#' @export
+update.dp_lm <- update_stored_call
+
+#' @rdname dp_pca_methods
+#' @export
+update.dp_pca <- update_stored_call
+
+#' @rdname predict.qda_plugin
+#' @param evaluate `update()`: fit again with the changes, or return the call
+#'   (`FALSE`); a call stored with placeholders for values is refused.
+#' @export
+update.qda_plugin <- update_stored_call
 
 #' @rdname dp_release
 #' @export
@@ -994,7 +1017,7 @@ release_diagnostics <- function(x) {
       bad <- !(center >= b$lower - tol & center <= b$upper + tol)
       # on the box the noisy mean was clamped into the bounds before release
       # (params$box_center, in [-1/2, 1/2]): at their edge, the noise pushed it out
-      if (is_finite_num(pr$box_center) && length(pr$box_center) == p) bad <- bad | abs(pr$box_center) >= 0.5
+      bad <- bad | box_mean_clamped(x)
       out$outside_bounds <- cols[bad]
     }
   }
@@ -1139,6 +1162,15 @@ outside_bounds_cause <- function(mean_sd, width, at_edge) {
          ": the release is dominated by noise")
 }
 
+# Per column of a release on the box, whether its noisy mean was clamped to
+# the box's edge before release (params$box_center at -1/2 or 1/2); FALSE
+# for every column of a release not on the box.
+box_mean_clamped <- function(x) {
+  bc <- x$params$box_center
+  p <- ncol(x$estimate)
+  if (is_finite_num(bc) && length(bc) == p) abs(bc) >= 0.5 else rep(FALSE, p)
+}
+
 ratio_or_inf <- function(num, den) if (is.na(num) || is.na(den)) NA_real_ else if (den > 0) num / den else Inf
 
 # The level of every check, the worst, and the plain-words messages.
@@ -1261,8 +1293,7 @@ diagnostics_level <- function(out, x, cols) {
   if (length(out$outside_bounds)) {
     b <- release_bounds(x)
     i <- match(out$outside_bounds, cols)
-    bc <- x$params$box_center
-    clamped <- if (is_finite_num(bc) && length(bc) == length(cols)) abs(bc[i]) >= 0.5 else rep(FALSE, length(i))
+    clamped <- box_mean_clamped(x)[i]
     say(sprintf("the private mean of `%s` %s its %s [%s, %s]%s%s.",
                 out$outside_bounds, ifelse(clamped, "fell outside", sprintf("(%s) lies outside", vapply(x$center[i], fmt_value, ""))),
                 bounds_words(x), vapply(b$lower[i], fmt_value, ""), vapply(b$upper[i], fmt_value, ""),
@@ -1355,7 +1386,7 @@ col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 col_words <- function(v) {
   one <- length(v) <= 1L
   list(its = if (one) "its" else "their", it = if (one) "it" else "them", s = if (one) "" else "s",
-       was = if (one) "was" else "were", it_was = if (one) "it was" else "they were")
+       verb_s = if (one) "s" else "", was = if (one) "was" else "were", it_was = if (one) "it was" else "they were")
 }
 
 # What was released with a release's private bounds (range, center, scale,
@@ -2050,20 +2081,18 @@ lm_diagnostics <- function(fit, rel, columns) {
     }
     out$shrunk_outside_interval <- shrunk_out
     if (length(shrunk_out)) {
-      one <- length(shrunk_out) == 1L
-      say(sprintf(paste0("the shrunk %s of %s %s outside least squares' 95%% bootstrap %s: the ridge moved %s further ",
-                         "than the release's noise explains; regularize = \"none\" gives least squares."),
-                  if (one) "estimate" else "estimates", col_list(shrunk_out), if (one) "lies" else "lie",
-                  if (one) "interval" else "intervals", if (one) "it" else "them"), 1L)
+      w <- col_words(shrunk_out)
+      say(sprintf(paste0("the shrunk estimate%s of %s lie%s outside least squares' 95%% bootstrap interval%s: the ridge ",
+                         "moved %s further than the release's noise explains; regularize = \"none\" gives least squares."),
+                  w$s, col_list(shrunk_out), w$verb_s, w$s, w$it), 1L)
       lv <- max(lv, 1L)
     }
     if (length(outside)) {
-      one <- length(outside) == 1L
-      say(sprintf(paste0("the least-squares %s of %s %s outside %s own 95%% bootstrap %s: the bootstrap, redrawing ",
-                         "the release's noise at the fit, puts the refits elsewhere, so the fit is where the noise ",
-                         "moved it; %s."),
-                  if (one) "estimate" else "estimates", col_list(outside), if (one) "lies" else "lie",
-                  if (one) "its" else "their", if (one) "interval" else "intervals", noise_advice(rel)), 2L)
+      w <- col_words(outside)
+      say(sprintf(paste0("the least-squares estimate%s of %s lie%s outside %s own 95%% bootstrap interval%s: the ",
+                         "bootstrap, redrawing the release's noise at the fit, puts the refits elsewhere, so the fit is ",
+                         "where the noise moved it; %s."),
+                  w$s, col_list(outside), w$verb_s, w$its, w$s, noise_advice(rel)), 2L)
       lv <- 2L
     }
   }
@@ -2151,10 +2180,8 @@ lm_diagnostics <- function(fit, rel, columns) {
     if (length(out_b)) {
       b <- release_bounds(rel)
       ib <- match(out_b, colnames(rel$estimate))
-      bc <- rel$params$box_center
-      at_edge <- if (is_finite_num(bc) && length(bc) == ncol(rel$estimate)) abs(bc[ib]) >= 0.5 else rep(FALSE, length(ib))
       cause <- outside_bounds_cause(rd$mean_noise_sd[out_b], if (is.null(b)) rep(NA_real_, length(ib)) else b$upper[ib] - b$lower[ib],
-                                    at_edge)
+                                    box_mean_clamped(rel)[ib])
       say(sprintf("the private mean of `%s` lies outside its %s%s.", out_b, bounds_words(rel), cause), 2L)
       lv <- 2L
     }
