@@ -161,7 +161,8 @@ release_call <- function(call, data_args = "x") {
 # (release_call()), and re-running them failed with R's unclassed "object
 # '<value>' not found".
 check_stored_call <- function(object) {
-  call <- stats::getCall(object)
+  # (a reader is a function and a pooled covariance a matrix: no `$call`)
+  call <- if (is.list(object)) stats::getCall(object)
   held <- intersect(c("<data>", "<value>", "<function>"), all.names(call))
   if (!is.call(call) || length(held)) {
     abort(paste0("`object` cannot be updated: its stored call %s, so it cannot run again (a result keeps no ",
@@ -173,10 +174,10 @@ check_stored_call <- function(object) {
   invisible(call)
 }
 
-# The update() method of every class of the package that stores a call
-# (update.dp_release, .dp_lm, .dp_pca, .qda_plugin are this function): the
-# call checked (check_stored_call()), then NextMethod(), stats' default,
-# re-runs it in the caller's frame.
+# The update() method of every class of the package (update.dp_release,
+# .dp_lm, .dp_pca, .qda_plugin and the others below are this function): the
+# call checked (check_stored_call(): one missing, as for a budget, is
+# refused), then NextMethod(), stats' default, re-runs it in the caller's frame.
 update_stored_call <- function(object, ..., evaluate = TRUE) {
   check_flag(evaluate, "evaluate")
   check_stored_call(object)
@@ -366,6 +367,81 @@ update.dp_pca <- update_stored_call
 #'   (`FALSE`); a call stored with placeholders for values is refused.
 #' @export
 update.qda_plugin <- update_stored_call
+
+#' `update()` of the package's other results
+#'
+#' Results that store their call (private bounds from [dp_clip_bound()] and
+#' [dp_column_bounds()]) run it again with the changes, in the caller's
+#' frame, as [update.dp_release()] does: a private result spends its budget
+#' again. Results that store no call (studies, budgets, tuning curves,
+#' readers, sufficient statistics, diagnostics, local reports) and calls stored with
+#' placeholders for values (made by [do.call()], or with an argument built
+#' inside the call: a result keeps no data) are refused with a classed error,
+#' where R's default method gave an unclassed one or looked for an object
+#' named `<data>`.
+#' @param object A result of the package.
+#' @param ... Changes to the call, as in [stats::update()].
+#' @param evaluate Run the changed call (`TRUE`), or return it (`FALSE`).
+#' @return The new result, or the call when `evaluate = FALSE`.
+#' @name update-results
+#' @examples
+#' b <- dp_clip_bound(matrix(rnorm(400), 100, 4), epsilon = 0.5)
+#' update(b, epsilon = 1)
+NULL
+
+# (one method for every class a user can hold; update.default's unclassed
+# "need an object with call component" and its lookup of `<data>` otherwise)
+#' @rdname update-results
+#' @export
+update.dp_bound <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_column_bounds <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_study <- update_stored_call
+#' @rdname update-results
+#' @export
+update.threshold_cv <- update_stored_call
+#' @rdname update-results
+#' @export
+update.threshold_tune <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_budget <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_suffstat <- update_stored_call
+#' @rdname update-results
+#' @export
+update.pooled_cov <- update_stored_call
+#' @rdname update-results
+#' @export
+update.compressed_cov <- update_stored_call
+#' @rdname update-results
+#' @export
+update.combo_data <- update_stored_call
+#' @rdname update-results
+#' @export
+update.combo_features <- update_stored_call
+#' @rdname update-results
+#' @export
+update.ldp_reports <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_coefficients <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_reader <- update_stored_call
+#' @rdname update-results
+#' @export
+update.dp_diagnostics <- update_stored_call
+#' @rdname update-results
+#' @export
+update.compression_alpha <- update_stored_call
+#' @rdname update-results
+#' @export
+update.study_summary <- update_stored_call
 
 #' @rdname dp_release
 #' @export
@@ -1956,14 +2032,14 @@ lm_clamp_check <- function(rel, n_estimate) {
 #' private estimate of n and its noise, the release's diagnostics on the
 #' regression's columns, and the bootstrap draws dropped as singular.
 #' @noRd
-lm_diagnostics <- function(fit, rel, columns) {
+lm_diagnostics <- function(fit, rel, columns, count_shift = NA_real_) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
   fmt <- function(v) format(signif(v, 3), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e9)
   out <- list(noise_to_signal = NA_real_, n_estimate = fit$n_estimate %||% NA_real_,
               n_noise_sd = fit$n_noise_sd %||% NA_real_, n_relative_noise = NA_real_,
               failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE, outside_interval = character(0),
-              shrunk_outside_interval = character(0),
+              shrunk_outside_interval = character(0), count_shift = count_shift,
               release_level = NA_character_)
   if (isTRUE(rel$exact)) {
     out$level <- "ok"
@@ -1982,7 +2058,14 @@ lm_diagnostics <- function(fit, rel, columns) {
   if (is_num1(out$n_noise_sd)) {
     n_est <- out$n_estimate
     out$n_relative_noise <- if (n_est > 0) out$n_noise_sd / n_est else Inf
-    g <- if (n_est < 2) 2L else grade(out$n_relative_noise, th$count)
+    g_n <- if (n_est < 2) 2L else grade(out$n_relative_noise, th$count)
+    # the slopes' own dependence on the count (through the centring), graded
+    # as a noise-to-signal ratio: a count mostly noise leaves them exact when
+    # the means are near 0 (the intervals and sigma, which divide by n, are
+    # what it spoils), and a count within a tenth spoils them when the means
+    # are large
+    g_s <- grade(count_shift, th$ratio)
+    g <- max(g_n, g_s)
     if (g > 0L) {
       what <- if (identical(rel$scale, "covariance")) "dp_cov()'s noisy count" else "the released entry of the column of ones"
       advice <- noise_advice(rel)
@@ -1998,10 +2081,22 @@ lm_diagnostics <- function(fit, rel, columns) {
                                  "columns, give a smaller `clip` or public bounds, or more budget"),
                           fmt(rel$clip), if (is.null(long)) "" else sprintf(", set by long columns such as `%s`", long))
       }
+      moved <- if (is.finite(count_shift)) {
+        sprintf("the slopes, centred by it, move by %s%% of their size over one noise sd of it", fmt(100 * count_shift))
+      }
+      effect <- if (g_s == 2L) {
+        sprintf("%s, so they are not reliable%s", moved,
+                if (g_n == 2L) ", nor the intervals and the residual sd, which divide by n" else "")
+      } else if (g_n == 2L) {
+        paste0("noise dominates the count, so the intervals and the residual sd, which divide by n, are not reliable",
+               if (is.null(moved)) ", nor the coefficients" else sprintf(" (%s)", moved))
+      } else if (g_s == 1L) {
+        sprintf("%s, so they are noisy", moved)
+      } else {
+        paste0("the intervals rest on an uncertain n", if (is.null(moved)) "" else sprintf(" (%s)", moved))
+      }
       say(sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt_count(n_est),
-                  fmt(out$n_noise_sd),
-                  if (g == 2L) "noise dominates the count, so the coefficients and intervals are not reliable"
-                  else "the intervals rest on an uncertain n", advice), g)
+                  fmt(out$n_noise_sd), effect, advice), g)
     } else if (n_est <= length(fit$coefficients) + 1) {
       g <- 1L
       say(sprintf("the private n is %s, not more than the columns of the regression: the intervals are not reliable.",

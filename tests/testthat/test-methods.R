@@ -227,3 +227,38 @@ test_that("hand-edited objects: a stored centre or means named in another order 
                     class = "dpcov_error")
   expect_identical(e$arg, "cov")
 })
+
+test_that("update() of every other result: a stored call re-runs, a missing or placeholder call is a classed error (audit: R's unclassed errors)", {
+  set.seed(5)
+  x <- matrix(rnorm(400), 100, 4)
+  # a stored call of code re-runs, with the change
+  b <- dp_clip_bound(x, epsilon = 0.5)
+  expect_identical(update(b, epsilon = 1)$epsilon, 1)
+  cb <- suppressWarnings(dp_column_bounds(x, epsilon = 0.5))
+  expect_identical(update(cb, epsilon = 2, evaluate = FALSE)$epsilon, 2)
+  # made by do.call(): the data is a placeholder (R's default looked for an object named `<data>`)
+  cb2 <- suppressWarnings(do.call(dp_column_bounds, list(x, epsilon = 0.5)))
+  e <- expect_error(update(cb2, epsilon = 2), class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  expect_match(conditionMessage(e), "holds <data>")
+  # no stored call (R's default: the unclassed "need an object with call component")
+  st <- sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
+  objs <- list(threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3), dp_budget(1, 1e-6),
+               second_moment(x, clip = 2), st, ldp_perturb(x, epsilon = 0.5, delta = 1e-3, clip = 1),
+               threshold_tune("public", folds = 3, public = x))
+  for (o in objs) {
+    e <- expect_error(update(o, epsilon = 2), class = "dpcov_error")
+    expect_match(conditionMessage(e), "its stored call is missing")
+  }
+  # every class that stores no call, hand-made (a reader is a function, a pooled covariance a matrix)
+  for (cls in update_refusers) {
+    o <- switch(cls, dp_reader = structure(function() NULL, class = c(cls, "function")),
+                pooled_cov = structure(diag(2), class = c(cls, "dp_nonprivate", "matrix", "array")),
+                structure(list(a = 1), class = cls))
+    e <- expect_error(update(o, epsilon = 2), class = "dpcov_error", info = cls)
+    expect_match(conditionMessage(e), "its stored call is missing", info = cls)
+  }
+  # the control: stats' default, which these objects met before
+  e <- tryCatch(stats:::update.default(objs[[2]], epsilon = 2), error = function(e) e)
+  expect_false(inherits(e, "dpcov_error"))
+})

@@ -25,8 +25,9 @@ test_that("every export answers hostile input with a classed error or a sane res
   # tidy() and glance() are generics re-exported from `generics`: their dp_lm methods are swept
   # residuals(), fitted(), deviance(), df.residual(), logLik(), anova() and plot() of a dp_lm refuse every
   # call (a fit keeps no data): tested in test-dp-lm.R;
-  # as.matrix() of the list-based objects but column bounds refuses every call: tested in test-methods.R
-  refusers <- c("residuals.dp_lm", "fitted.dp_lm", "deviance.dp_lm", "df.residual.dp_lm", "logLik.dp_lm", "anova.dp_lm",
+  # as.matrix() of the list-based objects but column bounds refuses every call, and so does update() of
+  # the results that store no call: tested in test-methods.R
+  refusers <- c(paste0("update.", update_refusers),"residuals.dp_lm", "fitted.dp_lm", "deviance.dp_lm", "df.residual.dp_lm", "logLik.dp_lm", "anova.dp_lm",
                 "plot.dp_lm",
                 paste0("as.matrix.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "threshold_cv", "dp_bound")))
   missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
