@@ -85,7 +85,7 @@ box_centred_bound <- function(mu) sqrt(sum((0.5 + abs(mu))^2))
 #' @noRd
 box_reader <- function(reader, b, centred, state) {
   reader_map(reader, function(blk) {
-    blk <- check_data_matrix(blk, arg = "a block returned by the reader", min_rows = 0L)
+    blk <- check_reader_block(blk)
     if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred)
     if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
     box_apply(blk, state$map)

@@ -6,7 +6,7 @@
 #'
 #' Reads genus-level counts and body-mass index (BMI) of the COMBO study
 #' (Wu et al. 2011, *Science* 334:105-108) from a directory, in either of the
-#' two layouts in circulation:
+#' two layouts in circulation (see Details).
 #'
 #' * `"count_table"` (98 subjects): `combo_count_tab.txt`, a space-separated
 #'   table with one column per taxon at every rank and subject ids as row
@@ -196,7 +196,7 @@ check_combo_data <- function(x, arg = "x") {
 #' (Section 4.2 of Li and Wang 2023) states only "we select
 #' p = 40 bacterial genera that appeared in at least four samples" and a
 #' per-genus two-sample t-test on the training part; the rest is ours, with
-#' these readings:
+#' these readings (see Details).
 #'
 #' 1. **Filter.** Keep genera with a non-zero count in at least `min_samples`
 #'    subjects of *each* group (`by_group = TRUE`). This is the only reading

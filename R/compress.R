@@ -6,7 +6,7 @@
 #'
 #' Publishes the m x p matrix \eqn{C = \Phi X} (plus optional affine noise
 #' \eqn{\Delta}) in place of the n x p data X, following Sections 3-4 of Zhou,
-#' Ligett and Wasserman:
+#' Ligett and Wasserman (see Details).
 #'
 #' 1. columns of X are scaled to squared norm n (`normalize = TRUE`, the
 #'    paper's first sanitisation step (4));

@@ -876,8 +876,8 @@ frame_block <- function(block, columns, na, arg) {
     if (!all(ok)) {
       chr <- vapply(block, is.character, logical(1))
       if (any(chr)) abort_text_columns(columns[chr], arg)
-      abort("`%s` %s are not numeric (%s): every chosen column must hold numbers.", arg,
-            paste(columns[!ok], collapse = ", "),
+      abort("`%s`: %s %s not numeric (%s): every chosen column must hold numbers.", arg,
+            col_list(columns[!ok]), if (sum(!ok) == 1L) "is" else "are",
             paste(vapply(block[!ok], function(v) class(v)[1], ""), collapse = ", "), .arg = arg)
     }
     block <- matrix(unlist(lapply(block, as.double), use.names = FALSE), nrow(block), length(columns),
@@ -888,17 +888,17 @@ frame_block <- function(block, columns, na, arg) {
     # memory (and as Inf is), whatever `na` says
     nan <- colSums(is.nan(block)) > 0
     if (any(nan)) {
-      abort(paste0("`%s` %s contain NaN values, refused as second_moment() refuses them in memory (`na` applies ",
+      abort(paste0("`%s`: %s contain%s NaN values, refused as second_moment() refuses them in memory (`na` applies ",
                    "to missing values only: a NULL or a field in `na_strings`); remove them at the source."),
-            arg, paste(columns[nan], collapse = ", "), .arg = arg)
+            arg, col_list(columns[nan]), col_words(columns[nan])$verb_s, .arg = arg)
     }
     if (na == "zero") {
       block[is.na(block)] <- 0
     } else {
       bad <- colSums(is.na(block)) > 0
-      abort(paste0("`%s` %s contain missing values (NULL or NA); use na = \"zero\" to read them as 0, ",
+      abort(paste0("`%s`: %s contain%s missing values (NULL or NA); use na = \"zero\" to read them as 0, ",
                    "or drop those rows at the source (which changes n)."),
-            arg, paste(columns[bad], collapse = ", "), .arg = "na")
+            arg, col_list(columns[bad]), col_words(columns[bad])$verb_s, .arg = "na")
     }
   }
   block
@@ -911,8 +911,8 @@ sql_text_flag <- function(id) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') 
 # The one refusal of text or blob values, naming their columns (never rows),
 # from the in-database count, the reader's flags or a fetched block's types.
 abort_text_columns <- function(cols, arg = "columns") {
-  abort("`%s` %s hold text or blob values: every chosen column must hold numbers.", arg,
-        paste(cols, collapse = ", "), .arg = arg)
+  abort("`%s`: %s hold%s text or blob values: every chosen column must hold numbers.", arg,
+        col_list(cols), col_words(cols)$verb_s, .arg = arg)
 }
 
 # A DBI call whose failure (a bad table, column or query, a dropped

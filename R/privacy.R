@@ -159,14 +159,16 @@ noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE,
                    "use calibration = \"analytic\", valid for every epsilon."), format(epsilon),
             .arg = "calibration")
     }
-    sigma <- sensitivity * sqrt(2 * log(1.25 / delta)) / epsilon
+    sigma <- sensitivity * sqrt(2 * (log(1.25) - log(delta))) / epsilon
   } else {
     sigma <- analytic_gaussian_sigma(sensitivity, epsilon, delta)
   }
   if (!(is.finite(sigma) && sigma > 0)) {
     abort("the noise scale for sensitivity %s, epsilon = %s, delta = %s is not a finite positive number; %s.",
           format(sensitivity), format(epsilon), format(delta),
-          if (arg == "clip") "rescale the data (smaller `clip`)" else sprintf("give a smaller `%s`", arg), .arg = arg)
+          # (Inf: too large a sensitivity; 0: one so small that the scale underflows)
+          if (arg == "clip") sprintf("rescale the data (%s `clip`)", if (isTRUE(sigma == 0)) "a larger" else "a smaller")
+          else sprintf("give a %s `%s`", if (isTRUE(sigma == 0)) "larger" else "smaller", arg), .arg = arg)
   }
   sigma
 }
@@ -181,13 +183,26 @@ noise_sigma <- function(sensitivity, epsilon, delta, calibration, proven = TRUE,
 # then of two accurate numbers. At epsilon 1e-6 and delta 1e-225 the direct
 # formula's sigma had a true delta 4e-5 (relative) above the target.
 gaussian_mechanism_delta <- function(sigma, sensitivity, epsilon) {
+  exp(gaussian_mechanism_log_delta(sigma, sensitivity, epsilon))
+}
+
+# Its logarithm, Phi(a - b) (1 - e^z) as log Phi(a - b) + log(-expm1(z)):
+# finite where delta itself is subnormal or underflows (a delta of 4e-308
+# was a difference of two subnormals, and the calibration's root moved with
+# their rounding). z < 0 whenever delta > 0; -Inf where the rounding says 0.
+gaussian_mechanism_log_delta <- function(sigma, sensitivity, epsilon) {
   a <- sensitivity / (2 * sigma)
   b <- epsilon * sigma / sensitivity
-  if (a >= 0.25) return(stats::pnorm(a - b) - exp(epsilon + stats::pnorm(-a - b, log.p = TRUE)))
-  x <- -b + a * gauss_legendre_16$nodes
-  mills <- exp(stats::dnorm(x, log = TRUE) - stats::pnorm(x, log.p = TRUE))
-  L <- a * sum(gauss_legendre_16$weights * mills)
-  exp(stats::pnorm(a - b, log.p = TRUE)) * -expm1(-(L - epsilon))
+  lp <- stats::pnorm(a - b, log.p = TRUE)
+  z <- if (a >= 0.25) {
+    epsilon + stats::pnorm(-a - b, log.p = TRUE) - lp
+  } else {
+    x <- -b + a * gauss_legendre_16$nodes
+    mills <- exp(stats::dnorm(x, log = TRUE) - stats::pnorm(x, log.p = TRUE))
+    -(a * sum(gauss_legendre_16$weights * mills) - epsilon)
+  }
+  if (!(z < 0)) return(-Inf)
+  lp + log(-expm1(z))
 }
 
 # 16-point Gauss-Legendre rule on [-1, 1] (Golub-Welsch: the eigenvalues of
@@ -203,10 +218,12 @@ gauss_legendre_16 <- local({
 analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
   # delta(sigma) decreases in sigma; bracket the root of the unit-sensitivity
   # problem on the log scale (sigma scales linearly with the sensitivity).
-  f <- function(log_s) gaussian_mechanism_delta(exp(log_s), 1, epsilon) - delta
+  # (on the log scale of delta too: exact down to a subnormal delta)
+  log_delta <- log(delta)
+  f <- function(log_s) gaussian_mechanism_log_delta(exp(log_s), 1, epsilon) - log_delta
   lo <- -5
   while (f(lo) < 0) lo <- lo - 5
-  hi <- log(sqrt(2 * log(1.25 / delta)) / min(epsilon, 1)) + 1
+  hi <- log(sqrt(2 * (log(1.25) - log(delta))) / min(epsilon, 1)) + 1
   while (f(hi) > 0) hi <- hi + 1
   root <- stats::uniroot(f, c(lo, hi), tol = 1e-13)$root
   # rounded up: the root and delta's evaluation are good to about 1e-11
@@ -221,7 +238,8 @@ analytic_gaussian_sigma <- function(sensitivity, epsilon, delta) {
 #' guarantee, which the budget's ledger records for basic composition.
 #' @noRd
 gaussian_mechanism_epsilon <- function(ratio, delta) {
-  f <- function(e) gaussian_mechanism_delta(ratio, 1, e) - delta
+  log_delta <- log(delta)
+  f <- function(e) gaussian_mechanism_log_delta(ratio, 1, e) - log_delta
   if (f(0) <= 0) return(0)
   hi <- 1
   while (f(hi) > 0) hi <- hi * 2
@@ -351,7 +369,7 @@ laplace_scale <- function(sensitivity, epsilon) {
 #'
 #' For rows with L2 norm at most `clip` = B, the largest change in Frobenius
 #' norm of the sum \eqn{S = \sum_i x_i x_i^T} (`n = NULL`) or of the average
-#' \eqn{S / n} (`n` given) between neighbouring data sets:
+#' \eqn{S / n} (`n` given) between neighbouring data sets (see Details).
 #'
 #' | neighbours | sum | average (n rows) |
 #' |---|---|---|
@@ -445,7 +463,7 @@ zero_row_norm <- function(t0, B) {
 #' The constants of Algorithms 1-5 of Sheffet, exactly as printed in
 #' the algorithm boxes and Theorems 3.1, 4.1 and 5.1 (`B` is the row-norm
 #' bound, `L = ln(4/delta)` or `ln(8/delta)` when half the budget goes to the
-#' noisy smallest eigenvalue):
+#' noisy smallest eigenvalue), listed under Details.
 #'
 #' * `sheffet_jl_w2()`: Algorithm 1's ridge, \eqn{w^2 = 4B^2(\sqrt{2 r \ln(4/\delta)} + \ln(4/\delta))/\epsilon}.
 #' * `sheffet_jl_adaptive_w2()`: Algorithm 2's starting ridge, \eqn{w^2 = 8B^2(\sqrt{2 r_0 \ln(8/\delta)} + \ln(8/\delta))/\epsilon}.
@@ -516,7 +534,7 @@ sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL, note = NUL
   alg <- c(jl_ridge = "Algorithm 1", jl_adaptive = "Algorithm 2", wishart_noise = "Algorithm 3",
            iwishart_posterior = "Algorithm 4", iwishart_adaptive = "Algorithm 5")[[mechanism]]
   e <- if (half) epsilon / 2 else epsilon
-  L <- log(4 / (if (half) delta / 2 else delta))
+  L <- log(4) - log(if (half) delta / 2 else delta)
   at <- if (half) sprintf(", which %s uses at (epsilon / 2, delta / 2),", alg) else ""
   what <- if (half) "epsilon / 2" else "epsilon"
   Ltext <- if (half) "ln(8 / delta)" else "ln(4 / delta)"
@@ -555,19 +573,19 @@ sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL, note = NUL
 
 #' @rdname sheffet_calibration
 sheffet_jl_w2 <- function(clip, r, epsilon, delta) {
-  L <- log(4 / delta)
+  L <- log(4) - log(delta)
   4 * clip^2 * (sqrt(2 * r * L) + L) / epsilon
 }
 
 #' @rdname sheffet_calibration
 sheffet_jl_adaptive_w2 <- function(clip, r0, epsilon, delta) {
-  L <- log(8 / delta)
+  L <- log(8) - log(delta)
   8 * clip^2 / epsilon * (sqrt(2 * r0 * L) + L)
 }
 
 #' @rdname sheffet_calibration
 sheffet_jl_rstar <- function(s, clip, epsilon, delta) {
-  L <- log(8 / delta)
+  L <- log(8) - log(delta)
   a <- s * epsilon / (8 * clip^2) - L   # need sqrt(2 r L) <= a
   if (a < 0) return(0)
   floor(a^2 / (2 * L))
@@ -577,33 +595,33 @@ sheffet_jl_rstar <- function(s, clip, epsilon, delta) {
 sheffet_eigen_laplace_scale <- function(clip, epsilon) 2 * clip^2 / epsilon
 
 #' @rdname sheffet_calibration
-sheffet_eigen_offset <- function(clip, epsilon, delta) 2 * clip^2 * log(2 / delta) / epsilon
+sheffet_eigen_offset <- function(clip, epsilon, delta) 2 * clip^2 * (log(2) - log(delta)) / epsilon
 
 #' @rdname sheffet_calibration
-sheffet_wishart_k <- function(d, epsilon, delta) floor(d + 14 / epsilon^2 * 2 * log(4 / delta))
+sheffet_wishart_k <- function(d, epsilon, delta) floor(d + 14 / epsilon^2 * 2 * (log(4) - log(delta)))
 
 #' @rdname sheffet_calibration
 sheffet_wishart_safe_shift <- function(clip, k, d, delta) {
   # Lemma A.3 bounds the smallest eigenvalue below by this bracket squared
   # only when the bracket is positive; otherwise it gives no positive bound
-  clip^2 * max(0, sqrt(k) - (sqrt(d) + sqrt(2 * log(4 / delta))))^2
+  clip^2 * max(0, sqrt(k) - (sqrt(d) + sqrt(2 * (log(4) - log(delta)))))^2
 }
 
 #' @rdname sheffet_calibration
 sheffet_iwishart_psi <- function(clip, n, d, epsilon, delta) {
-  L <- log(4 / delta)
+  L <- log(4) - log(delta)
   2 * clip^2 / epsilon * (2 * sqrt(2 * (n + d) * L) + 2 * L)
 }
 
 #' @rdname sheffet_calibration
 sheffet_iwishart_adaptive_psi <- function(clip, k0, epsilon, delta) {
-  L <- log(8 / delta)
+  L <- log(8) - log(delta)
   4 * clip^2 / epsilon * (2 * sqrt(2 * k0 * L) + 2 * L)
 }
 
 #' @rdname sheffet_calibration
 sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
-  L <- log(8 / delta)
+  L <- log(8) - log(delta)
   a <- (s * epsilon / (4 * clip^2) - 2 * L) / 2   # need sqrt(2 k L) <= a
   if (a < 0) return(0)
   floor(a^2 / (2 * L))
@@ -679,7 +697,13 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 analyze_gauss_shift <- function(p, sigma, reps = NULL) {
   p <- check_count(p, "p", max = .shift_pmax)
   sigma <- check_number(sigma, "sigma", lower = 0, upper = .Machine$double.xmax)
-  if (is.null(reps)) return(sigma * shift_table_e(p))
+  # (the shift is about 2 sqrt(p) sigma: a sigma near the largest double overflows)
+  finite_shift <- function(v) {
+    if (!is.finite(v)) abort("`sigma` = %s gives a shift beyond the largest double at p = %s; rescale.", format(sigma),
+                             format(p), .arg = "sigma")
+    v
+  }
+  if (is.null(reps)) return(finite_shift(sigma * shift_table_e(p)))
   reps <- check_count(reps, "reps", min = 10, max = 1e9)
   # one p x p eigendecomposition per draw: about reps * p^3 operations
   if (reps * (p^3 + 5e4) > 1e12) {
@@ -692,7 +716,7 @@ analyze_gauss_shift <- function(p, sigma, reps = NULL) {
     e <- expected_sym_gaussian_norm_cpp(as.integer(p), as.integer(reps))[["mean"]]
     assign(key, e, envir = .shift_cache)
   }
-  sigma * e
+  finite_shift(sigma * e)
 }
 
 # e_p = E||N|| / sigma from the table below, for a validated whole p.

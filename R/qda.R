@@ -87,6 +87,7 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
   tol <- check_number(tol, "tol", lower = 0, upper = 1)
   check_no_overflow(x, "x")
+  check_no_underflow(x, "x")
   sigma <- resolve_plugin_cov(cov, x, group)
   p <- ncol(x)
   if (!identical(dim(sigma), c(p, p))) {
@@ -231,6 +232,7 @@ pooled_cov <- function(x, group) {
   refuse_summary_source(x, "pooled_cov()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L)
   check_no_overflow(x, "x")
+  check_no_underflow(x, "x")
   group <- check_group(group, nrow(x))
   if (nrow(x) <= nlevels(group)) abort("the pooled covariance needs more rows than classes in `group`.", .arg = "group")
   structure(crossprod(center_by_group(x, group)) / (nrow(x) - nlevels(group)),

@@ -51,7 +51,8 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
 #' `centred` whether the rows were centred (at a private mean) before the
 #' second moment was taken, and in `ridge` a public number some scales need.
 #' Write A for the n x p data with each row clipped to the release's `clip`
-#' (after centring when `centred`), so \eqn{A^TA = \sum_i a_i a_i^T}:
+#' (after centring when `centred`), so \eqn{A^TA = \sum_i a_i a_i^T}; the
+#' scales are listed under Details.
 #'
 #' | `scale` | the estimate estimates | families |
 #' |---|---|---|
@@ -1413,9 +1414,11 @@ diagnostics_level <- function(out, x, cols) {
                        "the correlations of %s are %s."), if (many) "variances" else "variance", col_list(cols[j]),
                 if (many) "are" else "is", worst, if (many) "these variables" else "this variable", worst)
       } else {
-        sprintf("the released %s of %s is %s (its noise sd against its released value less that noise).",
-                if (x$scale %in% c("covariance", "average")) "variance" else "diagonal entry",
-                col_list(cols[j]), worst)
+        w <- col_words(cols[j])
+        what <- if (x$scale %in% c("covariance", "average")) "variance" else "diagonal entry"
+        sprintf("the released %s%s of %s %s %s (judged by %s noise sd against %s released value less that noise).",
+                if (length(j) > 1L) sub("y$", "ie", what) else what, w$s, col_list(cols[j]),
+                if (length(j) > 1L) "are" else "is", worst, w$its, w$its)
       }, max(gv))
       lv <- max(lv, gv)
     }
@@ -1971,9 +1974,9 @@ noise_advice <- function(rel) {
 #' Bounds chosen privately by dp_lm() (no `lower`/`upper`, no `clip`) clamp
 #' rows beyond them, so the coefficients are those of the clamped data: a
 #' bias the bootstrap, which holds the box fixed, leaves out of the intervals
-#' (bench/RESULTS.md: 95% intervals covered lm()'s slopes 48-77% of the time
-#' on quakes and penguins where the share below exceeded 0.25, with no other
-#' warning). From public or released quantities only: the rows the
+#' (bench/peers.R, 200 releases per cell: 95% intervals covered lm()'s slopes
+#' in 47-61% of the releases on penguins at epsilon <= 1 and 56-79% on quakes
+#' at epsilon <= 2, with no other warning). From public or released quantities only: the rows the
 #' mechanism targets beyond each of the 2k ends (`tail_rows`, a function of
 #' epsilon_q) over n (public, or the private estimate), and whether its first
 #' stage was capped at the quartiles (`first_rows` >= n / 4). The realised
@@ -2088,8 +2091,11 @@ lm_diagnostics <- function(fit, rel, columns, count_shift = NA_real_) {
         sprintf("%s, so they are not reliable%s", moved,
                 if (g_n == 2L) ", nor the intervals and the residual sd, which divide by n" else "")
       } else if (g_n == 2L) {
+        # (from a covariance release, or without an intercept, the slopes are not centred by the count)
+        independent <- identical(rel$scale, "covariance") || !("(Intercept)" %in% names(fit$coefficients))
         paste0("noise dominates the count, so the intervals and the residual sd, which divide by n, are not reliable",
-               if (is.null(moved)) ", nor the coefficients" else sprintf(" (%s)", moved))
+               if (!is.null(moved)) sprintf(" (%s)", moved)
+               else if (independent) " (the slopes do not depend on it)" else ", nor, perhaps, the coefficients")
       } else if (g_s == 1L) {
         sprintf("%s, so they are noisy", moved)
       } else {

@@ -160,15 +160,16 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
     block <- as_data_error(tryCatch(reader(), error = function(e) {
       # a package reader's own refusals (a missing value, a text field) are
       # its words, which quote no data; another function's message is withheld
+      # (a block refused by the package on its way, as the box's map does: its own words, as they are)
+      if (inherits(e, "dpcov_reader_block")) stop(e)
       if (inherits(e, "dpcov_error") && inherits(reader, "dp_reader")) {
-        abort("the reader function `x` failed: %s", conditionMessage(e), .arg = "x")
+        abort("`x` (the reader): %s", conditionMessage(e), .arg = "x")
       }
       abort("the reader function `x` failed; its message is withheld (it may quote data): call the reader yourself to see it.",
             .arg = "x")
     }))
     if (is.null(block)) break
-    block <- as_data_error(with_arg(check_data_matrix(block, arg = "a block returned by the reader", min_rows = 0L),
-                                    "x", "the reader"))
+    block <- as_data_error(check_reader_block(block))
     if (is.null(p)) {
       p <- ncol(block)
       nm <- colnames(block)
@@ -254,6 +255,18 @@ new_suffstat <- function(gram, n, clip, colnames, n_clipped, sum = NULL) {
             class = c("dp_suffstat", "dp_nonprivate"))
 }
 
+# A block a reader returned, checked as data: a refusal names `x`, the
+# reader, and says it was a block it returned (the block is not an argument:
+# quoted as one, the message read "`a block returned by the reader`
+# contains infinite values"). Classed so that a reader whose map runs this
+# check (the box's, a centring) is not said to have "failed".
+check_reader_block <- function(block) {
+  tryCatch(check_data_matrix(block, arg = "x", min_rows = 0L), dpcov_error = function(e) {
+    abort("`x` (the reader): %s", sub("^`x` ", "a block it returned ", conditionMessage(e)), .arg = "x",
+          .class = c("dpcov_reader_block", setdiff(class(e), c("dpcov_error", "error", "condition"))))
+  })
+}
+
 #' Validate a `dp_suffstat` given as input (hand-made objects included).
 #' @noRd
 check_suffstat <- function(s, arg = "x") {
@@ -280,6 +293,17 @@ check_suffstat <- function(s, arg = "x") {
   # entry can still be p times too large, and the noise too small for it
   if (is.finite(s$clip) && (any(diag(g) < 0) || sum(diag(g)) > s$n * s$clip^2 * (1 + 1e-8))) {
     bad("its diagonal is not that of rows with norm <= `clip` (the trace is at most n clip^2)")
+  }
+  # Cauchy-Schwarz: |g_ij| <= sqrt(g_ii g_jj) in a Gram (a hand-made entry
+  # beyond it, 1e17 where the diagonal is 300, was released with noise lost
+  # to its rounding); square roots first, as squares of large entries
+  # overflow. Entries below 1.5e-154 square to 0 in the diagonal but not in
+  # the products (rows clipped from 1e308 to the clip): n of those, each at
+  # most 1.5e-154 times the other column's root, is the slack.
+  d <- sqrt(pmax(diag(g), 0))
+  slack <- max(1, s$n) * 2 * sqrt(.Machine$double.xmin) * outer(d, d, pmax)
+  if (any(abs(g) > tcrossprod(d) * (1 + 1e-8) + slack + 1e-300)) {
+    bad("`gram` is not a Gram matrix: an off-diagonal entry exceeds the square root of the product of its two diagonal entries")
   }
   if (!is.null(s$zero_row) && !(is_number(s$zero_row) && is.finite(s$zero_row) && s$zero_row >= 0)) {
     bad("`zero_row` must be NULL or a finite number >= 0 (the norm of the row the all-zero record becomes)")

@@ -113,7 +113,9 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' @param reps Replications (paper: 15).
 #' @param m Numbers of redundant label columns (multiple experiment).
 #' @param delta Paper: \eqn{e^{-9}}.
-#' @param clip Row-norm bound; default \eqn{\sqrt{2.5 d}} as in the paper.
+#' @param clip Row-norm bound; default \eqn{\sqrt{2.5 d}}, the paper's for
+#'   the single-regression experiment (it gives none for the multiple
+#'   regressions, where we use the same rule).
 #' @param p Number of features (paper: 20).
 #' @param noise_sd Label noise sd (0.5).
 #' @param beta Coefficients ((p + 1) x labels); default drawn uniformly on \[-1, 1\].

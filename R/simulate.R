@@ -3,6 +3,9 @@
 
 #' Covariance models of the thresholding simulations
 #'
+#' The population covariance matrices of the thresholding studies, by `type`
+#' (see Details).
+#'
 #' * `"model1"`: \eqn{\sigma_{ij} = \rho^{|i-j|}} with \eqn{\rho = 0.6}
 #'   (Model 1 of Li and Wang 2023).
 #' * `"model2"`: banded, \eqn{\sigma_{ii} = 1}, \eqn{\sigma_{i,i\pm1} = 0.6},
@@ -135,7 +138,11 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   check_flag(relative, "relative")
   one <- function(M, type) switch(type,
     spectral = if (isSymmetric(unname(M))) max(abs(eigen(M, symmetric = TRUE, only.values = TRUE)$values)) else base::norm(M, "2"),
-    frobenius = sqrt(sum(M^2)),
+    # (scaled by the largest entry: squares of entries below 1e-154 underflow)
+    frobenius = {
+      top <- max(abs(M))
+      if (top > 0) top * sqrt(sum((M / top)^2)) else 0
+    },
     l1 = max(colSums(abs(M))))
   D <- unname(estimate - truth)
   out <- vapply(norm, function(k) one(D, k), numeric(1))

@@ -6,7 +6,8 @@
 #' Sparse covariance under (local) differential privacy by thresholding
 #'
 #' Releases a sparse, positive semi-definite estimate of the second-moment
-#' matrix \eqn{\Sigma = E[x x^T]} (the covariance for centred data):
+#' matrix \eqn{\Sigma = E[x x^T]} (the covariance for centred data), as
+#' described under Details.
 #'
 #' 1. noise: the averaged second moment \eqn{\frac1n \sum_i x_i x_i^T} of the
 #'    rows (clipped to norm `clip` = B) plus a symmetric Gaussian matrix. In
@@ -337,9 +338,11 @@ colnames_of <- function(x, X, s) {
 #'   private), `"public"` (the same cross-validation on a public or held-out
 #'   sample `public`), `"fixed"` (the number `constant`) or `"theory"`
 #'   (\eqn{c = \sqrt2 B^2}, see [dp_threshold()]).
-#' @param folds Number of folds K (>= 2).
-#' @param grid Candidate constants; `NULL` for 50 values from 0 to the
-#'   constant that thresholds every entry away.
+#' @param folds Number of folds K (>= 2), for `"cv"` and `"public"`.
+#' @param grid For `"cv"` and `"public"`: candidate constants; `NULL` for 50
+#'   values from 0 to the constant that thresholds every entry away.
+#'   `public`, `constant` and `grid` given to a method that does not use
+#'   them are refused.
 #' @param public For `"public"`: a data matrix with the same columns as `x`,
 #'   public or held out, and independent of `x` (not checked: comparing it
 #'   with `x` would disclose membership).
@@ -364,6 +367,17 @@ threshold_tune <- function(method = "theory", folds = 10,
     grid <- check_numeric_vector(grid, "grid", lower = 0)
     if (length(grid) > 1e6) abort("`grid` has %d candidates; at most 1e6 are allowed.", length(grid))
     grid <- sort(unique(grid))
+  }
+  # an argument the method does not use is refused, not dropped (a `public`
+  # sample given with method "cv" tuned on the private data instead)
+  unused <- c(public = !is.null(public) && method != "public", constant = !is.null(constant) && method != "fixed",
+              grid = !is.null(grid) && method %in% c("theory", "fixed"))
+  if (any(unused)) {
+    a <- names(unused)[unused][1L]
+    abort("`%s` is not used by method \"%s\" (%s); drop it, or choose the method that uses it.", a, method,
+          switch(a, public = "only method \"public\" tunes on a public sample",
+                 constant = "only method \"fixed\" takes a constant",
+                 grid = "only the cross-validations, \"cv\" and \"public\", search a grid"), .arg = a)
   }
   if (method == "public") {
     if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".")
@@ -532,8 +546,12 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #' @param grid Candidate constants (see [threshold_tune()]).
 #' @param noise Add the mechanism's noise to the training matrices.
 #' @param method `"downdate"` or `"naive"`.
+#' @param noise_multiplier The k in the threshold's noise term
+#'   \eqn{k s \sqrt{\log p}}; 4 in both papers. With 0 the whole threshold
+#'   level is cross-validated (an exploration of how much the fixed noise
+#'   term costs; not in the papers).
 #' @return An object of class `threshold_cv`: `constant` (the chosen c),
-#'   `grid`, `loss` (mean over folds), `folds`, `n`, `p`.
+#'   `grid`, `loss` (mean over folds), `folds`, `n`, `p`, `method`.
 #' @examples
 #' set.seed(2)
 #' x <- matrix(rnorm(300 * 8), 300, 8) / 3

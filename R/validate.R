@@ -231,6 +231,17 @@ check_delta <- function(delta, max = 1, method = NULL) {
   as.double(delta)
 }
 
+# The steps' shares of a release's `delta`, as of its epsilon: at least the
+# smallest delta check_delta() takes, or a refusal naming the `delta` given
+# (a step's own check_delta() would name a share the user never gave).
+check_step_deltas <- function(delta, steps) {
+  if (any(steps < .Machine$double.xmin)) {
+    abort("`delta` = %s leaves a step delta = %s, below the smallest delta dpcov calibrates (%s); give a larger `delta`.",
+          format(delta), format(min(steps), digits = 3), format(.Machine$double.xmin, digits = 4), .arg = "delta")
+  }
+  invisible(delta)
+}
+
 #' A whole number in [min, max] (stored as double or integer); returned as a
 #' double so that counts beyond the integer range stay exact.
 #' @noRd
@@ -295,6 +306,11 @@ check_spd <- function(S, arg) {
   storage.mode(S) <- "double"
   top <- max(abs(S))
   if (!is.finite(top * top)) abort("`%s` has entries too large to factor reliably (max |entry| %s).", arg, format(top), .arg = arg)
+  # a diagonal below 1e-290 is at the subnormal range, where the factor's
+  # products lose digits (a draw 7% off at 1e-322)
+  if (min(diag(S)) > 0 && min(diag(S)) < 1e-290) {
+    abort("`%s` has diagonal entries too small to factor reliably (below 1e-290); rescale it.", arg, .arg = arg)
+  }
   tol <- 100 * .Machine$double.eps * max(1, top)
   if (max(abs(S - t(S))) > tol) abort("`%s` must be symmetric.", arg, .arg = arg)
   # both Cholesky routines must succeed: the samplers use Eigen's LLT (lower
@@ -423,6 +439,20 @@ check_no_overflow <- function(x, arg) {
   if (top > sqrt(.Machine$double.xmax / max(1, NROW(x)))) {
     # (the largest entry is not quoted: it may be a value of the data)
     abort("`%s` has entries too large: their squared sums overflow; rescale it.", arg, .arg = arg)
+  }
+  invisible(x)
+}
+
+# Columns whose largest |entry| is below 1e-150: their squares (1e-300) are
+# near the subnormal range and their sums of squares lose digits or vanish
+# (a QDA on such data put every row in one class). For non-private fits,
+# which may look at the data's values.
+check_no_underflow <- function(x, arg) {
+  if (!length(x)) return(invisible(x))
+  top <- apply(abs(x), 2L, max)
+  if (any(top > 0 & top < 1e-150)) {
+    abort("`%s` has columns whose entries are all below 1e-150 in size: their squared sums underflow; rescale it.",
+          arg, .arg = arg)
   }
   invisible(x)
 }

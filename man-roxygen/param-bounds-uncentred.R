@@ -3,11 +3,11 @@
 #'   and divided by \eqn{s_j = \max(|l_j|, |u_j|)}, a linear map to the box
 #'   \eqn{[-1, 1]^p}; the mechanism runs there on rows of norm at most
 #'   \eqn{\sqrt p} (nothing clipped) and its output \eqn{M} is mapped back to
-#'   the data's units, \eqn{S M S}, on the mechanism's own scale: a public
-#'   ridge \eqn{wI} on the box is the per-column ridge \eqn{w s_j^2} (`ridge`,
-#'   one per column), and a posterior draw stays a draw, its prior
-#'   \eqn{\psi s_j^2}; positive definiteness is kept, and [dp_as_cov()]
-#'   removes the ridge as for any release. The release records the bounds in
+#'   the data's units, \eqn{S M S}, on the mechanism's own scale (for the
+#'   JL mechanisms a public ridge \eqn{wI} on the box is the per-column
+#'   ridge \eqn{w s_j^2}, `ridge`, one per column, which [dp_as_cov()]
+#'   removes as for any release; for the posterior mechanisms a draw stays
+#'   a draw, its prior \eqn{\psi s_j^2}); positive definiteness is kept. The release records the bounds in
 #'   `params$bounds`; its noise parameters are the box's, and dp_lm()'s
 #'   bootstrap redraws the noise there. [dp_threshold()]'s threshold applies
 #'   on the box scale. Data (a matrix or data frame) only; central model only.

@@ -108,7 +108,7 @@ test_that("bad sources give classed errors naming the argument", {
   for (f in list(function(...) second_moment_db(..., clip = 2),
                  function(...) second_moment(db_reader(...), 2))) {
     err(f(con, "t", c("x1", "zz")), "columns", "zz not found")
-    err(f(con, "chr"), "columns", "b hold text or blob values")
+    err(f(con, "chr"), "columns", "`columns`: `b` holds text or blob values")
     err(f(con, "nosuch"), "table", "no such table")
     err(f(con, query = "SELEC x1 FROM t"), "query", "syntax error")
     err(f(con, "t", query = "SELECT x1 FROM t"), "query", "not both")
@@ -120,7 +120,7 @@ test_that("bad sources give classed errors naming the argument", {
   expect_equal(second_moment(db_reader(con, "empty"), 2), second_moment(matrix(0, 0, 2, dimnames = list(NULL, c("a", "b"))), 2))
   err(second_moment_db(con, "nulls", clip = 2), "na", "NULL values in `columns` a; use na")
   err(second_moment(db_reader(con, "nulls"), 2), "x", "missing values.*na = \"zero\"")
-  err(second_moment_db(con, "mixed", clip = 2), "columns", "b hold text")
+  err(second_moment_db(con, "mixed", clip = 2), "columns", "`b` holds text")
   err(second_moment_db(con, "infs", clip = 2), "table", "infinite or NaN")
   err(second_moment_db(con, query = "SELECT * FROM infs", clip = Inf), "query", "infinite or NaN")
   err(second_moment_db(con, "t", na = "drop"), "na", "one of")
@@ -131,7 +131,7 @@ test_that("bad sources give classed errors naming the argument", {
   suppressWarnings(DBI::dbDisconnect(con))  # warns of the reader's open result set
   err(second_moment_db(con, "t", clip = 2), "conn", "closed or dropped")
   err(db_reader(con, "t"), "conn", "closed or dropped")
-  err(second_moment(r, 2), "x", "failed")
+  err(second_moment(r, 2), "x", "the reader\\): `conn` is not a valid connection")
 })
 
 test_that("no rows from a reader are data, as in memory: under add/remove the same releases as n = 0", {
@@ -231,7 +231,7 @@ test_that("csv_reader(): columns, missing values and bad files", {
   expect_equal(second_moment(csv_reader(h, c("a", "b")), 1), second_moment(cbind(a = c(1, 1, 3), b = c(2, 2, 4)), 1))
   writeLines(c("a,b", "1,", "NA,4", "5,6"), h)
   e <- expect_error(second_moment(csv_reader(h), 10), class = "dpcov_error")
-  expect_match(conditionMessage(e), "a, b contain missing values")
+  expect_match(conditionMessage(e), "`a`, `b` contain missing values")
   expect_equal(second_moment(csv_reader(h, na = "zero"), 10), second_moment(cbind(a = c(1, 0, 5), b = c(0, 4, 6)), 10))
   writeLines(c("a,b", "1,2,3"), h)
   expect_error(second_moment(csv_reader(h), 1), class = "dpcov_error")
@@ -518,7 +518,7 @@ test_that("error messages about the data name columns, never counts of rows", {
   expect_match(m, "NULL values in `columns` a, b;")
   expect_false(grepl("[1-9]", m))  # neither 3 (in a) nor 1 (in b) nor 7 (n)
   m <- msg(second_moment_db(con, "mixed", clip = 2))
-  expect_match(m, "b hold text or blob values")
+  expect_match(m, "`b` holds text or blob values")
   expect_false(grepl("[1-9]", m))
   m <- msg(second_moment_db(con, "infs", clip = 2))
   expect_false(grepl("[1-9]", m))
@@ -547,7 +547,7 @@ test_that("error messages about the data name columns, never counts of rows", {
                                       warning = function(w) stop("a warning reached the user: ", conditionMessage(w))),
                   error = identity)
     expect_s3_class(e, "dpcov_error")
-    expect_match(conditionMessage(e), "hold text or blob values", info = row)
+    expect_match(conditionMessage(e), "holds? text or blob values", info = row)
     expect_false(grepl("secret|[0-9]", sub("1e-06", "", conditionMessage(e), fixed = TRUE)), info = row)
   }
   # a reader that changes between dp_cov()'s passes: refused without its n
@@ -607,9 +607,9 @@ test_that("a column is refused by its declared type, never by its rows; one name
     if (rows) DBI::dbExecute(con, "INSERT INTO people VALUES ('12', 10, NULL, 1), ('7', 20, NULL, 2)")
     for (f in list(function(...) second_moment_db(..., clip = 5), function(...) db_reader(...))) {
       # a TEXT (or BLOB) column was accepted on an empty table, refused with a row
-      err(f(con, "people", c("code", "income")), "columns", "`columns` code hold text")
-      err(f(con, query = "SELECT code, income FROM people WHERE income > 100"), "columns", "`columns` code hold text")
-      err(f(con, "people", c("income", "photo")), "columns", "`columns` photo are not numeric")
+      err(f(con, "people", c("code", "income")), "columns", "`columns`: `code` holds text")
+      err(f(con, query = "SELECT code, income FROM people WHERE income > 100"), "columns", "`columns`: `code` holds text")
+      err(f(con, "people", c("income", "photo")), "columns", "`columns`: `photo` is not numeric")
       # a name given twice (SQLite renames the second x:1)
       err(f(con, query = "SELECT income AS x, income AS x FROM people"), "query", "more than one column named x")
     }
@@ -648,7 +648,7 @@ test_that("csv_reader(): quoted files, only `na_strings` missing, NaN refused, a
   for (na in c("error", "zero")) {
     e <- expect_error(second_moment(csv_reader(f, na = na), 1), class = "dpcov_error")
     expect_identical(e$arg, "x")
-    expect_match(conditionMessage(e), "`columns` a contain NaN values, refused as second_moment\\(\\) refuses them in memory")
+    expect_match(conditionMessage(e), "`columns`: `a` contains NaN values, refused as second_moment\\(\\) refuses them in memory")
   }
   expect_error(second_moment(cbind(a = c(1, NaN), b = c(2, 3)), 1), "NaN", class = "dpcov_error")
   # an empty file whose columns are known (no header, positions) has no rows

@@ -265,7 +265,7 @@ test_that("PostgreSQL: a connection dropped by the server or closed by the clien
   DBI::dbGetQuery(admin, sprintf("SELECT pg_terminate_backend(%d)", as.integer(pid)))
   Sys.sleep(0.2)
   pg_err(second_moment_db(con, "drop_t", clip = 2), "table")
-  pg_err(second_moment(r, 2), "x", "failed")
+  pg_err(second_moment(r, 2), "x", "^`x` \\(the reader\\): ")
   pg_err(db_reader(con, "drop_t"), "table")
   try(DBI::dbDisconnect(con), silent = TRUE)
   # closed by the client: known before any query
@@ -297,8 +297,8 @@ test_that("PostgreSQL: the schema, not the rows, decides a column's refusal; bot
     for (cond in c("income > 100", "income > 0")) {
       for (col in c("code", "day")) {
         q <- sprintf("SELECT %s, income FROM people WHERE %s", col, cond)
-        pg_err(second_moment_db(con, query = q, clip = 5), "columns", paste0("`columns` ", col))
-        pg_err(db_reader(con, query = q), "columns", paste0("`columns` ", col))
+        pg_err(second_moment_db(con, query = q, clip = 5), "columns", paste0("`columns`: `", col, "`"))
+        pg_err(db_reader(con, query = q), "columns", paste0("`columns`: `", col, "`"))
       }
     }
     # no columns, and a name given twice: classed, naming `query`, no warning
@@ -343,7 +343,7 @@ test_that("PostgreSQL: the schema, not the rows, decides a column's refusal; bot
     for (na in c("error", "zero")) {
       b <- dp_budget(5, 1e-4)
       e <- pg_err(dp_cov(db_reader(con, "nan", na = na), 1, 1e-6, clip = 3, clip_mean = 3, budget = b), "x",
-                  "`columns` a contain NaN values, refused as second_moment\\(\\) refuses them in memory")
+                  "`columns`: `a` contains NaN values, refused as second_moment\\(\\) refuses them in memory")
       expect_false(grepl("missing value \\(NULL or NA\\)", conditionMessage(e)))
       expect_s3_class(e, "dpcov_data_error")
       expect_identical(nrow(as.data.frame(b)), 2L)

@@ -114,3 +114,11 @@ test_that("tick labels: one format per axis, powers of two for n", {
   expect_false(any(grepl("e+", axis_labels(c(0.01, 0.1, 1, 10, 100)), fixed = TRUE)))
   expect_true(is.expression(axis_labels(2^(10:12), 2)))
 })
+
+test_that("the studies saved in inst/extdata carry the study classes, so they print as non-private (audit: saved before the classes)", {
+  f <- function(name) readRDS(system.file("extdata", name, package = "dpcov"))
+  for (s in list(f("sheffet-single.rds"), f("sheffet-multiple.rds"), f("qda-table7.rds")$table7)) {
+    expect_true(inherits(s, "dp_study") && inherits(s, "dp_nonprivate"))
+    expect_match(capture.output(print(s))[1], "NOT a private release")
+  }
+})

@@ -645,7 +645,7 @@ test_that("final re-review: ifelse()'s branches are both evaluated; wrapped pack
   utils::write.csv(x, f, row.names = FALSE)
   e <- expect_error(dp_cov(csv_reader(f), 1, 1e-6, lower = c(a = -5, b = -5), upper = c(a = 5, b = 5)),
                     class = "dpcov_data_error")
-  expect_match(conditionMessage(e), "contain missing values")
+  expect_match(conditionMessage(e), "`a` contains missing values")
   unlink(f)
 })
 

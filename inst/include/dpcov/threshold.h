@@ -42,10 +42,21 @@ inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nu
     if (lam(i) < 0.0) ++neg;
   if (n_negative) *n_negative = neg;
   if (neg == 0) return S;
-  // S less its negative part, not V diag(lam+) V' rebuilt: near the double
-  // limit the largest eigenvalue (a rank-one Gram's trace) overflows to Inf
-  // while the matrix is finite
+  const Index n = lam.size();
+  if (neg == n) return MatrixXd::Zero(n, n);
   const MatrixXd& V = es.eigenvectors();
+  // Mostly negative: V diag(lam+) V' rebuilt from the few positive
+  // eigenvalues, whose diagonal is a sum of non-negative terms (subtracting
+  // a large negative part left variances of -1e-12 by cancellation). Where
+  // that overflows (near the double limit the largest eigenvalue, a
+  // rank-one Gram's trace, is Inf while the matrix is finite), S less its
+  // negative part.
+  if (n - neg < neg) {
+    MatrixXd out = MatrixXd::Zero(n, n);
+    for (Index i = 0; i < n; ++i)
+      if (lam(i) > 0.0) out.noalias() += lam(i) * V.col(i) * V.col(i).transpose();
+    if (out.allFinite()) return 0.5 * out + 0.5 * out.transpose();
+  }
   MatrixXd out = S;
   for (Index i = 0; i < lam.size(); ++i)
     if (lam(i) < 0.0) out.noalias() -= lam(i) * V.col(i) * V.col(i).transpose();

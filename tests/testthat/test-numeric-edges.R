@@ -1,0 +1,165 @@
+# Numeric edges (the eleventh audit): a delta at the bottom of the double
+# range, hand-made Gram matrices, data whose squares underflow, and the
+# projection of a mostly negative matrix. Each computes correctly or refuses
+# with a classed error naming the argument; none drops the noise.
+
+test_that("delta down to the smallest normal double: Sheffet's mechanisms compute, noised, where ln(4/delta) was Inf", {
+  set.seed(1)
+  X <- matrix(rnorm(900), 300, 3)
+  d <- .Machine$double.xmin
+  expect_identical(log(4 / d), Inf)                           # the old formula's overflow (the control)
+  expect_true(is.finite(log(4) - log(d)))
+  calls <- list(jl_ridge = function() jl_ridge(X, 0.5, d, clip = 3),
+                jl_adaptive = function() jl_adaptive(X, 0.5, d, clip = 3),
+                wishart = function() wishart_noise(X, 0.5, d, clip = 3),
+                iwishart = function() iwishart_posterior(X, 0.5, d, clip = 3),
+                iwishart_adaptive = function() iwishart_adaptive(X, 0.5, d, clip = 3))
+  for (nm in names(calls)) {
+    set.seed(2)
+    a <- suppressWarnings(calls[[nm]]())
+    set.seed(3)
+    b <- suppressWarnings(calls[[nm]]())
+    expect_true(all(is.finite(a$estimate)), info = nm)
+    expect_gt(max(abs(a$estimate - b$estimate)), 0)   # noised: two seeds differ
+    expect_identical(a$delta, d)
+  }
+  # Algorithm 3's k and the eigenvalue offset are finite there
+  expect_true(is.finite(sheffet_wishart_k(3, 0.5, d)))
+  expect_true(is.finite(sheffet_eigen_offset(3, 0.5, d)))
+})
+
+test_that("the analytic Gaussian calibration holds delta at the bottom of the double range (log scale)", {
+  for (de in c(1e-300, 4e-308, .Machine$double.xmin, 1e-310)) {
+    for (e in c(0.01, 1, 100)) {
+      s <- analytic_gaussian_sigma(1, e, de)
+      expect_true(is.finite(s) && s > 0)
+      # its delta, on the log scale, at or below the target; a sigma 1% smaller is above it
+      expect_lte(gaussian_mechanism_log_delta(s, 1, e), log(de))
+      expect_gt(gaussian_mechanism_log_delta(0.99 * s, 1, e), log(de))
+    }
+  }
+  # where delta is representable, the same sigma as the direct difference of the two terms
+  direct <- function(s, e) pnorm(1 / (2 * s) - e * s) - exp(e) * pnorm(-1 / (2 * s) - e * s)
+  for (de in c(0.1, 1e-6, 1e-50)) for (e in c(0.1, 1, 10)) {
+    s <- analytic_gaussian_sigma(1, e, de)
+    expect_equal(gaussian_mechanism_delta(s, 1, e), direct(s, e), tolerance = 1e-8)
+    expect_equal(direct(s, e), de, tolerance = 1e-6)
+  }
+})
+
+test_that("a release whose steps' share of delta falls below the smallest double names the delta given", {
+  set.seed(4)
+  X <- matrix(rnorm(300), 100, 3)
+  e <- expect_error(dp_cov(X, 0.5, 4.5e-308, clip = 3, clip_mean = 3), class = "dpcov_error")
+  expect_identical(e$arg, "delta")
+  expect_match(conditionMessage(e), "`delta` = 4.5e-308 leaves a step delta = 1.8e-308, below the smallest delta", fixed = TRUE)
+  D <- data.frame(a = X[, 1], b = X[, 2], y = X[, 3])
+  e <- expect_error(dp_lm(y ~ ., D, epsilon = 0.5, delta = 4e-308, mechanism = "jl_ridge"), class = "dpcov_error")
+  expect_match(conditionMessage(e), "`delta` = 4e-308 leaves a step delta", fixed = TRUE)
+  # the control: a delta whose shares are normal doubles runs
+  expect_s3_class(suppressWarnings(dp_cov(X, 0.5, 1e-300, clip = 3, clip_mean = 3)), "dp_release")
+})
+
+test_that("a hand-made dp_suffstat whose off-diagonal exceeds Cauchy-Schwarz is refused (its noise was lost to rounding)", {
+  set.seed(5)
+  s <- second_moment(matrix(rnorm(900), 300, 3) / 3, clip = 1)
+  expect_s3_class(analyze_gauss(s, 1, 1e-6), "dp_release")   # the control
+  s$gram[1, 2] <- s$gram[2, 1] <- 1e17
+  for (f in list(function(s) analyze_gauss(s, 1, 1e-6), function(s) dp_threshold(s, 1, 1e-6),
+                 function(s) jl_ridge(s, 0.5, 1e-6))) {
+    e <- expect_error(f(s), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "`gram` is not a Gram matrix")
+  }
+})
+
+test_that("qda_plugin() and pooled_cov() refuse columns whose squares underflow (every row went to one class)", {
+  set.seed(6)
+  X <- matrix(rnorm(900), 300, 3)
+  g <- factor(rep(c("u", "v"), 150))
+  X[g == "v", 1] <- X[g == "v", 1] + 2
+  expect_gt(mean(predict(qda_plugin(X, g), X) == g), 0.7)   # the control
+  for (f in list(function(x) qda_plugin(x, g), function(x) pooled_cov(x, g))) {
+    e <- expect_error(f(X * 1e-162), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "squared sums underflow")
+  }
+  expect_s3_class(qda_plugin(X * 1e-140, g), "qda_plugin")
+})
+
+test_that("cov_error()'s Frobenius norm does not underflow", {
+  r <- cov_error(diag(3) * 2e-170, diag(3) * 1e-170)
+  expect_equal(r[["frobenius"]], sqrt(3) * 1e-170, tolerance = 1e-12)
+  expect_identical(sqrt(sum((diag(3) * 1e-170)^2)), 0)   # the naive form (the control)
+  expect_equal(cov_error(diag(3) * 2e-170, diag(3) * 1e-170, relative = TRUE)[["frobenius"]], 1, tolerance = 1e-12)
+  expect_equal(cov_error(diag(3) * 2, diag(3))[["frobenius"]], sqrt(3))
+})
+
+test_that("analyze_gauss_shift() refuses a shift beyond the largest double; the samplers refuse subnormal scales", {
+  e <- expect_error(analyze_gauss_shift(10, 1e308), class = "dpcov_error")
+  expect_identical(e$arg, "sigma")
+  expect_true(is.finite(analyze_gauss_shift(10, 1e300)))
+  S <- matrix(c(2, 1, .5, 1, 2, .3, .5, .3, 1), 3)
+  for (f in list(function(S) riwishart(1, 6, S), function(S) rwishart(1, 6, S))) {
+    e <- expect_error(f(S * 1e-300), class = "dpcov_error")
+    expect_match(conditionMessage(e), "too small to factor reliably")
+  }
+  set.seed(7)
+  a <- riwishart(1, 6, S * 1e-200)
+  set.seed(7)
+  expect_equal(a, riwishart(1, 6, S) * 1e-200, tolerance = 1e-12)   # the control: exact where not subnormal
+})
+
+test_that("the PSD projection of a mostly negative matrix is rebuilt from its positive part: no negative variances", {
+  set.seed(8)
+  V <- qr.Q(qr(matrix(rnorm(36), 6)))
+  lam <- c(-5e4, -3e4, -2e4, -1e4, 2, 1e-3)
+  A <- V %*% (lam * t(V))
+  P <- psd_project_cpp(A)$matrix
+  ref <- V[, 5:6] %*% (lam[5:6] * t(V[, 5:6]))
+  expect_equal(P, ref, tolerance = 1e-9)
+  expect_true(all(diag(P) >= 0))
+  # the old form, A less its negative part, leaves cancellation in the diagonal (the control)
+  old <- A - V[, 1:4] %*% (lam[1:4] * t(V[, 1:4]))
+  expect_gt(max(abs(old - ref)), 1e-13)
+  expect_identical(psd_project_cpp(-diag(3))$matrix, matrix(0, 3, 3))
+  # mostly positive: as before
+  A2 <- V %*% (c(5, 4, 3, 2, 1, -1) * t(V))
+  expect_equal(psd_project_cpp(A2)$matrix, V[, 1:5] %*% (c(5, 4, 3, 2, 1) * t(V[, 1:5])), tolerance = 1e-12)
+})
+
+test_that("a noise scale that underflows asks for a larger sensitivity, one that overflows for a smaller", {
+  e <- expect_error(gaussian_sigma(4.9e-324, 1000, 0.5), class = "dpcov_error")
+  expect_match(conditionMessage(e), "give a larger `sensitivity`")
+  e <- expect_error(gaussian_sigma(1e308, 1e-6, 1e-10), class = "dpcov_error")
+  expect_match(conditionMessage(e), "give a smaller `sensitivity`")
+})
+
+test_that("threshold_tune() refuses an argument its method does not use (a public sample given to 'cv' was dropped)", {
+  pub <- matrix(rnorm(40), 20, 2)
+  e <- expect_error(threshold_tune("cv", public = pub), class = "dpcov_error")
+  expect_identical(e$arg, "public")
+  e <- expect_error(threshold_tune("theory", constant = 2), class = "dpcov_error")
+  expect_identical(e$arg, "constant")
+  e <- expect_error(threshold_tune("fixed", constant = 2, grid = 1:3), class = "dpcov_error")
+  expect_identical(e$arg, "grid")
+  # the controls: each with its method
+  expect_identical(threshold_tune("public", public = pub)$method, "public")
+  expect_identical(threshold_tune("fixed", constant = 2)$constant, 2)
+  expect_identical(threshold_tune("cv", grid = 1:3)$grid, c(1, 2, 3))
+})
+
+test_that("a reader's block refused as data is said so, the same on every path", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  writeLines(c("a,b", "1,2", "Inf,3", "2,4"), f)
+  m1 <- conditionMessage(expect_error(dp_cov(csv_reader(f), 1, 1e-5, clip = 5), class = "dpcov_data_error"))
+  m2 <- conditionMessage(expect_error(dp_cov(csv_reader(f), 1, 1e-5, lower = c(a = 0, b = 0), upper = c(a = 5, b = 5)),
+                                      class = "dpcov_data_error"))
+  expect_identical(m1, "`x` (the reader): a block it returned contains infinite values.")
+  expect_identical(m2, m1)
+  writeLines(c("a,b", "1,2", "NA,3", "2,4"), f)
+  m3 <- conditionMessage(expect_error(dp_cov(csv_reader(f), 1, 1e-5, clip = 5), class = "dpcov_data_error"))
+  expect_match(m3, "^`x` \\(the reader\\): `columns`: `a` contains missing values")
+  expect_false(grepl("failed", m3))
+})
