@@ -189,7 +189,8 @@ gaussian_mechanism_delta <- function(sigma, sensitivity, epsilon) {
 # Its logarithm, Phi(a - b) (1 - e^z) as log Phi(a - b) + log(-expm1(z)):
 # finite where delta itself is subnormal or underflows (a delta of 4e-308
 # was a difference of two subnormals, and the calibration's root moved with
-# their rounding). z < 0 whenever delta > 0; -Inf where the rounding says 0.
+# their rounding). z < 0 whenever delta > 0; the most negative double where
+# the rounding says 0.
 gaussian_mechanism_log_delta <- function(sigma, sensitivity, epsilon) {
   a <- sensitivity / (2 * sigma)
   b <- epsilon * sigma / sensitivity
@@ -201,8 +202,10 @@ gaussian_mechanism_log_delta <- function(sigma, sensitivity, epsilon) {
     mills <- exp(stats::dnorm(x, log = TRUE) - stats::pnorm(x, log.p = TRUE))
     -(a * sum(gauss_legendre_16$weights * mills) - epsilon)
   }
-  if (!(z < 0)) return(-Inf)
-  lp + log(-expm1(z))
+  # (-Inf: delta rounds to 0; as the most negative double, which root finders
+  # take without their "-Inf replaced" warning)
+  if (!(z < 0)) return(-.Machine$double.xmax)
+  max(lp + log(-expm1(z)), -.Machine$double.xmax)
 }
 
 # 16-point Gauss-Legendre rule on [-1, 1] (Golub-Welsch: the eigenvalues of

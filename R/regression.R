@@ -435,10 +435,7 @@ release_column_index <- function(cols, M, arg) {
 #'   was clipped; `outside_interval`, the coefficients whose least-squares
 #'   estimate lies outside its own 95% bootstrap interval, "mostly noise";
 #'   `shrunk_outside_interval`, those whose shrunk estimate does while least
-#'   squares' does not, "noisy"; `count_shift`, with a private n read off
-#'   the released column of ones (the `clip` path) and an intercept, how far the least-squares slopes, standardised, move over
-#'   their length when that n moves by one noise sd: "noisy" above 0.5,
-#'   "mostly noise" above 1). A
+#'   squares' does not, "noisy"). A
 #'   fit that is mostly noise raises one warning of class
 #'   `dpcov_noise_warning`, and its print says why in terms of what was given
 #'   (the clip, uncentred columns, the budget). Bounds chosen privately (no
@@ -446,9 +443,9 @@ release_column_index <- function(cols, M, arg) {
 #'   the clamped data, a bias the bootstrap leaves out. Where the rows they
 #'   target beyond their 2k ends exceed a tenth of n, print says so and
 #'   [confint()] and [predict()] with intervals warn (on `bench/peers.R`'s
-#'   models, 200 releases per cell, 95% intervals covered `lm()`'s slopes in
-#'   47-61% of the releases on penguins at epsilon <= 1 and 56-79% on quakes
-#'   at epsilon <= 2). Below a tenth, print
+#'   models, 200 releases per cell, 47-61% of the 95% slope intervals
+#'   covered `lm()`'s slopes on penguins at epsilon <= 1 and 56-79% on
+#'   quakes at epsilon <= 2). Below a tenth, print
 #'   and summary add a note (`diagnostics$notes`): the bias is then small,
 #'   but so are the intervals where n epsilon is large (on the diamonds
 #'   model, with 0.2-3% of the rows targeted, 84-92% of 95% intervals covered
@@ -1322,37 +1319,9 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   # standardised coefficients: summed in the features' units, one slope in
   # large units hid the others' noise (carats against milli-carats)
   fit$feature_scale <- stats::setNames(st$scale, mom$names[fx])
-  # (a covariance release's slopes come from its covariance, whatever the count)
-  shift <- if (!identical(rel$scale, "covariance")) lm_count_shift(mom$S, fx, fit_idx, mom$n_noise_sd, st$scale) else NA_real_
-  fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns, count_shift = shift)
+  fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
   noise_warning(fit$diagnostics, "dp_lm")
   fit
-}
-
-# How far the least-squares slopes move when the private count (the ones
-# column's entry of S, data units) moves by one noise sd either way: with an
-# intercept the features' block is centred by it, and with large means the
-# slopes follow its noise (the clip path: a slope of 41 for 1.0), while with
-# means near 0 they do not depend on it, however noisy (the intervals and the
-# residual sd do: they divide by n). The largest move of the standardised
-# slopes (`scale`: the features' released sds) over their length; NA where
-# not defined (no private count, no intercept, a singular block). Not for a
-# covariance release (dp_cov()), whose S is rebuilt from the covariance at
-# the count: moving that entry alone would move a centring the release never made.
-lm_count_shift <- function(S, fx, fit_idx, n_sd, scale) {
-  q <- ncol(S)
-  if (!is_num1(n_sd) || !(n_sd > 0) || !(1L %in% fit_idx) || !length(fx)) return(NA_real_)
-  slopes <- function(nn) {
-    S[1L, 1L] <- nn
-    b <- numeric(q - 1L)
-    b[fit_idx] <- lm_solve(S, fit_idx, q, singular_ok = FALSE)
-    b[fx] * scale
-  }
-  # (a count moved to or below the regression's columns: held just above, as the fit holds n)
-  b0 <- slopes(S[1L, 1L])
-  moved <- vapply(c(-1, 1), function(s) sqrt(sum((slopes(max(S[1L, 1L] + s * n_sd, q + 1)) - b0)^2)), 0)
-  out <- max(moved) / sqrt(sum(b0^2))
-  if (is.finite(out)) out else NA_real_
 }
 
 # Whether a released residual sum of squares `rss` = v'Sv (v = [-b, 1], S

@@ -375,7 +375,7 @@ update.qda_plugin <- update_stored_call
 #' [dp_column_bounds()]) run it again with the changes, in the caller's
 #' frame, as [update.dp_release()] does: a private result spends its budget
 #' again. Results that store no call (studies, budgets, tuning curves,
-#' readers, sufficient statistics, diagnostics, local reports) and calls stored with
+#' readers, sufficient statistics, diagnostics, local reports, summaries) and calls stored with
 #' placeholders for values (made by [do.call()], or with an argument built
 #' inside the call: a result keeps no data) are refused with a classed error,
 #' where R's default method gave an unclassed one or looked for an object
@@ -386,8 +386,12 @@ update.qda_plugin <- update_stored_call
 #' @return The new result, or the call when `evaluate = FALSE`.
 #' @name update-results
 #' @examples
-#' b <- dp_clip_bound(matrix(rnorm(400), 100, 4), epsilon = 0.5)
+#' x <- matrix(rnorm(400), 100, 4)
+#' b <- dp_clip_bound(x, epsilon = 0.5)
 #' update(b, epsilon = 1)
+#' # a result made by do.call() keeps no data in its call, and is refused:
+#' b2 <- do.call(dp_clip_bound, list(x, epsilon = 0.5))
+#' try(update(b2, epsilon = 1))
 NULL
 
 # (one method for every class a user can hold; update.default's unclassed
@@ -443,6 +447,18 @@ update.compression_alpha <- update_stored_call
 #' @rdname update-results
 #' @export
 update.study_summary <- update_stored_call
+#' @rdname update-results
+#' @method update summary.dp_release
+#' @export
+update.summary.dp_release <- update_stored_call
+#' @rdname update-results
+#' @method update summary.dp_lm
+#' @export
+update.summary.dp_lm <- update_stored_call
+#' @rdname update-results
+#' @method update summary.dp_pca
+#' @export
+update.summary.dp_pca <- update_stored_call
 
 #' @rdname dp_release
 #' @export
@@ -1974,9 +1990,9 @@ noise_advice <- function(rel) {
 #' Bounds chosen privately by dp_lm() (no `lower`/`upper`, no `clip`) clamp
 #' rows beyond them, so the coefficients are those of the clamped data: a
 #' bias the bootstrap, which holds the box fixed, leaves out of the intervals
-#' (bench/peers.R, 200 releases per cell: 95% intervals covered lm()'s slopes
-#' in 47-61% of the releases on penguins at epsilon <= 1 and 56-79% on quakes
-#' at epsilon <= 2, with no other warning). From public or released quantities only: the rows the
+#' (bench/peers.R, 200 releases per cell: 47-61% of the 95% slope intervals
+#' covered lm()'s slopes on penguins at epsilon <= 1 and 56-79% on quakes at
+#' epsilon <= 2, with no other warning). From public or released quantities only: the rows the
 #' mechanism targets beyond each of the 2k ends (`tail_rows`, a function of
 #' epsilon_q) over n (public, or the private estimate), and whether its first
 #' stage was capped at the quartiles (`first_rows` >= n / 4). The realised
@@ -2035,14 +2051,14 @@ lm_clamp_check <- function(rel, n_estimate) {
 #' private estimate of n and its noise, the release's diagnostics on the
 #' regression's columns, and the bootstrap draws dropped as singular.
 #' @noRd
-lm_diagnostics <- function(fit, rel, columns, count_shift = NA_real_) {
+lm_diagnostics <- function(fit, rel, columns) {
   th <- dp_diagnostic_thresholds
   grade <- function(v, t) if (is.na(v)) 0L else if (v > t[["mostly"]]) 2L else if (v > t[["noisy"]]) 1L else 0L
   fmt <- function(v) format(signif(v, 3), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e9)
   out <- list(noise_to_signal = NA_real_, n_estimate = fit$n_estimate %||% NA_real_,
               n_noise_sd = fit$n_noise_sd %||% NA_real_, n_relative_noise = NA_real_,
               failed_fraction = NA_real_, clamp_target = NA_real_, intervals_biased = FALSE, outside_interval = character(0),
-              shrunk_outside_interval = character(0), count_shift = count_shift,
+              shrunk_outside_interval = character(0),
               release_level = NA_character_)
   if (isTRUE(rel$exact)) {
     out$level <- "ok"
@@ -2061,14 +2077,7 @@ lm_diagnostics <- function(fit, rel, columns, count_shift = NA_real_) {
   if (is_num1(out$n_noise_sd)) {
     n_est <- out$n_estimate
     out$n_relative_noise <- if (n_est > 0) out$n_noise_sd / n_est else Inf
-    g_n <- if (n_est < 2) 2L else grade(out$n_relative_noise, th$count)
-    # the slopes' own dependence on the count (through the centring), graded
-    # as a noise-to-signal ratio: a count mostly noise leaves them exact when
-    # the means are near 0 (the intervals and sigma, which divide by n, are
-    # what it spoils), and a count within a tenth spoils them when the means
-    # are large
-    g_s <- grade(count_shift, th$ratio)
-    g <- max(g_n, g_s)
+    g <- if (n_est < 2) 2L else grade(out$n_relative_noise, th$count)
     if (g > 0L) {
       what <- if (identical(rel$scale, "covariance")) "dp_cov()'s noisy count" else "the released entry of the column of ones"
       advice <- noise_advice(rel)
@@ -2084,22 +2093,23 @@ lm_diagnostics <- function(fit, rel, columns, count_shift = NA_real_) {
                                  "columns, give a smaller `clip` or public bounds, or more budget"),
                           fmt(rel$clip), if (is.null(long)) "" else sprintf(", set by long columns such as `%s`", long))
       }
-      moved <- if (is.finite(count_shift)) {
-        sprintf("the slopes, centred by it, move by %s%% of their size over one noise sd of it", fmt(100 * count_shift))
-      }
-      effect <- if (g_s == 2L) {
-        sprintf("%s, so they are not reliable%s", moved,
-                if (g_n == 2L) ", nor the intervals and the residual sd, which divide by n" else "")
-      } else if (g_n == 2L) {
-        # (from a covariance release, or without an intercept, the slopes are not centred by the count)
-        independent <- identical(rel$scale, "covariance") || !("(Intercept)" %in% names(fit$coefficients))
+      # The intervals and sigma divide by n. With an intercept, a Gram
+      # release on the clip path centres the features by the count, whose
+      # error acts as rows added or removed at the origin, so the slopes
+      # follow its noise (too nonlinearly to grade from one release: moving
+      # the count by one sd swung a fit 2% off by 180%; their bootstrap
+      # redraws the count); without an intercept they do not involve it
+      # (accurate slopes were called unreliable). On a box the rows it adds
+      # or removes sit at the box's centre, and a two-pass covariance centres
+      # at its private mean: nothing is said of the slopes there.
+      clip_gram <- !identical(rel$scale, "covariance") && is.null(rel$params$box_scale)
+      icpt <- "(Intercept)" %in% names(fit$coefficients)
+      effect <- if (g == 2L) {
         paste0("noise dominates the count, so the intervals and the residual sd, which divide by n, are not reliable",
-               if (!is.null(moved)) sprintf(" (%s)", moved)
-               else if (independent) " (the slopes do not depend on it)" else ", nor, perhaps, the coefficients")
-      } else if (g_s == 1L) {
-        sprintf("%s, so they are noisy", moved)
+               if (clip_gram && icpt) ", nor the slopes, which are centred by it"
+               else if (clip_gram) " (the slopes do not depend on it)" else "")
       } else {
-        paste0("the intervals rest on an uncertain n", if (is.null(moved)) "" else sprintf(" (%s)", moved))
+        "the intervals rest on an uncertain n"
       }
       say(sprintf("the private n (%s) is %s, with noise sd %s: %s; %s.", what, fmt_count(n_est),
                   fmt(out$n_noise_sd), effect, advice), g)

@@ -200,7 +200,8 @@ sweep_hostile <- function(role, base) {
 # (test-methods.R), so the sweep has no baseline for them
 update_refusers <- c("threshold_cv", "threshold_tune", "dp_budget", "dp_suffstat", "pooled_cov", "compressed_cov",
                      "combo_data", "combo_features", "ldp_reports", "dp_coefficients", "dp_reader", "dp_diagnostics",
-                     "compression_alpha", "study_summary", "dp_study")
+                     "compression_alpha", "study_summary", "dp_study", "summary.dp_release", "summary.dp_lm",
+                     "summary.dp_pca")
 
 # update() of an object: a call with placeholders, or none, is refused
 # (evaluate = FALSE: the call, not a new release)

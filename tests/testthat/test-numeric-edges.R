@@ -163,3 +163,29 @@ test_that("a reader's block refused as data is said so, the same on every path",
   expect_match(m3, "^`x` \\(the reader\\): `columns`: `a` contains missing values")
   expect_false(grepl("failed", m3))
 })
+
+test_that("the PSD projection leaves no negative variance on its subtraction path either (review)", {
+  set.seed(3)
+  neg <- 0
+  for (r in 1:300) {
+    Q <- qr.Q(qr(matrix(rnorm(4), 2)))
+    A <- Q %*% diag(c(-1, 1e-20)) %*% t(Q)
+    P <- psd_project_cpp((A + t(A)) / 2)$matrix
+    neg <- neg + any(diag(P) < 0)
+    expect_lt(max(abs(P)), 1e-15)   # the projection of (-1, 1e-20) is (0, 1e-20): near 0
+  }
+  expect_identical(neg, 0)
+})
+
+test_that("a delta that underflows inside the calibration raises no stray warning (review: uniroot's '-Inf replaced')", {
+  set.seed(1)
+  x <- matrix(rnorm(2000), 500, 4)
+  stray <- character(0)
+  withCallingHandlers(dp_cov(x, epsilon = 1e-5, delta = 1e-300, clip = 3, clip_mean = 3),
+                      warning = function(w) {
+                        if (!inherits(w, "dpcov_noise_warning")) stray <<- c(stray, conditionMessage(w))
+                        invokeRestart("muffleWarning")
+                      })
+  expect_identical(stray, character(0))
+  expect_true(is.finite(gaussian_mechanism_log_delta(1e6, 1, 1000)))   # the most negative double, not -Inf
+})

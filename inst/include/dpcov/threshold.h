@@ -60,7 +60,12 @@ inline MatrixXd psd_project(const Ref<const MatrixXd>& A, Index* n_negative = nu
   MatrixXd out = S;
   for (Index i = 0; i < lam.size(); ++i)
     if (lam(i) < 0.0) out.noalias() -= lam(i) * V.col(i) * V.col(i).transpose();
-  return 0.5 * out + 0.5 * out.transpose();
+  out = 0.5 * out + 0.5 * out.transpose();
+  // a variance the subtraction's cancellation left below 0 (-7e-16) is set
+  // to 0: raising a diagonal entry adds a PSD matrix, so the result stays PSD
+  for (Index i = 0; i < n; ++i)
+    if (out(i, i) < 0.0) out(i, i) = 0.0;
+  return out;
 }
 
 // Literal local model: record k (clipped to norm <= clip) sends
