@@ -562,7 +562,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                             eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                            calibration, charge, call, gauss)), bounds_g, logical_column_names(x)))
+                                            calibration, charge, call, gauss)), bounds_g, two_valued_candidate_names(x)))
   }
   if (private_box) {
     return(with_refund(budget, charge,
@@ -582,7 +582,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                                   mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g,
-                       logical_column_names(x)))
+                       two_valued_candidate_names(x)))
   }
   if (one_pass) {
     return(with_refund(budget, charge,
@@ -735,16 +735,18 @@ dp_cov_suffstat <- function(s, clip, clip_mean, min_rows = 2L) {
 }
 
 # Which columns of `x` (as check_data_matrix() takes it: a data frame's
-# matrix columns expanded, a vector one column) are logical (its schema:
-# public).
-logical_columns <- function(x) {
+# matrix columns expanded, a vector one column) are of the type `is_type`
+# tests (its schema: public): logical_columns(), integer_columns().
+typed_columns <- function(x, is_type) {
   if (!is.data.frame(x)) {
-    return(rep(is.logical(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x)), NCOL(x)))
+    return(rep(is_type(x) && !is.object(x) && (is.null(dim(x)) || is.matrix(x)), NCOL(x)))
   }
   unlist(lapply(x, function(col) {
-    if (is.data.frame(col)) logical_columns(col) else rep(is.logical(col) && !is.object(col), NCOL(col))
+    if (is.data.frame(col)) typed_columns(col, is_type) else rep(is_type(col) && !is.object(col), NCOL(col))
   }), use.names = FALSE)
 }
+logical_columns <- function(x) typed_columns(x, is.logical)
+integer_columns <- function(x) typed_columns(x, is.integer)
 
 # logical_columns() as one flag per column of check_data_matrix(x), `p` of
 # them: none flagged where the schema does not line up with them.
@@ -1117,11 +1119,13 @@ finish_bounds_release <- function(expr, g, coded = character(0)) {
   finish_diagnostics(mark_coded_columns(compose_bounds_guarantee(muffle_noise_warnings(expr), g), coded))
 }
 
-# The names of `x`'s logical columns (its schema: public), as the release
-# names its columns; none for a reader or statistics.
-logical_column_names <- function(x) {
+# The names of `x`'s logical and integer columns (its schema: public), as
+# the release names its columns; none for a reader or statistics. Those with
+# bounds [0, 1] are two-valued (mark_coded_columns()): an integer clamped to
+# [0, 1] is 0 or 1, as a logical is (birthwt's smoke was called clamped).
+two_valued_candidate_names <- function(x) {
   if (is.function(x) || inherits(x, "dp_suffstat")) return(character(0))
-  lg <- logical_columns(x)
+  lg <- logical_columns(x) | integer_columns(x)
   nm <- data_colnames(x) %||% paste0("V", seq_along(lg))
   if (length(lg) != length(nm)) return(character(0))
   nm[lg]

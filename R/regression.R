@@ -637,7 +637,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # the design's columns of numeric variables (public schema), for the diagnostics
     r$params$numeric_columns <- design$numeric_columns
     # and those two-valued by design, where their bounds are their coding [0, 1]
-    r <- mark_coded_columns(r, design$two_valued_columns)
+    # (integers in public bounds [0, 1] too: clamped to them, only 0 and 1)
+    r <- mark_coded_columns(r, c(design$two_valued_columns, design$integer_columns))
     r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
@@ -1100,10 +1101,17 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (!icpt && !length(feat)) abort("`x`: the model has no terms and no intercept.", .arg = "x")
   tt <- with_base_env(tt)
   attr(tt, "dataClasses") <- NULL
+  num_cols <- lm_numeric_columns(tt, mf, X, resp)
+  # the variables the data stores as integers (schema), used as they are:
+  # two-valued where their public bounds are [0, 1] (mark_coded_columns())
+  int_vars <- if (is.data.frame(data)) {
+    names(data)[vapply(data, function(v) is.integer(v) && !is.object(v), logical(1))]
+  } else if (is.matrix(data) && is.integer(data)) colnames(data) else character(0)
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
-       numeric_columns = lm_numeric_columns(tt, mf, X, resp),
-       two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
+       numeric_columns = num_cols,
+       two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE),
+       integer_columns = intersect(num_cols, int_vars))
 }
 
 #' The per-variable class checks of dp_lm()'s `data` and of predict()'s and
@@ -1275,8 +1283,16 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   # bootstrap draws the privacy noise alone (sigma2 = 0), as the diagnostic says
   estimable <- isTRUE(rel$exact) || lm_rss_estimable(rss, S, mom$S, b_full, st, fit_idx)
   sigma2 <- if (estimable) max(0, rss) / max(1, n_used - k) else 0
+  # the bootstrap's own noise warning (singular draws) is held back and
+  # raised only where the fit's diagnostics do not warn: one noise warning
+  # per fit, as ?release_diagnostics says (357 of 900 fits raised two)
+  held <- NULL
   boot <- if (B > 0) {
-    lm_bootstrap(G, b_full, sigma2, n_used, redraw, B, fit_idx, advice = noise_advice(rel))
+    withCallingHandlers(lm_bootstrap(G, b_full, sigma2, n_used, redraw, B, fit_idx, advice = noise_advice(rel)),
+                        dpcov_noise_warning = function(w) {
+                          held <<- w
+                          invokeRestart("muffleWarning")
+                        })
   } else {
     matrix(NA_real_, 0, k)
   }
@@ -1320,6 +1336,12 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   # large units hid the others' noise (carats against milli-carats)
   fit$feature_scale <- stats::setNames(st$scale, mom$names[fx])
   fit$diagnostics <- lm_diagnostics(fit, rel, mom$columns)
+  # (a fit with no intervals at all: the bootstrap's warning, which says why
+  # and what helps, is the one raised)
+  if (!is.null(held) && (!identical(fit$diagnostics$level, "mostly noise") || nrow(boot) < 2L)) {
+    warning(held)
+    if (nrow(boot) < 2L) return(fit)
+  }
   noise_warning(fit$diagnostics, "dp_lm")
   fit
 }
@@ -1419,7 +1441,8 @@ lm_solve <- function(S, fit_idx, q, singular_ok = TRUE, tol_dim = length(fit_idx
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!singular_ok) return(rep(NA_real_, length(fit_idx)))
     warn(paste0("the released second moments of the features are singular (collinear features, a factor ",
-                "level with few or no rows, or noise swamping them); returning the minimum-norm coefficients."))
+                "level with few or no rows, or noise swamping them); least squares takes the minimum-norm coefficients ",
+                "(`regularization$least_squares` of a dp_lm fit, where the intervals centre)."))
     e <- eigen(Sxx, symmetric = TRUE)
     keep <- abs(e$values) > max(abs(e$values)) * max(tol_dim * .Machine$double.eps, tol)
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))

@@ -903,9 +903,10 @@ nonprivate_source <- function(v) {
 #'   `params$bounds_source` says), or, on [dp_cov()]'s box, was clamped to
 #'   their edge (`params$box_center` at -1/2 or 1/2): impossible without
 #'   noise, pure noise; or, where the mean's noise sd is under 2% of the
-#'   bounds' range (too small to carry it there from inside), the column's
-#'   values lie mostly at or beyond that edge and were clamped (public bounds
-#'   narrower than the data), which its message says;
+#'   bounds' range, its mean lies within a few noise sds of that edge: the
+#'   column's values lie mostly at or beyond it and were clamped (public
+#'   bounds narrower than the data), or a skewed column's mean lies that
+#'   close to its edge; its message says both;
 #' * `at_bounds`: on a covariance (or correlation) with bounds (public, private
 #'   or tightened), per column, the released sd (one-sided, as above) over the
 #'   bounds' width: at most 1/2 (two values at the ends); from 0.4 on most of
@@ -1249,9 +1250,14 @@ outside_bounds_cause <- function(mean_sd, width, at_edge) {
   if (!length(piled)) piled <- rep(FALSE, length(width))
   piled <- piled & at_edge
   piled[is.na(piled)] <- FALSE
-  ifelse(piled, paste0(": its noise (sd under 2% of that range) is too small to have moved it there from inside, ",
-                       "so the column's values lie mostly at or beyond that edge and were clamped to it (its variance ",
-                       "and covariances are lost to the clamping, not to noise); bounds that cover the data keep them"),
+  # (small noise puts the true mean within a few noise sds of the edge, not
+  # beyond it: a skewed column inside generous bounds, poptotal in [0, 1e7]
+  # with its mean 1.2 sds from 0, was said to lie beyond it and be clamped)
+  ifelse(piled, paste0(": its noise (sd under 2% of that range) puts its mean within a few noise sds of that edge, so ",
+                       "either the column's values lie mostly at or beyond that edge and were clamped to it (its ",
+                       "variance and covariances then lost to the clamping, not to noise; bounds that cover the data ",
+                       "keep them), or its mean lies that close to the edge (a skewed column inside wide bounds) and ",
+                       "the noise carried it across"),
          ": the release is dominated by noise")
 }
 
@@ -1454,6 +1460,15 @@ diagnostics_level <- function(out, x, cols) {
     lv <- max(lv, gc)
   }
   at <- out$at_bounds
+  over <- at_bounds_over(at)
+  if (length(over)) {
+    say(at_bounds_over_message(over, x), 2L)
+    lv <- 2L
+    at <- at[!names(at) %in% over]
+  }
+  # a column whose variance is itself noisy (said above) fills its bounds as
+  # likely by noise as by clamping: not called clamped
+  at <- at[!names(at) %in% names(which(vapply(out$variance_noise %||% numeric(0), grade, 0L, t = th$ratio) >= 1L))]
   if (length(at) && any(at >= th$at_bounds, na.rm = TRUE)) {
     v <- names(at)[which(at >= th$at_bounds)]
     hard <- at_bounds_clamped(at, x, out)
@@ -1663,6 +1678,26 @@ at_bounds_message <- function(v, x, ambiguous = at_bounds_grade(x) < 2L) {
   sprintf(paste0("%s: bounds chosen from the data clamp %s, so %s spread%s and covariances are under-estimated ",
                  "(a two-valued column loses its values); %s."),
           where, if (length(v) > 1L) "them" else "it", w$its, w$s, advice)
+}
+
+# The columns whose released sd, less one noise sd, exceeds half their
+# bounds' width: no data inside the bounds have it (two points at the ends
+# give exactly half), so the noise inflated the variance; they were said to
+# sit at their bounds, clamped, "spreads under-estimated" (swiss at epsilon
+# 1: Education's sd 78.5 in [0, 100], its data's 9.6).
+at_bounds_over <- function(at) {
+  if (!length(at)) return(character(0))
+  # (2% above half: a two-valued column's sd is exactly half, and a noisy
+  # count's error scales the released variance past the margin the one
+  # noise sd leaves)
+  names(at)[which(at > 0.51)]
+}
+
+at_bounds_over_message <- function(v, x) {
+  w <- col_words(v)
+  sprintf(paste0("the released sd of %s exceed%s half the width of %s %s, which no data inside them can reach (two ",
+                 "values at the ends give exactly half): the noise inflated %s variance%s; %s."),
+          col_list(v), w$verb_s, w$its, bounds_words(x), w$its, w$s, noise_advice(x))
 }
 
 # How much a column at its bounds says: with bounds chosen or tightened from
@@ -2209,7 +2244,13 @@ lm_diagnostics <- function(fit, rel, columns) {
   }
   if (is_num1(fit$failed_draws) && fit$B > 0) {
     out$failed_fraction <- fit$failed_draws / fit$B
-    if (out$failed_fraction > 0.05) lv <- max(lv, 1L)
+    if (out$failed_fraction > 0.05) {
+      # (said here too: the bootstrap's own warning is held back when the fit warns)
+      say(sprintf("%s: %s.", lm_failed_draws_words(fit$failed_draws, fit$B),
+                  if (fit$B - fit$failed_draws < 2) "the fit has no standard errors or intervals" else
+                    "the intervals may be too short"), 1L)
+      lv <- max(lv, 1L)
+    }
   }
   if (inherits(rel, "dp_release")) {
     rd <- release_diagnostics(rel)
@@ -2223,6 +2264,13 @@ lm_diagnostics <- function(fit, rel, columns) {
     num <- if (is.character(rel$params$numeric_columns)) rel$params$numeric_columns else setdiff(columns, "(Intercept)")
     at_v <- used(rd$at_bounds)
     at_v <- at_v[names(at_v) %in% num]
+    over <- at_bounds_over(at_v)
+    if (length(over)) {
+      say(at_bounds_over_message(over, rel), 2L)
+      lv <- 2L
+      at_v <- at_v[!names(at_v) %in% over]
+    }
+    at_v <- at_v[!names(at_v) %in% names(gv)[gv >= 1L]]  # (noisy variances: as in release_diagnostics())
     at <- names(at_v)[at_v >= th$at_bounds]
     hard <- at_bounds_clamped(at_v, rel, rd)
     if (length(setdiff(at, hard))) {
@@ -2299,8 +2347,11 @@ lm_diagnostics <- function(fit, rel, columns) {
     g <- max(0L, gv, gm)
     if (g > 0L) {
       bad <- unique(c(names(gv)[gv == g], names(gm)[gm == g]))
-      say(sprintf("the release's %s of %s %s.", if (any(gm == g)) "mean or variance" else "second moment",
-                  col_list(bad), if (g == 2L) "is mostly noise" else "is noisy"), g)
+      many <- length(bad) > 1L
+      say(sprintf("the release's %s of %s %s %s.",
+                  if (any(gm == g)) paste0(if (many) "means or variances" else "mean or variance")
+                  else if (many) "second moments" else "second moment",
+                  col_list(bad), if (many) "are" else "is", if (g == 2L) "mostly noise" else "noisy"), g)
     }
     lv <- max(lv, g)
   }

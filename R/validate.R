@@ -540,14 +540,12 @@ check_ylim <- function(ylim) {
 #' `lower`, `upper` and no others, the column names as row names, or a named list of
 #' `c(lower, upper)` pairs); not both forms. Returns `NULL` when none is
 #' given, else `list(lower =, upper =)`: with `p` given, aligned to the
-#' columns (`colnames`; names in `ignore` are dropped: columns the caller
-#' does not use), else validated but not aligned (a reader's columns are
+#' columns (`colnames`; names of other columns are dropped), else validated but not aligned (a reader's columns are
 #' known only when it is read; align later with align_bounds()). Every
 #' column needs lower < upper: a column of width 0 is a constant, known
 #' in advance, and carries no covariance; drop it.
 #' @noRd
-check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = NULL, p = NULL,
-                         ignore = character(0)) {
+check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = NULL, p = NULL) {
   if (is.null(lower) && is.null(upper) && is.null(bounds)) return(NULL)
   if (!is.null(bounds)) {
     if (!is.null(lower) || !is.null(upper)) {
@@ -595,22 +593,20 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
   # the argument later alignment errors name
   b$arg <- if (is.null(bounds)) "lower" else "bounds"
   if (is.null(p)) return(b)
-  align_bounds(b, colnames, p, ignore = ignore)
+  align_bounds(b, colnames, p)
 }
 
 #' Validated bounds aligned to the columns of the data: by name when named
-#' (every column needs a bound; unknown names are an error, except `ignore`),
-#' else by position (length 1 recycled, or p).
+#' (every column needs a bound; names of other columns are ignored, so one
+#' public table serves every call, as in dp_lm(); a misspelt name leaves its
+#' column without a bound, which is an error), else by position (length 1
+#' recycled, or p).
 #' @noRd
-align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else b$arg, ignore = character(0)) {
+align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else b$arg) {
   nm <- names(b$lower)
   if (!is.null(nm)) {
     if (is.null(colnames)) {
       abort("`%s` names columns, but the data has no column names; give the bounds in column order.", arg, .arg = arg)
-    }
-    unknown <- setdiff(nm, c(colnames, ignore))
-    if (length(unknown)) {
-      abort("`%s` names %s, not column(s) of the data.", arg, paste0("`", unknown, "`", collapse = ", "), .arg = arg)
     }
     miss <- setdiff(colnames, nm)
     if (length(miss)) {

@@ -698,8 +698,8 @@ test_that("dp_lm: numeric variables clamped at their bounds bias the intervals; 
   expect_identical(fit$diagnostics$level, "noisy")
   expect_match(paste(fit$diagnostics$messages, collapse = " "), "most of `x` sits at its public bounds")
   expect_false(any(grepl("`gv`|`fTRUE`", fit$diagnostics$messages)))
-  # a 0/1 numeric column at [0, 1]: the same words, no more
-  d01 <- data.frame(x = rnorm(n), b = stats::rbinom(n, 1, 0.5))
+  # a 0/1 numeric column at [0, 1] (doubles: an integer one is two-valued by its schema): the same words, no more
+  d01 <- data.frame(x = rnorm(n), b = as.double(stats::rbinom(n, 1, 0.5)))
   d01$y <- d01$x + d01$b + rnorm(n)
   set.seed(7)
   f01 <- suppressWarnings(dp_lm(y ~ x + b, d01, 2, 1e-6, neighbor = "replace-one", B = 20, tighten = FALSE,
@@ -1157,7 +1157,7 @@ test_that("a private mean clamped to its bounds' edge with little noise says the
   expect_identical(d$level, "mostly noise")
   i <- grep("private mean of `weight`", d$messages)
   expect_length(i, 1L)
-  expect_match(d$messages[i], "lie mostly at or beyond that edge and were clamped to it")
+  expect_match(d$messages[i], "either the column's values lie mostly at or beyond that edge and were clamped to it")
   expect_no_match(d$messages[i], "dominated by noise")
   # the control: at small n epsilon the noise pushes a mean near the edge out
   seen <- FALSE
@@ -1185,4 +1185,78 @@ test_that("a private mean clamped to its bounds' edge with little noise says the
   }
   expect_length(m, 1L)
   expect_match(m, "lie mostly at or beyond that edge")
+})
+
+test_that("a fresh user's data sets (audit): one noise warning per dp_lm fit, the singular draws said in its diagnostics", {
+  sw <- datasets::swiss
+  b <- stats::setNames(rep(list(c(0, 100)), 6), names(sw))
+  seen_failed <- FALSE
+  for (s in 1:8) {
+    set.seed(s)
+    ws <- list()
+    f <- withCallingHandlers(dp_lm(Fertility ~ Agriculture + Education + Catholic + Infant.Mortality, sw, epsilon = 1,
+                                   delta = 1e-6, bounds = b, B = 100),
+                             warning = function(w) {
+                               ws[[length(ws) + 1L]] <<- w
+                               invokeRestart("muffleWarning")
+                             })
+    expect_lte(sum(vapply(ws, inherits, TRUE, "dpcov_noise_warning")), 1L)
+    if (isTRUE(f$diagnostics$failed_fraction > 0.05)) {
+      seen_failed <- TRUE
+      expect_true(any(grepl("bootstrap draws the release's noise made the features' second moments singular",
+                            f$diagnostics$messages, fixed = TRUE)))
+    }
+  }
+  expect_true(seen_failed)
+})
+
+test_that("a released sd beyond half the bounds' width is the noise's, not clamping (audit: swiss' Education)", {
+  sw <- datasets::swiss
+  sb <- data.frame(lower = rep(0, 6), upper = rep(100, 6), row.names = names(sw))
+  set.seed(6)
+  r <- suppressWarnings(dp_cov(sw, epsilon = 1, delta = 1e-6, bounds = sb))
+  expect_gt(r$diagnostics$at_bounds[["Education"]], 0.5)
+  m <- grep("`Education`", r$diagnostics$messages, value = TRUE)
+  expect_true(any(grepl("exceeds half the width of its public bounds, which no data inside them can reach", m)))
+  expect_false(any(grepl("sits at its public bounds", m)))
+  expect_identical(r$diagnostics$level, "mostly noise")
+  # the control: a two-valued column at its bounds, its variance clear of the noise, is still said to sit there
+  set.seed(7)
+  y <- cbind(a = rep(c(0, 100), 5000), b = runif(10000, 0, 100))
+  r2 <- suppressWarnings(dp_cov(y, epsilon = 4, delta = 1e-6, lower = c(0, 0), upper = c(100, 100)))
+  expect_true(any(grepl("most of `a` sits at its public bounds", r2$diagnostics$messages, fixed = TRUE)))
+})
+
+test_that("an integer column in public bounds [0, 1] is two-valued by its schema, as a logical one (audit: birthwt's smoke)", {
+  set.seed(8)
+  n <- 2000
+  d <- data.frame(smoke = sample(0:1, n, TRUE), x = rnorm(n, 50, 10))
+  expect_true(is.integer(d$smoke))
+  b <- data.frame(lower = c(0, 0), upper = c(1, 100), row.names = c("smoke", "x"))
+  r <- suppressWarnings(dp_cov(d, 4, 1e-6, bounds = b))
+  expect_true("smoke" %in% r$params$coded_columns)
+  expect_false(any(grepl("`smoke`", r$diagnostics$messages)))
+  f <- suppressWarnings(dp_lm(x ~ smoke, d, 4, 1e-6, bounds = list(smoke = c(0, 1), x = c(0, 100)), B = 20))
+  expect_true("smoke" %in% f$release$params$coded_columns)
+  # the control: stored as doubles, the same values may be any number in [0, 1], and are judged
+  d2 <- transform(d, smoke = as.double(smoke))
+  r2 <- suppressWarnings(dp_cov(d2, 4, 1e-6, bounds = b))
+  expect_false("smoke" %in% r2$params$coded_columns)
+  expect_true(any(grepl("most of `smoke` sits at its public bounds", r2$diagnostics$messages, fixed = TRUE)))
+})
+
+test_that("bounds named for more columns than the call uses: the others are ignored, as dp_lm() does (audit)", {
+  set.seed(9)
+  d <- data.frame(a = runif(500, 0, 10), b = runif(500, 0, 5))
+  full <- data.frame(lower = c(0, 0, 20), upper = c(10, 5, 90), row.names = c("a", "b", "age"))
+  set.seed(10)
+  r1 <- suppressWarnings(dp_cov(d, 1, 1e-6, bounds = full))
+  set.seed(10)
+  r2 <- suppressWarnings(dp_cov(d, 1, 1e-6, bounds = full[c("a", "b"), ]))
+  expect_identical(r1$estimate, r2$estimate)
+  # a misspelt name leaves its column without a bound: refused, naming it
+  bad <- full
+  rownames(bad)[2] <- "bb"
+  e <- expect_error(dp_cov(d, 1, 1e-6, bounds = bad), class = "dpcov_error")
+  expect_match(conditionMessage(e), "gives no bounds for column(s) `b`", fixed = TRUE)
 })
