@@ -770,8 +770,8 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
                                  eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration,
                                  charge, call, gauss) {
   X <- check_data_matrix(x, min_rows = min_rows)
-  # logical columns keep their public bounds (tightened_columns()), as charged
-  moved <- !coded_flags(x, ncol(X))
+  # logical columns, and integer ones in [0, 1], keep their public bounds (tightened_columns()), as charged
+  moved <- tightened_columns(x, ncol(X), bounds = window)
   check_charged_columns(X[, moved, drop = FALSE], cols)
   w <- align_bounds(window, colnames(X), ncol(X))
   cb <- list(lower = w$lower, upper = w$upper)
@@ -841,7 +841,7 @@ tighten_guarantee_text <- function(eps_cols, cols, k, logical_kept = FALSE) {
             tighten_choices * k, format_privacy(cols$epsilon_q))
   }
   paste0(how, ", a lower and an upper point per column inside its public interval",
-         if (logical_kept) " (logical columns keep their public bounds)", ", under every neighbour notion; ",
+         if (logical_kept) " (logical columns, and integer ones in [0, 1], keep their public bounds)", ", under every neighbour notion; ",
          "n is used but not released")
 }
 
@@ -942,8 +942,9 @@ pca_tighten <- function(x, dots) {
   tryCatch({
     neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
     share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
-    k <- sum(tightened_columns(x))
-    if (k == 0L) return(FALSE)  # all logical: nothing to tighten
+    box <- check_bounds(dots[["lower"]], dots[["upper"]], dots[["bounds"]])
+    k <- sum(tightened_columns(x, bounds = box))
+    if (k == 0L) return(FALSE)  # all logical (or integer in [0, 1]): nothing to tighten
     cols <- tighten_epsilon(check_epsilon(dots[["epsilon"]]), check_delta(dots[["delta"]]), share, k)
     n_pub <- if (neighbor == "add-remove") NA_real_ else public_nrow(x)
     tighten_decision(NULL, n_pub, cols$epsilon_q, tighten_auto_level_fit)

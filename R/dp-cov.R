@@ -284,9 +284,13 @@
 #'   \eqn{2/\epsilon_q} rows beyond each (at most a quarter of the rows), with
 #'   `2 * bound_share` of `epsilon` and `delta` (`bound_share` 0.15 when not
 #'   given); the box release runs on the tightened bounds and the two steps
-#'   compose by zCDP as the default's do. Logical columns keep their public
-#'   bounds (no choice is spent on them; data of logical columns only have
-#'   nothing to tighten). `NULL` tightens when n is public
+#'   compose by zCDP as the default's do. Logical columns, and integer
+#'   columns with public bounds \[0, 1\], keep their public bounds (no
+#'   choice is spent on them; data of such columns only have nothing to
+#'   tighten): a 0/1 column's two values are its ends, where every point
+#'   inside scores alike, so a tightened end would land anywhere between. A
+#'   0/1 column stored as doubles is tightened like any other: store it as
+#'   integer or logical. `NULL` tightens when n is public
 #'   (`"replace-one"` or `"zero-out"`, the data in memory) and
 #'   \eqn{2/\epsilon_q} is at most a twentieth of n; under `"add-remove"` n is
 #'   private, so only `TRUE` tightens. Public bounds are often generous (a
@@ -420,10 +424,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # public quantities: n public and large enough against 1 / epsilon)
   tight <- FALSE
   if (!is.null(box) && !coded && !one_pass && !is.function(x) && !isFALSE(tighten)) {
-    # logical columns keep their public bounds: no choice is spent on them
-    n_tight <- sum(tightened_columns(x))
+    # logical and integer columns keep their public bounds: no choice is spent on them
+    n_tight <- sum(tightened_columns(x, bounds = box))
     if (n_tight == 0L && isTRUE(tighten)) {
-      abort("`tighten` = TRUE: the columns of `x` are all logical, which keep their public bounds; there is nothing to tighten.",
+      abort("`tighten` = TRUE: the columns of `x` are all logical (or integer in bounds [0, 1]), which keep their public bounds; there is nothing to tighten.",
             .arg = "tighten")
     }
     if (n_tight > 0L) {
@@ -562,7 +566,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_tightened_box(x, box, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                             eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                            calibration, charge, call, gauss)), bounds_g, two_valued_candidate_names(x)))
+                                            calibration, charge, call, gauss)), bounds_g, logical_column_names(x)))
   }
   if (private_box) {
     return(with_refund(budget, charge,
@@ -582,7 +586,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(finish_bounds_release(with_refund(budget, charge,
                        dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                                   mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)), bounds_g,
-                       two_valued_candidate_names(x)))
+                       logical_column_names(x)))
   }
   if (one_pass) {
     return(with_refund(budget, charge,
@@ -757,8 +761,20 @@ coded_flags <- function(x, p = public_ncol(x)) {
 
 # The columns of `x` whose public bounds a tightening moves: all but the
 # logical ones (schema), which keep theirs, as dp_lm() keeps its factors' and
-# dp_column_bounds() codes them.
-tightened_columns <- function(x) !coded_flags(x)
+# dp_column_bounds() codes them, and the integer ones with public bounds
+# [0, 1] (`bounds`, public): a 0/1 code, whose two atoms are the ends, where
+# every point inside scores alike, so a tightened end landed anywhere
+# between (smoke's bounds [0.47, 0.51], its slope 41 for 2, graded "ok").
+tightened_columns <- function(x, p = public_ncol(x), bounds = NULL) {
+  kept <- logical_columns(x)
+  if (length(kept) != p) return(rep(TRUE, p))
+  zero_one <- if (is.null(bounds)) NULL else tryCatch({
+    a <- align_bounds(bounds, data_colnames(x), p)
+    a$lower == 0 & a$upper == 1
+  }, dpcov_error = function(e) NULL)
+  if (length(zero_one) == p) kept <- kept | (integer_columns(x) & zero_one)
+  !kept
+}
 
 # TRUE for a data frame whose columns, as as.matrix() expands them, are all
 # logical (matrix columns included), a logical matrix with at least one
@@ -1119,13 +1135,13 @@ finish_bounds_release <- function(expr, g, coded = character(0)) {
   finish_diagnostics(mark_coded_columns(compose_bounds_guarantee(muffle_noise_warnings(expr), g), coded))
 }
 
-# The names of `x`'s logical and integer columns (its schema: public), as
-# the release names its columns; none for a reader or statistics. Those with
-# bounds [0, 1] are two-valued (mark_coded_columns()): an integer clamped to
-# [0, 1] is 0 or 1, as a logical is (birthwt's smoke was called clamped).
-two_valued_candidate_names <- function(x) {
+# The names of `x`'s logical columns (its schema: public), as the release
+# names its columns; none for a reader or statistics. (Not integer columns:
+# one in public bounds [0, 1] is a 0/1 code or a count clamped to it, which
+# the diagnostics must tell.)
+logical_column_names <- function(x) {
   if (is.function(x) || inherits(x, "dp_suffstat")) return(character(0))
-  lg <- logical_columns(x) | integer_columns(x)
+  lg <- logical_columns(x)
   nm <- data_colnames(x) %||% paste0("V", seq_along(lg))
   if (length(lg) != length(nm)) return(character(0))
   nm[lg]

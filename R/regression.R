@@ -555,6 +555,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # lm_tightened_bounds(): no choice is charged for it
     tight_vars <- tight_vars[!vapply(tight_vars, lm_schema_not_numeric, logical(1), data = data,
                                      env = environment(x))]
+    # integer variables in public bounds [0, 1] keep theirs too (tightened_columns())
+    tight_vars <- tight_vars[!vapply(tight_vars, function(v) {
+      col <- if (is.data.frame(data)) data[[v]] else if (is.matrix(data) && v %in% colnames(data)) data[, v]
+      is.integer(col) && !is.object(col) && isTRUE(box$lower[[v]] == 0 && box$upper[[v]] == 1)
+    }, logical(1))]
     if (length(tight_vars)) {
       cols_t <- tighten_epsilon(epsilon, delta, bound_share, length(tight_vars))
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
@@ -637,8 +642,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # the design's columns of numeric variables (public schema), for the diagnostics
     r$params$numeric_columns <- design$numeric_columns
     # and those two-valued by design, where their bounds are their coding [0, 1]
-    # (integers in public bounds [0, 1] too: clamped to them, only 0 and 1)
-    r <- mark_coded_columns(r, c(design$two_valued_columns, design$integer_columns))
+    r <- mark_coded_columns(r, design$two_valued_columns)
     r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
@@ -1101,17 +1105,10 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (!icpt && !length(feat)) abort("`x`: the model has no terms and no intercept.", .arg = "x")
   tt <- with_base_env(tt)
   attr(tt, "dataClasses") <- NULL
-  num_cols <- lm_numeric_columns(tt, mf, X, resp)
-  # the variables the data stores as integers (schema), used as they are:
-  # two-valued where their public bounds are [0, 1] (mark_coded_columns())
-  int_vars <- if (is.data.frame(data)) {
-    names(data)[vapply(data, function(v) is.integer(v) && !is.object(v), logical(1))]
-  } else if (is.matrix(data) && is.integer(data)) colnames(data) else character(0)
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
-       numeric_columns = num_cols,
-       two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE),
-       integer_columns = intersect(num_cols, int_vars))
+       numeric_columns = lm_numeric_columns(tt, mf, X, resp),
+       two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
 }
 
 #' The per-variable class checks of dp_lm()'s `data` and of predict()'s and

@@ -1466,9 +1466,6 @@ diagnostics_level <- function(out, x, cols) {
     lv <- 2L
     at <- at[!names(at) %in% over]
   }
-  # a column whose variance is itself noisy (said above) fills its bounds as
-  # likely by noise as by clamping: not called clamped
-  at <- at[!names(at) %in% names(which(vapply(out$variance_noise %||% numeric(0), grade, 0L, t = th$ratio) >= 1L))]
   if (length(at) && any(at >= th$at_bounds, na.rm = TRUE)) {
     v <- names(at)[which(at >= th$at_bounds)]
     hard <- at_bounds_clamped(at, x, out)
@@ -1696,8 +1693,11 @@ at_bounds_over <- function(at) {
 at_bounds_over_message <- function(v, x) {
   w <- col_words(v)
   sprintf(paste0("the released sd of %s exceed%s half the width of %s %s, which no data inside them can reach (two ",
-                 "values at the ends give exactly half): the noise inflated %s variance%s; %s."),
-          col_list(v), w$verb_s, w$its, bounds_words(x), w$its, w$s, noise_advice(x))
+                 "values at the ends give exactly half): the noise inflated %s variance%s, and what lies beneath ",
+                 "cannot be told from the release: data inside the bounds, or data at them (two values at the ends, ",
+                 "or data beyond them clamped: then wider bounds keep %s spread); more budget or more rows tell ",
+                 "them apart."),
+          col_list(v), w$verb_s, w$its, bounds_words(x), w$its, w$s, w$its)
 }
 
 # How much a column at its bounds says: with bounds chosen or tightened from
@@ -2270,7 +2270,6 @@ lm_diagnostics <- function(fit, rel, columns) {
       lv <- 2L
       at_v <- at_v[!names(at_v) %in% over]
     }
-    at_v <- at_v[!names(at_v) %in% names(gv)[gv >= 1L]]  # (noisy variances: as in release_diagnostics())
     at <- names(at_v)[at_v >= th$at_bounds]
     hard <- at_bounds_clamped(at_v, rel, rd)
     if (length(setdiff(at, hard))) {

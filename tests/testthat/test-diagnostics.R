@@ -1227,22 +1227,34 @@ test_that("a released sd beyond half the bounds' width is the noise's, not clamp
   expect_true(any(grepl("most of `a` sits at its public bounds", r2$diagnostics$messages, fixed = TRUE)))
 })
 
-test_that("an integer column in public bounds [0, 1] is two-valued by its schema, as a logical one (audit: birthwt's smoke)", {
-  set.seed(8)
-  n <- 2000
-  d <- data.frame(smoke = sample(0:1, n, TRUE), x = rnorm(n, 50, 10))
+test_that("integer columns keep their public bounds when bounds are tightened (review: a 0/1 column's slope 41 for 2, graded 'ok')", {
+  set.seed(1)
+  n <- 5000
+  d <- data.frame(smoke = rbinom(n, 1, 0.15), w = rnorm(n))
+  d$y <- 2 * d$smoke + d$w + rnorm(n)
   expect_true(is.integer(d$smoke))
-  b <- data.frame(lower = c(0, 0), upper = c(1, 100), row.names = c("smoke", "x"))
-  r <- suppressWarnings(dp_cov(d, 4, 1e-6, bounds = b))
-  expect_true("smoke" %in% r$params$coded_columns)
-  expect_false(any(grepl("`smoke`", r$diagnostics$messages)))
-  f <- suppressWarnings(dp_lm(x ~ smoke, d, 4, 1e-6, bounds = list(smoke = c(0, 1), x = c(0, 100)), B = 20))
-  expect_true("smoke" %in% f$release$params$coded_columns)
-  # the control: stored as doubles, the same values may be any number in [0, 1], and are judged
+  lo <- c(smoke = 0, w = -5, y = -6)
+  up <- c(smoke = 1, w = 5, y = 9)
+  set.seed(2)
+  f <- suppressWarnings(dp_lm(y ~ smoke + w, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up,
+                              neighbor = "replace-one", B = 20))   # tighten = NULL: tightened at this n
+  expect_identical(f$release$params$bounds_source, "public, tightened privately")
+  expect_identical(unname(unlist(f$release$params$bounds["smoke", ])), c(0, 1))
+  expect_lt(abs(coef(f)[["smoke"]] - 2), 0.5)
+  r <- suppressWarnings(dp_cov(d, 1, 1e-6, lower = lo, upper = up, neighbor = "replace-one", tighten = TRUE))
+  expect_identical(unname(unlist(r$params$bounds["smoke", ])), c(0, 1))
+  expect_match(r$guarantee, "logical columns, and integer ones in [0, 1], keep their public bounds", fixed = TRUE)
+  # the control: stored as doubles, the column is tightened like any other
   d2 <- transform(d, smoke = as.double(smoke))
-  r2 <- suppressWarnings(dp_cov(d2, 4, 1e-6, bounds = b))
-  expect_false("smoke" %in% r2$params$coded_columns)
-  expect_true(any(grepl("most of `smoke` sits at its public bounds", r2$diagnostics$messages, fixed = TRUE)))
+  set.seed(2)
+  f2 <- suppressWarnings(dp_lm(y ~ smoke + w, d2, epsilon = 1, delta = 1e-6, lower = lo, upper = up,
+                               neighbor = "replace-one", B = 20))
+  expect_false(identical(unname(unlist(f2$release$params$bounds["smoke", ])), c(0, 1)))
+  # an integer count clamped to public bounds [0, 1] is still said to sit at them
+  set.seed(3)
+  k <- data.frame(kids = rpois(2000, 0.7), w = rnorm(2000))
+  rk <- suppressWarnings(dp_cov(k, 2, 1e-6, lower = c(kids = 0, w = -4), upper = c(kids = 1, w = 4)))
+  expect_true(any(grepl("most of `kids` sits at its public bounds", rk$diagnostics$messages, fixed = TRUE)))
 })
 
 test_that("bounds named for more columns than the call uses: the others are ignored, as dp_lm() does (audit)", {
