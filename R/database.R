@@ -877,7 +877,7 @@ frame_block <- function(block, columns, na, arg) {
       chr <- vapply(block, is.character, logical(1))
       if (any(chr)) abort_text_columns(columns[chr], arg)
       abort("`%s`: %s %s not numeric (%s): every chosen column must hold numbers.", arg,
-            col_list(columns[!ok]), if (sum(!ok) == 1L) "is" else "are",
+            col_list(columns[!ok]), col_words(columns[!ok])$is,
             paste(vapply(block[!ok], function(v) class(v)[1], ""), collapse = ", "), .arg = arg)
     }
     block <- matrix(unlist(lapply(block, as.double), use.names = FALSE), nrow(block), length(columns),

@@ -1430,17 +1430,16 @@ diagnostics_level <- function(out, x, cols) {
     if (any(gv > 0L)) {
       j <- which(gv == max(gv))
       worst <- if (max(gv) == 2L) "mostly noise" else "noisy"
+      w <- col_words(cols[j])
       say(if (cor) {
-        many <- length(j) > 1L
-        sprintf(paste0("the %s of %s in the covariance behind the correlations %s %s (noise sd against value less noise): ",
-                       "the correlations of %s are %s."), if (many) "variances" else "variance", col_list(cols[j]),
-                if (many) "are" else "is", worst, if (many) "these variables" else "this variable", worst)
+        sprintf(paste0("the variance%s of %s in the covariance behind the correlations %s %s (noise sd against value less noise): ",
+                       "the correlations of %s are %s."), w$s, col_list(cols[j]),
+                w$is, worst, if (length(j) > 1L) "these variables" else "this variable", worst)
       } else {
-        w <- col_words(cols[j])
         what <- if (x$scale %in% c("covariance", "average")) "variance" else "diagonal entry"
         sprintf("the released %s%s of %s %s %s (judged by %s noise sd against %s released value less that noise).",
                 if (length(j) > 1L) sub("y$", "ie", what) else what, w$s, col_list(cols[j]),
-                if (length(j) > 1L) "are" else "is", worst, w$its, w$its)
+                w$is, worst, w$its, w$its)
       }, max(gv))
       lv <- max(lv, gv)
     }
@@ -1493,7 +1492,7 @@ col_list <- function(v) paste0("`", v, "`", collapse = ", ")
 col_words <- function(v) {
   one <- length(v) <= 1L
   list(its = if (one) "its" else "their", it = if (one) "it" else "them", s = if (one) "" else "s",
-       verb_s = if (one) "s" else "", was = if (one) "was" else "were", it_was = if (one) "it was" else "they were")
+       verb_s = if (one) "s" else "", is = if (one) "is" else "are", was = if (one) "was" else "were", it_was = if (one) "it was" else "they were")
 }
 
 # What was released with a release's private bounds (range, center, scale,
@@ -2346,11 +2345,10 @@ lm_diagnostics <- function(fit, rel, columns) {
     g <- max(0L, gv, gm)
     if (g > 0L) {
       bad <- unique(c(names(gv)[gv == g], names(gm)[gm == g]))
-      many <- length(bad) > 1L
+      w <- col_words(bad)
       say(sprintf("the release's %s of %s %s %s.",
-                  if (any(gm == g)) paste0(if (many) "means or variances" else "mean or variance")
-                  else if (many) "second moments" else "second moment",
-                  col_list(bad), if (many) "are" else "is", if (g == 2L) "mostly noise" else "noisy"), g)
+                  if (any(gm == g)) paste0("mean", w$s, " or variance", w$s) else paste0("second moment", w$s),
+                  col_list(bad), w$is, if (g == 2L) "mostly noise" else "noisy"), g)
     }
     lv <- max(lv, g)
   }
