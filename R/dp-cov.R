@@ -281,16 +281,19 @@
 #'   the public bounds as given), `TRUE` always, `NULL` decides from public
 #'   quantities only. Per column two exponential mechanisms over the public
 #'   interval choose a lower and an upper point with about
-#'   \eqn{2/\epsilon_q} rows beyond each (at most a quarter of the rows), with
+#'   \eqn{2/\epsilon_q} rows beyond each (at most a quarter of the rows),
+#'   each public bound itself one of the candidates (kept where many rows
+#'   attain it: a rating scale's top answer, a 0/1 column's ones), with
 #'   `2 * bound_share` of `epsilon` and `delta` (`bound_share` 0.15 when not
 #'   given); the box release runs on the tightened bounds and the two steps
 #'   compose by zCDP as the default's do. Logical columns, and integer
 #'   columns with public bounds \[0, 1\], keep their public bounds (no
 #'   choice is spent on them; data of such columns only have nothing to
 #'   tighten): a 0/1 column's two values are its ends, where every point
-#'   inside scores alike, so a tightened end would land anywhere between. A
-#'   0/1 column stored as doubles is tightened like any other: store it as
-#'   integer or logical. `NULL` tightens when n is public
+#'   inside scores alike, and the budget is better spent on the release. A
+#'   0/1 column stored as doubles is tightened like any other, and keeps a
+#'   bound where its value's rows are many against \eqn{2/\epsilon_q} (a
+#'   few times more); store it as integer or logical. `NULL` tightens when n is public
 #'   (`"replace-one"` or `"zero-out"`, the data in memory) and
 #'   \eqn{2/\epsilon_q} is at most a twentieth of n; under `"add-remove"` n is
 #'   private, so only `TRUE` tightens. Public bounds are often generous (a

@@ -331,10 +331,17 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
   notes <- character(0)
   trail <- setdiff(which(g > 0L), lead)
   if (length(trail)) {
-    notes <- c(notes, sprintf(paste0("the trailing %s %s (noise/gap = %s): near-tied eigenvalues, not graded; ",
+    # in the words and at the thresholds of the graded components' messages
+    # (the group holding the earlier component first)
+    levels_said <- unique(g[trail])
+    said <- vapply(levels_said, function(lv) {
+      j <- trail[g[trail] == lv]
+      sprintf("%s %s %s (noise/gap = %s)", paste(names(ratio)[j], collapse = ", "),
+              if (length(j) > 1L) "are" else "is", if (lv == 2L) "mostly noise" else "noisy", fmts(j))
+    }, "")
+    notes <- c(notes, sprintf(paste0("the trailing %s: near-tied eigenvalues, not graded; ",
                                      "the level is that of %s (rank = %d keeps only those)."),
-                              paste(names(ratio)[trail], collapse = ", "),
-                              if (length(trail) > 1L) "are noise" else "is noise", fmts(trail),
+                              paste(said, collapse = " and "),
                               if (graded > 1L) sprintf("PC1 to PC%d", graded) else "PC1", graded))
   }
   if (!identical(rd$level, "ok") && !length(grades)) {

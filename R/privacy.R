@@ -873,13 +873,22 @@ quantile_intervals <- function(values, quantile, lower, upper, epsilon, sensitiv
 #' is Inf), and the point is drawn from the base measure within it. Any
 #' data-free base measure keeps the mechanism epsilon-DP: only the utilities
 #' depend on the data. Returns the point (on the transformed axis).
+#'
+#' `atom`, if given, adds one point to the base measure: a list with `at`
+#' (the point, data-free), `log_mass` (its data-free weight) and `utility`
+#' (which must move by at most `sensitivity` between neighbours, like the
+#' intervals'); it is chosen with probability proportional to exp(log_mass +
+#' epsilon utility / (2 sensitivity)) against the intervals, and returned as
+#' is.
 #' @noRd
-interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay) {
+interval_exp_mech <- function(z, utility, epsilon, sensitivity, decay, atom = NULL) {
   a <- z[-length(z)]
   b <- z[-1L]
   lw <- log_base_mass(a, b, decay) + epsilon * utility / (2 * sensitivity)
+  if (!is.null(atom)) lw <- c(lw, atom$log_mass + epsilon * atom$utility / (2 * sensitivity))
   note_draw()
   k <- which.max(lw + gumbel_noise(length(lw)))
+  if (k > length(a)) return(atom$at)
   base_draw(a[k], b[k], decay)
 }
 
