@@ -289,11 +289,12 @@
 #'   compose by zCDP as the default's do. Logical columns, and integer
 #'   columns with public bounds \[0, 1\], keep their public bounds (no
 #'   choice is spent on them; data of such columns only have nothing to
-#'   tighten): a 0/1 column's two values are its ends, where every point
-#'   inside scores alike, and the budget is better spent on the release. A
-#'   0/1 column stored as doubles is tightened like any other, and keeps a
-#'   bound where its value's rows are many against \eqn{2/\epsilon_q} (a
-#'   few times more); store it as integer or logical. `NULL` tightens when n is public
+#'   tighten): a 0/1 column's two values are its ends, so there is nothing
+#'   to tighten, and the budget is better spent on the release. A 0/1
+#'   column stored as doubles is tightened like any other: it keeps a bound
+#'   where more than about \eqn{7 \times 2/\epsilon_q} rows take that value,
+#'   and fewer (a rare 0/1 feature) are clamped to a tightened bound inside
+#'   (0, 1); store it as integer or logical. `NULL` tightens when n is public
 #'   (`"replace-one"` or `"zero-out"`, the data in memory) and
 #'   \eqn{2/\epsilon_q} is at most a twentieth of n; under `"add-remove"` n is
 #'   private, so only `TRUE` tightens. Public bounds are often generous (a
@@ -765,9 +766,11 @@ coded_flags <- function(x, p = public_ncol(x)) {
 # The columns of `x` whose public bounds a tightening moves: all but the
 # logical ones (schema), which keep theirs, as dp_lm() keeps its factors' and
 # dp_column_bounds() codes them, and the integer ones with public bounds
-# [0, 1] (`bounds`, public): a 0/1 code, whose two atoms are the ends, where
-# every point inside scores alike, so a tightened end landed anywhere
-# between (smoke's bounds [0.47, 0.51], its slope 41 for 2, graded "ok").
+# [0, 1] (`bounds`, public): a 0/1 code, whose two atoms are the ends, so
+# there is nothing to tighten; before the public bounds were candidates of
+# the tightening (tighten_atom_share) a tightened end landed anywhere
+# between (smoke's bounds [0.47, 0.51], its slope 41 for 2, graded "ok"),
+# and a rare code still would.
 tightened_columns <- function(x, p = public_ncol(x), bounds = NULL) {
   kept <- logical_columns(x)
   if (length(kept) != p) return(rep(TRUE, p))
