@@ -29,3 +29,23 @@ box3raw <- function(x, lower, upper, eps, delta, sm = 0.4, sdg = 0.2) {
   S <- (crossprod(z) + E) / n - tcrossprod(mhat) + diag((sig_m / n)^2, p)
   attr(S, 'w') <- w; attr(S, "sig") <- c(o = sig_o / n, d = sig_d / n); S
 }
+
+# One cell's model from a data set of bench/peers.R (`D`), for the studies
+# that compare releases on it: the columns `x` (n rows) and their public
+# bounds `b`, the exact covariance `S` (divisor n), the regression's
+# features `xcols` and response `ycol` with their bounds `bl` (response
+# last) and as named vectors `lo`/`up` for dp_lm(), lm()'s slopes `ref` and
+# `se()`, a slope vector's relative L2 error against them. Scripts put the
+# fields in their environment: list2env(model_cell(D), environment()).
+model_cell <- function(D) {
+  x <- D$x
+  n <- nrow(x)
+  vars <- all.vars(D$formula)
+  xcols <- vars[-1]
+  ycol <- vars[1]
+  bl <- D$bounds[c(xcols, ycol), ]
+  ref <- stats::coef(stats::lm(D$formula, D$data))[xcols]
+  list(x = x, n = n, b = D$bounds[colnames(x), ], S = stats::cov(x) * (n - 1) / n, xcols = xcols, ycol = ycol,
+       bl = bl, lo = setNames(bl$lower, c(xcols, ycol)), up = setNames(bl$upper, c(xcols, ycol)), ref = ref,
+       se = function(beta) sqrt(sum((beta - ref)^2)) / sqrt(sum(ref^2)))
+}

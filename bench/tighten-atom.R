@@ -21,18 +21,13 @@ rating$x <- as.matrix(rating$data)
 sets <- c(list(rating = rating), datasets[intersect(c("penguins", "quakes"), names(datasets))])
 out <- list()
 for (ds in names(sets)) {
-  D <- sets[[ds]]; x <- D$x; nn <- nrow(x); b <- D$bounds[colnames(x), ]
-  S <- stats::cov(x) * (nn - 1) / nn
-  vars <- all.vars(D$formula); xcols <- vars[-1]; ycol <- vars[1]
-  bl <- D$bounds[c(xcols, ycol), ]
-  lo <- setNames(bl$lower, c(xcols, ycol)); up <- setNames(bl$upper, c(xcols, ycol))
-  ref <- stats::coef(stats::lm(D$formula, D$data))[xcols]
-  se <- function(beta) sqrt(sum((beta - ref)^2)) / sqrt(sum(ref^2))
+  D <- sets[[ds]]
+  list2env(model_cell(D), environment())
   for (eps in c(1, 2, 4)) for (r in seq_len(reps)) for (a in shares) {
     set_share(a)
     set.seed(1000 * r + 7)
-    ce <- norm(dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one",
-                      tighten = TRUE)$estimate - S, "F") / norm(S, "F")
+    ce <- cov_metrics(dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one",
+                             tighten = TRUE)$estimate, S)[["frob"]]
     set.seed(1000 * r + 7)
     ang <- rotation_angle(dp_pca(x, epsilon = eps, delta = delta, lower = b$lower, upper = b$upper,
                                  neighbor = "replace-one")$rotation, S)

@@ -10,13 +10,8 @@ library(dpcov); options(dpcov.noise_warning = FALSE)
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "100"))
 set.seed(23); out <- list()
 for (ds in names(datasets)) for (eps in epsilons) {
-  D <- datasets[[ds]]; x <- D$x; n <- nrow(x); b <- D$bounds[colnames(x), ]
-  S <- stats::cov(x) * (n - 1) / n
-  vars <- all.vars(D$formula); xcols <- vars[-1]; ycol <- vars[1]
-  bl <- D$bounds[c(xcols, ycol), ]
-  lo <- setNames(bl$lower, c(xcols, ycol)); up <- setNames(bl$upper, c(xcols, ycol))
-  ref <- stats::coef(stats::lm(D$formula, D$data))[xcols]
-  se <- function(beta) sqrt(sum((beta - ref)^2)) / sqrt(sum(ref^2))
+  D <- datasets[[ds]]
+  list2env(model_cell(D), environment())
   rule <- dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one")$params$bounds_source
   for (r in seq_len(reps)) {
     cv <- function(t) cov_metrics(dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one",
