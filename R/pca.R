@@ -368,10 +368,7 @@ pca_release_bias <- function(rd, release) {
   hit <- rep(FALSE, length(msgs))
   if (isTRUE(rd$bounds_capped)) hit <- hit | grepl("bounds were chosen privately", msgs, fixed = TRUE)
   for (v in rd$outside_bounds) hit <- hit | startsWith(msgs, sprintf("the private mean of `%s` ", v)) & grepl("outside", msgs)
-  at <- rd$at_bounds
-  if (length(at) && any(at >= dp_diagnostic_thresholds$at_bounds, na.rm = TRUE)) {
-    hit <- hit | msgs == at_bounds_message(names(at)[which(at >= dp_diagnostic_thresholds$at_bounds)], release)
-  }
+  hit <- hit | is_at_bounds_message(msgs)
   if (isTRUE(rd$clip_fill >= dp_diagnostic_thresholds$clip_fill)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
   hit <- hit & !is.na(lv) & lv > 0L
   list(messages = if (any(hit)) paste("the release:", msgs[hit]) else character(0), grades = lv[hit])

@@ -908,11 +908,18 @@ nonprivate_source <- function(v) {
 #'   bounds narrower than the data), or a skewed column's mean lies that
 #'   close to its edge; its message says both;
 #' * `at_bounds`: on a covariance (or correlation) with bounds (public, private
-#'   or tightened), per column, the released sd (one-sided, as above) over the
-#'   bounds' width: at most 1/2 (two values at the ends); from 0.4 on most of
-#'   the column sits at its bounds, clamped (the bounds narrower than the
-#'   data), two-valued, or in two groups near its ends (from 0.45 on, only
-#'   clamping or two values). Columns two-valued by the data's schema (logical
+#'   or tightened), per column, the released sd (one-sided, as above) over
+#'   twice the largest sd any data within the bounds can have at the released
+#'   mean, \eqn{\sqrt{(\mu - l)(u - \mu)}}{sqrt((mu - l)(u - mu))} (the
+#'   Bhatia-Davis inequality; the mean taken its noise sd towards the
+#'   middle, so noise does not raise it): the sd over the width for a mean
+#'   midway, at most 1/2 wherever the mean lies, reached only by two values
+#'   at the ends; from 0.4 on most of the column sits at its bounds, clamped
+#'   (the bounds narrower than the data), two-valued, or in two groups near
+#'   its ends (from 0.45 on, only clamping or two values). So a 0/1 column
+#'   with few ones reads near 1/2, as a balanced one does, where its sd is a
+#'   small part of the width (2% ones clamped to a tightened upper bound: sd
+#'   0.13 of the width). Columns two-valued by the data's schema (logical
 #'   columns, a factor's or a comparison's dummies in [dp_lm()]) whose bounds
 #'   are their coding \eqn{[0, 1]} are left out (`params$coded_columns`),
 #'   whoever gave the bounds;
@@ -983,7 +990,12 @@ nonprivate_source <- function(v) {
 #' 0.8 `"noisy"` (the estimate is of clamped or clipped rows, biased, and a
 #' genuinely two-valued column also fills its bounds; on bounds chosen or
 #' tightened from the data, where from 0.45, or from 0.4 with capped bounds,
-#' it means clamping, `"mostly noise"`);
+#' it means clamping, `"mostly noise"`: on tightened bounds only for the
+#' columns one of whose public bounds the tightening moved inside, since a
+#' column at public bounds it kept may be a 0/1 column; on bounds chosen
+#' privately judged by the sd over the width, the value for a mean midway,
+#' since their refinement puts a 0/1 column's bounds a little beyond its
+#' values as often as inside them);
 #' capped private bounds (`bounds_capped`) `"noisy"` (a risk: the
 #' refinement often finds the tails all the same); a mean outside its bounds is `"mostly
 #' noise"`, and so is a
@@ -1160,7 +1172,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
   if (!is.null(b) && x$scale == "covariance") {
-    out$at_bounds <- uncoded(stats::setNames(sqrt(v) / (b$upper - b$lower), cols))
+    out$at_bounds <- uncoded(stats::setNames(bounds_fill(v, x, b, n_hat), cols))
   } else if (is.null(b) && is.null(pr$box_scale) && is_num1(x$clip) && is.finite(x$clip) && x$clip > 0 &&
              is_num1(n_hat) && n_hat > 0) {
     # the trace per row: a sum over n, a posterior draw rescaled to the sum
@@ -1173,6 +1185,39 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
     }
   }
   out
+}
+
+# Each column's released sd (one-sided, `v` its variance) over twice the
+# most any data within its bounds can have at its released mean: by the
+# Bhatia-Davis inequality a variance is at most (mean - lower)(upper - mean),
+# reached only by two values at the ends. Where the mean lies midway that is
+# sd / width, as before; off-centre it reads higher, so a column sitting at
+# both bounds reads 1/2 wherever its mean lies (a 0/1 column with 2% ones
+# whose ones a tightened upper bound clamped to 0.48 read 0.13 against the
+# width, graded "ok", its slope 3.3 times the truth). One-sided too: the mean
+# is taken its noise sd (lower_sd of them) towards the middle, so noise on
+# the mean does not raise it; without a mean or its noise, or with the mean
+# at or beyond a bound (said by the mean's own check), sd / width.
+bounds_fill <- function(v, x, b, n_hat) {
+  sqrt(v) / (b$upper - b$lower) / bounds_mid_share(x, b, n_hat)
+}
+
+# Per column, twice the largest sd data within the bounds can have at the
+# released mean (one-sided, as in bounds_fill()) over the width: 1 for a mean
+# midway (or unknown, or at or beyond a bound), below 1 off-centre.
+bounds_mid_share <- function(x, b, n_hat = release_n_hat(x)) {
+  w <- b$upper - b$lower
+  m <- x$center
+  msd <- mean_noise_sd(x, n_hat)
+  one <- rep(1, length(w))
+  if (!is.numeric(m) || is.object(m) || length(m) != x$p || is.null(msd) || length(msd) != x$p) return(one)
+  m <- as.numeric(m)
+  k <- dpcov_lower_sd() * msd
+  mid <- (b$lower + b$upper) / 2
+  at <- pmin(pmax(mid, m - k), m + k)
+  share <- 2 * sqrt(pmax(0, (at - b$lower) * (b$upper - at))) / w
+  ok <- is.finite(share) & share > 0 & m > b$lower & m < b$upper
+  ifelse(ok, pmin(1, share), 1)
 }
 
 dpcov_lower_sd <- function() dp_diagnostic_thresholds$lower_sd
@@ -1644,19 +1689,32 @@ one_value_columns <- function(x, cols) {
 }
 
 # The columns whose released spread fills their bounds, in words, with what
-# to give instead by where the bounds came from. `ambiguous`: the spread
+# to give instead by where their bounds came from. `ambiguous`: the spread
 # does not tell clamping from a column with two values or two groups near
-# its ends (public bounds, or a released sd short of at_bounds_clamped).
-at_bounds_message <- function(v, x, ambiguous = at_bounds_grade(x) < 2L) {
+# its ends (public bounds, public ones the tightening kept, or a released sd
+# short of at_bounds_clamped); then one message for the columns on public
+# bounds and one for those on bounds from the data.
+at_bounds_message <- function(v, x, ambiguous = FALSE) {
+  from_data <- bounds_from_data(x)
+  on_public <- v[!from_data[v] %in% TRUE]
+  if (!ambiguous || !length(on_public)) return(at_bounds_words(v, x, ambiguous, public = FALSE))
+  c(at_bounds_words(on_public, x, TRUE, public = TRUE),
+    if (length(setdiff(v, on_public))) at_bounds_words(setdiff(v, on_public), x, TRUE, public = FALSE))
+}
+
+at_bounds_words <- function(v, x, ambiguous, public) {
   src <- x$params$bounds_source
   w <- col_words(v)
-  where <- sprintf("most of %s %s at %s %s (released sd 0.4 of the width or more, 0.5 at most)", col_list(v),
-                   if (length(v) > 1L) "sit" else "sits", w$its, bounds_words(x))
+  kept <- public && identical(src, "public, tightened privately")
+  where <- sprintf(paste0("most of %s %s at %s %s (released sd 80%% or more of the most any data within %s bounds ",
+                          "can have at %s released mean, which two values at the ends reach)"), col_list(v),
+                   if (length(v) > 1L) "sit" else "sits", w$its,
+                   if (kept) "public bounds, which the tightening kept" else bounds_words(x), w$its, w$its)
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
     if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
       "give public bounds (lower/upper) that hold the data, or more epsilon"
   if (ambiguous) {
-    if (at_bounds_grade(x) < 2L) {
+    if (public) {
       # public bounds: a 0/1 column at bounds [0, 1] looks the same as clamped data
       return(sprintf(paste0("%s: fine if %s only the two bound values (a 0/1 column); otherwise the bounds are ",
                             "narrower than the data, which were clamped to them, and %s spread%s and covariances are ",
@@ -1676,11 +1734,15 @@ at_bounds_message <- function(v, x, ambiguous = at_bounds_grade(x) < 2L) {
           where, if (length(v) > 1L) "them" else "it", w$its, w$s, advice)
 }
 
-# The columns whose released sd, less one noise sd, exceeds half their
-# bounds' width: no data inside the bounds have it (two points at the ends
-# give exactly half), so the noise inflated the variance; they were said to
-# sit at their bounds, clamped, "spreads under-estimated" (swiss at epsilon
-# 1: Education's sd 78.5 in [0, 100], its data's 9.6).
+# Whether a release message is one of at_bounds_message()'s.
+is_at_bounds_message <- function(msgs) startsWith(msgs, "most of `")
+
+# The columns whose released sd, less one noise sd, exceeds the most any
+# data within their bounds can have at their released mean (at_bounds above
+# 1/2, bounds_fill()): no data inside the bounds have it, so the noise
+# inflated the variance; they were said to sit at their bounds, clamped,
+# "spreads under-estimated" (swiss at epsilon 1: Education's sd 78.5 in
+# [0, 100], its data's 9.6).
 at_bounds_over <- function(at) {
   if (!length(at)) return(character(0))
   # (2% above half: a two-valued column's sd is exactly half, and a noisy
@@ -1691,12 +1753,12 @@ at_bounds_over <- function(at) {
 
 at_bounds_over_message <- function(v, x) {
   w <- col_words(v)
-  sprintf(paste0("the released sd of %s exceed%s half the width of %s %s, which no data inside them can reach (two ",
-                 "values at the ends give exactly half): the noise inflated %s variance%s, and what lies beneath ",
-                 "cannot be told from the release: data inside the bounds, or data at them (two values at the ends, ",
-                 "or data beyond them clamped: then wider bounds keep %s spread); more budget or more rows tell ",
-                 "them apart."),
-          col_list(v), w$verb_s, w$its, bounds_words(x), w$its, w$s, w$its)
+  sprintf(paste0("the released sd of %s exceed%s the most any data within %s %s can have at %s released mean ",
+                 "(two values at the ends reach it; half the width for a mean midway): the noise inflated %s ",
+                 "variance%s, and what lies beneath cannot be told from the release: data inside the bounds, or data ",
+                 "at them (two values at the ends, or data beyond them clamped: then wider bounds keep %s spread); ",
+                 "more budget or more rows tell them apart."),
+          col_list(v), w$verb_s, w$its, bounds_words(x), w$its, w$its, w$s, w$its)
 }
 
 # How much a column at its bounds says: with bounds chosen or tightened from
@@ -1709,19 +1771,63 @@ at_bounds_grade <- function(x) {
       !is.null(x$params$bounds_guarantee)) 2L else 1L
 }
 
+# Per column of a release (named by its columns), whether a bound came from
+# the data: all of them where the bounds were chosen privately (the
+# default's, a dp_column_bounds() release); with public bounds tightened
+# privately, the columns one of whose bounds the tightening moved inside the
+# public one (params$public_bounds): a bound it kept is public, where a
+# column sitting at both ends may be a 0/1 column (a balanced one, kept at
+# [0, 1], was called clamped); none with public bounds. Unreadable public
+# bounds (a hand-made release): every column, as before they were recorded.
+bounds_from_data <- function(x) {
+  cols <- colnames(x$estimate)
+  if (is.null(cols)) cols <- paste0("V", seq_len(x$p))
+  if (at_bounds_grade(x) < 2L) return(stats::setNames(rep(FALSE, length(cols)), cols))
+  all_cols <- stats::setNames(rep(TRUE, length(cols)), cols)
+  if (!identical(x$params$bounds_source, "public, tightened privately")) return(all_cols)
+  b <- release_bounds(x)
+  pb <- x$params$public_bounds
+  if (is.null(b) || !is.data.frame(pb) || !is.numeric(pb$lower) || !is.numeric(pb$upper) ||
+      length(pb$lower) != x$p || length(pb$upper) != x$p || anyNA(pb$lower) || anyNA(pb$upper)) return(all_cols)
+  lo <- as.numeric(pb$lower)
+  hi <- as.numeric(pb$upper)
+  # (a tolerance: the map back from the box rounds)
+  tol <- 1e-9 * pmax(hi - lo, abs(lo), abs(hi))
+  stats::setNames(!(b$lower <= lo + tol & b$upper >= hi - tol), cols)
+}
+
 # The columns at their bounds that are clamped beyond doubt: bounds chosen or
-# tightened from the data and a released sd of at least at_bounds_clamped
-# (0.45) of the width, which a column inside its bounds reaches only with
-# most of its rows within a few percent of the two ends; or of at least 0.4
-# where the first stage was capped at the quartiles (`d$bounds_capped`, the
+# tightened from the data (bounds_from_data()) and a released sd of at least
+# at_bounds_clamped (0.45) of the most data within them can have at the
+# released mean, which a column inside its bounds reaches only with most of
+# its rows within a few percent of the two ends; or of at least 0.4 where
+# the first stage was capped at the quartiles (`d$bounds_capped`, the
 # diagnostics so far), so the bounds sit inside every column. From 0.4
 # otherwise, a column with two groups near its ends is as likely (said,
 # "noisy"; bound_inside is no second sign: a median between two groups puts
 # a bound within its spread in some releases, nothing clamped).
+#
+# On bounds chosen privately the measure is the released sd over the width
+# (the fill of a mean midway), as before the fill: their refinement puts a
+# bound anywhere beyond a column's last value, often within a few percent of
+# it (a 0/1 column's upper bound at 1.01-1.11 in 11 of 40 of the default's
+# releases, bench/binary-columns.R), where an off-centre two-valued column
+# fills 0.43-0.48 of the room whether its ones were clamped or not (said as
+# either, "noisy"). A tightened bound that moved lies inside the public one,
+# which for a 0/1 column is its value: there the fill itself.
 at_bounds_clamped <- function(at, x, d) {
   if (!length(at) || at_bounds_grade(x) < 2L) return(character(0))
   th <- dp_diagnostic_thresholds
-  names(at)[which(at >= th$at_bounds_clamped | (at >= th$at_bounds & isTRUE(d$bounds_capped)))]
+  from_data <- bounds_from_data(x)[names(at)] %in% TRUE
+  score <- at
+  b <- release_bounds(x)
+  if (!identical(x$params$bounds_source, "public, tightened privately") && !is.null(b)) {
+    cols <- colnames(x$estimate)
+    if (is.null(cols)) cols <- paste0("V", seq_len(x$p))
+    share <- stats::setNames(bounds_mid_share(x, b), cols)[names(at)]
+    score <- at * ifelse(is.na(share), 1, share)
+  }
+  names(at)[which(from_data & (score >= th$at_bounds_clamped | (score >= th$at_bounds & isTRUE(d$bounds_capped))))]
 }
 
 # no thousands mark: values go in pairs, "[lower, upper]"

@@ -730,6 +730,102 @@ test_that("dp_lm: numeric variables clamped at their bounds bias the intervals; 
   expect_identical(fine$release$params$numeric_columns, c("x", "y"))
 })
 
+test_that("at_bounds is the fill of the room the released mean leaves (Bhatia-Davis)", {
+  set.seed(11)
+  n <- 5000
+  x <- data.frame(a = rnorm(n), b = as.double(runif(n) < 0.1))
+  set.seed(12)
+  r <- suppressWarnings(dp_cov(x, 2, 1e-6, lower = c(-5, 0), upper = c(5, 1)))
+  # plain-R reference from released quantities: the one-sided variance over
+  # (mean - lower)(upper - mean), the mean taken its noise sd towards the middle
+  v <- pmax(0, diag(r$estimate) - psd_lift(r) - diag(release_noise_sd(r)))
+  lo <- c(-5, 0)
+  up <- c(5, 1)
+  k <- r$diagnostics$mean_noise_sd
+  m <- pmin(pmax((lo + up) / 2, r$center - k), r$center + k)
+  ref <- sqrt(v / ((m - lo) * (up - m))) / 2
+  expect_equal(unname(r$diagnostics$at_bounds), unname(ref))
+  # at least the sd over the width (its value for a mean midway), at most 1/2 plus noise
+  expect_true(all(r$diagnostics$at_bounds >= sqrt(v) / (up - lo)))
+  # the 0/1 column with 10% ones fills its room, where its sd is 0.3 of the width
+  expect_lt(sqrt(v[2]), 0.35)
+  expect_gt(r$diagnostics$at_bounds[["b"]], 0.45)
+  expect_lte(r$diagnostics$at_bounds[["b"]], 0.51)
+  expect_lt(r$diagnostics$at_bounds[["a"]], 0.2)
+  # public bounds: said as either, "noisy"
+  expect_identical(r$diagnostics$level, "noisy")
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "most of `b` sits at its public bounds", fixed = TRUE)
+  expect_match(paste(r$diagnostics$messages, collapse = " "), "fine if it takes only the two bound values", fixed = TRUE)
+  # a mean at a bound (the mean's own check says it): the sd over the width
+  h <- r
+  h$center[["b"]] <- 0
+  expect_equal(release_diagnostics(h)$at_bounds[["b"]], sqrt(v[2]))
+})
+
+test_that("dp_lm: a 0/1 column clamped by a tightened bound is said; one whose public bounds the tightening kept is not called clamped", {
+  skip_if_not_extended()
+  n <- 5000
+  bl <- list(x = c(-5, 5), b = c(0, 1), y = c(-10, 10))
+  # 2% ones: where the tightening moved the upper bound inside 1 the ones are
+  # clamped to it (the slope about 1 / upper times lm()'s); the sd over the
+  # width (the measure before) stays below 0.4 there, the fill does not
+  set.seed(21)
+  d <- data.frame(x = rnorm(n), b = as.double(runif(n) < 0.02))
+  d$y <- d$x + d$b + rnorm(n)
+  truth <- coef(lm(y ~ x + b, d))[["b"]]
+  res <- vapply(1:8, function(s) {
+    set.seed(s)
+    f <- suppressWarnings(dp_lm(y ~ x + b, d, 1, 1e-6, neighbor = "replace-one", B = 20, bounds = bl))
+    up <- f$release$params$bounds["b", "upper"]
+    said <- any(grepl("most of `b` sits at its privately tightened bounds", f$diagnostics$messages, fixed = TRUE))
+    if (up < 1) {
+      rd <- release_diagnostics(f$release)
+      # (the control: the sd over the width, the measure before, misses it)
+      expect_lt(rd$at_bounds[["b"]] * bounds_mid_share(f$release, release_bounds(f$release))[2], 0.4)
+      # said, or its noise is in the interval: its slope's 95% interval holds lm()'s
+      ci <- confint(f)["b", ]
+      expect_true(said || (ci[1] <= truth && truth <= ci[2]))
+    }
+    c(up < 1, said)
+  }, c(NA, NA))
+  expect_gte(sum(res[1, ]), 4L)
+  expect_gte(sum(res[1, ] & res[2, ]), 4L)
+  # balanced, epsilon 4: the tightening keeps [0, 1]; said as a 0/1 column may be, not called clamped
+  set.seed(22)
+  d5 <- data.frame(x = rnorm(n), b = as.double(runif(n) < 0.5))
+  d5$y <- d5$x + d5$b + rnorm(n)
+  set.seed(3)
+  f <- suppressWarnings(dp_lm(y ~ x + b, d5, 4, 1e-6, neighbor = "replace-one", B = 20, bounds = bl))
+  expect_identical(f$release$params$bounds_source, "public, tightened privately")
+  expect_equal(unlist(f$release$params$bounds["b", ], use.names = FALSE), c(0, 1))
+  expect_gt(f$release$diagnostics$at_bounds[["b"]], 0.45)
+  expect_false(identical(f$diagnostics$level, "mostly noise"))
+  expect_false(f$diagnostics$intervals_biased)
+  msgs <- paste(f$diagnostics$messages, collapse = " ")
+  expect_match(msgs, "most of `b` sits at its public bounds, which the tightening kept", fixed = TRUE)
+  expect_match(msgs, "fine if it takes only the two bound values", fixed = TRUE)
+  expect_equal(unname(bounds_from_data(f$release)), c(TRUE, FALSE, TRUE))
+  # control: read as if every bound came from the data (no public bounds recorded), it is called clamped
+  rel <- f$release
+  rel$params$public_bounds <- NULL
+  expect_identical(release_diagnostics(rel)$level, "mostly noise")
+  expect_true(any(grepl("most of `b` sits at its privately tightened bounds.*clamp it", release_diagnostics(rel)$messages)))
+  # bounds chosen privately (no bounds): a 0/1 column's private bounds land
+  # just beyond its values as often as inside them, so its fill alone (from
+  # 0.45 in some of these releases) does not call it clamped
+  set.seed(23)
+  d19 <- data.frame(x = rnorm(n), b = as.double(runif(n) < 0.19))
+  d19$y <- d19$x + d19$b + rnorm(n)
+  fills <- vapply(1:10, function(s) {
+    set.seed(s)
+    f <- suppressWarnings(dp_lm(y ~ x + b, d19, 4, 1e-6, neighbor = "replace-one", B = 20))
+    expect_false(any(grepl("most of `b` sits at its private bounds.*: bounds chosen from the data clamp it",
+                           f$diagnostics$messages)))
+    f$release$diagnostics$at_bounds[["b"]]
+  }, 0)
+  expect_true(any(fills >= 0.45))
+})
+
 test_that("dp_lm with public bounds tightened privately grades the clamping and says it", {
   d <- datasets::quakes
   set.seed(61)
@@ -1237,7 +1333,7 @@ test_that("a released sd beyond half the bounds' width is the noise's, not clamp
   r <- suppressWarnings(dp_cov(sw, epsilon = 1, delta = 1e-6, bounds = sb))
   expect_gt(r$diagnostics$at_bounds[["Education"]], 0.5)
   m <- grep("`Education`", r$diagnostics$messages, value = TRUE)
-  expect_true(any(grepl("exceeds half the width of its public bounds, which no data inside them can reach", m)))
+  expect_true(any(grepl("exceeds the most any data within its public bounds can have at its released mean", m)))
   expect_false(any(grepl("sits at its public bounds", m)))
   expect_identical(r$diagnostics$level, "mostly noise")
   # the control: a two-valued column at its bounds, its variance clear of the noise, is still said to sit there
