@@ -1788,7 +1788,8 @@ bounds_from_data <- function(x) {
   b <- release_bounds(x)
   pb <- x$params$public_bounds
   if (is.null(b) || !is.data.frame(pb) || !is.numeric(pb$lower) || !is.numeric(pb$upper) ||
-      length(pb$lower) != x$p || length(pb$upper) != x$p || anyNA(pb$lower) || anyNA(pb$upper)) return(all_cols)
+      length(pb$lower) != x$p || length(pb$upper) != x$p || !all(is.finite(pb$lower)) ||
+      !all(is.finite(pb$upper))) return(all_cols)
   lo <- as.numeric(pb$lower)
   hi <- as.numeric(pb$upper)
   # (a tolerance: the map back from the box rounds)

@@ -762,6 +762,25 @@ test_that("at_bounds is the fill of the room the released mean leaves (Bhatia-Da
   expect_equal(release_diagnostics(h)$at_bounds[["b"]], sqrt(v[2]))
 })
 
+test_that("a hand-made release's unreadable public bounds count every column's bounds as from the data", {
+  set.seed(31)
+  x <- data.frame(a = rnorm(3000), b = as.double(runif(3000) < 0.5))
+  set.seed(32)
+  r <- suppressWarnings(dp_cov(x, 4, 1e-6, lower = c(-5, 0), upper = c(5, 1), tighten = TRUE, neighbor = "replace-one"))
+  expect_identical(r$params$bounds_source, "public, tightened privately")
+  expect_true(is.data.frame(r$params$public_bounds))
+  bad <- list(list(1, 2), NULL, "a", r$params$public_bounds[1, ],
+              transform(r$params$public_bounds, lower = c(NA, 0)), transform(r$params$public_bounds, upper = c(Inf, 1)),
+              transform(r$params$public_bounds, upper = c("5", "1")))
+  for (pb in bad) {
+    h <- r
+    h$params["public_bounds"] <- list(pb)
+    expect_equal(unname(bounds_from_data(h)), c(TRUE, TRUE))
+    d <- release_diagnostics(h)
+    expect_true(d$level %in% c("ok", "noisy", "mostly noise"))
+  }
+})
+
 test_that("dp_lm: a 0/1 column clamped by a tightened bound is said; one whose public bounds the tightening kept is not called clamped", {
   skip_if_not_extended()
   n <- 5000
