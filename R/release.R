@@ -1706,8 +1706,8 @@ at_bounds_words <- function(v, x, ambiguous, public) {
   src <- x$params$bounds_source
   w <- col_words(v)
   kept <- public && identical(src, "public, tightened privately")
-  where <- sprintf(paste0("most of %s %s at %s %s (released sd 80%% or more of the most any data within %s bounds ",
-                          "can have at %s released mean, which two values at the ends reach)"), col_list(v),
+  where <- sprintf(paste0("most of %s %s at %s %s (a released sd 80%% or more of the largest sd any data within %s ",
+                          "bounds can have at %s released mean, which only two values at the ends reach)"), col_list(v),
                    if (length(v) > 1L) "sit" else "sits", w$its,
                    if (kept) "public bounds, which the tightening kept" else bounds_words(x), w$its, w$its)
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
@@ -1753,7 +1753,7 @@ at_bounds_over <- function(at) {
 
 at_bounds_over_message <- function(v, x) {
   w <- col_words(v)
-  sprintf(paste0("the released sd of %s exceed%s the most any data within %s %s can have at %s released mean ",
+  sprintf(paste0("the released sd of %s exceed%s the largest sd any data within %s %s can have at %s released mean ",
                  "(two values at the ends reach it; half the width for a mean midway): the noise inflated %s ",
                  "variance%s, and what lies beneath cannot be told from the release: data inside the bounds, or data ",
                  "at them (two values at the ends, or data beyond them clamped: then wider bounds keep %s spread); ",

@@ -1352,7 +1352,7 @@ test_that("a released sd beyond half the bounds' width is the noise's, not clamp
   r <- suppressWarnings(dp_cov(sw, epsilon = 1, delta = 1e-6, bounds = sb))
   expect_gt(r$diagnostics$at_bounds[["Education"]], 0.5)
   m <- grep("`Education`", r$diagnostics$messages, value = TRUE)
-  expect_true(any(grepl("exceeds the most any data within its public bounds can have at its released mean", m)))
+  expect_true(any(grepl("exceeds the largest sd any data within its public bounds can have at its released mean", m)))
   expect_false(any(grepl("sits at its public bounds", m)))
   expect_identical(r$diagnostics$level, "mostly noise")
   # the control: a two-valued column at its bounds, its variance clear of the noise, is still said to sit there
