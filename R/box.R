@@ -18,13 +18,18 @@
 
 #' The public map of validated, aligned bounds `b` (check_bounds()).
 #' @noRd
-box_map <- function(b, centred) {
+box_map <- function(b, centred, weights = NULL) {
   lower <- b$lower
   upper <- b$upper
   if (centred) {
     shift <- (lower + upper) / 2
     scale <- upper - lower
     half <- 0.5
+    if (!is.null(weights)) {
+      # a weighted box: coordinate j in [-g_j/2, g_j/2] (box_noise_weights())
+      scale <- scale / weights
+      half <- weights / 2
+    }
   } else {
     shift <- 0 * lower
     scale <- pmax(abs(lower), abs(upper))
@@ -33,7 +38,24 @@ box_map <- function(b, centred) {
   if (!all(is.finite(scale)) || any(scale <= 0)) {
     abort("the public bounds give a column of zero or non-finite width; rescale the data.", .arg = "bounds")
   }
-  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half)
+  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half, weights = weights)
+}
+
+#' The weights g of the centred box for `box_weights` (public: from the
+#' public, or privately chosen, bounds only). "equal": NULL, the unit box,
+#' every column's noise proportional to its width (the same relative noise
+#' for every column: what correlations, PCA of unit-scaled data and
+#' regression need). "frobenius": g_j = sqrt(w_j / max w), which minimises
+#' the expected squared Frobenius norm of the noise in the data's units:
+#' entry (i, j) gets noise proportional to C^2 w_i w_j / (g_i g_j), C = |g| /
+#' 2, and (sum g_j^2)(sum w_j^2 / g_j^2) is least at g_j^2 proportional to
+#' w_j (Cauchy-Schwarz); the narrow columns get more relative noise
+#' (bench/RESULTS.md, "How the box shares its noise among columns").
+#' @noRd
+box_noise_weights <- function(choice, lower, upper) {
+  if (is.null(choice) || identical(choice, "equal")) return(NULL)
+  w <- upper - lower
+  sqrt(w / max(w))
 }
 
 #' The rows of X mapped to the box. Clamping after the map is clamping before
@@ -86,7 +108,10 @@ box_centred_bound <- function(mu) sqrt(sum((0.5 + abs(mu))^2))
 box_reader <- function(reader, b, centred, state) {
   reader_map(reader, function(blk) {
     blk <- check_reader_block(blk)
-    if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred)
+    if (is.null(state$map)) {
+      ab <- align_bounds(b, colnames(blk), ncol(blk))
+      state$map <- box_map(ab, centred, if (centred) box_noise_weights(b$weights, ab$lower, ab$upper))
+    }
     if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
     box_apply(blk, state$map)
   })
@@ -188,7 +213,8 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   state <- new.env(parent = emptyenv())
   stats_of <- function(Z) cbind(crossprod(Z), colSums(Z))
   if (is.null(src$reader)) {
-    state$map <- box_map(align_bounds(b, src$colnames, src$p), centred = TRUE)
+    ab <- align_bounds(b, src$colnames, src$p)
+    state$map <- box_map(ab, centred = TRUE, box_noise_weights(b$weights, ab$lower, ab$upper))
     tot <- stats_of(box_apply(src$X, state$map))
   } else {
     pass <- dp_cov_stream(box_reader(src$reader, b, centred = TRUE, state), stats_of, min_rows = min_rows)
@@ -197,20 +223,21 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   }
   map <- state$map
   p <- src$p
-  C <- sqrt(p) / 2
+  g <- map$weights
+  C <- if (is.null(g)) sqrt(p) / 2 else sqrt(sum(g^2)) / 2
   gram <- tot[, seq_len(p), drop = FALSE]
   sums <- tot[, p + 1L]
   # the zeroed record's box row: the image of the zero row, unless the caller's
   # rows are transformed records (dp_lm()'s design) and it gives that row's norm
   z0 <- if (is.null(zero_row)) sqrt(sum(box_zero_row(map)^2)) else zero_row
   cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0,
-                          ratio = gauss$ratio)
+                          ratio = gauss$ratio, weights = g)
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
   gram_noisy <- unname(gram) + symmetric_gaussian_blocks(p, cal$sigma_offdiag, cal$sigma_diag)
   n_public <- neighbor != "add-remove"
   n_hat <- if (n_public) src$n else max(2, mean_step$n_noisy)
   # the released mean, clamped into the box (post-processing)
-  mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
+  mu <- pmin(pmax(mean_step$center, -map$half), map$half)
   S <- uncentred_to_centred(gram_noisy, mu, n_hat, cal$sigma_mean)
   correction <- attr(S, "correction")
   mean_step$center <- box_unmap_mean(mu, map)
@@ -227,13 +254,23 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
                  sigma_second_diag = cal$sigma_diag,
                  mean_correction = correction, divisor = divisor, calibration = calibration, passes = 1,
                  units = paste0("box: clip_mean, clip_second, box_center, sigma_mean, sigma_second (off-diagonal), ",
-                               "sigma_second_diag and mean_correction are on the unit-box scale"))
+                               "sigma_second_diag and mean_correction are on the ",
+                               if (is.null(g)) "unit-box scale" else "weighted box's scale (params$box_scale)"))
+  if (!is.null(g)) {
+    # the weighted box: its weights and the data units per box unit, which the
+    # noise sds and the released centre are read with
+    params$box_weights <- g
+    params$box_scale <- map$scale
+  }
   dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, p, params, type, divisor, epsilon,
                 delta, neighbor, C, n_public, charge, call, unmap = function(cov) box_unmap_second(cov, map),
-                mechanism_text = paste0("public per-column bounds (unit box), the Gaussian mean and Analyze Gauss on ",
+                mechanism_text = paste0("public per-column bounds (",
+                                        if (is.null(g)) "unit box" else "box weighted by the square roots of the widths",
+                                        "), the Gaussian mean and Analyze Gauss on ",
                                         "the uncentred box rows as one Gaussian mechanism (one pass)"),
                 tuning = tuning_record("none"),
-                guarantee = dp_cov_box_joint_guarantee_text(eps_steps, delta_steps, neighbor, C, split, n_public))
+                guarantee = dp_cov_box_joint_guarantee_text(eps_steps, delta_steps, neighbor, C, split, n_public,
+                                                            weighted = !is.null(g)))
 }
 
 # dp_cov()'s share of epsilon and delta for the mean when bounds are given,
@@ -439,7 +476,8 @@ cov_box_affine <- function(rel, vars) {
       any(!(b$lower < b$upper))) {
     abort("`x`: its `params$bounds` is malformed.", .arg = "x")
   }
-  list(shift = ((b$lower + b$upper) / 2)[vars], scale = (b$upper - b$lower)[vars])
+  g <- release_box_weights(rel)
+  list(shift = ((b$lower + b$upper) / 2)[vars], scale = ((b$upper - b$lower) / g)[vars], half = (g / 2)[vars])
 }
 
 # ---- uncentred second moments on the box -------------------------------------------

@@ -711,7 +711,7 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 #' @noRd
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
-                               gauss = NULL) {
+                               gauss = NULL, box_weights = NULL) {
   # logical columns (schema) are bounded by their coding [0, 1]; the others privately
   X <- check_data_matrix(x, min_rows = min_rows)
   coded <- coded_flags(x, ncol(X))
@@ -721,7 +721,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                             n_public = neighbor != "add-remove")
   # judged (and warned about) once it is labelled private, below
   rel <- muffle_noise_warnings(
-    dp_cov_box(X, list(lower = cb$lower, upper = cb$upper), epsilon, delta, eps_mean, delta_mean,
+    dp_cov_box(X, list(lower = cb$lower, upper = cb$upper, weights = box_weights), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                min_rows, gauss = gauss))
   all_cols <- colnames(rel$estimate) %||% paste0("V", seq_len(ncol(X)))
@@ -774,7 +774,7 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
   moved <- tightened_columns(x, ncol(X), bounds = window)
   check_charged_columns(X[, moved, drop = FALSE], cols)
   w <- align_bounds(window, colnames(X), ncol(X))
-  cb <- list(lower = w$lower, upper = w$upper)
+  cb <- list(lower = w$lower, upper = w$upper, weights = window$weights)
   tb <- column_bounds_within(X[, moved, drop = FALSE], w$lower[moved], w$upper[moved], cols$epsilon_q)
   cb$lower[moved] <- tb$lower
   cb$upper[moved] <- tb$upper

@@ -1174,7 +1174,12 @@ box_uncentred_bound <- function(p) sqrt(p)
 #' The clamping clause of a guarantee: the public per-column bounds replace
 #' "rows clipped to L2 norm <= B".
 #' @noRd
-box_clamp_text <- function(centred) {
+box_clamp_text <- function(centred, weighted = FALSE) {
+  if (weighted) {
+    return(paste0("values clamped to the public per-column bounds (params$bounds) and mapped to the box weighted by ",
+                  "the square roots of the widths (g_j (x - midpoint) / width, in [-g_j/2, g_j/2], g_j = sqrt(width_j / ",
+                  "the largest width), params$box_weights), a public map applied row by row"))
+  }
   sprintf(paste0("values clamped to the public per-column bounds (params$bounds) and mapped to the unit box ",
                  "(%s), a public map applied row by row"),
           if (centred) "(x - midpoint) / width, in [-1/2, 1/2]" else "x / max(|lower|, |upper|), in [-1, 1]")
@@ -1241,7 +1246,8 @@ box_guarantee_text <- function(text, centred) {
 #'
 #' The block sensitivities on the centred box (every coordinate of a box row
 #' in [-1/2, 1/2], C = sqrt(p)/2 the norm bound; the zero record's box row z0
-#' also inside the box):
+#' also inside the box; on a weighted box, coordinate j in [-g_j/2, g_j/2],
+#' C = |g|/2 and the diagonal's bound sum_j g_j^4 / 16, the rest as stated):
 #'  * sums: mean_step_sensitivity(C, neighbor, |z0|);
 #'  * diagonal: |diag(v v' - w w')|^2 = sum_j (v_j^2 - w_j^2)^2 <= p / 16 for
 #'    every notion (each v_j^2, w_j^2 in [0, 1/4]; w = 0 under add/remove,
@@ -1257,14 +1263,18 @@ box_guarantee_text <- function(text, centred) {
 #' what every correlation is divided by) much less noise.
 #' @noRd
 box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, zero_row = 0,
-                             diag_share = box_diag_share, ratio = NULL) {
+                             diag_share = box_diag_share, ratio = NULL, weights = NULL) {
   # `ratio`: the unit-noise mechanism's sigma when the caller composed it
   # with earlier steps (composed_gaussian()); else calibrated at (epsilon, delta)
   if (is.null(ratio)) ratio <- noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
   mu_tot <- 1 / ratio
-  C <- sqrt(p) / 2
+  # a weighted box (box_weights(): coordinate j in [-g_j/2, g_j/2]): the
+  # same bounds with |g| / 2 for the norm and sqrt(sum g_j^4) / 4 for the
+  # diagonal (each v_j^2, w_j^2 in [0, g_j^2 / 4]); g = 1 is the unit box
+  g <- if (is.null(weights)) rep(1, p) else weights
+  C <- sqrt(sum(g^2)) / 2
   sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
-  sens_diag <- sqrt(p) / 4
+  sens_diag <- sqrt(sum(g^4)) / 4
   sens_offdiag <- if (neighbor == "add-remove") {
     # |offdiag(v v')|^2 = (|v|^4 - sum v_j^4) / 2 <= |v|^4 (1 - 1/p) / 2 (sum v_j^4 >= |v|^4 / p)
     C^2 * sqrt((1 - 1 / p) / 2)
@@ -1300,7 +1310,7 @@ box_diag_share <- 1 / 3
 #' The guarantee of dp_cov() on the box with the joint Gaussian calibration.
 #' @noRd
 dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, n_public,
-                                            diag_share = box_diag_share) {
+                                            diag_share = box_diag_share, weighted = FALSE) {
   n_txt <- dp_cov_n_text(neighbor, n_public, "the same mechanism")
   zero_txt <- if (neighbor == "zero-out") {
     "; the zeroed record enters as its box row (the box shift moves it), which the noise covers"
@@ -1311,7 +1321,7 @@ dp_cov_box_joint_guarantee_text <- function(epsilon, delta, neighbor, C, share, 
                  "sensitivity-to-noise ratio: mean %s, diagonal %s, off-diagonal %s)%s; %s; %s; %s."),
           format_privacy(epsilon), format_privacy(delta), if (neighbor == "add-remove") " (with the count)" else "",
           format_privacy(C), sprintf("%.7g", share), sprintf("%.4g", (1 - share) * diag_share),
-          sprintf("%.4g", (1 - share) * (1 - diag_share)), zero_txt, box_clamp_text(TRUE),
+          sprintf("%.4g", (1 - share) * (1 - diag_share)), zero_txt, box_clamp_text(TRUE, weighted),
           neighbor_words(neighbor), n_txt)
 }
 

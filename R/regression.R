@@ -1784,7 +1784,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     xbar <- sums / nn
     m <- noisy_mean(sums, nn, clip_mean, sigma_m, count_drawn)  # dp_cov()'s mean step
     mu <- m$center
-    if (!is.null(box)) mu <- pmin(pmax(mu, -0.5), 0.5)  # as dp_cov() clamps it into the box
+    if (!is.null(box)) mu <- pmin(pmax(mu, -box$half), box$half)  # as dp_cov() clamps it into the box
     n_star <- if (n_public) nn else max(2, m$n_noisy)
     if (one_pass) {
       # one pass (dp_cov_one_pass(), dp_cov_box_joint()): the noisy uncentred Gram, centred at mu

@@ -1312,7 +1312,19 @@ outside_bounds_cause <- function(mean_sd, width, at_edge) {
 box_mean_clamped <- function(x) {
   bc <- x$params$box_center
   p <- ncol(x$estimate)
-  if (is_finite_num(bc) && length(bc) == p) abs(bc) >= 0.5 else rep(FALSE, p)
+  if (is_finite_num(bc) && length(bc) == p) abs(bc) >= release_box_weights(x) / 2 else rep(FALSE, p)
+}
+
+# The weights of a release's weighted box (params$box_weights, dp_cov(box_weights
+# = "frobenius")), 1 for the unit box; a malformed field of a hand-made
+# release is refused, as a malformed box scale is.
+release_box_weights <- function(x) {
+  g <- x$params$box_weights
+  if (is.null(g)) return(rep(1, x$p))
+  if (!is_finite_num(g) || length(g) != x$p || any(g <= 0) || any(g > 1)) {
+    abort("`x`: its `params$box_weights` is malformed (one weight in (0, 1] per column).", .arg = "x")
+  }
+  g
 }
 
 ratio_or_inf <- function(num, den) if (is.na(num) || is.na(den)) NA_real_ else if (den > 0) num / den else Inf

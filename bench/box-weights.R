@@ -12,7 +12,8 @@
 # norm in the data's units (the noise on entry (i, j) is proportional to
 # C^2 w_i w_j / (g_i g_j), and (sum g_j^2)(sum w_j^2 / g_j^2) is least at
 # g_j^2 proportional to w_j, by Cauchy-Schwarz); g_j = w_j / max w is the
-# textbook's raw-unit ball. Run from the package sources:
+# textbook's raw-unit ball. dp_cov(box_weights = "frobenius") is the package's
+# square-root weighting (column dp_cov_frob). Run from the package sources:
 # REPS=100 Rscript bench/box-weights.R (about 5 minutes).
 source("bench/peers-setup.R")
 suppressPackageStartupMessages(library(dpcov))
@@ -43,10 +44,12 @@ for (cl in cells) {
     set.seed(k)
     c(sapply(gs, function(g) cov_metrics(box3w(x, b$lower, b$upper, eps, 1e-6, g), S)),
       cov_metrics(unclass(suppressWarnings(dp_cov(x, eps, 1e-6, neighbor = "replace-one", bounds = b)))$estimate, S),
+      cov_metrics(unclass(suppressWarnings(dp_cov(x, eps, 1e-6, neighbor = "replace-one", bounds = b,
+                                                  box_weights = "frobenius")))$estimate, S),
       cov_metrics(textbook_cov(x, b$lower, b$upper, eps, 1e-6), S),
       cov_metrics(textbook_box_cov(x, b$lower, b$upper, eps, 1e-6), S))
   })
   med <- matrix(apply(M, 1, median), 4)
-  dimnames(med) <- list(c("frob", "spec", "cor", "angle"), c(paste0("g_", names(gs)), "dp_cov", "textbook", "textbook_box"))
+  dimnames(med) <- list(c("frob", "spec", "cor", "angle"), c(paste0("g_", names(gs)), "dp_cov", "dp_cov_frob", "textbook", "textbook_box"))
   cat("\n", cl[1], eps, "\n"); print(signif(med, 3))
 }

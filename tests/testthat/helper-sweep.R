@@ -471,6 +471,14 @@ sweep_specs <- function() {
                     clip = R("custom", values = list(sweep_h("given with bounds", 2), sweep_h("NULL", NULL, "ok"))),
                     clip_mean = R("custom", values = list(sweep_h("given with bounds", 2)))),
                label = "dp_cov (bounds)"),
+    # the weighted box (box_weights = "frobenius"), public bounds of unequal widths
+    sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = c(3, 30, 300),
+                              neighbor = "replace-one", box_weights = "frobenius"),
+               list(x = DATA, box_weights = CH("equal", "frobenius"), neighbor = nbr,
+                    mechanism = CH("analyze_gauss", "threshold", "wishart"), type = CH("covariance", "correlation"),
+                    tighten = R("flag", null_ok = TRUE), split = NUM,
+                    clip = R("custom", values = list(sweep_h("given with bounds", 2)))),
+               label = "dp_cov (bounds, weighted box)"),
     # public bounds tightened privately
     sweep_spec("dp_cov", list(x = x, epsilon = 1, delta = 1e-6, lower = -3, upper = 3, neighbor = "replace-one",
                               tighten = TRUE),
