@@ -173,6 +173,23 @@ test_that("the stated sensitivities hold for the worst neighbouring pairs of box
   }
 })
 
+# The largest moves of the box release's three blocks (the sums, with C n
+# under add/remove; the Gram's diagonal; its strict upper triangle) and of
+# the noise-scaled triple (calibration `cal`) between neighbouring data sets
+# built from `base` and `cand` rows (helper-neighbors.R), mapped by `map`.
+box_block_worst <- function(map, C, cal, base, cand, nb) {
+  ut <- upper.tri(diag(length(map$scale)))
+  sums <- function(D) {
+    Z <- box_apply(D, map)
+    if (nb == "add-remove") c(colSums(Z), C * nrow(Z)) else colSums(Z)
+  }
+  gram_diag <- function(D) colSums(box_apply(D, map)^2)
+  gram_off <- function(D) crossprod(box_apply(D, map))[ut]
+  stacked <- function(D) c(sums(D) / cal$sigma_mean, gram_diag(D) / cal$sigma_diag, gram_off(D) / cal$sigma_offdiag)
+  c(mean = neighbor_search(sums, base, cand, nb), diag = neighbor_search(gram_diag, base, cand, nb),
+    off = neighbor_search(gram_off, base, cand, nb), all = neighbor_search(stacked, base, cand, nb))
+}
+
 test_that("the joint calibration is exactly (epsilon, delta)-DP, and the three block sensitivities hold on worst-case box rows", {
   p <- 4  # even: some corners of the box are orthogonal (replace-one's worst case)
   C <- sqrt(p) / 2
@@ -204,18 +221,9 @@ test_that("the joint calibration is exactly (epsilon, delta)-DP, and the three b
   far <- rbind(c(100, -100, 100, -100), c(-100, 100, -100, 100))  # clamped to corners
   cand <- unname(rbind(corners, inner, far, 0, (lo + hi) / 2))
   base <- rbind(inner[1:3, ], (lo + hi) / 2)
-  ut <- upper.tri(diag(p))
   for (nb in dp_neighbors) {
-    sums <- function(D) {
-      Z <- box_apply(D, map)
-      if (nb == "add-remove") c(colSums(Z), C * nrow(Z)) else colSums(Z)
-    }
-    gram_diag <- function(D) colSums(box_apply(D, map)^2)
-    gram_off <- function(D) crossprod(box_apply(D, map))[ut]
     cal <- box_joint_sigmas(p, nb, 0.4, 1, 1e-6, "analytic", zero_row = w)
-    stacked <- function(D) c(sums(D) / cal$sigma_mean, gram_diag(D) / cal$sigma_diag, gram_off(D) / cal$sigma_offdiag)
-    worst <- c(mean = neighbor_search(sums, base, cand, nb), diag = neighbor_search(gram_diag, base, cand, nb),
-               off = neighbor_search(gram_off, base, cand, nb), all = neighbor_search(stacked, base, cand, nb))
+    worst <- box_block_worst(map, C, cal, base, cand, nb)
     stated <- c(mean = cal$sens_mean, diag = cal$sens_diag, off = cal$sens_offdiag, all = cal$mu_tot)
     expect_true(all(worst <= stated + 1e-12), label = paste(nb, paste(format(worst / stated), collapse = " ")))
     # zero-out's diagonal bound p/16 assumes nothing of z0 (here 0.72 of it is reached)
@@ -256,19 +264,10 @@ test_that("the weighted box (box_weights = \"frobenius\"): its stated sensitivit
   inner <- sweep(matrix(runif(6 * p), 6, p) %*% diag(hi - lo), 2, lo, "+")
   cand <- unname(rbind(corners, inner, 0, (lo + hi) / 2))
   base <- rbind(inner[1:3, ], (lo + hi) / 2)
-  ut <- upper.tri(diag(p))
   for (nb in dp_neighbors) {
-    sums <- function(D) {
-      Z <- box_apply(D, map)
-      if (nb == "add-remove") c(colSums(Z), C * nrow(Z)) else colSums(Z)
-    }
-    gram_diag <- function(D) colSums(box_apply(D, map)^2)
-    gram_off <- function(D) crossprod(box_apply(D, map))[ut]
     cal <- box_joint_sigmas(p, nb, 0.4, 1, 1e-6, "analytic", zero_row = w, weights = g)
     expect_equal(cal$sens_diag, sqrt(sum(g^4)) / 4)
-    stacked <- function(D) c(sums(D) / cal$sigma_mean, gram_diag(D) / cal$sigma_diag, gram_off(D) / cal$sigma_offdiag)
-    worst <- c(mean = neighbor_search(sums, base, cand, nb), diag = neighbor_search(gram_diag, base, cand, nb),
-               off = neighbor_search(gram_off, base, cand, nb), all = neighbor_search(stacked, base, cand, nb))
+    worst <- box_block_worst(map, C, cal, base, cand, nb)
     stated <- c(mean = cal$sens_mean, diag = cal$sens_diag, off = cal$sens_offdiag, all = cal$mu_tot)
     expect_true(all(worst <= stated + 1e-12), label = paste(nb, paste(format(worst / stated), collapse = " ")))
     # control: the sensitivities of weights a tenth smaller (what a box
