@@ -326,6 +326,17 @@ test_that("dp_cov(box_weights = \"frobenius\") cuts the raw-unit error on mixed 
   fit <- suppressWarnings(dp_lm(r, medv ~ crim + nox, ones = NULL, B = 50))
   expect_true(all(is.finite(coef(fit))))
   expect_true(all(is.finite(sqrt(diag(fit$vcov)))))
+  # the default's private bounds and tightened public ones are weighted by their own widths
+  set.seed(5)
+  rp <- suppressWarnings(dp_cov(x, 4, 1e-6, neighbor = "replace-one", box_weights = "frobenius"))
+  wp <- rp$params$bounds$upper - rp$params$bounds$lower
+  expect_equal(rp$params$box_weights, sqrt(wp / max(wp)))
+  expect_match(rp$mechanism, "per-column bounds chosen privately (box weighted", fixed = TRUE)
+  set.seed(6)
+  rt <- suppressWarnings(dp_cov(x, 4, 1e-6, neighbor = "replace-one", bounds = b, tighten = TRUE, box_weights = "frobenius"))
+  wt <- rt$params$bounds$upper - rt$params$bounds$lower
+  expect_equal(rt$params$box_weights, sqrt(wt / max(wt)))
+  expect_identical(rt$params$bounds_source, "public, tightened privately")
   # a hand-made malformed weight is refused in words
   bad <- r
   bad$params$box_weights <- c(2, r$params$box_weights[-1])
@@ -447,6 +458,23 @@ test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box ro
   r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, lower = lo, upper = hi, type = "correlation"))
   expect_identical(r$call[[2]], as.symbol("<data>"))
   expect_no_leak(r, secrets(X, r), label = "dp_cov bounds correlation via do.call")
+  # the weighted box: its rows are the unit box's times the public weights
+  g <- box_noise_weights("frobenius", lo, hi)
+  wsecrets <- function(x, r) {
+    map <- box_map(list(lower = lo, upper = hi), centred = TRUE, weights = g)
+    z <- box_apply(x, map)
+    mu <- (r$center - map$shift) / map$scale
+    list(raw = leak_secrets(x), box = leak_secrets(z)[c("raw")], centred = leak_secrets(sweep(z, 2, mu))["raw"])
+  }
+  for (nb in dp_neighbors) {
+    set.seed(7); r <- dp_cov(X, 0.5, 1e-5, lower = lo, upper = hi, neighbor = nb, box_weights = "frobenius")
+    set.seed(8); r2 <- dp_cov(X2, 0.5, 1e-5, lower = lo, upper = hi, neighbor = nb, box_weights = "frobenius")
+    expect_equal(r$params$box_weights, g)
+    expect_no_leak(r, wsecrets(X, r), rerun = r2, rerun_secrets = wsecrets(X2, r2), label = paste("dp_cov weighted box", nb))
+  }
+  r <- do.call(dp_cov, list(as.data.frame(X), 0.5, 1e-5, lower = lo, upper = hi, box_weights = "frobenius"))
+  expect_identical(r$call[[2]], as.symbol("<data>"))
+  expect_no_leak(r, wsecrets(X, r), label = "dp_cov weighted box via do.call")
 })
 
 test_that("dp_cov with bounds charges one Gaussian mechanism before reading, and nothing for a bad input", {
