@@ -1268,7 +1268,7 @@ box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, ze
   # with earlier steps (composed_gaussian()); else calibrated at (epsilon, delta)
   if (is.null(ratio)) ratio <- noise_sigma(1, epsilon, delta, calibration, proven = TRUE)
   mu_tot <- 1 / ratio
-  # a weighted box (box_weights(): coordinate j in [-g_j/2, g_j/2]): the
+  # a weighted box (box_noise_weights(): coordinate j in [-g_j/2, g_j/2]): the
   # same bounds with |g| / 2 for the norm and sqrt(sum g_j^4) / 4 for the
   # diagonal (each v_j^2, w_j^2 in [0, g_j^2 / 4]); g = 1 is the unit box
   g <- if (is.null(weights)) rep(1, p) else weights
