@@ -11,7 +11,9 @@
 # DPCOV_CELLS_METRIC=angle instead compares the largest principal angle
 # between the top-2 eigenspaces, dpcov's from dp_pca() with the public bounds
 # (its own release, with its default tightening rule), as bench/peers.R does;
-# DPCOV_BENCH_SETS and DPCOV_CELLS_EPS (comma-separated) select cells.
+# DPCOV_BENCH_SETS and DPCOV_CELLS_EPS (comma-separated) select cells;
+# DPCOV_CELLS_WEIGHTS=frobenius runs dp_cov(box_weights = "frobenius") for
+# the covariance cells instead of the default "equal".
 source("bench/peers-setup.R")
 library(dpcov); options(dpcov.noise_warning = FALSE)
 reps <- as.integer(Sys.getenv("DPCOV_BENCH_REPS", "200"))
@@ -19,7 +21,9 @@ angle <- identical(Sys.getenv("DPCOV_CELLS_METRIC"), "angle")
 cell_eps <- Sys.getenv("DPCOV_CELLS_EPS")
 if (nzchar(cell_eps)) epsilons <- as.numeric(strsplit(cell_eps, ",")[[1]])
 metric_names <- if (angle) "angle" else c("frob", "spec")
-methods <- c(if (angle) "dp_pca bounds" else "dpcov bounds", "textbook", "textbook box", "DPpack")
+weights <- Sys.getenv("DPCOV_CELLS_WEIGHTS", "equal")
+methods <- c(if (angle) "dp_pca bounds" else if (weights == "equal") "dpcov bounds" else paste0("dpcov bounds (", weights, ")"),
+             "textbook", "textbook box", "DPpack")
 set.seed(1919)
 rows <- list()
 for (ds in names(datasets)) {
@@ -31,7 +35,7 @@ for (ds in names(datasets)) {
       own <- if (angle) {
         rotation_angle(dp_pca(x, epsilon = eps, delta = delta, lower = b$lower, upper = b$upper,
                               neighbor = "replace-one")$rotation, S)
-      } else dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one")$estimate
+      } else dp_cov(x, eps, delta, lower = b$lower, upper = b$upper, neighbor = "replace-one", box_weights = weights)$estimate
       est <- list(
         textbook_cov(x, b$lower, b$upper, eps, delta),
         textbook_box_cov(x, b$lower, b$upper, eps, delta),
