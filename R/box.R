@@ -21,14 +21,17 @@
 box_map <- function(b, centred, weights = NULL) {
   lower <- b$lower
   upper <- b$upper
+  g <- NULL
   if (centred) {
     shift <- (lower + upper) / 2
     scale <- upper - lower
     half <- 0.5
-    if (!is.null(weights)) {
-      # a weighted box: coordinate j in [-g_j/2, g_j/2] (box_noise_weights())
-      scale <- scale / weights
-      half <- weights / 2
+    # `weights`: dp_cov()'s box_weights choice; weighted, coordinate j lies in
+    # [-g_j/2, g_j/2] (box_noise_weights())
+    g <- box_noise_weights(weights, lower, upper)
+    if (!is.null(g)) {
+      scale <- scale / g
+      half <- g / 2
     }
   } else {
     shift <- 0 * lower
@@ -38,7 +41,7 @@ box_map <- function(b, centred, weights = NULL) {
   if (!all(is.finite(scale)) || any(scale <= 0)) {
     abort("the public bounds give a column of zero or non-finite width; rescale the data.", .arg = "bounds")
   }
-  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half, weights = weights)
+  list(lower = lower, upper = upper, shift = shift, scale = scale, centred = centred, half = half, weights = g)
 }
 
 #' The weights g of the centred box for `box_weights` (public: from the
@@ -108,10 +111,7 @@ box_centred_bound <- function(mu) sqrt(sum((0.5 + abs(mu))^2))
 box_reader <- function(reader, b, centred, state) {
   reader_map(reader, function(blk) {
     blk <- check_reader_block(blk)
-    if (is.null(state$map)) {
-      ab <- align_bounds(b, colnames(blk), ncol(blk))
-      state$map <- box_map(ab, centred, if (centred) box_noise_weights(b$weights, ab$lower, ab$upper))
-    }
+    if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred, b$weights)
     if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
     box_apply(blk, state$map)
   })
@@ -213,8 +213,7 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   state <- new.env(parent = emptyenv())
   stats_of <- function(Z) cbind(crossprod(Z), colSums(Z))
   if (is.null(src$reader)) {
-    ab <- align_bounds(b, src$colnames, src$p)
-    state$map <- box_map(ab, centred = TRUE, box_noise_weights(b$weights, ab$lower, ab$upper))
+    state$map <- box_map(align_bounds(b, src$colnames, src$p), centred = TRUE, b$weights)
     tot <- stats_of(box_apply(src$X, state$map))
   } else {
     pass <- dp_cov_stream(box_reader(src$reader, b, centred = TRUE, state), stats_of, min_rows = min_rows)
@@ -224,7 +223,6 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   map <- state$map
   p <- src$p
   g <- map$weights
-  C <- if (is.null(g)) sqrt(p) / 2 else sqrt(sum(g^2)) / 2
   gram <- tot[, seq_len(p), drop = FALSE]
   sums <- tot[, p + 1L]
   # the zeroed record's box row: the image of the zero row, unless the caller's
@@ -232,6 +230,7 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   z0 <- if (is.null(zero_row)) sqrt(sum(box_zero_row(map)^2)) else zero_row
   cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0,
                           ratio = gauss$ratio, weights = g)
+  C <- cal$C
   mean_step <- noisy_mean(sums, src$n, C, cal$sigma_mean, neighbor == "add-remove")
   gram_noisy <- unname(gram) + symmetric_gaussian_blocks(p, cal$sigma_offdiag, cal$sigma_diag)
   n_public <- neighbor != "add-remove"

@@ -724,7 +724,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
     dp_cov_box(X, list(lower = cb$lower, upper = cb$upper, weights = box_weights), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                min_rows, gauss = gauss))
-  all_cols <- colnames(rel$estimate) %||% paste0("V", seq_len(ncol(X)))
+  all_cols <- release_colnames(rel)
   if (any(coded)) rel$params$coded_columns <- all_cols[coded]
   m <- d$tail_factor / cols$epsilon_q
   m2 <- min(column_bounds_refine / cols$epsilon_q, m)

@@ -612,7 +612,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     rel <- muffle_noise_warnings(with_refund(budget, charge,
       dp_cov_box(x, box, epsilon, delta, eps_mean, delta_mean, eps_second, delta_second, split,
                  mechanism, type, divisor, neighbor, calibration, charge, call, min_rows)))
-    rel$params$coded_columns <- colnames(rel$estimate) %||% paste0("V", seq_len(rel$p))
+    rel$params$coded_columns <- release_colnames(rel)
     return(finish_diagnostics(rel))
   }
   if (!is.null(box)) {
@@ -1189,7 +1189,7 @@ logical_column_names <- function(x) {
 mark_coded_columns <- function(rel, cols) {
   b <- release_bounds(rel)
   if (!length(cols) || is.null(b)) return(rel)
-  nm <- colnames(rel$estimate) %||% paste0("V", seq_len(rel$p))
+  nm <- release_colnames(rel)
   coded <- nm[nm %in% cols & b$lower == 0 & b$upper == 1]
   if (length(coded)) rel$params$coded_columns <- union(rel$params$coded_columns, coded)
   rel

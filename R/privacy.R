@@ -1286,7 +1286,7 @@ box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, ze
   s_off <- (1 - share) * (1 - diag_share)
   list(sigma_mean = sens_mean / (sqrt(share) * mu_tot), sigma_diag = sens_diag / (sqrt(s_diag) * mu_tot),
        sigma_offdiag = if (p > 1L) sens_offdiag / (sqrt(s_off) * mu_tot) else 0,
-       sens_mean = sens_mean, sens_diag = sens_diag, sens_offdiag = sens_offdiag, mu_tot = mu_tot,
+       sens_mean = sens_mean, sens_diag = sens_diag, sens_offdiag = sens_offdiag, mu_tot = mu_tot, C = C,
        share = share, diag_share = diag_share)
 }
 

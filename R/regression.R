@@ -1594,8 +1594,7 @@ lm_failed_draws_advice <- function(advice) {
 #' fresh draw of its noise.
 #' @noRd
 lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
-  nm <- colnames(rel$estimate)
-  if (is.null(nm)) nm <- paste0("V", seq_len(ncol(rel$estimate)))
+  nm <- release_colnames(rel)
   if (identical(rel$scale, "covariance")) {
     if (!is.null(rel$params$converted_from)) {
       # dp_as_cov()'s conversion holds neither dp_cov()'s mean step nor its

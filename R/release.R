@@ -767,8 +767,7 @@ plot.dp_release <- function(x, main = NULL, ...) {
   est <- x$estimate
   if (is.null(main)) main <- sprintf("<%s> release: %s", class(x)[1], x$scale)
   p <- ncol(est)
-  cols <- colnames(est)
-  if (is.null(cols)) cols <- paste0("V", seq_len(p))
+  cols <- release_colnames(x)
   if (inherits(x, "dp_compress")) {
     k <- min(p, 5L)
     C <- est[, seq_len(k), drop = FALSE]
@@ -1049,8 +1048,7 @@ release_diagnostics <- function(x) {
   est <- x$estimate
   p <- ncol(est)
   pr <- x$params
-  cols <- colnames(est)
-  if (is.null(cols)) cols <- paste0("V", seq_len(p))
+  cols <- release_colnames(x)
   out <- list(noise_frobenius = NA_real_, signal_frobenius = NA_real_, noise_to_signal = NA_real_,
               variance_noise = NULL, n_noisy = NA_real_, n_noise_sd = NA_real_, n_relative_noise = NA_real_,
               mean_noise_sd = NULL, mean_noise = NULL, outside_bounds = character(0),
@@ -1118,8 +1116,7 @@ release_diagnostics <- function(x) {
     }
     b <- release_bounds(x)
     if (!is.null(b)) {
-      # (a tolerance: the map back from the box rounds)
-      tol <- 1e-9 * pmax(b$upper - b$lower, abs(b$lower), abs(b$upper))
+      tol <- bounds_tolerance(b$lower, b$upper)
       bad <- !(center >= b$lower - tol & center <= b$upper + tol)
       # on the box the noisy mean was clamped into the bounds before release
       # (params$box_center, in [-1/2, 1/2]): at their edge, the noise pushed it out
@@ -1792,8 +1789,7 @@ at_bounds_grade <- function(x) {
 # [0, 1], was called clamped); none with public bounds. Unreadable public
 # bounds (a hand-made release): every column, as before they were recorded.
 bounds_from_data <- function(x) {
-  cols <- colnames(x$estimate)
-  if (is.null(cols)) cols <- paste0("V", seq_len(x$p))
+  cols <- release_colnames(x)
   if (at_bounds_grade(x) < 2L) return(stats::setNames(rep(FALSE, length(cols)), cols))
   all_cols <- stats::setNames(rep(TRUE, length(cols)), cols)
   if (!identical(x$params$bounds_source, "public, tightened privately")) return(all_cols)
@@ -1804,8 +1800,7 @@ bounds_from_data <- function(x) {
       !all(is.finite(pb$upper))) return(all_cols)
   lo <- as.numeric(pb$lower)
   hi <- as.numeric(pb$upper)
-  # (a tolerance: the map back from the box rounds)
-  tol <- 1e-9 * pmax(hi - lo, abs(lo), abs(hi))
+  tol <- bounds_tolerance(lo, hi)
   stats::setNames(!(b$lower <= lo + tol & b$upper >= hi - tol), cols)
 }
 
@@ -1835,9 +1830,7 @@ at_bounds_clamped <- function(at, x, d) {
   score <- at
   b <- release_bounds(x)
   if (!identical(x$params$bounds_source, "public, tightened privately") && !is.null(b)) {
-    cols <- colnames(x$estimate)
-    if (is.null(cols)) cols <- paste0("V", seq_len(x$p))
-    share <- stats::setNames(bounds_mid_share(x, b), cols)[names(at)]
+    share <- stats::setNames(bounds_mid_share(x, b), release_colnames(x))[names(at)]
     score <- at * ifelse(is.na(share), 1, share)
   }
   names(at)[which(from_data & (score >= th$at_bounds_clamped | (score >= th$at_bounds & isTRUE(d$bounds_capped))))]
@@ -1865,6 +1858,13 @@ bounds_words <- function(x) {
   switch(src, public = "public bounds", private = "private bounds",
          "public, tightened privately" = "privately tightened bounds", "bounds")
 }
+
+# A release's column names, "V1", "V2", ... where its estimate has none.
+release_colnames <- function(x) colnames(x$estimate) %||% paste0("V", seq_len(ncol(x$estimate)))
+
+# The tolerance within which a value counts as at a bound: the map back from
+# the box rounds.
+bounds_tolerance <- function(lower, upper) 1e-9 * pmax(upper - lower, abs(lower), abs(upper))
 
 # Bounds recorded by the release (params$bounds, a data frame lower/upper;
 # public, or chosen privately: params$bounds_source), or NULL.

@@ -246,7 +246,7 @@ test_that("the weighted box (box_weights = \"frobenius\"): its stated sensitivit
   g <- box_noise_weights("frobenius", lo, hi)
   expect_equal(g, sqrt((hi - lo) / 1000))
   expect_null(box_noise_weights("equal", lo, hi))
-  map <- box_map(list(lower = lo, upper = hi), centred = TRUE, weights = g)
+  map <- box_map(list(lower = lo, upper = hi), centred = TRUE, weights = "frobenius")
   expect_equal(map$half, g / 2)
   expect_equal(map$scale, (hi - lo) / g)
   # the map: clamped to the bounds, coordinate j in [-g_j/2, g_j/2], and back
@@ -461,7 +461,7 @@ test_that("dp_cov with bounds holds no noiseless statistic (leak scanner, box ro
   # the weighted box: its rows are the unit box's times the public weights
   g <- box_noise_weights("frobenius", lo, hi)
   wsecrets <- function(x, r) {
-    map <- box_map(list(lower = lo, upper = hi), centred = TRUE, weights = g)
+    map <- box_map(list(lower = lo, upper = hi), centred = TRUE, weights = "frobenius")
     z <- box_apply(x, map)
     mu <- (r$center - map$shift) / map$scale
     list(raw = leak_secrets(x), box = leak_secrets(z)[c("raw")], centred = leak_secrets(sweep(z, 2, mu))["raw"])
