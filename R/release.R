@@ -1722,6 +1722,10 @@ at_bounds_words <- function(v, x, ambiguous, public) {
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
     if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
       "give public bounds (lower/upper) that hold the data, or more epsilon"
+  # the remedy for one column, where public bounds would be needed for all:
+  # logical columns (a public schema) are bounded by their coding at no cost
+  advice <- paste0(advice, "; a 0/1 code stored as numbers can be given as logical (e.g. x == 1), ",
+                   "bounded by its coding [0, 1] at no cost")
   if (ambiguous) {
     if (public) {
       # public bounds: a 0/1 column at bounds [0, 1] looks the same as clamped data

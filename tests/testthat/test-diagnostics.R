@@ -845,6 +845,30 @@ test_that("dp_lm: a 0/1 column clamped by a tightened bound is said; one whose p
   expect_true(any(fills >= 0.45))
 })
 
+test_that("a 0/1 column at its private bounds is told the remedy for that column alone: give it as logical", {
+  n <- 5000
+  set.seed(23)
+  d <- data.frame(x = rnorm(n), b = as.double(runif(n) < 0.19))
+  d$y <- d$x + d$b + rnorm(n)
+  set.seed(1)
+  f <- suppressWarnings(dp_lm(y ~ x + b, d, 4, 1e-6, neighbor = "replace-one", B = 20))
+  m <- grep("most of `b` sits at its private bounds", f$diagnostics$messages, value = TRUE)
+  expect_length(m, 1L)
+  expect_match(m, "a 0/1 code stored as numbers can be given as logical (e.g. x == 1), bounded by its coding [0, 1] at no cost",
+               fixed = TRUE)
+  # the advice holds: given as logical, the column is bounded by its coding
+  # and no choice is spent on it (the other two share the bounds' budget)
+  d$b <- d$b == 1
+  set.seed(1)
+  g <- suppressWarnings(dp_lm(y ~ x + b, d, 4, 1e-6, neighbor = "replace-one", B = 20))
+  expect_identical(g$release$params$coded_columns, "bTRUE")
+  expect_equal(unlist(g$release$params$bounds["bTRUE", ], use.names = FALSE), c(0, 1))
+  # (zCDP: each of 10 k choices gets epsilon_q = sqrt(8 rho / (10 k)), k = 2 against 3)
+  expect_equal(g$release$params$column_bounds$epsilon_quantile / f$release$params$column_bounds$epsilon_quantile,
+               sqrt(3 / 2))
+  expect_false(any(grepl("most of `bTRUE`", g$diagnostics$messages, fixed = TRUE)))
+})
+
 test_that("dp_lm with public bounds tightened privately grades the clamping and says it", {
   d <- datasets::quakes
   set.seed(61)
