@@ -322,7 +322,11 @@
 #'   1.6 to 5.6 times on that error, while the narrow columns get more
 #'   relative noise and their correlations can drown
 #'   (`bench/RESULTS.md`, "How the box shares its noise among columns").
-#'   Only with `type = "covariance"`.
+#'   Only with `type = "covariance"`. `"equal"` stays the default because
+#'   what it releases does not depend on the units: rescaling a column and
+#'   its bounds (grams to kilograms) rescales its entries and leaves every
+#'   relative error as it was, where under `"frobenius"` the units decide
+#'   which columns get the noise.
 #' @param type `"covariance"` or `"correlation"`.
 #' @param divisor `"n"` or `"n - 1"` (with the private or public n).
 #' @param neighbor `"add-remove"` (default; n private), `"replace-one"` or

@@ -285,6 +285,26 @@ test_that("the weighted box (box_weights = \"frobenius\"): its stated sensitivit
   expect_true(all(c(wt$sens_mean, wt$sens_diag, wt$sens_offdiag) < c(unit$sens_mean, unit$sens_diag, unit$sens_offdiag)))
 })
 
+test_that("the equal box does not depend on the units (why it is the default); the weighted box does", {
+  set.seed(5)
+  x <- data.frame(g = rnorm(5000, 4000, 800), mm = rnorm(5000, 200, 14), d = rnorm(5000, 17, 2))
+  lo <- c(g = 2000, mm = 150, d = 10)
+  hi <- c(g = 7000, mm = 250, d = 25)
+  k <- c(1e-3, 1, 10)  # grams to kilograms, millimetres kept, to tenths
+  xk <- as.data.frame(Map(`*`, x, k))
+  rel <- function(data, l, u, w) {
+    set.seed(9)
+    suppressWarnings(dp_cov(data, 2, 1e-6, lower = l, upper = u, neighbor = "replace-one", box_weights = w))$estimate
+  }
+  e <- rel(x, lo, hi, "equal")
+  ek <- rel(xk, lo * k, hi * k, "equal")
+  expect_equal(ek, diag(k) %*% e %*% diag(k), ignore_attr = TRUE, tolerance = 1e-10)
+  # control: the weighted box's release in kilograms is not the gram one's rescaled
+  f <- rel(x, lo, hi, "frobenius")
+  fk <- rel(xk, lo * k, hi * k, "frobenius")
+  expect_gt(max(abs(fk - diag(k) %*% f %*% diag(k)) / abs(diag(k) %*% f %*% diag(k))), 0.01)
+})
+
 test_that("dp_cov(box_weights = \"frobenius\") cuts the raw-unit error on mixed widths, is labelled, and is read back right", {
   skip_if_not_installed("MASS")
   b <- data.frame(lower = c(0, 0, 0.3, 0, 10, 0), upper = c(100, 1000, 0.9, 400, 25, 50),
