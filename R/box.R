@@ -352,6 +352,24 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   list(lower = lo, upper = hi)
 }
 
+#' Per released column of dp_lm()'s design (the columns lm_box_bounds()
+#' bounds, named), whether its bounds came from the variables in `private`
+#' (model frame names whose bounds were chosen privately): a column named in
+#' `b` by itself follows that name, any other (a product, a factor's dummy)
+#' any of its variables.
+#' @noRd
+lm_box_from_data <- function(b, private, tt, mf, X, resp) {
+  fac <- attr(tt, "factors")
+  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  asg <- attr(X, "assign")
+  cols <- which(asg > 0)
+  out <- vapply(cols, function(j) {
+    if (colnames(X)[j] %in% names(b$lower)) return(colnames(X)[j] %in% private)
+    any(frame_name[rownames(fac)[fac[, asg[j]] > 0]] %in% private)
+  }, logical(1))
+  stats::setNames(c(out, resp %in% private), c(colnames(X)[cols], resp))
+}
+
 #' The labels of a terms object's variables as its `factors` rows and the
 #' coefficients write them (`my x`, backticked where not syntactic); the model
 #' frame names the same variables without the backticks of a bare name.

@@ -370,14 +370,16 @@ check_charged_columns <- function(X, cols) {
 }
 
 #' column_bounds_mechanism() on the columns of `X` not `coded`; the coded
-#' (logical) ones get their coding [0, 1] and no median or spread (NA).
+#' (logical) ones get their coding [0, 1] (or the bounds `lower`, `upper`
+#' given for them: the fixed columns of partial bounds) and no median or
+#' spread (NA).
 #' Every result one per column of `X`.
 #' @noRd
-column_bounds_coded <- function(X, coded, eps_q, ...) {
+column_bounds_coded <- function(X, coded, eps_q, ..., lower = rep(0, ncol(X)), upper = rep(1, ncol(X))) {
   out <- column_bounds_mechanism(X[, !coded, drop = FALSE], eps_q, ...)
-  full <- function(v, fill) replace(rep(fill, ncol(X)), !coded, v)
-  out$lower <- full(out$lower, 0)
-  out$upper <- full(out$upper, 1)
+  full <- function(v, fill) replace(rep_len(fill, ncol(X)), !coded, v)
+  out$lower <- full(out$lower, lower)
+  out$upper <- full(out$upper, upper)
   out$center <- full(out$center, NA_real_)
   out$scale <- full(out$scale, NA_real_)
   out
@@ -698,6 +700,52 @@ public_nrow <- function(x) {
 # (composed_gaussian()); see ?dp_cov for the measurements behind it.
 column_bounds_share <- 0.25
 
+# ---- bounds given for some columns, the others chosen privately ----------------
+
+#' Bounds given for some columns only (`box`, check_bounds(partial = TRUE)
+#' output, NA for both bounds of the others), aligned to the columns of the
+#' data in memory, the logical columns among the NA bounded by their coding
+#' [0, 1] as the default bounds them. `partial` is TRUE while some column
+#' is left NA (its bounds chosen privately), `none_given` where none but
+#' the logical columns' coding is given (the default's bounds). Schema and
+#' shape only: before any charge.
+#' @noRd
+partial_bounds <- function(box, x) {
+  arg <- box$arg
+  if (inherits(x, "dp_suffstat") || is.function(x)) {
+    abort(paste0("`x` is %s, and `%s` has NA bounds, which are chosen privately from the data's columns: that ",
+                 "needs the data in memory (a matrix or data frame); give every column's bounds."),
+          if (is.function(x)) "a reader" else "a dp_suffstat", arg, .arg = "x")
+  }
+  # (the data's shape first: the bounds are aligned to its columns)
+  if (!(is.data.frame(x) || is.matrix(x) || is.numeric(x) && is.null(dim(x)) && !is.object(x)) || !length(x) ||
+      data_ncol(x) < 1L) {
+    abort("`x` must be a numeric matrix or data frame (rows are records) with at least one column.", .arg = "x")
+  }
+  p <- public_ncol(x)
+  k <- length(box$lower)
+  if (is.null(names(box$lower)) && k != 1L && k != p) {
+    abort("`x` has %d column(s), and `%s` gives %d bounds (NA where chosen privately): give one per column.",
+          as.integer(p), arg, as.integer(k), .arg = "x")
+  }
+  a <- align_bounds(box, data_colnames(x), p, arg)
+  coded <- coded_flags(x, length(a$lower))
+  fill <- coded & is.na(a$lower)
+  # no bounds given but the logical columns' coding: the default, as labelled
+  none <- all(fill | is.na(a$lower) | coded & a$lower == 0 & a$upper == 1)
+  a$lower[fill] <- 0
+  a$upper[fill] <- 1
+  list(lower = a$lower, upper = a$upper, arg = arg, partial = anyNA(a$lower), none_given = none)
+}
+
+#' Per column of `x`, whether its bounds are fixed without a private choice:
+#' given (`given`, partial_bounds() output), or by its coding (a logical
+#' column) where none are given.
+#' @noRd
+fixed_bounds_flags <- function(x, given = NULL) {
+  if (is.null(given)) coded_flags(x) else !is.na(given$lower)
+}
+
 # Defaults of dp_cov()'s private column bounds (see ?dp_column_bounds).
 column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16, max_level = 0.25, decay = 2)
 
@@ -711,21 +759,33 @@ column_bounds_defaults <- list(range = 1e6, resolution = 0.01, tail_factor = 16,
 #' @noRd
 dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean, eps_second,
                                delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
-                               gauss = NULL, box_weights = NULL) {
-  # logical columns (schema) are bounded by their coding [0, 1]; the others privately
+                               gauss = NULL, box_weights = NULL, given = NULL) {
+  # logical columns (schema) are bounded by their coding [0, 1], columns
+  # with bounds `given` (partial_bounds()) by them; the others privately
   X <- check_data_matrix(x, min_rows = min_rows)
   coded <- coded_flags(x, ncol(X))
-  check_charged_columns(X[, !coded, drop = FALSE], cols)
+  fixed <- if (is.null(given)) coded else !is.na(given$lower)
+  if (length(fixed) != ncol(X)) {
+    stop(sprintf("internal error: bounds aligned to %d column(s), the data has %d", length(fixed), ncol(X)),
+         call. = FALSE)
+  }
+  check_charged_columns(X[, !fixed, drop = FALSE], cols)
   d <- column_bounds_defaults
-  cb <- column_bounds_coded(X, coded, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
-                            n_public = neighbor != "add-remove")
+  cb <- column_bounds_coded(X, fixed, cols$epsilon_q, d$range, d$resolution, d$tail_factor, d$max_level, d$decay,
+                            n_public = neighbor != "add-remove",
+                            lower = if (is.null(given)) 0 else given$lower, upper = if (is.null(given)) 1 else given$upper)
   # judged (and warned about) once it is labelled private, below
   rel <- muffle_noise_warnings(
     dp_cov_box(X, list(lower = cb$lower, upper = cb$upper, weights = box_weights), epsilon, delta, eps_mean, delta_mean,
                eps_second, delta_second, split, mechanism, type, divisor, neighbor, calibration, charge, call,
                min_rows, gauss = gauss))
   all_cols <- release_colnames(rel)
+  # (a logical column given other bounds than its coding is not coded)
+  coded <- coded & cb$lower == 0 & cb$upper == 1
   if (any(coded)) rel$params$coded_columns <- all_cols[coded]
+  # the bounds given (NA where chosen privately): which columns' bounds came
+  # from the data, for the diagnostics (bounds_from_data())
+  if (!is.null(given)) rel$params$public_bounds <- data.frame(lower = given$lower, upper = given$upper, row.names = all_cols)
   m <- d$tail_factor / cols$epsilon_q
   m2 <- min(column_bounds_refine / cols$epsilon_q, m)
   n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
@@ -736,23 +796,30 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
   rel$params$column_bounds <- list(epsilon = eps_cols, delta = cols$delta, epsilon_quantile = cols$epsilon_q,
                                    rho = cols$rho, composition = cols$composition, tail_rows = m2,
                                    first_rows = m, clamped_share = share,
-                                   scale = stats::setNames(cb$scale[!coded], all_cols[!coded]),
-                                   center = stats::setNames(cb$center[!coded], all_cols[!coded]), range = d$range)
-  rel <- box_relabel_source(rel, "private")
-  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params[["bounds"]], d$range, in_release = TRUE)
+                                   scale = stats::setNames(cb$scale[!fixed], all_cols[!fixed]),
+                                   center = stats::setNames(cb$center[!fixed], all_cols[!fixed]), range = d$range)
+  rel <- box_relabel_source(rel, if (is.null(given)) "private" else "partial")
+  warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params[["bounds"]][!fixed, , drop = FALSE], d$range,
+                             in_release = TRUE)
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
-    detail = paste(c(sprintf(paste0("per-column lower and upper bounds by dp_column_bounds()'s mechanism ",
+    detail = paste(c(sprintf(paste0("per-column lower and upper bounds%s by dp_column_bounds()'s mechanism ",
                                     "(%d exponential mechanisms, epsilon %s each; (%s, %s)-DP in all, inside the ",
                                     "stated budget), targeting about %s rows beyond each bound"),
+                             if (is.null(given)) "" else sprintf(" of the %d column(s) without public bounds", sum(!fixed)),
                              cols$choices, format_privacy(cols$epsilon_q), format_privacy(eps_cols),
                              format_privacy(cols$delta), format(m2, digits = 4)), warn), collapse = "\n  "))
   rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
   rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy by %s of per-column bounds chosen ",
                                   "privately%s (%s) and the release on the box they define: %s"),
                            format_privacy(epsilon), format_privacy(delta), composition_words(gauss),
-                           if (any(coded)) sprintf(" for the %d non-logical column(s), the logical ones bounded by their coding [0, 1]",
-                                                   sum(!coded)) else "",
+                           if (!is.null(given)) {
+                             sprintf(" for the %d column(s) without public bounds, the other %d with theirs (params$public_bounds)",
+                                     sum(!fixed), sum(fixed))
+                           } else if (any(coded)) {
+                             sprintf(" for the %d non-logical column(s), the logical ones bounded by their coding [0, 1]",
+                                     sum(!coded))
+                           } else "",
                            sub("\\.$", "", column_bounds_guarantee_text(eps_cols, cols$delta, column_bounds_notion(neighbor), cols$choices,
                                                                          cols$epsilon_q, cols$composition,
                                                                          count = neighbor == "add-remove")),
@@ -862,8 +929,28 @@ lm_bounds_rho <- function(epsilon, delta) {
 #' (response included), named by variable for lm_box_bounds(); factors and
 #' logicals get their public bounds there. The step's facts go into `state`.
 #' @noRd
-lm_private_bounds <- function(mf, epsilon, delta, state) {
+lm_private_bounds <- function(mf, epsilon, delta, state, given = NULL, data_names = NULL) {
   num <- vapply(mf, function(col) is.numeric(col) && is.null(dim(col)), logical(1))
+  # bounds given for some variables (NA for the others): only the NA ones'
+  # are chosen; every numeric variable needs its bounds or an NA
+  if (!is.null(given)) {
+    gn <- names(given$lower)
+    unknown <- gn[is.na(given$lower)]
+    # (an NA for a column of `data` the model does not use, or a factor, is
+    # ignored, as public bounds are: one table serves every call)
+    odd <- setdiff(unknown, c(names(mf), data_names))
+    if (length(odd)) {
+      abort(paste0("`%s`: NA bounds (chosen privately) are for the model's numeric variables (columns of `data`, or ",
+                   "expressions such as I(x^2) in the formula); %s %s neither."),
+            given$arg, paste0("`", odd, "`", collapse = ", "), if (length(odd) > 1L) "are" else "is", .arg = given$arg)
+    }
+    miss <- setdiff(names(mf)[num], gn)
+    if (length(miss)) {
+      abort("`%s` gives no bounds for the numeric variable(s) %s: give public bounds, or NA to choose them privately.",
+            given$arg, paste0("`", miss, "`", collapse = ", "), .arg = given$arg)
+    }
+    num <- num & names(mf) %in% unknown
+  }
   k <- sum(num)
   cols <- column_bounds_epsilon(epsilon, delta, max(1L, k), noisy_count = !isTRUE(state$n_public))
   d <- column_bounds_defaults
@@ -879,7 +966,11 @@ lm_private_bounds <- function(mf, epsilon, delta, state) {
   state$tail_rows <- min(column_bounds_refine / cols$epsilon_q, state$first_rows)
   state$scale <- stats::setNames(cb$scale, names(mf)[num])
   state$center <- stats::setNames(cb$center, names(mf)[num])
-  list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
+  out <- list(lower = stats::setNames(cb$lower, names(mf)[num]), upper = stats::setNames(cb$upper, names(mf)[num]))
+  if (is.null(given)) return(out)
+  known <- !is.na(given$lower)
+  structure(list(lower = c(out$lower, given$lower[known]), upper = c(out$upper, given$upper[known])),
+            private = names(mf)[num])
 }
 
 # ---- public bounds tightened privately ------------------------------------------

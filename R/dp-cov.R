@@ -273,9 +273,13 @@
 #'   bounds* and [dpcov_arguments]): `lower` and `upper`, numbers of length 1
 #'   or p, optionally named by column, or `bounds`, a data frame with the
 #'   columns `lower` and `upper` only and the column names as row names, or a
-#'   named list of `c(lower, upper)` pairs. Every column needs lower < upper. `NULL`
-#'   (default): bounds chosen privately (see *The default*), or row-norm
-#'   bounds when `clip` or `clip_mean` is given.
+#'   named list of `c(lower, upper)` pairs. Every column needs lower < upper,
+#'   or NA for both where its bounds are not known: those columns' bounds are
+#'   chosen privately as the default chooses them (on those columns alone,
+#'   with the default's share of the budget; `params$public_bounds` records
+#'   the ones given), and the release runs on the box of both; such bounds
+#'   are not tightened. `NULL` (default): bounds chosen privately (see *The
+#'   default*), or row-norm bounds when `clip` or `clip_mean` is given.
 #' @param tighten Whether to tighten public bounds privately inside
 #'   themselves (see [dpcov_arguments]): `FALSE` (default) never (the box of
 #'   the public bounds as given), `TRUE` always, `NULL` decides from public
@@ -368,12 +372,23 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE, box_weights = "equal") {
   call <- match.call()
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
-  box <- check_bounds(lower, upper, bounds)
+  box <- check_bounds(lower, upper, bounds, partial = TRUE)
   check_bounds_exclusive(box, clip, clip_mean)
+  # bounds known for some columns only (NA for the others): the others' are
+  # chosen privately, as the default chooses all of them (`given`, aligned)
+  given <- NULL
+  if (isTRUE(box$partial)) {
+    box <- partial_bounds(box, x)
+    if (isTRUE(box$partial)) {
+      # (every column NA: the default, labelled as such)
+      if (!box$none_given) given <- box
+      box <- NULL
+    }
+  }
   # data whose columns are all logical (schema: public) are bounded by their
   # coding: public bounds [0, 1], where private ones would spend their share
   # on nothing and could close on the more common value
-  coded <- is.null(box) && is.null(clip) && is.null(clip_mean) && all_logical_columns(x)
+  coded <- is.null(box) && is.null(given) && is.null(clip) && is.null(clip_mean) && all_logical_columns(x)
   if (coded) {
     # named as check_data_matrix() names the columns (a data frame's matrix
     # columns expanded: m.1, m.2)
@@ -382,6 +397,10 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     box <- list(lower = stats::setNames(rep(0, p), nm), upper = stats::setNames(rep(1, p), nm), arg = "bounds")
   }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
+  if (!is.null(given) && isTRUE(tighten)) {
+    abort(paste0("`tighten` = TRUE tightens public bounds, and some of `%s` are NA (chosen privately); give every ",
+                 "column's bounds to tighten them, or leave `tighten` = FALSE."), given$arg, .arg = "tighten")
+  }
   if (coded && isTRUE(tighten)) {
     abort("`tighten` = TRUE: the columns of `x` are all logical, bounded by their coding [0, 1]; there is nothing to tighten.",
           .arg = "tighten")
@@ -503,7 +522,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # delta only where their zCDP composition uses it; see dp_column_bounds())
   # (logical columns among them are bounded by their coding: no choice is spent on them)
   cols <- if (private_box) column_bounds_epsilon(2 * bound_share * epsilon, 2 * bound_share * delta,
-                                                 max(1L, sum(!coded_flags(x))),
+                                                 max(1L, sum(!fixed_bounds_flags(x, given))),
                                                  noisy_count = neighbor == "add-remove") else if (tight) cols_t else list(delta = 0)
   eps_cols <- if (chosen) 2 * bound_share * epsilon else 0
   eps_rest <- epsilon - eps_cols - (auto_clip + auto_mean) * eps_bound
@@ -609,7 +628,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     return(with_refund(budget, charge,
                        dp_cov_private_box(x, cols, eps_cols, min_rows, epsilon, delta, eps_mean, delta_mean,
                                           eps_second, delta_second, split, mechanism, type, divisor, neighbor,
-                                          calibration, charge, call, gauss, box_weights = box_weights)))
+                                          calibration, charge, call, gauss, box_weights = box_weights,
+                                          given = given)))
   }
   if (coded) {
     # judged once it knows its columns are two-valued by their coding

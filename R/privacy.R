@@ -1194,6 +1194,7 @@ box_clamp_text <- function(centred, weighted = FALSE) {
 #' @noRd
 box_relabel_source <- function(rel, source) {
   words <- switch(source, private = "per-column bounds chosen privately",
+                  partial = "per-column bounds, public for some columns and chosen privately for the others",
                   tightened = "public per-column bounds tightened privately")
   rel$mechanism <- sub("public per-column bounds", words, rel$mechanism, fixed = TRUE)
   rel$guarantee <- sub("clamped to the public per-column bounds (params$bounds)",

@@ -377,7 +377,12 @@ release_column_index <- function(cols, M, arg) {
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))` (a non-syntactic name by
 #'   the column's name, `list("my x" = c(0, 1))`, or by its label in the
 #'   formula, with backticks: `` list("`my x`" = c(0, 1)) ``); a design column may be
-#'   named directly (e.g. `"I(x^2)"`). Factor and logical columns, and
+#'   named directly (e.g. `"I(x^2)"`). A numeric variable whose bounds are not
+#'   known takes NA for both (`list(x1 = c(0, 100), y = c(NA, NA))`): those
+#'   variables' bounds are chosen privately as the default chooses them (with
+#'   its share of the budget, spread over those variables alone), the others
+#'   kept as given, and no bounds are tightened; every numeric variable still
+#'   needs an entry. Factor and logical columns, and
 #'   comparisons such as `I(x > 3)` (logical whatever the data; a column
 #'   named `I(x > 3)TRUE`, as in [lm()]), get the
 #'   range of their coding (\[0, 1\] for dummies) and an interaction the
@@ -511,15 +516,32 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   # `.` stands for the data's other columns, as in lm() (names are public schema)
   if (!missing(data)) x <- lm_expand_dot(x, data)
-  box <- lm_bound_names(check_bounds(lower, upper, bounds), x)
+  box <- lm_bound_names(check_bounds(lower, upper, bounds, partial = TRUE), x)
   check_bounds_exclusive(box, clip)
+  # bounds given for some variables, NA for the others: theirs are chosen
+  # privately, as the default chooses all (lm_private_bounds())
+  given <- NULL
+  if (isTRUE(box$partial)) {
+    if (is.null(names(box$lower))) {
+      abort("`%s`: for dp_lm() name every bound by its variable, NA for those whose bounds are not known, e.g. %s.",
+            box$arg, if (box$arg == "lower") "lower = c(x = 0, y = NA), upper = c(x = 10, y = NA)" else
+              "bounds = list(x = c(0, 10), y = c(NA, NA))", .arg = box$arg)
+    }
+    # (every bound NA: the default, labelled as such)
+    if (!all(is.na(box$lower))) given <- box
+    box <- NULL
+  }
   # a model of logical and factor columns alone is bounded by its coding:
   # public bounds, and private ones would spend their share on nothing
-  if (is.null(box) && is.null(clip) && !missing(data) && lm_coded_only(x, data)) {
+  if (is.null(box) && is.null(given) && is.null(clip) && !missing(data) && lm_coded_only(x, data)) {
     box <- list(lower = stats::setNames(numeric(0), character(0)), upper = stats::setNames(numeric(0), character(0)),
                 arg = "bounds")
   }
   if (!is.null(tighten)) tighten <- check_flag(tighten, "tighten")
+  if (isTRUE(tighten) && !is.null(given)) {
+    abort(paste0("`tighten` = TRUE tightens public bounds, and some of `%s` are NA (chosen privately); give every ",
+                 "variable's bounds to tighten them, or leave `tighten` at its default."), given$arg, .arg = "tighten")
+  }
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
   }
@@ -628,7 +650,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     # under add/remove n is private: any n >= 0 is released
     pb <- new.env(parent = emptyenv())
     pb$n_public <- neighbor != "add-remove"
-    if (private_box) box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb)
+    data_names <- if (missing(data)) NULL else names(data)
+    if (private_box) box <- function(mf) lm_private_bounds(mf, eps_bound, delta_bound, pb, given, data_names)
     if (tight) box <- function(mf) lm_tightened_bounds(mf, public_box, tight_vars, cols_t, pb)
     design <- lm_design(x, data, min_rows = min_rows, box = box, check_box = if (tight) public_box)
     # under zero-out the zeroed record enters as its design row (the intercept's 1
@@ -643,6 +666,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     r$params$numeric_columns <- design$numeric_columns
     # and those two-valued by design, where their bounds are their coding [0, 1]
     r <- mark_coded_columns(r, design$two_valued_columns)
+    # bounds given for some variables: the released columns on them (NA for
+    # those on a variable whose bounds were chosen privately)
+    if (!is.null(design$box_from_data)) r$params$public_bounds <- lm_public_bounds(r, design$box_from_data)
     r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
@@ -654,7 +680,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     rel$epsilon <- epsilon
     rel$delta <- delta
     rel$params$bounds_source <- "private"
-    rel <- box_relabel_source(rel, "private")
+    rel <- box_relabel_source(rel, if (is.null(given)) "private" else "partial")
     rel$params$column_bounds <- list(epsilon = eps_bound, delta = delta_bound, rho = pb$rho,
                                      epsilon_quantile = pb$epsilon_q, composition = pb$composition,
                                      tail_rows = pb$tail_rows, first_rows = pb$first_rows, variables = pb$k,
@@ -665,10 +691,10 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                                      range = column_bounds_defaults$range)
     rel$tuning <- tuning_record(
       "private column bounds", private = TRUE,
-      detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s) by dp_column_bounds()'s ",
+      detail = sprintf(paste0("bounds of the model frame's %d numeric variable(s)%s by dp_column_bounds()'s ",
                               "mechanism ((%s, %s)-DP in all, inside the stated budget), targeting about %s rows ",
                               "beyond each bound%s"),
-                       pb$k, format_privacy(eps_bound), format_privacy(delta_bound), format(pb$tail_rows, digits = 4),
+                       pb$k, if (is.null(given)) "" else " without public bounds", format_privacy(eps_bound), format_privacy(delta_bound), format(pb$tail_rows, digits = 4),
                        if (column_bounds_capped(pb$first_rows, pb$n_hat)) {
                          "\n  WARNING: n * epsilon is too small for private bounds: they may miss the data; the fit can be far off. Give public bounds (lower, upper) or more epsilon."
                        } else if (pb$tail_rows >= 0.01 * max(1, pb$n_hat)) {
@@ -677,10 +703,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     if (!startsWith(rel$guarantee, "NONE")) {
       rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition
       rel$guarantee <- sprintf(paste0("(%s, %s)-differential privacy in total by %s: bounds of the ",
-                                      "numeric variables chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
+                                      "numeric variables%s chosen privately ((%s, %s)-DP, dp_column_bounds()'s ",
                                       "mechanism), then %s"),
                                format_privacy(epsilon), format_privacy(delta),
                                composition_words(gauss),
+                               if (is.null(given)) "" else sprintf(" without public bounds (%d; the others' public)", pb$k),
                                format_privacy(eps_bound), format_privacy(delta_bound), rel$guarantee)
     }
     # the release's own diagnostics for its final labels (the fit warns, below)
@@ -1092,6 +1119,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   if (!is.null(check_box)) lm_box_bounds(check_box, tt, mf, X, resp, names(data))
   if (is.function(box)) box <- box(mf)
   box_b <- if (!is.null(box)) lm_box_bounds(box, tt, mf, X, resp, names(data))
+  # bounds given for some variables (lm_private_bounds() names the others)
+  from_data <- if (!is.null(attr(box, "private"))) lm_box_from_data(box, attr(box, "private"), tt, mf, X, resp)
   icpt <- attr(tt, "intercept") == 1L
   # (cbind() drops the design's "assign", which says which term made each
   # column, and its "contrasts", which predict() codes new data with)
@@ -1107,8 +1136,23 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   attr(tt, "dataClasses") <- NULL
   list(A = A, feat = feat, intercept = icpt, terms = tt, xlevels = stats::.getXlevels(tt, mf),
        contrasts = attr(X, "contrasts"), formula = with_base_env(stats::formula(tt)), box = box_b,
+       box_from_data = from_data,
        numeric_columns = lm_numeric_columns(tt, mf, X, resp),
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
+}
+
+#' The public bounds of dp_lm()'s release `r` where some variables' bounds
+#' were given and the others' chosen privately: its bounds (params$bounds),
+#' NA on the released columns `from_data` marks (lm_box_from_data()); the
+#' column of ones, where released, is public.
+#' @noRd
+lm_public_bounds <- function(r, from_data) {
+  b <- r$params[["bounds"]]
+  if (!is.data.frame(b)) return(NULL)
+  private <- rownames(b) %in% names(from_data)[from_data]
+  b$lower[private] <- NA_real_
+  b$upper[private] <- NA_real_
+  b
 }
 
 #' The per-variable class checks of dp_lm()'s `data` and of predict()'s and

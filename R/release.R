@@ -264,9 +264,55 @@ check_release <- function(x, arg = "x", square = FALSE) {
   if (release_has_guarantee(x) != grepl("^[(0-9]", x$guarantee)) {
     bad("its `guarantee` text does not agree with its fields (see has_guarantee())")
   }
+  check_release_params(x, bad)
   if (square) {
     if (nrow(est) != ncol(est)) abort("`%s` must be a release of a square matrix; its estimate is %d x %d.", arg, nrow(est), ncol(est), .arg = arg)
     if (max(abs(est - t(est))) > 1e-8 * max(1, max(abs(est)))) abort("`%s` has a non-symmetric estimate.", arg, .arg = arg)
+  }
+  invisible(x)
+}
+
+#' The structured fields of a release's `params` that the methods read
+#' (print, the diagnostics, dp_lm()'s redraw): of their types, and the box's
+#' scale consistent with its bounds and weights, where a hand-made release
+#' could otherwise understate its noise (a weighted box read as the unit
+#' box) or stop with an unclassed error. `bad` raises check_release()'s error.
+#' @noRd
+check_release_params <- function(x, bad) {
+  pr <- x$params
+  # (params$column_bounds, read field by field, is ignored when malformed)
+  for (f in c("bounds_guarantee", "covariance_diagnostics", "second_moment")) {
+    v <- pr[[f]]
+    if (!is.null(v) && !(is.list(v) && !is.data.frame(v))) bad(sprintf("`params$%s` must be a list", f))
+  }
+  # (params$public_bounds, which only words read, is taken as unreadable when malformed)
+  b <- pr[["bounds"]]
+  if (!is.null(b) && !(is.data.frame(b) && is.numeric(b$lower) && is.numeric(b$upper) && !is.object(b$lower) &&
+                       !is.object(b$upper))) {
+    bad("`params$bounds` must be a data frame with numeric columns `lower` and `upper`")
+  }
+  # (infinite ends are read as no bound by the diagnostics)
+  if (!is.null(b) && !(nrow(b) > 0L && !anyNA(b$lower) && !anyNA(b$upper) && all(b$lower < b$upper))) {
+    bad("`params$bounds` must hold bounds with lower < upper")
+  }
+  for (f in c("box_scale", "box_weights")) {
+    v <- pr[[f]]
+    if (!is.null(v) && !(is_finite_num(v) && is.null(dim(v)) && length(v) == x$p && all(v > 0))) {
+      bad(sprintf("`params$%s` must be one positive number per column", f))
+    }
+  }
+  g <- pr$box_weights
+  if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
+  # the centred box of dp_cov()'s joint mechanism: its scale is the widths
+  # over the weights (the equal box's, where none are recorded: 1)
+  if (isTRUE(pr$joint_calibration) && isTRUE(x$centred) && !is.null(b) && nrow(b) == x$p && is.null(pr$box_shift)) {
+    if (!is.null(g) && is.null(pr$box_scale)) bad("a weighted box (`params$box_weights`) needs its `params$box_scale`")
+    if (!is.null(pr$box_scale)) {
+      want <- (b$upper - b$lower) / (if (is.null(g)) 1 else g)
+      if (any(abs(pr$box_scale - want) > 1e-8 * want)) {
+        bad("`params$box_scale` must be the bounds' widths over the box's weights (`params$box_weights`, 1 where none)")
+      }
+    }
   }
   invisible(x)
 }
@@ -1419,10 +1465,12 @@ diagnostics_level <- function(out, x, cols) {
     # the variances of such bounds are of the clamped data, however small
     # their noise: said before the noise messages
     given <- is.list(x$params$bounds_guarantee)
-    say(paste0("the per-column bounds were chosen privately ",
-               if (given) "(the dp_column_bounds() release given as `bounds`)" else "(no bounds given)",
+    partial <- partial_bounds_release(x)
+    say(paste0(if (partial) "the bounds of the columns without public bounds were chosen privately" else
+                 "the per-column bounds were chosen privately ",
+               if (partial) "" else if (given) "(the dp_column_bounds() release given as `bounds`)" else "(no bounds given)",
                " with too little n * epsilon to find ",
-               "the tails: they target the quartiles of every column or beyond, may miss the data, and can clamp a ",
+               "the tails: they target the quartiles of every ", if (partial) "such ", "column or beyond, may miss the data, and can clamp a ",
                "quarter of a column's rows at each end or more, so the spreads are under-estimated (a column that is ",
                "mostly one value can get a variance near 0) and the release can be far off; give public bounds ",
                "(lower/upper) or more epsilon", if (given) " to dp_column_bounds()", "."), 1L)
@@ -1572,7 +1620,9 @@ range_end_columns <- function(x, cols) {
   cb <- private_bounds_facts(x)
   b <- release_bounds(x)
   if (!is.list(cb) || !is_num1(cb$range) || is.null(b)) return(character(0))
-  cols[abs(b$lower) >= cb$range * (1 - 1e-6) | abs(b$upper) >= cb$range * (1 - 1e-6)]
+  # (only bounds chosen from the data were searched in the range)
+  from_data <- bounds_from_data(x)[cols] %in% TRUE
+  cols[from_data & (abs(b$lower) >= cb$range * (1 - 1e-6) | abs(b$upper) >= cb$range * (1 - 1e-6))]
 }
 
 # Of those, the columns whose private median lies within one private spread
@@ -1718,7 +1768,8 @@ at_bounds_words <- function(v, x, ambiguous, public) {
   where <- sprintf(paste0("most of %s %s at %s %s (a released sd 80%% or more of the largest sd any data within %s ",
                           "bounds can have at %s released mean, which only two values at the ends reach)"), col_list(v),
                    if (length(v) > 1L) "sit" else "sits", w$its,
-                   if (kept) "public bounds, which the tightening kept" else bounds_words(x), w$its, w$its)
+                   if (kept) "public bounds, which the tightening kept" else
+                     if (public && partial_bounds_release(x)) "public bounds" else bounds_words(x), w$its, w$its)
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
     if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
       "give public bounds (lower/upper) that hold the data, or more epsilon"
@@ -1784,6 +1835,14 @@ at_bounds_grade <- function(x) {
       !is.null(x$params$bounds_guarantee)) 2L else 1L
 }
 
+# Whether a release's bounds were given for some columns and chosen
+# privately for the others (dp_cov(), dp_lm() with NA bounds): bounds chosen
+# privately that record the bounds given (params$public_bounds, NA where
+# none was).
+partial_bounds_release <- function(x) {
+  identical(x$params$bounds_source, "private") && is.data.frame(x$params$public_bounds)
+}
+
 # Per column of a release (named by its columns), whether a bound came from
 # the data: all of them where the bounds were chosen privately (the
 # default's, a dp_column_bounds() release); with public bounds tightened
@@ -1796,6 +1855,19 @@ bounds_from_data <- function(x) {
   cols <- release_colnames(x)
   if (at_bounds_grade(x) < 2L) return(stats::setNames(rep(FALSE, length(cols)), cols))
   all_cols <- stats::setNames(rep(TRUE, length(cols)), cols)
+  if (partial_bounds_release(x)) {
+    # bounds given for some columns (NA for the others, chosen privately):
+    # a column whose bounds are the ones given is on public bounds
+    b <- release_bounds(x)
+    pb <- x$params$public_bounds
+    if (is.null(b) || !is.numeric(pb$lower) || !is.numeric(pb$upper) || length(pb$lower) != x$p ||
+        length(pb$upper) != x$p) return(all_cols)
+    lo <- as.numeric(pb$lower)
+    hi <- as.numeric(pb$upper)
+    tol <- bounds_tolerance(b$lower, b$upper)
+    given <- is.finite(lo) & is.finite(hi) & abs(b$lower - lo) <= tol & abs(b$upper - hi) <= tol
+    return(stats::setNames(!given, cols))
+  }
   if (!identical(x$params$bounds_source, "public, tightened privately")) return(all_cols)
   b <- release_bounds(x)
   pb <- x$params$public_bounds
@@ -2175,8 +2247,8 @@ lm_clamp_check <- function(rel, n_estimate) {
   what <- if (tightened) {
     sprintf("the public bounds of the model's %d variable(s) were tightened privately", as.integer(cb$variables))
   } else {
-    sprintf("the bounds of the model's %d numeric variable(s) were chosen privately (no lower/upper given)",
-            as.integer(cb$variables))
+    sprintf("the bounds of the model's %d numeric variable(s) were chosen privately (%s)",
+            as.integer(cb$variables), if (partial_bounds_release(rel)) "NA in lower/upper" else "no lower/upper given")
   }
   avoid <- if (tightened) "tighten = FALSE avoids it" else "public bounds (lower/upper) avoid it"
   advice <- if (tightened) "use tighten = FALSE or more epsilon" else "give public bounds (lower/upper) or more epsilon"

@@ -281,7 +281,7 @@ check_finite_clip <- function(clip, arg, why) {
 #' @noRd
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x) || is.object(x)) abort("`%s` must be TRUE or FALSE.", arg, .arg = arg)
-  x
+  isTRUE(x)  # (without the names or attributes `x` may carry)
 }
 
 #' Refuse a result whose size would exhaust memory, before allocating it.
@@ -340,7 +340,9 @@ check_choice <- function(x, choices, arg) {
     abort("`%s` must be one string, one of %s.", arg, allowed, .arg = arg)
   }
   if (!x %in% choices) abort("`%s` must be one of %s; got \"%s\".", arg, allowed, x, .arg = arg)
-  x
+  # the package's own string: a name or an attribute on `x` (c(k = "equal"))
+  # would make identical(x, "equal") FALSE downstream
+  choices[match(x, choices)]
 }
 
 #' Class labels: a factor (or vector coerced to one) with one label per row, no
@@ -545,17 +547,17 @@ check_ylim <- function(ylim) {
 #' column needs lower < upper: a column of width 0 is a constant, known
 #' in advance, and carries no covariance; drop it.
 #' @noRd
-check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = NULL, p = NULL) {
+check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = NULL, p = NULL, partial = FALSE) {
   if (is.null(lower) && is.null(upper) && is.null(bounds)) return(NULL)
   if (!is.null(bounds)) {
     if (!is.null(lower) || !is.null(upper)) {
       abort("give the public bounds either as `bounds` or as `lower` and `upper`, not both.", .arg = "bounds")
     }
-    b <- bounds_from_frame(bounds)
+    b <- bounds_from_frame(bounds, partial)
   } else {
     if (is.null(lower)) abort("`lower` is missing: give `lower` and `upper` together (or `bounds`).", .arg = "lower")
     if (is.null(upper)) abort("`upper` is missing: give `lower` and `upper` together (or `bounds`).", .arg = "upper")
-    b <- list(lower = bound_vector(lower, "lower"), upper = bound_vector(upper, "upper"))
+    b <- list(lower = bound_vector(lower, "lower", partial), upper = bound_vector(upper, "upper", partial))
     nl <- names(b$lower)
     nu <- names(b$upper)
     if (is.null(nl) != is.null(nu) || !is.null(nl) && !setequal(nl, nu)) {
@@ -577,7 +579,19 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
     list(i = i, label = if (is.null(names(b$lower))) sprintf("column %d", i) else sprintf("`%s`", names(b$lower)[i]))
   }
   width_arg <- if (is.null(bounds)) "upper" else "bounds"
-  bad <- !(b$lower < b$upper)
+  # NA for both of a column's bounds: not known, chosen privately (`partial`
+  # callers only; bound_vector() refuses NA elsewhere); one of the two known
+  # is not a way to give bounds
+  unknown <- is.na(b$lower) & is.na(b$upper)
+  half <- xor(is.na(b$lower), is.na(b$upper))
+  if (any(half)) {
+    k <- first_col(half)
+    abort(paste0("%s has lower = %s, upper = %s: give both public bounds of a column, or NA for both (chosen ",
+                 "privately with the columns whose bounds are not known)."),
+          k$label, format(b$lower[k$i]), format(b$upper[k$i]),
+          .arg = if (!is.null(bounds)) "bounds" else if (is.na(b$lower[k$i])) "lower" else "upper")
+  }
+  bad <- !unknown & !(b$lower < b$upper)
   if (any(bad)) {
     k <- first_col(bad)
     abort("`upper` must be above `lower` for every column; %s has lower = %s, upper = %s (a constant column carries no covariance: drop it).",
@@ -585,13 +599,14 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
   }
   # a width whose square underflows maps the covariance back (W S W) to
   # subnormal numbers or 0: refused, as a clip below 1e-50 is
-  narrow <- (b$upper - b$lower) < dp_limits$clip[1L]
+  narrow <- !unknown & (b$upper - b$lower) < dp_limits$clip[1L]
   if (any(narrow)) {
     abort("the public bounds of %s are narrower than %s; rescale the data (e.g. to other units).",
           first_col(narrow)$label, format(dp_limits$clip[1L]), .arg = width_arg)
   }
   # the argument later alignment errors name
   b$arg <- if (is.null(bounds)) "lower" else "bounds"
+  if (any(unknown)) b$partial <- TRUE
   if (is.null(p)) return(b)
   align_bounds(b, colnames, p)
 }
@@ -624,13 +639,26 @@ align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else 
   list(lower = rep_len(unname(b$lower), p), upper = rep_len(unname(b$upper), p))
 }
 
-# `lower` or `upper`: finite plain numbers, names all or none, unique.
-bound_vector <- function(v, arg) {
+# `lower` or `upper`: finite plain numbers, names all or none, unique; with
+# `partial`, NA (not NaN) too: a bound not known, chosen privately.
+bound_vector <- function(v, arg, partial = FALSE) {
+  # (a vector of NA alone is logical)
+  if (partial && is.logical(v) && !is.object(v) && is.null(dim(v)) && length(v) && all(is.na(v))) {
+    v <- stats::setNames(as.double(v), names(v))
+  }
   if (!is.numeric(v) || is.object(v) || !is.null(dim(v)) || !length(v)) {
     abort("`%s` must be a numeric vector (one public bound per column, or one for all).", arg, .arg = arg)
   }
-  if (anyNA(v) || !all(is.finite(v))) abort("`%s` must be finite numbers (no NA, NaN or Inf).", arg, .arg = arg)
-  if (any(abs(v) > dp_limits$clip[2])) {
+  if (partial) {
+    if (any(is.nan(v)) || !all(is.finite(v) | is.na(v))) {
+      abort("`%s` must be finite numbers, or NA for a column whose bounds are not known (no NaN or Inf).", arg,
+            .arg = arg)
+    }
+  } else if (anyNA(v) || !all(is.finite(v))) {
+    abort(paste0("`%s` must be finite numbers (no NA, NaN or Inf); NA (bounds not known, chosen privately) is for ",
+                 "dp_cov(), dp_lm() and dp_pca()."), arg, .arg = arg)
+  }
+  if (any(abs(v) > dp_limits$clip[2], na.rm = TRUE)) {
     abort("`%s` must lie within +-%s; rescale the data.", arg, format(dp_limits$clip[2]), .arg = arg)
   }
   nm <- names(v)
@@ -642,7 +670,7 @@ bound_vector <- function(v, arg) {
 
 # `bounds`: a data frame (lower, upper; row names = columns) or a named list
 # of c(lower, upper) pairs.
-bounds_from_frame <- function(bounds) {
+bounds_from_frame <- function(bounds, partial = FALSE) {
   # the private bounds of dp_column_bounds(): their table; the release that
   # uses them adds their guarantee to its own (compose_bounds_guarantee())
   if (inherits(bounds, "dp_column_bounds")) {
@@ -670,21 +698,27 @@ bounds_from_frame <- function(bounds) {
   } else if (is.list(bounds) && !is.object(bounds) && length(bounds)) {
     nm <- names(bounds)
     if (is.null(nm)) abort("`bounds` as a list must be named by column: list(col = c(lower, upper), ...).", .arg = "bounds")
-    ok <- vapply(bounds, function(v) is.numeric(v) && !is.object(v) && length(v) == 2L && is.null(dim(v)), logical(1))
+    # (c(NA, NA), a column whose bounds are not known, is logical)
+    ok <- vapply(bounds, function(v) (is.numeric(v) || partial && is.logical(v) && all(is.na(v))) && !is.object(v) &&
+                   length(v) == 2L && is.null(dim(v)), logical(1))
     if (!all(ok)) {
       abort("`bounds`: every element must be c(lower, upper), two numbers; `%s` is not.", nm[!ok][1L], .arg = "bounds")
     }
-    lo <- vapply(bounds, `[`, numeric(1), 1L)
-    up <- vapply(bounds, `[`, numeric(1), 2L)
+    lo <- vapply(bounds, function(v) as.double(v[1L]), numeric(1))
+    up <- vapply(bounds, function(v) as.double(v[2L]), numeric(1))
   } else {
     abort("`bounds` must be a data frame (columns `lower`, `upper`) or a named list of c(lower, upper) pairs.",
           .arg = "bounds")
   }
+  # (a frame column of NA alone, bounds not known, is logical)
+  all_na <- function(v) partial && is.logical(v) && !is.object(v) && length(v) > 0L && all(is.na(v))
+  if (all_na(lo)) lo <- as.double(lo)
+  if (all_na(up)) up <- as.double(up)
   if (!is.numeric(lo) || !is.numeric(up) || is.object(lo) || is.object(up)) {
     abort("`bounds`: `lower` and `upper` must be numeric.", .arg = "bounds")
   }
-  with_arg(list(lower = bound_vector(stats::setNames(lo, nm), "lower"),
-                upper = bound_vector(stats::setNames(up, nm), "upper")), "bounds")
+  with_arg(list(lower = bound_vector(stats::setNames(lo, nm), "lower", partial),
+                upper = bound_vector(stats::setNames(up, nm), "upper", partial)), "bounds")
 }
 
 #' Bounds refuse a row-norm clip: one way to give public knowledge.

@@ -330,3 +330,18 @@ wide_output <- function(...) {
   on.exit(options(op))
   utils::capture.output(...)
 }
+
+# Standardised noise draws (a list of vectors: test-box.R, test-partial-bounds.R) are standard normal: shape
+# (KS) and scale (chi-square test of the variance, two-sided), at 1e-6; the
+# control, a claim of half the noise, fails.
+expect_stated_sd <- function(d) {
+  var_p <- function(v) {
+    q <- sum(v^2)
+    2 * min(stats::pchisq(q, length(v)), stats::pchisq(q, length(v), lower.tail = FALSE))
+  }
+  for (v in d) {
+    expect_gt(suppressWarnings(stats::ks.test(v, "pnorm"))$p.value, 1e-6)
+    expect_gt(var_p(v), 1e-6)
+    expect_lt(var_p(v * 2), 1e-6)
+  }
+}

@@ -417,21 +417,6 @@ box_claims <- function(p, mean_sens = 2 * sqrt(p) / 2, diag_sens = sqrt(p) / 4, 
        off = off_sens / (sqrt(0.5 * 2 / 3) * mu_tot))
 }
 
-# Standardised noise draws (box_noise_draws()) are standard normal: shape
-# (KS) and scale (chi-square test of the variance, two-sided), at 1e-6; the
-# control, a claim of half the noise, fails.
-expect_stated_sd <- function(d) {
-  var_p <- function(v) {
-    q <- sum(v^2)
-    2 * min(stats::pchisq(q, length(v)), stats::pchisq(q, length(v), lower.tail = FALSE))
-  }
-  for (v in d) {
-    expect_gt(suppressWarnings(stats::ks.test(v, "pnorm"))$p.value, 1e-6)
-    expect_gt(var_p(v), 1e-6)
-    expect_lt(var_p(v * 2), 1e-6)
-  }
-}
-
 test_that("the noise of dp_cov with bounds has the stated sd (alpha 1e-6), and a claim of half of it fails", {
   expect_stated_sd(box_noise_draws(80, box_claims(3)))
 })
@@ -1668,4 +1653,68 @@ test_that("Sheffet's releases on public bounds keep their ridge: positive defini
   cols <- c("one", "a", "b", "c")
   expect_equal(unname(dp_regression(r, "y", c("a", "b", "c"), "one")),
                unname(solve(M[cols, cols], M[cols, "y"])), tolerance = 1e-8)
+})
+
+# The audit's data: two columns of unequal widths and a response.
+audit_box_data <- function(n = 2000) {
+  set.seed(1)
+  x <- data.frame(a = runif(n), b = runif(n, 0, 100))
+  x$y <- x$a + 0.01 * x$b + rnorm(n)
+  x
+}
+
+test_that("a choice given with a name is the package's plain string (audit: a named \"equal\" weighted the box)", {
+  x <- audit_box_data()
+  lo <- c(a = 0, b = 0, y = -4)
+  up <- c(a = 1, b = 100, y = 6)
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up, box_weights = c(cfg = "equal"), type = "correlation"))
+  expect_null(r$params$box_weights)
+  expect_false(grepl("weighted", r$mechanism, fixed = TRUE))
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, box_weights = structure("equal", note = "x")))
+  expect_null(r$params$box_weights)
+  # a named neighbour: stored plain, and dp_lm()'s redraw draws the count's noise
+  r5 <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up, neighbor = c(k = "add-remove")))
+  expect_identical(r5$neighbor, "add-remove")
+  f <- suppressWarnings(dp_lm(r5, y ~ a + b, B = 20))
+  expect_true(all(is.finite(coef(f))))
+  expect_identical(suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up, neighbor = "replace-one",
+                                          divisor = c(k = "n - 1")))$params$divisor, "n - 1")
+})
+
+test_that("hand-made releases with malformed box fields get a classed error, never a wrong noise or R's own error (audit)", {
+  x <- audit_box_data()
+  lo <- c(a = 0, b = 0, y = -4)
+  up <- c(a = 1, b = 100, y = 6)
+  rel <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up, box_weights = "frobenius"))
+  expect_silent(check_release(rel))
+  edits <- list(
+    bounds = list(params = list(bounds = "junk")),
+    bounds_matrix = list(params = list(bounds = as.matrix(rel$params$bounds))),
+    bounds_reversed = list(params = list(bounds = data.frame(lower = rel$params$bounds$upper,
+                                                             upper = rel$params$bounds$lower))),
+    bounds_guarantee = list(params = list(bounds_guarantee = "junk")),
+    second_moment = list(params = list(second_moment = "junk")),
+    box_scale_null = list(params = list(box_scale = NULL)),
+    box_scale_negative = list(params = list(box_scale = -rel$params$box_scale)),
+    box_scale_short = list(params = list(box_scale = rel$params$box_scale[1:2])),
+    box_scale_unit = list(params = list(box_scale = rel$params$bounds$upper - rel$params$bounds$lower)),
+    box_weights_null = list(params = list(box_weights = NULL)),
+    box_weights_big = list(params = list(box_weights = rel$params$box_weights * 2)))
+  for (nm in names(edits)) {
+    r <- rel
+    for (f in names(edits[[nm]]$params)) r$params[f] <- list(edits[[nm]]$params[[f]])
+    if (nm == "box_scale_null") r$params$box_scale <- NULL
+    if (nm == "box_weights_null") r$params$box_weights <- NULL
+    expect_error(print(r), class = "dpcov_error", info = nm)
+    expect_error(release_diagnostics(r), class = "dpcov_error", info = nm)
+    expect_error(summary(r), class = "dpcov_error", info = nm)
+    expect_error(dp_lm(r, y ~ a + b, B = 10), class = "dpcov_error", info = nm)
+  }
+  # control: the unweighted release keeps no box scale, and reads as the unit box
+  r0 <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up))
+  expect_null(r0$params$box_scale)
+  expect_silent(check_release(r0))
+  rc <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = lo, upper = up, type = "correlation"))
+  rc$params$covariance_diagnostics <- "junk"
+  expect_error(release_diagnostics(rc), class = "dpcov_error", regexp = "covariance_diagnostics")
 })
