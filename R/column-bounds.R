@@ -604,36 +604,41 @@ column_bounds_capped <- function(m1, n_hat, max_level = column_bounds_defaults$m
 #' values only: `n_hat` a public or noisy n (NA: unknown), `m1` and `m2` the
 #' rows targeted by the first stage and the refinement.
 #' @noRd
-column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped = NULL, in_release = FALSE) {
+column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped = NULL, in_release = FALSE,
+                               partial = FALSE) {
   out <- character(0)
+  # (bounds given for some columns: the notes are about the others)
+  every <- if (partial) "every column without public bounds" else "every column"
   if (is.null(capped)) capped <- !is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)
   if (capped) {
     out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
-                                 "quantiles of every column or beyond, may miss the data altogether, and clamp ",
+                                 "quantiles of %s or beyond, may miss the data altogether, and clamp ",
                                  "%s of the rows at each end; the release can be far off. Give public ",
                                  "bounds (lower, upper) or more epsilon."),
-                          format(max_level), format(1 - max_level),
+                          format(max_level), format(1 - max_level), every,
                           if (is.na(n_hat)) "many" else
                             sprintf("about %s%%", format(100 * min(max_level, m2 / max(1, n_hat)), digits = 2))))
   } else if (!is.na(n_hat) && m2 >= 0.1 * max(1, n_hat)) {
-    out <- c(out, sprintf(paste0("WARNING: the private bounds clamp about %s%% of the rows at each end of every ",
-                                 "column (n * epsilon is too small for tighter ones); spreads are under-estimated. ",
+    out <- c(out, sprintf(paste0("WARNING: the private bounds clamp about %s%% of the rows at each end of %s ",
+                                 "(n * epsilon is too small for tighter ones); spreads are under-estimated. ",
                                  "Give public bounds (lower, upper) or more epsilon."),
-                          format(100 * m2 / n_hat, digits = 2)))
+                          format(100 * m2 / n_hat, digits = 2), every))
   } else if (!is.na(n_hat) && m2 >= 0.01 * max(1, n_hat)) {
     # a few percent: on faithful and penguins at epsilon 8 the variances were
     # within 3% of the truth, so a note, not a warning
-    out <- c(out, sprintf(paste0("Note: the private bounds clamp about %s%% of the rows at each end of every ",
-                                 "column; spreads are under-estimated, slightly for light tails, by much more for ",
+    out <- c(out, sprintf(paste0("Note: the private bounds clamp about %s%% of the rows at each end of %s; ",
+                                 "spreads are under-estimated, slightly for light tails, by much more for ",
                                  "a long tail, whose few largest rows can hold most of a column's variance. Public ",
                                  "bounds (lower, upper) or more epsilon avoid it."),
-                          format(100 * m2 / n_hat, digits = 2)))
+                          format(100 * m2 / n_hat, digits = 2), every))
   }
   at_end <- c(bounds$lower, bounds$upper)
   if (any(abs(at_end) >= range * (1 - 1e-6))) {
     out <- c(out, if (in_release) {
-      sprintf("WARNING: a bound lies at the end of the range it was searched in (+/- %s); the data may extend beyond it: give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`.",
-              format(signif(range, 3)))
+      sprintf("WARNING: a bound lies at the end of the range it was searched in (+/- %s); the data may extend beyond it: %s.",
+              format(signif(range, 3)),
+              if (partial) "give its column public bounds in lower/upper" else
+                "give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`")
     } else "WARNING: a bound lies at the end of the public range; the data may extend beyond it: raise `range` (from public knowledge).")
   }
   out
@@ -718,8 +723,8 @@ partial_bounds <- function(box, x) {
           if (is.function(x)) "a reader" else "a dp_suffstat", arg, .arg = "x")
   }
   # (the data's shape first: the bounds are aligned to its columns)
-  if (!(is.data.frame(x) || is.matrix(x) || is.numeric(x) && is.null(dim(x)) && !is.object(x)) || !length(x) ||
-      data_ncol(x) < 1L) {
+  if (!(is.data.frame(x) || is.matrix(x) || (is.numeric(x) || is.logical(x)) && is.null(dim(x)) && !is.object(x)) ||
+      !length(x) || data_ncol(x) < 1L) {
     abort("`x` must be a numeric matrix or data frame (rows are records) with at least one column.", .arg = "x")
   }
   p <- public_ncol(x)
@@ -728,7 +733,13 @@ partial_bounds <- function(box, x) {
     abort("`x` has %d column(s), and `%s` gives %d bounds (NA where chosen privately): give one per column.",
           as.integer(p), arg, as.integer(k), .arg = "x")
   }
-  a <- align_bounds(box, data_colnames(x), p, arg)
+  cn <- data_colnames(x)
+  miss <- if (!is.null(names(box$lower)) && !is.null(cn)) setdiff(cn, names(box$lower)) else character(0)
+  if (length(miss)) {
+    abort("`%s` gives no bounds for column(s) %s: give public bounds, or NA to choose them privately.", arg,
+          paste0("`", miss, "`", collapse = ", "), .arg = arg)
+  }
+  a <- align_bounds(box, cn, p, arg)
   coded <- coded_flags(x, length(a$lower))
   fill <- coded & is.na(a$lower)
   # no bounds given but the logical columns' coding: the default, as labelled
@@ -800,7 +811,7 @@ dp_cov_private_box <- function(x, cols, eps_cols, min_rows, epsilon, delta, eps_
                                    center = stats::setNames(cb$center[!fixed], all_cols[!fixed]), range = d$range)
   rel <- box_relabel_source(rel, if (is.null(given)) "private" else "partial")
   warn <- column_bounds_note(m, m2, d$max_level, n_hat, rel$params[["bounds"]][!fixed, , drop = FALSE], d$range,
-                             in_release = TRUE)
+                             in_release = TRUE, partial = !is.null(given))
   rel$tuning <- tuning_record(
     "private column bounds", private = TRUE,
     detail = paste(c(sprintf(paste0("per-column lower and upper bounds%s by dp_column_bounds()'s mechanism ",
@@ -1049,7 +1060,13 @@ pca_tighten <- function(x, dots) {
   tryCatch({
     neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
     share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
-    box <- check_bounds(dots[["lower"]], dots[["upper"]], dots[["bounds"]])
+    box <- check_bounds(dots[["lower"]], dots[["upper"]], dots[["bounds"]], partial = TRUE)
+    # bounds NA for some columns are never tightened; NA only on logical
+    # columns is their coding, public bounds as if given
+    if (isTRUE(box$partial)) {
+      box <- partial_bounds(box, x)
+      if (isTRUE(box$partial)) return(FALSE)
+    }
     k <- sum(tightened_columns(x, bounds = box))
     if (k == 0L) return(FALSE)  # all logical (or integer in [0, 1]): nothing to tighten
     cols <- tighten_epsilon(check_epsilon(dots[["epsilon"]]), check_delta(dots[["delta"]]), share, k)

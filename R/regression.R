@@ -382,7 +382,8 @@ release_column_index <- function(cols, M, arg) {
 #'   variables' bounds are chosen privately as the default chooses them (with
 #'   its share of the budget, spread over those variables alone), the others
 #'   kept as given, and no bounds are tightened; every numeric variable still
-#'   needs an entry. Factor and logical columns, and
+#'   needs an entry. An NA on a factor, a logical or a column the model does
+#'   not use chooses nothing (as unused bounds are ignored). Factor and logical columns, and
 #'   comparisons such as `I(x > 3)` (logical whatever the data; a column
 #'   named `I(x > 3)TRUE`, as in [lm()]), get the
 #'   range of their coding (\[0, 1\] for dummies) and an interaction the
@@ -527,9 +528,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
             box$arg, if (box$arg == "lower") "lower = c(x = 0, y = NA), upper = c(x = 10, y = NA)" else
               "bounds = list(x = c(0, 10), y = c(NA, NA))", .arg = box$arg)
     }
-    # (every bound NA: the default, labelled as such)
-    if (!all(is.na(box$lower))) given <- box
-    box <- NULL
+    res <- lm_partial_bounds(box, x, if (missing(data)) NULL else data)
+    given <- res$given
+    box <- res$box
   }
   # a model of logical and factor columns alone is bounded by its coding:
   # public bounds, and private ones would spend their share on nothing
@@ -1139,6 +1140,43 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
        box_from_data = from_data,
        numeric_columns = lm_numeric_columns(tt, mf, X, resp),
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
+}
+
+#' dp_lm()'s bounds `b` (check_bounds(partial = TRUE), NA for some) for the
+#' model `formula` on `data` (NULL when not given), from the schema alone:
+#' `given` for the private path when an NA names a numeric variable of the
+#' model and some bound that reaches the model is given; `box`, the public
+#' bounds alone, when no NA names a numeric variable (an NA on a factor, a
+#' logical or a column the model does not use is ignored, as unused bounds
+#' are: nothing is chosen, nothing spent); neither (the default) when every
+#' bound that reaches the model is NA. An NA that names neither a variable of
+#' the model nor a column of `data` is refused (a typo must not pass).
+#' @noRd
+lm_partial_bounds <- function(b, formula, data) {
+  vars <- lm_formula_variables(formula)
+  dn <- if (is.data.frame(data)) names(data) else if (is.matrix(data)) colnames(data)
+  nm <- names(b$lower)
+  unknown <- is.na(b$lower)
+  if (!is.null(data)) {
+    odd <- setdiff(nm[unknown], c(vars, dn))
+    if (length(odd)) {
+      abort(paste0("`%s`: NA bounds (chosen privately) are for the model's numeric variables (columns of `data`, or ",
+                   "expressions such as I(x^2) in the formula); %s %s neither."),
+            b$arg, paste0("`", odd, "`", collapse = ", "), if (length(odd) > 1L) "are" else "is", .arg = b$arg)
+    }
+  }
+  chosen <- nm[unknown & nm %in% vars]
+  if (!is.null(data)) {
+    chosen <- chosen[!vapply(chosen, lm_schema_not_numeric, logical(1), data = data, env = environment(formula))]
+  }
+  if (!length(chosen)) {
+    return(list(given = NULL, box = list(lower = b$lower[!unknown], upper = b$upper[!unknown], arg = b$arg)))
+  }
+  # a given bound reaches the model when it names a variable or a design
+  # column (not a column of `data`); without data every name may
+  reaches <- !unknown & (nm %in% vars | is.null(dn) | !nm %in% dn)
+  if (!any(reaches)) return(list(given = NULL, box = NULL))
+  list(given = b, box = NULL)
 }
 
 #' The public bounds of dp_lm()'s release `r` where some variables' bounds

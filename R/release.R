@@ -1417,24 +1417,26 @@ diagnostics_level <- function(out, x, cols) {
   }
   if (length(out$at_range)) {
     rng <- format(signif(private_bounds_facts(x)$range, 3))
+    # (with bounds given for other columns, a dp_column_bounds() release for
+    # these alone cannot be given beside them: public bounds can)
+    range_advice <- if (partial_bounds_release(x)) "give public bounds for them in lower/upper" else
+      "give public bounds (lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`"
     far <- out$beyond_range
     near <- setdiff(out$at_range, far)
     if (length(far)) {
       w <- col_words(far)
       say(sprintf(paste0("the private bounds of %s reached the end of the range they were searched in (+/- %s), ",
                          "with the private median within a spread of it: %s, and every row there is clamped to ",
-                         "it, so %s variance%s and covariances can be far off; give public bounds (lower/upper), ",
-                         "or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
+                         "it, so %s variance%s and covariances can be far off; %s."),
                   col_list(far), rng,
                   if (isTRUE(out$bounds_capped)) "n * epsilon was too small to place them, or the data lie beyond it" else
-                    "the data lie beyond it", w$its, w$s), 2L)
+                    "the data lie beyond it", w$its, w$s, range_advice), 2L)
       lv <- 2L
     }
     if (length(near)) {
       say(sprintf(paste0("a private bound of %s reached the end of the range %s searched in (+/- %s): rows ",
-                         "beyond it, if any, are clamped to it; if the data can exceed it, give public bounds ",
-                         "(lower/upper), or choose bounds with dp_column_bounds(range = ) and give them as `bounds`."),
-                  col_list(near), col_words(near)$it_was, rng), 1L)
+                         "beyond it, if any, are clamped to it; if the data can exceed it, %s."),
+                  col_list(near), col_words(near)$it_was, rng, range_advice), 1L)
       lv <- max(lv, 1L)
     }
   }
@@ -1857,16 +1859,18 @@ bounds_from_data <- function(x) {
   all_cols <- stats::setNames(rep(TRUE, length(cols)), cols)
   if (partial_bounds_release(x)) {
     # bounds given for some columns (NA for the others, chosen privately):
-    # a column whose bounds are the ones given is on public bounds
-    b <- release_bounds(x)
+    # a column whose bounds are the ones given is on public bounds, matched
+    # by name (dp_lm()'s Gram releases have a column of ones, without bounds)
+    b <- x$params[["bounds"]]
     pb <- x$params$public_bounds
-    if (is.null(b) || !is.numeric(pb$lower) || !is.numeric(pb$upper) || length(pb$lower) != x$p ||
-        length(pb$upper) != x$p) return(all_cols)
-    lo <- as.numeric(pb$lower)
-    hi <- as.numeric(pb$upper)
+    rn <- rownames(pb)
+    if (!is.numeric(pb$lower) || !is.numeric(pb$upper) || is.null(rn) || !identical(rownames(b), rn) ||
+        !all(rn %in% cols)) return(all_cols)
     tol <- bounds_tolerance(b$lower, b$upper)
-    given <- is.finite(lo) & is.finite(hi) & abs(b$lower - lo) <= tol & abs(b$upper - hi) <= tol
-    return(stats::setNames(!given, cols))
+    given <- is.finite(pb$lower) & is.finite(pb$upper) & abs(b$lower - pb$lower) <= tol & abs(b$upper - pb$upper) <= tol
+    out <- stats::setNames(rep(FALSE, length(cols)), cols)
+    out[rn] <- !given
+    return(out)
   }
   if (!identical(x$params$bounds_source, "public, tightened privately")) return(all_cols)
   b <- release_bounds(x)
@@ -2248,7 +2252,7 @@ lm_clamp_check <- function(rel, n_estimate) {
     sprintf("the public bounds of the model's %d variable(s) were tightened privately", as.integer(cb$variables))
   } else {
     sprintf("the bounds of the model's %d numeric variable(s) were chosen privately (%s)",
-            as.integer(cb$variables), if (partial_bounds_release(rel)) "NA in lower/upper" else "no lower/upper given")
+            as.integer(cb$variables), if (partial_bounds_release(rel)) "their bounds given as NA" else "no lower/upper given")
   }
   avoid <- if (tightened) "tighten = FALSE avoids it" else "public bounds (lower/upper) avoid it"
   advice <- if (tightened) "use tighten = FALSE or more epsilon" else "give public bounds (lower/upper) or more epsilon"

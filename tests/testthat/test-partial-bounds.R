@@ -190,3 +190,79 @@ test_that("partial bounds leave no noiseless statistic in the release (leak scan
                               upper = c(a = NA, b = 30, c = 30)))
   expect_no_leak(f, list(raw = leak_secrets(X)), label = "dp_lm partial bounds")
 })
+
+test_that("dp_lm: an NA on no numeric variable of the model chooses nothing and spends nothing (audit)", {
+  set.seed(6)
+  d <- data.frame(x = rnorm(3000, 5, 2), z = runif(3000), l = runif(3000) < 0.3, u = rnorm(3000))
+  d$y <- d$x + 2 * d$z + rnorm(3000)
+  pub <- list(x = c(-5, 15), y = c(-10, 30))
+  for (extra in list(list(l = c(NA, NA)), list(u = c(NA, NA)))) {
+    bud <- dp_budget(10, 1e-3)
+    set.seed(2)
+    f <- suppressWarnings(dp_lm(y ~ x + l, d, 2, 1e-6, B = 5, bounds = c(pub, extra), budget = bud))
+    set.seed(2)
+    g <- suppressWarnings(dp_lm(y ~ x + l, d, 2, 1e-6, B = 5, bounds = c(pub, list(l = c(0, 1)))))
+    expect_identical(f$release$params$bounds_source, "public")
+    expect_identical(bud$account$ledger$what, "dp_lm: analyze_gauss")
+    expect_identical(f$release$estimate, g$release$estimate)
+  }
+  # every bound that reaches the model NA (a public one for an unused column): the default, labelled so
+  set.seed(3)
+  a <- suppressWarnings(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5,
+                              bounds = list(x = c(NA, NA), z = c(NA, NA), y = c(NA, NA), u = c(-5, 5))))
+  set.seed(3)
+  b <- suppressWarnings(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5))
+  expect_identical(a$release$estimate, b$release$estimate)
+  expect_identical(a$release$guarantee, b$release$guarantee)
+  # a misspelt NA is an error, even when every bound is NA
+  expect_error(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5, lower = c(xx = NA, z = NA, y = NA), upper = c(xx = NA, z = NA, y = NA)),
+               class = "dpcov_error", regexp = "`xx` is neither")
+})
+
+test_that("partial bounds: Gram releases graded by name, pca tightens as with the coding given, logical vectors (audit)", {
+  set.seed(6)
+  d <- data.frame(x = rnorm(3000, 5, 2), z = runif(3000))
+  d$y <- d$x + 2 * d$z + rnorm(3000)
+  f <- suppressWarnings(dp_lm(y ~ x + z, d, 1, 1e-6, B = 5, mechanism = "wishart",
+                              bounds = list(x = c(NA, NA), z = c(0, 1), y = c(-10, 30))))
+  expect_identical(bounds_from_data(f$release)[c("(Intercept)", "x", "z", "y")],
+                   c("(Intercept)" = FALSE, x = TRUE, z = FALSE, y = FALSE))
+  # dp_pca: an NA only on a logical column is its coding, so the release is the one with [0, 1] given
+  set.seed(7)
+  x <- data.frame(a = rnorm(20000), b = rnorm(20000, 3), l = runif(20000) < 0.4)
+  set.seed(8)
+  p1 <- suppressWarnings(dp_pca(x, rank = 2, epsilon = 2, delta = 1e-6, neighbor = "replace-one",
+                                lower = c(a = -5, b = -2, l = NA), upper = c(a = 5, b = 8, l = NA)))
+  set.seed(8)
+  p2 <- suppressWarnings(dp_pca(x, rank = 2, epsilon = 2, delta = 1e-6, neighbor = "replace-one",
+                                lower = c(a = -5, b = -2, l = 0), upper = c(a = 5, b = 8, l = 1)))
+  expect_match(p1$guarantee, "public bounds tightened privately", fixed = TRUE)
+  expect_identical(p1$rotation, p2$rotation)
+  # a logical vector with NA bounds: its coding, as the default bounds it
+  set.seed(9)
+  v <- runif(500) < 0.3
+  set.seed(1)
+  r1 <- suppressWarnings(dp_cov(v, 1, 1e-6, lower = NA, upper = NA))
+  set.seed(1)
+  r2 <- suppressWarnings(dp_cov(v, 1, 1e-6))
+  expect_identical(r1$estimate, r2$estimate)
+  # a name missing: the message offers NA
+  expect_error(dp_cov(d, 1, 1e-6, lower = c(x = NA, zz = 0, y = 0), upper = c(x = NA, zz = 1, y = 1)),
+               class = "dpcov_error", regexp = "no bounds for column\\(s\\) `z`: give public bounds, or NA")
+})
+
+test_that("partial bounds: a chosen bound at the end of the search range is told a remedy that can be given (audit)", {
+  set.seed(10)
+  x <- data.frame(a = 5e6 + rnorm(2000), b = runif(2000))
+  set.seed(1)
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = c(a = NA, b = 0), upper = c(a = NA, b = 1)))
+  expect_true("a" %in% r$diagnostics$at_range)
+  msgs <- paste(c(r$diagnostics$messages, r$tuning$detail), collapse = " ")
+  expect_match(msgs, "give public bounds for them in lower/upper", fixed = TRUE)
+  expect_false(grepl("dp_column_bounds(range = )", msgs, fixed = TRUE))
+  expect_match(r$tuning$detail, "every column without public bounds|give its column public bounds")
+  # control: the default says the other remedy
+  set.seed(1)
+  r0 <- suppressWarnings(dp_cov(x, 1, 1e-6))
+  expect_match(paste(r0$diagnostics$messages, collapse = " "), "dp_column_bounds(range = )", fixed = TRUE)
+})
