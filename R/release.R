@@ -1774,9 +1774,10 @@ at_bounds_words <- function(v, x, ambiguous, public) {
                      if (public && partial_bounds_release(x)) "public bounds" else bounds_words(x), w$its, w$its)
   advice <- if (identical(src, "public, tightened privately")) "use tighten = FALSE, or more epsilon" else
     if (!is.null(x$params$bounds_guarantee)) "give public bounds (lower/upper) that hold the data, or more epsilon to dp_column_bounds()" else
-      "give public bounds (lower/upper) that hold the data, or more epsilon"
-  # the remedy for one column, where public bounds would be needed for all:
-  # logical columns (a public schema) are bounded by their coding at no cost
+      "give public bounds (lower/upper, NA for the columns whose ranges are not known) that hold the data, or more epsilon"
+  # the remedies for one column: its bounds alone (NA for the others), or,
+  # for a 0/1 code, a logical column (a public schema), bounded by its
+  # coding at no cost
   advice <- paste0(advice, "; a 0/1 code stored as numbers can be given as logical (e.g. x == 1), ",
                    "bounded by its coding [0, 1] at no cost")
   if (ambiguous) {
