@@ -522,7 +522,9 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # bounds given for some variables, NA for the others: theirs are chosen
   # privately, as the default chooses all (lm_private_bounds())
   given <- NULL
-  if (isTRUE(box$partial)) {
+  if (isTRUE(box$partial) && is.null(names(box$lower)) && all(is.na(box$lower))) {
+    box <- NULL  # every bound NA, unnamed (lower = NA, upper = NA): the default
+  } else if (isTRUE(box$partial)) {
     if (is.null(names(box$lower))) {
       abort("`%s`: for dp_lm() name every bound by its variable, NA for those whose bounds are not known, e.g. %s.",
             box$arg, if (box$arg == "lower") "lower = c(x = 0, y = NA), upper = c(x = 10, y = NA)" else

@@ -214,6 +214,10 @@ test_that("dp_lm: an NA on no numeric variable of the model chooses nothing and 
   b <- suppressWarnings(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5))
   expect_identical(a$release$estimate, b$release$estimate)
   expect_identical(a$release$guarantee, b$release$guarantee)
+  # unnamed NA for every bound: the default too
+  set.seed(3)
+  a2 <- suppressWarnings(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5, lower = NA, upper = NA))
+  expect_identical(a2$release$estimate, b$release$estimate)
   # a misspelt NA is an error, even when every bound is NA
   expect_error(dp_lm(y ~ x + z, d, 2, 1e-6, B = 5, lower = c(xx = NA, z = NA, y = NA), upper = c(xx = NA, z = NA, y = NA)),
                class = "dpcov_error", regexp = "`xx` is neither")
