@@ -353,6 +353,9 @@
 #' r$center
 #' # public per-column ranges, the way users know them
 #' dp_cov(x, epsilon = 1, delta = 1e-6, lower = 40, upper = 60)$estimate
+#' # known for some columns only: NA for the others, whose bounds are chosen privately
+#' dp_cov(x, epsilon = 1, delta = 1e-6, lower = c(a = 40, b = NA, c = NA),
+#'        upper = c(a = 60, b = NA, c = NA))$params$bounds
 #' dp_cov(x, epsilon = 1, delta = 1e-6, clip = 4, clip_mean = 95, type = "correlation")$estimate
 #' @references Balle, B. and Wang, Y.-X. (2018). Improving the Gaussian
 #'   mechanism for differential privacy: analytical calibration and optimal
