@@ -733,13 +733,7 @@ partial_bounds <- function(box, x) {
     abort("`x` has %d column(s), and `%s` gives %d bounds (NA where chosen privately): give one per column.",
           as.integer(p), arg, as.integer(k), .arg = "x")
   }
-  cn <- data_colnames(x)
-  miss <- if (!is.null(names(box$lower)) && !is.null(cn)) setdiff(cn, names(box$lower)) else character(0)
-  if (length(miss)) {
-    abort("`%s` gives no bounds for column(s) %s: give public bounds, or NA to choose them privately.", arg,
-          paste0("`", miss, "`", collapse = ", "), .arg = arg)
-  }
-  a <- align_bounds(box, cn, p, arg)
+  a <- align_bounds(box, data_colnames(x), p, arg, na_ok = TRUE)
   coded <- coded_flags(x, length(a$lower))
   fill <- coded & is.na(a$lower)
   # no bounds given but the logical columns' coding: the default, as labelled
@@ -949,12 +943,7 @@ lm_private_bounds <- function(mf, epsilon, delta, state, given = NULL, data_name
     unknown <- gn[is.na(given$lower)]
     # (an NA for a column of `data` the model does not use, or a factor, is
     # ignored, as public bounds are: one table serves every call)
-    odd <- setdiff(unknown, c(names(mf), data_names))
-    if (length(odd)) {
-      abort(paste0("`%s`: NA bounds (chosen privately) are for the model's numeric variables (columns of `data`, or ",
-                   "expressions such as I(x^2) in the formula); %s %s neither."),
-            given$arg, paste0("`", odd, "`", collapse = ", "), if (length(odd) > 1L) "are" else "is", .arg = given$arg)
-    }
+    lm_check_na_names(setdiff(unknown, c(names(mf), data_names)), given$arg)
     miss <- setdiff(names(mf)[num], gn)
     if (length(miss)) {
       abort("`%s` gives no bounds for the numeric variable(s) %s: give public bounds, or NA to choose them privately.",

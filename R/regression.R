@@ -522,14 +522,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # bounds given for some variables, NA for the others: theirs are chosen
   # privately, as the default chooses all (lm_private_bounds())
   given <- NULL
-  if (isTRUE(box$partial) && is.null(names(box$lower)) && all(is.na(box$lower))) {
-    box <- NULL  # every bound NA, unnamed (lower = NA, upper = NA): the default
-  } else if (isTRUE(box$partial)) {
-    if (is.null(names(box$lower))) {
-      abort("`%s`: for dp_lm() name every bound by its variable, NA for those whose bounds are not known, e.g. %s.",
-            box$arg, if (box$arg == "lower") "lower = c(x = 0, y = NA), upper = c(x = 10, y = NA)" else
-              "bounds = list(x = c(0, 10), y = c(NA, NA))", .arg = box$arg)
-    }
+  if (isTRUE(box$partial)) {
     res <- lm_partial_bounds(box, x, if (missing(data)) NULL else data)
     given <- res$given
     box <- res$box
@@ -1152,21 +1145,22 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
 #' logical or a column the model does not use is ignored, as unused bounds
 #' are: nothing is chosen, nothing spent); neither (the default) when every
 #' bound that reaches the model is NA. An NA that names neither a variable of
-#' the model nor a column of `data` is refused (a typo must not pass).
+#' the model nor a column of `data` is refused (a typo must not pass), and so
+#' are unnamed bounds unless every one is NA (the default).
 #' @noRd
 lm_partial_bounds <- function(b, formula, data) {
-  vars <- lm_formula_variables(formula)
-  dn <- if (is.data.frame(data)) names(data) else if (is.matrix(data)) colnames(data)
   nm <- names(b$lower)
   unknown <- is.na(b$lower)
-  if (!is.null(data)) {
-    odd <- setdiff(nm[unknown], c(vars, dn))
-    if (length(odd)) {
-      abort(paste0("`%s`: NA bounds (chosen privately) are for the model's numeric variables (columns of `data`, or ",
-                   "expressions such as I(x^2) in the formula); %s %s neither."),
-            b$arg, paste0("`", odd, "`", collapse = ", "), if (length(odd) > 1L) "are" else "is", .arg = b$arg)
-    }
+  if (is.null(nm)) {
+    # every bound NA, unnamed (lower = NA, upper = NA): the default
+    if (all(unknown)) return(list(given = NULL, box = NULL))
+    abort("`%s`: for dp_lm() name every bound by its variable, NA for those whose bounds are not known, e.g. %s.",
+          b$arg, if (b$arg == "lower") "lower = c(x = 0, y = NA), upper = c(x = 10, y = NA)" else
+            "bounds = list(x = c(0, 10), y = c(NA, NA))", .arg = b$arg)
   }
+  vars <- lm_formula_variables(formula)
+  dn <- if (is.data.frame(data)) names(data) else if (is.matrix(data)) colnames(data)
+  if (!is.null(data)) lm_check_na_names(setdiff(nm[unknown], c(vars, dn)), b$arg)
   chosen <- nm[unknown & nm %in% vars]
   if (!is.null(data)) {
     chosen <- chosen[!vapply(chosen, lm_schema_not_numeric, logical(1), data = data, env = environment(formula))]
@@ -1179,6 +1173,16 @@ lm_partial_bounds <- function(b, formula, data) {
   reaches <- !unknown & (nm %in% vars | is.null(dn) | !nm %in% dn)
   if (!any(reaches)) return(list(given = NULL, box = NULL))
   list(given = b, box = NULL)
+}
+
+#' Refuse the names `odd` given NA bounds in `arg` that name no variable of
+#' dp_lm()'s model (nor a column of its data).
+#' @noRd
+lm_check_na_names <- function(odd, arg) {
+  if (!length(odd)) return(invisible())
+  abort(paste0("`%s`: NA bounds (chosen privately) are for the model's numeric variables (columns of `data`, or ",
+               "expressions such as I(x^2) in the formula); %s %s neither."),
+        arg, paste0("`", odd, "`", collapse = ", "), if (length(odd) > 1L) "are" else "is", .arg = arg)
 }
 
 #' The public bounds of dp_lm()'s release `r` where some variables' bounds

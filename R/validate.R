@@ -617,7 +617,7 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
 #' column without a bound, which is an error), else by position (length 1
 #' recycled, or p).
 #' @noRd
-align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else b$arg) {
+align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else b$arg, na_ok = FALSE) {
   nm <- names(b$lower)
   if (!is.null(nm)) {
     if (is.null(colnames)) {
@@ -625,8 +625,10 @@ align_bounds <- function(b, colnames, p, arg = if (is.null(b$arg)) "lower" else 
     }
     miss <- setdiff(colnames, nm)
     if (length(miss)) {
-      abort("`%s` gives no bounds for column(s) %s; every column needs public bounds.", arg,
-            paste0("`", miss, "`", collapse = ", "), .arg = arg)
+      # (`na_ok`: the caller takes NA for bounds chosen privately, and says so)
+      abort("`%s` gives no bounds for column(s) %s%s", arg, paste0("`", miss, "`", collapse = ", "),
+            if (na_ok) ": give public bounds, or NA to choose them privately." else "; every column needs public bounds.",
+            .arg = arg)
     }
     idx <- match(colnames, nm)
     return(list(lower = unname(b$lower[idx]), upper = unname(b$upper[idx])))
