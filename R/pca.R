@@ -139,9 +139,22 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   # (a vector, a list, statistics) is data too, validated by dp_cov() as `x`
   if (!inherits(release, "dp_release") &&
       (is.matrix(release) || is.data.frame(release) || is.function(release) || ...length())) {
+    # (after `release` the positional arguments are dp_pca()'s own, as in
+    # prcomp(): dp_pca(x, 1, 1e-6) gives 1 to `rank` and 1e-6 to `center`)
+    took <- c("rank", "center", "scale")[c(!is.null(rank), !is.null(center), !is.null(scale))]
+    positional <- if (length(took)) {
+      sprintf(paste0(" dp_pca()'s own %s took %s: after `release`, its positional arguments are `rank`, `center` ",
+                     "and `scale`, so name dp_cov()'s (dp_pca(x, epsilon = 1, delta = 1e-6, ...))."),
+              col_list(took), if (length(took) > 1L) "values" else "a value")
+    } else ""
     if (!...length()) {
-      abort("`release` must be a dp_release; to release data first, give dp_cov()'s arguments (`epsilon`, `delta`, and `lower`/`upper` or `bounds`).",
-            .arg = "release")
+      abort("`release` must be a dp_release; to release data first, give dp_cov()'s arguments (`epsilon`, `delta`, and `lower`/`upper` or `bounds`).%s",
+            positional, .arg = "release")
+    }
+    dot_names <- ...names()
+    unnamed <- is.null(dot_names) || !all(nzchar(dot_names))
+    if (nzchar(positional) && !"epsilon" %in% dot_names && !unnamed) {
+      abort("`epsilon` is missing, with no default.%s", positional, .arg = "epsilon")
     }
     if (!is.null(center)) abort("`center`: with data, dp_pca() centres at dp_cov()'s private mean.", .arg = "center")
     if (!is.null(scale)) {

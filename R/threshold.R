@@ -73,7 +73,11 @@
 #' @param model `"central"` or `"local"`.
 #' @param tune How to choose the threshold constant: `"theory"` (default),
 #'   a number, a public data matrix, `"cv"` (not private), or a
-#'   [threshold_tune()] object.
+#'   [threshold_tune()] object. A number is taken as public (data-free),
+#'   unless it carries [threshold_cv()]'s mark of a value computed from the
+#'   data; a copy of that value without the mark (`as.numeric()`, `c()`,
+#'   typed in) is taken as public, and the release's guarantee then leaves
+#'   out what the tuning revealed.
 #' @param neighbor `NULL` (the variant's default, see Details),
 #'   `"replace-one"` or `"zero-out"` (n is public: the noise scale and the
 #'   threshold use it; `"add-remove"` is refused).
@@ -552,6 +556,12 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #'   term costs; not in the papers).
 #' @return An object of class `threshold_cv`: `constant` (the chosen c),
 #'   `grid`, `loss` (mean over folds), `folds`, `n`, `p`, `method`.
+#'   `constant` and `grid` carry an attribute marking them as computed from
+#'   the data, which [dp_threshold()] reads to label a release tuned with
+#'   them non-private. A copy loses the mark (a number typed in, or
+#'   `as.numeric()`, `c()`, `[`), and a release tuned with the copy states
+#'   the noise's guarantee although its tuning looked at the data without
+#'   noise: pass `constant` itself, unmodified.
 #' @examples
 #' set.seed(2)
 #' x <- matrix(rnorm(300 * 8), 300, 8) / 3
@@ -609,7 +619,9 @@ print.threshold_cv <- function(x, ...) {
   cat(sprintf("Chosen constant c = %s (mean held-out Frobenius^2 loss %s) among %d candidates\n",
               format(x$constant, digits = 4), format(min(x$loss), digits = 4), length(x$grid)))
   cat("NOT private: computed from the data without noise on the choice; its grid\n",
-      "reveals the largest diagonal entry of the clipped second moment.\n", sep = "")
+      "reveals the largest diagonal entry of the clipped second moment.\n",
+      "dp_threshold(tune = x$constant) labels its release non-private; a copy of the\n",
+      "constant (typed in, as.numeric(), c()) loses that mark, not the leak.\n", sep = "")
   invisible(x)
 }
 

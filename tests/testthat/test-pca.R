@@ -206,6 +206,31 @@ test_that("bad input gets classed errors naming the argument", {
   expect_identical(ncol(dp_pca(d, rank = 4, epsilon = 1, delta = 1e-6, budget = b)$rotation), 4L)
 })
 
+test_that("dp_cov()'s arguments given by position to dp_pca() are refused saying where they went, before any charge", {
+  b <- dp_budget(5, 1e-4)
+  # dp_pca(x, 1, 1e-6): 1 goes to `rank`, 1e-6 to `center`, as in prcomp()
+  e <- expect_error(dp_pca(X, 1, 1e-6, budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_match(conditionMessage(e), "dp_pca()'s own `rank`, `center` took values", fixed = TRUE)
+  expect_match(conditionMessage(e), "epsilon = 1, delta = 1e-6", fixed = TRUE)
+  e <- expect_error(dp_pca(X, 1, 1e-6), class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  expect_match(conditionMessage(e), "`rank`, `center` and `scale`", fixed = TRUE)
+  e <- expect_error(dp_pca(X, 0.5, delta = 1e-6, budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # without positional values the message stays the plain one
+  e <- expect_error(dp_pca(X), class = "dpcov_error")
+  expect_false(grepl("own", conditionMessage(e)))
+  # after a named rank, unnamed values still go to `center` and `scale`
+  e <- expect_error(dp_pca(X, rank = 2, 1, 1e-6, lower = -9, upper = 9, budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_match(conditionMessage(e), "`rank`, `center`, `scale` took values", fixed = TRUE)
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # dp_cov()'s arguments named release
+  expect_s3_class(dp_pca(X, 2, epsilon = 1, delta = 1e-6, lower = -9, upper = 9), "dp_pca")
+})
+
 test_that("renamed arguments: object = still works with a deprecation warning", {
   r <- suppressWarnings(dp_compress(X, m = 50))
   expect_warning(a <- compressed_pca(object = r), "deprecated")

@@ -277,6 +277,13 @@ test_that("CV with Gram downdating picks the same constant as naive CV", {
   expect_equal(as.vector(cv$constant), c(0, 0.25, 0.5, 1, 2)[which.min(loss)])
   expect_gt(length(unique(signif(loss, 8))), 1)   # the candidates differ
   expect_output(print(cv), "NOT private")
+  # the mark is on the value itself: passed on, the release is non-private;
+  # a copy loses it (documented in ?threshold_cv and said by its print)
+  r <- dp_threshold(x, 0.5, 1e-3, clip = 1, tune = cv$constant)
+  expect_false(has_guarantee(r))
+  expect_s3_class(r, "dp_nonprivate")
+  expect_true(has_guarantee(dp_threshold(x, 0.5, 1e-3, clip = 1, tune = as.numeric(cv$constant))))
+  expect_output(print(cv), "loses that mark, not the leak", fixed = TRUE)
 })
 
 test_that("CV's polar-method normals equal plain R and are standard normal", {
