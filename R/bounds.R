@@ -102,6 +102,8 @@
 #'   read, or `NULL`.
 #' @param count_share Share of `epsilon` spent on the noisy count of clipped
 #'   rows, in \[0, 1); default 0.1. 0 releases no count.
+#' @param ... Nothing: an argument dp_clip_bound() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return An object of class `dp_bound`: a list with `bound` (the chosen B;
 #'   `as.numeric()` of the object also returns it, so
 #'   `analyze_gauss(x, eps, delta, clip = b$bound)` works), `quantile`,
@@ -132,7 +134,8 @@
 #' analyze_gauss(x, epsilon = 0.5, delta = 1e-6, clip = b$bound)
 #' @export
 dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
-                          neighbor = "add-remove", count_share = 0.1, budget = NULL) {
+                          neighbor = "add-remove", count_share = 0.1, budget = NULL, ...) {
+  refuse_unknown_args("dp_clip_bound", ...)
   call <- match.call()
   if (missing(x)) abort_missing("x")
   epsilon <- check_epsilon(epsilon)

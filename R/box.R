@@ -244,7 +244,9 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
                       "(diagonal and off-diagonal as separate blocks)")
   second <- list(mechanism = mechanism,
                  params = list(sigma = cal$sigma_offdiag, sigma_diag = cal$sigma_diag, calibration = calibration,
-                               noise_clip = C, zero_row = z0))
+                               noise_clip = C))
+  # the zero record's box row sets the noise under zero-out only (as analyze_gauss() records it)
+  if (neighbor == "zero-out") second$params$zero_row <- z0
   params <- list(split = split, diag_share = cal$diag_share, joint_calibration = TRUE, mu_total = cal$mu_tot,
                  epsilon_steps = eps_steps, delta_steps = delta_steps,
                  bounds = box_frame(map, src$colnames), bounds_source = "public",

@@ -103,6 +103,8 @@
 #' @param epsilon,delta The total budget (delta in (0, 1)).
 #' @param neighbor The neighbour notion the budget accounts under:
 #'   `"add-remove"` (default), `"replace-one"` or `"zero-out"`.
+#' @param ... Nothing: an argument `dp_budget()` or `budget_spent()` does not
+#'   take is an error (a misspelt name is refused, not ignored).
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
 #'   `epsilon_zcdp`, `rho` (the total of the charges with a rho), `path` (`"zCDP"`
@@ -136,7 +138,8 @@
 #' # an over-spend is refused before the data is read, and nothing is charged
 #' try(wishart_noise(x, 0.9, 1e-6, clip = 2, budget = b))
 #' @export
-dp_budget <- function(epsilon, delta, neighbor = "add-remove") {
+dp_budget <- function(epsilon, delta, neighbor = "add-remove", ...) {
+  refuse_unknown_args("dp_budget", ...)
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
@@ -216,7 +219,8 @@ copy_words <- paste0("this is a copy of a dp_budget (restored, sent to a worker,
 #' @rdname dp_budget
 #' @param budget A `dp_budget`.
 #' @export
-budget_spent <- function(budget) {
+budget_spent <- function(budget, ...) {
+  refuse_unknown_args("budget_spent", ...)
   acc <- check_budget(budget)
   tot <- compose_ledger(acc$ledger, acc$neighbor)
   copy <- !is.null(account_copy_problem(acc))

@@ -177,9 +177,11 @@
 #'   (default 0.25).
 #' @param decay \eqn{\lambda} of the tails' base measure (default 2).
 #' @param n_hint An optional *public* or already released (noisy) number of
-#'   rows, used only to report the share of rows clamped (`clamped_share`);
-#'   never the data's n.
+#'   rows (at least 1), used only to report the share of rows clamped
+#'   (`clamped_share`); never the data's n.
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
+#' @param ... Nothing: an argument dp_column_bounds() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return An object of class `dp_column_bounds`: a list with `bounds` (a data
 #'   frame with columns `lower` and `upper`, one row per column, row names
 #'   the column names; give the object to `bounds =` of a release, which
@@ -216,7 +218,8 @@
 #' b$bounds
 #' @export
 dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", range = 1e6, resolution = 0.01,
-                             tail_factor = 16, max_level = 0.25, decay = 2, n_hint = NULL, budget = NULL) {
+                             tail_factor = 16, max_level = 0.25, decay = 2, n_hint = NULL, budget = NULL, ...) {
+  refuse_unknown_args("dp_column_bounds", ...)
   call <- match.call()
   if (missing(x)) abort_missing("x")
   epsilon <- check_epsilon(epsilon)
@@ -240,7 +243,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
   tail_factor <- check_number(tail_factor, "tail_factor", lower = 0, upper = 1e6)
   max_level <- check_number(max_level, "max_level", lower = 0, upper = 0.5, upper_open = FALSE)
   decay <- check_number(decay, "decay", lower = 0, upper = 1e6)
-  if (!is.null(n_hint)) n_hint <- check_number(n_hint, "n_hint", lower = -Inf, upper = 2^52)
+  if (!is.null(n_hint)) n_hint <- check_number(n_hint, "n_hint", lower = 1, upper = 2^52, lower_open = FALSE)
   if (inherits(x, "dp_suffstat") || is.function(x)) {
     abort("`x` must be a numeric matrix or data frame: the column bounds need the columns' values.", .arg = "x")
   }
@@ -539,7 +542,7 @@ check_column_bounds <- function(x, arg = "x") {
       is.double(v$lower) && is.double(v$upper) && all(is.finite(v$lower)) && all(v$upper > v$lower),
     epsilon = function(v) is_num1(v) && v > 0, delta = function(v) is_num1(v) && v >= 0 && v < 1,
     epsilon_quantile = function(v) is_num1(v) && v > 0, tail_rows = function(v) is_num1(v) && v > 0,
-    first_rows = function(v) is_num1(v) && v > 0, n_hint = function(v) is_num1(v, na_ok = TRUE),
+    first_rows = function(v) is_num1(v) && v > 0, n_hint = function(v) is_num1(v, na_ok = TRUE) && !isTRUE(v < 1),
     range = function(v) is_num1(v) && v > 0,
     max_level = function(v) is_num1(v) && v > 0 && v <= 0.5,
     clamped_share = function(v) is_num1(v, na_ok = TRUE),
@@ -553,7 +556,10 @@ check_column_bounds <- function(x, arg = "x") {
 #' @param digits Significant digits to print.
 #' @param row.names,optional,... Ignored (for the generics).
 #' @return `print` returns `x` invisibly; `as.data.frame()` the bounds (a
-#'   data frame with columns `lower` and `upper`).
+#'   data frame with columns `lower` and `upper`, named by its row names, as
+#'   `bounds =` takes it); `tidy()` one row per column: `column`, `lower`,
+#'   `upper`, and the private `center` and `scale` released with them (`NA`
+#'   for a logical column, bounded by its coding).
 #' @examples
 #' set.seed(1)
 #' b <- dp_column_bounds(matrix(rexp(30000), 10000, 3), epsilon = 2, delta = 1e-6)
@@ -591,6 +597,19 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
 as.data.frame.dp_column_bounds <- function(x, row.names = NULL, optional = FALSE, ...) {
   check_column_bounds(x)
   x$bounds
+}
+
+#' @rdname dp_column_bounds_methods
+#' @export
+tidy.dp_column_bounds <- function(x, ...) {
+  check_column_bounds(x)
+  check_method_dots(...)
+  b <- x$bounds
+  cols <- if (is.character(attr(b, "row.names"))) rownames(b) else paste0("V", seq_len(nrow(b)))
+  # (center and scale: one per column, or absent from a hand-made object)
+  per_col <- function(v) if (is.numeric(v) && length(v) == nrow(b)) unname(as.double(v)) else rep(NA_real_, nrow(b))
+  data.frame(column = cols, lower = b$lower, upper = b$upper, center = per_col(x$center), scale = per_col(x$scale),
+             stringsAsFactors = FALSE)
 }
 
 # Whether the bounds' first stage was capped: its target m1 rows beyond each
@@ -667,7 +686,7 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
   }
   notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
   # dp_column_bounds() states a public n (replace-one, zero-out: neighbours have the same n)
-  n_words <- if (stated && !count) "n is public under this notion (stated in `n`)" else "n is used but not released"
+  n_words <- if (stated && !count) "n is public under this notion (stated in `n`)" else "n is used but not released by this step"
   coded_words <- if (coded > 0L) {
     sprintf("; the %d logical column(s) are bounded by their coding [0, 1], with no choice spent on them%s",
             as.integer(coded), if (coded_all) " (the charge stated covers one column's choices; none was made)" else "")
@@ -730,8 +749,9 @@ partial_bounds <- function(box, x) {
   p <- public_ncol(x)
   k <- length(box$lower)
   if (is.null(names(box$lower)) && k != 1L && k != p) {
-    abort("`x` has %d column(s), and `%s` gives %d bounds (NA where chosen privately): give one per column.",
-          as.integer(p), arg, as.integer(k), .arg = "x")
+    # (named as align_bounds() names the same mistake without NA)
+    abort("`%s` gives %d bounds (NA where chosen privately), and `x` has %d column(s): give one per column.",
+          arg, as.integer(k), as.integer(p), .arg = arg)
   }
   a <- align_bounds(box, data_colnames(x), p, arg, na_ok = TRUE)
   coded <- coded_flags(x, length(a$lower))
@@ -914,16 +934,17 @@ tighten_guarantee_text <- function(eps_cols, cols, k, logical_kept = FALSE) {
   }
   paste0(how, ", a lower and an upper point per column inside its public interval",
          if (logical_kept) " (logical columns, and integer ones in [0, 1], keep their public bounds)", ", under every neighbour notion; ",
-         "n is used but not released")
+         "n is used but not released by this step")
 }
 
 # ---- dp_lm()'s default: private bounds of the model frame's numeric variables ----
 
 #' The rho charged for dp_lm()'s private bounds before the number of numeric
 #' variables k is known: the zCDP total is zcdp_rho(epsilon, delta) whatever
-#' k when that composition is used, and 8k epsilon_q^2/8 = epsilon^2/(64k)
-#' <= epsilon^2/64 with basic composition; the larger is a valid rho for
-#' every k (rho-zCDP implies rho'-zCDP for rho' >= rho).
+#' k when that composition is used, and with basic composition K choices of
+#' epsilon / K each (K = 10k, plus one for a noisy count) have rho K
+#' (epsilon / K)^2 / 8 = epsilon^2 / (8K) <= epsilon^2 / 80; the larger is a
+#' valid rho for every k (rho-zCDP implies rho'-zCDP for rho' >= rho).
 #' @noRd
 lm_bounds_rho <- function(epsilon, delta) {
   basic <- em_zcdp_rho(epsilon / column_bounds_choices)  * column_bounds_choices

@@ -64,6 +64,7 @@
 #' @template ref-combo
 #' @export
 combo_read <- function(dir, layout = "auto") {
+  if (missing(dir)) abort_missing("dir")
   layout <- check_choice(layout, c("auto", "count_table", "genera_csv"), "layout")
   if (!is_string(dir) || !nzchar(dir)) abort("`dir` must be a single directory path.")
   if (!dir.exists(dir)) abort("`dir`: directory \"%s\" does not exist.", dir, .arg = "dir")
@@ -240,6 +241,7 @@ check_combo_data <- function(x, arg = "x") {
 combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                              zero = "pseudocount", pseudocount = 0.5,
                              denominator = "all", transform = "log") {
+  if (missing(data)) abort_missing("data")
   check_combo_data(data, "data")
   min_samples <- check_count(min_samples, "min_samples", min = 0)
   check_flag(by_group, "by_group")

@@ -113,6 +113,7 @@
 dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
                         affine_sd = 0, method = "gram", reference = NULL,
                         max_tries = 100L, budget = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(budget)) {
     abort_budget("`budget` cannot be charged by dp_compress(): compression is distributionally private (Zhou, Ligett and Wasserman), not (epsilon, delta)-differentially private, so it has no epsilon to account. Leave `budget` = NULL.")
@@ -285,6 +286,7 @@ compress_input <- function(x, arg) {
   if (is.matrix(x) && is.double(x) && !is.object(x)) {
     if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
     if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
+    check_unique_colnames(fill_empty_colnames(colnames(x)), arg)  # as check_data_matrix()
     return(x)
   }
   check_data_matrix(x, arg, min_rows = 2L, finite = FALSE)
@@ -588,6 +590,8 @@ compressed_svd <- function(C, k) {
 #' @template ref-zhou
 #' @export
 subspace_distance <- function(a, b, dim) {
+  if (missing(a)) abort_missing("a")
+  if (missing(b)) abort_missing("b")
   if (inherits(b, "dp_compress")) b <- compressed_cov(b)
   if (inherits(a, c("compressed_cov", "pooled_cov"))) a <- as.matrix(a)
   if (inherits(b, c("compressed_cov", "pooled_cov"))) b <- as.matrix(b)
@@ -690,6 +694,7 @@ check_symmetric_matrix <- function(s, arg) {
 compressed_lm <- function(release, response, features = NULL, lambda = 0, scales = NULL, ...) {
   call <- match.call()
   release <- renamed_arg(release, missing(release), list(...), "compressed_lm")
+  if (missing(response)) abort_missing("response")
   C <- compressed_matrix(release, "release")
   if (is.null(colnames(C))) colnames(C) <- rep("", ncol(C))
   colnames(C) <- ifelse(is.na(colnames(C)) | !nzchar(colnames(C)), paste0("V", seq_len(ncol(C))), colnames(C))
@@ -825,6 +830,8 @@ column_index <- function(C, cols, arg) {
 #' @template ref-zhou
 #' @export
 compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
+  if (missing(x1)) abort_missing("x1")
+  if (missing(x2)) abort_missing("x2")
   check_flag(normalize, "normalize")
   x1 <- check_compress_matrix(x1, "x1", normalize)
   x2 <- check_compress_matrix(x2, "x2", normalize)
@@ -919,6 +926,8 @@ normalized_cov <- function(x, normalize, arg = "x") {
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
                                   method = "gram") {
+  if (missing(x)) abort_missing("x")
+  if (missing(m)) abort_missing("m")
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   x <- check_compress_matrix(x, "x", normalize)

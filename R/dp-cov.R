@@ -337,6 +337,8 @@
 #'   `"zero-out"` (n public).
 #' @param calibration `"analytic"` or `"classic"` Gaussian calibration (see
 #'   [gaussian_sigma()]), for the mean and the Gaussian second-moment steps.
+#' @param ... Nothing: an argument dp_cov() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return A `dp_release` of class `c("dp_cov", "dp_release")` with `scale`
 #'   `"covariance"` or `"correlation"`, `centred = TRUE`, and `center`, the
 #'   released private mean. `params` records the split, the two clips, both
@@ -372,7 +374,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    split = NULL, type = "covariance", divisor = "n", neighbor = "add-remove",
                    calibration = "analytic", bound_share = NULL, bound_quantile = 0.5,
                    bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
-                   lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE, box_weights = "equal") {
+                   lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE, box_weights = "equal", ...) {
+  if (missing(x)) abort_missing("x")
+  refuse_unknown_args("dp_cov", ...)
   call <- match.call()
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds, partial = TRUE)
@@ -448,6 +452,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   private_box <- is.null(box) && is.null(clip) && is.null(clip_mean) && !one_pass && !is.function(x)
   # the default split depends on the path (see *Default split*): bounds,
   # public or private, take box_split; the row-norm clips 0.6
+  split_given <- !is.null(split)
   if (is.null(split)) split <- if (private_box || !is.null(box)) box_split else 0.6
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
@@ -497,6 +502,25 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     }
   }
   chosen <- private_box || tight
+  # a tuning argument of a step this call does not run is refused, not
+  # ignored: the row-norm clips' (chosen privately only where `clip` or
+  # `clip_mean` is NULL without bounds) and the share of the bounds' choices
+  # (none with public bounds kept as given, or with both clips given)
+  row_norm_auto <- auto_clip || auto_mean
+  share_used <- row_norm_auto || private_box || !is.null(box) && !isFALSE(tighten)
+  unused <- c(bound_quantile = !missing(bound_quantile) && !row_norm_auto,
+              bound_factor = !missing(bound_factor) && !row_norm_auto,
+              bound_range = !missing(bound_range) && !row_norm_auto, bound_share = share_given && !share_used)
+  if (any(unused)) {
+    arg <- names(unused)[unused][1L]
+    abort(paste0("`%s` tunes a step this call does not run: %s; drop it."), arg,
+          if (arg == "bound_share") {
+            paste0("with bounds given and not tightened (tighten = FALSE, or dp_pca()'s automatic rule), or both `clip` ",
+                   "and `clip_mean` given, nothing is chosen privately")
+          } else {
+            "the row-norm clips are chosen privately only where `clip` or `clip_mean` is NULL and no bounds are given or chosen"
+          }, .arg = arg)
+  }
   bound_quantile <- check_number(bound_quantile, "bound_quantile", lower = 0, upper = 1)
   bound_factor <- check_number(bound_factor, "bound_factor", lower = 0, upper = 1e6)
   if (!is.numeric(bound_range) || is.object(bound_range) || length(bound_range) != 2L || anyNA(bound_range) ||
@@ -547,14 +571,23 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     abort("`split` = %s leaves the mean or the second moment almost none of the joint mechanism; choose a split nearer 0.5.",
           format(split), .arg = "split")
   }
+  # a share the user gave is named; a default one leaves `epsilon` to blame
   if (!joint && (eps_mean < dp_limits$epsilon[1] || eps_second < dp_limits$epsilon[1])) {
-    abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
-          format(dp_limits$epsilon[1]), .arg = "split")
+    if (split_given) {
+      abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
+            format(dp_limits$epsilon[1]), .arg = "split")
+    }
+    abort("`epsilon` = %s is too small for this release: its steps (the default split %s) get epsilon below %s each; give more epsilon.",
+          format(epsilon), format(split), format(dp_limits$epsilon[1]), .arg = "epsilon")
   }
   check_step_deltas(delta, if (joint) delta_rest else c(delta_mean, delta_second))
   if ((auto_clip || auto_mean || chosen) && eps_bound < dp_limits$epsilon[1]) {
-    abort("`bound_share` = %s leaves the private choice of a bound epsilon below %s.", format(bound_share),
-          format(dp_limits$epsilon[1]), .arg = "bound_share")
+    if (share_given) {
+      abort("`bound_share` = %s leaves the private choice of a bound epsilon below %s.", format(bound_share),
+            format(dp_limits$epsilon[1]), .arg = "bound_share")
+    }
+    abort("`epsilon` = %s is too small for this release: the private choice of a bound (the default bound_share %s) gets epsilon below %s; give more epsilon.",
+          format(epsilon), format(bound_share), format(dp_limits$epsilon[1]), .arg = "epsilon")
   }
   if (mechanism == "wishart") {
     if (eps_second >= 1) {
@@ -601,13 +634,13 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   step_ratio <- if (!is.null(gauss)) gauss$ratio else if (joint) ratio(eps_rest, delta_rest) else
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
-  if (private_box || !is.null(box)) check_data_colnames(x)  # they name the bounds
+  check_data_colnames(x)  # they name the release's columns and the bounds (schema: before the charge)
   # a package reader's columns are known before it is read: its shape checks come before the charge
   reader_cols <- reader_columns(x)
   if (!is.null(reader_cols)) {
     check_threshold_p(mechanism, length(reader_cols))
+    check_unique_colnames(reader_cols)  # they name the release's columns and the bounds
     if (!is.null(box)) {
-      check_unique_colnames(reader_cols)  # they name the bounds
       align_bounds(box, reader_cols, length(reader_cols))
     }
   }
@@ -1108,6 +1141,8 @@ cov_to_cor <- function(cov) {
 #' @param to `"covariance"` or `"correlation"`.
 #' @param center For an uncentred release: a private mean (numeric vector of
 #'   length p) or a [dp_cov()] release whose `center` to use.
+#' @param ... Nothing: an argument dp_as_cov() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return A `dp_release` of the same class whose `estimate` is the
 #'   covariance or correlation, `scale` and `centred` updated,
 #'   `params$converted_from` the original scale, and, for an uncentred
@@ -1122,8 +1157,9 @@ cov_to_cor <- function(cov) {
 #' a <- dp_threshold(x, epsilon = 1, delta = 1e-6, clip = 12)
 #' dp_as_cov(a, center = r)$estimate
 #' @export
-dp_as_cov <- function(release, to = "covariance", center = NULL) {
+dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   if (missing(release)) abort_missing("release")
+  refuse_unknown_args("dp_as_cov", ...)
   refuse_compressed_rows(release, "release", "use compressed_cov() for their covariance")
   check_release(release, "release", square = TRUE)
   to <- check_choice(to, c("covariance", "correlation"), "to")

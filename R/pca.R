@@ -563,7 +563,11 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' @return `predict`: a matrix of scores (rows x components). `summary`: a
 #'   `summary.dp_pca` list with `importance`. `plot`: the variances shown,
 #'   invisibly. `print`: `x`, invisibly. `tidy`: a data frame (class
-#'   `dp_nonprivate` too when the PCA is; see `matrix`).
+#'   `dp_nonprivate` too when the PCA is; see `matrix`). `glance`: one row,
+#'   `p`, `rank` (components kept), `epsilon`, `delta`, `neighbor`, `private`
+#'   and `level` (the components' grade; see [dp_pca()]'s `diagnostics`).
+#'   `as.data.frame()` is refused, as it is for [stats::prcomp()]: `tidy()`
+#'   gives the loadings or the components as data frames.
 #' @examples
 #' set.seed(1)
 #' x <- matrix(rnorm(5000 * 3), 5000, 3) %*% diag(c(3, 1, 0.5))
@@ -684,7 +688,7 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   check_method_dots(...)
   R <- object$rotation
   p <- nrow(R)
-  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata")
+  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata", unique_names = FALSE)
   # as predict.prcomp(): a fit with column names reads newdata by name only
   if (!is.null(rownames(R)) && is.null(colnames(X))) {
     abort("`newdata` has no column names; the release's columns are %s: name them (its columns are matched by name).",
@@ -727,6 +731,29 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   if (is.numeric(mu)) X <- sweep(X, 2L, mu)
   if (is.numeric(sc)) X <- sweep(X, 2L, sc, "/")
   X %*% R
+}
+
+#' @rdname dp_pca_methods
+#' @export
+glance.dp_pca <- function(x, ...) {
+  check_dp_pca(x)
+  check_method_dots(...)
+  src <- x$source
+  private <- !inherits(x, "dp_nonprivate")
+  num <- function(v) if (private && is_num1(v)) as.double(v) else NA_real_
+  out <- data.frame(p = nrow(x$rotation), rank = ncol(x$rotation), epsilon = num(src$epsilon), delta = num(src$delta),
+                    neighbor = if (is_string(src$neighbor)) src$neighbor else NA_character_, private = private,
+                    level = if (is_string(x$diagnostics$level)) x$diagnostics$level else NA_character_,
+                    stringsAsFactors = FALSE)
+  if (!private) class(out) <- c("dp_nonprivate", class(out))
+  out
+}
+
+#' @rdname dp_pca_methods
+#' @export
+as.data.frame.dp_pca <- function(x, row.names = NULL, optional = FALSE, ...) {
+  abort("`x` is a dp_pca: as.data.frame() is not defined for it (nor for a prcomp); tidy(x) gives the loadings, tidy(x, matrix = \"d\") the components.",
+        .arg = "x")
 }
 
 #' @rdname dp_pca_methods

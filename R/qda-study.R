@@ -55,11 +55,12 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
                       leak = "none", singular = "pinv",
                       tol = sqrt(.Machine$double.eps)) {
+  if (missing(features)) abort_missing("features")
   call <- match.call()
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
     abort("`features` must be a combo_preprocess() result or a list with `x` and `group`.")
   }
-  x <- check_data_matrix(features$x, arg = "features$x", min_rows = 4L)
+  x <- check_data_matrix(features$x, arg = "features$x", min_rows = 4L, unique_names = FALSE)
   group <- check_group(features$group, nrow(x), arg = "features$group", min_per_group = 2L)
   if (nlevels(group) != 2L) abort("`features$group` must have exactly two levels.")
   if (!is.list(estimators) || !length(estimators) || is.null(names(estimators)) ||
@@ -280,6 +281,7 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
 #' @template ref-combo
 #' @export
 qda_study_table <- function(x, digits = 2) {
+  if (missing(x)) abort_missing("x")
   check_qda_study(x)
   digits <- check_digits(digits, min = 0)
   s <- x$summary

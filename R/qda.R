@@ -80,9 +80,10 @@
 #' @export
 qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
                        tol = sqrt(.Machine$double.eps)) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   refuse_summary_source(x, "qda_plugin()", "the rows with their class labels", "pass the data matrix.")
-  x <- check_data_matrix(x, min_rows = 2L)
+  x <- check_data_matrix(x, min_rows = 2L, unique_names = FALSE)
   group <- check_group(group, nrow(x))
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
   tol <- check_number(tol, "tol", lower = 0, upper = 1)
@@ -229,8 +230,9 @@ check_qda_plugin <- function(x, arg = "x") {
 #' @template ref-combo
 #' @export
 pooled_cov <- function(x, group) {
+  if (missing(x)) abort_missing("x")
   refuse_summary_source(x, "pooled_cov()", "the rows with their class labels", "pass the data matrix.")
-  x <- check_data_matrix(x, min_rows = 2L)
+  x <- check_data_matrix(x, min_rows = 2L, unique_names = FALSE)
   check_no_overflow(x, "x")
   check_no_underflow(x, "x")
   group <- check_group(group, nrow(x))
@@ -292,7 +294,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   # (MASS's `prior =` or a misspelled `type` must not be ignored silently)
   check_method_dots(...)
   type <- check_choice(type, c("class", "score", "posterior"), "type")
-  newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata")
+  newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata", unique_names = FALSE)
   check_no_overflow(newdata, "newdata")
   newdata <- qda_newdata_columns(newdata, colnames(object$means), ncol(object$means))
   storage.mode(newdata) <- "double"

@@ -1082,6 +1082,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   env <- list2env(list(ifelse = strict_ifelse), parent = baseenv())
   f <- formula
   attr(f, ".Environment") <- env
+  data <- lm_integers_as_double(data, vars)
   # the transformations' warnings ("NaNs produced") depend on the values: muffled
   # an error's message is withheld: evaluated on the data, it may quote values;
   # and the charge stands (as_data_error()), should a failure still depend on them
@@ -1249,6 +1250,18 @@ lm_frame_values <- function(mf, tt, rule = TRUE) {
 #' @noRd
 lm_transformed_value <- function(v, name) {
   if (lm_logical_term(name)) as.logical(unclass(v)) else suppressWarnings(as.double(unclass(v)))
+}
+
+#' The plain integer columns `vars` of the data frame `d` as doubles: integer
+#' arithmetic in a transformation overflows to NA (I(i * i) once i passes
+#' 46340), which lm_finite() would make 0, silently; as doubles the products
+#' are exact, as in lm()'s model matrix (the schema decides, not the values).
+#' @noRd
+lm_integers_as_double <- function(d, vars) {
+  for (v in intersect(vars, names(d))) {
+    if (is.integer(d[[v]]) && !is.object(d[[v]]) && is.null(dim(d[[v]]))) d[[v]] <- as.double(d[[v]])
+  }
+  d
 }
 
 #' The public per-record rule for what the formula's transformations (public
@@ -1935,11 +1948,15 @@ lm_nonprivate_why <- function(x) {
 # methods read.
 check_dp_lm <- function(x, arg = "x") {
   check_object(x, "dp_lm", list(
-    coefficients = function(v) is_finite_num(v) && !is.null(names(v)),
-    vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)),
-    boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients),
+    # (the methods pick coefficients by name)
+    coefficients = function(v) is_finite_num(v) && names_identify(names(v)),
+    # a covariance: symmetric, no negative variance; all NA where no bootstrap draw was kept
+    vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)) &&
+      (all(is.na(v)) && !any(is.nan(v)) || all(is.finite(v)) && all(diag(v) >= 0) &&
+         all(abs(v - t(v)) <= 1e-8 * max(abs(v)))),
+    boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients) && all(is.finite(v)),
     sigma = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
-    n = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
+    n = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || is_whole1(v, 1)),
     response = is_string, guarantee = is_string, mechanism = is_string,
     units = function(v) is_string(v) && v %in% c("data", "normalised"),
     ci_type = function(v) is_string(v) && v %in% c("basic", "percentile", "normal"),
@@ -1956,7 +1973,6 @@ check_dp_lm <- function(x, arg = "x") {
     n_noise_sd = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
     nonprivate = function(v) is.null(v) || is_flag(v),
     B = function(v) is.null(v) || is_whole1(v, 0)), arg = arg)
-  if (any(is.nan(x$vcov) | is.infinite(x$vcov))) abort("`%s` is not a valid dp_lm object: its `vcov` is malformed.", arg, .arg = arg)
   reg <- x$regularization
   if (!is.null(reg) && !(is.list(reg) && !is.object(reg) && is_num1(reg$lambda) && reg$lambda >= 0 &&
                          (is.null(reg$least_squares) || is_finite_num(reg$least_squares) &&
@@ -2033,6 +2049,8 @@ check_dp_lm <- function(x, arg = "x") {
 #'   data frames (`tidy()` with `shrunk` and `interval_centre`; `glance()`'s `private` is FALSE, and its `epsilon` and `delta` NA,
 #'   for a fit without a formal guarantee, whose tables are also classed
 #'   `dp_nonprivate`); `summary()`: a `summary.dp_lm` object.
+#'   `as.data.frame()` is refused, as it is for [stats::lm()]: `tidy()` and
+#'   `glance()` give the tables.
 #' @name dp_lm-methods
 #' @examples
 #' set.seed(1)
@@ -2386,6 +2404,7 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
       newdata[[v]] <- factor(col, levels = lev)
     }
   }
+  newdata <- lm_integers_as_double(newdata, names(newdata))
   design <- function(newdata) tryCatch({
     mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
     # the fit's rule for transformed variables (a comparison is a number there)
@@ -2552,6 +2571,13 @@ glance.dp_lm <- function(x, ...) {
                     neighbor = if (is.null(rel$neighbor)) NA_character_ else rel$neighbor,
                     mechanism = x$mechanism, B = x$B %||% 0, units = x$units, stringsAsFactors = FALSE)
   lm_label_table(out, x)
+}
+
+#' @rdname dp_lm-methods
+#' @export
+as.data.frame.dp_lm <- function(x, row.names = NULL, optional = FALSE, ...) {
+  abort("`x` is a dp_lm fit: as.data.frame() is not defined for it (nor for an lm); tidy(x) gives the coefficients, glance(x) one row about the fit.",
+        .arg = "x")
 }
 
 # The variables of a model formula as the model frame names them (deparsed),

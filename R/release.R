@@ -247,6 +247,15 @@ check_release <- function(x, arg = "x", square = FALSE) {
                         all(is.finite(mu)) && max(abs(mu)) <= sqrt(.Machine$double.xmax / 2^53))) {
     bad("`center` must be one finite number per column, of a size whose squares times n stay finite")
   }
+  # the methods pick columns by name (dp_lm(), dp_regression(), predict()):
+  # a name must identify one column, and the mean's names be the estimate's
+  cn <- colnames(est)
+  named <- cn[!is.na(cn) & nzchar(cn)]
+  if (anyDuplicated(named)) bad("the column names of `estimate` must be unique")
+  if (square && !is.null(rownames(est)) && !is.null(cn) && !identical(rownames(est), cn)) {
+    bad("the row and column names of `estimate` must be the same")
+  }
+  if (!is.null(mu) && !same_names(names(mu), cn)) bad("the names of `center` must be those of the columns of `estimate`")
   if (!is_string(x$guarantee)) bad("`guarantee` must be one string")
   # one public ridge, or one per column (a release on a box of public bounds, mapped back)
   if (!is.null(x$ridge) && !(is_finite_num(x$ridge) && is.null(dim(x$ridge)) && length(x$ridge) %in% c(1L, ncol(est)) &&
@@ -578,6 +587,7 @@ print_tuning <- function(tuning) {
 #' @export
 summary.dp_release <- function(object, ...) {
   check_release(object, "object")
+  check_method_dots(...)
   est <- object$estimate
   out <- list(mechanism = object$mechanism, guarantee = object$guarantee,
               has_guarantee = has_guarantee(object), n = object$n, p = object$p,
@@ -770,9 +780,12 @@ nonprivate_banner <- function(x, why = NULL) {
 #' `plot` draws a square release as a heat map of its estimate (row 1 at the
 #' top) with a colour scale symmetric about 0 beside it, and compressed rows
 #' ([dp_compress()]) as a scatterplot matrix of (at most) their first five
-#' columns. `as.data.frame` gives the released values in long format: one
-#' row per entry, columns `row`, `col` and `estimate` (names where the
-#' estimate has them, else indices). Both read only the released estimate.
+#' columns. `as.data.frame` and `tidy` give the released values in long
+#' format: one row per entry, columns `row`, `col` and `estimate` (names
+#' where the estimate has them, else indices). `glance` gives one row about
+#' the release: `mechanism`, `epsilon`, `delta`, `neighbor`, `n` (`NA` where
+#' it is not released), `p`, `private` ([has_guarantee()]) and `level`, the
+#' grade of [release_diagnostics()]. All read only released quantities.
 #' @param x A [dp_release].
 #' @param main Title (`NULL` for the release's class and scale).
 #' @param row.names,optional Ignored (as in [base::as.data.frame()]).
@@ -780,13 +793,15 @@ nonprivate_banner <- function(x, why = NULL) {
 #'   overriding the defaults (for the heat map `col` is its palette, kept
 #'   symmetric about 0);
 #'   `as.data.frame`: unused.
-#' @return `plot`: `x`, invisibly. `as.data.frame`: a data frame.
+#' @return `plot`: `x`, invisibly. `as.data.frame`, `tidy`, `glance`: a data
+#'   frame (of class `dp_nonprivate` too where the release is).
 #' @seealso [dp_release], [dp_pca()].
 #' @examples
 #' set.seed(1)
 #' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 1, delta = 1e-5, clip = 3)
 #' plot(r)
 #' head(as.data.frame(r))
+#' glance(r)
 #' @name dp_release_plot
 NULL
 
@@ -874,6 +889,29 @@ as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...)
   cols <- if (is.null(cn)) seq_len(ncol(est)) else cn
   data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
              estimate = as.vector(est), stringsAsFactors = FALSE)
+}
+
+#' @rdname dp_release_plot
+#' @export
+tidy.dp_release <- function(x, ...) {
+  check_method_dots(...)
+  out <- as.data.frame.dp_release(x)
+  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
+  out
+}
+
+#' @rdname dp_release_plot
+#' @export
+glance.dp_release <- function(x, ...) {
+  check_release(x)
+  check_method_dots(...)
+  private <- release_has_guarantee(x)
+  out <- data.frame(mechanism = x$mechanism, epsilon = if (private) x$epsilon else NA_real_,
+                    delta = if (private) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
+                    p = as.integer(x$p), private = private, level = release_diagnostics(x)$level,
+                    stringsAsFactors = FALSE)
+  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
+  out
 }
 
 #' Mark a number or vector computed from private data without noise (a
@@ -1074,6 +1112,8 @@ nonprivate_source <- function(v) {
 #'
 #' @param x A [dp_release] (for `print`, a `dp_diagnostics` list).
 #' @param ... Unused.
+#' @param ... Nothing: an argument release_diagnostics() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return A list of class `dp_diagnostics` with the components above;
 #'   `print` shows its "Diagnostics:" line and the plain-words warnings, and
 #'   returns it invisibly.
@@ -1089,7 +1129,8 @@ nonprivate_source <- function(v) {
 #' # the same from the release alone
 #' release_diagnostics(r)$noise_to_signal
 #' @export
-release_diagnostics <- function(x) {
+release_diagnostics <- function(x, ...) {
+  refuse_unknown_args("release_diagnostics", ...)
   check_release(x)
   est <- x$estimate
   p <- ncol(est)

@@ -62,6 +62,7 @@
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
 #' @export
 second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   if (inherits(bounds, "dp_column_bounds")) {
     # a statistic carries no guarantee, so it could not carry the bounds' either
     abort(paste0("`bounds`: second_moment() computes a statistic, which cannot carry the guarantee of a ",
@@ -408,6 +409,8 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #'   only, with `post = "none"` or `"psd"` (projected on the box scale).
 #'   Under zero-out, a range that excludes 0 moves the zero record; its box
 #'   row's norm enters the sensitivity. `NULL` (default): `clip`.
+#' @param ... Nothing: an argument analyze_gauss() does not take is an error (a
+#'   misspelt name is refused, not ignored).
 #' @return A `dp_release` of class `dp_second_moment`. With `post = "shift"`,
 #'   `params$shift` is the c added (0 when the output was already positive
 #'   definite).
@@ -423,7 +426,9 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #' @export
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                           calibration = "analytic", sigma_clip_inf = NULL,
-                          post = "none", budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
+                          post = "none", budget = NULL, lower = NULL, upper = NULL, bounds = NULL, ...) {
+  if (missing(x)) abort_missing("x")
+  refuse_unknown_args("analyze_gauss", ...)
   call <- match.call()
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")

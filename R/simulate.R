@@ -116,6 +116,8 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' @template ref-wangxu
 #' @export
 cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
+  if (missing(estimate)) abort_missing("estimate")
+  if (missing(truth)) abort_missing("truth")
   if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
   if (inherits(estimate, "pooled_cov")) estimate <- as.matrix(estimate)
   if (inherits(truth, "pooled_cov")) truth <- as.matrix(truth)
@@ -216,6 +218,7 @@ threshold_methods <- function() {
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
                       noise_multiplier = 4, calibration = "classic") {
+  if (missing(settings)) abort_missing("settings")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   tune <- as_threshold_tune(tune)
   sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
@@ -314,6 +317,7 @@ check_study_setting <- function(st) {
 #' @template ref-wangxu
 #' @export
 study_summary <- function(results, measure = c("spectral", "frobenius")) {
+  if (missing(results)) abort_missing("results")
   if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")
   results <- as.data.frame(unclass(results), stringsAsFactors = FALSE)  # a plain table, not a study
   if (!is.character(measure) || !length(measure) || anyNA(measure) || anyDuplicated(measure)) {

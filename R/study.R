@@ -54,6 +54,7 @@ NULL
 #' @rdname dp_study
 #' @export
 as_dp_study <- function(x) {
+  if (missing(x)) abort_missing("x")
   kind <- intersect(class(x), study_kinds)[1]
   if (is.na(kind)) {
     if (is.data.frame(x) && !is.object(x[["method"]]) && all(c("method", "truth", "spectral") %in% names(x))) {

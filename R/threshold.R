@@ -127,6 +127,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          calibration = "analytic", sigma_clip_inf = NULL,
                          method = "aggregate", noise_multiplier = 4, budget = NULL,
                          lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   calibration_given <- !missing(calibration)
   tune_spec <- as_threshold_tune(tune)

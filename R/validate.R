@@ -48,7 +48,7 @@ dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 
 #' C++ kernel detects them in its own pass and that call abort_nonfinite()
 #' with its report before using anything computed.
 #' @noRd
-check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE) {
+check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE, unique_names = TRUE) {
   if (missing(x)) abort_missing(arg)
   if (is.data.frame(x)) {
     check_frame_dims(x, arg)
@@ -75,6 +75,10 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   if (finite && length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort_nonfinite(2L, arg)
   nm <- colnames(x)
   if (!is.null(nm) && any(!nzchar(nm) & !is.na(nm))) colnames(x) <- fill_empty_colnames(nm)
+  # releases name their columns, and methods pick them by name: a repeated
+  # name would pick the first silently (schema, not values); `unique_names =
+  # FALSE` for statistics that match columns by position when names repeat
+  if (unique_names) check_unique_colnames(colnames(x), arg)
   x
 }
 
@@ -126,7 +130,7 @@ check_unique_colnames <- function(nm, arg = "x") {
   bad <- unique(nm[is.na(nm) | !nzchar(nm) | duplicated(nm)])
   if (length(bad)) {
     label <- ifelse(is.na(bad), "NA", ifelse(nzchar(bad), paste0("`", bad, "`"), "\"\""))
-    abort("`%s` has duplicate or missing column names (%s); per-column bounds are named by column: name every column, once (e.g. with make.unique()).",
+    abort("`%s` has duplicate or missing column names (%s); results and per-column bounds are named by column: name every column, once (e.g. with make.unique()).",
           arg, paste(label, collapse = ", "), .arg = arg)
   }
   invisible(nm)
@@ -676,8 +680,11 @@ bounds_from_frame <- function(bounds, partial = FALSE) {
   # the private bounds of dp_column_bounds(): their table; the release that
   # uses them adds their guarantee to its own (compose_bounds_guarantee())
   if (inherits(bounds, "dp_column_bounds")) {
+    # a hand-made or edited one is input like any other: every column's
+    # bounds finite (an NA would send its columns down the partial path,
+    # whose guarantee leaves this release's out) and its guarantee stated
+    check_column_bounds(bounds, "bounds")
     bounds <- bounds$bounds
-    if (!is.data.frame(bounds)) abort("`bounds`: this dp_column_bounds object has no `bounds` table.", .arg = "bounds")
   }
   if (is.data.frame(bounds)) {
     if (!all(c("lower", "upper") %in% names(bounds)) || !nrow(bounds)) {
@@ -783,3 +790,22 @@ align_square <- function(m, want, arg, against) {
 #' with `clip = Inf` may hold such finite entries).
 #' @noRd
 symmetric_part <- function(M) M / 2 + t(M) / 2
+
+#' Arguments `fn` does not take: an exported function ends in `...` only to
+#' refuse them with a classed error naming them (R's own "unused argument"
+#' is not classed), with the closest name it does take.
+#' @noRd
+refuse_unknown_args <- function(fn, ...) {
+  if (!...length()) return(invisible(NULL))
+  known <- setdiff(names(formals(get(fn, envir = asNamespace("dpcov")))), "...")
+  named <- dots_named(...)
+  if (!length(named)) {
+    abort("%s() got %d unnamed argument(s) beyond the ones it takes (%s).", fn, ...length(),
+          paste0("`", known, "`", collapse = ", "), .arg = "...")
+  }
+  hint <- vapply(named, function(a) {
+    m <- agrep(a, known, max.distance = 0.25, value = TRUE)
+    if (length(m)) sprintf(" (did you mean `%s`?)", m[1L]) else ""
+  }, "")
+  abort("%s() has no argument(s) %s.", fn, paste0("`", named, "`", hint, collapse = ", "), .arg = named[1L])
+}

@@ -54,6 +54,7 @@
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
                      method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                      lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call, "jl_ridge"))
@@ -109,6 +110,7 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
                         method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                         lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call, "jl_adaptive"))
@@ -186,6 +188,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
                           method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
                           lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call, "wishart_noise"))
@@ -257,6 +260,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' @export
 iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL,
                                lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call, "iwishart_posterior"))
@@ -310,6 +314,7 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #' @export
 iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL,
                               budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call, "iwishart_adaptive"))

@@ -146,7 +146,7 @@ test_that("compressed_pca() is dp_pca() on a release, and the subspace bound hol
   # the truncation threshold is loose (Lemma B.1's constants): the bound needs large m
   nn <- 1e5
   f <- rnorm(nn)
-  x <- cbind(f, f, f) + matrix(rnorm(nn * 3, sd = 0.2), nn, 3)
+  x <- unname(cbind(f, f, f)) + matrix(rnorm(nn * 3, sd = 0.2), nn, 3)
   r <- dp_compress(x, m = 5e4)
   pc <- compressed_pca(r)
   expect_s3_class(pc, c("compressed_pca", "dp_pca", "prcomp"))

@@ -26,10 +26,12 @@ test_that("every export answers hostile input with a classed error or a sane res
   # residuals(), fitted(), deviance(), df.residual(), logLik(), anova() and plot() of a dp_lm refuse every
   # call (a fit keeps no data): tested in test-dp-lm.R;
   # as.matrix() of the list-based objects but column bounds refuses every call, and so does update() of
-  # the results that store no call: tested in test-methods.R
+  # the results that store no call: tested in test-methods.R; as.data.frame() of a fit or a PCA refuses
+  # every call: tested in test-input-audit.R
   refusers <- c(paste0("update.", update_refusers),"residuals.dp_lm", "fitted.dp_lm", "deviance.dp_lm", "df.residual.dp_lm", "logLik.dp_lm", "anova.dp_lm",
                 "plot.dp_lm",
-                paste0("as.matrix.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "threshold_cv", "dp_bound")))
+                paste0("as.matrix.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "threshold_cv", "dp_bound")),
+                paste0("as.data.frame.", c("dp_pca", "dp_lm")))
   missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
                      c(covered, refusers))
   if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)

@@ -1,0 +1,285 @@
+# Findings of the fifteenth session's hostile-input and calibration audits:
+# each test pins the class of the defect, not only the audit's example.
+
+audit_x <- function(n = 400, p = 3, names = c("a", "b", "c")[seq_len(p)]) {
+  set.seed(151)
+  matrix(rnorm(n * p), n, p, dimnames = list(NULL, names))
+}
+
+test_that("a dp_column_bounds given as `bounds` with an NA row is refused before any charge (its guarantee would be dropped)", {
+  x <- audit_x()
+  b <- suppressWarnings(dp_column_bounds(x, epsilon = 1, delta = 1e-6))
+  # intact, the release's guarantee counts the bounds' (epsilon 1 + 1)
+  expect_equal(suppressWarnings(dp_cov(x, 1, 1e-6, bounds = b))$epsilon, 2)
+  bad <- b
+  bad$bounds$lower[1] <- NA
+  bad$bounds$upper[1] <- NA
+  budget <- dp_budget(10, 1e-4)
+  calls <- list(
+    dp_cov = function() dp_cov(x, 1, 1e-6, bounds = bad, budget = budget),
+    dp_pca = function() dp_pca(x, epsilon = 1, delta = 1e-6, bounds = bad, budget = budget),
+    dp_lm = function() dp_lm(c ~ a + b, data = as.data.frame(x), epsilon = 1, delta = 1e-6, bounds = bad,
+                             budget = budget),
+    analyze_gauss = function() analyze_gauss(x, 1, 1e-6, bounds = bad, budget = budget))
+  for (nm in names(calls)) {
+    e <- expect_error(calls[[nm]](), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "bounds", info = nm)
+    expect_match(conditionMessage(e), "not a valid dp_column_bounds object", info = nm)
+  }
+  expect_identical(nrow(as.data.frame(budget)), 0L)
+  # other corruptions of the object's fields are refused alike
+  for (f in list(function(o) { o$bounds$upper[2] <- o$bounds$lower[2] - 1; o }, function(o) { o$epsilon <- -1; o },
+                 function(o) { o$n_hint <- 0; o })) {
+    e <- expect_error(dp_cov(x, 1, 1e-6, bounds = f(b)), class = "dpcov_error")
+    expect_identical(e$arg, "bounds")
+  }
+})
+
+test_that("dp_column_bounds(n_hint = ) must be at least 1 row", {
+  x <- audit_x()
+  for (h in list(0, -5, 0.5)) {
+    e <- expect_error(dp_column_bounds(x, 1, n_hint = h), class = "dpcov_error")
+    expect_identical(e$arg, "n_hint")
+  }
+  expect_s3_class(suppressWarnings(dp_column_bounds(x, 1, n_hint = 1)), "dp_column_bounds")
+})
+
+test_that("duplicated or missing column names are refused by every release from data, before the charge where the schema is read first", {
+  x <- audit_x()
+  dup <- x
+  colnames(dup) <- c("a", "a", "y")
+  budget <- dp_budget(20, 1e-3, neighbor = "replace-one")
+  calls <- list(
+    dp_cov_clip = function() dp_cov(dup, 1, 1e-6, clip = 5, clip_mean = 5, budget = budget, neighbor = "replace-one"),
+    dp_cov_default = function() dp_cov(dup, 1, 1e-6, budget = budget, neighbor = "replace-one"),
+    analyze_gauss = function() analyze_gauss(dup, 1, 1e-6, clip = 5, budget = budget, neighbor = "replace-one"),
+    wishart_noise = function() wishart_noise(dup, 0.5, 1e-6, clip = 5, budget = budget),
+    dp_threshold = function() dp_threshold(dup, 0.5, 1e-6, clip = 5, neighbor = "replace-one", budget = budget),
+    dp_column_bounds = function() dp_column_bounds(dup, 1, budget = budget))
+  for (nm in names(calls)) {
+    e <- expect_error(calls[[nm]](), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "x", info = nm)
+    expect_match(conditionMessage(e), "duplicate or missing column names (`a`)", fixed = TRUE, info = nm)
+  }
+  # a refusal of the schema charges nothing (refunded where the charge came first)
+  expect_equal(budget_spent(budget)$epsilon, 0)
+  na_name <- x
+  colnames(na_name) <- c("a", NA, "c")
+  expect_error(dp_cov(na_name, 1, 1e-6, clip = 5, clip_mean = 5), class = "dpcov_error")
+  # a data frame with repeated names (check.names = FALSE)
+  d <- data.frame(a = x[, 1], a = x[, 2], check.names = FALSE)
+  e <- expect_error(dp_cov(d, 1, 1e-6, clip = 5, clip_mean = 5), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+})
+
+test_that("a hand-made release whose names do not identify its columns is refused by every method", {
+  x <- audit_x()
+  r <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one")
+  bad <- r
+  dimnames(bad$estimate) <- list(c("a", "a", "c"), c("a", "a", "c"))
+  for (f in list(print, summary, function(o) dp_lm(o, c ~ a, B = 5), function(o) dp_regression(o, "c"), dp_pca)) {
+    e <- expect_error(f(bad), class = "dpcov_error")
+    expect_match(conditionMessage(e), "column names of `estimate` must be unique")
+  }
+  bad <- r
+  rownames(bad$estimate) <- c("x", "y", "z")
+  expect_error(print(bad), "row and column names of `estimate` must be the same", class = "dpcov_error")
+  bad <- r
+  names(bad$center) <- c("c", "b", "a")
+  expect_error(print(bad), "names of `center` must be those of the columns", class = "dpcov_error")
+  expect_output(print(r), "Private covariance")  # the release as made passes
+})
+
+test_that("integer columns enter a dp_lm() formula as doubles: a product that overflows integers is computed exactly", {
+  set.seed(152)
+  n <- 2000
+  d <- data.frame(i = sample(1:100000, n, TRUE))
+  d$y <- 1e-9 * as.double(d$i)^2 + rnorm(n, sd = 0.1)
+  expect_true(anyNA(suppressWarnings(d$i * d$i)))  # the integer product overflows
+  dd <- d
+  dd$i <- as.double(d$i)
+  fit_args <- list(epsilon = 50, delta = 1e-5, neighbor = "replace-one", B = 20, tighten = FALSE)
+  b_int <- list(i = c(1, 1e5), y = c(-1, 11), `I(i * i)` = c(0, 1e10))
+  set.seed(153)
+  f_int <- do.call(dp_lm, c(list(y ~ I(i * i), d, bounds = b_int), fit_args))
+  set.seed(153)
+  f_dbl <- do.call(dp_lm, c(list(y ~ I(i * i), dd, bounds = b_int), fit_args))
+  expect_identical(coef(f_int), coef(f_dbl))
+  expect_equal(unname(coef(f_int)[2]), 1e-9, tolerance = 0.05)
+  # predict() with integer newdata: the same as with doubles
+  nd <- data.frame(i = c(60000L, 90000L))
+  expect_identical(predict(f_int, nd), predict(f_int, data.frame(i = as.double(nd$i))))
+  expect_false(anyNA(predict(f_int, nd)))
+})
+
+test_that("a hand-made dp_lm with a malformed vcov, bootstrap, n or coefficient names is refused by every method", {
+  set.seed(154)
+  d <- data.frame(x1 = runif(500), x2 = runif(500))
+  d$y <- d$x1 - d$x2 + rnorm(500, sd = 0.1)
+  fit <- dp_lm(y ~ x1 + x2, d, epsilon = 5, delta = 1e-6, lower = c(x1 = 0, x2 = 0, y = -2),
+               upper = c(x1 = 1, x2 = 1, y = 2), B = 50)
+  breaks <- list(
+    negative_variance = function(o) { o$vcov[2, 2] <- -abs(o$vcov[2, 2]) - 1; o },
+    asymmetric = function(o) { o$vcov[1, 2] <- o$vcov[1, 2] + 1; o },
+    some_na = function(o) { o$vcov[1, 1] <- NA; o },
+    boot_na = function(o) { o$boot[1, 1] <- NA; o },
+    boot_inf = function(o) { o$boot[1, 1] <- Inf; o },
+    fractional_n = function(o) { o$n <- 2.5; o },
+    repeated_names = function(o) { names(o$coefficients) <- c("a", "a", "b"); o })
+  methods <- list(confint = confint, summary = summary, tidy = tidy, nobs = nobs,
+                  predict = function(o) predict(o, d[1:2, ], se.fit = TRUE))
+  for (b in names(breaks)) for (m in names(methods)) {
+    expect_error(methods[[m]](breaks[[b]](fit)), class = "dpcov_error", info = paste(b, m))
+  }
+  # a fit without kept draws (vcov all NA) stays valid
+  ok <- fit
+  ok$vcov[] <- NA_real_
+  expect_silent(coef(ok))
+})
+
+test_that("a call without its data is a classed error naming the argument, for every exported entry point", {
+  x <- audit_x()
+  calls <- list(dp_cov = quote(dp_cov(epsilon = 1, delta = 1e-6)), analyze_gauss = quote(analyze_gauss(epsilon = 1, delta = 1e-6, clip = 3)),
+                wishart_noise = quote(wishart_noise(epsilon = 0.5, delta = 1e-6, clip = 3)),
+                jl_ridge = quote(jl_ridge(epsilon = 0.5, delta = 1e-6, clip = 3)),
+                iwishart_posterior = quote(iwishart_posterior(epsilon = 0.5, delta = 1e-6, clip = 3)),
+                dp_threshold = quote(dp_threshold(epsilon = 0.5, delta = 1e-6, clip = 1)),
+                dp_compress = quote(dp_compress(m = 10)), second_moment = quote(second_moment(clip = 1)),
+                qda_plugin = quote(qda_plugin()), pooled_cov = quote(pooled_cov()),
+                cov_error = quote(cov_error(diag(2))), subspace_distance = quote(subspace_distance(diag(2))))
+  want <- c(dp_cov = "x", analyze_gauss = "x", wishart_noise = "x", jl_ridge = "x", iwishart_posterior = "x",
+            dp_threshold = "x", dp_compress = "x", second_moment = "x", qda_plugin = "x", pooled_cov = "x",
+            cov_error = "truth", subspace_distance = "b")
+  for (nm in names(calls)) {
+    e <- expect_error(eval(calls[[nm]]), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, want[[nm]], info = nm)
+    expect_match(conditionMessage(e), "is missing, with no default", info = nm)
+  }
+})
+
+test_that("an argument a function does not take is a classed error naming it, with the nearest name it takes", {
+  x <- audit_x()
+  r <- dp_cov(x, 1, 1e-6, lower = -4, upper = 4)
+  b <- dp_budget(1, 1e-5)
+  cases <- list(
+    list(quote(dp_cov(x, 1, 1e-6, bounds_share = 0.2)), "bounds_share", "bound_share"),
+    list(quote(dp_column_bounds(x, 1, neighbour = "replace-one")), "neighbour", "neighbor"),
+    list(quote(dp_as_cov(r, too = "correlation")), "too", "to"),
+    list(quote(release_diagnostics(r, verbose = TRUE)), "verbose", NA),
+    list(quote(dp_budget(1, 1e-5, neighbour = "replace-one")), "neighbour", "neighbor"),
+    list(quote(budget_spent(b, foo = 1)), "foo", NA),
+    list(quote(analyze_gauss(x, 1, 1e-6, clip = 3, calibrate = "classic")), "calibrate", "calibration"),
+    list(quote(dp_clip_bound(x, 1, quantiles = 0.5)), "quantiles", "quantile"))
+  for (k in cases) {
+    e <- expect_error(eval(k[[1]]), class = "dpcov_error", info = k[[2]])
+    expect_identical(e$arg, k[[2]], info = k[[2]])
+    if (!is.na(k[[3]])) expect_match(conditionMessage(e), sprintf("did you mean `%s`?", k[[3]]), fixed = TRUE)
+  }
+  e <- expect_error(summary(r, foo = 1), class = "dpcov_error")
+  expect_identical(e$arg, "foo")
+  # nothing was charged by a refused call
+  expect_identical(nrow(as.data.frame(b)), 0L)
+})
+
+test_that("errors name the argument the user gave: partial bounds of the wrong length, an epsilon too small for the default shares", {
+  x <- audit_x()
+  e <- expect_error(dp_cov(x, 1, 1e-6, lower = c(NA, -3), upper = c(NA, 3)), class = "dpcov_error")
+  expect_identical(e$arg, "lower")
+  e <- expect_error(dp_cov(x, 1, 1e-6, bounds = data.frame(lower = c(NA, -3), upper = c(NA, 3))),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "bounds")
+  # the default shares: epsilon is named; a share the user gave is named instead
+  e <- expect_error(dp_cov(x, 1e-6, 1e-6), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  e <- expect_error(dp_cov(x, 1e-6, 1e-6, bound_share = 0.25), class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  e <- expect_error(dp_cov(x, 1e-6, 1e-6, mechanism = "wishart", clip = 3, clip_mean = 3), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  e <- expect_error(dp_cov(x, 1e-6, 1e-6, mechanism = "wishart", clip = 3, clip_mean = 3, split = 0.15),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "split")
+})
+
+test_that("tidy() and glance() of a release, of column bounds and of a PCA read released quantities; as.data.frame() of fits is refused", {
+  x <- audit_x()
+  set.seed(155)
+  r <- dp_cov(x, 1, 1e-6, lower = -4, upper = 4)
+  expect_identical(tidy(r), as.data.frame(r))
+  g <- glance(r)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$epsilon, r$epsilon)
+  expect_identical(g$delta, r$delta)
+  expect_identical(g$neighbor, "add-remove")
+  expect_true(is.na(g$n))  # not released under add/remove
+  expect_identical(g$p, 3L)
+  expect_true(g$private)
+  expect_identical(g$level, release_diagnostics(r)$level)
+  r1 <- dp_cov(x, 1, 1e-6, lower = -4, upper = 4, neighbor = "replace-one")
+  expect_identical(glance(r1)$n, 400)
+  # a release without a guarantee says so in its tables
+  rc <- suppressWarnings(dp_compress(x, m = 50))
+  expect_s3_class(glance(rc), "dp_nonprivate")
+  expect_false(glance(rc)$private)
+  expect_true(is.na(glance(rc)$epsilon))
+  expect_s3_class(tidy(rc), "dp_nonprivate")
+  cb <- suppressWarnings(dp_column_bounds(x, 1, 1e-6))
+  tb <- tidy(cb)
+  expect_identical(tb$column, c("a", "b", "c"))
+  expect_identical(tb$lower, cb$bounds$lower)
+  expect_identical(tb$upper, cb$bounds$upper)
+  expect_identical(tb$center, unname(cb$center))
+  expect_identical(tb$scale, unname(cb$scale))
+  pc <- suppressWarnings(dp_pca(r))
+  gp <- glance(pc)
+  expect_identical(c(gp$p, gp$rank), c(3L, 3L))
+  expect_identical(gp$epsilon, 1)
+  expect_identical(gp$level, pc$diagnostics$level)
+  e <- expect_error(as.data.frame(pc), class = "dpcov_error")
+  expect_match(conditionMessage(e), "tidy(x)", fixed = TRUE)
+  fit <- dp_lm(c ~ a + b, data = as.data.frame(x), epsilon = 2, delta = 1e-6,
+               lower = c(a = -4, b = -4, c = -4), upper = c(a = 4, b = 4, c = 4), B = 20)
+  e <- expect_error(as.data.frame(fit), class = "dpcov_error")
+  expect_match(conditionMessage(e), "tidy(x)", fixed = TRUE)
+  # the tables hold no data
+  for (o in list(tidy(r), glance(r), tb, gp)) expect_false(any(vapply(o, function(col) any(col %in% x), logical(1))))
+})
+
+test_that("a statement about n is consistent within a release, and zero_row is recorded only where it sets the noise (calibration audit)", {
+  x <- audit_x()
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, neighbor = "replace-one"))
+  expect_false(grepl("n is used but not released[;.]", r$guarantee))
+  expect_match(r$guarantee, "n is used but not released by this step", fixed = TRUE)
+  for (nb in c("add-remove", "replace-one")) {
+    rb <- dp_cov(x, 1, 1e-6, lower = -4, upper = 4, neighbor = nb)
+    expect_null(rb$params$second_moment$zero_row)
+    expect_false(is.null(rb$params$second_moment$sigma))
+  }
+  rz <- dp_cov(x, 1, 1e-6, lower = c(1, -4, -4), upper = c(5, 4, 4), neighbor = "zero-out")
+  expect_equal(rz$params$second_moment$zero_row, 0.5)  # the first column's range excludes 0: its box row is -1/2
+})
+
+test_that("dp_cov() refuses a tuning argument of a step the call does not run, instead of ignoring it", {
+  x <- audit_x()
+  b <- dp_budget(5, 1e-4)
+  ignored <- list(
+    list(quote(dp_cov(x, 1, 1e-6, lower = -4, upper = 4, bound_share = 0.3, budget = b)), "bound_share"),
+    list(quote(dp_cov(x, 1, 1e-6, lower = -4, upper = 4, bound_quantile = 0.9, budget = b)), "bound_quantile"),
+    list(quote(dp_cov(x, 1, 1e-6, bound_factor = 3, budget = b)), "bound_factor"),       # per-column bounds chosen
+    list(quote(dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, bound_range = c(1, 10), budget = b)), "bound_range"),
+    list(quote(dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, bound_share = 0.2, budget = b)), "bound_share"))
+  for (k in ignored) {
+    e <- expect_error(eval(k[[1]]), class = "dpcov_error", info = k[[2]])
+    expect_identical(e$arg, k[[2]], info = k[[2]])
+    expect_match(conditionMessage(e), "tunes a step this call does not run", info = k[[2]])
+  }
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # where the step runs, the arguments are taken (and change the release)
+  set.seed(156)
+  r1 <- suppressWarnings(dp_cov(x, 1, 1e-6, clip = 5, bound_quantile = 0.9))
+  set.seed(156)
+  r0 <- suppressWarnings(dp_cov(x, 1, 1e-6, clip = 5))
+  expect_false(identical(r1$estimate, r0$estimate))
+  expect_s3_class(suppressWarnings(dp_cov(x, 1, 1e-6, lower = -4, upper = 4, tighten = TRUE, bound_share = 0.2)),
+                  "dp_cov")
+  expect_s3_class(suppressWarnings(dp_cov(x, 1, 1e-6, bound_share = 0.2)), "dp_cov")
+})
