@@ -585,14 +585,23 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     }
   }
   chosen <- private_box || tight
+  # a share of a step this call does not run is refused, not ignored (as in dp_cov())
+  if (share_given && !private_box && (is.null(box) || isFALSE(tighten))) {
+    abort(paste0("`bound_share` tunes a step this call does not run: with %s nothing is chosen privately; drop it."),
+          if (is.null(box)) "`clip` given" else "bounds given and tighten = FALSE", .arg = "bound_share")
+  }
   eps_bound <- if (chosen) 2 * bound_share * epsilon else 0
   delta_bound <- if (private_box) 2 * bound_share * delta else if (tight) cols_t$delta else 0
   eps_rel <- epsilon - eps_bound
   delta_rel <- delta - delta_bound
   check_step_deltas(delta, delta_rel)
   if (chosen && eps_bound < dp_limits$epsilon[1]) {
-    abort("`bound_share` = %s leaves the private choice of `clip` epsilon below %s.", format(bound_share),
-          format(dp_limits$epsilon[1]), .arg = "bound_share")
+    if (share_given) {
+      abort("`bound_share` = %s leaves the private choice of the bounds epsilon below %s.", format(bound_share),
+            format(dp_limits$epsilon[1]), .arg = "bound_share")
+    }
+    abort("`epsilon` = %s is too small for this fit: the private choice of the bounds (the default bound_share %s) gets epsilon below %s; give more epsilon.",
+          format(epsilon), format(bound_share), format(dp_limits$epsilon[1]), .arg = "epsilon")
   }
   # the mechanism's own argument-only refusals come before any charge
   if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")

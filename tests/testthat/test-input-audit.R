@@ -283,3 +283,25 @@ test_that("dp_cov() refuses a tuning argument of a step the call does not run, i
                   "dp_cov")
   expect_s3_class(suppressWarnings(dp_cov(x, 1, 1e-6, bound_share = 0.2)), "dp_cov")
 })
+
+test_that("dp_lm() refuses a bound_share no step of the call uses, and names epsilon when the default share is too small", {
+  set.seed(157)
+  d <- data.frame(a = runif(300), b = runif(300))
+  d$y <- d$a - d$b + rnorm(300, sd = 0.1)
+  lo <- c(a = 0, b = 0, y = -2)
+  up <- c(a = 1, b = 1, y = 2)
+  bud <- dp_budget(5, 1e-4)
+  e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up, tighten = FALSE,
+                          bound_share = 0.2, budget = bud), class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, clip = 3, bound_share = 0.2, budget = bud),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  expect_identical(nrow(as.data.frame(bud)), 0L)
+  # used: the default's private bounds, or the automatic tightening
+  expect_s3_class(suppressWarnings(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, bound_share = 0.2, B = 10)), "dp_lm")
+  expect_s3_class(suppressWarnings(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up,
+                                         bound_share = 0.2, B = 10)), "dp_lm")
+  e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1e-6, delta = 1e-6), class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+})
