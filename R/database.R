@@ -259,7 +259,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' @inheritParams second_moment_db
 #' @param chunk_rows Rows per block.
 #' @param file Path of a delimited text file (a header line with `header =
-#'   TRUE`).
+#'   TRUE`), possibly compressed (gzip, bzip2, xz: read as [file()] reads
+#'   them). A compressed file cut short is read up to the cut without an
+#'   error, as R's connections read it; check such files first (`gzip -t`).
+#'   The header's names name the columns: a name repeated among those read
+#'   is refused.
 #' @param columns Which columns, in order: names (a header is needed for a
 #'   file) or, for a file, positions; `NULL` for all.
 #' @param sep The field separator.
@@ -384,10 +388,19 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   }
   quote <- "\""
   # read as every block is (line_block()): the same bytes make the same header
-  st0 <- line_block_open(new.env(parent = emptyenv()), file)
-  first <- tryCatch(block_text(line_block(st0, 1L)), finally = close(st0$con),
+  st0 <- new.env(parent = emptyenv())
+  # (R's own read error, a damaged compressed file's, quotes no value but is
+  # unclassed; its warning says the same)
+  first <- tryCatch(suppressWarnings({
+    line_block_open(st0, file)
+    block_text(line_block(st0, 1L))
+  }), finally = if (!is.null(st0$con)) close(st0$con),
                     dpcov_nul_byte = function(e) abort("`file` \"%s\" is not text (a NUL byte in its first line).", file,
-                                                       .arg = "file"))
+                                                       .arg = "file"),
+                    error = function(e) {
+                      if (inherits(e, "dpcov_error")) stop(e)
+                      abort("`file` \"%s\" could not be read (a damaged or truncated compressed file?).", file, .arg = "file")
+                    })
   # a header is public: an empty one is refused here, before any release
   if (header && length(first) && !nzchar(trimws(first))) {
     abort("`file` \"%s\": its first line, the header, is empty.", file, .arg = "file")
@@ -443,6 +456,16 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     abort("`columns` must be NULL, column names or positions in 1..%d.", nf, .arg = "columns")
   }
   if (anyDuplicated(idx)) abort("`columns` names a column twice.", .arg = "columns")
+  # the header's names name the release's columns (public, read here): a
+  # repeated one would be picked first by name, or name two columns
+  if (header) {
+    twice <- intersect(if (is.character(columns)) columns else names_all[idx], names_all[duplicated(names_all)])
+    if (is.character(columns) && length(twice)) {
+      abort("`columns`: %s names more than one column of the header of `file`; give positions.",
+            paste0("`", twice, "`", collapse = ", "), .arg = "columns")
+    }
+    check_unique_colnames(fill_empty_colnames(names_all[idx]), "file")
+  }
   # scan() reads a numeric field unquoted only, and reads "NA" and an empty
   # field as NA whatever `na.strings` says: a block that fails as numbers
   # (quoted fields: Python's QUOTE_ALL, fwrite(quote = TRUE), Excel), or
@@ -834,6 +857,7 @@ db_columns <- function(conn, src, columns) {
              anyDuplicated(columns)) {
     abort("`columns` must be NULL or distinct column names.", .arg = "columns")
   }
+  columns <- unname(columns)  # (a named vector's names are not the columns')
   miss <- setdiff(columns, have)
   if (length(miss)) {
     abort("`columns` %s not found in the %s; it has: %s.", paste(miss, collapse = ", "), what,

@@ -67,7 +67,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
       any(!nzchar(names(estimators))) || !all(vapply(estimators, is.function, logical(1)))) {
     abort("`estimators` must be a named list of functions(x, group).")
   }
-  if ("trivial" %in% names(estimators)) abort("the estimator name \"trivial\" is reserved for the majority-class rule.")
+  if ("trivial" %in% names(estimators)) abort("`estimators`: the name \"trivial\" is reserved for the majority-class rule.", .arg = "estimators")
   if (!is.numeric(p) || !length(p) || anyNA(p) || any(p < 1) || any(p != round(p)) || any(p > ncol(x))) {
     abort("`p` must be whole numbers between 1 and ncol(features$x) = %d.", ncol(x))
   }

@@ -302,8 +302,8 @@ print.sheffet_study <- function(x, n_rows = 6, ...) {
 check_sheffet_study <- function(x, arg = "x", settings = FALSE) {
   if (!inherits(x, "sheffet_study") || !is_frame_with(x, numeric = c("n", "epsilon", "m", "error"),
                                                       character = c("experiment", "estimator")) ||
-      !all(is.finite(x$n) & x$n >= 1) || !all(is.finite(x$error))) {
-    abort("`%s` is not a valid sheffet_study: it needs rows with columns experiment, estimator, n, epsilon, m and a finite error.",
+      !all(is.finite(x$n) & x$n >= 1) || !all(is.finite(x$error) & x$error >= 0)) {
+    abort("`%s` is not a valid sheffet_study: it needs rows with columns experiment, estimator, n, epsilon, m and a finite error >= 0 (a distance).",
           arg, .arg = arg)
   }
   if (settings) {

@@ -229,13 +229,26 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
                                    lower_open = FALSE, upper_open = FALSE)
   need <- c("cov", "dist", "p", "n", "epsilon", "delta")
   if (!is.data.frame(settings) || !nrow(settings) || !all(need %in% names(settings))) {
-    abort("`settings` must be a data frame with columns %s, and at least one row.", paste(need, collapse = ", "))
+    abort("`settings` must be a data frame with columns %s, and at least one row.", paste(need, collapse = ", "),
+          .arg = "settings")
+  }
+  # the results are the settings' columns beside these: a setting of one of
+  # these names would stand where the results are read (study_summary())
+  results <- c("rep", "method", "truth", "constant", "spectral", "frobenius", "l1", "rel_spectral", "rel_frobenius",
+               "rel_l1")
+  clash <- intersect(names(settings), results)
+  if (length(clash)) {
+    abort("`settings` has column(s) %s, which name the study's results; rename or drop them.",
+          paste0("`", clash, "`", collapse = ", "), .arg = "settings")
   }
   reps <- check_count(reps, "reps", max = 1e6)
   if (!is.data.frame(methods) || !nrow(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
-    abort("`methods` must be a data frame like threshold_methods(), with at least one row.")
+    abort("`methods` must be a data frame like threshold_methods(), with at least one row.", .arg = "methods")
   }
   settings <- as.data.frame(settings, stringsAsFactors = FALSE)
+  # a factor column (read.csv(stringsAsFactors = TRUE)) holds its labels
+  fac <- vapply(settings, is.factor, logical(1))
+  settings[fac] <- lapply(settings[fac], as.character)
   if (is.null(settings$sparsity)) settings$sparsity <- NA_real_
   # every row checked up front, so that a bad row fails before any replication runs
   for (i in seq_len(nrow(settings))) with_arg(check_study_setting(settings[i, ]), "settings", sprintf("row %d", i))

@@ -186,8 +186,11 @@ check_compression_study <- function(x, arg = "x") {
 }
 
 check_threshold_study <- function(x, arg = "x") {
-  if (!is_frame_with(x, numeric = c("n", "epsilon", "spectral"), character = c("method", "truth"))) {
-    abort("`%s` is not a valid threshold_study: it needs rows with n, epsilon, method, truth and a numeric spectral error.",
+  # (errors are norms: finite and >= 0 in every row a study makes)
+  errs <- intersect(c("spectral", "frobenius", "l1", "rel_spectral", "rel_frobenius", "rel_l1"), names(x))
+  if (!is_frame_with(x, numeric = c("n", "epsilon", "spectral"), character = c("method", "truth")) ||
+      !all(vapply(x[errs], function(v) is.numeric(v) && all(is.finite(v) & v >= 0), logical(1)))) {
+    abort("`%s` is not a valid threshold_study: it needs rows with n, epsilon, method, truth and finite errors >= 0 (spectral, and frobenius and l1 where present).",
           arg, .arg = arg)
   }
   invisible(x)

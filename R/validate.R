@@ -10,8 +10,10 @@
 #' @noRd
 abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
   msg <- if (...length()) sprintf(fmt, ...) else fmt
-  if (is.null(.arg) && grepl("`[A-Za-z._][A-Za-z0-9._]*`", msg)) {
-    .arg <- sub("^[^`]*`([A-Za-z._][A-Za-z0-9._]*)`.*$", "\\1", msg)
+  # the argument is the first one the message quotes (`x`, or `x$field`: x)
+  if (is.null(.arg)) {
+    quoted <- regmatches(msg, regexpr("`[A-Za-z._][A-Za-z0-9._]*(\\$[A-Za-z0-9._]+)*`", msg))
+    if (length(quoted)) .arg <- sub("^`([A-Za-z._][A-Za-z0-9._]*).*$", "\\1", quoted)
   }
   stop(structure(class = c(.class, "dpcov_error", "error", "condition"),
                  list(message = msg, call = NULL, arg = .arg)))
@@ -354,9 +356,12 @@ check_choice <- function(x, choices, arg) {
 #' @noRd
 check_group <- function(group, n, arg = "group", min_per_group = 1L) {
   if (missing(group)) abort_missing(arg)
-  if (is.null(group) || !is.atomic(group) && !is.factor(group) || is.complex(group) || length(group) != n) {
-    abort("`%s` must be a vector or factor with one label per row of the data (%d); it has %d.",
-          arg, as.integer(n), length(group), .arg = arg)
+  if (is.null(group) || !is.atomic(group) && !is.factor(group) || is.complex(group)) {
+    abort("`%s` must be a vector or factor of labels (one per row of the data), not %s.", arg,
+          if (is.null(group)) "NULL" else if (is.complex(group)) "complex" else class(group)[1L], .arg = arg)
+  }
+  if (length(group) != n) {
+    abort("`%s` must have one label per row of the data (%d); it has %d.", arg, as.integer(n), length(group), .arg = arg)
   }
   if (anyNA(group)) abort("`%s` contains missing labels.", arg, .arg = arg)
   # (as MASS::lda() does: a declared class with no rows is said, not dropped silently)

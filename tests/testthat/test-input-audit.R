@@ -305,3 +305,87 @@ test_that("dp_lm() refuses a bound_share no step of the call uses, and names eps
   e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1e-6, delta = 1e-6), class = "dpcov_error")
   expect_identical(e$arg, "epsilon")
 })
+
+test_that("run_study(): settings that would shadow the results are refused; factor settings are read as their labels", {
+  settings <- data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01)
+  for (extra in c("spectral", "method", "rep", "truth", "constant")) {
+    st <- settings
+    st[[extra]] <- 1
+    e <- expect_error(run_study(st, reps = 1, tune = "theory"), class = "dpcov_error", info = extra)
+    expect_identical(e$arg, "settings", info = extra)
+  }
+  e <- expect_error(run_study(list(cov = "model2")), class = "dpcov_error")
+  expect_identical(e$arg, "settings")
+  fac <- settings
+  fac$cov <- factor(fac$cov)
+  fac$dist <- factor(fac$dist)
+  set.seed(158)
+  a <- suppressWarnings(run_study(fac, reps = 2, tune = "theory"))
+  set.seed(158)
+  b <- suppressWarnings(run_study(settings, reps = 2, tune = "theory"))
+  expect_identical(a$spectral, b$spectral)
+  expect_identical(a$cov, b$cov)
+})
+
+test_that("studies with errors that no study makes (NA, negative) are refused by their methods", {
+  settings <- data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01)
+  set.seed(159)
+  rst <- suppressWarnings(run_study(settings, reps = 2, tune = "theory"))
+  for (f in list(function(o) { o$spectral[1] <- NA; o }, function(o) { o$frobenius[2] <- -1; o })) {
+    expect_error(plot(f(rst)), class = "dpcov_error")
+    expect_error(summary(f(rst)), class = "dpcov_error")
+  }
+  sst <- sheffet_study("single", n = 2^7, epsilon = 0.5, reps = 2, p = 2)
+  bad <- sst
+  bad$error[1] <- -1
+  expect_error(plot(bad), class = "dpcov_error")
+})
+
+test_that("csv_reader(): a repeated header name and a damaged compressed file are classed refusals when the reader is made", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f), add = TRUE)
+  writeLines(c("a,a,b", "1,2,3", "4,5,6", "7,8,10"), f)
+  e <- expect_error(csv_reader(f), class = "dpcov_error")
+  expect_identical(e$arg, "file")
+  expect_match(conditionMessage(e), "duplicate or missing column names (`a`)", fixed = TRUE)
+  e <- expect_error(csv_reader(f, columns = "a"), class = "dpcov_error")
+  expect_identical(e$arg, "columns")
+  # columns chosen so that no name repeats: read
+  rd <- csv_reader(f, columns = c(1, 3))
+  expect_identical(colnames(rd()), c("a", "b"))
+  expect_identical(unname(second_moment(csv_reader(f, columns = c("b")))$gram[1, 1]), 9 + 36 + 100)
+  g <- tempfile(fileext = ".csv.gz")
+  on.exit(unlink(g), add = TRUE)
+  writeBin(as.raw(c(0x1f, 0x8b, 0x08, 0, 1, 2, 3)), g)
+  e <- expect_error(csv_reader(g), class = "dpcov_error")
+  expect_identical(e$arg, "file")
+  expect_match(conditionMessage(e), "could not be read")
+})
+
+test_that("refusals name their argument: qda_study()'s reserved name and groups, pooled_cov()'s labels, abort()'s x$field", {
+  set.seed(160)
+  feats <- list(x = rbind(matrix(rnorm(60), 20), matrix(rnorm(30, 1), 10)),
+                group = factor(rep(c("lean", "obese"), c(20, 10))))
+  est <- qda_estimators(private = FALSE)
+  e <- expect_error(qda_study(feats, list(trivial = est[[1]]), p = 2, reps = 1, n_test = c(lean = 4, obese = 2)),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "estimators")
+  f3 <- feats
+  f3$group <- factor(rep(c("a", "b", "c"), 10))
+  e <- expect_error(qda_study(f3, est, p = 2, reps = 1, n_test = c(a = 2, b = 2, c = 2)), class = "dpcov_error")
+  expect_identical(e$arg, "features")
+  e <- expect_error(pooled_cov(matrix(rnorm(12), 6), list(1, 1, 2, 2, 3, 3)), class = "dpcov_error")
+  expect_identical(e$arg, "group")
+  expect_match(conditionMessage(e), "not list", fixed = TRUE)
+  e <- expect_error(pooled_cov(matrix(rnorm(12), 6), c(1, 1, 2, 2, 3)), class = "dpcov_error")
+  expect_match(conditionMessage(e), "(6); it has 5", fixed = TRUE)
+})
+
+test_that("second_moment_db() names its columns by the database's names, not a named vector's", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbWriteTable(con, "t", data.frame(a = c(1, 2, 3), b = c(0.5, -1, 2)))
+  s <- second_moment_db(con, "t", columns = c(x = "a", y = "b"), clip = 10)
+  expect_identical(s$colnames, c("a", "b"))
+})
