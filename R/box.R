@@ -245,7 +245,7 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   second <- list(mechanism = mechanism,
                  params = list(sigma = cal$sigma_offdiag, sigma_diag = cal$sigma_diag, calibration = calibration,
                                noise_clip = C))
-  # the zero record's box row sets the noise under zero-out only (as analyze_gauss() records it)
+  # the zero record's box row sets the noise under zero-out only
   if (neighbor == "zero-out") second$params$zero_row <- z0
   params <- list(split = split, diag_share = cal$diag_share, joint_calibration = TRUE, mu_total = cal$mu_tot,
                  epsilon_steps = eps_steps, delta_steps = delta_steps,
@@ -546,9 +546,11 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
     est <- box_unmap_second(est, map)
     dimnames(est) <- dimnames(s$gram)
     params <- list(sigma = sigma, calibration = calibration, noise_clip = B, post = post,
-                   bounds = box_frame(map, colnames(X)), bounds_source = "public", zero_row = w0,
+                   bounds = box_frame(map, colnames(X)), bounds_source = "public",
                    box_shift = rep(0, p), box_scale = map$scale,
                    units = "box: sigma and noise_clip are on the box scale (x / max(|lower|, |upper|))")
+    # the zero record's box row sets the noise under zero-out only
+    if (neighbor == "zero-out") params$zero_row <- w0
     params$psd_shift <- lift
     params$budget_charge <- charge
     n_public <- neighbor != "add-remove"

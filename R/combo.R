@@ -303,7 +303,7 @@ print.combo_features <- function(x, ...) {
 #' @template ref-combo
 #' @export
 combo_select <- function(x, group, p, var_equal = FALSE) {
-  x <- check_data_matrix(x, min_rows = 4L)
+  x <- check_data_matrix(x, min_rows = 4L, unique_names = FALSE)  # (it selects by position)
   group <- check_group(group, nrow(x), min_per_group = 2L)
   if (nlevels(group) != 2L) abort("`group` must have exactly two levels for a two-sample t-test.")
   check_count(p, "p")

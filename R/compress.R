@@ -271,8 +271,8 @@ compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate,
 # double matrix is used as is, not copied); other inputs go through
 # check_data_matrix(). Zero and constant columns are valid data: refusing
 # them would make the release depend on the values.
-check_compress_matrix <- function(x, arg, normalize) {
-  x <- compress_input(x, arg)
+check_compress_matrix <- function(x, arg, normalize, unique_names = TRUE) {
+  x <- compress_input(x, arg, unique_names)
   abort_nonfinite(nonfinite_columns(x), arg)
   # normalised columns are computed from the columns divided by their
   # largest |value| when needed (compress_matrix_gram()): any finite data
@@ -282,14 +282,16 @@ check_compress_matrix <- function(x, arg, normalize) {
 
 # The shape checks of compression's data; a double matrix is used as is, not
 # copied, and not scanned: the callers find NA/NaN and Inf themselves.
-compress_input <- function(x, arg) {
+# `unique_names`: as check_data_matrix()'s (a release's columns are named;
+# the studies' are not).
+compress_input <- function(x, arg, unique_names = TRUE) {
   if (is.matrix(x) && is.double(x) && !is.object(x)) {
     if (nrow(x) < 2L) abort("`%s` needs at least 2 row(s), has %d.", arg, nrow(x))
     if (ncol(x) < 1L) abort("`%s` needs at least 1 column(s), has %d.", arg, ncol(x))
-    check_unique_colnames(fill_empty_colnames(colnames(x)), arg)  # as check_data_matrix()
+    if (unique_names) check_unique_colnames(fill_empty_colnames(colnames(x)), arg)
     return(x)
   }
-  check_data_matrix(x, arg, min_rows = 2L, finite = FALSE)
+  check_data_matrix(x, arg, min_rows = 2L, finite = FALSE, unique_names = unique_names)
 }
 
 # abort_nonfinite()'s code from one C++ scan of the columns (flag 3: NA/NaN,
@@ -317,8 +319,8 @@ nonfinite_columns <- function(x) {
 # implied by max_j x_j'x_j <= xmax / (2n) (x_ij^2 <= x_j'x_j, with room for
 # rounding), else it is checked exactly; a non-zero column with x_j'x_j <
 # gram_tiny is refused.
-compress_matrix_gram <- function(x, arg, normalize = TRUE) {
-  x <- compress_input(x, arg)
+compress_matrix_gram <- function(x, arg, normalize = TRUE, unique_names = TRUE) {
+  x <- compress_input(x, arg, unique_names)
   gram <- crossprod_cpp(x)
   d <- diag(gram)
   if (!all(is.finite(d))) abort_nonfinite(nonfinite_columns(x), arg)  # else: squares overflow
@@ -833,8 +835,8 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
   if (missing(x1)) abort_missing("x1")
   if (missing(x2)) abort_missing("x2")
   check_flag(normalize, "normalize")
-  x1 <- check_compress_matrix(x1, "x1", normalize)
-  x2 <- check_compress_matrix(x2, "x2", normalize)
+  x1 <- check_compress_matrix(x1, "x1", normalize, unique_names = FALSE)
+  x2 <- check_compress_matrix(x2, "x2", normalize, unique_names = FALSE)
   if (!identical(dim(x1), dim(x2))) {
     abort("`x1` and `x2` must have the same dimension; got %s and %s.",
           paste(dim(x1), collapse = " x "), paste(dim(x2), collapse = " x "))
@@ -880,7 +882,7 @@ compression_condition <- function(n, p, m, delta_max) {
 }
 
 normalized_cov <- function(x, normalize, arg = "x") {
-  g <- compress_matrix_gram(x, arg, normalize)$gram
+  g <- compress_matrix_gram(x, arg, normalize, unique_names = FALSE)$gram
   n <- nrow(x)
   g * tcrossprod(normalizing_scales(g, n, normalize)) / n
 }
@@ -930,7 +932,8 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
   if (missing(m)) abort_missing("m")
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
-  x <- check_compress_matrix(x, "x", normalize)
+  # (a study of subspaces: the columns' names play no part, and repeat freely)
+  x <- unname(check_compress_matrix(x, "x", normalize, unique_names = FALSE))
   reps <- check_count(reps, "reps", max = 1e6)
   n <- nrow(x)
   p <- ncol(x)

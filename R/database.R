@@ -459,12 +459,19 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # the header's names name the release's columns (public, read here): a
   # repeated one would be picked first by name, or name two columns
   if (header) {
-    twice <- intersect(if (is.character(columns)) columns else names_all[idx], names_all[duplicated(names_all)])
-    if (is.character(columns) && length(twice)) {
-      abort("`columns`: %s names more than one column of the header of `file`; give positions.",
-            paste0("`", twice, "`", collapse = ", "), .arg = "columns")
+    if (is.character(columns)) {
+      twice <- intersect(columns, names_all[duplicated(names_all)])
+      if (length(twice)) {
+        abort("`columns`: %s names more than one column of the header of `file`; give positions.",
+              col_list(twice), .arg = "columns")
+      }
     }
-    check_unique_colnames(fill_empty_colnames(names_all[idx]), "file")
+    read_names <- fill_empty_colnames(names_all[idx])
+    twice <- unique(read_names[duplicated(read_names)])
+    if (length(twice)) {
+      abort("`file` \"%s\": its header names %s more than once among the columns read, and the release names its columns by them; rename them in the file, or read one of them (`columns` as positions).",
+            file, col_list(twice), .arg = "file")
+    }
   }
   # scan() reads a numeric field unquoted only, and reads "NA" and an empty
   # field as NA whatever `na.strings` says: a block that fails as numbers

@@ -504,19 +504,21 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   chosen <- private_box || tight
   # a tuning argument of a step this call does not run is refused, not
   # ignored: the row-norm clips' (chosen privately only where `clip` or
-  # `clip_mean` is NULL without bounds) and the share of the bounds' choices
-  # (none with public bounds kept as given, or with both clips given)
+  # `clip_mean` is NULL without bounds) and the share of the private choices
+  # (of bounds or clips; none where the bounds are kept as given, or both
+  # clips are given), decided from public arguments and shapes only
   row_norm_auto <- auto_clip || auto_mean
-  share_used <- row_norm_auto || private_box || !is.null(box) && !isFALSE(tighten)
   unused <- c(bound_quantile = !missing(bound_quantile) && !row_norm_auto,
               bound_factor = !missing(bound_factor) && !row_norm_auto,
-              bound_range = !missing(bound_range) && !row_norm_auto, bound_share = share_given && !share_used)
+              bound_range = !missing(bound_range) && !row_norm_auto,
+              bound_share = share_given && !row_norm_auto && !chosen)
   if (any(unused)) {
     arg <- names(unused)[unused][1L]
     abort(paste0("`%s` tunes a step this call does not run: %s; drop it."), arg,
           if (arg == "bound_share") {
-            paste0("with bounds given and not tightened (tighten = FALSE, or dp_pca()'s automatic rule), or both `clip` ",
-                   "and `clip_mean` given, nothing is chosen privately")
+            paste0("nothing is chosen privately here (the bounds are kept as given: tighten = FALSE, or the automatic ",
+                   "rule does not tighten at this n and epsilon, or they are the logical columns' coding; or both ",
+                   "`clip` and `clip_mean` are given)")
           } else {
             "the row-norm clips are chosen privately only where `clip` or `clip_mean` is NULL and no bounds are given or chosen"
           }, .arg = arg)
@@ -577,7 +579,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
       abort("`split` = %s leaves a step with epsilon below %s; choose a split nearer 0.5.", format(split),
             format(dp_limits$epsilon[1]), .arg = "split")
     }
-    abort("`epsilon` = %s is too small for this release: its steps (the default split %s) get epsilon below %s each; give more epsilon.",
+    abort("`epsilon` = %s is too small for this release: with the default split %s a step gets epsilon below %s; give more epsilon.",
           format(epsilon), format(split), format(dp_limits$epsilon[1]), .arg = "epsilon")
   }
   check_step_deltas(delta, if (joint) delta_rest else c(delta_mean, delta_second))

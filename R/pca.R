@@ -141,7 +141,10 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       (is.matrix(release) || is.data.frame(release) || is.function(release) || ...length())) {
     # (after `release` the positional arguments are dp_pca()'s own, as in
     # prcomp(): dp_pca(x, 1, 1e-6) gives 1 to `rank` and 1e-6 to `center`)
-    took <- c("rank", "center", "scale")[c(!is.null(rank), !is.null(center), !is.null(scale))]
+    given <- as.character(names(sys.call())[-1L])  # (character(0) when none is named)
+    by_name <- function(f) any(nzchar(given) & startsWith(f, given))  # (partial names too, as R matches them)
+    took <- c("rank", "center", "scale")[c(!is.null(rank) && !by_name("rank"), !is.null(center) && !by_name("center"),
+                                           !is.null(scale) && !by_name("scale"))]
     positional <- if (length(took)) {
       sprintf(paste0(" dp_pca()'s own %s took %s: after `release`, its positional arguments are `rank`, `center` ",
                      "and `scale`, so name dp_cov()'s (dp_pca(x, epsilon = 1, delta = 1e-6, ...))."),
@@ -153,7 +156,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     dot_names <- ...names()
     unnamed <- is.null(dot_names) || !all(nzchar(dot_names))
-    if (nzchar(positional) && !"epsilon" %in% dot_names && !unnamed) {
+    if (nzchar(positional) && !any(nzchar(dot_names) & startsWith("epsilon", dot_names)) && !unnamed) {
       abort("`epsilon` is missing, with no default.%s", positional, .arg = "epsilon")
     }
     if (!is.null(center)) abort("`center`: with data, dp_pca() centres at dp_cov()'s private mean.", .arg = "center")
@@ -170,7 +173,9 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     # arguments dp_cov() does not take (prcomp()'s scale., rank., retx, tol)
     # named in a classed error before anything is charged
-    unknown <- setdiff(dots_named(...), names(formals(dp_cov)))
+    # (a partial name counts as R matches it: `eps` is dp_cov()'s `epsilon`)
+    dn <- dots_named(...)
+    unknown <- dn[is.na(pmatch(dn, setdiff(names(formals(dp_cov)), "..."), duplicates.ok = TRUE))]
     if (length(unknown)) {
       abort("unknown argument(s) %s: dp_pca() takes `rank`, and dp_cov()'s arguments (for standardised components, type = \"correlation\").",
             paste0("`", unknown, "`", collapse = ", "), .arg = unknown[1L])

@@ -60,7 +60,7 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
     abort("`features` must be a combo_preprocess() result or a list with `x` and `group`.")
   }
-  x <- check_data_matrix(features$x, arg = "features$x", min_rows = 4L, unique_names = FALSE)
+  x <- check_data_matrix(features$x, arg = "features$x", min_rows = 4L)  # (its private estimators name columns)
   group <- check_group(features$group, nrow(x), arg = "features$group", min_per_group = 2L)
   if (nlevels(group) != 2L) abort("`features$group` must have exactly two levels.")
   if (!is.list(estimators) || !length(estimators) || is.null(names(estimators)) ||

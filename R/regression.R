@@ -516,7 +516,10 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   check_dots_empty(...)
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   # `.` stands for the data's other columns, as in lm() (names are public schema)
-  if (!missing(data)) x <- lm_expand_dot(x, data)
+  if (!missing(data)) {
+    lm_check_data_names(x, data)
+    x <- lm_expand_dot(x, data)
+  }
   box <- lm_bound_names(check_bounds(lower, upper, bounds, partial = TRUE), x)
   check_bounds_exclusive(box, clip)
   # bounds given for some variables, NA for the others: theirs are chosen
@@ -585,10 +588,14 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     }
   }
   chosen <- private_box || tight
-  # a share of a step this call does not run is refused, not ignored (as in dp_cov())
-  if (share_given && !private_box && (is.null(box) || isFALSE(tighten))) {
-    abort(paste0("`bound_share` tunes a step this call does not run: with %s nothing is chosen privately; drop it."),
-          if (is.null(box)) "`clip` given" else "bounds given and tighten = FALSE", .arg = "bound_share")
+  # a share of a step this call does not run is refused, not ignored (as in
+  # dp_cov(); decided from public arguments and shapes only)
+  if (share_given && !chosen) {
+    abort(paste0("`bound_share` tunes a step this call does not run: nothing is chosen privately here (%s); drop it."),
+          if (is.null(box)) "`clip` is given" else paste0("the bounds are kept as given: tighten = FALSE, or the automatic ",
+                                                          "rule does not tighten at this n and epsilon (never under ",
+                                                          "add/remove), or no variable has bounds to tighten"),
+          .arg = "bound_share")
   }
   eps_bound <- if (chosen) 2 * bound_share * epsilon else 0
   delta_bound <- if (private_box) 2 * bound_share * delta else if (tight) cols_t$delta else 0
@@ -1259,6 +1266,22 @@ lm_frame_values <- function(mf, tt, rule = TRUE) {
 #' @noRd
 lm_transformed_value <- function(v, name) {
   if (lm_logical_term(name)) as.logical(unclass(v)) else suppressWarnings(as.double(unclass(v)))
+}
+
+#' A variable of the formula (every column, with `.`) must name one column
+#' of `data`: model.frame() takes the first of repeated names, silently
+#' (schema: before the charge).
+#' @noRd
+lm_check_data_names <- function(formula, data) {
+  nm <- if (is.data.frame(data)) names(data) else if (is.matrix(data)) colnames(data)
+  vars <- all.vars(formula)
+  if ("." %in% vars) vars <- nm  # `.`: every other column
+  twice <- intersect(vars, nm[duplicated(nm)])
+  if (length(twice)) {
+    abort("`data` has more than one column named %s, which the formula uses; name every column once.",
+          col_list(twice), .arg = "data")
+  }
+  invisible(NULL)
 }
 
 #' The plain integer columns `vars` of the data frame `d` as doubles: integer

@@ -1111,9 +1111,8 @@ nonprivate_source <- function(v) {
 #' noise has correlations of noise, and the release says so.
 #'
 #' @param x A [dp_release] (for `print`, a `dp_diagnostics` list).
-#' @param ... Unused.
-#' @param ... Nothing: an argument release_diagnostics() does not take is an error (a
-#'   misspelt name is refused, not ignored).
+#' @param ... `release_diagnostics()`: nothing (an argument it does not take
+#'   is an error: a misspelt name is refused, not ignored); `print`: unused.
 #' @return A list of class `dp_diagnostics` with the components above;
 #'   `print` shows its "Diagnostics:" line and the plain-words warnings, and
 #'   returns it invisibly.

@@ -10,10 +10,11 @@
 #' @noRd
 abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
   msg <- if (...length()) sprintf(fmt, ...) else fmt
-  # the argument is the first one the message quotes (`x`, or `x$field`: x)
+  # the argument is the first one the message quotes (`x`, or `x$field`, as
+  # the explicit ones name a field)
   if (is.null(.arg)) {
     quoted <- regmatches(msg, regexpr("`[A-Za-z._][A-Za-z0-9._]*(\\$[A-Za-z0-9._]+)*`", msg))
-    if (length(quoted)) .arg <- sub("^`([A-Za-z._][A-Za-z0-9._]*).*$", "\\1", quoted)
+    if (length(quoted)) .arg <- gsub("`", "", quoted, fixed = TRUE)
   }
   stop(structure(class = c(.class, "dpcov_error", "error", "condition"),
                  list(message = msg, call = NULL, arg = .arg)))
@@ -804,13 +805,14 @@ refuse_unknown_args <- function(fn, ...) {
   if (!...length()) return(invisible(NULL))
   known <- setdiff(names(formals(get(fn, envir = asNamespace("dpcov")))), "...")
   named <- dots_named(...)
-  if (!length(named)) {
-    abort("%s() got %d unnamed argument(s) beyond the ones it takes (%s).", fn, ...length(),
-          paste0("`", known, "`", collapse = ", "), .arg = "...")
-  }
+  unnamed <- ...length() - length(named)
+  extra <- if (unnamed) sprintf("%d unnamed value(s) beyond the arguments it takes", unnamed)
+  if (!length(named)) abort("%s() got %s (%s).", fn, extra, paste0("`", known, "`", collapse = ", "), .arg = "...")
+  # the nearest name it takes, by whole-name edit distance (a typo, not a substring)
   hint <- vapply(named, function(a) {
-    m <- agrep(a, known, max.distance = 0.25, value = TRUE)
-    if (length(m)) sprintf(" (did you mean `%s`?)", m[1L]) else ""
+    d <- utils::adist(a, known)[1L, ]
+    if (min(d) <= max(1, nchar(a) %/% 3)) sprintf(" (did you mean `%s`?)", known[which.min(d)]) else ""
   }, "")
-  abort("%s() has no argument(s) %s.", fn, paste0("`", named, "`", hint, collapse = ", "), .arg = named[1L])
+  abort("%s() has no argument(s) %s%s.", fn, paste0("`", named, "`", hint, collapse = ", "),
+        if (unnamed) paste0(", and got ", extra) else "", .arg = named[1L])
 }

@@ -410,7 +410,7 @@ test_that("affine noise adds affine_sd^2 to the variance of every entry", {
 test_that("compression_pca_study: reproducible, consistent with subspace_distance, plots", {
   set.seed(111)
   f <- rnorm(1000)
-  x <- unname(cbind(f, f, f, 0, 0)) + matrix(rnorm(1000 * 5), 1000, 5)
+  x <- cbind(f, f, f, 0, 0) + matrix(rnorm(1000 * 5), 1000, 5)
   set.seed(1)
   s1 <- compression_pca_study(x, m = c(200, 400), dim = 1, reps = 3)
   set.seed(1)

@@ -70,6 +70,33 @@ test_that("duplicated or missing column names are refused by every release from 
   d <- data.frame(a = x[, 1], a = x[, 2], check.names = FALSE)
   e <- expect_error(dp_cov(d, 1, 1e-6, clip = 5, clip_mean = 5), class = "dpcov_error")
   expect_identical(e$arg, "x")
+  # dp_lm(): a variable naming two columns of `data` (model.frame() would take the first), before the charge
+  d$y <- x[, 3]
+  b2 <- dp_budget(5, 1e-4)
+  e <- expect_error(dp_lm(y ~ a, d, epsilon = 1, delta = 1e-6, budget = b2), class = "dpcov_error")
+  expect_identical(e$arg, "data")
+  e <- expect_error(dp_lm(y ~ ., d, epsilon = 1, delta = 1e-6, budget = b2), class = "dpcov_error")
+  expect_identical(e$arg, "data")
+  expect_identical(nrow(as.data.frame(b2)), 0L)
+  # a reader function's names are known only from what it returns: refused, and, as any refusal of what a
+  # reader returned, the charge stands
+  rd <- local({
+    done <- FALSE
+    function() {
+      if (done) return(NULL)
+      done <<- TRUE
+      dup
+    }
+  })
+  b3 <- dp_budget(5, 1e-4, neighbor = "replace-one")
+  expect_error(analyze_gauss(rd, 1, 1e-6, clip = 5, neighbor = "replace-one", budget = b3), class = "dpcov_error")
+  expect_equal(budget_spent(b3)$epsilon, 1)
+  # studies of subspaces and the QDA plug-in match columns by position: repeated names are accepted there
+  f <- rnorm(200)
+  xs <- cbind(f, f, 0) + matrix(rnorm(600), 200, 3)
+  expect_s3_class(suppressWarnings(compression_pca_study(xs, m = 50, dim = 1, reps = 1)), "dp_study")
+  expect_true(all(is.finite(compression_alpha(xs, xs + 0.1, m = 100)$alpha)))
+  expect_length(combo_select(xs, factor(rep(c("a", "b"), 100)), p = 2), 2L)
 })
 
 test_that("a hand-made release whose names do not identify its columns is refused by every method", {
@@ -175,6 +202,15 @@ test_that("an argument a function does not take is a classed error naming it, wi
     expect_identical(e$arg, k[[2]], info = k[[2]])
     if (!is.na(k[[3]])) expect_match(conditionMessage(e), sprintf("did you mean `%s`?", k[[3]]), fixed = TRUE)
   }
+  # a suggestion only for a near name (whole-name distance): `sd` is not a typo of `epsilon`
+  e <- expect_error(dp_cov(x, 1, 1e-6, sd = 5), class = "dpcov_error")
+  expect_false(grepl("did you mean", conditionMessage(e)))
+  e <- expect_error(analyze_gauss(x, 1, 1e-6, clip = 3, clip_mean = 3), class = "dpcov_error")
+  expect_false(grepl("sigma_clip_inf", conditionMessage(e)))
+  # named and unnamed extras are both reported
+  e <- expect_error(dp_budget(1, 1e-5, "add-remove", 7, foo = 1), class = "dpcov_error")
+  expect_identical(e$arg, "foo")
+  expect_match(conditionMessage(e), "1 unnamed value(s)", fixed = TRUE)
   e <- expect_error(summary(r, foo = 1), class = "dpcov_error")
   expect_identical(e$arg, "foo")
   # nothing was charged by a refused call
@@ -273,15 +309,20 @@ test_that("dp_cov() refuses a tuning argument of a step the call does not run, i
     expect_match(conditionMessage(e), "tunes a step this call does not run", info = k[[2]])
   }
   expect_identical(nrow(as.data.frame(b)), 0L)
-  # where the step runs, the arguments are taken (and change the release)
-  set.seed(156)
-  r1 <- suppressWarnings(dp_cov(x, 1, 1e-6, clip = 5, bound_quantile = 0.9))
-  set.seed(156)
-  r0 <- suppressWarnings(dp_cov(x, 1, 1e-6, clip = 5))
-  expect_false(identical(r1$estimate, r0$estimate))
-  expect_s3_class(suppressWarnings(dp_cov(x, 1, 1e-6, lower = -4, upper = 4, tighten = TRUE, bound_share = 0.2)),
-                  "dp_cov")
-  expect_s3_class(suppressWarnings(dp_cov(x, 1, 1e-6, bound_share = 0.2)), "dp_cov")
+  # bounds not tightened because the automatic rule says so (n private under add/remove): refused too
+  e <- expect_error(dp_cov(x, 1, 1e-6, lower = -4, upper = 4, tighten = NULL, bound_share = 0.3, budget = b),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # where the step runs, the arguments are taken: they change the release under the same seed
+  same_seed <- function(...) {
+    set.seed(156)
+    suppressWarnings(dp_cov(x, 1, 1e-6, ...))$estimate
+  }
+  expect_false(identical(same_seed(clip = 5, bound_quantile = 0.9), same_seed(clip = 5)))
+  expect_false(identical(same_seed(lower = -4, upper = 4, tighten = TRUE, bound_share = 0.1),
+                         same_seed(lower = -4, upper = 4, tighten = TRUE, bound_share = 0.4)))
+  expect_false(identical(same_seed(bound_share = 0.1), same_seed(bound_share = 0.4)))
 })
 
 test_that("dp_lm() refuses a bound_share no step of the call uses, and names epsilon when the default share is too small", {
@@ -298,10 +339,19 @@ test_that("dp_lm() refuses a bound_share no step of the call uses, and names eps
                     class = "dpcov_error")
   expect_identical(e$arg, "bound_share")
   expect_identical(nrow(as.data.frame(bud)), 0L)
-  # used: the default's private bounds, or the automatic tightening
-  expect_s3_class(suppressWarnings(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, bound_share = 0.2, B = 10)), "dp_lm")
-  expect_s3_class(suppressWarnings(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up,
-                                         bound_share = 0.2, B = 10)), "dp_lm")
+  # the automatic rule does not tighten under add/remove (n private): refused as well
+  e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up, bound_share = 0.2,
+                          budget = bud), class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  expect_identical(nrow(as.data.frame(bud)), 0L)
+  # used (the default's private bounds; tightening): the share changes the fit under the same seed
+  fit_coef <- function(...) {
+    set.seed(161)
+    coef(suppressWarnings(dp_lm(y ~ a + b, d, epsilon = 1, delta = 1e-6, B = 10, ...)))
+  }
+  expect_false(identical(fit_coef(bound_share = 0.1), fit_coef(bound_share = 0.4)))
+  expect_false(identical(fit_coef(lower = lo, upper = up, tighten = TRUE, neighbor = "replace-one", bound_share = 0.1),
+                         fit_coef(lower = lo, upper = up, tighten = TRUE, neighbor = "replace-one", bound_share = 0.4)))
   e <- expect_error(dp_lm(y ~ a + b, d, epsilon = 1e-6, delta = 1e-6), class = "dpcov_error")
   expect_identical(e$arg, "epsilon")
 })
@@ -339,6 +389,10 @@ test_that("studies with errors that no study makes (NA, negative) are refused by
   bad <- sst
   bad$error[1] <- -1
   expect_error(plot(bad), class = "dpcov_error")
+  expect_error(print(bad), class = "dpcov_error")
+  expect_error(summary(bad), class = "dpcov_error")
+  bad$error[1] <- NA
+  expect_error(plot(bad), class = "dpcov_error")
 })
 
 test_that("csv_reader(): a repeated header name and a damaged compressed file are classed refusals when the reader is made", {
@@ -347,9 +401,12 @@ test_that("csv_reader(): a repeated header name and a damaged compressed file ar
   writeLines(c("a,a,b", "1,2,3", "4,5,6", "7,8,10"), f)
   e <- expect_error(csv_reader(f), class = "dpcov_error")
   expect_identical(e$arg, "file")
-  expect_match(conditionMessage(e), "duplicate or missing column names (`a`)", fixed = TRUE)
+  expect_match(conditionMessage(e), "its header names `a` more than once", fixed = TRUE)
   e <- expect_error(csv_reader(f, columns = "a"), class = "dpcov_error")
   expect_identical(e$arg, "columns")
+  e <- expect_error(csv_reader(f, columns = c(1, 2)), class = "dpcov_error")
+  expect_identical(e$arg, "file")
+  expect_match(conditionMessage(e), "rename them in the file, or read one of them", fixed = TRUE)
   # columns chosen so that no name repeats: read
   rd <- csv_reader(f, columns = c(1, 3))
   expect_identical(colnames(rd()), c("a", "b"))
@@ -373,7 +430,13 @@ test_that("refusals name their argument: qda_study()'s reserved name and groups,
   f3 <- feats
   f3$group <- factor(rep(c("a", "b", "c"), 10))
   e <- expect_error(qda_study(f3, est, p = 2, reps = 1, n_test = c(a = 2, b = 2, c = 2)), class = "dpcov_error")
-  expect_identical(e$arg, "features")
+  expect_identical(e$arg, "features$group")  # as the explicit ones name a field
+  # repeated feature names: refused up front (its private estimators name columns), naming the field
+  fd <- feats
+  colnames(fd$x) <- c("a", "b", "a")
+  e <- expect_error(qda_study(fd, qda_estimators(), p = 2, reps = 1, n_test = c(lean = 4, obese = 2)),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "features$x")
   e <- expect_error(pooled_cov(matrix(rnorm(12), 6), list(1, 1, 2, 2, 3, 3)), class = "dpcov_error")
   expect_identical(e$arg, "group")
   expect_match(conditionMessage(e), "not list", fixed = TRUE)

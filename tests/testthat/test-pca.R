@@ -225,10 +225,13 @@ test_that("dp_cov()'s arguments given by position to dp_pca() are refused saying
   # after a named rank, unnamed values still go to `center` and `scale`
   e <- expect_error(dp_pca(X, rank = 2, 1, 1e-6, lower = -9, upper = 9, budget = b), class = "dpcov_error")
   expect_identical(e$arg, "epsilon")
-  expect_match(conditionMessage(e), "`rank`, `center`, `scale` took values", fixed = TRUE)
+  expect_match(conditionMessage(e), "`center`, `scale` took values", fixed = TRUE)
   expect_identical(nrow(as.data.frame(b)), 0L)
-  # dp_cov()'s arguments named release
+  # dp_cov()'s arguments named release, partial names too (as R matches them); a named rank is not positional
   expect_s3_class(dp_pca(X, 2, epsilon = 1, delta = 1e-6, lower = -9, upper = 9), "dp_pca")
+  expect_s3_class(dp_pca(X, rank = 2, eps = 1, delta = 1e-6, lower = -9, upper = 9), "dp_pca")
+  e <- expect_error(dp_pca(X, rank = 2), class = "dpcov_error")
+  expect_false(grepl("own", conditionMessage(e)))
 })
 
 test_that("renamed arguments: object = still works with a deprecation warning", {

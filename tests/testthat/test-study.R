@@ -11,7 +11,7 @@ tiny_studies <- function() {
   feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(40, 20))))
   qd <- qda_study(feats, qda_estimators(private = FALSE), p = c(2, 3), reps = 2, n_test = c(lean = 6, obese = 3))
   f <- rnorm(300)
-  cx <- unname(cbind(f, f, 0)) + matrix(rnorm(900), 300, 3)
+  cx <- cbind(f, f, 0) + matrix(rnorm(900), 300, 3)
   cs <- suppressWarnings(compression_pca_study(cx, m = c(50, 100), dim = 1, reps = 2))
   list(sheffet_study = sh, threshold_study = th, qda_study = qd, compression_study = cs)
 }

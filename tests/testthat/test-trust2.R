@@ -164,7 +164,7 @@ test_that("values computed from the private data without noise carry a non-priva
 test_that("compression_pca_study's table (delta_D, bounds) is labelled non-private", {
   set.seed(206)
   f <- rnorm(600)
-  x <- unname(cbind(f, f, 0)) + matrix(rnorm(1800), 600, 3)
+  x <- cbind(f, f, 0) + matrix(rnorm(1800), 600, 3)
   s <- compression_pca_study(x, m = 200, dim = 1, reps = 2)
   sm <- summary(s)
   expect_s3_class(sm, "dp_nonprivate")
