@@ -103,8 +103,9 @@
 #' @param epsilon,delta The total budget (delta in (0, 1)).
 #' @param neighbor The neighbour notion the budget accounts under:
 #'   `"add-remove"` (default), `"replace-one"` or `"zero-out"`.
-#' @param ... Nothing: an argument `dp_budget()` or `budget_spent()` does not
-#'   take is an error (a misspelt name is refused, not ignored).
+#' @param ... `dp_budget()`, `budget_spent()`: nothing (an argument they do
+#'   not take is an error: a misspelt name is refused, not ignored); the
+#'   methods: ignored (for the generics).
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
 #'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
 #'   `epsilon_zcdp`, `rho` (the total of the charges with a rho), `path` (`"zCDP"`
@@ -517,7 +518,7 @@ print.dp_budget <- function(x, ...) {
 
 #' @rdname dp_budget
 #' @param x,object A `dp_budget`.
-#' @param row.names,optional,... Ignored (for the generics).
+#' @param row.names,optional Ignored (for the generics).
 #' @return `as.data.frame()`: the ledger, one row per charge as made (`what`,
 #'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for charges without
 #'   a zCDP guarantee). `summary()`: a

@@ -550,6 +550,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' @param main Plot title (`NULL` for a default).
 #' @param choices The two components `biplot()` draws (default `1:2`), within
 #'   those kept.
+#' @param row.names,optional `as.data.frame()`: as in [base::as.data.frame()]
+#'   (the call is refused).
 #' @param matrix `tidy()`: which part, with broom's names for a `prcomp`:
 #'   `"v"` (or `"rotation"`, `"variables"`, `"loadings"`) the loadings,
 #'   columns `column`, `PC`, `value` (one row per variable and component);

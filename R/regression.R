@@ -2073,6 +2073,8 @@ check_dp_lm <- function(x, arg = "x") {
 #' @param use.fallback `nobs()`: as in [stats::nobs()]; accepted and
 #'   ignored (a fit keeps no rows to count).
 #' @param digits Significant digits to print.
+#' @param row.names,optional `as.data.frame()`: as in [base::as.data.frame()]
+#'   (the call is refused).
 #' @param ... Unused (an argument here is an error).
 #' @return `confint()`: a matrix with one row per coefficient; `predict()`: a
 #'   vector, or a matrix with `fit`, `lwr`, `upr` (a list with `se.fit` too
