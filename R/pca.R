@@ -141,8 +141,10 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       (is.matrix(release) || is.data.frame(release) || is.function(release) || ...length())) {
     # (after `release` the positional arguments are dp_pca()'s own, as in
     # prcomp(): dp_pca(x, 1, 1e-6) gives 1 to `rank` and 1e-6 to `center`)
+    # names count as R matches them, partial ones too (`eps` is dp_cov()'s `epsilon`)
+    named_as <- function(nm, f) any(!is.na(pmatch(nm, f, duplicates.ok = TRUE)))
     given <- as.character(names(sys.call())[-1L])  # (character(0) when none is named)
-    by_name <- function(f) any(nzchar(given) & startsWith(f, given))  # (partial names too, as R matches them)
+    by_name <- function(f) named_as(given, f)
     took <- c("rank", "center", "scale")[c(!is.null(rank) && !by_name("rank"), !is.null(center) && !by_name("center"),
                                            !is.null(scale) && !by_name("scale"))]
     positional <- if (length(took)) {
@@ -154,9 +156,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       abort("`release` must be a dp_release; to release data first, give dp_cov()'s arguments (`epsilon`, `delta`, and `lower`/`upper` or `bounds`).%s",
             positional, .arg = "release")
     }
-    dot_names <- ...names()
-    unnamed <- is.null(dot_names) || !all(nzchar(dot_names))
-    if (nzchar(positional) && !any(nzchar(dot_names) & startsWith("epsilon", dot_names)) && !unnamed) {
+    dn <- dots_named(...)
+    if (nzchar(positional) && !named_as(dn, "epsilon") && ...length() == length(dn)) {
       abort("`epsilon` is missing, with no default.%s", positional, .arg = "epsilon")
     }
     if (!is.null(center)) abort("`center`: with data, dp_pca() centres at dp_cov()'s private mean.", .arg = "center")
@@ -173,9 +174,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     # arguments dp_cov() does not take (prcomp()'s scale., rank., retx, tol)
     # named in a classed error before anything is charged
-    # (a partial name counts as R matches it: `eps` is dp_cov()'s `epsilon`)
-    dn <- dots_named(...)
-    unknown <- dn[is.na(pmatch(dn, setdiff(names(formals(dp_cov)), "..."), duplicates.ok = TRUE))]
+    unknown <- dn[!vapply(dn, named_as, logical(1), f = setdiff(names(formals(dp_cov)), "..."))]
     if (length(unknown)) {
       abort("unknown argument(s) %s: dp_pca() takes `rank`, and dp_cov()'s arguments (for standardised components, type = \"correlation\").",
             paste0("`", unknown, "`", collapse = ", "), .arg = unknown[1L])
