@@ -535,7 +535,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' correlation) or `center` is given here.
 #' @param object,x A [dp_pca()] result.
 #' @param newdata A numeric matrix or data frame with the release's columns
-#'   (matched by name when both have names). Missing: the scores of the
+#'   (matched by name when both have names); a row with a missing value
+#'   scores `NA`, as in [stats::predict.prcomp()]. Missing: the scores of the
 #'   compressed rows (compressed releases only).
 #' @param center,scale Column means and scales of the data, needed only when
 #'   the PCA does not hold them (see Details).
@@ -694,7 +695,10 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   check_method_dots(...)
   R <- object$rotation
   p <- nrow(R)
-  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata", unique_names = FALSE)
+  # a row with a missing value scores NA, as in predict.prcomp(); an infinite
+  # value is refused (its scores would be NaN or infinite)
+  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata", unique_names = FALSE, finite = FALSE)
+  if (any(is.infinite(X))) abort_nonfinite(2L, "newdata")
   # as predict.prcomp(): a fit with column names reads newdata by name only
   if (!is.null(rownames(R)) && is.null(colnames(X))) {
     abort("`newdata` has no column names; the release's columns are %s: name them (its columns are matched by name).",

@@ -558,6 +558,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   delta <- check_delta(delta)
   refuse_void_bounds_budget(budget, bounds_g, delta, neighbor)
   B <- check_count(B, "B", min = 0, max = 1e6)
+  if (missing(data)) abort_missing("data")
   # no bounds of any kind: per-column bounds of the model frame's numeric
   # variables are chosen privately (dp_column_bounds()'s mechanism), then the box path
   private_box <- is.null(clip) && is.null(box)
@@ -684,7 +685,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     r
   })
   if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
-  rel$call <- lm_call(call)
+  rel$call <- lm_call(call, x_kind = "formula")
   if (private_box) {
     # the number of rows for the warnings: public, or the released noisy
     # Gram entry of the ones column
@@ -737,7 +738,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     lm_fit_release(rel, feat = design$feat, ones = 1L, y = rel$p, intercept = design$intercept, B = B,
                    regularize = regularize)
   }
-  finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call)
+  finish_dp_lm(fit, design$terms, design$xlevels, design$contrasts, design$formula, call, x_kind = "formula")
 }
 
 #' @rdname dp_lm
@@ -757,7 +758,7 @@ dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500
   spec <- lm_release_formula(formula, colnames(rel$estimate), ones, centred = isTRUE(rel$centred))
   fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept,
                         B = B, n = n, regularize = regularize)
-  finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call)
+  finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call, x_kind = "release")
 }
 
 #' @rdname dp_lm
@@ -847,18 +848,21 @@ check_dots_empty <- function(...) {
 # The stored call: data only as its symbol, values as <value>; a formula put
 # there by do.call() is a formula object whose environment could hold the
 # data: it becomes plain code.
-lm_call <- function(call) {
-  is_formula <- function(e) inherits(e, "formula") || is.call(e) && identical(e[[1L]], as.name("~"))
+lm_call <- function(call, x_kind = "data") {
   if (!is.null(call$x) && inherits(call$x, "formula")) call$x <- strip_formula(call$x)
   if (!is.null(call$formula) && inherits(call$formula, "formula")) call$formula <- strip_formula(call$formula)
   # called as dp_lm(): the method's name (not exported) would not re-run under update()
   if (is.name(call[[1L]]) && startsWith(as.character(call[[1L]]), "dp_lm.")) call[[1L]] <- as.name("dp_lm")
-  # a formula in `x` is code, not data: kept, and stored as `formula =` (as
-  # lm() stores it), so that update(fit, . ~ . - z) replaces it
-  if (!is.null(call$x) && is_formula(call$x)) {
+  # a formula in `x` (written out, or a variable holding one) is code, not
+  # data: kept, and stored as `formula =` (as lm() stores it), so that
+  # update(fit, . ~ . - z) replaces it
+  if (x_kind == "formula" && !is.null(call$x)) {
     names(call)[names(call) == "x"] <- "formula"
     return(release_call(call, data_args = "data"))
   }
+  # a release is private output: the code that names it (fit$release) is
+  # kept, so that update() refits it at no cost (a value is a placeholder)
+  if (x_kind == "release") return(release_call(call, data_args = character(0)))
   release_call(call, data_args = c("x", "data"))
 }
 
@@ -956,6 +960,13 @@ lm_expand_dot <- function(formula, data) {
   # no other column: terms() leaves `.` in place; lm() fits the intercept alone
   if ("." %in% all.vars(out[[3L]]) && identical(setdiff(names(data), all.vars(out[[2L]])), character(0))) {
     out[[3L]] <- if (attr(tt, "intercept") == 1L) 1 else 0
+    return(out)
+  }
+  # `. - id` expands to `a + b + id - id`: rebuilt from the terms that remain,
+  # so that a removed column (text, a date) is not read at all (an offset
+  # stays, for lm_design() to refuse)
+  if (is.null(attr(tt, "offset")) && length(attr(tt, "term.labels")) && attr(tt, "response") == 1L) {
+    out <- stats::reformulate(attr(tt, "term.labels"), response = out[[2L]], intercept = attr(tt, "intercept") == 1L)
   }
   out
 }
@@ -1124,6 +1135,16 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
                               error = function(e) abort("`x`: the design could not be built from the formula's variables.",
                                                         .arg = "x")))
   X <- lm_finite(X)  # a product of two large values overflows again
+  # columns that are combinations of the others for any data would get
+  # coefficients the data cannot identify, and intervals as wide as the noise
+  # lets them be (lm() gives them NA): refused, from the schema alone
+  aliased <- lm_structural_aliases(tt, mf, X)
+  if (length(aliased)) {
+    abort(paste0("`x`: the design's column(s) %s are linear combinations of the others for any data (the terms' ",
+                 "coding makes them redundant; lm() would report NA for them), so their coefficients cannot be ",
+                 "estimated. Add the main effects (e.g. a * b instead of a:b) or drop the intercept (- 1)."),
+          paste0("`", aliased, "`", collapse = ", "), .arg = "x")
+  }
   resp <- deparse1(formula[[2L]])
   # public bounds of every released column but the ones (R/box.R); `box` a
   # function: bounds it chooses (privately) for the model frame's numeric variables
@@ -1152,6 +1173,67 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
        box_from_data = from_data,
        numeric_columns = lm_numeric_columns(tt, mf, X, resp),
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
+}
+
+#' The design columns that are linear combinations of the others whatever
+#' the data (`y ~ g:h` with an intercept: the cells' indicators add up to the
+#' ones; `y ~ x + g:h:x`), found from the schema alone: each column is its
+#' terms' factor part (indicators or contrasts of the factors, logicals and
+#' comparisons) times its numeric part (the product of the term's numeric
+#' variables). Columns with different numeric parts are independent for
+#' generic data, so the check is per numeric part, on the factor parts at
+#' every combination of the coded variables' levels (numeric variables set
+#' to 1). Dependent columns are named as lm() names them NA (qr()'s pivoting
+#' moves the later one to the end). A dependence that only the data make
+#' (a level with no rows, two equal columns) is not structural and not
+#' looked for: that would read the data. Skipped (nothing found) beyond
+#' `max_cells` level combinations.
+#' @noRd
+lm_structural_aliases <- function(tt, mf, X, max_cells = 2e4) {
+  fac <- attr(tt, "factors")
+  asg <- attr(X, "assign")
+  if (!length(fac) || ncol(X) < 2L) return(character(0))
+  labels <- rownames(fac)
+  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  coded <- vapply(labels, function(v) {
+    col <- mf[[frame_name[[v]]]]
+    is.factor(col) || is.logical(col)
+  }, logical(1))
+  if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
+  levels_of <- lapply(labels[coded], function(v) {
+    col <- mf[[frame_name[[v]]]]
+    if (is.factor(col)) levels(col) else c(FALSE, TRUE)
+  })
+  cells <- prod(lengths(levels_of))
+  if (cells > max_cells) return(character(0))
+  m <- max(1, cells)
+  syn <- mf[rep(1L, m), , drop = FALSE]
+  grid <- if (length(levels_of)) expand.grid(levels_of, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
+  for (j in seq_along(syn)) {
+    v <- names(syn)[j]
+    k <- match(v, frame_name[labels[coded]])
+    if (!is.na(k)) {
+      # `[<-` on the factor keeps its levels and any contrasts set on it
+      if (is.factor(syn[[j]])) syn[[j]][] <- grid[[k]] else syn[[j]] <- as.logical(grid[[k]])
+    } else {
+      syn[[j]][] <- 1
+    }
+  }
+  Xs <- tryCatch(stats::model.matrix(tt, syn, contrasts.arg = attr(X, "contrasts")), error = function(e) NULL)
+  if (is.null(Xs) || !identical(dim(Xs)[2L], dim(X)[2L])) return(character(0))
+  numeric_part <- vapply(asg, function(a) {
+    if (a == 0L) return("")
+    vars <- labels[fac[, a] > 0]
+    paste(sort(vars[!coded[vars]]), collapse = ":")
+  }, "")
+  aliased <- character(0)
+  for (part in unique(numeric_part)) {
+    cols <- which(numeric_part == part)
+    if (length(cols) < 2L) next
+    q <- qr(Xs[, cols, drop = FALSE])
+    if (q$rank < length(cols)) aliased <- c(aliased, colnames(X)[cols[q$pivot[-seq_len(q$rank)]]])
+  }
+  colnames(X)[colnames(X) %in% aliased]
 }
 
 #' dp_lm()'s bounds `b` (check_bounds(partial = TRUE), NA for some) for the
@@ -1347,12 +1429,23 @@ lm_release_formula <- function(formula, cols, ones, centred) {
   df0 <- as.data.frame(matrix(numeric(0), 0, length(cols), dimnames = list(NULL, cols)), optional = TRUE)
   tt <- tryCatch(stats::terms(formula, data = df0),
                  error = function(e) abort("`formula`: %s", conditionMessage(e), .arg = "formula"))
-  labels <- gsub("`", "", attr(tt, "term.labels"), fixed = TRUE)
   if (any(grepl("~", deparse1(formula[[3L]]), fixed = TRUE)) || !is.null(attr(tt, "offset"))) {
     abort("`formula` must name columns of the release only.", .arg = "formula")
   }
-  if ("." %in% all.vars(formula[[3L]])) labels <- setdiff(labels, c(ones, resp))
-  feat <- match(labels, cols)
+  # a term names a column as R deparses its name (`my x` in backticks; `.`
+  # expands a column named with backticks, as a formula fit's design names
+  # a non-syntactic variable, to that name quoted again), or as written
+  keys <- vapply(cols, function(v) deparse1(as.name(v), backtick = TRUE), "")
+  raw <- attr(tt, "term.labels")
+  feat <- match(raw, keys)
+  feat[is.na(feat)] <- match(raw[is.na(feat)], cols)
+  feat[is.na(feat)] <- match(gsub("`", "", raw[is.na(feat)], fixed = TRUE), cols)
+  labels <- ifelse(is.na(feat), gsub("`", "", raw, fixed = TRUE), cols[feat])
+  if ("." %in% all.vars(formula[[3L]])) {
+    drop <- labels %in% c(ones, resp)
+    labels <- labels[!drop]
+    feat <- feat[!drop]
+  }
   if (anyNA(feat)) {
     abort("`formula`: %s not column(s) of the release; a release holds only its columns (transformations and interactions must be released columns).",
           paste0("`", labels[is.na(feat)], "`", collapse = ", "), .arg = "formula")
@@ -1367,7 +1460,7 @@ lm_release_formula <- function(formula, cols, ones, centred) {
           .arg = "formula")
   }
   if (!icpt && !length(feat)) abort("`formula`: the model has no terms and no intercept.", .arg = "formula")
-  tt2 <- stats::terms(stats::reformulate(if (length(labels)) paste0("`", cols[feat], "`") else "1",
+  tt2 <- stats::terms(stats::reformulate(if (length(labels)) keys[feat] else "1",
                                          response = as.name(resp), intercept = icpt))
   tt2 <- with_base_env(tt2)
   list(y = y, feat = feat, ones = if (is.na(one)) NULL else one,
@@ -1454,13 +1547,19 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   }
   V <- if (nrow(boot) > 1L) stats::cov(boot) else matrix(NA_real_, k, k, dimnames = list(nm, nm))
   dimnames(V) <- list(nm, nm)
+  # the sampling error alone (sigma^2 times the inverse of the released design
+  # block, as the bootstrap draws it, without the privacy noise), so that the
+  # diagnostics can tell a slope the noise swamps from one the data cannot
+  # tell from zero (lm() would not either)
+  V_sampling <- lm_sampling_vcov(G, sigma2, fit_idx, to_data)
+  dimnames(V_sampling) <- list(nm, nm)
   # a residual sum of squares at or below 0 (within rounding) is the noise's: sigma is not estimable (NA, diagnosed)
   fit <- list(coefficients = beta, vcov = V, boot = boot, sigma = if (estimable) sqrt(sigma2) else NA_real_, n = if (isTRUE(rel$n_public)) rel$n else NA_real_,
               n_used = n_used, n_source = mom$n_source, n_estimate = mom$n_estimate, n_noise_sd = mom$n_noise_sd,
               df = k, response = mom$names[q],
               release = rel, B = B, ci_type = "percentile", units = "data",
               mechanism = rel$mechanism, guarantee = rel$guarantee, failed_draws = attr(boot, "failed"),
-              regularization = reg)
+              regularization = reg, vcov_sampling = V_sampling)
   # the features' released sds (post-processing), so the diagnostics judge
   # standardised coefficients: summed in the features' units, one slope in
   # large units hid the others' noise (carats against milli-carats)
@@ -1474,6 +1573,26 @@ lm_fit_release <- function(rel, feat, ones, y, intercept, B, n = NULL, regulariz
   }
   noise_warning(fit$diagnostics, "dp_lm")
   fit
+}
+
+#' The coefficients' covariance from sampling error alone, sigma2 times the
+#' inverse of the (standardised) design block `G` on `fit_idx` (eigenvalues
+#' floored as lm_bootstrap() floors them), mapped to the data's units by the
+#' affine `to_data` (its Jacobian). NA where sigma is not estimable.
+#' @noRd
+lm_sampling_vcov <- function(G, sigma2, fit_idx, to_data) {
+  k <- length(fit_idx)
+  if (!(is.finite(sigma2) && sigma2 > 0) || !all(is.finite(G))) return(matrix(NA_real_, k, k))
+  Gf <- symmetric_part(G)[fit_idx, fit_idx, drop = FALSE]
+  e <- eigen(Gf, symmetric = TRUE)
+  ev <- pmax(e$values, max(e$values[1], 1) * 1e-10)
+  Vs <- sigma2 * (e$vectors %*% (t(e$vectors) / ev))
+  b0 <- to_data(numeric(k))
+  J <- vapply(seq_len(k), function(j) to_data(replace(numeric(k), j, 1)) - b0, numeric(k))
+  J <- matrix(J, k, k)
+  out <- J %*% Vs %*% t(J)
+  if (!all(is.finite(out))) return(matrix(NA_real_, k, k))
+  symmetric_part(out)
 }
 
 # Whether a released residual sum of squares `rss` = v'Sv (v = [-b, 1], S
@@ -1954,12 +2073,12 @@ lm_print_regularization <- function(reg) {
   invisible()
 }
 
-finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call) {
+finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call, x_kind = "data") {
   fit$terms <- terms
   fit$xlevels <- xlevels
   fit$contrasts <- contrasts
   fit$formula <- formula
-  fit$call <- lm_call(call)
+  fit$call <- lm_call(call, x_kind)
   fit <- structure(fit, class = "dp_lm")
   # a fit to a release without a formal guarantee (clip = Inf, a tuning that
   # looked at the data) is not private either, and says so
@@ -1987,6 +2106,10 @@ check_dp_lm <- function(x, arg = "x") {
       (all(is.na(v)) && !any(is.nan(v)) || all(is.finite(v)) && all(diag(v) >= 0) &&
          all(abs(v - t(v)) <= 1e-8 * max(abs(v)))),
     boot = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && ncol(v) == length(x$coefficients) && all(is.finite(v)),
+    # the sampling error alone (the diagnostics' privacy share); optional
+    vcov_sampling = function(v) is.null(v) || is.matrix(v) && is.numeric(v) && !is.object(v) &&
+      identical(dim(v), rep(length(x$coefficients), 2L)) &&
+      (all(is.na(v)) && !any(is.nan(v)) || all(is.finite(v)) && all(diag(v) >= 0)),
     sigma = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
     n = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || is_whole1(v, 1)),
     response = is_string, guarantee = is_string, mechanism = is_string,
@@ -2023,9 +2146,14 @@ check_dp_lm <- function(x, arg = "x") {
 #' [baseenv()] as its environment), `sigma()` (the residual sd; `NA` where
 #' the noise made the released residual sum of squares non-positive),
 #' `model.matrix()` (of a data frame you give), `summary()`, `tidy()` and
-#' `glance()`. All are post-processing of the release. A fit keeps no data,
-#' so `residuals()`, `fitted()` and `plot()` (lm()'s residual plots) are
-#' errors. A fit from compressed data
+#' `glance()`, `labels()` (the term labels), `variable.names()` (the
+#' coefficients' names) and `family()` (`gaussian()`). All are
+#' post-processing of the release. A fit keeps no data, so `residuals()`,
+#' `fitted()`, `plot()` (lm()'s residual plots), `model.frame()`,
+#' `hatvalues()`, `cooks.distance()`, `influence()`, `rstandard()`,
+#' `rstudent()`, `case.names()`, `extractAIC()` (and so `drop1()` and
+#' `step()`), `dummy.coef()`, `alias()`, `effects()` and `simulate()` are
+#' classed errors. A fit from compressed data
 #' ([compressed_lm()]) has normal-theory intervals from `vcov`. Arguments
 #' the methods do not know are refused, not ignored; the standard arguments
 #' of the generics are accepted: `complete` of `coef()` and `vcov()` (every
@@ -2049,7 +2177,8 @@ check_dp_lm <- function(x, arg = "x") {
 #' @param evaluate `update()`: run the stored call again with the changes (a new
 #'   release, spending its budget again; a call stored with placeholders for
 #'   values is refused), or return it (`FALSE`).
-#' @param parm Coefficients (names or indices); default all.
+#' @param parm Coefficients (names, or indices: negative ones drop, as in
+#'   [stats::confint()]); default all.
 #' @param level Confidence level.
 #' @param type `confint()`: `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
 #'   \eqn{2\hat\beta - q_{\alpha/2}}), `"percentile"` or `"normal"`
@@ -2059,11 +2188,15 @@ check_dp_lm <- function(x, arg = "x") {
 #'   no data, so `"terms"` (centred at the data's means) is a classed error.
 #' @param newdata A data frame with the variables of the formula (factors
 #'   with the levels of the fit).
-#' @param interval `"none"` or `"confidence"` (for the mean response, from the
-#'   bootstrap draws or `vcov`).
+#' @param interval `"none"`, `"confidence"` (for the mean response, from the
+#'   bootstrap draws or `vcov`) or `"prediction"` (for a new observation: each
+#'   half of the mean's interval widened in quadrature by \eqn{z\,\hat\sigma},
+#'   the released residual sd; `NA` with a warning where `sigma()` is `NA`).
+#'   Abbreviations are accepted, as in [stats::predict.lm()].
 #' @param se.fit `predict()`: also return standard errors, as
 #'   [stats::predict.lm()] does: a list of `fit`, `se.fit` (from `vcov`:
-#'   privacy noise and sampling error) and `residual.scale`.
+#'   privacy noise and sampling error), `df` (`Inf`: the intervals are the
+#'   bootstrap's or normal, not t-based) and `residual.scale`.
 #' @param conf.int,conf.level `tidy()`: add interval columns, and their level.
 #' @param exponentiate `tidy()`: as in broom's tidiers; `FALSE` only (the
 #'   coefficients of a linear model are on the response's scale, so `TRUE`
@@ -2195,6 +2328,101 @@ plot.dp_lm <- function(x, ...) {
 }
 
 #' @rdname dp_lm-methods
+#' @param formula,model,fit A `dp_lm` fit (the names the generics
+#'   [stats::model.frame()], [stats::hatvalues()] and [stats::extractAIC()]
+#'   give their first argument).
+#' @export
+model.frame.dp_lm <- function(formula, ...) {
+  lm_no_data(formula, "model frame", "model.frame(formula(fit), data) builds one from data you hold", "formula")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+labels.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  check_method_dots(...)
+  tl <- attr(object$terms, "term.labels")
+  if (is.null(tl)) character(0) else tl
+}
+
+#' @rdname dp_lm-methods
+#' @export
+variable.names.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  check_method_dots(...)
+  names(object$coefficients)
+}
+
+#' @rdname dp_lm-methods
+#' @export
+family.dp_lm <- function(object, ...) {
+  check_dp_lm(object, "object")
+  check_method_dots(...)
+  stats::gaussian()
+}
+
+#' @rdname dp_lm-methods
+#' @export
+case.names.dp_lm <- function(object, ...) lm_no_data(object, "cases", "its rows are the private data's")
+
+#' @rdname dp_lm-methods
+#' @export
+hatvalues.dp_lm <- function(model, ...) lm_no_data(model, "leverages", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+cooks.distance.dp_lm <- function(model, ...) lm_no_data(model, "Cook's distances", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+influence.dp_lm <- function(model, ...) lm_no_data(model, "influence measures", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+rstandard.dp_lm <- function(model, ...) lm_no_data(model, "standardized residuals", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+rstudent.dp_lm <- function(model, ...) lm_no_data(model, "studentized residuals", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @param scale,k `extractAIC()`: as in [stats::extractAIC()] (the call is refused).
+#' @export
+extractAIC.dp_lm <- function(fit, scale = 0, k = 2, ...) {
+  lm_no_data(fit, "AIC (nor drop1() or step())", "its likelihood is the private data's; compare fits by their intervals", "fit")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+dummy.coef.dp_lm <- function(object, ...) {
+  lm_no_data(object, "dummy coefficients from dummy.coef()", "it rebuilds them from the data's model frame; coef() gives the fitted coding's")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+alias.dp_lm <- function(object, ...) {
+  lm_no_data(object, "alias table", "dp_lm() refuses designs whose columns are aliased whatever the data, and other aliasing is the data's")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+effects.dp_lm <- function(object, ...) lm_no_data(object, "effects", "they are the data's rotated response")
+
+#' @rdname dp_lm-methods
+#' @param nsim,seed `simulate()`: as in [stats::simulate()] (the call is refused).
+#' @export
+simulate.dp_lm <- function(object, nsim = 1, seed = NULL, ...) {
+  lm_no_data(object, "fitted values to simulate from", "use predict(object, newdata) with rnorm(sd = sigma(object)) on data you hold")
+}
+
+# A refusal of a method of lm() that needs the data (a fit keeps none), after
+# the object is checked as a fit.
+lm_no_data <- function(object, what, why, arg = "object") {
+  check_dp_lm(object, arg)
+  abort("a dp_lm keeps no data, so it has no %s: %s.", what, why, .arg = arg)
+}
+
+#' @rdname dp_lm-methods
 #' @param data For `model.matrix()`: a data frame to build the fit's design
 #'   from (a dp_lm keeps no data of its own).
 #' @export
@@ -2285,6 +2513,11 @@ lm_parm <- function(parm, cf) {
   if (is.character(parm) && !anyNA(parm) && all(parm %in% names(cf))) return(match(parm, names(cf)))
   if (is.numeric(parm) && !is.object(parm) && length(parm) && !anyNA(parm) && all(parm == round(parm)) &&
       all(parm >= 1 & parm <= length(cf))) return(as.integer(parm))
+  # negative indices drop coefficients, as in confint.lm() (some must remain)
+  if (is.numeric(parm) && !is.object(parm) && length(parm) && !anyNA(parm) && all(parm == round(parm)) &&
+      all(parm <= -1 & parm >= -length(cf)) && length(unique(parm)) < length(cf)) {
+    return(seq_along(cf)[as.integer(parm)])
+  }
   abort("`parm` must name coefficients of the fit (%s) or give their indices.",
         paste(names(cf), collapse = ", "), .arg = "parm")
 }
@@ -2298,7 +2531,13 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
     abort("`type` must be \"response\" (the only type of a dp_lm's predictions: the fit keeps no data, so no \"terms\").",
           .arg = "type")
   }
-  interval <- check_choice(interval, c("none", "confidence"), "interval")
+  # abbreviations, as predict.lm()'s match.arg() takes them ("conf")
+  intervals <- c("none", "confidence", "prediction")
+  if (is.character(interval) && length(interval) == 1L && !is.na(interval) && nzchar(interval) && !is.object(interval)) {
+    m <- pmatch(interval, intervals)
+    if (!is.na(m)) interval <- intervals[m]
+  }
+  interval <- check_choice(interval, intervals, "interval")
   level <- check_number(level, "level", lower = 0, upper = 1)
   se.fit <- check_flag(se.fit, "se.fit")
   if (missing(newdata) || is.null(newdata)) {
@@ -2309,7 +2548,8 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   # se), as predict.lm() does with na.pass; the others are computed alone
   ok <- stats::complete.cases(X)
   fit <- drop(X %*% object$coefficients)
-  out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level, ok)
+  out <- if (interval == "none") fit else lm_predict_interval(object, X, fit, level, ok,
+                                                               prediction = interval == "prediction")
   over <- if (interval == "none") rep(FALSE, nrow(X)) else attr(out, "not_finite")
   attr(out, "not_finite") <- NULL
   if (se.fit) {
@@ -2324,7 +2564,8 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   }
   lm_overflow_warning(over)
   if (!se.fit) return(out)
-  list(fit = out, se.fit = se, residual.scale = object$sigma)
+  # df: the intervals are the bootstrap's or normal, not t-based
+  list(fit = out, se.fit = se, df = Inf, residual.scale = object$sigma)
 }
 
 # Rows of newdata whose interval or standard error overflows double precision
@@ -2344,8 +2585,25 @@ lm_predict_se <- function(object, X) sqrt(pmax(0, rowSums((X %*% object$vcov) * 
 
 # predict()'s matrix of fit and confidence interval for the design X (its
 # rows `ok` complete; the others NA).
-lm_predict_interval <- function(object, X, fit, level, ok = rep(TRUE, nrow(X))) {
+lm_predict_interval <- function(object, X, fit, level, ok = rep(TRUE, nrow(X)), prediction = FALSE) {
   lm_interval_warning(object, "predict")
+  # a new observation's interval: the mean's, each half widened in quadrature
+  # by z sigma (the released residual sd), as predict.lm() adds sigma^2 to se^2
+  if (prediction) {
+    sigma <- object$sigma
+    if (!is_num1(sigma) || is.na(sigma)) {
+      warn(paste0("the fit's residual sd is not estimable (sigma() is NA: the release's noise left no residual ",
+                  "variance), so prediction intervals are NA; interval = \"confidence\" gives the mean's."),
+           .class = "dpcov_noise_warning")
+    }
+    out <- lm_predict_interval(object, X, fit, level, ok)
+    z_sigma <- stats::qnorm(1 - (1 - level) / 2) * sigma
+    centre <- rep(NA_real_, nrow(X))
+    centre[ok] <- drop(X[ok, , drop = FALSE] %*% lm_interval_center(object))
+    out[, "lwr"] <- centre - sqrt((centre - out[, "lwr"])^2 + z_sigma^2)
+    out[, "upr"] <- centre + sqrt((out[, "upr"] - centre)^2 + z_sigma^2)
+    return(out)
+  }
   Xo <- X[ok, , drop = FALSE]
   centre <- drop(Xo %*% lm_interval_center(object))
   a <- (1 - level) / 2

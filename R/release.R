@@ -2413,7 +2413,8 @@ lm_diagnostics <- function(fit, rel, columns) {
   }
   # standardised: each slope times its feature's released sd (unit-free)
   fs <- fit$feature_scale
-  if (is.numeric(fs) && !is.null(names(b)) && all(names(b) %in% names(fs)) && all(is.finite(fs[names(b)]) & fs[names(b)] > 0)) {
+  scaled <- is.numeric(fs) && !is.null(names(b)) && all(names(b) %in% names(fs)) && all(is.finite(fs[names(b)]) & fs[names(b)] > 0)
+  if (scaled) {
     fs <- unname(fs[names(b)])
     b <- b * fs
     v <- v * fs^2
@@ -2423,6 +2424,26 @@ lm_diagnostics <- function(fit, rel, columns) {
     signal <- sqrt(max(0, sum(b^2) - sum(v)))
     out$noise_to_signal <- ratio_or_inf(noise, signal)
     g <- grade(out$noise_to_signal, th$ratio)
+    # the share of that variance the privacy noise adds beyond the sampling
+    # error (sigma^2 (X'X)^-1 of the release). Where it adds less than the
+    # sampling error, slopes within their standard errors of zero are the
+    # data's (lm() would not tell them from zero either; at epsilon 1000 a
+    # null effect was called "mostly noise", with "more budget" as advice)
+    vs <- fit$vcov_sampling
+    if (is.matrix(vs) && !is.null(colnames(vs)) && all(names(b) %in% colnames(vs))) {
+      vs <- diag(vs)[names(b)] * (if (scaled) fs^2 else 1)
+      if (all(is.finite(vs))) {
+        out$privacy_share <- max(0, 1 - sum(vs) / sum(v))
+        if (g > 0L && sum(v) - sum(vs) <= sum(vs)) {
+          out$notes <- c(out$notes, sprintf(paste0(
+            "the %s standard errors are %s their size, but the privacy noise adds %s%% of their variance, ",
+            "less than the sampling error: lm() on these data would not tell them from zero either."),
+            if (length(b) < length(fit$coefficients)) "slopes'" else "coefficients'",
+            if (g == 2L) "larger than" else "a large part of", format(round(100 * out$privacy_share))))
+          g <- 0L
+        }
+      }
+    }
     if (g > 0L) {
       # Inf: the coefficients' squared size is within their variance, no signal is left above it
       ratio <- if (is.finite(out$noise_to_signal)) sprintf("ratio %s", fmt(out$noise_to_signal)) else
@@ -2579,6 +2600,14 @@ lm_diagnostics <- function(fit, rel, columns) {
       ib <- match(out_b, colnames(rel$estimate))
       cause <- outside_bounds_cause(rd$mean_noise_sd[out_b], if (is.null(b)) rep(NA_real_, length(ib)) else b$upper[ib] - b$lower[ib],
                                     box_mean_clamped(rel)[ib])
+      # a factor level's (or a logical's) 0/1 column: its mean is the share of
+      # rows at that level, and a share beyond [0, 1] is a level with few rows
+      # or nearly all (a declared level the data lack), whose coefficient is noise
+      coded <- out_b %in% rel$params$coded_columns
+      cause[coded] <- paste0(": it is the 0/1 column of a factor level or a logical, whose mean is the share of rows ",
+                             "at that level: the level holds few rows or nearly all of them (a declared level the ",
+                             "data lack, or one nearly every row shares), and its coefficient, and predictions at a ",
+                             "rare level, are then mostly noise")
       say(sprintf("the private mean of `%s` lies outside its %s%s.", out_b, bounds_words(rel), cause), 2L)
       lv <- 2L
     }

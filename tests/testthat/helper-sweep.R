@@ -878,6 +878,9 @@ sweep_specs <- function() {
                label = "model.matrix.dp_lm"),
     sweep_spec("nobs", list(object = lm_fit_public), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), use.fallback = FLAG), label = "nobs.dp_lm"),
     sweep_spec("formula", list(x = lm_fit), list(x = R("object", fields = c(c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"), "formula"))), label = "formula.dp_lm"),
+    sweep_spec("labels", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "labels.dp_lm"),
+    sweep_spec("variable.names", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "variable.names.dp_lm"),
+    sweep_spec("family", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "family.dp_lm"),
     # the ridge's record: malformed is refused (the intervals centre on its least-squares coefficients)
     sweep_spec("confint", list(object = lm_fit),
                list(object = R("custom", values = list(
