@@ -2434,7 +2434,13 @@ lm_diagnostics <- function(fit, rel, columns) {
       vs <- diag(vs)[names(b)] * (if (scaled) fs^2 else 1)
       if (all(is.finite(vs))) {
         out$privacy_share <- max(0, 1 - sum(vs) / sum(v))
-        if (g > 0L && sum(v) - sum(vs) <= sum(vs)) {
+        # only where nothing else is noisy: sigma^2 comes from the released
+        # response, which noise can inflate (then the "sampling error" is the
+        # noise's too: default fits at penguins epsilon 0.25, 3 times lm()'s
+        # slopes off, would have been told so)
+        quiet <- lv == 0L && inherits(rel, "dp_release") &&
+          identical(tryCatch(release_diagnostics(rel)$level, error = function(e) NULL), "ok")
+        if (g > 0L && quiet && sum(v) - sum(vs) <= sum(vs)) {
           out$notes <- c(out$notes, sprintf(paste0(
             "the %s standard errors are %s their size, but the privacy noise adds %s%% of their variance, ",
             "less than the sampling error: lm() on these data would not tell them from zero either."),

@@ -234,3 +234,23 @@ test_that("a declared level's private share beyond [0, 1] is said to be a level 
                                                                        fit$diagnostics$messages, fixed = TRUE)],
                          fixed = TRUE)))
 })
+
+test_that("the sampling-error note is never given where the release itself is noisy (sigma^2 then carries noise)", {
+  # penguin-like data at n epsilon near 85: the released response's second
+  # moment is noise, which inflates sigma^2 and so the "sampling" variance
+  set.seed(21)
+  n <- 342
+  d <- data.frame(flipper = stats::rnorm(n, 200, 14), bill = stats::rnorm(n, 44, 5.5))
+  d$mass <- -5800 + 50 * d$flipper + 4 * d$bill + stats::rnorm(n, 0, 390)
+  share <- noted <- rel_ok <- logical(0)
+  for (i in 1:30) {
+    fit <- suppressWarnings(dp_lm(mass ~ flipper + bill, d, 0.25, 1e-6, B = 30))
+    dg <- fit$diagnostics
+    share <- c(share, isTRUE(dg$privacy_share <= 0.5))
+    noted <- c(noted, any(grepl("less than the sampling error", dg$notes, fixed = TRUE)))
+    rel_ok <- c(rel_ok, identical(release_diagnostics(fit$release)$level, "ok"))
+  }
+  # the case arises (the control: without the guard these fits were told the data, not the noise, limit them)
+  expect_true(any(share & !rel_ok))
+  expect_false(any(noted & !rel_ok))
+})
