@@ -196,8 +196,9 @@
 #'   `"zero-out"`; else `NA`), `n_noisy` (under add/remove the mechanism's
 #'   noisy count, one of its charged choices; else `NA`), `capped` (whether
 #'   the first stage was capped at `max_level`, from `n` or `n_noisy`),
-#'   `range`, `resolution`, `decay`, `neighbor`, `mechanism`, `guarantee`,
-#'   `budget_charge` and `call`.
+#'   `range`, `resolution`, `decay`, `coded_columns` (the logical columns,
+#'   bounded by their coding at no cost), `neighbor`, `mechanism`,
+#'   `guarantee`, `budget_charge` and `call`.
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
 #'   differential privacy. *FOCS 2007*, 94-103.
 #'
@@ -684,7 +685,13 @@ column_bounds_guarantee_text <- function(epsilon, delta, neighbor, k, eps_q, com
     sprintf("%s-differential privacy (delta = 0) by basic composition of %d exponential mechanisms of epsilon %s each%s",
             format_privacy(epsilon), k, format_privacy(eps_q), counted)
   }
-  notion <- if (neighbor == "any") "under every neighbour notion" else neighbor_words(neighbor)
+  # under add/remove (n private, read as a noisy count) every choice's
+  # utility has sensitivity 1 under all three notions: the ledger records
+  # "any", and the text says so too
+  notion <- if (neighbor == "any") "under every neighbour notion" else if (neighbor == "add-remove") {
+    paste0(neighbor_words(neighbor), ", and so under every neighbour notion (each choice's utility has ",
+           "sensitivity 1 under all three)")
+  } else neighbor_words(neighbor)
   # dp_column_bounds() states a public n (replace-one, zero-out: neighbours have the same n)
   n_words <- if (stated && !count) "n is public under this notion (stated in `n`)" else "n is used but not released by this step"
   coded_words <- if (coded > 0L) {

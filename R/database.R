@@ -206,7 +206,7 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #'
 #' The readers are **re-readable**: a call after `NULL` starts again from the
 #' first row (re-issuing the query, re-opening the file), which [dp_cov()]
-#' needs as it reads its data twice. Every pass of the package's functions
+#' needs as it reads its data once per step (up to four times; see its `x`). Every pass of the package's functions
 #' starts at the first row (it calls the reader with `reset = TRUE`, which
 #' closes the result set or the file and returns `NULL`), so a pass abandoned
 #' midway (a look at a block, an interrupt, an error) does not shorten the

@@ -84,7 +84,7 @@
 #' **Clipping bounds.** With `clip` or `clip_mean` given (or from a chunk
 #' reader, or a [second_moment()] object), the row-norm path runs: a bound not
 #' given is chosen privately before its step, as a quantile of the row norms
-#' ([dp_clip_bound()], the exponential mechanism over a data-free grid), with
+#' ([dp_clip_bound()], the exponential mechanism over a data-free range), with
 #' `bound_share` of epsilon; the release says so in `tuning`. Giving a bound
 #' from public knowledge saves that share; public per-column ranges (`lower`,
 #' `upper`, see below) are usually the better way to give it.
@@ -209,7 +209,11 @@
 #'   numeric or logical, no missing values), or a *re-readable* chunk reader:
 #'   a function of no arguments returning the next block of rows and `NULL`
 #'   when done, which must start again from the first block after returning
-#'   `NULL` (it is read twice: once for the mean, once for the second moment);
+#'   `NULL` (it is read once per step: once with public per-column bounds
+#'   `lower`/`upper`; on the row-norm path twice, for the mean and for the
+#'   second moment, and once more for each row-norm bound chosen privately,
+#'   so four times with neither `clip` nor `clip_mean`; `params$passes` says
+#'   how many);
 #'   or a [second_moment()] object (see *One pass* below).
 #' @param epsilon,delta The total privacy budget of the release (both steps).
 #' @param clip Row-norm bound for the rows centred at the private mean, or
@@ -248,7 +252,7 @@
 #'   Wishart mechanism as pure (epsilon, delta) charges.
 #' @param bound_quantile,bound_factor A bound chosen privately is
 #'   `bound_factor` times the private `bound_quantile` quantile of the row
-#'   norms; defaults 2 and 0.5: twice the median. A private quantile near the
+#'   norms; defaults 0.5 and 2: twice the median. A private quantile near the
 #'   top (say 0.95) needs a large n epsilon: the few rows above it weigh
 #'   little against the wide empty end of the data-free range, and with a few
 #'   thousand rows the choice sometimes lands orders of magnitude above the
@@ -282,13 +286,16 @@
 #'   default*), or row-norm bounds when `clip` or `clip_mean` is given.
 #' @param tighten Whether to tighten public bounds privately inside
 #'   themselves (see [dpcov_arguments]): `FALSE` (default) never (the box of
-#'   the public bounds as given), `TRUE` always, `NULL` decides from public
+#'   the public bounds as given), `TRUE` always (data in memory: a reader is
+#'   refused, as the choice needs a column's values), `NULL` decides from public
 #'   quantities only. Per column two exponential mechanisms over the public
 #'   interval choose a lower and an upper point with about
 #'   \eqn{2/\epsilon_q} rows beyond each (at most a quarter of the rows),
 #'   each public bound itself one of the candidates (kept where many rows
 #'   attain it: a rating scale's top answer, a 0/1 column's ones), with
-#'   `2 * bound_share` of `epsilon` and `delta` (`bound_share` 0.15 when not
+#'   `2 * bound_share` of `epsilon` (and of `delta` where composing the
+#'   choices by zCDP gives each more epsilon than basic composition; else
+#'   none, and the release keeps that delta; `bound_share` 0.15 when not
 #'   given); the box release runs on the tightened bounds and the two steps
 #'   compose by zCDP as the default's do. Logical columns, and integer
 #'   columns with public bounds \[0, 1\], keep their public bounds (no
@@ -341,7 +348,9 @@
 #'   misspelt name is refused, not ignored).
 #' @return A `dp_release` of class `c("dp_cov", "dp_release")` with `scale`
 #'   `"covariance"` or `"correlation"`, `centred = TRUE`, and `center`, the
-#'   released private mean. `params` records the split, the two clips, both
+#'   released private mean. `params` records the split, the clips (on the
+#'   row-norm path `clip_mean`, the second one being the release's `clip`;
+#'   on the box `clip_second`), `passes` (the passes over the data), both
 #'   steps' epsilon, delta and noise sds, the correction subtracted and the
 #'   second-moment mechanism's own parameters (`params$second_moment`).
 #' @seealso [dp_as_cov()], [dp_scales].
@@ -727,7 +736,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
                    sigma_mean = mean_step$sigma, second_mechanism = mechanism,
                    sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
-                   calibration = calibration, passes = 2, composition = if (is.null(steps_z)) "basic" else "zCDP")
+                   calibration = calibration, passes = 2L + auto_mean + auto_clip,
+                   composition = if (is.null(steps_z)) "basic" else "zCDP")
     dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, src$p, params, type, divisor, epsilon,
                   delta, neighbor, clip, n_public, charge, call,
                   mechanism_text = sprintf("Gaussian mean, then %s on the rows centred at it", second$mechanism),

@@ -535,7 +535,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #' correlation) or `center` is given here.
 #' @param object,x A [dp_pca()] result.
 #' @param newdata A numeric matrix or data frame with the release's columns
-#'   (matched by name when both have names); a row with a missing value
+#'   (matched by name when the release names its columns, and then refused
+#'   without names; by position otherwise); a row with a missing value
 #'   scores `NA`, as in [stats::predict.prcomp()]. Missing: the scores of the
 #'   compressed rows (compressed releases only).
 #' @param center,scale Column means and scales of the data, needed only when

@@ -430,10 +430,16 @@ release_column_index <- function(cols, M, arg) {
 #'   `penalty` added to each coefficient's diagonal entry, and
 #'   `least_squares`, the unshrunk coefficients the intervals centre on),
 #'   `feature_scale` (the features' released sds, by which the diagnostics
-#'   standardise the slopes) and `diagnostics`
+#'   standardise the slopes), `vcov_sampling` (the coefficients' covariance
+#'   from sampling error alone, \eqn{\hat\sigma^2 (X'X)^{-1}} of the
+#'   release, without the privacy noise) and `diagnostics`
 #'   (as [release_diagnostics()], for the fit: the coefficients' bootstrap
 #'   spread against their size, the private n, the release's checks on the
-#'   regression's columns; `clamp_target`, the share of rows that bounds
+#'   regression's columns; `privacy_share`, the share of the slopes'
+#'   bootstrap variance the privacy noise adds beyond `vcov_sampling`: where
+#'   it is below a half and nothing else is noisy, slopes within their
+#'   standard errors of zero are graded "ok" with a note, as `lm()` would not
+#'   tell them from zero either; `clamp_target`, the share of rows that bounds
 #'   chosen privately, or public bounds tightened privately, target beyond
 #'   their ends, and `intervals_biased`, also set when a numeric variable's
 #'   released spread fills its bounds (most of it clamped at them; factors
@@ -2149,7 +2155,8 @@ check_dp_lm <- function(x, arg = "x") {
 #' `glance()`, `labels()` (the term labels), `variable.names()` (the
 #' coefficients' names) and `family()` (`gaussian()`). All are
 #' post-processing of the release. A fit keeps no data, so `residuals()`,
-#' `fitted()`, `plot()` (lm()'s residual plots), `model.frame()`,
+#' `fitted()`, `plot()` (lm()'s residual plots), `deviance()`, `logLik()` (so
+#' `AIC()`, `BIC()`), `anova()`, `df.residual()`, `model.frame()`,
 #' `hatvalues()`, `cooks.distance()`, `influence()`, `rstandard()`,
 #' `rstudent()`, `case.names()`, `extractAIC()` (and so `drop1()` and
 #' `step()`), `dummy.coef()`, `alias()`, `effects()` and `simulate()` are

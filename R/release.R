@@ -1065,7 +1065,7 @@ nonprivate_source <- function(v) {
 #'   grade of each message (the noise warning raises the first `"mostly
 #'   noise"` one).
 #'
-#' **Thresholds** (`dp_diagnostic_thresholds`): a ratio above 0.5 is
+#' **Thresholds** (fixed in the package): a ratio above 0.5 is
 #' `"noisy"`, above 1 `"mostly noise"` (noise/signal, the per-column
 #' variance and mean ratios); the count's relative noise above 0.1 is
 #' `"noisy"` (the divisor of an average is off by 10 percent), above 0.5 or a

@@ -797,10 +797,13 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' The server is robust to faulty or malicious clients: a batch whose
 #' settings differ from the server's (`epsilon`, `delta`, `clip`, `neighbor`,
 #' `calibration`; by default those of the first valid batch), whose declared
-#' noise does not match them, or whose shape is wrong is dropped whole; a
-#' report with a missing, infinite or impossible value (an entry farther from
-#' \eqn{[-B^2, B^2]} than an honest report's noise reaches with probability
-#' \eqn{10^{-12}}) is dropped. The counts are returned in
+#' noise does not match them, or whose shape is wrong is dropped whole, and
+#' so is a batch given twice (resubmitted, or the same object passed again);
+#' a report with a missing, infinite or impossible value (an entry farther
+#' from \eqn{[-B^2, B^2]} than an honest report's noise reaches with
+#' probability \eqn{10^{-12}}) is dropped, and a report repeated exactly (in
+#' any batch) is counted once (honest reports are continuous Gaussian draws,
+#' so a repeat is never chance). The counts are returned in
 #' `params$dropped_batches` and `params$dropped_reports`, with a warning. The
 #' rule looks only at the (already private) reports, so it costs no privacy.
 #'
@@ -820,7 +823,8 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' x <- matrix(rnorm(50000 * 3), 50000, 3) / 3
 #' reports <- ldp_perturb(x, epsilon = 2, delta = 1e-3, clip = 1)
 #' # the server states the settings it asked its clients to use (at epsilon
-#' # 0.5 per client, 50,000 reports are mostly noise, and the print says so)
+#' # 2 per client the print grades the 50,000 reports "ok"; at 0.5 they
+#' # would be mostly noise, and the print would say so)
 #' ldp_aggregate(reports, epsilon = 2, delta = 1e-3, clip = 1, neighbor = "replace-one",
 #'               calibration = "analytic")
 #' @template ref-wangxu

@@ -172,6 +172,10 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' \eqn{10^5} at \eqn{\epsilon = 0.05}).
 #'
 #' @inheritParams jl_ridge
+#' @param x Data: a numeric matrix or data frame (n x d), a [second_moment()]
+#'   object, or a chunk reader function (see [second_moment()]). The noise
+#'   needs the clipped Gram matrix only, so `method = "explicit"` takes any
+#'   of them.
 #' @param epsilon In (0, 1).
 #' @param delta In (0, 1/6): Theorem 4.1 states (0, 1/e), but the last step
 #'   of its proof (Theorem B.3) needs delta < 1/6.

@@ -888,3 +888,29 @@ test_that("csv_reader(): a pass read to the end of the file in one block closes 
   r(reset = TRUE)
   expect_identical(open_files(), 0L)
 })
+
+test_that("dp_cov()'s params$passes is the number of passes it made over a reader", {
+  set.seed(12)
+  x <- matrix(stats::runif(3000, 0, 10), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  passes <- 0
+  reader <- function() {
+    i <- 0
+    function(reset = FALSE) {
+      if (reset) {
+        i <<- 0
+        passes <<- passes + 1
+        return(invisible(NULL))
+      }
+      if (i >= 2) return(NULL)
+      i <<- i + 1
+      x[((i - 1) * 500 + 1):(i * 500), , drop = FALSE]
+    }
+  }
+  for (args in list(list(), list(clip = 20), list(clip_mean = 20), list(clip = 20, clip_mean = 20),
+                    list(lower = 0, upper = 10))) {
+    passes <- 0
+    r <- suppressWarnings(do.call(dp_cov, c(list(reader(), 1, 1e-6, neighbor = "replace-one"), args)))
+    expect_identical(as.numeric(r$params$passes), as.numeric(passes), info = paste(names(args), collapse = ","))
+  }
+  expect_identical(as.numeric(passes), 1)
+})
