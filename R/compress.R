@@ -89,7 +89,8 @@
 #' @param reference Optional public p x p reference \eqn{\Sigma_1} for the
 #'   truncation, on the scale of \eqn{X^T X / n} (normalised, or in the
 #'   data's units with `normalize = FALSE`); `NULL` uses the input's own
-#'   \eqn{X^T X / n}.
+#'   \eqn{X^T X / n}. With dimnames, matched to the data's columns by name
+#'   (other names are refused); without, by position.
 #' @param max_tries Maximum number of draws before giving up (default 100).
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].
@@ -161,7 +162,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
                             lower_open = FALSE, upper_open = FALSE)
   affine_sd <- check_number(affine_sd, "affine_sd", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
   max_tries <- check_count(max_tries, "max_tries", min = 1, max = 1e6)
-  if (!is.null(reference)) reference <- check_reference(reference, p)
+  if (!is.null(reference)) reference <- check_reference(reference, p, cols)
 
   m_min <- compression_m_min(n, p)
   m_ok <- m >= m_min
@@ -412,12 +413,30 @@ column_labels <- function(names, idx) {
   if (is.null(names)) as.character(idx) else ifelse(is.na(names[idx]) | !nzchar(names[idx]), idx, names[idx])
 }
 
-check_reference <- function(reference, p) {
+check_reference <- function(reference, p, cols = NULL) {
   if (!is.matrix(reference) || !is.numeric(reference) || is.object(reference)) abort("`reference` must be a numeric p x p matrix.")
   if (anyNA(reference) || any(!is.finite(reference))) abort("`reference` contains NA, NaN or infinite values.")
   if (length(reference)) check_no_overflow(reference, "reference")
   if (nrow(reference) != p || ncol(reference) != p) {
     abort("`reference` must be %d x %d (p x p); it is %d x %d.", p, p, nrow(reference), ncol(reference))
+  }
+  # a named reference is matched to the data's columns by name, as every
+  # named input is (by position it truncated on the wrong entries)
+  rn <- rownames(reference)
+  cn <- colnames(reference)
+  if (!is.null(rn) || !is.null(cn)) {
+    if (!identical(rn, cn) && !is.null(rn) && !is.null(cn)) {
+      abort("`reference` has row names other than its column names; name both by the data's columns.", .arg = "reference")
+    }
+    nm <- if (is.null(cn)) rn else cn
+    if (!is.null(cols)) {
+      if (!setequal(nm, cols) || anyDuplicated(nm)) {
+        abort("`reference` names its columns %s, not the data's %s; name them by the data's columns (or drop the names to match by position).",
+              paste(nm, collapse = ", "), paste(cols, collapse = ", "), .arg = "reference")
+      }
+      reference <- reference[match(cols, nm), match(cols, nm), drop = FALSE]
+      dimnames(reference) <- list(cols, cols)
+    }
   }
   if (max(abs(reference - t(reference))) > 1e-12 * max(1, max(abs(reference)))) {
     abort("`reference` must be symmetric.")
@@ -676,6 +695,8 @@ check_symmetric_matrix <- function(s, arg) {
 #' @param scales `NULL`, or the root mean squares \eqn{\|X_j\|/\sqrt n} of
 #'   the columns (one per column of the release, in order or named), public or
 #'   privately released: the coefficients are then in the data's units.
+#'   Refused for a release in the data's units already
+#'   (`dp_compress(normalize = FALSE)`), where it would change nothing.
 #' @return A fit of class `c("dp_lm_compressed", "dp_lm", "dp_nonprivate")` (compressed data has no (epsilon, delta) guarantee; see
 #'   [dp_lm-methods]) with `coefficients`, `vcov`, `sigma` (residual sd on
 #'   the compressed rows, in the response's units when `scales` is given),
@@ -707,6 +728,12 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   if (anyDuplicated(xi)) abort("`features` contains duplicated columns.", .arg = "features")
   lambda <- check_number(lambda, "lambda", lower = 0, upper = dp_limits$clip[2], lower_open = FALSE)
   normalised <- !inherits(release, "dp_compress") || !isFALSE(release$params$normalize)
+  # scales map normalised coefficients to the data's units: given for a
+  # release already in those units they would be dropped, so they are refused
+  if (!is.null(scales) && !normalised) {
+    abort("`scales` maps normalised coefficients to the data's units, and this release is in the data's units already (dp_compress(normalize = FALSE)); drop `scales`.",
+          .arg = "scales")
+  }
   if (!is.null(scales)) scales <- check_per_column(scales, ncol(C), colnames(C), "scales", positive = TRUE)
   m <- nrow(C)
   k <- length(xi)

@@ -736,7 +736,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    epsilon_second = eps_second, delta_second = delta_second, clip_mean = clip_mean,
                    sigma_mean = mean_step$sigma, second_mechanism = mechanism,
                    sigma_second = second$sigma, mean_correction = correction, divisor = divisor,
-                   calibration = calibration, passes = 2L + auto_mean + auto_clip,
+                   calibration = calibration, passes = 2 + auto_mean + auto_clip,
                    composition = if (is.null(steps_z)) "basic" else "zCDP")
     dp_cov_finish(S, n_hat, mean_step, second, src$colnames, src$n, src$p, params, type, divisor, epsilon,
                   delta, neighbor, clip, n_public, charge, call,

@@ -274,7 +274,9 @@ center_by_group <- function(x, group) {
 #' Predict with a plug-in discriminant
 #'
 #' @param object A [qda_plugin()] fit.
-#' @param newdata Numeric matrix or data frame with the training columns.
+#' @param newdata Numeric matrix or data frame with the training columns
+#'   (required: the fit keeps no rows); a row with a missing value predicts
+#'   `NA`, as [MASS::predict.lda()] does.
 #'   When the training data had column names they are matched by name (in
 #'   any order, extra columns ignored); a missing column, or `newdata`
 #'   without names, is an error. Only a classifier trained on unnamed columns
@@ -294,8 +296,16 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   # (MASS's `prior =` or a misspelled `type` must not be ignored silently)
   check_method_dots(...)
   type <- check_choice(type, c("class", "score", "posterior"), "type")
-  newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata", unique_names = FALSE)
-  check_no_overflow(newdata, "newdata")
+  if (missing(newdata)) {
+    abort("`newdata` is required: a qda_plugin keeps no rows of its own (predict.lda() falls back to the training data; here they may be private).",
+          .arg = "newdata")
+  }
+  # a row with a missing value predicts NA (class, scores, posterior), as
+  # predict.lda() does; an infinite value is refused
+  newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata", unique_names = FALSE,
+                               finite = FALSE)
+  if (any(is.infinite(newdata))) abort_nonfinite(2L, "newdata")
+  check_no_overflow(newdata[stats::complete.cases(newdata), , drop = FALSE], "newdata")
   newdata <- qda_newdata_columns(newdata, colnames(object$means), ncol(object$means))
   storage.mode(newdata) <- "double"
   scores <- vapply(seq_along(object$levels), function(k) {

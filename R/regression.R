@@ -7,7 +7,18 @@
 #' \eqn{[X, y, \ldots]}, returns
 #' \eqn{\tilde\beta = \arg\min_{\beta: \beta_y = -1} \beta^T M \beta} over the
 #' chosen columns, i.e. `solve(M[X, X], M[X, y])`: the ordinary least-squares
-#' coefficients when M is the exact Gram matrix. Any column can be the label
+#' coefficients when M is the exact Gram matrix. A release whose estimate
+#' carries a public ridge (\eqn{E M = A^TA + w I}: [jl_ridge()],
+#' [jl_adaptive()], [wishart_noise()] without the full shift) or is an
+#' inverse-Wishart posterior draw ([iwishart_posterior()],
+#' [iwishart_adaptive()], whose prior adds \eqn{\psi I}) is first converted
+#' to its estimate of \eqn{A^TA} (`ridge = "remove"`, the default): solved
+#' as released, the ridge shrinks every coefficient towards zero, by a factor
+#' of 2 to 15 at \eqn{n = 10^5} for the inverse-Wishart posterior.
+#' `ridge = "keep"` solves the release as it is, which is Sheffet's
+#' estimator (a ridge regression for Algorithm 1) and what the paper's
+#' figures show. Where the noise swamps the features, [dp_lm()]'s
+#' noise-calibrated ridge and intervals are the better tool. Any column can be the label
 #' and any subset of the others the features, so one release answers any
 #' number of regressions (Sheffet, Section 6.2); regressions are
 #' post-processing and cost no further privacy.
@@ -25,6 +36,11 @@
 #'   intercept column. Default: every column except `response` and `intercept`.
 #' @param intercept `NULL` (no intercept) or the name or index of the column
 #'   of ones.
+#' @param ridge `"remove"` (default) or `"keep"`: whether a release's public
+#'   ridge (its `ridge`, printed on its *Estimates* line) is subtracted, and
+#'   an inverse-Wishart draw rescaled, before solving (see Description). Only
+#'   for a `dp_release`: a [second_moment()] object or a bare matrix is
+#'   solved as given.
 #' @return A named numeric vector of coefficients. From a release with a
 #'   formal guarantee it is a plain numeric vector (post-processing of the
 #'   release). From exact statistics (a [second_moment()] object) or a
@@ -41,15 +57,17 @@
 #' # exact statistics: the lm() coefficients
 #' dp_regression(second_moment(A), "y", intercept = "one")
 #' coef(lm(y ~ X))
-#' # from a private release
-#' rel <- wishart_noise(A, epsilon = 0.5, delta = 1e-4, clip = 10, shift = TRUE)
+#' # from a private release: its public ridge removed, or kept (Sheffet's estimator)
+#' rel <- wishart_noise(A, epsilon = 0.5, delta = 1e-4, clip = 10)
 #' dp_regression(rel, "y", features = c("a", "b"), intercept = "one")
+#' dp_regression(rel, "y", features = c("a", "b"), intercept = "one", ridge = "keep")
 #' @template ref-sheffet
 #' @export
-dp_regression <- function(release, response, features = NULL, intercept = NULL) {
+dp_regression <- function(release, response, features = NULL, intercept = NULL, ridge = "remove") {
   if (missing(release)) abort_missing("release")
   if (missing(response)) abort_missing("response")
-  M <- regression_matrix(release)
+  ridge <- check_choice(ridge, c("remove", "keep"), "ridge")
+  M <- regression_matrix(release, remove_ridge = ridge == "remove")
   d <- nrow(M)
   y <- release_column_index(response, M, "response")
   if (length(y) != 1L) abort("`response` must name exactly one column.", .arg = "response")
@@ -112,7 +130,7 @@ refuse_compressed_rows <- function(x, arg, instead = "fit with compressed_lm()")
   }
 }
 
-regression_matrix <- function(release) {
+regression_matrix <- function(release, remove_ridge = FALSE) {
   M <- if (inherits(release, "dp_release")) {
     refuse_compressed_rows(release, "release")
     rel <- check_release(release, "release", square = TRUE)
@@ -122,7 +140,16 @@ regression_matrix <- function(release) {
       abort("`release` is a correlation matrix: the variances are gone, so slopes in the data's units are not identified; release a covariance or a second moment.",
             .arg = "release")
     }
-    rel$estimate
+    # the estimate of A'A: the public ridge subtracted, an inverse-Wishart
+    # draw rescaled (a sum or an average solves the same as released)
+    if (remove_ridge && rel$scale %in% c("sum + ridge", "posterior sample")) {
+      dimnames_of <- dimnames(rel$estimate)
+      S <- release_sum(rel)
+      dimnames(S) <- dimnames_of
+      S
+    } else {
+      rel$estimate
+    }
   } else if (inherits(release, "dp_suffstat")) {
     suffstat_gram(check_suffstat(release, "release"))
   } else {
@@ -866,10 +893,41 @@ lm_call <- function(call, x_kind = "data") {
     names(call)[names(call) == "x"] <- "formula"
     return(release_call(call, data_args = "data"))
   }
-  # a release is private output: the code that names it (fit$release) is
-  # kept, so that update() refits it at no cost (a value is a placeholder)
-  if (x_kind == "release") return(release_call(call, data_args = character(0)))
+  # a release is private output: code that only names it (r, fit$release,
+  # fits[["a"]]$release) is kept, so that update() refits it at no cost;
+  # any other code (analyze_gauss(cbind(...)) inline, which may hold data
+  # literals and would run the mechanism again) is a placeholder
+  if (x_kind == "release") {
+    if (!is.null(call$x) && !lm_names_only(call$x)) call$x <- as.symbol("<data>")
+    return(release_call(call, data_args = character(0)))
+  }
   release_call(call, data_args = c("x", "data"))
+}
+
+# The names a formula's right-hand side removes (`- z`, `- \`my x\``), as
+# plain strings; removed expressions other than names are left to terms().
+lm_removed_terms <- function(e) {
+  if (!is.call(e)) return(character(0))
+  op <- e[[1L]]
+  if (identical(op, quote(`(`))) return(lm_removed_terms(e[[2L]]))
+  if (identical(op, quote(`+`)) && length(e) == 3L) return(c(lm_removed_terms(e[[2L]]), lm_removed_terms(e[[3L]])))
+  if (identical(op, quote(`-`)) && length(e) == 3L) {
+    r <- e[[3L]]
+    return(c(lm_removed_terms(e[[2L]]), if (is.symbol(r)) as.character(r)))
+  }
+  character(0)
+}
+
+# Whether `e` only names an object: a symbol, or `$`, `[[` or `@` chains of
+# symbols and single strings or whole numbers.
+lm_names_only <- function(e) {
+  if (is.symbol(e)) return(TRUE)
+  if (!is.call(e) || length(e) != 3L) return(FALSE)
+  op <- e[[1L]]
+  if (!(identical(op, quote(`$`)) || identical(op, quote(`[[`)) || identical(op, quote(`@`)))) return(FALSE)
+  idx <- e[[3L]]
+  ok_idx <- is.symbol(idx) || (is.character(idx) || is.numeric(idx)) && length(idx) == 1L && is.null(attributes(idx))
+  ok_idx && lm_names_only(e[[2L]])
 }
 
 # A formula as bare code (no class, no environment).
@@ -1144,7 +1202,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   # columns that are combinations of the others for any data would get
   # coefficients the data cannot identify, and intervals as wide as the noise
   # lets them be (lm() gives them NA): refused, from the schema alone
-  aliased <- lm_structural_aliases(tt, mf, X)
+  aliased <- lm_structural_aliases(tt, mf, X, data)
   if (length(aliased)) {
     abort(paste0("`x`: the design's column(s) %s are linear combinations of the others for any data (the terms' ",
                  "coding makes them redundant; lm() would report NA for them), so their coefficients cannot be ",
@@ -1183,46 +1241,79 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
 
 #' The design columns that are linear combinations of the others whatever
 #' the data (`y ~ g:h` with an intercept: the cells' indicators add up to the
-#' ones; `y ~ x + g:h:x`), found from the schema alone: each column is its
-#' terms' factor part (indicators or contrasts of the factors, logicals and
-#' comparisons) times its numeric part (the product of the term's numeric
-#' variables). Columns with different numeric parts are independent for
-#' generic data, so the check is per numeric part, on the factor parts at
-#' every combination of the coded variables' levels (numeric variables set
-#' to 1). Dependent columns are named as lm() names them NA (qr()'s pivoting
-#' moves the later one to the end). A dependence that only the data make
-#' (a level with no rows, two equal columns) is not structural and not
-#' looked for: that would read the data. Skipped (nothing found) beyond
-#' `max_cells` level combinations.
+#' ones; `y ~ x + g:h:x`; `y ~ I(x > 5) + I(x <= 5)`), found from the schema
+#' and the formula alone: each column is its term's factor part (indicators
+#' or contrasts of the factors, logicals and comparisons) times its numeric
+#' part (the product of the term's numeric variables). Columns with
+#' different numeric parts are independent for generic data, so the check is
+#' per numeric part, on the factor parts over every combination the coded
+#' variables can take (lm_coded_table()), numeric variables set to 1. Coded
+#' variables that share no data column and no term vary independently, and
+#' every column is a function of one such group, so each group's
+#' combinations with the others at their first (a "star", 1 + sum of (rows -
+#' 1) rows instead of their product) show every relation that holds for all
+#' combinations. Dependent columns are named as lm() names them NA (qr()'s
+#' pivoting moves the later one to the end). A dependence only the data make
+#' (a level with no rows, two equal columns) is not looked for: that would
+#' read the data. Skipped (nothing found) where a group's combinations
+#' exceed `max_rows`.
 #' @noRd
-lm_structural_aliases <- function(tt, mf, X, max_cells = 2e4) {
+lm_structural_aliases <- function(tt, mf, X, data, max_rows = 2e4) {
   fac <- attr(tt, "factors")
   asg <- attr(X, "assign")
   if (!length(fac) || ncol(X) < 2L) return(character(0))
   labels <- rownames(fac)
   frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
   coded <- vapply(labels, function(v) {
     col <- mf[[frame_name[[v]]]]
     is.factor(col) || is.logical(col)
   }, logical(1))
-  if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
-  levels_of <- lapply(labels[coded], function(v) {
-    col <- mf[[frame_name[[v]]]]
-    if (is.factor(col)) levels(col) else c(FALSE, TRUE)
-  })
-  cells <- prod(lengths(levels_of))
-  if (cells > max_cells) return(character(0))
-  m <- max(1, cells)
+  cl <- labels[coded]
+  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
+  tables <- list()
+  if (length(cl)) {
+    # groups: coded variables that read a common data column or share a term
+    uses <- lapply(cl, function(v) intersect(all.vars(exprs[[v]]), names(data)))
+    grp <- seq_along(cl)
+    root <- function(i) {
+      while (grp[i] != i) i <- grp[i]
+      i
+    }
+    join <- function(i, j) {
+      a <- root(i)
+      b <- root(j)
+      if (a != b) grp[b] <<- a
+    }
+    for (i in seq_along(cl)) for (j in seq_len(i - 1L)) if (length(intersect(uses[[i]], uses[[j]]))) join(i, j)
+    for (t in seq_len(ncol(fac))) {
+      in_t <- which(cl %in% labels[fac[, t] > 0])
+      for (k in in_t[-1L]) join(in_t[1L], k)
+    }
+    roots <- vapply(seq_along(cl), root, 0L)
+    for (r in unique(roots)) {
+      tab <- lm_coded_table(cl[roots == r], exprs, unique(unlist(uses[roots == r])), mf, frame_name, data, max_rows)
+      if (is.null(tab)) return(character(0))
+      tables[[length(tables) + 1L]] <- tab
+    }
+  }
+  m <- 1L + sum(vapply(tables, nrow, 0L) - 1L)
   syn <- mf[rep(1L, m), , drop = FALSE]
-  grid <- if (length(levels_of)) expand.grid(levels_of, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
-  for (j in seq_along(syn)) {
-    v <- names(syn)[j]
-    k <- match(v, frame_name[labels[coded]])
-    if (!is.na(k)) {
-      # `[<-` on the factor keeps its levels and any contrasts set on it
-      if (is.factor(syn[[j]])) syn[[j]][] <- grid[[k]] else syn[[j]] <- as.logical(grid[[k]])
-    } else {
-      syn[[j]][] <- 1
+  for (j in seq_along(syn)) if (!names(syn)[j] %in% frame_name[cl]) syn[[j]][] <- 1
+  # `[<-` on a factor keeps its levels and any contrasts set on it
+  fill <- function(tab, rows, idx) {
+    for (v in names(tab)) {
+      j <- frame_name[[v]]
+      if (is.factor(syn[[j]])) syn[[j]][rows] <<- tab[[v]][idx] else syn[[j]][rows] <<- as.logical(tab[[v]][idx])
+    }
+  }
+  for (tab in tables) fill(tab, seq_len(m), rep(1L, m))
+  at <- 1L
+  for (tab in tables) {
+    k <- nrow(tab) - 1L
+    if (k > 0L) {
+      fill(tab, at + seq_len(k), 1L + seq_len(k))
+      at <- at + k
     }
   }
   Xs <- tryCatch(stats::model.matrix(tt, syn, contrasts.arg = attr(X, "contrasts")), error = function(e) NULL)
@@ -1240,6 +1331,98 @@ lm_structural_aliases <- function(tt, mf, X, max_cells = 2e4) {
     if (q$rank < length(cols)) aliased <- c(aliased, colnames(X)[cols[q$pivot[-seq_len(q$rank)]]])
   }
   colnames(X)[colnames(X) %in% aliased]
+}
+
+#' The combinations a group of coded variables `vars` (labels of the model
+#' frame) can take, one row each (factor levels as text, logicals): exactly,
+#' by evaluating their expressions on every combination of the data columns
+#' `cols` they read, where those columns' reachable values are known (a
+#' factor's declared levels, a logical's two values, a numeric column read
+#' only in comparisons with constants: a point in each region the constants
+#' cut; lm_column_values()); otherwise every combination of the variables'
+#' own values (a superset, which can miss a relation but never invents one).
+#' NULL beyond `max_rows`.
+#' @noRd
+lm_coded_table <- function(vars, exprs, cols, mf, frame_name, data, max_rows) {
+  own <- function(v) {
+    col <- mf[[frame_name[[v]]]]
+    if (is.factor(col)) levels(col) else c(FALSE, TRUE)
+  }
+  independent <- function() {
+    lv <- stats::setNames(lapply(vars, own), vars)
+    if (prod(lengths(lv)) > max_rows) return(NULL)
+    expand.grid(lv, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
+  }
+  vals <- lapply(cols, function(u) lm_column_values(u, data[[u]], exprs[vars]))
+  if (!length(cols) || any(vapply(vals, is.null, logical(1))) || prod(lengths(vals)) > max_rows) return(independent())
+  grid <- expand.grid(stats::setNames(vals, cols), KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
+  for (u in cols) if (is.factor(data[[u]])) grid[[u]] <- factor(grid[[u]], levels = levels(data[[u]]))
+  env <- list2env(list(ifelse = strict_ifelse), parent = baseenv())
+  out <- lapply(vars, function(v) {
+    val <- tryCatch(suppressWarnings(eval(exprs[[v]], grid, env)), error = function(e) NULL)
+    if (is.null(val) || length(val) != nrow(grid) || !is.null(dim(val))) return(NULL)
+    if (is.factor(mf[[frame_name[[v]]]])) {
+      if (!is.factor(val)) return(NULL)
+      return(as.character(val))
+    }
+    val <- if (is.name(exprs[[v]])) as.logical(val) else lm_transformed_value(val, v)
+    if (!is.logical(val)) return(NULL)
+    val[is.na(val)] <- FALSE
+    val
+  })
+  if (any(vapply(out, is.null, logical(1)))) return(independent())
+  tab <- as.data.frame(stats::setNames(out, vars), stringsAsFactors = FALSE, optional = TRUE)
+  tab[!duplicated(tab), , drop = FALSE]
+}
+
+#' The values of data column `u` (`col`, for its class and levels) that
+#' reach every value the coded expressions `exprs` can take: a factor's
+#' declared levels, a logical's two values; for a numeric column read only
+#' as `u op c` or `c op u` (op a comparison, c a number), each constant and a
+#' point inside every region the constants cut. NULL otherwise (a numeric
+#' column read any other way: its reachable combinations are not known).
+#' @noRd
+lm_column_values <- function(u, col, exprs) {
+  if (is.factor(col)) return(levels(col))
+  if (is.logical(col)) return(c(FALSE, TRUE))
+  if (!is.numeric(col)) return(NULL)
+  ops <- c("<", ">", "<=", ">=", "==", "!=")
+  const <- function(e) {
+    if (is.numeric(e) && length(e) == 1L && is.null(attributes(e)) && is.finite(e)) return(as.double(e))
+    if (is.call(e) && identical(e[[1L]], quote(`-`)) && length(e) == 2L) {
+      v <- const(e[[2L]])
+      return(if (is.null(v)) NULL else -v)
+    }
+    NULL
+  }
+  found <- numeric(0)
+  other_use <- FALSE
+  walk <- function(e) {
+    if (is.symbol(e)) {
+      if (identical(as.character(e), u)) other_use <<- TRUE
+      return(invisible())
+    }
+    if (!is.call(e)) return(invisible())
+    if (is.name(e[[1L]]) && as.character(e[[1L]]) %in% ops && length(e) == 3L) {
+      a <- e[[2L]]
+      b <- e[[3L]]
+      if (is.symbol(a) && identical(as.character(a), u) && !is.null(const(b))) {
+        found <<- c(found, const(b))
+        return(invisible())
+      }
+      if (is.symbol(b) && identical(as.character(b), u) && !is.null(const(a))) {
+        found <<- c(found, const(a))
+        return(invisible())
+      }
+    }
+    args <- as.list(e)[-1L]
+    for (i in seq_along(args)) if (!identical(args[[i]], quote(expr = ))) walk(args[[i]])
+    invisible()
+  }
+  for (e in exprs) walk(e)
+  if (other_use || !length(found)) return(NULL)
+  k <- sort(unique(found))
+  c(k[1L] - 1, k, (k[-1L] + k[-length(k)]) / 2, k[length(k)] + 1)
 }
 
 #' dp_lm()'s bounds `b` (check_bounds(partial = TRUE), NA for some) for the
@@ -1433,7 +1616,11 @@ lm_release_formula <- function(formula, cols, ones, centred) {
   y <- match(resp, cols)
   if (is.na(y)) abort("`formula`: the response %s is not a column of the release.", resp, .arg = "formula")
   df0 <- as.data.frame(matrix(numeric(0), 0, length(cols), dimnames = list(NULL, cols)), optional = TRUE)
-  tt <- tryCatch(stats::terms(formula, data = df0),
+  # (terms() warns "'varlist' has changed ... should no longer happen!" when
+  # `.` expands to a name a `-` term then removes: R's own note, muffled)
+  tt <- tryCatch(withCallingHandlers(stats::terms(formula, data = df0), warning = function(w) {
+    if (grepl("varlist", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
+  }),
                  error = function(e) abort("`formula`: %s", conditionMessage(e), .arg = "formula"))
   if (any(grepl("~", deparse1(formula[[3L]]), fixed = TRUE)) || !is.null(attr(tt, "offset"))) {
     abort("`formula` must name columns of the release only.", .arg = "formula")
@@ -1451,6 +1638,18 @@ lm_release_formula <- function(formula, cols, ones, centred) {
     drop <- labels %in% c(ones, resp)
     labels <- labels[!drop]
     feat <- feat[!drop]
+  }
+  # a removed column (. - `my x`) as the release names it: terms() removes a
+  # label only where it is spelt as `.` expands it, and a formula fit's
+  # release names a non-syntactic column with its backticks
+  for (r in lm_removed_terms(formula[[3L]])) {
+    hit <- which(cols == r | gsub("`", "", cols, fixed = TRUE) == r)
+    if (!length(hit)) {
+      abort("`formula` removes `%s`, which is not a column of the release.", r, .arg = "formula")
+    }
+    keep <- is.na(feat) | !feat %in% hit
+    labels <- labels[keep]
+    feat <- feat[keep]
   }
   if (anyNA(feat)) {
     abort("`formula`: %s not column(s) of the release; a release holds only its columns (transformations and interactions must be released columns).",
@@ -2158,7 +2357,7 @@ check_dp_lm <- function(x, arg = "x") {
 #' `fitted()`, `plot()` (lm()'s residual plots), `deviance()`, `logLik()` (so
 #' `AIC()`, `BIC()`), `anova()`, `df.residual()`, `model.frame()`,
 #' `hatvalues()`, `cooks.distance()`, `influence()`, `rstandard()`,
-#' `rstudent()`, `case.names()`, `extractAIC()` (and so `drop1()` and
+#' `rstudent()`, `dfbeta()`, `dfbetas()`, `proj()`, `case.names()`, `extractAIC()` (and so `drop1()` and
 #' `step()`), `dummy.coef()`, `alias()`, `effects()` and `simulate()` are
 #' classed errors. A fit from compressed data
 #' ([compressed_lm()]) has normal-theory intervals from `vcov`. Arguments
@@ -2393,6 +2592,18 @@ rstandard.dp_lm <- function(model, ...) lm_no_data(model, "standardized residual
 rstudent.dp_lm <- function(model, ...) lm_no_data(model, "studentized residuals", "they are the private rows'", "model")
 
 #' @rdname dp_lm-methods
+#' @export
+dfbeta.dp_lm <- function(model, ...) lm_no_data(model, "leave-one-out changes (dfbeta)", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+dfbetas.dp_lm <- function(model, ...) lm_no_data(model, "leave-one-out changes (dfbetas)", "they are the private rows'", "model")
+
+#' @rdname dp_lm-methods
+#' @export
+proj.dp_lm <- function(object, ...) lm_no_data(object, "projections", "they are the data's fitted values per term")
+
+#' @rdname dp_lm-methods
 #' @param scale,k `extractAIC()`: as in [stats::extractAIC()] (the call is refused).
 #' @export
 extractAIC.dp_lm <- function(fit, scale = 0, k = 2, ...) {
@@ -2471,7 +2682,11 @@ nobs.dp_lm <- function(object, use.fallback = FALSE, ...) {
 #' @export
 formula.dp_lm <- function(x, ...) {
   check_dp_lm(x)
-  check_method_dots(...)
+  # as.formula() passes `env` (the caller's frame): accepted and not used,
+  # as formula.lm() does; the formula keeps baseenv(), which holds no data
+  dots <- list(...)
+  dots$env <- NULL
+  do.call(check_method_dots, dots)
   if (!inherits(x$formula, "formula")) abort("`x` is not a valid dp_lm object: its `formula` is missing.", .arg = "x")
   x$formula
 }
@@ -2724,6 +2939,14 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
     newdata[vars[all_na]] <- lapply(newdata[vars[all_na]], as.double)
     X <- design(newdata)
   }
+  # a non-syntactic variable's column is named with backticks by
+  # model.matrix() (`my x`), as lm() names its coefficient; compressed_lm()
+  # names its coefficients by the release's columns (my x): the same column
+  unquote <- function(v) gsub("`", "", v, fixed = TRUE)
+  if (!identical(colnames(X), names(object$coefficients)) &&
+      identical(unquote(colnames(X)), unquote(names(object$coefficients)))) {
+    colnames(X) <- names(object$coefficients)
+  }
   if (!identical(colnames(X), names(object$coefficients))) {
     # only the fit's columns are named: newdata's are built from its values
     abort("`%s` does not give the fit's design columns (%s); give each variable as it was in the model (numbers, TRUE/FALSE, or a factor with the fit's levels).",
@@ -2743,7 +2966,7 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
   ci <- confint(object, level = level)
   se <- sqrt(pmax(0, diag(object$vcov)))
   tab <- cbind(Estimate = object$coefficients, `Std. Error` = se, ci)
-  structure(list(coefficients = tab, formula = object$formula, mechanism = object$mechanism,
+  structure(list(coefficients = tab, vcov = object$vcov, formula = object$formula, mechanism = object$mechanism,
                  guarantee = object$guarantee, n = object$n, n_used = object$n_used %||% NA_real_,
                  n_source = object$n_source %||% "", n_estimate = object$n_estimate %||% NA_real_,
                  n_noise_sd = object$n_noise_sd %||% NA_real_, diagnostics = object$diagnostics,
@@ -2754,6 +2977,20 @@ summary.dp_lm <- function(object, level = 0.95, ...) {
                  nonprivate = inherits(object, "dp_nonprivate"),
                  nonprivate_why = if (inherits(object, "dp_nonprivate")) lm_nonprivate_why(object)),
             class = "summary.dp_lm")
+}
+
+#' @rdname dp_lm-methods
+#' @export
+vcov.summary.dp_lm <- function(object, complete = TRUE, ...) {
+  check_flag(complete, "complete")
+  check_method_dots(...)
+  v <- if (is.list(object)) object$vcov
+  k <- if (is.list(object) && is.matrix(object$coefficients)) nrow(object$coefficients) else -1L
+  if (!(is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), c(k, k)))) {
+    abort("`object` is not a valid summary of a dp_lm: it holds no covariance of its coefficients (summary() of a fit gives one).",
+          .arg = "object")
+  }
+  v
 }
 
 #' @rdname dp_lm-methods

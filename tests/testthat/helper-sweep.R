@@ -22,7 +22,8 @@ sweep_bad_outcomes <- c("misnamed", "plain", "silent", "refused", "crash", "hang
 # ---- hostile values by role ------------------------------------------------------
 
 # h(name, value, expect): expect "error" (must be a classed error), "ok" (must
-# succeed and be sane) or "either".
+# succeed and be sane), "na" (must succeed; missing values that follow from the
+# input's are expected) or "either".
 sweep_h <- function(name, value, expect = "error") list(name = name, value = value, expect = expect)
 
 # A role: its kind plus whatever the generator needs (choices, fields).
@@ -92,7 +93,9 @@ sweep_hostile <- function(role, base) {
       inf <- b; inf[1, 1] <- Inf
       int <- b; int[] <- round(3 * b); storage.mode(int) <- "integer"
       fdf <- as.data.frame(b); fdf[[1]] <- factor(round(b[, 1]))
-      list(sweep_h("NULL", NULL), sweep_h("NA entry", na), sweep_h("NaN entry", nan),
+      # a missing entry: an error, or (na_ok: predict() of a PCA) an NA row of scores
+      list(sweep_h("NULL", NULL), sweep_h("NA entry", na, if (isTRUE(role$na_ok)) "na" else "error"),
+           sweep_h("NaN entry", nan, if (isTRUE(role$na_ok)) "na" else "error"),
            sweep_h("Inf entry", inf), sweep_h("character", matrix(as.character(b), nrow(b))),
            sweep_h("factor", factor(b[, 1])), sweep_h("list", as.list(b[1, ])),
            sweep_h("complex", b + 0i),
@@ -441,7 +444,8 @@ sweep_specs <- function() {
                     features = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("0", 0),
                                                          sweep_h("duplicated", c(1, 1)), sweep_h("fraction", 1.5), sweep_h("list", list(1)))),
                     intercept = R("custom", values = list(sweep_h("NA", NA), sweep_h("unknown", "zz"), sweep_h("two", c(1, 2)),
-                                                          sweep_h("response", "y"), sweep_h("list", list(1)))))),
+                                                          sweep_h("response", "y"), sweep_h("list", list(1)))),
+                    ridge = CH("remove", "keep"))),
     sweep_spec("dp_threshold", list(x = x4, epsilon = 0.5, delta = 1e-3, clip = 1),
                list(x = DATA, epsilon = EPS, delta = DEL, clip = CLIP, variant = CH("modified", "wang_xu"),
                     model = CH("central", "local"), tune = tune_junk, neighbor = nbr,
@@ -865,6 +869,9 @@ sweep_specs <- function() {
                list(x = R("object", fields = c("coefficients", "mechanism", "guarantee", "n", "sigma", "ci_type",
                                                "units", "level")), digits = CNT),
                label = "print.summary.dp_lm"),
+    sweep_spec("vcov", list(object = summary(lm_fit)),
+               list(object = R("object", fields = c("coefficients", "vcov")), complete = FLAG),
+               label = "vcov.summary.dp_lm"),
     sweep_spec("vcov", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "vcov.dp_lm"),
     sweep_spec("coef", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type")), complete = FLAG), label = "coef.dp_lm"),
     sweep_spec("sigma", list(object = lm_fit), list(object = R("object", fields = c("coefficients", "vcov", "sigma", "response", "guarantee", "mechanism", "units", "ci_type"))), label = "sigma.dp_lm"),
@@ -1003,7 +1010,7 @@ sweep_specs <- function() {
     sweep_spec("biplot", list(x = pca_c), list(x = PCA_OBJ, choices = R("custom", values = list(
       sweep_h("past the components", c(1, 9)), sweep_h("one", 1), sweep_h("NA", c(1, NA))))), label = "biplot.dp_pca"),
     sweep_spec("predict", list(object = pca_c, newdata = comp_x, scale = c(1, 2, 1)),
-               list(object = PCA_OBJ, newdata = DATA, scale = R("vector", fraction = "either", int = "either")),
+               list(object = PCA_OBJ, newdata = R("data", na_ok = TRUE), scale = R("vector", fraction = "either", int = "either")),
                label = "predict.dp_pca"),
     sweep_spec("predict", list(object = pca, newdata = x),
                list(newdata = R("custom", values = list(sweep_h("too few columns", x[, 1:2]),
@@ -1190,6 +1197,8 @@ sweep_classify <- function(call, res) {
     return(if (names_arg) "classed" else "misnamed")
   }
   if (res$status == "plain_error") return(if (call$expect == "ok") "refused" else "plain")
+  # "na": a result whose missing values follow from the input's (scores of a row with an NA)
+  if (call$expect == "na") return("accepted")
   if (call$expect == "error" || !isTRUE(res$sane)) return("silent")
   "accepted"
 }

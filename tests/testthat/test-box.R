@@ -1640,8 +1640,9 @@ test_that("Sheffet's releases on public bounds keep their ridge: positive defini
     expect_true(r$scale %in% c("sum + ridge", "posterior sample"))
     expect_gt(min_eig(r$estimate), 0)
   }
-  # dp_regression() on a JL release solves the released matrix as it is
-  # (Sheffet's ridge estimator), the ridge w^2 D^2 in the data's units
+  # dp_regression() on a JL release, ridge = "keep", solves the released
+  # matrix as it is (Sheffet's ridge estimator); by default it removes the
+  # ridge w^2 D^2 in the data's units first
   set.seed(1)
   n <- 2000
   X <- matrix(runif(n * 3, -1, 1), n, 3, dimnames = list(NULL, c("a", "b", "c")))
@@ -1652,8 +1653,11 @@ test_that("Sheffet's releases on public bounds keep their ridge: positive defini
   expect_equal(r$ridge, r$params$w2 * pmax(abs(lo), abs(hi))^2)
   M <- r$estimate
   cols <- c("one", "a", "b", "c")
-  expect_equal(unname(dp_regression(r, "y", c("a", "b", "c"), "one")),
+  expect_equal(unname(dp_regression(r, "y", c("a", "b", "c"), "one", ridge = "keep")),
                unname(solve(M[cols, cols], M[cols, "y"])), tolerance = 1e-8)
+  M0 <- M - diag(r$ridge)
+  expect_equal(unname(dp_regression(r, "y", c("a", "b", "c"), "one")),
+               unname(solve(M0[cols, cols], M0[cols, "y"])), tolerance = 1e-8)
 })
 
 # The audit's data: two columns of unequal widths and a response.

@@ -16,27 +16,44 @@ lm_audit_bounds <- list(x1 = c(0, 10), x2 = c(0, 1), y = c(-10, 30))
 test_that("a design aliased whatever the data is refused before the charge, naming the columns lm() gives NA", {
   d <- lm_audit_data()
   b <- dp_budget(50, 1e-4)
-  aliased <- list(y ~ g:h + x1, y ~ x1 + g:h:x1, y ~ g:h + h:x1 + x1 + g:h:x2 + x2, y ~ g + I(x2 > 0.5):h)
+  d$l <- d$x2 > 0.3
+  for (k in 1:4) d[[paste0("f", k)]] <- factor(sample(letters[1:10], nrow(d), TRUE), levels = letters[1:10])
+  # derived 0/1 variables (complements, a factor and its own comparison), and
+  # factors that never interact with the aliased ones (their product of
+  # levels, 10^4 x 6, would have been too many combinations to check)
+  aliased <- list(y ~ g:h + x1, y ~ x1 + g:h:x1, y ~ g:h + h:x1 + x1 + g:h:x2 + x2, y ~ g + I(x2 > 0.5):h,
+                  y ~ I(x1 > 5) + I(x1 <= 5), y ~ l + I(!l), y ~ h + I(h == "u"), y ~ g + I(g == "a"),
+                  y ~ I(x1 > 5) * I(x1 > 7), y ~ I(x1 > 5) + I(x1 > 7) + I(x1 > 5 & x1 <= 7),
+                  y ~ I(g == "a" | g == "b") + I(g == "c"), y ~ g:h + x1 + f1 + f2 + f3 + f4)
   full <- list(y ~ g * h + x1, y ~ g:h - 1 + x1, y ~ x1 + g:x1, y ~ g:x1, y ~ g + h + g:h, y ~ g:h + g + x1,
-               y ~ I(x1 > 5) + x1, y ~ x1 * x2, y ~ g + I(x2 > 0.5) * h)
+               y ~ I(x1 > 5) + x1, y ~ x1 * x2, y ~ g + I(x2 > 0.5) * h, y ~ I(x1 > 5) + I(x1 > 7),
+               y ~ x1 + I(x1 > 5) + I(x1 > 5):x1, y ~ I(x1 > 5):g + g, y ~ g * h + x1 + f1 + f2 + f3 + f4)
   for (f in aliased) {
     na_lm <- names(which(is.na(stats::coef(stats::lm(f, d)))))
     expect_gt(length(na_lm), 0)
     e <- expect_error(dp_lm(f, d, 1, 1e-6, bounds = lm_audit_bounds, B = 5, budget = b), class = "dpcov_error",
                       info = deparse(f))
     expect_identical(e$arg, "x")
-    for (v in na_lm) expect_match(conditionMessage(e), paste0("`", v, "`"), fixed = TRUE, info = deparse(f))
+    # exactly lm()'s NA columns, no others
+    named <- regmatches(conditionMessage(e), gregexpr("`[^`]+`", conditionMessage(e)))[[1]]
+    expect_setequal(setdiff(gsub("`", "", named), "x"), na_lm)
     expect_match(conditionMessage(e), "linear combinations of the others for any data", fixed = TRUE)
   }
   expect_equal(budget_spent(b)$charges, 0)
   for (f in full) {
     expect_false(anyNA(stats::coef(stats::lm(f, d))), info = deparse(f))
-    fit <- dp_lm(f, d, 1, 1e-6, bounds = lm_audit_bounds, B = 5, budget = b)
+    fit <- suppressWarnings(dp_lm(f, d, 1, 1e-6, bounds = lm_audit_bounds, B = 5, budget = b))
     expect_identical(names(stats::coef(fit)), names(stats::coef(stats::lm(f, d))), info = deparse(f))
   }
   # the private default (bounds chosen privately) and the clip path refuse it too
   expect_error(dp_lm(y ~ g:h + x1, d, 1, 1e-6, B = 5), class = "dpcov_error")
   expect_error(dp_lm(y ~ g:h + x1, d, 1, 1e-6, clip = 40, B = 5), class = "dpcov_error")
+  # relations only the data make are not the design's: fitted (x1 >= 0 here, so
+  # I(x1 > -1) is the intercept and I(x1^2 > 4) is I(x1 > 2), but not for all data)
+  for (f in list(y ~ I(x1 > -1) + x1, y ~ I(x1^2 > 4) + I(x1 > 2))) {
+    expect_true(anyNA(stats::coef(stats::lm(f, d))))
+    expect_s3_class(dp_lm(f, d, 1, 1e-6, bounds = lm_audit_bounds, B = 5), "dp_lm")
+  }
   # a level with no rows is the data's aliasing, not the design's: fitted (the noise identifies it)
   d2 <- d
   d2$g <- factor(as.character(d2$g), levels = c("a", "b", "c", "z"))
@@ -102,6 +119,15 @@ test_that("update() reruns a fit whose formula was a variable, and a refit of a 
   # under do.call() the release is a value: a placeholder, and update() refuses
   r4 <- do.call(dp_lm, list(fit$release, y ~ x1, B = 5))
   expect_error(update(r4, y ~ x1 + x2), class = "dpcov_error")
+  # a release computed inline is code that holds data literals and would run
+  # the mechanism again: a placeholder too
+  r5 <- suppressWarnings(dp_lm(analyze_gauss(cbind(`(Intercept)` = 1, x = c(0.123456, 0.654321, 0.5), y = c(1.5, 2.5, 3.5)),
+                            1, 1e-6, clip = 5, neighbor = "replace-one"), y ~ x, B = 0))
+  expect_identical(stats::getCall(r5)$x, as.symbol("<data>"))
+  expect_false(any(grepl("0.123456", deparse(stats::getCall(r5)), fixed = TRUE)))
+  expect_error(update(r5, y ~ 1), class = "dpcov_error")
+  fits <- list(a = fit)
+  expect_identical(stats::getCall(dp_lm(fits[["a"]]$release, y ~ x1, B = 0))$x, quote(fits[["a"]]$release))
 })
 
 test_that("non-syntactic names: a formula fit's release refits by the same formula and by `.`", {
@@ -113,6 +139,10 @@ test_that("non-syntactic names: a formula fit's release refits by the same formu
   b <- dp_lm(f3$release, `y y` ~ ., B = 0)
   expect_equal(stats::coef(a), stats::coef(f3))
   expect_equal(stats::coef(b), stats::coef(f3))
+  # removing that column by its name removes it; a name that is no column is refused
+  expect_identical(names(stats::coef(dp_lm(f3$release, `y y` ~ . - `my x`, B = 0))), "(Intercept)")
+  e <- expect_error(dp_lm(f3$release, `y y` ~ . - zz, B = 0), class = "dpcov_error")
+  expect_identical(e$arg, "formula")
   # a release of a plain matrix with a space in a name fits as the same release named plainly
   x <- cbind(`(Intercept)` = 1, `a b` = d$x1, y = d$y)
   r <- analyze_gauss(x, 1000, 1e-6, clip = 40, neighbor = "replace-one")
@@ -159,8 +189,13 @@ test_that("lm()'s generics: labels(), variable.names() and family() answer; thos
   expect_identical(labels(fit), labels(ref))
   expect_identical(stats::variable.names(fit), stats::variable.names(ref))
   expect_identical(stats::family(fit)$family, "gaussian")
+  expect_identical(stats::vcov(summary(fit)), stats::vcov(fit))
+  # as.formula() puts the caller's environment on what formula() gives (R's
+  # own rule for a formula in baseenv()); the fit's own stays baseenv()
+  expect_identical(deparse(stats::as.formula(fit)), deparse(stats::formula(fit)))
+  expect_identical(environment(fit$formula), baseenv())
   for (g in c("model.frame", "hatvalues", "cooks.distance", "influence", "rstandard", "rstudent", "extractAIC",
-              "dummy.coef", "alias", "effects", "simulate", "case.names")) {
+              "dummy.coef", "alias", "effects", "simulate", "case.names", "dfbeta", "dfbetas", "proj")) {
     e <- expect_error(getExportedValue("stats", g)(fit), class = "dpcov_error", info = g)
     expect_match(conditionMessage(e), "keeps no data", fixed = TRUE, info = g)
   }
@@ -253,4 +288,78 @@ test_that("the sampling-error note is never given where the release itself is no
   # the case arises (the control: without the guard these fits were told the data, not the noise, limit them)
   expect_true(any(share & !rel_ok))
   expect_false(any(noted & !rel_ok))
+})
+
+test_that("dp_regression() removes a release's public ridge by default: the data's least squares, as dp_lm()", {
+  set.seed(1)
+  n <- 1e5
+  X <- matrix(stats::rnorm(3 * n), n, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- drop(X %*% c(1, -1, 0.5)) + 2 + stats::rnorm(n, sd = 0.5)
+  A <- cbind(y = y, a = X[, 1], one = 1, b = X[, 2], c = X[, 3])
+  truth <- c(2, 1, -1, 0.5)
+  rels <- list(iwishart_posterior(A, epsilon = 0.5, delta = 1e-6, clip = 10),
+               wishart_noise(A, epsilon = 0.5, delta = 1e-6, clip = 10))
+  for (rel in rels) {
+    removed <- dp_regression(rel, "y", intercept = "one")
+    kept <- dp_regression(rel, "y", intercept = "one", ridge = "keep")
+    # the same estimate of A'A dp_lm() fits (its ridge rule off)
+    expect_equal(unname(removed), unname(stats::coef(dp_lm(rel, y ~ a + b + c, ones = "one", B = 0,
+                                                             regularize = "none"))), tolerance = 1e-8)
+    expect_lt(max(abs(removed - truth)), 0.25)
+    # kept: Sheffet's estimator, the release solved as it is, shrunk towards 0
+    M <- rel$estimate
+    ref <- solve(M[c("one", "a", "b", "c"), c("one", "a", "b", "c")], M[c("one", "a", "b", "c"), "y"])
+    expect_equal(unname(kept), unname(ref), tolerance = 1e-8)
+    expect_lt(sqrt(sum(kept^2)), 0.5 * sqrt(sum(truth^2)))
+  }
+  # a release without a ridge solves the same either way
+  ag <- analyze_gauss(A, 0.5, 1e-6, clip = 10)
+  expect_identical(dp_regression(ag, "y", intercept = "one"), dp_regression(ag, "y", intercept = "one", ridge = "keep"))
+  e <- expect_error(dp_regression(ag, "y", ridge = "no"), class = "dpcov_error")
+  expect_identical(e$arg, "ridge")
+})
+
+test_that("compression and QDA as their base-R counterparts: names with spaces, named references, unused scales, NA rows", {
+  set.seed(4)
+  n <- 20000
+  x <- matrix(stats::rnorm(2 * n), n, 2, dimnames = list(NULL, c("my x", "x2")))
+  A <- cbind(x, y = drop(x %*% c(1, -1)) + stats::rnorm(n))
+  rms <- sqrt(colMeans(A^2))
+  f <- suppressWarnings(compressed_lm(dp_compress(A, m = 4000), "y", scales = rms))
+  nd <- data.frame(`my x` = c(1, 0), x2 = c(2, 1), check.names = FALSE)
+  expect_equal(unname(predict(f, nd)), unname(drop(as.matrix(nd) %*% stats::coef(f))), tolerance = 1e-12)
+  expect_identical(colnames(stats::model.matrix(f, nd)), names(stats::coef(f)))
+  # a named reference is matched by name: reordered, the same release under the same seed
+  S <- matrix(c(1, 0.5, 0, 0.5, 1, 0, 0, 0, 1), 3)
+  z <- matrix(stats::rnorm(3 * n), n, 3) %*% chol(S)
+  colnames(z) <- c("a", "b", "c")
+  ref <- crossprod(sweep(z, 2, sqrt(colMeans(z^2)), "/")) / n
+  dimnames(ref) <- list(colnames(z), colnames(z))
+  set.seed(9)
+  r1 <- suppressWarnings(dp_compress(z, m = 2000, reference = ref))
+  set.seed(9)
+  r2 <- suppressWarnings(dp_compress(z, m = 2000, reference = ref[c(3, 1, 2), c(3, 1, 2)]))
+  expect_identical(r1$estimate, r2$estimate)
+  bad <- ref
+  dimnames(bad) <- list(c("a", "b", "zz"), c("a", "b", "zz"))
+  e <- expect_error(dp_compress(z, m = 2000, reference = bad), class = "dpcov_error")
+  expect_identical(e$arg, "reference")
+  # scales given for a release in the data's units would be dropped: refused
+  r0 <- suppressWarnings(dp_compress(A, m = 4000, normalize = FALSE))
+  e <- expect_error(compressed_lm(r0, "y", scales = rms), class = "dpcov_error")
+  expect_identical(e$arg, "scales")
+  # QDA: newdata required (classed), a row with NA predicts NA
+  q <- qda_plugin(iris[, 1:4], iris$Species)
+  e <- expect_error(predict(q), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  nd <- iris[c(1, 51, 101), 1:4]
+  nd[2, 3] <- NA
+  p <- predict(q, nd)
+  expect_true(is.na(p[2]))
+  expect_identical(as.character(p[-2]), as.character(predict(q, iris[c(1, 101), 1:4])))
+  post <- predict(q, nd, type = "posterior")
+  expect_true(all(is.na(post[2, ])))
+  expect_equal(post[c(1, 3), ], predict(q, iris[c(1, 101), 1:4], type = "posterior"), ignore_attr = TRUE)
+  e <- expect_error(predict(q, replace(nd, 1, Inf)), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
 })

@@ -34,7 +34,8 @@ test_that("every export answers hostile input with a classed error or a sane res
                 paste0("as.data.frame.", c("dp_pca", "dp_lm")),
                 # lm()'s methods that need the data: test-lm-audit.R
                 paste0(c("model.frame", "hatvalues", "cooks.distance", "influence", "rstandard", "rstudent", "extractAIC",
-                         "dummy.coef", "alias", "effects", "simulate", "case.names"), ".dp_lm"))
+                         "dummy.coef", "alias", "effects", "simulate", "case.names", "dfbeta", "dfbetas", "proj"),
+                       ".dp_lm"))
   missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
                      c(covered, refusers))
   if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)
