@@ -377,7 +377,13 @@ lm_box_from_data <- function(b, private, tt, mf, X, resp) {
 #' frame names the same variables without the backticks of a bare name.
 #' @noRd
 lm_variable_labels <- function(tt) {
-  vapply(as.list(attr(tt, "variables"))[-1L], function(e) deparse1(e, backtick = TRUE), "")
+  vars <- as.list(attr(tt, "variables"))[-1L]
+  # terms()' own labels (its factors' row names) where it has them: deparse1()
+  # spells an expression past 500 characters otherwise, and a lookup by the
+  # one of the other's labels failed (R's "subscript out of bounds")
+  fac <- attr(tt, "factors")
+  if (length(fac) && !is.null(rownames(fac)) && nrow(fac) == length(vars)) return(rownames(fac))
+  vapply(vars, function(e) deparse1(e, backtick = TRUE), "")
 }
 
 #' dp_lm()'s bounds named by the model frame's names: a bound named by a

@@ -90,7 +90,7 @@
 #'   truncation, on the scale of \eqn{X^T X / n} (normalised, or in the
 #'   data's units with `normalize = FALSE`); `NULL` uses the input's own
 #'   \eqn{X^T X / n}. With dimnames, matched to the data's columns by name
-#'   (other names are refused); without, by position.
+#'   (other names are refused); by position where either has no names.
 #' @param max_tries Maximum number of draws before giving up (default 100).
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].

@@ -68,6 +68,8 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   if (missing(response)) abort_missing("response")
   ridge <- check_choice(ridge, c("remove", "keep"), "ridge")
   M <- regression_matrix(release, remove_ridge = ridge == "remove")
+  removed <- ridge == "remove" && inherits(release, "dp_release") &&
+    isTRUE(release$scale %in% c("sum + ridge", "posterior sample"))
   d <- nrow(M)
   y <- release_column_index(response, M, "response")
   if (length(y) != 1L) abort("`response` must name exactly one column.", .arg = "response")
@@ -84,6 +86,19 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   }
   cols <- c(icpt, feat)
   if (!length(cols)) abort("no feature columns: give `features` or `intercept`.", .arg = "features")
+  # with the ridge removed, the noise can leave the features' block
+  # indefinite (the release itself is positive definite): then the
+  # coefficients are noise, and the fit says so (post-processing)
+  if (removed && !isFALSE(getOption("dpcov.noise_warning"))) {
+    ev <- eigen(symmetric_part(M[cols, cols, drop = FALSE]), symmetric = TRUE, only.values = TRUE)$values
+    if (!(min(ev) > 0)) {
+      warn(paste0("dp_regression(): with the release's public ridge removed (ridge = \"remove\"), its estimate of ",
+                  "the features' second moments is not positive definite: the noise swamps them, and the ",
+                  "coefficients are mostly noise; dp_lm() regularises by the noise (and gives intervals), ",
+                  "ridge = \"keep\" solves the release as it is, or give more budget."),
+           .class = "dpcov_noise_warning")
+    }
+  }
   # solved on standardised features (lm_standardize()), mapped back
   idx <- c(cols, y)
   q <- length(idx)
@@ -904,16 +919,37 @@ lm_call <- function(call, x_kind = "data") {
   release_call(call, data_args = c("x", "data"))
 }
 
+# `e` with each symbol that names no column of `cols` but names one once that
+# column's backticks are dropped rewritten to the column's name.
+lm_release_symbols <- function(e, cols) {
+  if (is.symbol(e)) {
+    nm <- as.character(e)
+    if (!nzchar(nm) || nm %in% c(cols, ".")) return(e)
+    hit <- cols[gsub("`", "", cols, fixed = TRUE) == nm]
+    return(if (length(hit) == 1L) as.name(hit) else e)
+  }
+  if (is.call(e)) {
+    for (i in seq_along(e)[-1L]) {
+      if (!identical(e[[i]], quote(expr = ))) e[[i]] <- lm_release_symbols(e[[i]], cols)
+    }
+  }
+  e
+}
+
 # The names a formula's right-hand side removes (`- z`, `- \`my x\``), as
 # plain strings; removed expressions other than names are left to terms().
 lm_removed_terms <- function(e) {
   if (!is.call(e)) return(character(0))
+  unparen <- function(x) {
+    while (is.call(x) && identical(x[[1L]], quote(`(`)) && length(x) == 2L) x <- x[[2L]]
+    x
+  }
   op <- e[[1L]]
   if (identical(op, quote(`(`))) return(lm_removed_terms(e[[2L]]))
   if (identical(op, quote(`+`)) && length(e) == 3L) return(c(lm_removed_terms(e[[2L]]), lm_removed_terms(e[[3L]])))
-  if (identical(op, quote(`-`)) && length(e) == 3L) {
-    r <- e[[3L]]
-    return(c(lm_removed_terms(e[[2L]]), if (is.symbol(r)) as.character(r)))
+  if (identical(op, quote(`-`))) {
+    r <- unparen(e[[length(e)]])
+    return(c(if (length(e) == 3L) lm_removed_terms(e[[2L]]), if (is.symbol(r)) as.character(r)))
   }
   character(0)
 }
@@ -1422,7 +1458,9 @@ lm_column_values <- function(u, col, exprs) {
   for (e in exprs) walk(e)
   if (other_use || !length(found)) return(NULL)
   k <- sort(unique(found))
-  c(k[1L] - 1, k, (k[-1L] + k[-length(k)]) / 2, k[length(k)] + 1)
+  # beyond the ends by at least 1 and by the constant's own size (k + 1 is k
+  # past 2^53); midpoints halved first (no overflow near the largest double)
+  c(k[1L] - max(1, abs(k[1L])), k, k[-1L] / 2 + k[-length(k)] / 2, k[length(k)] + max(1, abs(k[length(k)])))
 }
 
 #' dp_lm()'s bounds `b` (check_bounds(partial = TRUE), NA for some) for the
@@ -1616,6 +1654,14 @@ lm_release_formula <- function(formula, cols, ones, centred) {
   y <- match(resp, cols)
   if (is.na(y)) abort("`formula`: the response %s is not a column of the release.", resp, .arg = "formula")
   df0 <- as.data.frame(matrix(numeric(0), 0, length(cols), dimnames = list(NULL, cols)), optional = TRUE)
+  # a name that is a column once the column's own backticks are dropped (a
+  # formula fit's release names `my x` with them) is rewritten to the
+  # column's spelling, so terms() expands, removes and orders it as written
+  formula[[3L]] <- lm_release_symbols(formula[[3L]], cols)
+  gone <- setdiff(lm_removed_terms(formula[[3L]]), cols)
+  if (length(gone)) {
+    abort("`formula` removes %s, not column(s) of the release.", paste0("`", gone, "`", collapse = ", "), .arg = "formula")
+  }
   # (terms() warns "'varlist' has changed ... should no longer happen!" when
   # `.` expands to a name a `-` term then removes: R's own note, muffled)
   tt <- tryCatch(withCallingHandlers(stats::terms(formula, data = df0), warning = function(w) {
@@ -1638,18 +1684,6 @@ lm_release_formula <- function(formula, cols, ones, centred) {
     drop <- labels %in% c(ones, resp)
     labels <- labels[!drop]
     feat <- feat[!drop]
-  }
-  # a removed column (. - `my x`) as the release names it: terms() removes a
-  # label only where it is spelt as `.` expands it, and a formula fit's
-  # release names a non-syntactic column with its backticks
-  for (r in lm_removed_terms(formula[[3L]])) {
-    hit <- which(cols == r | gsub("`", "", cols, fixed = TRUE) == r)
-    if (!length(hit)) {
-      abort("`formula` removes `%s`, which is not a column of the release.", r, .arg = "formula")
-    }
-    keep <- is.na(feat) | !feat %in% hit
-    labels <- labels[keep]
-    feat <- feat[keep]
   }
   if (anyNA(feat)) {
     abort("`formula`: %s not column(s) of the release; a release holds only its columns (transformations and interactions must be released columns).",

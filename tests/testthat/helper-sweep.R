@@ -933,7 +933,7 @@ sweep_specs <- function() {
     update_spec(fit, "update.qda_plugin"),
     sweep_spec("predict", list(object = fit, newdata = x),
                list(object = R("object", fields = c("means", "priors", "scaling", "logdet", "levels")),
-                    newdata = DATA, type = CH("class", "score", "posterior")),
+                    newdata = R("data", na_ok = TRUE), type = CH("class", "score", "posterior")),
                label = "predict.qda_plugin"),
     sweep_spec("predict", list(object = fit, newdata = x),
                list(newdata = R("custom", values = list(sweep_h("too few columns", x[, 1:2]),

@@ -363,3 +363,65 @@ test_that("compression and QDA as their base-R counterparts: names with spaces, 
   e <- expect_error(predict(q, replace(nd, 1, Inf)), class = "dpcov_error")
   expect_identical(e$arg, "newdata")
 })
+
+test_that("the alias check: constants past 2^53, long expressions, and no false refusal", {
+  set.seed(8)
+  n <- 400
+  d <- data.frame(y = stats::rnorm(n), t = 1.6e18 + stats::runif(n) * 2e17, x = stats::runif(n, -4, 4))
+  b <- list(y = c(-4, 4), t = c(1.6e18, 1.8e18), x = c(-4, 4))
+  # regions beyond a constant of 1.7e18 exist (k + 1 is k there): fitted, as lm() does
+  expect_false(anyNA(stats::coef(stats::lm(y ~ I(t > 1.7e18), d))))
+  expect_s3_class(dp_lm(y ~ I(t > 1.7e18), d, 1, 1e-6, bounds = b, B = 5, neighbor = "replace-one"), "dp_lm")
+  e <- expect_error(dp_lm(y ~ I(t > 1.7e18) + I(t <= 1.7e18), d, 1, 1e-6, bounds = b, B = 5), class = "dpcov_error")
+  expect_match(conditionMessage(e), "`I(t <= 1.7e+18)TRUE`", fixed = TRUE)
+  # an expression past 500 characters (terms() and deparse() spell it differently): fitted, nothing unclassed
+  long <- paste(sprintf("(x > %g)", -30:29 / 8), collapse = " | ")
+  bud <- dp_budget(2, 1e-5, neighbor = "replace-one")
+  fit <- dp_lm(stats::as.formula(sprintf("y ~ x + I(%s)", long)), d, 1, 1e-6, bounds = b, B = 5,
+               neighbor = "replace-one", budget = bud)
+  expect_s3_class(fit, "dp_lm")
+  expect_equal(budget_spent(bud)$epsilon, 1)
+})
+
+test_that("a release refit removes and keeps terms as terms() does with the columns' plain names", {
+  set.seed(2)
+  n <- 3000
+  x <- cbind(a = stats::rnorm(n), b = stats::rnorm(n), `\`my x\`` = stats::rnorm(n))
+  x <- cbind(x, y = drop(x %*% c(1, -1, 0.5)) + stats::rnorm(n))
+  r <- analyze_gauss(cbind(`(Intercept)` = 1, x), 1000, 1e-6, clip = 20, neighbor = "replace-one")
+  plain <- c("(Intercept)", "a", "b", "my_x", "y")
+  fs <- list(y ~ . - (`my x`), y ~ -`my x` + ., y ~ . - b + b, y ~ (a - a) + a + b, y ~ . - `my x` - a, y ~ a + `my x`)
+  df0 <- as.data.frame(matrix(numeric(0), 0, 4, dimnames = list(NULL, c("a", "b", "my_x", "y"))))
+  for (f in fs) {
+    fp <- f
+    fp[[3L]] <- do.call(substitute, list(f[[3L]], list(`my x` = as.name("my_x"))))
+    expected <- attr(stats::terms(fp, data = df0), "term.labels")
+    got <- setdiff(names(stats::coef(dp_lm(r, f, B = 0))), "(Intercept)")
+    expect_setequal(sub("^`?`my x`?`$", "my_x", got), expected)
+  }
+  e <- expect_error(dp_lm(r, y ~ . - zz, B = 0), class = "dpcov_error")
+  expect_identical(e$arg, "formula")
+})
+
+test_that("dp_regression() says so where removing the ridge leaves an indefinite block", {
+  old <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(old))
+  warned <- 0
+  for (s in 1:20) {
+    set.seed(s)
+    A <- cbind(one = 1, a = stats::rnorm(50), b = stats::rnorm(50))
+    A <- cbind(A, y = A[, "a"] - A[, "b"] + stats::rnorm(50))
+    r <- suppressWarnings(jl_ridge(A, 0.5, 1e-6, clip = 5))
+    M <- r$estimate - diag(r$ridge, ncol(A))
+    indefinite <- min(eigen(M[1:3, 1:3], symmetric = TRUE, only.values = TRUE)$values) <= 0
+    w <- tryCatch({
+      dp_regression(r, "y", intercept = "one")
+      FALSE
+    }, dpcov_noise_warning = function(w) TRUE)
+    expect_identical(w, indefinite, info = s)
+    warned <- warned + w
+    # kept, the release is solved as it is: no such warning
+    expect_no_warning(dp_regression(r, "y", intercept = "one", ridge = "keep"))
+  }
+  expect_gt(warned, 0)
+})
