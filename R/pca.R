@@ -698,8 +698,7 @@ predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   p <- nrow(R)
   # a row with a missing value scores NA, as in predict.prcomp(); an infinite
   # value is refused (its scores would be NaN or infinite)
-  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata", unique_names = FALSE, finite = FALSE)
-  if (any(is.infinite(X))) abort_nonfinite(2L, "newdata")
+  X <- check_data_matrix(named_columns(newdata, rownames(R)), "newdata", unique_names = FALSE, na_ok = TRUE)
   # as predict.prcomp(): a fit with column names reads newdata by name only
   if (!is.null(rownames(R)) && is.null(colnames(X))) {
     abort("`newdata` has no column names; the release's columns are %s: name them (its columns are matched by name).",

@@ -303,8 +303,7 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   # a row with a missing value predicts NA (class, scores, posterior), as
   # predict.lda() does; an infinite value is refused
   newdata <- check_data_matrix(named_columns(newdata, colnames(object$means)), arg = "newdata", unique_names = FALSE,
-                               finite = FALSE)
-  if (any(is.infinite(newdata))) abort_nonfinite(2L, "newdata")
+                               na_ok = TRUE)
   check_no_overflow(newdata[stats::complete.cases(newdata), , drop = FALSE], "newdata")
   newdata <- qda_newdata_columns(newdata, colnames(object$means), ncol(object$means))
   storage.mode(newdata) <- "double"

@@ -68,8 +68,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   if (missing(response)) abort_missing("response")
   ridge <- check_choice(ridge, c("remove", "keep"), "ridge")
   M <- regression_matrix(release, remove_ridge = ridge == "remove")
-  removed <- ridge == "remove" && inherits(release, "dp_release") &&
-    isTRUE(release$scale %in% c("sum + ridge", "posterior sample"))
+  removed <- attr(M, "ridge_removed")
   d <- nrow(M)
   y <- release_column_index(response, M, "response")
   if (length(y) != 1L) abort("`response` must name exactly one column.", .arg = "response")
@@ -145,7 +144,11 @@ refuse_compressed_rows <- function(x, arg, instead = "fit with compressed_lm()")
   }
 }
 
+# The matrix dp_regression() solves, its attribute `ridge_removed` TRUE where
+# a release's public ridge was taken out (always set here, whatever the input
+# carried).
 regression_matrix <- function(release, remove_ridge = FALSE) {
+  removed <- FALSE
   M <- if (inherits(release, "dp_release")) {
     refuse_compressed_rows(release, "release")
     rel <- check_release(release, "release", square = TRUE)
@@ -158,10 +161,8 @@ regression_matrix <- function(release, remove_ridge = FALSE) {
     # the estimate of A'A: the public ridge subtracted, an inverse-Wishart
     # draw rescaled (a sum or an average solves the same as released)
     if (remove_ridge && rel$scale %in% c("sum + ridge", "posterior sample")) {
-      dimnames_of <- dimnames(rel$estimate)
-      S <- release_sum(rel)
-      dimnames(S) <- dimnames_of
-      S
+      removed <- TRUE
+      release_sum(rel)
     } else {
       rel$estimate
     }
@@ -178,6 +179,7 @@ regression_matrix <- function(release, remove_ridge = FALSE) {
   if (max(abs(M - t(M))) > 1e-8 * max(1, max(abs(M)))) abort("`release` must be a symmetric matrix.", .arg = "release")
   storage.mode(M) <- "double"
   if (nrow(M) < 2L) abort("the released matrix must have at least 2 columns (a feature and a label).", .arg = "release")
+  attr(M, "ridge_removed") <- removed
   M
 }
 
@@ -925,7 +927,7 @@ lm_release_symbols <- function(e, cols) {
   if (is.symbol(e)) {
     nm <- as.character(e)
     if (!nzchar(nm) || nm %in% c(cols, ".")) return(e)
-    hit <- cols[gsub("`", "", cols, fixed = TRUE) == nm]
+    hit <- cols[unbacktick(cols) == nm]
     return(if (length(hit) == 1L) as.name(hit) else e)
   }
   if (is.call(e)) {
@@ -1071,6 +1073,13 @@ lm_expand_dot <- function(formula, data) {
   out
 }
 
+# The environment a formula's variables are evaluated in (the model frame, and
+# the alias check's grid): base, with ifelse() replaced. base::ifelse()
+# evaluates a branch only when some row takes it: a branch that cannot be
+# evaluated (exp(), log of a factor) would fail only when some row passes the
+# test. Here both branches are evaluated always.
+lm_eval_env <- function() list2env(list(ifelse = strict_ifelse), parent = baseenv())
+
 # base::ifelse() with both branches forced first, so that whether they can be
 # evaluated does not depend on which rows pass the test.
 strict_ifelse <- function(test, yes, no) {
@@ -1203,12 +1212,8 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
             .class = "dpcov_data_error")
     }
   }
-  # ifelse() evaluates a branch only when some row takes it: a branch that
-  # cannot be evaluated (exp(), log of a factor) would fail only when some
-  # row passes the test. Here both branches are evaluated always
-  env <- list2env(list(ifelse = strict_ifelse), parent = baseenv())
   f <- formula
-  attr(f, ".Environment") <- env
+  attr(f, ".Environment") <- lm_eval_env()
   data <- lm_integers_as_double(data, vars)
   # the transformations' warnings ("NaNs produced") depend on the values: muffled
   # an error's message is withheld: evaluated on the data, it may quote values;
@@ -1299,14 +1304,15 @@ lm_structural_aliases <- function(tt, mf, X, data, max_rows = 2e4) {
   asg <- attr(X, "assign")
   if (!length(fac) || ncol(X) < 2L) return(character(0))
   labels <- rownames(fac)
-  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  var_labels <- lm_variable_labels(tt)
+  frame_name <- stats::setNames(names(mf), var_labels)
   if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
   coded <- vapply(labels, function(v) {
     col <- mf[[frame_name[[v]]]]
     is.factor(col) || is.logical(col)
   }, logical(1))
   cl <- labels[coded]
-  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
+  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], var_labels)
   tables <- list()
   if (length(cl)) {
     # groups: coded variables that read a common data column or share a term
@@ -1393,7 +1399,7 @@ lm_coded_table <- function(vars, exprs, cols, mf, frame_name, data, max_rows) {
   if (!length(cols) || any(vapply(vals, is.null, logical(1))) || prod(lengths(vals)) > max_rows) return(independent())
   grid <- expand.grid(stats::setNames(vals, cols), KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
   for (u in cols) if (is.factor(data[[u]])) grid[[u]] <- factor(grid[[u]], levels = levels(data[[u]]))
-  env <- list2env(list(ifelse = strict_ifelse), parent = baseenv())
+  env <- lm_eval_env()
   out <- lapply(vars, function(v) {
     val <- tryCatch(suppressWarnings(eval(exprs[[v]], grid, env)), error = function(e) NULL)
     if (is.null(val) || length(val) != nrow(grid) || !is.null(dim(val))) return(NULL)
@@ -1678,8 +1684,8 @@ lm_release_formula <- function(formula, cols, ones, centred) {
   raw <- attr(tt, "term.labels")
   feat <- match(raw, keys)
   feat[is.na(feat)] <- match(raw[is.na(feat)], cols)
-  feat[is.na(feat)] <- match(gsub("`", "", raw[is.na(feat)], fixed = TRUE), cols)
-  labels <- ifelse(is.na(feat), gsub("`", "", raw, fixed = TRUE), cols[feat])
+  feat[is.na(feat)] <- match(unbacktick(raw[is.na(feat)]), cols)
+  labels <- ifelse(is.na(feat), unbacktick(raw), cols[feat])
   if ("." %in% all.vars(formula[[3L]])) {
     drop <- labels %in% c(ones, resp)
     labels <- labels[!drop]
@@ -2976,9 +2982,8 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   # a non-syntactic variable's column is named with backticks by
   # model.matrix() (`my x`), as lm() names its coefficient; compressed_lm()
   # names its coefficients by the release's columns (my x): the same column
-  unquote <- function(v) gsub("`", "", v, fixed = TRUE)
   if (!identical(colnames(X), names(object$coefficients)) &&
-      identical(unquote(colnames(X)), unquote(names(object$coefficients)))) {
+      identical(unbacktick(colnames(X)), unbacktick(names(object$coefficients)))) {
     colnames(X) <- names(object$coefficients)
   }
   if (!identical(colnames(X), names(object$coefficients))) {

@@ -2401,6 +2401,9 @@ lm_diagnostics <- function(fit, rel, columns) {
     if (cl$grade > 0L) say(cl$message, cl$grade) else out$notes <- cl$message
     lv <- max(lv, cl$grade)
   }
+  # the release's own diagnostics: for the slopes' grade and the checks on
+  # the regression's columns below
+  rd <- if (inherits(rel, "dp_release")) release_diagnostics(rel)
   v <- diag(fit$vcov)
   b <- fit$coefficients
   # the slopes: the intercept is the fit at all features 0, often far outside
@@ -2438,8 +2441,7 @@ lm_diagnostics <- function(fit, rel, columns) {
         # response, which noise can inflate (then the "sampling error" is the
         # noise's too: default fits at penguins epsilon 0.25, 3 times lm()'s
         # slopes off, would have been told so)
-        quiet <- lv == 0L && inherits(rel, "dp_release") &&
-          identical(tryCatch(release_diagnostics(rel)$level, error = function(e) NULL), "ok")
+        quiet <- lv == 0L && identical(rd$level, "ok")
         if (g > 0L && quiet && sum(v) - sum(vs) <= sum(vs)) {
           out$notes <- c(out$notes, sprintf(paste0(
             "the %s standard errors are %s their size, but the privacy noise adds %s%% of their variance, ",
@@ -2518,8 +2520,7 @@ lm_diagnostics <- function(fit, rel, columns) {
       lv <- max(lv, 1L)
     }
   }
-  if (inherits(rel, "dp_release")) {
-    rd <- release_diagnostics(rel)
+  if (!is.null(rd)) {
     out$release_level <- rd$level
     used <- function(v) if (length(v)) v[intersect(names(v), columns)] else v
     gv <- vapply(used(rd$variance_noise), grade, 0L, t = th$ratio)

@@ -14,7 +14,7 @@ abort <- function(fmt, ..., .arg = NULL, .class = NULL) {
   # the explicit ones name a field)
   if (is.null(.arg)) {
     quoted <- regmatches(msg, regexpr("`[A-Za-z._][A-Za-z0-9._]*(\\$[A-Za-z0-9._]+)*`", msg))
-    if (length(quoted)) .arg <- gsub("`", "", quoted, fixed = TRUE)
+    if (length(quoted)) .arg <- unbacktick(quoted)
   }
   stop(structure(class = c(.class, "dpcov_error", "error", "condition"),
                  list(message = msg, call = NULL, arg = .arg)))
@@ -37,6 +37,9 @@ is_number <- function(x) {
 
 # A missing argument (no default) is reported as a classed error naming it,
 # not as R's "argument ... is missing, with no default".
+# A name with its backticks dropped (`my x` -> my x).
+unbacktick <- function(v) gsub("`", "", v, fixed = TRUE)
+
 abort_missing <- function(arg) abort("`%s` is missing, with no default.", arg, .arg = arg)
 
 # Ranges outside which the arithmetic of a release is no longer trustworthy
@@ -49,9 +52,12 @@ dp_limits <- list(epsilon = c(1e-6, 1e3), clip = c(1e-50, 1e50), cells = 2^31 - 
 #' columns are all numeric or logical. `finite = FALSE` skips the scans for
 #' NA/NaN and infinite values (a full read of x each): only for callers whose
 #' C++ kernel detects them in its own pass and that call abort_nonfinite()
-#' with its report before using anything computed.
+#' with its report before using anything computed. `na_ok = TRUE` lets
+#' missing values through and still refuses infinite ones (newdata whose
+#' rows with an NA predict NA).
 #' @noRd
-check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE, unique_names = TRUE) {
+check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite = TRUE, unique_names = TRUE,
+                              na_ok = FALSE) {
   if (missing(x)) abort_missing(arg)
   if (is.data.frame(x)) {
     check_frame_dims(x, arg)
@@ -71,11 +77,14 @@ check_data_matrix <- function(x, arg = "x", min_rows = 1L, min_cols = 1L, finite
   if (!(is.numeric(x) || is.logical(x))) abort("`%s` must be numeric, not %s.", arg, typeof(x), .arg = arg)
   if (nrow(x) < min_rows) abort("`%s` needs at least %d row(s), has %d.", arg, as.integer(min_rows), nrow(x), .arg = arg)
   if (ncol(x) < min_cols) abort("`%s` needs at least %d column(s), has %d.", arg, as.integer(min_cols), ncol(x), .arg = arg)
-  if (finite && anyNA(x)) abort_nonfinite(1L, arg)
+  # `na_ok`: missing values pass (newdata whose NA rows predict NA), infinite ones do not
+  if (finite && !na_ok && anyNA(x)) abort_nonfinite(1L, arg)
   if (!is.double(x)) storage.mode(x) <- "double"
   # with NA ruled out, min() and max() find +-Inf without n x p temporaries
   # (is.infinite(x) allocates one, and so does range(), through c())
-  if (finite && length(x) && !(is.finite(min(x)) && is.finite(max(x)))) abort_nonfinite(2L, arg)
+  if (finite && length(x) && (if (na_ok) any(is.infinite(x)) else !(is.finite(min(x)) && is.finite(max(x))))) {
+    abort_nonfinite(2L, arg)
+  }
   nm <- colnames(x)
   if (!is.null(nm) && any(!nzchar(nm) & !is.na(nm))) colnames(x) <- fill_empty_colnames(nm)
   # releases name their columns, and methods pick them by name: a repeated
