@@ -528,8 +528,11 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
   }
   # the column names name the bounds (box_frame()): a schema refusal, before the charge
   check_data_colnames(x)
+  # the uncentred map keeps the zero record at the origin when every range holds 0
+  zero_inside <- all(box$lower <= 0 & box$upper >= 0)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
-                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration), neighbor = neighbor)
+                          sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
+                          neighbor = notion_no_count(neighbor, zero_row = if (zero_inside) 0 else NA))
   with_refund(budget, charge, {
     X <- check_data_matrix(x, min_rows = 0L)
     if (neighbor != "add-remove" && nrow(X) < 1) abort_public_rows()
@@ -650,7 +653,7 @@ charge_refused_values <- function(fun, args, x, box) {
 # The mechanism's other arguments, as given (each evaluated once); `post =
 # "shift"` would add a box-scale ridge that is no ridge in the data's units.
 box_call_args <- function(fun, env, given) {
-  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf")
+  skip <- c("x", "clip", "lower", "upper", "bounds", "sigma_clip_inf", "...")
   args <- list()
   for (a in setdiff(names(formals(fun)), skip)) if (given(a)) args[a] <- list(get(a, env))
   if (identical(args$post, "shift")) {

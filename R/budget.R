@@ -89,9 +89,13 @@
 #'   `neighbor` (default `"add-remove"`, as for the mechanisms). Every charge
 #'   records the notion its own guarantee holds under (the ledger's `neighbor`
 #'   column; `"any"` for mechanisms private under all three, such as
-#'   [dp_clip_bound()] and Sheffet's Algorithms 1, 2, 3 and 5) and is restated
+#'   [dp_clip_bound()] and Sheffet's Algorithms 1, 2, 3 and 5;
+#'   `"add-remove, zero-out"` for an add/remove [analyze_gauss()], which sees
+#'   the rows only through \eqn{\sum x x^T} and counts nothing, so a zeroed
+#'   row is a removed one) and is restated
 #'   under the budget's notion before the totals are formed: unchanged for the
-#'   same notion, `"any"`, or replace-one on a zero-out budget; by group
+#'   same notion, `"any"`, either of `"add-remove, zero-out"`, or replace-one
+#'   on a zero-out budget; by group
 #'   privacy over two steps, \eqn{(2\epsilon, (1 + e^\epsilon)\delta)} and
 #'   \eqn{4\rho}, for an add/remove or zero-out charge on a replace-one
 #'   budget and an add/remove charge on a zero-out budget. A replace-one or
@@ -499,7 +503,9 @@ print.dp_budget <- function(x, ...) {
   if (!is.null(account_copy_problem(acc))) cat_wrapped("Note:", copy_words)
   if (nrow(acc$ledger)) {
     led <- acc$ledger
-    if (any(!led$neighbor %in% c(acc$neighbor, "any"))) {
+    # a charge is restated where convert_guarantee() changes it (group privacy)
+    restated <- vapply(led$neighbor, function(n) !identical(convert_guarantee(1, 0, 1, n, acc$neighbor)$epsilon, 1), TRUE)
+    if (any(restated)) {
       cat("Charges under another notion are restated under the budget's (see ?dp_budget) before they are added.\n")
     }
     show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"), neighbor = led$neighbor,

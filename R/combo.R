@@ -62,8 +62,10 @@
 #' writeLines(c("22.1", "27.5", "19.9"), file.path(dir, "BMI.csv"))
 #' combo_read(dir)
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
-combo_read <- function(dir, layout = "auto") {
+combo_read <- function(dir, layout = "auto", ...) {
+  refuse_unknown_args("combo_read", ...)
   if (missing(dir)) abort_missing("dir")
   layout <- check_choice(layout, c("auto", "count_table", "genera_csv"), "layout")
   if (!is_string(dir) || !nzchar(dir)) abort("`dir` must be a single directory path.")
@@ -237,10 +239,12 @@ check_combo_data <- function(x, arg = "x") {
 #'                   class = "combo_data")
 #' combo_preprocess(data, min_samples = 1)$x
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
 combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
                              zero = "pseudocount", pseudocount = 0.5,
-                             denominator = "all", transform = "log") {
+                             denominator = "all", transform = "log", ...) {
+  refuse_unknown_args("combo_preprocess", ...)
   if (missing(data)) abort_missing("data")
   check_combo_data(data, "data")
   min_samples <- check_count(min_samples, "min_samples", min = 0)
@@ -301,8 +305,10 @@ print.combo_features <- function(x, ...) {
 #' x <- cbind(a = c(1, 2, 3, 7, 8, 9), b = c(1, 5, 2, 4, 3, 6), c = c(3, 1, 2, 2, 3, 1))
 #' combo_select(x, factor(rep(c("lean", "obese"), each = 3)), p = 2)
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
-combo_select <- function(x, group, p, var_equal = FALSE) {
+combo_select <- function(x, group, p, var_equal = FALSE, ...) {
+  refuse_unknown_args("combo_select", ...)
   x <- check_data_matrix(x, min_rows = 4L, unique_names = FALSE)  # (it selects by position)
   group <- check_group(group, nrow(x), min_per_group = 2L)
   if (nlevels(group) != 2L) abort("`group` must have exactly two levels for a two-sample t-test.")
@@ -338,8 +344,10 @@ combo_select <- function(x, group, p, var_equal = FALSE) {
 #' @examples
 #' combo_data_dir(tempdir())
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
-combo_data_dir <- function(start = getwd()) {
+combo_data_dir <- function(start = getwd(), ...) {
+  refuse_unknown_args("combo_data_dir", ...)
   if (!is_string(start)) abort("`start` must be a single directory path.")
   env <- Sys.getenv("DPCOV_COMBO_DIR", "")
   if (nzchar(env) && dir.exists(env)) return(normalizePath(env))

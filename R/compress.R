@@ -110,10 +110,12 @@
 #' r
 #' dim(as.matrix(r))
 #' round(compressed_cov(r), 2)
+#' @template param-dots-none
 #' @export
 dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
                         affine_sd = 0, method = "gram", reference = NULL,
-                        max_tries = 100L, budget = NULL) {
+                        max_tries = 100L, budget = NULL, ...) {
+  refuse_unknown_args("dp_compress", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(budget)) {
@@ -595,9 +597,10 @@ compressed_svd <- function(C, k) {
 #' \eqn{\|B\|_F \le \delta_D/2} and \eqn{\lambda_D > 0}. With
 #' \eqn{A = X^T X/n} and \eqn{A + B = C^T C/m} this is the PCA utility of
 #' compression (Theorem 3.5).
-#' @param a Symmetric p x p matrix A (e.g. the true \eqn{X^T X/n}).
-#' @param b Symmetric p x p matrix A + B, or a `dp_compress` release (then
-#'   [compressed_cov()] is used). When `a` and `b` both have names (row or
+#' @param a Symmetric p x p matrix A (e.g. the true \eqn{X^T X/n}); a
+#'   [dp_release] (its estimate) or a [pooled_cov()] is read as its matrix.
+#' @param b Symmetric p x p matrix A + B, a [dp_release] (its estimate), or
+#'   a `dp_compress` release (then [compressed_cov()] is used). When `a` and `b` both have names (row or
 #'   column names), they are matched by name: `b` is put in `a`'s order, and
 #'   names that differ are an error. Unnamed matrices are matched by
 #'   position.
@@ -609,15 +612,14 @@ compressed_svd <- function(C, k) {
 #' a <- diag(c(4, 2, 1))
 #' subspace_distance(a, a + 0.05 * matrix(c(0, 1, 0, 1, 0, 0, 0, 0, 0), 3), dim = 1)
 #' @template ref-zhou
+#' @template param-dots-none
 #' @export
-subspace_distance <- function(a, b, dim) {
+subspace_distance <- function(a, b, dim, ...) {
+  refuse_unknown_args("subspace_distance", ...)
   if (missing(a)) abort_missing("a")
   if (missing(b)) abort_missing("b")
-  if (inherits(b, "dp_compress")) b <- compressed_cov(b)
-  if (inherits(a, c("compressed_cov", "pooled_cov"))) a <- as.matrix(a)
-  if (inherits(b, c("compressed_cov", "pooled_cov"))) b <- as.matrix(b)
-  a <- check_symmetric_matrix(a, "a")
-  b <- check_symmetric_matrix(b, "b")
+  a <- check_symmetric_matrix(square_estimate(a, "a"), "a")
+  b <- check_symmetric_matrix(square_estimate(b, "b"), "b")
   p <- ncol(a)
   if (ncol(b) != p) abort("`a` and `b` must have the same dimension; got %d and %d.", p, ncol(b))
   # named variables are matched by name (B = b - a is taken entrywise)
@@ -857,8 +859,10 @@ column_index <- function(C, cols, arg) {
 #' compression_alpha(x1, x2, m = c(200, 400, 800))
 #' compression_condition(n = 2000, p = 3, m = 400, delta_max = 1e-3)
 #' @template ref-zhou
+#' @template param-dots-none
 #' @export
-compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
+compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL, ...) {
+  refuse_unknown_args("compression_alpha", ...)
   if (missing(x1)) abort_missing("x1")
   if (missing(x2)) abort_missing("x2")
   check_flag(normalize, "normalize")
@@ -900,7 +904,8 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL) {
 
 #' @rdname compression_alpha
 #' @export
-compression_condition <- function(n, p, m, delta_max) {
+compression_condition <- function(n, p, m, delta_max, ...) {
+  refuse_unknown_args("compression_condition", ...)
   m_min <- compression_m_min(n, p)
   compression_threshold(n, p, m, delta_max)  # validates m and delta_max
   data.frame(m = m, m_min = m_min, m_condition = m >= m_min,
@@ -952,9 +957,11 @@ normalized_cov <- function(x, normalize, arg = "x") {
 #' summary(s)
 #' plot(s)
 #' @template ref-zhou
+#' @template param-dots-none
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
-                                  method = "gram") {
+                                  method = "gram", ...) {
+  refuse_unknown_args("compression_pca_study", ...)
   if (missing(x)) abort_missing("x")
   if (missing(m)) abort_missing("m")
   method <- check_choice(method, c("gram", "explicit"), "method")
@@ -1028,4 +1035,16 @@ plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) 
     graphics::legend(legend_pos, labels, pch = c(19, 2, 4), lty = 1:3, bty = "n", cex = 0.8)
   }
   invisible(a)
+}
+
+#' The matrix a comparison reads from what the package returns: a release's
+#' estimate (compressed rows become their covariance), a pooled or
+#' compressed covariance as its matrix; anything else as given (checked by
+#' the caller).
+#' @noRd
+square_estimate <- function(v, arg) {
+  if (inherits(v, "dp_compress")) v <- compressed_cov(v)
+  if (inherits(v, "dp_release")) return(check_release(v, arg)$estimate)
+  if (inherits(v, c("compressed_cov", "pooled_cov"))) return(as.matrix(v))
+  v
 }

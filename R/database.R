@@ -135,9 +135,11 @@
 #' all.equal(s, second_moment(DBI::dbReadTable(con, "survey"), clip = 3))
 #' dp_cov(s, epsilon = 1, delta = 1e-6)
 #' DBI::dbDisconnect(con)
+#' @template param-dots-none
 #' @export
 second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, query = NULL,
-                             na = "error", max_terms = 1600, double_type = "DOUBLE PRECISION") {
+                             na = "error", max_terms = 1600, double_type = "DOUBLE PRECISION", ...) {
+  refuse_unknown_args("second_moment_db", ...)
   db_check_conn(conn)
   clip <- check_clip(clip)
   na <- check_choice(na, c("error", "zero"), "na")
@@ -290,9 +292,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' utils::write.csv(x, f, row.names = FALSE)
 #' dp_cov(csv_reader(f, c("a", "c")), epsilon = 1, delta = 1e-6, clip = 3, clip_mean = 3)
 #' DBI::dbDisconnect(con)
+#' @template param-dots-none
 #' @export
 db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_rows = 1e5, na = "error",
-                      double_type = "DOUBLE PRECISION") {
+                      double_type = "DOUBLE PRECISION", ...) {
+  refuse_unknown_args("db_reader", ...)
   db_check_conn(conn)
   chunk_rows <- check_count(chunk_rows, "chunk_rows", max = 1e8)
   na <- check_choice(na, c("error", "zero"), "na")
@@ -369,7 +373,8 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
 #' @rdname db_reader
 #' @export
 csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header = TRUE, na = "error",
-                       na_strings = c("NA", "")) {
+                       na_strings = c("NA", ""), ...) {
+  refuse_unknown_args("csv_reader", ...)
   if (missing(file)) abort_missing("file")
   if (!is_string(file)) abort("`file` must be one path, a string.", .arg = "file")
   if (!file.exists(file) || dir.exists(file)) abort("`file` \"%s\" does not exist or is not a file.", file, .arg = "file")
@@ -575,7 +580,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
       # scan()'s message quotes the offending field and the line count
       # locates it: both are data, so neither is passed on
       abort(paste0("`file` could not be read as numbers: a field of a selected column is not a number, ",
-                   "a row has the wrong number of fields, or a quoted field runs past the end of its line ",
+                   "a row has the wrong number of fields (an empty line, one at the end included, is a row ",
+                   "with none), or a quoted field runs past the end of its line ",
                    "(where, and what it holds, are not reported: they are data)."), .arg = "file")
     }
     blk <- tryCatch(line_block(st, chunk_rows), error = unreadable)  # (a NUL byte: not text)

@@ -384,8 +384,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    calibration = "analytic", bound_share = NULL, bound_quantile = 0.5,
                    bound_factor = 2, bound_range = c(1e-3, 1e6), budget = NULL,
                    lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE, box_weights = "equal", ...) {
-  if (missing(x)) abort_missing("x")
   refuse_unknown_args("dp_cov", ...)
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds, partial = TRUE)
@@ -1170,8 +1170,8 @@ cov_to_cor <- function(cov) {
 #' dp_as_cov(a, center = r)$estimate
 #' @export
 dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
-  if (missing(release)) abort_missing("release")
   refuse_unknown_args("dp_as_cov", ...)
+  if (missing(release)) abort_missing("release")
   refuse_compressed_rows(release, "release", "use compressed_cov() for their covariance")
   check_release(release, "release", square = TRUE)
   to <- check_choice(to, c("covariance", "correlation"), "to")

@@ -19,7 +19,9 @@ neighbor_words <- function(neighbor) {
          "add-remove" = "add/remove-one-row neighbours",
          "zero-out" = "zero-out neighbours (one row replaced by the all-zero row)",
          # a charge whose guarantee holds under all three (a private quantile's)
-         "any" = "every neighbour notion")
+         "any" = "every neighbour notion",
+         # a charge that holds under both at the same cost (notion_no_count)
+         "add-remove, zero-out" = "add/remove-one-row and zero-out neighbours")
 }
 
 # The neighbour notions of Sheffet's mechanisms (by function), in one place:
@@ -139,8 +141,10 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
 #' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5)
 #' gaussian_sigma(1, epsilon = 0.5, delta = 1e-5, calibration = "classic")
 #' gaussian_sigma(1, epsilon = 4, delta = 1e-5)
+#' @template param-dots-none
 #' @export
-gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic") {
+gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic", ...) {
+  refuse_unknown_args("gaussian_sigma", ...)
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
   epsilon <- check_epsilon(epsilon)
@@ -349,8 +353,10 @@ composition_words <- function(gauss) {
 #' @examples
 #' laplace_scale(2, epsilon = 0.5)
 #' @template ref-dwork-roth
+#' @template param-dots-none
 #' @export
-laplace_scale <- function(sensitivity, epsilon) {
+laplace_scale <- function(sensitivity, epsilon, ...) {
+  refuse_unknown_args("laplace_scale", ...)
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
   epsilon <- check_epsilon(epsilon)
   b <- sensitivity / epsilon
@@ -403,8 +409,10 @@ laplace_scale <- function(sensitivity, epsilon) {
 #' second_moment_sensitivity(1, "add-remove", n = 200)  # sqrt(2)/200
 #' second_moment_sensitivity(1, "add-remove")           # 1 (the sum)
 #' @template ref-dwork-roth
+#' @template param-dots-none
 #' @export
-second_moment_sensitivity <- function(clip, neighbor = "add-remove", n = NULL) {
+second_moment_sensitivity <- function(clip, neighbor = "add-remove", n = NULL, ...) {
+  refuse_unknown_args("second_moment_sensitivity", ...)
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   clip <- check_clip(clip)
   if (!is.finite(clip)) abort("the sensitivity is unbounded when `clip` = Inf.", .arg = "clip")
@@ -696,8 +704,10 @@ sheffet_iwishart_kstar <- function(s, clip, epsilon, delta) {
 #' analyze_gauss_shift(22, sigma = 1) # 8.76, a little below 2 * sqrt(22) = 9.38
 #' analyze_gauss_shift(500, sigma = 2) # fast at any p
 #' @template ref-sheffet
+#' @template param-dots-none
 #' @export
-analyze_gauss_shift <- function(p, sigma, reps = NULL) {
+analyze_gauss_shift <- function(p, sigma, reps = NULL, ...) {
+  refuse_unknown_args("analyze_gauss_shift", ...)
   p <- check_count(p, "p", max = .shift_pmax)
   sigma <- check_number(sigma, "sigma", lower = 0, upper = .Machine$double.xmax)
   # (the shift is about 2 sqrt(p) sigma: a sigma near the largest double overflows)
@@ -817,8 +827,10 @@ zlw_constants <- function() c(C1 = 4 * exp(1) / sqrt(6 * pi), C2 = sqrt(8) * exp
 #' @examples
 #' compression_m_min(n = 10000, p = 10)
 #' compression_threshold(n = 10000, p = 10, m = c(500, 1000), delta_max = 0.01)
+#' @template param-dots-none
 #' @export
-compression_threshold <- function(n, p, m, delta_max) {
+compression_threshold <- function(n, p, m, delta_max, ...) {
+  refuse_unknown_args("compression_threshold", ...)
   n <- check_count(n, "n")
   p <- check_count(p, "p")
   m <- check_counts(m, "m", min = 1)
@@ -830,7 +842,8 @@ compression_threshold <- function(n, p, m, delta_max) {
 
 #' @rdname compression_threshold
 #' @export
-compression_m_min <- function(n, p) {
+compression_m_min <- function(n, p, ...) {
+  refuse_unknown_args("compression_m_min", ...)
   n <- check_count(n, "n")
   p <- check_count(p, "p")
   k <- zlw_constants()
@@ -1127,6 +1140,8 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
 #' the zero row included, so also for add/remove). The rules:
 #'
 #' * same notion, or `"any"`: unchanged.
+#' * `"add-remove, zero-out"` (notion_no_count()) to either of the two:
+#'   unchanged.
 #' * replace-one to zero-out: unchanged (replacing a record by the all-zero
 #'   record is one replacement).
 #' * zero-out or add/remove to replace-one, and add/remove to zero-out: the
@@ -1140,7 +1155,8 @@ dp_cov_guarantee_text <- function(eps_mean, delta_mean, eps_second, delta_second
 #'   the budget refuses the charge.
 #' @noRd
 convert_guarantee <- function(epsilon, delta, rho, from, to) {
-  if (from == "any" || from == to || (from == "replace-one" && to == "zero-out")) {
+  if (from == "any" || from == to || (from == "replace-one" && to == "zero-out") ||
+      (from == "add-remove, zero-out" && to != "replace-one")) {
     return(list(epsilon = epsilon, delta = delta, rho = rho))
   }
   if (to == "add-remove") return(NULL)
@@ -1149,7 +1165,21 @@ convert_guarantee <- function(epsilon, delta, rho, from, to) {
 }
 
 # The notions a charge may be recorded under.
-charge_neighbors <- c(dp_neighbors, "any")
+charge_neighbors <- c(dp_neighbors, "any", "add-remove, zero-out")
+
+#' The notion an add/remove charge records when it holds under zero-out too,
+#' at the same cost: a statistic that sees the rows only through a sum of
+#' terms that vanish at the zero record (x x', with nothing counted and n
+#' never used) cannot tell a zeroed row from a removed one, so zero-out
+#' neighbours (x against 0) are add/remove neighbours (x against nothing);
+#' `zero_row` is the norm of the zero record after the public map (0 when the
+#' map fixes the origin), and the calibration must be the same under both
+#' (gram_sensitivity() with zero_row 0). Otherwise the notion as given.
+#' @noRd
+notion_no_count <- function(neighbor, zero_row = 0) {
+  if (identical(neighbor, "add-remove") && isTRUE(zero_row == 0) &&
+      gram_sensitivity(1, "zero-out") == gram_sensitivity(1, "add-remove")) "add-remove, zero-out" else neighbor
+}
 
 # ---- Public per-column bounds (the box map, R/box.R) -----------------------------
 #

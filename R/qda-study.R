@@ -50,11 +50,13 @@
 #' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
 #' qda_study(feats, p = c(2, 4), reps = 3, n_test = c(lean = 12, obese = 6))
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
 qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
                       reps = 20, n_test = c(lean = 13, obese = 7), var_equal = FALSE,
                       leak = "none", singular = "pinv",
-                      tol = sqrt(.Machine$double.eps)) {
+                      tol = sqrt(.Machine$double.eps), ...) {
+  refuse_unknown_args("qda_study", ...)
   if (missing(features)) abort_missing("features")
   call <- match.call()
   if (!is.list(features) || is.null(features$x) || is.null(features$group)) {
@@ -279,8 +281,10 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
 #' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
 #' qda_study_table(qda_study(feats, p = 3, reps = 2, n_test = c(lean = 12, obese = 6)))
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
-qda_study_table <- function(x, digits = 2) {
+qda_study_table <- function(x, digits = 2, ...) {
+  refuse_unknown_args("qda_study_table", ...)
   if (missing(x)) abort_missing("x")
   check_qda_study(x)
   digits <- check_digits(digits, min = 0)
@@ -349,10 +353,12 @@ qda_study_table <- function(x, digits = 2) {
 #' g <- factor(rep(c("lean", "obese"), c(4000, 2000)))
 #' est$modified_dp(x, g)
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
 qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip = Inf,
                            sigma_clip_inf = 1, tune = "cv", calibration = "classic",
-                           local_neighbor = "zero-out", standardize = FALSE) {
+                           local_neighbor = "zero-out", standardize = FALSE, ...) {
+  refuse_unknown_args("qda_estimators", ...)
   check_flag(private, "private")
   # every argument is checked, with private = FALSE too (a bad one is not
   # ignored), and what the estimators would refuse on data is refused here

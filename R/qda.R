@@ -77,9 +77,11 @@
 #'                        cov = function(x, g) diag(diag(pooled_cov(x, g))))
 #' mean(predict(fit_diag, iris[, 1:4]) == iris$Species)
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
 qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
-                       tol = sqrt(.Machine$double.eps)) {
+                       tol = sqrt(.Machine$double.eps), ...) {
+  refuse_unknown_args("qda_plugin", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   refuse_summary_source(x, "qda_plugin()", "the rows with their class labels", "pass the data matrix.")
@@ -228,8 +230,10 @@ check_qda_plugin <- function(x, arg = "x") {
 #' @examples
 #' pooled_cov(iris[, 1:4], iris$Species)
 #' @template ref-combo
+#' @template param-dots-none
 #' @export
-pooled_cov <- function(x, group) {
+pooled_cov <- function(x, group, ...) {
+  refuse_unknown_args("pooled_cov", ...)
   if (missing(x)) abort_missing("x")
   refuse_summary_source(x, "pooled_cov()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L, unique_names = FALSE)

@@ -25,7 +25,15 @@
 #'
 #' An intercept needs a column of ones in the released data (as in the
 #' paper's experiments); name it in `intercept` and it is fitted and
-#' reported first as `"(Intercept)"`.
+#' reported first as `"(Intercept)"`. With exact statistics
+#' ([second_moment()]) a column that is not one of ones is refused; a
+#' release's entries are noisy and a bare matrix carries no n, so there the
+#' name is taken as given.
+#'
+#' [analyze_gauss()] with `post = "shift"` records its shift as the
+#' release's ridge: `ridge = "remove"` solves the unshifted release (which
+#' need not be positive definite, and a warning says when it is not), `"keep"`
+#' the shifted one.
 #'
 #' @param release A `dp_release` whose estimate is a square second-moment
 #'   matrix (e.g. from [analyze_gauss()], [jl_ridge()], [wishart_noise()],
@@ -45,7 +53,8 @@
 #'   formal guarantee it is a plain numeric vector (post-processing of the
 #'   release). From exact statistics (a [second_moment()] object) or a
 #'   release without a formal guarantee ([has_guarantee()] `FALSE`, e.g.
-#'   `clip = Inf`) the coefficients are exact, not private, and carry class
+#'   `clip = Inf`) the coefficients are not private (exact from exact
+#'   statistics; noisy but without a guarantee otherwise) and carry class
 #'   `c("dp_coefficients", "dp_nonprivate", "numeric")`: printing says so, arithmetic
 #'   works as on the numbers (`as.vector()` drops the label). A bare matrix
 #'   is the caller's own and is returned unlabelled.
@@ -62,8 +71,10 @@
 #' dp_regression(rel, "y", features = c("a", "b"), intercept = "one")
 #' dp_regression(rel, "y", features = c("a", "b"), intercept = "one", ridge = "keep")
 #' @template ref-sheffet
+#' @template param-dots-none
 #' @export
-dp_regression <- function(release, response, features = NULL, intercept = NULL, ridge = "remove") {
+dp_regression <- function(release, response, features = NULL, intercept = NULL, ridge = "remove", ...) {
+  refuse_unknown_args("dp_regression", ...)
   if (missing(release)) abort_missing("release")
   if (missing(response)) abort_missing("response")
   ridge <- check_choice(ridge, c("remove", "keep"), "ridge")
@@ -75,6 +86,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   icpt <- if (is.null(intercept) || isFALSE(intercept)) integer(0) else release_column_index(intercept, M, "intercept")
   if (length(icpt) > 1L) abort("`intercept` must name one column (the column of ones).", .arg = "intercept")
   if (length(icpt) && icpt == y) abort("the `intercept` column cannot also be the `response`.", .arg = "intercept")
+  if (length(icpt)) check_intercept_column(release, M, icpt)
   if (is.null(features)) {
     feat <- setdiff(seq_len(d), c(y, icpt))
   } else {
@@ -110,7 +122,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
   beta <- stats::setNames(as.numeric(beta), labels)
-  # exact statistics, or a release without a guarantee: exact coefficients,
+  # exact statistics, or a release without a guarantee: coefficients
   # labelled as every non-private result is (a bare matrix is the caller's own)
   why <- regression_nonprivate_why(release)
   if (is.null(why)) return(beta)
@@ -122,7 +134,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
 regression_nonprivate_why <- function(release) {
   if (inherits(release, "dp_suffstat")) return("exact least squares from second_moment()'s statistics, without privacy noise")
   if (inherits(release, "dp_release") && (inherits(release, "dp_nonprivate") || !release_has_guarantee(release))) {
-    return("exact coefficients of a release without a formal guarantee (see its Guarantee)")
+    return("coefficients from a release without a formal guarantee (see its Guarantee)")
   }
   NULL
 }
@@ -181,6 +193,33 @@ regression_matrix <- function(release, remove_ridge = FALSE) {
   if (nrow(M) < 2L) abort("the released matrix must have at least 2 columns (a feature and a label).", .arg = "release")
   attr(M, "ridge_removed") <- removed
   M
+}
+
+#' Exact statistics show whether `intercept` names a column of ones: its
+#' values and squares sum to n, or with rows shrunk by the clip (each by a
+#' factor c_i in (0, 1]) satisfy 0 < sum c_i^2 <= sum c_i <= n. A release's
+#' entries are noisy and a bare matrix has no n: not checked there.
+#' @noRd
+check_intercept_column <- function(release, M, j) {
+  if (!inherits(release, "dp_suffstat") || !is.null(release$bounds)) return(invisible())
+  n <- release$n
+  g <- M[j, j]
+  s <- if (length(release$sum) == nrow(M)) release$sum[j] else NA_real_
+  tol <- 1e-9 * max(1, n)
+  ok <- if (isTRUE(release$n_clipped == 0)) {
+    abs(g - n) <= tol && (is.na(s) || abs(s - n) <= tol)
+  } else {
+    g > 0 && g <= n + tol && (is.na(s) || (g <= s + tol && s <= n + tol))
+  }
+  if (!isTRUE(ok)) {
+    nm <- colnames(M)
+    abort(paste0("`intercept`: %s is not a column of ones (its values sum to %s and their squares to %s, over n = %s rows%s); ",
+                 "name the column of ones, or give NULL for no intercept."),
+          if (is.null(nm)) sprintf("column %d", j) else sprintf("column `%s`", nm[j]), if (is.na(s)) "?" else format(s, digits = 7),
+          format(g, digits = 7), format(n), if (isTRUE(release$n_clipped > 0)) ", some shrunk by the clip" else "",
+          .arg = "intercept")
+  }
+  invisible()
 }
 
 release_column_index <- function(cols, M, arg) {

@@ -342,8 +342,10 @@ check_release_params <- function(x, bad) {
 #' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
 #' has_guarantee(r)
 #' r$guarantee
+#' @template param-dots-none
 #' @export
-has_guarantee <- function(x) {
+has_guarantee <- function(x, ...) {
+  refuse_unknown_args("has_guarantee", ...)
   check_release(x)
   release_has_guarantee(x)
 }
@@ -526,7 +528,7 @@ print.dp_release <- function(x, digits = 4, ...) {
   print_noise_warnings(d)
   cat_wrapped("Guarantee:", x$guarantee)
   cat_wrapped("Estimates:", estimates_text(x))
-  cat_wrapped(sprintf("Data: %s, p = %s columns", n_text(x), format(x$p)))
+  cat_wrapped(sprintf("Data: %s, p = %s column%s", n_text(x), format(x$p), if (identical(as.numeric(x$p), 1)) "" else "s"))
   print_diagnostics(d)
   shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
   if (length(shown)) {
@@ -570,7 +572,7 @@ cat_wrapped <- function(label, text = NULL, exdent = 2L) {
 }
 
 n_text <- function(x) {
-  if (is.na(x$n)) "n not released (private under add/remove neighbours)" else sprintf("n = %s rows", format(x$n))
+  if (is.na(x$n)) "n not released (private under add/remove neighbours)" else sprintf("n = %s row%s", format(x$n), if (identical(as.numeric(x$n), 1)) "" else "s")
 }
 
 print_tuning <- function(tuning) {
@@ -596,7 +598,8 @@ summary.dp_release <- function(object, ...) {
   if (is.matrix(est) && nrow(est) == ncol(est) && isSymmetric(unname(est))) {
     ev <- eigen(est, symmetric = TRUE, only.values = TRUE)$values
     out$eigenvalues <- ev
-    out$positive_definite <- min(ev) > 0
+    # numerically: the smallest eigenvalue above the rounding of the largest
+    out$positive_definite <- min(ev) > length(ev) * .Machine$double.eps * max(abs(ev))
     out$zero_fraction <- mean(est == 0)
   }
   structure(out, class = "summary.dp_release")
@@ -887,16 +890,36 @@ as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...)
   cn <- colnames(est)
   rows <- if (is.null(rn)) seq_len(nrow(est)) else rn
   cols <- if (is.null(cn)) seq_len(ncol(est)) else cn
-  data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
-             estimate = as.vector(est), stringsAsFactors = FALSE)
+  label_as_release(data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
+                              estimate = as.vector(est), stringsAsFactors = FALSE), x)
 }
 
 #' @rdname dp_release_plot
 #' @export
 tidy.dp_release <- function(x, ...) {
   check_method_dots(...)
-  out <- as.data.frame.dp_release(x)
-  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
+  as.data.frame.dp_release(x)
+}
+
+#' Why a release is not private, in the words its own print uses (NULL when
+#' it has a guarantee): compression's distributional privacy, a tuning choice
+#' made without noise, or a release without a formal guarantee (clip = Inf).
+#' @noRd
+release_nonprivate_why <- function(x) {
+  if (inherits(x, "dp_compress")) return(compression_nonprivate_why)
+  if (inherits(x, "dp_nonprivate")) return("a tuning choice in the release was computed from the data without privacy noise")
+  if (!release_has_guarantee(x)) return("values of a release without a formal guarantee (see its Guarantee)")
+  NULL
+}
+
+#' A table made from a release (tidy(), glance()) carries its label: class
+#' `dp_nonprivate` and the reason, which print.dp_nonprivate() says first.
+#' @noRd
+label_as_release <- function(out, x) {
+  why <- release_nonprivate_why(x)
+  if (is.null(why)) return(out)
+  attr(out, "nonprivate_why") <- why
+  class(out) <- unique(c("dp_nonprivate", class(out)))
   out
 }
 
@@ -910,8 +933,7 @@ glance.dp_release <- function(x, ...) {
                     delta = if (private) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
                     p = as.integer(x$p), private = private, level = release_diagnostics(x)$level,
                     stringsAsFactors = FALSE)
-  if (inherits(x, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(out))
-  out
+  label_as_release(out, x)
 }
 
 #' Mark a number or vector computed from private data without noise (a

@@ -28,8 +28,10 @@
 #' M <- riwishart(1000, df = 10, Psi = S)
 #' apply(M, 1:2, mean) # about S / (10 - 3 - 1)
 #' @template ref-bartlett
+#' @template param-dots-none
 #' @export
-rwishart <- function(n, df, Sigma, chol = FALSE) {
+rwishart <- function(n, df, Sigma, chol = FALSE, ...) {
+  refuse_unknown_args("rwishart", ...)
   n <- check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
   df <- check_wishart_df(df, nrow(Sigma))
@@ -41,7 +43,8 @@ rwishart <- function(n, df, Sigma, chol = FALSE) {
 
 #' @rdname rwishart
 #' @export
-riwishart <- function(n, df, Psi, chol = FALSE) {
+riwishart <- function(n, df, Psi, chol = FALSE, ...) {
+  refuse_unknown_args("riwishart", ...)
   n <- check_count(n, "n")
   Psi <- check_spd(Psi, "Psi")
   df <- check_wishart_df(df, nrow(Psi))

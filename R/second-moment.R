@@ -60,8 +60,10 @@
 #'   x[rows, , drop = FALSE]
 #' }
 #' all.equal(second_moment(reader, clip = 2)$gram, s$gram)
+#' @template param-dots-none
 #' @export
-second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL) {
+second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("second_moment", ...)
   if (missing(x)) abort_missing("x")
   if (inherits(bounds, "dp_column_bounds")) {
     # a statistic carries no guarantee, so it could not carry the bounds' either
@@ -190,7 +192,9 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
     total <- if (is.null(total)) v else combine(total, v)
   }
   if (is.null(p)) {
-    abort("the reader `x` returned no block: with no rows, a reader returns one block with its columns and no rows first, then NULL.",
+    abort(paste0("the reader `x` returned no block: it returned NULL at once. A reader that has run out must start ",
+                 "again from its first block after returning NULL (or take `reset = TRUE`), and with no rows a ",
+                 "reader returns one block with its columns and no rows first, then NULL."),
           .arg = "x")
   }
   if (n < min_rows) abort(too_few, .arg = "x")
@@ -386,6 +390,11 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 #' @param neighbor `"add-remove"` (default, as in Dwork et al.: sensitivity
 #'   `B^2`; n is not released), `"replace-one"` (sensitivity `sqrt(2) B^2`)
 #'   or `"zero-out"` (sensitivity `B^2`); under the last two n is public.
+#'   The statistic counts nothing and a zero row adds nothing to it, so an
+#'   add/remove release is zero-out private at the same (epsilon, delta): its
+#'   budget charge is recorded as `"add-remove, zero-out"` and costs a
+#'   zero-out [dp_budget()] no more (unless public bounds that exclude 0 move
+#'   the zero record).
 #' @param calibration `"analytic"` (default) or `"classic"` (epsilon < 1
 #'   only), see [gaussian_sigma()].
 #' @param sigma_clip_inf When `clip = Inf`, the row-norm bound B to calibrate
@@ -427,8 +436,8 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
 analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
                           calibration = "analytic", sigma_clip_inf = NULL,
                           post = "none", budget = NULL, lower = NULL, upper = NULL, bounds = NULL, ...) {
-  if (missing(x)) abort_missing("x")
   refuse_unknown_args("analyze_gauss", ...)
+  if (missing(x)) abort_missing("x")
   call <- match.call()
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
@@ -449,9 +458,12 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   clip_arg <- budget_clip(x, if (missing(clip)) NULL else clip)
   noise_clip(clip_arg, sigma_clip_inf)
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
+  # rows are seen only through sum x x' (no count): an add/remove charge
+  # holds under zero-out too, unless a dp_suffstat's map moved the zero record
+  zero_row <- if (inherits(x, "dp_suffstat")) x$zero_row %||% 0 else 0
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
-                          clip = clip_arg, neighbor = neighbor)
+                          clip = clip_arg, neighbor = notion_no_count(neighbor, zero_row))
   s <- with_refund(budget, charge, {
     s <- as_suffstat(x, if (missing(clip)) NULL else clip)
     if (neighbor != "add-remove" && s$n < 1) abort_public_rows()

@@ -29,8 +29,10 @@
 #' dp_regression(second_moment(A), "y1", features = 1:21)
 #' attr(A, "beta")
 #' @template ref-sheffet
+#' @template param-dots-none
 #' @export
-sheffet_data <- function(n, beta = NULL, noise_sd = 0.5) {
+sheffet_data <- function(n, beta = NULL, noise_sd = 0.5, ...) {
+  refuse_unknown_args("sheffet_data", ...)
   n <- check_count(n, "n")
   beta <- study_beta(beta)
   noise_sd <- check_number(noise_sd, "noise_sd", lower = 0, upper = 1e150, lower_open = FALSE)
@@ -129,11 +131,13 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' st <- sheffet_study("single", n = 2^c(12, 14), epsilon = 0.25, reps = 2)
 #' summary(st)[1:4, ]
 #' @template ref-sheffet
+#' @template param-dots-none
 #' @export
 sheffet_study <- function(experiment = "single", n = 2^(14:18),
                           epsilon = c(0.05, 0.1, 0.15, 0.2, 0.25, 0.5), reps = 15,
                           m = c(0, 1, 2, 5, 10), delta = exp(-9), clip = NULL, p = 20,
-                          noise_sd = 0.5, beta = NULL) {
+                          noise_sd = 0.5, beta = NULL, ...) {
+  refuse_unknown_args("sheffet_study", ...)
   experiment <- check_choice(experiment, c("single", "multiple"), "experiment")
   # the data are streamed, but time grows with n: refuse sizes that would run for days
   n <- check_counts(n, "n", min = 1, max = dp_limits$cells)

@@ -28,9 +28,11 @@
 #' cov_model(5, "model2")
 #' set.seed(1); round(cov_model(6, "random_sparse", sparsity = 0.2), 3)
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
 cov_model <- function(p, type = "model1", rho = 0.6,
-                      sparsity = 0.2, lambda = 50, scale = 200) {
+                      sparsity = 0.2, lambda = 50, scale = 200, ...) {
+  refuse_unknown_args("cov_model", ...)
   type <- check_choice(type, c("model1", "model2", "random_sparse"), "type")
   p <- check_count(p, "p", min = 2)
   check_cells(p^2, "the covariance matrix", "p")
@@ -80,8 +82,10 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 #' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
 #' round(cov(x), 2) # close to 5/3 of the scale matrix
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
-rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
+rdata <- function(n, Sigma, dist = "gaussian", df = 5, ...) {
+  refuse_unknown_args("rdata", ...)
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
   n <- check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
@@ -102,7 +106,7 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' optionally relative to the same norm of `truth` (Wang and Xu's measure).
 #'
 #' @param estimate An estimate (matrix, `dp_release` or [pooled_cov()]).
-#' @param truth The target matrix. When `estimate` and `truth` both have
+#' @param truth The target matrix (or what `estimate` may be). When `estimate` and `truth` both have
 #'   row names (column names), their rows (columns) are matched by name:
 #'   `estimate` is put in `truth`'s order, and names that differ are an
 #'   error. Unnamed rows or columns are matched by position.
@@ -114,15 +118,14 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5) {
 #' cov_error(S + 0.1 * diag(4), S)
 #' cov_error(S + 0.1 * diag(4), S, relative = TRUE)
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
-cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE) {
+cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), relative = FALSE, ...) {
+  refuse_unknown_args("cov_error", ...)
   if (missing(estimate)) abort_missing("estimate")
   if (missing(truth)) abort_missing("truth")
-  if (inherits(estimate, "dp_release")) estimate <- check_release(estimate, "estimate")$estimate
-  if (inherits(estimate, "pooled_cov")) estimate <- as.matrix(estimate)
-  if (inherits(truth, "pooled_cov")) truth <- as.matrix(truth)
-  estimate <- check_numeric_matrix(estimate, "estimate")
-  truth <- check_numeric_matrix(truth, "truth")
+  estimate <- check_numeric_matrix(square_estimate(estimate, "estimate"), "estimate")
+  truth <- check_numeric_matrix(square_estimate(truth, "truth"), "truth")
   if (any(dim(estimate) != dim(truth))) {
     abort("`estimate` and `truth` must be matrices of the same dimensions.")
   }
@@ -163,8 +166,10 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
 #' @examples
 #' threshold_methods()
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
-threshold_methods <- function() {
+threshold_methods <- function(...) {
+  refuse_unknown_args("threshold_methods", ...)
   data.frame(label = c("modified DP", "Wang-Xu DP", "modified LDP", "Wang-Xu LDP"),
              variant = c("modified", "wang_xu", "modified", "wang_xu"),
              model = c("central", "central", "local", "local"),
@@ -214,10 +219,12 @@ threshold_methods <- function() {
 #' res
 #' head(as.data.frame(res))
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
 run_study <- function(settings, reps = 50, methods = threshold_methods(), tune = "cv",
                       sigma_clip_inf = 1, ldp_threshold = "averaged", df = 5, relative = FALSE,
-                      noise_multiplier = 4, calibration = "classic") {
+                      noise_multiplier = 4, calibration = "classic", ...) {
+  refuse_unknown_args("run_study", ...)
   if (missing(settings)) abort_missing("settings")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   tune <- as_threshold_tune(tune)
@@ -328,8 +335,10 @@ check_study_setting <- function(st) {
 #'                 epsilon = 0.5, delta = 1 / 400)
 #' study_summary(run_study(s, reps = 2, tune = "theory"))
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
-study_summary <- function(results, measure = c("spectral", "frobenius")) {
+study_summary <- function(results, measure = c("spectral", "frobenius"), ...) {
+  refuse_unknown_args("study_summary", ...)
   if (missing(results)) abort_missing("results")
   if (!is.data.frame(results) || !nrow(results)) abort("`results` must be a run_study() result (a data frame with rows).")
   results <- as.data.frame(unclass(results), stringsAsFactors = FALSE)  # a plain table, not a study

@@ -52,8 +52,10 @@ study_kinds <- c("sheffet_study", "threshold_study", "qda_study", "compression_s
 NULL
 
 #' @rdname dp_study
+#' @template param-dots-none
 #' @export
-as_dp_study <- function(x) {
+as_dp_study <- function(x, ...) {
+  refuse_unknown_args("as_dp_study", ...)
   if (missing(x)) abort_missing("x")
   kind <- intersect(class(x), study_kinds)[1]
   if (is.na(kind)) {

@@ -72,8 +72,9 @@
 #' @param variant `"modified"` or `"wang_xu"`.
 #' @param model `"central"` or `"local"`.
 #' @param tune How to choose the threshold constant: `"theory"` (default),
-#'   a number, a public data matrix, `"cv"` (not private), or a
-#'   [threshold_tune()] object. A number is taken as public (data-free),
+#'   a number, a public data matrix, `"cv"` (not private), a
+#'   [threshold_tune()] object, or a [threshold_cv()] result (its chosen
+#'   constant; not private). A number is taken as public (data-free),
 #'   unless it carries [threshold_cv()]'s mark of a value computed from the
 #'   data; a copy of that value without the mark (`as.numeric()`, `c()`,
 #'   typed in) is taken as public, and the release's guarantee then leaves
@@ -120,14 +121,22 @@
 #' dp_threshold(x, epsilon = 0.5, delta = 1e-3, clip = 1, variant = "wang_xu",
 #'              tune = "cv")$params$constant
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          model = "central", tune = "theory", neighbor = NULL,
                          ldp_threshold = "averaged", keep_diagonal = FALSE,
                          calibration = "analytic", sigma_clip_inf = NULL,
                          method = "aggregate", noise_multiplier = 4, budget = NULL,
-                         lower = NULL, upper = NULL, bounds = NULL) {
+                         lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("dp_threshold", ...)
   if (missing(x)) abort_missing("x")
+  if (inherits(x, "ldp_reports")) {
+    abort(paste0("`x` is one batch of ldp_perturb() reports: combine the batches with ldp_aggregate() and ",
+                 "threshold the aggregate (dp_threshold(ldp_aggregate(...)))."), .arg = "x")
+  }
+  # an aggregate of reports is a local-model release: the model follows from it
+  if (inherits(x, "dp_ldp_aggregate") && missing(model)) model <- "local"
   call <- match.call()
   calibration_given <- !missing(calibration)
   tune_spec <- as_threshold_tune(tune)
@@ -359,9 +368,11 @@ colnames_of <- function(x, X, s) {
 #' threshold_tune("cv", folds = 5)
 #' threshold_tune("fixed", constant = 2)
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
 threshold_tune <- function(method = "theory", folds = 10,
-                           grid = NULL, public = NULL, constant = NULL, noise = TRUE) {
+                           grid = NULL, public = NULL, constant = NULL, noise = TRUE, ...) {
+  refuse_unknown_args("threshold_tune", ...)
   method <- check_choice(method, c("theory", "fixed", "public", "cv"), "method")
   folds <- check_count(folds, "folds", min = 2, max = 1e6)
   check_flag(noise, "noise")
@@ -420,6 +431,14 @@ as_threshold_tune <- function(tune, arg = "tune") {
     return(out)
   }
   if (!identical(arg, "tune")) abort("`%s` must be a threshold_tune object.", arg, .arg = arg)
+  # a threshold_cv() result: its chosen constant, non-private whatever its
+  # marks say (it was chosen on data without noise)
+  if (inherits(tune, "threshold_cv")) {
+    k <- if (is.list(tune)) tune$constant
+    if (!(is.numeric(k) && length(k) == 1L && is.null(dim(k)))) abort("`tune` is not a valid threshold_cv object: it needs one `constant`.")
+    why <- nonprivate_source(k) %||% "the constant was chosen by threshold_cv() on data without privacy noise"
+    return(with_arg(threshold_tune("fixed", constant = mark_nonprivate(as.vector(k), why)), "tune", "a threshold_cv() constant"))
+  }
   if (is.null(tune)) abort("`tune` must be \"theory\", a number, a public data matrix, \"cv\", or threshold_tune(), not NULL.")
   if (is.character(tune) && length(tune) == 1L) {
     if (tune %in% c("cv", "theory")) return(threshold_tune(tune))
@@ -569,13 +588,15 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
 #' cv <- threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 5)
 #' cv$constant
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
 threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
                          model = "central", folds = 10, grid = NULL,
                          neighbor = NULL, ldp_threshold = "averaged",
                          keep_diagonal = FALSE, calibration = "analytic",
                          sigma_clip_inf = NULL, noise = TRUE, method = "downdate",
-                         noise_multiplier = 4) {
+                         noise_multiplier = 4, ...) {
+  refuse_unknown_args("threshold_cv", ...)
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
@@ -694,9 +715,11 @@ plot.threshold_cv <- function(x, ...) {
 #' agg <- ldp_aggregate(rep1, rep2)  # two reports: mostly noise, and it says so
 #' as.matrix(agg)
 #' @template ref-wangxu
+#' @template param-dots-none
 #' @export
 ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
-                        calibration = "analytic", budget = NULL) {
+                        calibration = "analytic", budget = NULL, ...) {
+  refuse_unknown_args("ldp_perturb", ...)
   set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
   # the records are evaluated before the charge: no code of the caller's runs
   # between the charge and the mechanism
@@ -796,7 +819,9 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'
 #' The server is robust to faulty or malicious clients: a batch whose
 #' settings differ from the server's (`epsilon`, `delta`, `clip`, `neighbor`,
-#' `calibration`; by default those of the first valid batch), whose declared
+#' `calibration`, given together; by default those most of the valid
+#' batches' reports were made with, and an error where no setting covers
+#' more reports than every other), whose declared
 #' noise does not match them, or whose shape is wrong is dropped whole, and
 #' so is a batch given twice (resubmitted, or the same object passed again);
 #' a report with a missing, infinite or impossible value (an entry farther
@@ -814,8 +839,8 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   mixed with unnamed ones, are an error. Unnamed batches are added by
 #'   position.
 #' @param epsilon,delta,clip,neighbor,calibration The settings the server
-#'   asked its clients to use (recommended); `NULL` takes those of the first
-#'   valid batch.
+#'   asked its clients to use (recommended): all five, or none (`NULL`
+#'   takes the settings most of the valid batches' reports were made with).
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
 #'   whose `estimate` is the averaged noisy p x p second moment.
 #' @examples
@@ -844,7 +869,18 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor, calibration = calibration)
   if (all(vapply(given, is.null, logical(1)))) {
     if (!any(valid)) abort("no valid batch of reports in `...`: %s.", checked[[1L]], .arg = "...")
-    set <- checked[[which(valid)[1L]]]$settings
+    # the settings most reports were made with (one batch cannot impose its
+    # own on the rest by coming first); a tie has no majority to follow
+    keys <- vapply(checked[valid], function(r) paste(deparse(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
+                                                           control = "digits17"), collapse = ""), "")
+    counts <- tapply(vapply(checked[valid], function(r) as.double(nrow(r$reports)), 0), keys, sum)
+    top <- names(counts)[counts == max(counts)]
+    if (length(top) > 1L) {
+      abort(paste0("the batches in `...` were made with different settings and no setting covers most reports; ",
+                   "give the settings the server asked its clients to use (`epsilon`, `delta`, `clip`, `neighbor`, ",
+                   "`calibration`)."), .arg = "...")
+    }
+    set <- checked[valid][[match(top, keys)]]$settings
   } else {
     if (any(vapply(given, is.null, logical(1)))) {
       abort("give all of `epsilon`, `delta`, `clip`, `neighbor` and `calibration`, or none of them.", .arg = "epsilon")
@@ -998,7 +1034,10 @@ ldp_align_columns <- function(checked) {
 # ldp_perturb()): a `budget` is validated but not charged.
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                 epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
-  if (model != "local") abort("`x` is an `ldp_aggregate()` result, a local-model release; use model = \"local\".", .arg = "model")
+  if (model != "local") {
+    abort("`x` is an `ldp_aggregate()` result, a local-model release: model = \"central\" does not apply (leave `model` out, or give \"local\").",
+          .arg = "model")
+  }
   check_release(agg, "x", square = TRUE)
   if (!(agg$p >= 2)) abort_threshold_p(agg$p, "the aggregate `x`")
   if (!is.null(budget)) check_budget(budget)

@@ -816,9 +816,22 @@ refuse_unknown_args <- function(fn, ...) {
   named <- dots_named(...)
   unnamed <- ...length() - length(named)
   extra <- if (unnamed) sprintf("%d unnamed value(s) beyond the arguments it takes", unnamed)
-  if (!length(named)) abort("%s() got %s (%s).", fn, extra, paste0("`", known, "`", collapse = ", "), .arg = "...")
+  if (!length(named)) {
+    abort("%s() got %s (%s).", fn, extra,
+          if (length(known)) paste0("`", known, "`", collapse = ", ") else "it takes none", .arg = "...")
+  }
+  # Sheffet's mechanisms fix their notion (sheffet_notions): a `neighbor`
+  # from analyze_gauss() habits gets the reason, not just a refusal
+  nb <- intersect(named, c("neighbor", "neighbour"))
+  if (length(nb) && fn %in% names(sheffet_notions)) {
+    abort(paste0("%s() has no argument `%s`: its guarantee is fixed by its proof and holds under %s, which its ",
+                 "release and budget charge record (see ?dp_budget, Neighbour notions)."),
+          fn, nb[1L], if (sheffet_notions[[fn]] == "any") "every neighbour notion (it sees the rows only through A'A and never uses n)" else
+            paste(neighbor_words(sheffet_notions[[fn]]), "(it uses n)"), .arg = nb[1L])
+  }
   # the nearest name it takes, by whole-name edit distance (a typo, not a substring)
   hint <- vapply(named, function(a) {
+    if (!length(known)) return(" (it takes none)")
     d <- utils::adist(a, known)[1L, ]
     if (min(d) <= max(1, nchar(a) %/% 3)) sprintf(" (did you mean `%s`?)", known[which.min(d)]) else ""
   }, "")

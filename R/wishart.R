@@ -15,7 +15,7 @@
 #' \eqn{M = (RA')^T(RA')/r}, an unbiased estimate of \eqn{A^TA + w^2 I}
 #' (so regressions from it are ridge regressions with penalty \eqn{w^2}),
 #' with \eqn{w^2 = 4B^2(\sqrt{2r\ln(4/\delta)} + \ln(4/\delta))/\epsilon}
-#' (Theorem 3.1, [sheffet_jl_w2()]).
+#' (Theorem 3.1; internal `dpcov:::sheffet_jl_w2()`, see [sheffet_calibration]).
 #'
 #' `method = "bartlett"` (default) uses that \eqn{M \sim W_d(A^TA + w^2 I, r)/r}
 #' exactly and draws it by the Bartlett decomposition in \eqn{O(d^3)}, from the
@@ -50,10 +50,12 @@
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' jl_ridge(x, epsilon = 0.5, delta = 1e-4, clip = 3, r = 1000)
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
                      method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
-                     lower = NULL, upper = NULL, bounds = NULL) {
+                     lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("jl_ridge", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
@@ -90,7 +92,7 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' If \eqn{w^2 > 0} it releases \eqn{(RA')^T(RA')/r_0} with R of size
 #' \eqn{r_0 \times (n+d)}; if the data's own spread already suffices
 #' (\eqn{w = 0}) it projects A itself with the largest number of rows
-#' \eqn{r^*} the privacy analysis allows ([sheffet_jl_rstar()]) and releases
+#' \eqn{r^*} the privacy analysis allows (internal `dpcov:::sheffet_jl_rstar()`, see [sheffet_calibration]) and releases
 #' \eqn{(RA)^T(RA)/r^*}. The noisy eigenvalue `s` is itself private and is
 #' reported in `params`.
 #'
@@ -106,10 +108,12 @@ jl_ridge <- function(x, epsilon, delta, clip, r = NULL,
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' jl_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
                         method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
-                        lower = NULL, upper = NULL, bounds = NULL) {
+                        lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("jl_adaptive", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
@@ -155,7 +159,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' Additive Wishart noise (Sheffet, Algorithm 3)
 #'
 #' Releases \eqn{A^TA + W} with \eqn{W \sim W_d(B^2 I, k)},
-#' \eqn{k = \lfloor d + 28\ln(4/\delta)/\epsilon^2 \rfloor} ([sheffet_wishart_k()]),
+#' \eqn{k = \lfloor d + 28\ln(4/\delta)/\epsilon^2 \rfloor} (internal `dpcov:::sheffet_wishart_k()`, see [sheffet_calibration]),
 #' i.e. the Gram matrix of the data with k random rows from
 #' \eqn{N(0, B^2 I)} appended (Theorem 4.1: needs \eqn{\epsilon \in (0,1)},
 #' \eqn{\delta \in (0, 1/e)}; its proof, Theorem B.3, needs \eqn{\delta < 1/6},
@@ -165,7 +169,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' Section 4.1: subtract the noise mean \eqn{kB^2 I} when the result stays
 #' positive definite, else the smaller shift of Lemma A.3,
 #' \eqn{B^2(\sqrt{k} - \sqrt{d} - \sqrt{2\ln(4/\delta)})^2 I}
-#' ([sheffet_wishart_safe_shift()]). Post-processing costs no privacy.
+#' (internal `dpcov:::sheffet_wishart_safe_shift()`, see [sheffet_calibration]). Post-processing costs no privacy.
 #'
 #' `method = "bartlett"` draws W by the Bartlett decomposition (\eqn{O(d^3)});
 #' `"explicit"` sums k outer products literally (\eqn{O(k d^2)}, k is about
@@ -188,10 +192,12 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' wishart_noise(x, epsilon = 0.5, delta = 1e-4, clip = 3, shift = TRUE)
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
                           method = "bartlett", sigma_clip_inf = NULL, budget = NULL,
-                          lower = NULL, upper = NULL, bounds = NULL) {
+                          lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("wishart_noise", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
@@ -244,7 +250,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' of a Gaussian second-moment matrix under an inverse-Wishart prior with
 #' scale \eqn{\psi I}, where
 #' \eqn{\psi = 2B^2(2\sqrt{2(n+d)\ln(4/\delta)} + 2\ln(4/\delta))/\epsilon}
-#' ([sheffet_iwishart_psi()], Theorem 5.1). The prior and the degrees of
+#' (internal `dpcov:::sheffet_iwishart_psi()`, see [sheffet_calibration]; Theorem 5.1). The prior and the degrees of
 #' freedom use the number of rows n, so the guarantee is the paper's:
 #' replace-one neighbours (same n), and n is public. The draw is by Bartlett, without inverting
 #' any matrix. M estimates the covariance \eqn{A^TA/n} up to scale; regression
@@ -261,9 +267,11 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' iwishart_posterior(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, budget = NULL,
-                               lower = NULL, upper = NULL, bounds = NULL) {
+                               lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("iwishart_posterior", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
@@ -292,7 +300,7 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #' \eqn{\psi = \max(0, \psi_0 - s)}. If \eqn{\psi > 0} it releases
 #' \eqn{M \sim W_d^{-1}(A^TA + \psi I, k_0)}; otherwise
 #' \eqn{M \sim W_d^{-1}(A^TA, k^*)} with the largest \eqn{k^*} the analysis
-#' allows ([sheffet_iwishart_kstar()]). (The paper's box tests `if w > 0`;
+#' allows (internal `dpcov:::sheffet_iwishart_kstar()`, see [sheffet_calibration]). (The paper's box tests `if w > 0`;
 #' it means \eqn{\psi > 0}, the only quantity it defines.)
 #'
 #' @inheritParams jl_ridge
@@ -315,9 +323,11 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)
 #' iwishart_adaptive(x, epsilon = 0.5, delta = 1e-4, clip = 3)
 #' @template param-bounds-uncentred
+#' @template param-dots-none
 #' @export
 iwishart_adaptive <- function(x, epsilon, delta, clip, k0 = NULL, sigma_clip_inf = NULL,
-                              budget = NULL, lower = NULL, upper = NULL, bounds = NULL) {
+                              budget = NULL, lower = NULL, upper = NULL, bounds = NULL, ...) {
+  refuse_unknown_args("iwishart_adaptive", ...)
   if (missing(x)) abort_missing("x")
   call <- match.call()
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
