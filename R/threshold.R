@@ -819,9 +819,9 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'
 #' The server is robust to faulty or malicious clients: a batch whose
 #' settings differ from the server's (`epsilon`, `delta`, `clip`, `neighbor`,
-#' `calibration`, given together; by default those most of the valid
-#' batches' reports were made with, and an error where no setting covers
-#' more reports than every other), whose declared
+#' `calibration`, given together; when none is given, every valid batch
+#' must have been made with the same settings, or the call is refused),
+#' whose declared
 #' noise does not match them, or whose shape is wrong is dropped whole, and
 #' so is a batch given twice (resubmitted, or the same object passed again);
 #' a report with a missing, infinite or impossible value (an entry farther
@@ -839,8 +839,9 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   mixed with unnamed ones, are an error. Unnamed batches are added by
 #'   position.
 #' @param epsilon,delta,clip,neighbor,calibration The settings the server
-#'   asked its clients to use (recommended): all five, or none (`NULL`
-#'   takes the settings most of the valid batches' reports were made with).
+#'   asked its clients to use (recommended): all five, or none (`NULL`:
+#'   the settings the valid batches share; batches made with different
+#'   settings are then refused, since no batch may decide for the others).
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
 #'   whose `estimate` is the averaged noisy p x p second moment.
 #' @examples
@@ -869,18 +870,17 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor, calibration = calibration)
   if (all(vapply(given, is.null, logical(1)))) {
     if (!any(valid)) abort("no valid batch of reports in `...`: %s.", checked[[1L]], .arg = "...")
-    # the settings most reports were made with (one batch cannot impose its
-    # own on the rest by coming first); a tie has no majority to follow
+    # no guessing: a batch cannot impose its settings on the others (the
+    # first batch used to decide, and a vote by reports counts rows a client
+    # makes up at no cost); batches that disagree need the server's settings
     keys <- vapply(checked[valid], function(r) paste(deparse(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
                                                            control = "digits17"), collapse = ""), "")
-    counts <- tapply(vapply(checked[valid], function(r) as.double(nrow(r$reports)), 0), keys, sum)
-    top <- names(counts)[counts == max(counts)]
-    if (length(top) > 1L) {
-      abort(paste0("the batches in `...` were made with different settings and no setting covers most reports; ",
-                   "give the settings the server asked its clients to use (`epsilon`, `delta`, `clip`, `neighbor`, ",
-                   "`calibration`)."), .arg = "...")
+    if (length(unique(keys)) > 1L) {
+      abort(paste0("the batches in `...` were made with different settings (%d kinds); give the settings the server ",
+                   "asked its clients to use (`epsilon`, `delta`, `clip`, `neighbor`, `calibration`), and the batches ",
+                   "made otherwise are dropped."), length(unique(keys)), .arg = "...")
     }
-    set <- checked[valid][[match(top, keys)]]$settings
+    set <- checked[[which(valid)[1L]]]$settings
   } else {
     if (any(vapply(given, is.null, logical(1)))) {
       abort("give all of `epsilon`, `delta`, `clip`, `neighbor` and `calibration`, or none of them.", .arg = "epsilon")
@@ -896,15 +896,20 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   off_settings <- sum(!keep)
   if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
   # the number of columns: the one most reports share (the first batch
-  # deciding let one faulty client drop every honest report); a tie is refused
+  # deciding let one faulty client drop every honest report); a tie is
+  # refused. Only reports that would be averaged are counted (plausible
+  # values, each distinct report once), or rows a client makes up at no cost
+  # (missing values, copies) would outvote the honest ones
   ps <- vapply(checked[keep], function(r) as.double(r$p), numeric(1))
-  rows <- vapply(checked[keep], function(r) as.double(nrow(r$reports)), numeric(1))
-  by_p <- tapply(rows, ps, sum)
-  if (sum(by_p == max(by_p)) > 1L) {
-    abort("the batches matching the settings disagree on the number of columns, and no number is held by most reports.",
-          .arg = "...")
+  p <- ps[1L]
+  if (length(unique(ps)) > 1L) {
+    by_p <- vapply(split(checked[keep], ps), function(batches) as.double(ldp_plausible_count(batches, set)), numeric(1))
+    if (sum(by_p == max(by_p)) > 1L) {
+      abort("the batches matching the settings disagree on the number of columns, and no number is held by most reports.",
+            .arg = "...")
+    }
+    p <- as.numeric(names(by_p)[which.max(by_p)])
   }
-  p <- as.numeric(names(by_p)[which.max(by_p)])
   off_shape <- sum(ps != p)
   keep[keep] <- ps == p
   # a batch given twice (resubmitted, or the same object passed again) is
@@ -963,6 +968,21 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                calibration = set$calibration, dropped_batches = dropped_batches,
                                dropped_reports = dropped_reports),
                  call = NULL, local = TRUE)
+}
+
+# The number of distinct reports among `batches` (of one p) with plausible
+# values under the settings `set`: what a vote on the number of columns counts.
+ldp_plausible_count <- function(batches, set) {
+  m <- batches[[1L]]$p * (batches[[1L]]$p + 1) / 2
+  bound <- set$clip^2 + stats::qnorm(1e-12 / (2 * m), lower.tail = FALSE) * set$sigma
+  # (distinct by a fixed projection, as the repeats are found below)
+  w <- sqrt(seq_len(m) + 1)
+  keys <- lapply(batches, function(r) {
+    ok <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
+    ok[is.na(ok)] <- FALSE
+    drop(r$reports[ok, , drop = FALSE] %*% w)
+  })
+  length(unique(unlist(keys)))
 }
 
 # Thresholding needs p >= 2 columns: the one refusal, whatever holds the

@@ -394,8 +394,10 @@ test_that("bad inputs give clear errors", {
   expect_error(dp_threshold(agg, 0.9, model = "local", tune = 1), "`epsilon` differs from the value the reports", class = "dpcov_error")
   expect_error(ldp_perturb(x, 0.5, 1e-3, clip = Inf), "finite")
   # a batch with other settings is dropped whole (counted), not averaged in
-  # (without stated settings, those most reports were made with)
-  expect_warning(mixed <- ldp_aggregate(ldp_perturb(x[1:20, ], 0.4, 1e-3, clip = 1), ldp_perturb(x, 0.5, 1e-3, clip = 1)),
+  # (the server's settings given: without them, batches that disagree are refused)
+  expect_warning(mixed <- ldp_aggregate(ldp_perturb(x, 0.5, 1e-3, clip = 1), ldp_perturb(x, 0.4, 1e-3, clip = 1),
+                                        epsilon = 0.5, delta = 1e-3, clip = 1, neighbor = "replace-one",
+                                        calibration = "analytic"),
                  "dropped 1 batch")
   expect_equal(mixed$n, 50)
   expect_equal(mixed$params$dropped_batches, 1)

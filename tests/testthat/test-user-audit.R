@@ -167,23 +167,42 @@ test_that("the local model's hand-offs: an aggregate sets the model, a batch or 
                "valid threshold_cv", class = "dpcov_error")
 })
 
-test_that("ldp_aggregate() without settings follows most reports, not the first batch", {
+test_that("ldp_aggregate(): no batch decides the settings for the others, and made-up rows do not outvote", {
   set.seed(8)
   x <- matrix(rnorm(3000), 1000, 3) / 3
   bad <- ldp_perturb(x[1:50, ], epsilon = 100, delta = 1e-3, clip = 1)
   good1 <- ldp_perturb(x[51:500, ], epsilon = 2, delta = 1e-3, clip = 1)
   good2 <- ldp_perturb(x[501:1000, ], epsilon = 2, delta = 1e-3, clip = 1)
-  agg <- suppressWarnings(ldp_aggregate(bad, good1, good2))
-  expect_equal(agg$epsilon, 2)
+  # without the server's settings, batches that disagree are refused: first
+  # or largest, a batch cannot impose its own (the first one used to)
+  for (order in list(list(bad, good1, good2), list(good1, good2, bad))) {
+    e <- tryCatch(ldp_aggregate(order), error = function(e) e)
+    expect_s3_class(e, "dpcov_error")
+    expect_match(conditionMessage(e), "different settings \\(2 kinds\\)")
+  }
+  # with them, the other batch is dropped and counted
+  set_args <- list(epsilon = 2, delta = 1e-3, clip = 1, neighbor = "replace-one", calibration = "analytic")
+  expect_warning(agg <- do.call(ldp_aggregate, c(list(bad, good1, good2), set_args)), "dropped 1 batch")
   expect_equal(agg$n, 950)
-  expect_warning(ldp_aggregate(bad, good1, good2), "dropped 1 batch")
-  # the same as stating the settings
-  stated <- suppressWarnings(ldp_aggregate(bad, good1, good2, epsilon = 2, delta = 1e-3, clip = 1,
-                                           neighbor = "replace-one", calibration = "analytic"))
-  expect_identical(agg$estimate, stated$estimate)
-  # a tie has no majority: the settings must be given
-  tie <- ldp_perturb(x[1:450, ], epsilon = 1, delta = 1e-3, clip = 1)
-  expect_error(ldp_aggregate(good1, tie), "no setting covers most reports", class = "dpcov_error")
+  expect_identical(agg$estimate, ldp_aggregate(good1, good2)$estimate)
+  # the number of columns is voted by the reports that would be averaged:
+  # missing values and copies of one report count once at most
+  junk <- ldp_perturb(matrix(0.1, 2000, 2), epsilon = 2, delta = 1e-3, clip = 1)
+  junk$reports[] <- NA
+  copies <- ldp_perturb(matrix(0.1, 1, 2), epsilon = 2, delta = 1e-3, clip = 1)
+  copies$reports <- copies$reports[rep(1, 2000), , drop = FALSE]
+  for (attack in list(junk, copies)) {
+    agg <- suppressWarnings(do.call(ldp_aggregate, c(list(attack, good1, good2), set_args)))
+    expect_equal(agg$p, 3)
+    expect_equal(agg$n, 950)
+  }
+  # with more distinct plausible reports of another p, that p holds (a
+  # majority of reports is a majority); a tie is refused
+  other <- ldp_perturb(matrix(rnorm(2000) / 3, 1000, 2), epsilon = 2, delta = 1e-3, clip = 1)
+  expect_equal(suppressWarnings(do.call(ldp_aggregate, c(list(good1, other), set_args)))$p, 2)
+  tie <- ldp_perturb(matrix(rnorm(900) / 3, 450, 2), epsilon = 2, delta = 1e-3, clip = 1)
+  expect_error(do.call(ldp_aggregate, c(list(good1, tie), set_args)), "no number is held by most reports",
+               class = "dpcov_error")
 })
 
 test_that("messages name the cause: a reader that ran out, an empty line in a CSV file", {
