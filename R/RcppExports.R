@@ -49,6 +49,10 @@ draw_calls_cpp <- function() {
     .Call(`_dpcov_draw_calls_cpp`)
 }
 
+normal_tail_cpp <- function(n, t) {
+    .Call(`_dpcov_normal_tail_cpp`, n, t)
+}
+
 rwishart_cpp <- function(n, df, Sigma, chol) {
     .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }

@@ -110,7 +110,6 @@
 #' r
 #' dim(as.matrix(r))
 #' round(compressed_cov(r), 2)
-#' @template param-dots-none
 #' @export
 dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NULL,
                         affine_sd = 0, method = "gram", reference = NULL,
@@ -238,7 +237,8 @@ compression_nonprivate_why <- paste0(
 
 #' @rdname dp_compress
 #' @param digits Significant digits (print).
-#' @param ... Passed to the [dp_release] print method.
+#' @param ... `print`: passed to the [dp_release] print method;
+#'   `dp_compress()`: nothing (an argument it does not take is an error).
 #' @export
 print.dp_compress <- function(x, digits = 4, ...) {
   check_release(x)
@@ -598,7 +598,8 @@ compressed_svd <- function(C, k) {
 #' \eqn{A = X^T X/n} and \eqn{A + B = C^T C/m} this is the PCA utility of
 #' compression (Theorem 3.5).
 #' @param a Symmetric p x p matrix A (e.g. the true \eqn{X^T X/n}); a
-#'   [dp_release] (its estimate) or a [pooled_cov()] is read as its matrix.
+#'   [dp_release] (its estimate, on the release's own `scale`: a sum is not
+#'   an average, see [dp_as_cov()]) or a [pooled_cov()] is read as its matrix.
 #' @param b Symmetric p x p matrix A + B, a [dp_release] (its estimate), or
 #'   a `dp_compress` release (then [compressed_cov()] is used). When `a` and `b` both have names (row or
 #'   column names), they are matched by name: `b` is put in `a`'s order, and
@@ -957,7 +958,6 @@ normalized_cov <- function(x, normalize, arg = "x") {
 #' summary(s)
 #' plot(s)
 #' @template ref-zhou
-#' @template param-dots-none
 #' @export
 compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
                                   method = "gram", ...) {
@@ -1006,7 +1006,8 @@ compression_pca_study <- function(x, m, dim, reps = 20L, normalize = TRUE,
 #' @param legend_pos `"outside"` (default: in the right margin, beside the
 #'   data), `"none"`, or a [graphics::legend()] keyword to put it inside.
 #' @param ... Passed to [graphics::plot()], overriding the defaults (`pch`,
-#'   `log`, `xlab`, ...).
+#'   `log`, `xlab`, ...); `compression_pca_study()`: nothing (an argument it does not
+#'   take is an error).
 #' @export
 plot.compression_study <- function(x, main = NULL, legend_pos = "outside", ...) {
   check_compression_study(x)

@@ -1025,11 +1025,11 @@ noisy_mean <- function(sums, n, clip_mean, sigma, add_remove) {
   p <- length(sums)
   note_draw()
   if (add_remove) {
-    noisy <- c(unname(sums), clip_mean * n) + stats::rnorm(p + 1L, 0, sigma)
+    noisy <- c(unname(sums), clip_mean * n) + gaussian_noise(p + 1L, sigma)
     n_noisy <- noisy[p + 1L] / clip_mean
     center <- noisy[seq_len(p)] / max(2, n_noisy)
   } else {
-    center <- (unname(sums) + stats::rnorm(p, 0, sigma)) / n
+    center <- (unname(sums) + gaussian_noise(p, sigma)) / n
     n_noisy <- NA_real_
   }
   list(center = center, n_noisy = n_noisy, sigma = sigma)

@@ -796,7 +796,7 @@ tidy.dp_pca <- function(x, matrix = "v", ...) {
   }
   if (inherits(x, "dp_nonprivate")) {
     class(out) <- c("dp_nonprivate", class(out))
-    # (print's default reason, "computed without privacy noise", is not this one's)
+    # (print's default reason is generic)
     attr(out, "nonprivate_why") <- "the components of a release without a formal guarantee (see the PCA's guarantee)"
   }
   out

@@ -1041,6 +1041,25 @@ fine_uniform <- function(k) {
   v
 }
 
+#' `k` draws of N(0, sd^2) for mechanism noise drawn in R: rnorm()'s values
+#' (so a plain-R reference under the same seed matches), except that a draw
+#' beyond 7 sd (probability 2.6e-12 each) is replaced by an exact draw from
+#' the normal's tail beyond 7, as the C++ draws do (dpcov::draw_norm() in
+#' inst/include/dpcov/rng.h): rnorm() never exceeds 8.21 sd, and that
+#' truncation would add Pr(Z > 8.21 - Delta/sigma) to delta.
+#' @noRd
+gaussian_noise <- function(k, sd) sd * extend_normal_tails(stats::rnorm(k))
+
+#' Standard normal draws `z` with each draw beyond 7 replaced by a draw from
+#' the normal's tail beyond 7, its sign kept (a separate step so that tests
+#' can give it draws beyond 7, which rnorm() makes once in 4e11).
+#' @noRd
+extend_normal_tails <- function(z) {
+  far <- which(abs(z) > 7)
+  if (length(far)) z[far] <- sign(z[far]) * normal_tail_cpp(length(far), 7)
+  z
+}
+
 #' `k` standard Gumbel draws for the Gumbel-max trick, from fine_uniform():
 #' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U fine near 0, the
 #' Gumbel's upper tail (V = 1, probability about 2^-54, gives -Inf: that

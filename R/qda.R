@@ -230,7 +230,6 @@ check_qda_plugin <- function(x, arg = "x") {
 #' @examples
 #' pooled_cov(iris[, 1:4], iris$Species)
 #' @template ref-combo
-#' @template param-dots-none
 #' @export
 pooled_cov <- function(x, group, ...) {
   refuse_unknown_args("pooled_cov", ...)
@@ -247,7 +246,8 @@ pooled_cov <- function(x, group, ...) {
 
 #' @rdname pooled_cov
 #' @param digits Significant digits (print).
-#' @param ... Passed to [print()] of the matrix (print); unused (as.matrix).
+#' @param ... Passed to [print()] of the matrix (print); unused (as.matrix);
+#'   `pooled_cov()`: nothing (an argument it does not take is an error).
 #' @export
 print.pooled_cov <- function(x, digits = 4, ...) {
   m <- as.matrix(x)

@@ -773,7 +773,8 @@ print.dp_nonprivate <- function(x, ...) {
 nonprivate_banner <- function(x, why = NULL) {
   cls <- setdiff(class(x), "dp_nonprivate")[1]
   if (is.na(cls)) cls <- "dp_nonprivate"
-  if (is.null(why)) why <- "computed without privacy noise"
+  # (what holds of every such object: the noise, if any, carries no guarantee)
+  if (is.null(why)) why <- "computed from the data without a formal privacy guarantee"
   cat_wrapped(sprintf("<%s> NOT a private release: %s.", cls, why))
   invisible()
 }

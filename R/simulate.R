@@ -105,7 +105,9 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5, ...) {
 #' l1 operator norm (largest absolute column sum) of `estimate - truth`,
 #' optionally relative to the same norm of `truth` (Wang and Xu's measure).
 #'
-#' @param estimate An estimate (matrix, `dp_release` or [pooled_cov()]).
+#' @param estimate An estimate (matrix, `dp_release` or [pooled_cov()]); a
+#'   release is read as its estimate, on its own `scale` (a sum is not an
+#'   average: see [dp_as_cov()]).
 #' @param truth The target matrix (or what `estimate` may be). When `estimate` and `truth` both have
 #'   row names (column names), their rows (columns) are matched by name:
 #'   `estimate` is put in `truth`'s order, and names that differ are an

@@ -36,7 +36,9 @@ study_kinds <- c("sheffet_study", "threshold_study", "qda_study", "compression_s
 #' @param main Plot title (`NULL` for a default).
 #' @param row.names,optional Ignored (as in [base::as.data.frame()]).
 #' @param ... `summary`: passed to the kind's summary (e.g. `measure` of
-#'   [study_summary()]); `plot`: passed to [graphics::plot()]; otherwise unused.
+#'   [study_summary()]); `plot`: passed to [graphics::plot()];
+#'   `as_dp_study()`: nothing (an argument it does not take is an error);
+#'   otherwise unused.
 #' @return `print`: `x`, invisibly; `summary`: a data frame; `plot`: the
 #'   plotted summary, invisibly; `as.data.frame`: a data frame;
 #'   `as_dp_study`: the study with its current class.
@@ -52,7 +54,6 @@ study_kinds <- c("sheffet_study", "threshold_study", "qda_study", "compression_s
 NULL
 
 #' @rdname dp_study
-#' @template param-dots-none
 #' @export
 as_dp_study <- function(x, ...) {
   refuse_unknown_args("as_dp_study", ...)

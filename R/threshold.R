@@ -745,7 +745,7 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   note_draw()
   reports <- X[, ij[, 1L], drop = FALSE] * X[, ij[, 2L], drop = FALSE] +
-    matrix(stats::rnorm(nrow(X) * nrow(ij), sd = set$sigma), nrow(X))
+    matrix(gaussian_noise(nrow(X) * nrow(ij), set$sigma), nrow(X))
   out <- structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),
                    class = "ldp_reports")
   out$budget_charge <- charge

@@ -154,6 +154,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// normal_tail_cpp
+Eigen::VectorXd normal_tail_cpp(int n, double t);
+RcppExport SEXP _dpcov_normal_tail_cpp(SEXP nSEXP, SEXP tSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type t(tSEXP);
+    rcpp_result_gen = Rcpp::wrap(normal_tail_cpp(n, t));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rwishart_cpp
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol);
 RcppExport SEXP _dpcov_rwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP SigmaSEXP, SEXP cholSEXP) {
@@ -348,6 +360,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_symmetric_gaussian_cpp", (DL_FUNC) &_dpcov_symmetric_gaussian_cpp, 2},
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
     {"_dpcov_draw_calls_cpp", (DL_FUNC) &_dpcov_draw_calls_cpp, 0},
+    {"_dpcov_normal_tail_cpp", (DL_FUNC) &_dpcov_normal_tail_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
     {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},

@@ -22,3 +22,13 @@ Eigen::VectorXd polar_normals_cpp(int n) {
 double draw_calls_cpp() {
   return dpcov::draw_calls();
 }
+
+// n draws of a standard normal conditioned on Z > t (the tail that replaces
+// norm_rand()'s draws beyond 7 sd; R-level noise uses it after rnorm()).
+// [[Rcpp::export]]
+Eigen::VectorXd normal_tail_cpp(int n, double t) {
+  dpcov::note_draw();
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x(i) = dpcov::draw_normal_tail(t);
+  return x;
+}

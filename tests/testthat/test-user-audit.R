@@ -243,3 +243,53 @@ test_that("summary() calls a numerically singular release not positive definite;
   expect_identical(cov_error(S, ag), cov_error(S, ag$estimate))
   expect_output(print(analyze_gauss(matrix(0.5, 1, 1), 1, 1e-6, clip = 1, neighbor = "zero-out")), "n = 1 row, p = 1 column\\b")
 })
+
+test_that("Gaussian noise has the normal's full range: draws beyond 7 sd come from the exact tail", {
+  # rnorm() (norm_rand() by inversion) never exceeds 8.21 sd: under a
+  # neighbour whose mean is Delta higher, outputs beyond 8.21 sd above the
+  # first mean would have probability Pr(Z > 8.21 - Delta / sigma) against 0
+  zmax <- qnorm(1 - 2^-53)
+  expect_gt(pnorm(zmax - 1 / gaussian_sigma(1, 20, 1e-10), lower.tail = FALSE), 1e-10)
+  tail_cdf <- function(t) function(q) ifelse(q <= t, 0, 1 - exp(pnorm(q, lower.tail = FALSE, log.p = TRUE) -
+                                                                    pnorm(t, lower.tail = FALSE, log.p = TRUE)))
+  set.seed(21)
+  x7 <- dpcov:::normal_tail_cpp(20000, 7)
+  expect_true(all(x7 > 7))
+  expect_gt(suppressWarnings(ks.test(x7, tail_cdf(7)))$p.value, 1e-6)
+  # under-noised control: the same tail cut at 7.3 (a truncated range, the
+  # defect) fails the same test
+  cut <- x7[x7 < 7.3]
+  expect_lt(suppressWarnings(ks.test(cut, tail_cdf(7)))$p.value, 1e-6)
+  # far beyond anything rnorm() can return, and still exact
+  x40 <- dpcov:::normal_tail_cpp(20000, 40)
+  expect_true(all(x40 > 40))
+  expect_gt(suppressWarnings(ks.test(x40, tail_cdf(40)))$p.value, 1e-6)
+  # draws within 7 sd are rnorm()'s own (plain-R references under the same
+  # seed keep matching); beyond, the sign is kept and the value redrawn
+  set.seed(22)
+  a <- dpcov:::gaussian_noise(5000, 3)
+  set.seed(22)
+  expect_identical(a, rnorm(5000, 0, 3))
+  set.seed(23)
+  z <- dpcov:::extend_normal_tails(c(8, -7.5, 1, -2, 7))
+  expect_identical(z[3:5], c(1, -2, 7))
+  expect_true(z[1] > 7 && z[2] < -7)
+  set.seed(24)
+  S <- dpcov:::symmetric_gaussian_cpp(30, 2)
+  set.seed(24)
+  v <- rnorm(30 * 31 / 2, 0, 2)
+  expect_identical(S[upper.tri(S, diag = TRUE)], v)
+})
+
+test_that("cross-validation on an even grid with a subnormal step takes the binary search (a sanitizer found NaN cast to an index)", {
+  set.seed(1)
+  x <- cbind(rnorm(20), 0, rnorm(20))
+  loss <- function(grid, method) {
+    set.seed(5)
+    threshold_cv(x, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 2, grid = grid, noise = FALSE,
+                 noise_multiplier = 0, method = method)$loss
+  }
+  for (g in list(c(0, 1e-310), c(0, 1e-310, 2e-310))) {
+    expect_equal(loss(g, "downdate"), loss(g, "naive"), tolerance = 1e-12)
+  }
+})

@@ -19,8 +19,57 @@ inline double& draw_calls() {
 }
 inline void note_draw() { draw_calls() += 1; }
 
-inline double draw_norm() { return R::norm_rand(); }
 inline double draw_unif() { return R::unif_rand(); }
+
+// An exponential(1) with no upper limit: -log of a uniform refined without
+// limit near 0. Where R's uniform falls in the lowest cell [0, 2^-30)
+// (probability 2^-30 under every RNG kind, as for draw_fine_uniform()), the
+// point lies uniformly inside it: the next uniform places it, 30 bits further
+// down, so -log U = 30 ln 2 - log U', again and again.
+inline double draw_exp_unbounded() {
+  const double cell = std::ldexp(1.0, -30);
+  double shift = 0.0;
+  for (;;) {
+    const double u = R::unif_rand();
+    if (u >= cell) return shift - std::log(u);
+    shift += 30.0 * M_LN2;
+  }
+}
+
+// Laplace(0, scale): an exponential of mean `scale` with no upper limit
+// (draw_fine_uniform()'s inversion, extended where two uniforms in a row fall
+// in the lowest cell) with a fair random sign.
+inline double draw_laplace(double scale) {
+  const double e = draw_exp_unbounded() * scale;
+  return R::unif_rand() < 0.5 ? -e : e;
+}
+
+// A standard normal conditioned on Z > t (t > 0), exactly: Marsaglia's (1964)
+// tail method, x = sqrt(t^2 + 2E) accepted with probability t / x.
+inline double draw_normal_tail(double t) {
+  for (;;) {
+    const double x = std::sqrt(t * t + 2.0 * draw_exp_unbounded());
+    if (R::unif_rand() * x < t) return x;
+  }
+}
+
+// Beyond this many standard deviations a draw of norm_rand() is replaced.
+const double kNormalTail = 7.0;
+
+// One N(0, 1): R's norm_rand() (rnorm()'s draw, so set.seed() reproduces
+// rnorm()'s values), except that a draw beyond +-7 (probability 2.6e-12) is
+// replaced by an exact draw from the normal's tail beyond 7, with the same
+// sign. norm_rand() inverts a uniform whose grid near 1 is 2^-53, so it never
+// exceeds 8.21: under a neighbour whose mean is Delta higher, outputs beyond
+// 8.21 sd above the first mean have probability Pr(Z > 8.21 - Delta/sigma)
+// against 0, which adds to delta at every epsilon (more than delta itself at
+// epsilon 20 with delta 1e-10). The tail draw has no such limit.
+inline double draw_norm() {
+  const double z = R::norm_rand();
+  if (std::fabs(z) <= kNormalTail) return z;
+  const double x = draw_normal_tail(kNormalTail);
+  return z < 0 ? -x : x;
+}
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
 // A uniform on (0, 1) fine near 0 (as fine_uniform() in R/privacy.R): R's
@@ -35,12 +84,7 @@ inline double draw_fine_uniform() {
   return u < std::ldexp(1.0, -30) ? std::ldexp(R::unif_rand(), -30) : u;
 }
 
-// Laplace(0, scale): an exponential of mean `scale` (by inversion of a fine
-// uniform) with a fair random sign.
-inline double draw_laplace(double scale) {
-  const double e = -std::log(draw_fine_uniform()) * scale;
-  return R::unif_rand() < 0.5 ? -e : e;
-}
+
 
 // Standard normals by Marsaglia's polar method on R's uniforms: exact in
 // distribution, 1.27 uniforms and one log per draw against norm_rand()'s two

@@ -99,6 +99,9 @@ class CandidatesBelow {
       t0_ = t[0];
       const double step = (t[m_ - 1] - t[0]) / static_cast<double>(m_ - 1);
       inv_step_ = 1.0 / step;
+      // a subnormal step overflows 1 / step: then 0 * Inf is NaN, whose cast
+      // to an index is undefined; such grids take the binary search
+      even_ = std::isfinite(inv_step_);
       // within a quarter step of the even grid: the guess is off by <= 1
       for (Index k = 1; k < m_ && even_; ++k)
         even_ = std::abs(t[k] - (t0_ + step * static_cast<double>(k))) <= 0.25 * step;
@@ -108,7 +111,8 @@ class CandidatesBelow {
   // count of t_k < x, i.e. the k in 0..m with u[k] < x <= u[k + 1]
   Index operator()(double x) const {
     if (even_) {
-      const double g = std::min(std::max((x - t0_) * inv_step_ + 0.5, 0.0), static_cast<double>(m_));
+      double g = std::min(std::max((x - t0_) * inv_step_ + 0.5, 0.0), static_cast<double>(m_));
+      if (!(g == g)) g = 0.0;  // a NaN x: the corrections below place it
       Index k = static_cast<Index>(g);
       k -= (u_[k] >= x) ? 1 : 0;
       k += (u_[k + 1] < x) ? 1 : 0;
