@@ -334,6 +334,10 @@ check_suffstat <- function(s, arg = "x") {
         any(!(b$lower < b$upper)) || !isTRUE(all.equal(s$clip, sqrt(ncol(g))))) {
       bad("`bounds` must be NULL or the public bounds (a data frame lower < upper, one row per column) of box rows with `clip` = sqrt(p)")
     }
+    # the zero record's box row follows from the public bounds: recomputed,
+    # never taken from the object (a hand-made one without it was charged as
+    # if the zero record stayed at the origin)
+    s$zero_row <- zero_row_norm(box_zero_row(box_map(b, centred = FALSE)), s$clip)
   }
   s
 }

@@ -131,8 +131,9 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
                          lower = NULL, upper = NULL, bounds = NULL, ...) {
   refuse_unknown_args("dp_threshold", ...)
   if (missing(x)) abort_missing("x")
-  if (inherits(x, "ldp_reports")) {
-    abort(paste0("`x` is one batch of ldp_perturb() reports: combine the batches with ldp_aggregate() and ",
+  if (inherits(x, "ldp_reports") || (is.list(x) && !is.data.frame(x) && length(x) &&
+                                      all(vapply(x, inherits, TRUE, "ldp_reports")))) {
+    abort(paste0("`x` holds ldp_perturb() reports: combine the batches with ldp_aggregate() and ",
                  "threshold the aggregate (dp_threshold(ldp_aggregate(...)))."), .arg = "x")
   }
   # an aggregate of reports is a local-model release: the model follows from it

@@ -43,6 +43,19 @@ test_that("an add/remove Analyze Gauss costs a zero-out budget its own epsilon: 
   # exclude 0 move it (its box row enters the zero-out noise): restated
   expect_equal(spent("zero-out", lower = -1, upper = 1)$eps, 0.5)
   expect_equal(spent("zero-out", lower = c(0.5, -1, -1, -1), upper = 1)$eps, 1)
+  # the zero record's box row follows from the bounds, whatever a hand-made
+  # statistic says (without it, the charge and the noise took it at 0)
+  sb <- second_moment(x, lower = c(0.5, -1, -1, -1), upper = 2)
+  hand <- sb
+  hand$zero_row <- NULL
+  for (s_in in list(sb, hand)) {
+    b <- dp_budget(3, 1e-4, neighbor = "zero-out")
+    r <- analyze_gauss(s_in, 0.5, 1e-6, neighbor = "zero-out", budget = b)
+    expect_equal(r$params$zero_row, sb$zero_row)
+    b2 <- dp_budget(3, 1e-4, neighbor = "zero-out")
+    analyze_gauss(s_in, 0.5, 1e-6, budget = b2)
+    expect_equal(budget_spent(b2)$epsilon_basic, 1)
+  }
   # a zero-out release stays zero-out (n is public in it)
   b <- dp_budget(3, 1e-4, neighbor = "zero-out")
   analyze_gauss(x, 0.5, 1e-6, clip = 1, neighbor = "zero-out", budget = b)
@@ -146,10 +159,12 @@ test_that("the local model's hand-offs: an aggregate sets the model, a batch or 
   b <- dp_threshold(agg, model = "local")
   expect_identical(a$estimate, b$estimate)
   expect_error(dp_threshold(agg, model = "central"), "model = \"central\" does not apply", class = "dpcov_error")
-  e <- tryCatch(dp_threshold(rep, model = "local"), error = function(e) e)
-  expect_s3_class(e, "dpcov_error")
-  expect_identical(e$arg, "x")
-  expect_match(conditionMessage(e), "ldp_aggregate\\(\\)")
+  for (given in list(rep, list(rep, rep))) {
+    e <- tryCatch(dp_threshold(given, model = "local"), error = function(e) e)
+    expect_s3_class(e, "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "ldp_aggregate\\(\\)")
+  }
   # a threshold_cv() result as `tune`: its constant, and the release is not private
   set.seed(6)
   xc <- matrix(rnorm(2000 * 6), 2000, 6) / 4
