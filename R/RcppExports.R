@@ -53,6 +53,14 @@ normal_tail_cpp <- function(n, t) {
     .Call(`_dpcov_normal_tail_cpp`, n, t)
 }
 
+standard_normals_cpp <- function(n) {
+    .Call(`_dpcov_standard_normals_cpp`, n)
+}
+
+draw_from_uniforms_cpp <- function(u, what) {
+    .Call(`_dpcov_draw_from_uniforms_cpp`, u, what)
+}
+
 rwishart_cpp <- function(n, df, Sigma, chol) {
     .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }

@@ -1041,24 +1041,15 @@ fine_uniform <- function(k) {
   v
 }
 
-#' `k` draws of N(0, sd^2) for mechanism noise drawn in R: rnorm()'s values
-#' (so a plain-R reference under the same seed matches), except that a draw
-#' beyond 7 sd (probability 2.6e-12 each) is replaced by an exact draw from
-#' the normal's tail beyond 7, as the C++ draws do (dpcov::draw_norm() in
-#' inst/include/dpcov/rng.h): rnorm() never exceeds 8.21 sd, and that
-#' truncation would add Pr(Z > 8.21 - Delta/sigma) to delta.
+#' `k` draws of N(0, sd^2) for mechanism noise drawn in R (the noisy means,
+#' the local reports): dpcov::draw_norm() in inst/include/dpcov/rng.h, which
+#' is rnorm()'s draw under the default normal kind (so a plain-R reference
+#' under the same seed matches) except beyond 7 sd, where the draw comes from
+#' the normal's exact tail (rnorm() never exceeds 8.21 sd, and that
+#' truncation would add Pr(Z > 8.21 - Delta/sigma) to delta), and which does
+#' not depend on RNGkind()'s normal kind.
 #' @noRd
-gaussian_noise <- function(k, sd) sd * extend_normal_tails(stats::rnorm(k))
-
-#' Standard normal draws `z` with each draw beyond 7 replaced by a draw from
-#' the normal's tail beyond 7, its sign kept (a separate step so that tests
-#' can give it draws beyond 7, which rnorm() makes once in 4e11).
-#' @noRd
-extend_normal_tails <- function(z) {
-  far <- which(abs(z) > 7)
-  if (length(far)) z[far] <- sign(z[far]) * normal_tail_cpp(length(far), 7)
-  z
-}
+gaussian_noise <- function(k, sd) sd * standard_normals_cpp(k)
 
 #' `k` standard Gumbel draws for the Gumbel-max trick, from fine_uniform():
 #' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U fine near 0, the

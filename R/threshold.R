@@ -896,23 +896,18 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   keep[valid] <- vapply(checked[valid], same, logical(1))
   off_settings <- sum(!keep)
   if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
-  # the number of columns: the one most reports share (the first batch
-  # deciding let one faulty client drop every honest report); a tie is
-  # refused. Only reports that would be averaged are counted (plausible
-  # values, each distinct report once), or rows a client makes up at no cost
-  # (missing values, copies) would outvote the honest ones
+  # the number of columns: the batches must agree. A vote by reports (the
+  # most reports' p) was taken by reports a client makes up at no cost
+  # (distinct rows of noise are free), and the first batch deciding let one
+  # faulty client drop every honest report
   ps <- vapply(checked[keep], function(r) as.double(r$p), numeric(1))
-  p <- ps[1L]
   if (length(unique(ps)) > 1L) {
-    by_p <- vapply(split(checked[keep], ps), function(batches) as.double(ldp_plausible_count(batches, set)), numeric(1))
-    if (sum(by_p == max(by_p)) > 1L) {
-      abort("the batches matching the settings disagree on the number of columns, and no number is held by most reports.",
-            .arg = "...")
-    }
-    p <- as.numeric(names(by_p)[which.max(by_p)])
+    counts <- table(ps)
+    abort(paste0("the batches matching the settings have different numbers of columns (%s); the server cannot tell ",
+                 "which is its survey's, so none is guessed: aggregate the batches of one survey at a time."),
+          paste(sprintf("p = %s in %d batch(es)", names(counts), as.integer(counts)), collapse = ", "), .arg = "...")
   }
-  off_shape <- sum(ps != p)
-  keep[keep] <- ps == p
+  p <- ps[1L]
   # a batch given twice (resubmitted, or the same object passed again) is
   # counted once: honest reports are continuous Gaussian draws, so a repeat
   # is never chance
@@ -953,8 +948,8 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   }
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
-    warn("ldp_aggregate(): dropped %d batch(es) (%d not matching the settings, %d with another number of columns than most reports, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
-         as.integer(dropped_batches), as.integer(off_settings), as.integer(off_shape), as.integer(repeated),
+    warn("ldp_aggregate(): dropped %d batch(es) (%d not matching the settings, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
+         as.integer(dropped_batches), as.integer(off_settings), as.integer(repeated),
          as.integer(dropped_reports))
   }
   avg <- matrix(0, p, p)
@@ -969,21 +964,6 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                calibration = set$calibration, dropped_batches = dropped_batches,
                                dropped_reports = dropped_reports),
                  call = NULL, local = TRUE)
-}
-
-# The number of distinct reports among `batches` (of one p) with plausible
-# values under the settings `set`: what a vote on the number of columns counts.
-ldp_plausible_count <- function(batches, set) {
-  m <- batches[[1L]]$p * (batches[[1L]]$p + 1) / 2
-  bound <- set$clip^2 + stats::qnorm(1e-12 / (2 * m), lower.tail = FALSE) * set$sigma
-  # (distinct by a fixed projection, as the repeats are found below)
-  w <- sqrt(seq_len(m) + 1)
-  keys <- lapply(batches, function(r) {
-    ok <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
-    ok[is.na(ok)] <- FALSE
-    drop(r$reports[ok, , drop = FALSE] %*% w)
-  })
-  length(unique(unlist(keys)))
 }
 
 # Thresholding needs p >= 2 columns: the one refusal, whatever holds the

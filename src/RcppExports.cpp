@@ -166,6 +166,28 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// standard_normals_cpp
+Eigen::VectorXd standard_normals_cpp(int n);
+RcppExport SEXP _dpcov_standard_normals_cpp(SEXP nSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(standard_normals_cpp(n));
+    return rcpp_result_gen;
+END_RCPP
+}
+// draw_from_uniforms_cpp
+double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what);
+RcppExport SEXP _dpcov_draw_from_uniforms_cpp(SEXP uSEXP, SEXP whatSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
+    Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
+    rcpp_result_gen = Rcpp::wrap(draw_from_uniforms_cpp(u, what));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rwishart_cpp
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol);
 RcppExport SEXP _dpcov_rwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP SigmaSEXP, SEXP cholSEXP) {
@@ -361,6 +383,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_polar_normals_cpp", (DL_FUNC) &_dpcov_polar_normals_cpp, 1},
     {"_dpcov_draw_calls_cpp", (DL_FUNC) &_dpcov_draw_calls_cpp, 0},
     {"_dpcov_normal_tail_cpp", (DL_FUNC) &_dpcov_normal_tail_cpp, 2},
+    {"_dpcov_standard_normals_cpp", (DL_FUNC) &_dpcov_standard_normals_cpp, 1},
+    {"_dpcov_draw_from_uniforms_cpp", (DL_FUNC) &_dpcov_draw_from_uniforms_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
     {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},

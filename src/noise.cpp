@@ -23,12 +23,38 @@ double draw_calls_cpp() {
   return dpcov::draw_calls();
 }
 
-// n draws of a standard normal conditioned on Z > t (the tail that replaces
-// norm_rand()'s draws beyond 7 sd; R-level noise uses it after rnorm()).
+// n draws of a standard normal conditioned on Z > t (t > 0), as draw_norm()
+// replaces the inversion's draws beyond 7 sd.
 // [[Rcpp::export]]
 Eigen::VectorXd normal_tail_cpp(int n, double t) {
   dpcov::note_draw();
   Eigen::VectorXd x(n);
   for (int i = 0; i < n; ++i) x(i) = dpcov::draw_normal_tail(t);
   return x;
+}
+
+// n standard normals by draw_norm(): the noise drawn in R (the noisy means,
+// the local reports) comes from here, as the C++ mechanisms' does.
+// [[Rcpp::export]]
+Eigen::VectorXd standard_normals_cpp(int n) {
+  dpcov::note_draw();
+  Eigen::VectorXd z(n);
+  for (int i = 0; i < n; ++i) z(i) = dpcov::draw_norm();
+  return z;
+}
+
+// The draws of `what` ("normal", "exp" or "tail7") from the given uniforms, in
+// order, for the tests: the branches R's generator reaches once in 2^30 or
+// 4e11 draws (the exponential's refinement, the normal's replaced tail).
+// Running out of uniforms is an error.
+// [[Rcpp::export(rng = false)]]
+double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
+  R_xlen_t i = 0;
+  auto unif = [&]() {
+    if (i >= u.size()) Rcpp::stop("out of uniforms");
+    return static_cast<double>(u[i++]);
+  };
+  if (what == "normal") return dpcov::normal_from(unif);
+  if (what == "exp") return dpcov::exp_unbounded_from(unif);
+  return dpcov::normal_tail_from(dpcov::kNormalTail, unif);
 }

@@ -514,7 +514,7 @@ test_that("print() of ldp_reports returns its input unchanged (audit)", {
   expect_false(vis)
 })
 
-test_that("the local model: relabelled releases are not aggregates; p by most reports; repeats counted once; aggregate args checked", {
+test_that("the local model: relabelled releases are not aggregates; batches agree on p; repeats counted once; aggregate args checked", {
   set.seed(14)
   X <- matrix(rnorm(4000), 1000, 4) / 3
   # a release without a guarantee, relabelled, got a local-DP guarantee from dp_threshold()
@@ -533,13 +533,15 @@ test_that("the local model: relabelled releases are not aggregates; p by most re
   expect_error(dp_threshold(a, model = "local", calibration = "classic"), class = "dpcov_error")
   expect_error(dp_threshold(a, model = "local", sigma_clip_inf = 1), class = "dpcov_error")
   expect_error(dp_threshold(a, model = "local", method = "explicit"), class = "dpcov_error")
-  # one faulty first batch with another p no longer drops the honest ones
+  # one faulty batch with another p neither drops the honest ones nor is
+  # outvoted by made-up rows: batches that disagree on p are refused
   set.seed(20)
   Y <- matrix(rnorm(3000), 1000, 3) / 3
   honest <- ldp_perturb(Y, 1, 1e-3, 1)
   faulty <- ldp_perturb(Y[1:2, 1:2], 1, 1e-3, 1)
-  expect_warning(ag <- ldp_aggregate(faulty, honest, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one",
-                                     calibration = "analytic"), "1 with another number of columns")
+  expect_error(ldp_aggregate(faulty, honest, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one",
+                             calibration = "analytic"), "p = 2 in 1 batch\\(es\\), p = 3 in 1 batch", class = "dpcov_error")
+  ag <- ldp_aggregate(honest, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one", calibration = "analytic")
   expect_identical(c(ag$n, ag$p), c(1000, 3))
   # a batch resubmitted, and repeated report rows, count once: the noise sd
   # stated is then right (sd sigma / sqrt(n), not sqrt(2n))

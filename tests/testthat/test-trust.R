@@ -222,13 +222,15 @@ test_that("the local-model server drops faulty or malicious reports with a count
   # settings, and without them the call is refused, since no batch decides
   # for the others)
   server <- list(epsilon = .5, delta = 1e-3, clip = 1, neighbor = "replace-one", calibration = "analytic")
-  for (bad in list(shape, params, lied)) {
+  for (bad in list(params, lied)) {
     expect_warning(a <- do.call(ldp_aggregate, c(list(good, bad), server)), "dropped 1 batch")
     expect_equal(a$n, 100)
     expect_equal(a$params$dropped_batches, 1)
   }
-  for (bad in list(shape, lied)) expect_warning(ldp_aggregate(good, bad), "dropped 1 batch")
+  expect_warning(ldp_aggregate(good, lied), "dropped 1 batch")
   expect_error(ldp_aggregate(good, params), "different settings", class = "dpcov_error")
+  # a batch of another shape: no batch decides p for the others
+  expect_error(do.call(ldp_aggregate, c(list(good, shape), server)), "different numbers of columns", class = "dpcov_error")
   expect_error(ldp_aggregate(list()), class = "dpcov_error")
 })
 

@@ -182,7 +182,7 @@ test_that("the local model's hand-offs: an aggregate sets the model, a batch or 
                "valid threshold_cv", class = "dpcov_error")
 })
 
-test_that("ldp_aggregate(): no batch decides the settings for the others, and made-up rows do not outvote", {
+test_that("ldp_aggregate(): no batch decides the settings or the number of columns for the others", {
   set.seed(8)
   x <- matrix(rnorm(3000), 1000, 3) / 3
   bad <- ldp_perturb(x[1:50, ], epsilon = 100, delta = 1e-3, clip = 1)
@@ -200,24 +200,24 @@ test_that("ldp_aggregate(): no batch decides the settings for the others, and ma
   expect_warning(agg <- do.call(ldp_aggregate, c(list(bad, good1, good2), set_args)), "dropped 1 batch")
   expect_equal(agg$n, 950)
   expect_identical(agg$estimate, ldp_aggregate(good1, good2)$estimate)
-  # the number of columns is voted by the reports that would be averaged:
-  # missing values and copies of one report count once at most
+  # the number of columns is not voted either: made-up rows of another p
+  # (missing values, copies of one report, or distinct rows of noise, which
+  # cost nothing) cannot take it, and the call is refused
   junk <- ldp_perturb(matrix(0.1, 2000, 2), epsilon = 2, delta = 1e-3, clip = 1)
   junk$reports[] <- NA
   copies <- ldp_perturb(matrix(0.1, 1, 2), epsilon = 2, delta = 1e-3, clip = 1)
+  distinct <- copies
+  distinct$reports <- copies$reports[rep(1, 2000), , drop = FALSE] + 1e-9 * seq_len(2000)
   copies$reports <- copies$reports[rep(1, 2000), , drop = FALSE]
-  for (attack in list(junk, copies)) {
-    agg <- suppressWarnings(do.call(ldp_aggregate, c(list(attack, good1, good2), set_args)))
-    expect_equal(agg$p, 3)
-    expect_equal(agg$n, 950)
+  for (attack in list(junk, copies, distinct)) {
+    expect_error(do.call(ldp_aggregate, c(list(attack, good1, good2), set_args)), "different numbers of columns",
+                 class = "dpcov_error")
   }
-  # with more distinct plausible reports of another p, that p holds (a
-  # majority of reports is a majority); a tie is refused
-  other <- ldp_perturb(matrix(rnorm(2000) / 3, 1000, 2), epsilon = 2, delta = 1e-3, clip = 1)
-  expect_equal(suppressWarnings(do.call(ldp_aggregate, c(list(good1, other), set_args)))$p, 2)
-  tie <- ldp_perturb(matrix(rnorm(900) / 3, 450, 2), epsilon = 2, delta = 1e-3, clip = 1)
-  expect_error(do.call(ldp_aggregate, c(list(good1, tie), set_args)), "no number is held by most reports",
-               class = "dpcov_error")
+  # a batch claiming a huge p with no rows is refused without building anything of its size
+  huge <- copies
+  huge$p <- 65535
+  huge$reports <- matrix(numeric(0), 0, 65535 * 65536 / 2)
+  expect_error(do.call(ldp_aggregate, c(list(good1, huge), set_args)), class = "dpcov_error")
 })
 
 test_that("messages name the cause: a reader that ran out, an empty line in a CSV file", {
@@ -260,40 +260,57 @@ test_that("summary() calls a numerically singular release not positive definite;
 })
 
 test_that("Gaussian noise has the normal's full range: draws beyond 7 sd come from the exact tail", {
-  # rnorm() (norm_rand() by inversion) never exceeds 8.21 sd: under a
-  # neighbour whose mean is Delta higher, outputs beyond 8.21 sd above the
-  # first mean would have probability Pr(Z > 8.21 - Delta / sigma) against 0
+  # R's inversion never exceeds 8.21 sd: under a neighbour whose mean is
+  # Delta higher, outputs beyond 8.21 sd would have probability
+  # Pr(Z > 8.21 - Delta / sigma) against 0, more than delta itself here
   zmax <- qnorm(1 - 2^-53)
   expect_gt(pnorm(zmax - 1 / gaussian_sigma(1, 20, 1e-10), lower.tail = FALSE), 1e-10)
+  from <- dpcov:::draw_from_uniforms_cpp
+  # the branches, from given uniforms: the inversion as R computes it
+  expect_equal(from(c(0.3, 0.6), "normal"), qnorm((floor(2^27 * 0.3) + 0.6) / 2^27), tolerance = 0)
+  # beyond 7 (qnorm((2^27 - 1 + 0.99999) / 2^27) = 7.39), the tail beyond 7
+  # from the next uniforms, sign kept: x = sqrt(49 + 2E), E = -log(0.5),
+  # accepted as 0.1 x < 7
+  expect_gt(qnorm((2^27 - 1 + 0.99999) / 2^27), 7)
+  expect_equal(from(c(1 - 1e-14, 0.99999, 0.5, 0.1), "normal"), sqrt(49 + 2 * log(2)))
+  expect_equal(from(c(1e-15, 1e-5, 0.5, 0.1), "normal"), -sqrt(49 + 2 * log(2)))
+  # a rejection (0.99 x > 7) draws again
+  expect_equal(from(c(1 - 1e-14, 0.99999, 0.5, 0.99, 0.25, 0.1), "normal"), sqrt(49 + 2 * log(4)))
+  # the exponential refined below 2^-30, without limit: beyond rnorm()'s 8.21
+  expect_equal(from(c(1e-12, 0.5), "exp"), 30 * log(2) + log(2))
+  expect_equal(from(c(1e-12, 1e-12, 1e-12, 0.25), "exp"), 90 * log(2) + log(4))
+  far <- from(c(1 - 1e-14, 0.99999, 1e-12, 0.5, 0.1), "normal")
+  expect_equal(far, sqrt(49 + 2 * (30 * log(2) + log(2))))
+  expect_gt(far, zmax)
+  expect_error(from(0.5, "normal"), "out of uniforms")
+
+  # the tail's distribution, 1e6 draws: exact conditional tail beyond 7
+  # (KS at 1e-6); the under-noised control, the tail without Marsaglia's
+  # rejection step (x = sqrt(49 + 2E) taken as it is), fails it
   tail_cdf <- function(t) function(q) ifelse(q <= t, 0, 1 - exp(pnorm(q, lower.tail = FALSE, log.p = TRUE) -
                                                                     pnorm(t, lower.tail = FALSE, log.p = TRUE)))
   set.seed(21)
-  x7 <- dpcov:::normal_tail_cpp(20000, 7)
+  x7 <- dpcov:::normal_tail_cpp(1e6, 7)
   expect_true(all(x7 > 7))
   expect_gt(suppressWarnings(ks.test(x7, tail_cdf(7)))$p.value, 1e-6)
-  # under-noised control: the same tail cut at 7.3 (a truncated range, the
-  # defect) fails the same test
-  cut <- x7[x7 < 7.3]
-  expect_lt(suppressWarnings(ks.test(cut, tail_cdf(7)))$p.value, 1e-6)
-  # far beyond anything rnorm() can return, and still exact
-  x40 <- dpcov:::normal_tail_cpp(20000, 40)
-  expect_true(all(x40 > 40))
-  expect_gt(suppressWarnings(ks.test(x40, tail_cdf(40)))$p.value, 1e-6)
-  # draws within 7 sd are rnorm()'s own (plain-R references under the same
-  # seed keep matching); beyond, the sign is kept and the value redrawn
+  expect_lt(suppressWarnings(ks.test(sqrt(49 + 2 * rexp(1e6)), tail_cdf(7)))$p.value, 1e-6)
+  # draws within 7 sd are rnorm()'s own under the default normal kind (plain-R
+  # references under the same seed keep matching), and do not depend on the
+  # normal kind (Box-Muller's draws stop at 6.76 sd)
   set.seed(22)
   a <- dpcov:::gaussian_noise(5000, 3)
   set.seed(22)
-  expect_identical(a, rnorm(5000, 0, 3))
-  set.seed(23)
-  z <- dpcov:::extend_normal_tails(c(8, -7.5, 1, -2, 7))
-  expect_identical(z[3:5], c(1, -2, 7))
-  expect_true(z[1] > 7 && z[2] < -7)
+  ref <- rnorm(5000, 0, 3)
+  expect_identical(a, ref)
+  old <- RNGkind()[2]
+  on.exit(RNGkind(normal.kind = old), add = TRUE)
+  set.seed(22, normal.kind = "Box-Muller")
+  expect_identical(dpcov:::gaussian_noise(5000, 3), ref)
+  RNGkind(normal.kind = old)
   set.seed(24)
   S <- dpcov:::symmetric_gaussian_cpp(30, 2)
   set.seed(24)
-  v <- rnorm(30 * 31 / 2, 0, 2)
-  expect_identical(S[upper.tri(S, diag = TRUE)], v)
+  expect_identical(S[upper.tri(S, diag = TRUE)], rnorm(30 * 31 / 2, 0, 2))
 })
 
 test_that("cross-validation on an even grid with a subnormal step takes the binary search (a sanitizer found NaN cast to an index)", {

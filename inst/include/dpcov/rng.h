@@ -21,20 +21,27 @@ inline void note_draw() { draw_calls() += 1; }
 
 inline double draw_unif() { return R::unif_rand(); }
 
+// The draws below take their uniforms from `unif` (R's unif_rand() in every
+// release; a given sequence in the tests, which reach branches R's generator
+// takes once in 2^30 or 4e11 draws).
+
 // An exponential(1) with no upper limit: -log of a uniform refined without
-// limit near 0. Where R's uniform falls in the lowest cell [0, 2^-30)
-// (probability 2^-30 under every RNG kind, as for draw_fine_uniform()), the
-// point lies uniformly inside it: the next uniform places it, 30 bits further
-// down, so -log U = 30 ln 2 - log U', again and again.
-inline double draw_exp_unbounded() {
+// limit near 0. Where the uniform falls in the lowest cell [0, 2^-30)
+// (probability 2^-30 under R's default generators; 0.75 * 2^-30 under
+// L'Ecuyer-CMRG, whose uniforms are k / (m1 + 1)), the point lies uniformly
+// inside it: the next uniform places it, 30 bits further down, so
+// -log U = 30 ln 2 - log U', again and again.
+template <typename Unif>
+inline double exp_unbounded_from(Unif&& unif) {
   const double cell = std::ldexp(1.0, -30);
   double shift = 0.0;
   for (;;) {
-    const double u = R::unif_rand();
+    const double u = unif();
     if (u >= cell) return shift - std::log(u);
     shift += 30.0 * M_LN2;
   }
 }
+inline double draw_exp_unbounded() { return exp_unbounded_from(R::unif_rand); }
 
 // Laplace(0, scale): an exponential of mean `scale` with no upper limit
 // (draw_fine_uniform()'s inversion, extended where two uniforms in a row fall
@@ -46,35 +53,45 @@ inline double draw_laplace(double scale) {
 
 // A standard normal conditioned on Z > t (t > 0), exactly: Marsaglia's (1964)
 // tail method, x = sqrt(t^2 + 2E) accepted with probability t / x.
-inline double draw_normal_tail(double t) {
+template <typename Unif>
+inline double normal_tail_from(double t, Unif&& unif) {
   for (;;) {
-    const double x = std::sqrt(t * t + 2.0 * draw_exp_unbounded());
-    if (R::unif_rand() * x < t) return x;
+    const double x = std::sqrt(t * t + 2.0 * exp_unbounded_from(unif));
+    if (unif() * x < t) return x;
   }
 }
+inline double draw_normal_tail(double t) { return normal_tail_from(t, R::unif_rand); }
 
-// Beyond this many standard deviations a draw of norm_rand() is replaced.
+// Beyond this many standard deviations an inversion draw is replaced.
 const double kNormalTail = 7.0;
 
-// One N(0, 1): R's norm_rand() (rnorm()'s draw, so set.seed() reproduces
-// rnorm()'s values), except that a draw beyond +-7 (probability 2.6e-12) is
-// replaced by an exact draw from the normal's tail beyond 7, with the same
-// sign. norm_rand() inverts a uniform whose grid near 1 is 2^-53, so it never
-// exceeds 8.21: under a neighbour whose mean is Delta higher, outputs beyond
-// 8.21 sd above the first mean have probability Pr(Z > 8.21 - Delta/sigma)
-// against 0, which adds to delta at every epsilon (more than delta itself at
-// epsilon 20 with delta 1e-10). The tail draw has no such limit.
-inline double draw_norm() {
-  const double z = R::norm_rand();
+// One N(0, 1). R's inversion, as norm_rand() computes it under the default
+// normal kind "Inversion" (so set.seed() reproduces rnorm()'s values), from
+// R's uniforms whatever RNGkind()'s normal kind (Box-Muller's draws stop at
+// 6.76 sd, Ahrens-Dieter's at about 6.3), except that a draw beyond +-7
+// (probability 2.6e-12) is replaced by an exact draw from the normal's tail
+// beyond 7, with the same sign. The inversion's uniform has a grid of 2^-53
+// near 1, so it never exceeds 8.21: under a neighbour whose mean is Delta
+// higher, outputs beyond 8.21 sd above the first mean would have probability
+// Pr(Z > 8.21 - Delta/sigma) against 0, which adds to delta at every epsilon
+// (more than delta itself at epsilon 20 with delta 1e-10). The tail draw has
+// no such limit.
+template <typename Unif>
+inline double normal_from(Unif&& unif) {
+  const double big = 134217728.0;  // 2^27, R's constant (snorm.c, INVERSION)
+  double u = unif();
+  u = static_cast<int>(big * u) + unif();
+  const double z = R::qnorm(u / big, 0.0, 1.0, 1, 0);
   if (std::fabs(z) <= kNormalTail) return z;
-  const double x = draw_normal_tail(kNormalTail);
+  const double x = normal_tail_from(kNormalTail, unif);
   return z < 0 ? -x : x;
 }
+inline double draw_norm() { return normal_from(R::unif_rand); }
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
 // A uniform on (0, 1) fine near 0 (as fine_uniform() in R/privacy.R): R's
 // uniform, and where it falls in the lowest cell [0, 2^-30) (probability
-// 2^-30 under every RNG kind: Mersenne-Twister's uniforms are multiples of
+// 2^-30 under R's default RNG kinds, 0.75 * 2^-30 under L'Ecuyer-CMRG: Mersenne-Twister's uniforms are multiples of
 // 2^-32, Knuth-TAOCP's of 2^-30) a second one for the point in it. The
 // exponential's tail then reaches 43.7 instead of exp_rand()'s 22.2: a
 // truncated tail is where the two neighbours' probability ratio stops being
