@@ -1044,7 +1044,8 @@ fine_uniform <- function(k) {
 #' `k` draws of N(0, sd^2) for mechanism noise drawn in R (the noisy means,
 #' the local reports): dpcov::draw_norm() in inst/include/dpcov/rng.h, which
 #' is rnorm()'s draw under the default normal kind (so a plain-R reference
-#' under the same seed matches) except beyond 7 sd, where the draw comes from
+#' under the same seed matches, until a draw falls beyond 7 sd: its tail
+#' draw takes further uniforms) except beyond 7 sd, where the draw comes from
 #' the normal's exact tail (rnorm() never exceeds 8.21 sd, and that
 #' truncation would add Pr(Z > 8.21 - Delta/sigma) to delta), and which does
 #' not depend on RNGkind()'s normal kind.

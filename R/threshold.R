@@ -799,6 +799,10 @@ check_ldp_reports <- function(r, fail = TRUE) {
     } else if (!is.matrix(r$reports) || !is.numeric(r$reports) || is.object(r$reports) ||
                ncol(r$reports) != r$p * (r$p + 1) / 2) {
       reason <- "its reports are not a numeric matrix with p(p+1)/2 columns"
+    } else if (!nrow(r$reports)) {
+      # ldp_perturb() makes no empty batch; one costs its sender nothing and
+      # would make the server build sums of its claimed size
+      reason <- "it holds no reports"
     } else if (!is.null(r$colnames) && (!is.character(r$colnames) || length(r$colnames) != r$p)) {
       reason <- "its column names do not match p"
     }

@@ -49,6 +49,8 @@ Eigen::VectorXd standard_normals_cpp(int n) {
 // Running out of uniforms is an error.
 // [[Rcpp::export(rng = false)]]
 double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
+  for (R_xlen_t k = 0; k < u.size(); ++k)
+    if (!(u[k] > 0.0 && u[k] < 1.0)) Rcpp::stop("uniforms must lie in (0, 1)");
   R_xlen_t i = 0;
   auto unif = [&]() {
     if (i >= u.size()) Rcpp::stop("out of uniforms");
@@ -56,5 +58,6 @@ double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
   };
   if (what == "normal") return dpcov::normal_from(unif);
   if (what == "exp") return dpcov::exp_unbounded_from(unif);
-  return dpcov::normal_tail_from(dpcov::kNormalTail, unif);
+  if (what == "tail7") return dpcov::normal_tail_from(dpcov::kNormalTail, unif);
+  Rcpp::stop("`what` must be \"normal\", \"exp\" or \"tail7\"");
 }

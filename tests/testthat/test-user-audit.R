@@ -213,11 +213,17 @@ test_that("ldp_aggregate(): no batch decides the settings or the number of colum
     expect_error(do.call(ldp_aggregate, c(list(attack, good1, good2), set_args)), "different numbers of columns",
                  class = "dpcov_error")
   }
-  # a batch claiming a huge p with no rows is refused without building anything of its size
+  # a batch claiming a huge p with no rows is dropped as invalid, without
+  # building anything of its size
   huge <- copies
   huge$p <- 65535
   huge$reports <- matrix(numeric(0), 0, 65535 * 65536 / 2)
-  expect_error(do.call(ldp_aggregate, c(list(good1, huge), set_args)), class = "dpcov_error")
+  expect_warning(agg <- do.call(ldp_aggregate, c(list(good1, huge), set_args)), "dropped 1 batch")
+  expect_identical(c(agg$n, agg$p), c(450, 3))
+  # alone, or with its like: an empty batch is no batch (it made the server
+  # allocate sums of its claimed size, 16 GB, before finding no rows)
+  expect_error(ldp_aggregate(huge), "holds no reports", class = "dpcov_error")
+  expect_error(do.call(ldp_aggregate, c(list(huge, huge), set_args)), class = "dpcov_error")
 })
 
 test_that("messages name the cause: a reader that ran out, an empty line in a CSV file", {
@@ -283,6 +289,8 @@ test_that("Gaussian noise has the normal's full range: draws beyond 7 sd come fr
   expect_equal(far, sqrt(49 + 2 * (30 * log(2) + log(2))))
   expect_gt(far, zmax)
   expect_error(from(0.5, "normal"), "out of uniforms")
+  expect_error(from(c(NA, 0.5), "normal"), "in \\(0, 1\\)")
+  expect_error(from(0.5, "nromal"), "must be")
 
   # the tail's distribution, 1e6 draws: exact conditional tail beyond 7
   # (KS at 1e-6); the under-noised control, the tail without Marsaglia's

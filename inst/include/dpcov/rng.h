@@ -66,7 +66,8 @@ inline double draw_normal_tail(double t) { return normal_tail_from(t, R::unif_ra
 const double kNormalTail = 7.0;
 
 // One N(0, 1). R's inversion, as norm_rand() computes it under the default
-// normal kind "Inversion" (so set.seed() reproduces rnorm()'s values), from
+// normal kind "Inversion" (so set.seed() reproduces rnorm()'s values until a
+// draw falls beyond 7 sd, whose tail draw takes further uniforms), from
 // R's uniforms whatever RNGkind()'s normal kind (Box-Muller's draws stop at
 // 6.76 sd, Ahrens-Dieter's at about 6.3), except that a draw beyond +-7
 // (probability 2.6e-12) is replaced by an exact draw from the normal's tail
