@@ -755,9 +755,7 @@ as.matrix.dp_bound <- function(x, ...) {
 #' @export
 print.dp_nonprivate <- function(x, ...) {
   why <- attr(x, "nonprivate_why", exact = TRUE)
-  nonprivate_banner(x, if (inherits(x, "dp_release")) {
-    "a tuning choice in it was computed from the data without privacy noise"
-  } else if (is_string(why)) why)
+  nonprivate_banner(x, if (inherits(x, "dp_release")) release_nonprivate_why(x) else if (is_string(why)) why)
   # a labelled matrix prints as the matrix (its labels are said above)
   if (is.matrix(x) && !is.list(x) && !inherits(x, "dp_release")) {
     print(matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x)), ...)

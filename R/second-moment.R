@@ -464,10 +464,10 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   # sigma / sensitivity depends only on (epsilon, delta, calibration)
   # rows are seen only through sum x x' (no count): an add/remove charge
   # holds under zero-out too, unless a dp_suffstat's map moved the zero record
-  zero_row <- if (inherits(x, "dp_suffstat")) x$zero_row %||% 0 else 0
+  zero_record <- suffstat_zero_row(if (inherits(x, "dp_suffstat")) x, "zero-out")
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
-                          clip = clip_arg, neighbor = notion_no_count(neighbor, zero_row))
+                          clip = clip_arg, neighbor = notion_no_count(neighbor, zero_record))
   s <- with_refund(budget, charge, {
     s <- as_suffstat(x, if (missing(clip)) NULL else clip)
     if (neighbor != "add-remove" && s$n < 1) abort_public_rows()

@@ -873,17 +873,17 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   checked <- lapply(parts, check_ldp_reports, fail = FALSE)
   valid <- !vapply(checked, is.character, logical(1))
   given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor, calibration = calibration)
+  settings_fields <- names(given)
   if (all(vapply(given, is.null, logical(1)))) {
     if (!any(valid)) abort("no valid batch of reports in `...`: %s.", checked[[1L]], .arg = "...")
     # no guessing: a batch cannot impose its settings on the others (the
     # first batch used to decide, and a vote by reports counts rows a client
     # makes up at no cost); batches that disagree need the server's settings
-    keys <- vapply(checked[valid], function(r) paste(deparse(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
-                                                           control = "digits17"), collapse = ""), "")
-    if (length(unique(keys)) > 1L) {
+    kinds <- unique(lapply(checked[valid], function(r) r$settings[settings_fields]))
+    if (length(kinds) > 1L) {
       abort(paste0("the batches in `...` were made with different settings (%d kinds); give the settings the server ",
                    "asked its clients to use (`epsilon`, `delta`, `clip`, `neighbor`, `calibration`), and the batches ",
-                   "made otherwise are dropped."), length(unique(keys)), .arg = "...")
+                   "made otherwise are dropped."), length(kinds), .arg = "...")
     }
     set <- checked[[which(valid)[1L]]]$settings
   } else {
@@ -892,10 +892,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
     }
     set <- ldp_settings(epsilon, delta, clip, neighbor, calibration)
   }
-  same <- function(r) {
-    identical(r$settings[c("epsilon", "delta", "clip", "neighbor", "calibration")],
-              set[c("epsilon", "delta", "clip", "neighbor", "calibration")])
-  }
+  same <- function(r) identical(r$settings[settings_fields], set[settings_fields])
   keep <- valid
   keep[valid] <- vapply(checked[valid], same, logical(1))
   off_settings <- sum(!keep)

@@ -43,9 +43,8 @@ inline double exp_unbounded_from(Unif&& unif) {
 }
 inline double draw_exp_unbounded() { return exp_unbounded_from(R::unif_rand); }
 
-// Laplace(0, scale): an exponential of mean `scale` with no upper limit
-// (draw_fine_uniform()'s inversion, extended where two uniforms in a row fall
-// in the lowest cell) with a fair random sign.
+// Laplace(0, scale): an exponential of mean `scale` with no upper limit,
+// with a fair random sign.
 inline double draw_laplace(double scale) {
   const double e = draw_exp_unbounded() * scale;
   return R::unif_rand() < 0.5 ? -e : e;
@@ -90,17 +89,7 @@ inline double normal_from(Unif&& unif) {
 inline double draw_norm() { return normal_from(R::unif_rand); }
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
-// A uniform on (0, 1) fine near 0 (as fine_uniform() in R/privacy.R): R's
-// uniform, and where it falls in the lowest cell [0, 2^-30) (probability
-// 2^-30 under R's default RNG kinds, 0.75 * 2^-30 under L'Ecuyer-CMRG: Mersenne-Twister's uniforms are multiples of
-// 2^-32, Knuth-TAOCP's of 2^-30) a second one for the point in it. The
-// exponential's tail then reaches 43.7 instead of exp_rand()'s 22.2: a
-// truncated tail is where the two neighbours' probability ratio stops being
-// bounded (Mironov 2012 on floating-point samplers).
-inline double draw_fine_uniform() {
-  const double u = R::unif_rand();
-  return u < std::ldexp(1.0, -30) ? std::ldexp(R::unif_rand(), -30) : u;
-}
+
 
 
 
