@@ -513,7 +513,8 @@ cov_box_affine <- function(rel, vars) {
 #' moves the zero record to a public non-zero row, whose norm enters the
 #' zero-out sensitivity (gram_sensitivity()'s zero_row).
 #' @noRd
-analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call) {
+analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf, post, budget, call,
+                              bounds_g = NULL) {
   if (!is.null(sigma_clip_inf)) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with bounds the noise is calibrated to the box.",
           .arg = "sigma_clip_inf")
@@ -532,7 +533,8 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
   zero_inside <- all(box$lower <= 0 & box$upper >= 0)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
-                          neighbor = notion_no_count(neighbor, zero_row = if (zero_inside) 0 else NA))
+                          neighbor = notion_no_count(neighbor, zero_row = if (zero_inside) 0 else NA),
+                          bounds = bounds_g)
   with_refund(budget, charge, {
     X <- check_data_matrix(x, min_rows = 0L)
     if (neighbor != "add-remove" && nrow(X) < 1) abort_public_rows()
@@ -610,6 +612,12 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
+  # bounds from a dp_column_bounds() release the budget has not charged: a
+  # step of this release, charged with the mechanism's own charge inside `fun`
+  if (!is.null(bounds_g) && inherits(args$budget, "dp_budget")) {
+    dpcov_state$pending_bounds <- list(account = args$budget$account, g = bounds_g)
+    on.exit(dpcov_state$pending_bounds <- NULL, add = TRUE)
+  }
   X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,

@@ -64,7 +64,20 @@
 #'   [dp_compress()], [dp_threshold()] tuned on the private data
 #'   (`tune = "cv"`, or a constant or grid from [threshold_cv()]), and a
 #'   release whose delta and that of the [dp_column_bounds()] release it uses
-#'   as `bounds` add up to 1 or more. Post-processing charges nothing:
+#'   as `bounds` add up to 1 or more.
+#'
+#'   Bounds from a [dp_column_bounds()] release given as `bounds` are a step
+#'   of the release that uses them (its guarantee adds theirs to its own), and
+#'   a budget charges them with that release's own steps, all or nothing,
+#'   unless it charged them already: the bounds were made with this budget
+#'   as `budget`, or given before to a release charged to it (each
+#'   `dp_column_bounds` object carries a `release_id` for this; the ledger
+#'   row of the bounds' step reads "dp_column_bounds given as `bounds`").
+#'   Bounds made without a budget, on another budget, in another R session
+#'   or by hand are charged here: an account composes only what it charged.
+#'   The object's table alone (`$bounds`, or its numbers) is public bounds
+#'   to a release, which neither its guarantee nor the budget can tell came
+#'   from the data. Post-processing charges nothing:
 #'   [dp_threshold()] on an [ldp_aggregate()] of reports (charge them in
 #'   [ldp_perturb()]).
 #'
@@ -289,7 +302,7 @@ check_budget <- function(budget, arg = "budget") {
 #' A refused charge records nothing.
 #' @noRd
 budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip = NULL, neighbor,
-                          rho = NULL) {
+                          rho = NULL, bounds = NULL) {
   if (is.null(budget)) return(NULL)
   acc <- check_account_live(check_budget(budget))
   if (identical(clip, Inf)) {
@@ -297,13 +310,33 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   }
   # several charges at once (one release made of several steps) are refused
   # or recorded together; sigma_ratio NA marks a non-Gaussian step
-  if (is.null(sigma_ratio)) sigma_ratio <- NA_real_
+  k <- length(what)
+  sigma_ratio <- rep_len(if (is.null(sigma_ratio)) NA_real_ else sigma_ratio, k)
   # a non-Gaussian step may state its zCDP rho itself (e.g. exponential
   # mechanisms, (epsilon^2/8)-zCDP); NA: no zCDP guarantee recorded
-  if (is.null(rho)) rho <- NA_real_
+  rho <- rep_len(if (is.null(rho)) NA_real_ else rho, k)
+  neighbor <- rep_len(neighbor, k)
+  # the bounds of a dp_column_bounds() release this one uses, when this
+  # budget has not charged them yet: a step of the release, charged first
+  # (a mechanism on box rows is given them by box_uncentred_call(), for its
+  # first charge to this account)
+  pending <- dpcov_state$pending_bounds
+  if (is.null(bounds) && !is.null(pending) && identical(pending$account, acc$env)) {
+    dpcov_state$pending_bounds <- NULL
+    bounds <- pending$g
+  }
+  given <- given_bounds_step(acc, bounds)
+  if (!is.null(given)) {
+    what <- c(given$what, what)
+    epsilon <- c(given$epsilon, epsilon)
+    delta <- c(given$delta, delta)
+    sigma_ratio <- c(NA_real_, sigma_ratio)
+    rho <- c(given$rho, rho)
+    neighbor <- c(given$neighbor, neighbor)
+  }
+  if (!length(what)) return(NULL)
   rho <- ifelse(is.na(sigma_ratio), rho, 1 / (2 * sigma_ratio^2))
   if (any(!is.na(rho) & !(is.finite(rho) & rho > 0))) abort("internal: the noise ratio of %s is not a positive number.", what[1])
-  neighbor <- rep_len(neighbor, length(what))
   stopifnot(all(neighbor %in% charge_neighbors))
   refused <- vapply(seq_along(what), function(i) {
     is.null(convert_guarantee(epsilon[i], delta[i], rho[i], neighbor[i], acc$neighbor))
@@ -340,7 +373,53 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
                  format_privacy(now$epsilon), format_privacy(now$delta))
   }
   assign("ledger", after, envir = acc$env)
+  if (!is.null(given)) register_bounds_charge(acc$env, given$release_id, id[1])
   seq.int(nrow(after) - nrow(row) + 1L, nrow(after))
+}
+
+# Every dp_column_bounds() release carries an id (`release_id`), unique to
+# the R session that made it and to the release; a budget's account maps the
+# ids of the bounds releases it has charged (made with it as `budget`, or
+# given as `bounds` to a release charged to it) to their ledger rows'
+# ids, so bounds are charged once per budget however often they are used.
+new_release_id <- function() {
+  # the session: its process and the time of its first release, so a release
+  # saved in another session (even of the same process id) is never taken
+  # for one of this one's
+  if (is.null(dpcov_state$session)) {
+    dpcov_state$session <- paste0(Sys.getpid(), "@", format(Sys.time(), "%Y%m%d%H%M%OS6"))
+  }
+  n <- (dpcov_state$releases %||% 0) + 1
+  dpcov_state$releases <- n
+  paste0(dpcov_state$session, ":", format(n, scientific = FALSE))
+}
+
+register_bounds_charge <- function(env, release_id, ledger_id) {
+  if (!is_string(release_id)) return(invisible())
+  charged <- get0("bounds_charges", envir = env, inherits = FALSE)
+  if (!is.numeric(charged)) charged <- numeric(0)
+  charged[[release_id]] <- ledger_id
+  assign("bounds_charges", charged, envir = env)
+  invisible()
+}
+
+#' The ledger step for the bounds of a dp_column_bounds() release given to a
+#' release charged to the account `acc` (`g`, bounds_release_guarantee()),
+#' or NULL when there are none or this account charged them already: a row
+#' registered under their `release_id` is still in the ledger (a withdrawn
+#' charge is not) with the guarantee they state. Bounds made without a
+#' budget, on another budget, in another session, or by hand are charged
+#' here: the account composes only what it charged.
+#' @noRd
+given_bounds_step <- function(acc, g) {
+  if (is.null(g)) return(NULL)
+  charged <- get0("bounds_charges", envir = acc$env, inherits = FALSE)
+  if (is_string(g$release_id) && is.numeric(charged) && g$release_id %in% names(charged)) {
+    row <- match(charged[[g$release_id]], acc$ledger$id)
+    if (!is.na(row) && acc$ledger$epsilon[row] == g$epsilon && acc$ledger$delta[row] == g$delta) return(NULL)
+  }
+  list(what = "dp_column_bounds given as `bounds` (not charged to this budget before)", epsilon = g$epsilon,
+       delta = g$delta, rho = g$rho, neighbor = g$neighbor, release_id = g$release_id)
 }
 
 #' A release charged to a budget must have an (epsilon, delta) guarantee for

@@ -198,7 +198,9 @@
 #'   the first stage was capped at `max_level`, from `n` or `n_noisy`),
 #'   `range`, `resolution`, `decay`, `coded_columns` (the logical columns,
 #'   bounded by their coding at no cost), `neighbor`, `mechanism`,
-#'   `guarantee`, `budget_charge` and `call`.
+#'   `guarantee`, `budget_charge`, `release_id` (names this release for the
+#'   budgets: a release given these bounds charges them to its budget unless
+#'   that budget charged them already; see [dp_budget()]) and `call`.
 #' @references McSherry, F. and Talwar, K. (2007). Mechanism design via
 #'   differential privacy. *FOCS 2007*, 94-103.
 #'
@@ -295,7 +297,9 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     guarantee = column_bounds_guarantee_text(epsilon, eq$delta, neighbor, eq$choices, eq$epsilon_q, eq$composition,
                                              count = neighbor == "add-remove", stated = TRUE,
                                              coded = sum(coded), coded_all = all(coded)),
-    budget_charge = charge, call = release_call(call)), class = "dp_column_bounds")
+    budget_charge = charge, release_id = new_release_id(), call = release_call(call)), class = "dp_column_bounds")
+  # a release given these bounds charges them to a budget that has not (given_bounds_step())
+  if (!is.null(charge)) register_bounds_charge(check_budget(budget)$env, res$release_id, check_budget(budget)$ledger$id[charge])
   # (all columns logical: no bound was chosen, nothing to warn about)
   if (capped && any(!coded)) {
     noise_warning(list(level = "mostly noise", message_levels = "mostly noise",

@@ -663,7 +663,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                                        rep("any", auto_mean + auto_clip), step_notion),
                           rho = c(cols$rho[chosen],
                                   rep(if (is.null(steps_z)) NA_real_ else em_zcdp_rho(eps_bound), auto_mean + auto_clip),
-                                  rep(NA_real_, n_steps)))
+                                  rep(NA_real_, n_steps)),
+                          bounds = bounds_g)
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released
   if (tight) {
     return(finish_bounds_release(with_refund(budget, charge,

@@ -1011,13 +1011,44 @@ geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 
 rgeometric2 <- function(sensitivity, epsilon) {
   note_draw()
-  # by inversion, floor(log(V) / log(alpha)), from uniforms fine near 0
-  # (fine_uniform()): rgeom() goes through exp_rand(), whose 32-bit uniforms
-  # end its tail at about 22 / (1 - alpha), where the ratio of the two
-  # neighbours' probabilities stops being bounded
+  # by inversion, floor(E / -log(alpha)) for E exponential, with no upper
+  # limit (exp_unbounded()): rgeom() goes through exp_rand(), whose 32-bit
+  # uniforms end its tail at about 22 / (1 - alpha), and any fixed end t
+  # stops the support at t / rate, where the neighbours' ratio stops being
+  # bounded: at rate >= t the noise would always be 0
   rate <- epsilon / sensitivity  # -log(alpha)
-  g <- floor(-log(fine_uniform(2L)) / rate)
+  g <- floor(exp_unbounded(2L) / rate)
   g[1L] - g[2L]
+}
+
+#' `k` uniforms from R's runif(), each refined without limit near 0: where a
+#' draw falls in the lowest cell [0, 2^-30) (probability 2^-30 under every
+#' RNGkind(), see fine_uniform()), the point lies uniformly inside it, so the
+#' next draw places it 30 bits further down, again and again (the draws of
+#' each round after all of the round before). Returned as the level (the
+#' number of cells descended) and the last draw `u`, in [2^-30, 1): the
+#' uniform is u * 2^(-30 level). fine_uniform() stops after one level.
+#' @noRd
+refined_uniform <- function(k) {
+  u <- stats::runif(k)
+  level <- numeric(k)
+  low <- which(u < 2^-30)
+  while (length(low)) {
+    level[low] <- level[low] + 1
+    u[low] <- stats::runif(length(low))
+    low <- low[u[low] < 2^-30]
+  }
+  list(u = u, level = level)
+}
+
+#' `k` exponential(1) draws with no upper limit: -log of refined_uniform(),
+#' 30 log(2) per level plus -log(u) (dpcov::exp_unbounded_from() in C++ is the
+#' same law, drawn one value at a time). Equal to -log(fine_uniform(k)) (up
+#' to rounding) unless a draw descends two levels (probability 2^-60).
+#' @noRd
+exp_unbounded <- function(k) {
+  r <- refined_uniform(k)
+  r$level * (30 * log(2)) - log(r$u)
 }
 
 #' `k` uniforms on (0, 1) fine near 0: R's runif() draws, and for those that
@@ -1030,9 +1061,14 @@ rgeometric2 <- function(sensitivity, epsilon) {
 #' under a neighbour, 25.3 - epsilon behind, it could, and a pure-DP claim
 #' would hold only with a small delta (Mironov 2012 on floating-point
 #' samplers). The value is at least 2^-63 under Mersenne-Twister (2^-61
-#' under Knuth-TAOCP): the Gumbel's range reaches 43.7 (42.3), and an
-#' exponential's tail as far. (A second draw for every value, a cell from
-#' the first and the point from the second, cost the default dp_cov() 13%.)
+#' under Knuth-TAOCP): the Gumbel's range would reach 43.7 (42.3), and an
+#' exponential's tail as far, which still breaks a pure-DP claim once the
+#' choice's epsilon nears that range: the Gumbel and geometric noise refine
+#' without limit (refined_uniform()). One level is kept for the point drawn
+#' inside a chosen interval (base_draw(): drawn from the public base
+#' measure once the interval is chosen, so its range is no privacy matter).
+#' (A second draw for every value, a cell from the first and the point from
+#' the second, cost the default dp_cov() 13%.)
 #' @noRd
 fine_uniform <- function(k) {
   v <- stats::runif(k)
@@ -1052,12 +1088,23 @@ fine_uniform <- function(k) {
 #' @noRd
 gaussian_noise <- function(k, sd) sd * standard_normals_cpp(k)
 
-#' `k` standard Gumbel draws for the Gumbel-max trick, from fine_uniform():
-#' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U fine near 0, the
-#' Gumbel's upper tail (V = 1, probability about 2^-54, gives -Inf: that
-#' candidate is not chosen).
+#' `k` standard Gumbel draws for the Gumbel-max trick, with no upper limit:
+#' -log(-log(U)) with -log(U) = -log1p(-V) for V = 1 - U refined without
+#' limit near 0 (refined_uniform()), where the Gumbel's upper tail lies (V =
+#' 1, probability about 2^-54, gives -Inf: that candidate is not chosen).
+#' Beyond 33 levels V would leave the normal doubles, and -log(-log1p(-V)) =
+#' -log(V) to within V / 2. An upper end would break the pure-DP claim at
+#' large epsilon: a candidate behind the best by more than the Gumbel's
+#' range could never win, while under a neighbour, epsilon nearer, it could
+#' win with any probability up to 1 (the fine uniforms' range, 47.3, is
+#' passed once the choice's epsilon is near 50).
 #' @noRd
-gumbel_noise <- function(k) -log(-log1p(-fine_uniform(k)))
+gumbel_noise <- function(k) {
+  r <- refined_uniform(k)
+  deep <- r$level > 33
+  v <- r$u * 2^(-30 * pmin(r$level, 33))
+  ifelse(deep, r$level * (30 * log(2)) - log(r$u), -log(-log1p(-v)))
+}
 
 # ---- The private mean of dp_cov() -------------------------------------------------
 
@@ -1388,6 +1435,9 @@ bounds_release_guarantee <- function(bounds, neighbor) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
+  # what a budget charges for them where it has not yet (given_bounds_step())
+  g$rho <- column_bounds_release_rho(bounds)
+  g$release_id <- if (is_string(bounds$release_id)) bounds$release_id
   # under add/remove its utilities move by at most 1 under every notion (as
   # the ledger records it: column_bounds_notion())
   g$neighbor <- column_bounds_notion(g$neighbor)
@@ -1398,6 +1448,19 @@ bounds_release_guarantee <- function(bounds, neighbor) {
           neighbor_words(g$neighbor), g$neighbor, .arg = "bounds")
   }
   g
+}
+
+#' The zCDP rho of a dp_column_bounds() release `b` (its guarantee stated
+#' and checked): the one its epsilon, delta, notion and number of chosen
+#' columns give (column_bounds_epsilon(), as dp_column_bounds() charged it),
+#' when the rho it states is that one; NA otherwise (a hand-made or edited
+#' object: the ledger then composes its epsilon by basic composition, which
+#' holds whatever it ran).
+#' @noRd
+column_bounds_release_rho <- function(b) {
+  k <- max(1L, NROW(b$bounds) - length(b$coded_columns))
+  eq <- column_bounds_epsilon(b$epsilon, b$delta, k, noisy_count = identical(b$neighbor, "add-remove"))
+  if (is_num1(b$rho) && isTRUE(all.equal(b$rho, eq$rho, tolerance = 1e-12)) && eq$delta == b$delta) eq$rho else NA_real_
 }
 
 #' The release `rel`, made with the bounds of a dp_column_bounds() release

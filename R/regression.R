@@ -739,7 +739,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
                           sigma_ratio = c(NA_real_[chosen], ratio),
                           neighbor = c((if (private_box) column_bounds_notion(neighbor) else "any")[chosen],
                                        if (mechanism == "analyze_gauss") neighbor else sheffet_notions[[sheffet_fun[[mechanism]]]]),
-                          rho = c(rho_bound, NA_real_))
+                          rho = c(rho_bound, NA_real_), bounds = bounds_g)
   # bounds (public or private) with Analyze Gauss: dp_cov()'s box mechanism on
   # the design's columns [X, y] (the sums, the Gram's diagonal and its
   # off-diagonal as three blocks, each calibrated to its own sensitivity),

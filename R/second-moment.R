@@ -455,7 +455,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
     bounds_g <- bounds_release_guarantee(bounds, neighbor)
     refuse_void_bounds_budget(budget, bounds_g, delta, neighbor)
     return(compose_bounds_guarantee(analyze_gauss_box(x, box, epsilon, delta, neighbor, calibration, sigma_clip_inf,
-                                                      post, budget, call), bounds_g))
+                                                      post, budget, call, bounds_g), bounds_g))
   }
   # the clip to calibrate to is an argument (or a suffstat's field): refused
   # before the charge and before the data is read

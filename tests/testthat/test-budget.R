@@ -516,10 +516,12 @@ test_that("a release without a guarantee refuses a budget before its charge", {
   expect_error(dp_lm(y ~ a, data = data.frame(y = x[, 1], a = x[, 2]), epsilon = 0.5, delta = 0.6, bounds = cb,
                      budget = b2, B = 0), class = "dpcov_budget_error")
   expect_identical(budget_spent(b2)$charges, 0L)
-  # below 1 the release keeps its guarantee and is charged
+  # below 1 the release keeps its guarantee and is charged, with the bounds
+  # (made without a budget) as a step of its own
   r <- analyze_gauss(x, 0.5, 0.3, bounds = cb, budget = b2)
   expect_true(has_guarantee(r))
-  expect_identical(budget_spent(b2)$charges, 1L)
+  expect_identical(budget_spent(b2)$charges, 2L)
+  expect_equal(budget_spent(b2)$delta, r$delta)
 })
 
 test_that("thresholding an ldp_aggregate() is post-processing: nothing charged, p checked first", {

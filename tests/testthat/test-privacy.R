@@ -295,9 +295,54 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
   # lowest cell of 2^-30 takes a second for the point in it
   draws <- list(c(0.5, 2^-33), 2^-33)
   expect_equal(with_runif_queue(draws, dpcov:::fine_uniform(2)), c(0.5, 2^-63))
-  expect_equal(with_runif_queue(draws, dpcov:::bin_exp_mech(c(0, -60), 1, 1)), 2L)
-  expect_equal(-log(-log1p(-2^-63)), 63 * log(2), tolerance = 1e-12)  # the top of the range: 43.67
+  expect_equal(-log(-log1p(-2^-63)), 63 * log(2), tolerance = 1e-12)  # fine_uniform()'s top: 43.67
   expect_gt(63 * log(2) - 30, lo)
+  # the Gumbel noise refines without limit: a candidate 100 behind the best
+  # (log-weights 0 and -100, far beyond fine_uniform()'s range, which a
+  # choice's epsilon near 50 passes) wins when its uniform descends five
+  # cells (V = 0.5 * 2^-150, a Gumbel of 104.3)
+  deep <- c(list(c(0.5, 2^-33)), rep(list(2^-33), 4), list(0.5))
+  expect_equal(with_runif_queue(deep, dpcov:::gumbel_noise(2)),
+               c(-log(-log1p(-0.5)), 150 * log(2) + log(2)), tolerance = 1e-12)
+  expect_equal(with_runif_queue(deep, dpcov:::bin_exp_mech(c(0, -200), 1, 1)), 2L)
+  # the control: fine_uniform()'s Gumbel of the same draws stops at 43.7, and
+  # the candidate never wins
+  capped <- function(k) -log(-log1p(-dpcov:::fine_uniform(k)))
+  expect_lt(max(with_runif_queue(list(c(0.5, 2^-33), 2^-33), capped(2))), 100)
+  # beyond 33 levels (V below the normal doubles) -log(V), exact to V / 2
+  very <- c(list(2^-33), rep(list(2^-33), 39), list(0.5))
+  expect_equal(with_runif_queue(very, dpcov:::gumbel_noise(1)), 1200 * log(2) + log(2), tolerance = 1e-14)
+  edge <- c(list(2^-33), rep(list(2^-33), 32), list(0.5))
+  expect_equal(with_runif_queue(edge, dpcov:::gumbel_noise(1)), 990 * log(2) + log(2), tolerance = 1e-14)
+})
+
+test_that("the two-sided geometric has no end: at any epsilon a count can move (mocks; the law by chi-square; a capped control fails)", {
+  # exponentials refined without limit: 30 log 2 per cell descended
+  deep <- list(c(0.5, 2^-33), 2^-33, 0.25)
+  expect_equal(with_runif_queue(deep, dpcov:::exp_unbounded(2)), c(log(2), 60 * log(2) + log(4)), tolerance = 1e-14)
+  # at rate 50 (dp_clip_bound()'s count at epsilon_count = 50, or a column
+  # bound's count at epsilon_q = 100) a capped exponential (at most 43.7)
+  # makes the noise always 0, so a count and its neighbour's are told apart
+  # with certainty; the refined one moves the count with probability about
+  # 2 e^-50, as the mechanism's law says
+  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33, 2^-33, 0.5), dpcov:::rgeometric2(1, 50)), 1)
+  capped <- function(rate) floor(-log(dpcov:::fine_uniform(2)) / rate)
+  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33), capped(50)), c(0, 0))
+  # the law at a moderate rate: P(Z = k) = (1 - a) / (1 + a) a^|k|, a = e^-rate
+  set.seed(21)
+  rate <- 0.7
+  z <- vapply(1:40000, function(i) dpcov:::rgeometric2(1, rate), numeric(1))
+  a <- exp(-rate)
+  k <- -6:6
+  p <- (1 - a) / (1 + a) * a^abs(k)
+  p <- c(p, 1 - sum(p))  # the tail beyond +-6, one cell
+  obs <- c(tabulate(match(z, k), length(k)), sum(abs(z) > 6))
+  expect_gt(stats::chisq.test(obs, p = p)$p.value, 1e-6)
+  # the control: the same draws read at a rate 10% lower (too little noise
+  # claimed) fail
+  a2 <- exp(-rate * 0.9)
+  p2 <- (1 - a2) / (1 + a2) * a2^abs(k)
+  expect_lt(stats::chisq.test(obs, p = c(p2, 1 - sum(p2)))$p.value, 1e-6)
 })
 
 test_that("fine_uniform() is uniform under every RNG kind, and fine in its lowest cell (KS; mocks; a coarse control fails)", {
