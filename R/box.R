@@ -612,17 +612,11 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     abort("`model`: per-column bounds are for the central model; a local report is clipped per record.", .arg = "model")
   }
   args <- box_call_args(fun, env, given)
-  # bounds from a dp_column_bounds() release the budget has not charged: a
-  # step of this release, charged with the mechanism's own charge inside `fun`
-  if (!is.null(bounds_g) && inherits(args$budget, "dp_budget")) {
-    dpcov_state$pending_bounds <- list(account = args$budget$account, g = bounds_g)
-    on.exit(dpcov_state$pending_bounds <- NULL, add = TRUE)
-  }
   X <- tryCatch(check_data_matrix(x, min_rows = 0L), dpcov_data_error = function(e) {
     # a refusal of the data's values keeps the charge the release would have
     # made, as everywhere (with_refund()); the mechanism charges inside `fun`,
     # so it runs once on zero rows of the same shape, its result discarded
-    charge_refused_values(fun, args, x, box)
+    charge_refused_values(fun, args, x, box, bounds_g)
     stop(e)
   })
   map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
@@ -631,7 +625,9 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
   # judged (and warned about) once it is in the data's units and labelled
   # as a release on public bounds, below
-  rel <- muffle_noise_warnings(do.call(fun, c(list(x = s, clip = B), args)))
+  # bounds from a dp_column_bounds() release the budget has not charged: a
+  # step of this release, charged with the mechanism's own charge inside `fun`
+  rel <- muffle_noise_warnings(with_pending_bounds(args$budget, bounds_g, do.call(fun, c(list(x = s, clip = B), args))))
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
   finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))
@@ -643,7 +639,7 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
 # run (an exhausted budget, a bad argument the mechanism checks before its
 # charge) is raised instead of the data's: the call fails as it does on
 # complete data, so the refusal says nothing about the values.
-charge_refused_values <- function(fun, args, x, box) {
+charge_refused_values <- function(fun, args, x, box, bounds_g = NULL) {
   p <- public_ncol(x)
   n <- public_nrow(x)
   cn <- data_colnames(x)
@@ -653,7 +649,7 @@ charge_refused_values <- function(fun, args, x, box) {
   s <- new_suffstat(matrix(0, p, p), if (is.finite(n) && n >= 1) n else 1, B, cn, 0, sum = numeric(p))
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
   # (the package's refusals only; one handler, so the re-raise is not caught again)
-  tryCatch(suppressWarnings(do.call(fun, c(list(x = s, clip = B), args))),
+  tryCatch(suppressWarnings(with_pending_bounds(args$budget, bounds_g, do.call(fun, c(list(x = s, clip = B), args)))),
            error = function(e) if (inherits(e, "dpcov_error")) stop(e))
   invisible(NULL)
 }

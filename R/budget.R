@@ -77,9 +77,13 @@
 #'   or by hand are charged here: an account composes only what it charged.
 #'   The object's table alone (`$bounds`, or its numbers) is public bounds
 #'   to a release, which neither its guarantee nor the budget can tell came
-#'   from the data. Post-processing charges nothing:
-#'   [dp_threshold()] on an [ldp_aggregate()] of reports (charge them in
-#'   [ldp_perturb()]).
+#'   from the data. Post-processing charges nothing, with one exception of the
+#'   same kind: [dp_threshold()] on an [ldp_aggregate()] of reports charges
+#'   the reports' guarantee, once, to a budget that charged none of its
+#'   batches in [ldp_perturb()] (the batches' rows are disjoint, so one
+#'   charge covers the aggregate). A release made without a budget is
+#'   accounted by none: [dp_as_cov()] centred at such a [dp_cov()] release
+#'   states a guarantee that includes the centre's, which no budget holds.
 #'
 #'   A call evaluates its arguments (the data included) and is charged before
 #'   it reads the data. If it then ends with an error, the charge is
@@ -318,14 +322,14 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   neighbor <- rep_len(neighbor, k)
   # the bounds of a dp_column_bounds() release this one uses, when this
   # budget has not charged them yet: a step of the release, charged first
-  # (a mechanism on box rows is given them by box_uncentred_call(), for its
-  # first charge to this account)
+  # (a mechanism on box rows is handed them by box_uncentred_call(), for its
+  # first charge to this account: with_pending_bounds())
   pending <- dpcov_state$pending_bounds
   if (is.null(bounds) && !is.null(pending) && identical(pending$account, acc$env)) {
     dpcov_state$pending_bounds <- NULL
     bounds <- pending$g
   }
-  given <- given_bounds_step(acc, bounds)
+  given <- given_release_step(acc, bounds, "dp_column_bounds given as `bounds` (not charged to this budget before)")
   if (!is.null(given)) {
     what <- c(given$what, what)
     epsilon <- c(given$epsilon, epsilon)
@@ -349,8 +353,10 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
                         "dp_budget(..., neighbor = \"%s\")."),
                  neighbor_words(acc$neighbor), what[i], neighbor_words(neighbor[i]), neighbor[i])
   }
-  # each charge's id, unique in its ledger (with_refund() withdraws by id)
-  id <- max(0, acc$ledger$id) + seq_along(what)
+  # each charge's id, never reused in its account (with_refund() withdraws
+  # by id, and the releases it charged are recorded by id:
+  # register_release_charge())
+  id <- max(0, acc$ledger$id, get0("last_id", envir = acc$env, inherits = FALSE)) + seq_along(what)
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
                     rho = rho, id = id, stringsAsFactors = FALSE)
   after <- rbind(acc$ledger, row)
@@ -373,53 +379,75 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
                  format_privacy(now$epsilon), format_privacy(now$delta))
   }
   assign("ledger", after, envir = acc$env)
-  if (!is.null(given)) register_bounds_charge(acc$env, given$release_id, id[1])
+  assign("last_id", max(id), envir = acc$env)
+  if (!is.null(given)) register_release_charge(acc$env, given$release_id, id[1])
   seq.int(nrow(after) - nrow(row) + 1L, nrow(after))
 }
 
-# Every dp_column_bounds() release carries an id (`release_id`), unique to
-# the R session that made it and to the release; a budget's account maps the
-# ids of the bounds releases it has charged (made with it as `budget`, or
-# given as `bounds` to a release charged to it) to their ledger rows'
-# ids, so bounds are charged once per budget however often they are used.
+# Releases that later releases may be given as input and whose guarantee
+# they then compose (dp_column_bounds() as `bounds`, ldp_perturb() reports
+# as an aggregate) carry an id (`release_id`), unique to the process and
+# session that made them and to the release. A budget's account maps the
+# ids of such releases it has charged (made with it as `budget`, or charged
+# when first given to a release on it) to their ledger rows' ids, so each is
+# charged once per budget however often it is used.
 new_release_id <- function() {
-  # the session: its process and the time of its first release, so a release
-  # saved in another session (even of the same process id) is never taken
-  # for one of this one's
-  if (is.null(dpcov_state$session)) {
-    dpcov_state$session <- paste0(Sys.getpid(), "@", format(Sys.time(), "%Y%m%d%H%M%OS6"))
-  }
+  # the session: the time of its first such release; with the process id of
+  # each call, so a release saved in another session (even of the same
+  # process id) or made in a forked worker is never taken for this one's
+  if (is.null(dpcov_state$session)) dpcov_state$session <- format(Sys.time(), "%Y%m%d%H%M%OS6")
   n <- (dpcov_state$releases %||% 0) + 1
   dpcov_state$releases <- n
-  paste0(dpcov_state$session, ":", format(n, scientific = FALSE))
+  paste0(Sys.getpid(), "@", dpcov_state$session, ":", format(n, scientific = FALSE))
 }
 
-register_bounds_charge <- function(env, release_id, ledger_id) {
+register_release_charge <- function(env, release_id, ledger_id) {
   if (!is_string(release_id)) return(invisible())
-  charged <- get0("bounds_charges", envir = env, inherits = FALSE)
+  charged <- get0("release_charges", envir = env, inherits = FALSE)
   if (!is.numeric(charged)) charged <- numeric(0)
   charged[[release_id]] <- ledger_id
-  assign("bounds_charges", charged, envir = env)
+  assign("release_charges", charged, envir = env)
   invisible()
 }
 
-#' The ledger step for the bounds of a dp_column_bounds() release given to a
-#' release charged to the account `acc` (`g`, bounds_release_guarantee()),
-#' or NULL when there are none or this account charged them already: a row
-#' registered under their `release_id` is still in the ledger (a withdrawn
-#' charge is not) with the guarantee they state. Bounds made without a
-#' budget, on another budget, in another session, or by hand are charged
-#' here: the account composes only what it charged.
+#' Whether the account `acc` has charged the release `release_id` with the
+#' guarantee (`epsilon`, `delta`) it states: a row registered under its id
+#' is still in the ledger (a withdrawn charge is not; ids are never reused)
+#' with that guarantee.
 #' @noRd
-given_bounds_step <- function(acc, g) {
-  if (is.null(g)) return(NULL)
-  charged <- get0("bounds_charges", envir = acc$env, inherits = FALSE)
-  if (is_string(g$release_id) && is.numeric(charged) && g$release_id %in% names(charged)) {
-    row <- match(charged[[g$release_id]], acc$ledger$id)
-    if (!is.na(row) && acc$ledger$epsilon[row] == g$epsilon && acc$ledger$delta[row] == g$delta) return(NULL)
-  }
-  list(what = "dp_column_bounds given as `bounds` (not charged to this budget before)", epsilon = g$epsilon,
-       delta = g$delta, rho = g$rho, neighbor = g$neighbor, release_id = g$release_id)
+release_charged <- function(acc, release_id, epsilon, delta) {
+  charged <- get0("release_charges", envir = acc$env, inherits = FALSE)
+  if (!is_string(release_id) || !is.numeric(charged) || !release_id %in% names(charged)) return(FALSE)
+  row <- match(charged[[release_id]], acc$ledger$id)
+  !is.na(row) && acc$ledger$epsilon[row] == epsilon && acc$ledger$delta[row] == delta
+}
+
+#' The ledger step, named `what`, for a release `g` (a list with `epsilon`,
+#' `delta`, `rho`, `neighbor`, `release_id`) given to a release charged to
+#' the account `acc`, or NULL when there is none or this account charged it
+#' already (release_charged()). One made without a budget, on another
+#' budget, in another session, or by hand is charged here: the account
+#' composes only what it charged.
+#' @noRd
+given_release_step <- function(acc, g, what) {
+  if (is.null(g) || release_charged(acc, g$release_id, g$epsilon, g$delta)) return(NULL)
+  list(what = what, epsilon = g$epsilon, delta = g$delta, rho = g$rho %||% NA_real_, neighbor = g$neighbor,
+       release_id = g$release_id)
+}
+
+#' `expr` with the bounds `g` (bounds_release_guarantee()) handed to the first
+#' charge it makes to `budget` (budget_charge()): a mechanism run by
+#' box_uncentred_call() on box rows charges them with its own steps. Set
+#' only around the mechanism's call on values the package made (no caller
+#' code runs before its charge), and restored on exit, so a nested call
+#' neither takes nor clears another's.
+#' @noRd
+with_pending_bounds <- function(budget, g, expr) {
+  if (is.null(g) || !inherits(budget, "dp_budget")) return(expr)
+  old <- dpcov_state$pending_bounds
+  dpcov_state$pending_bounds <- list(account = budget$account, g = g)
+  on.exit(dpcov_state$pending_bounds <- old, add = TRUE)
+  expr
 }
 
 #' A release charged to a budget must have an (epsilon, delta) guarantee for
@@ -478,6 +506,11 @@ withdraw_charge <- function(budget, ids) {
   ledger <- acc$ledger
   drop <- ledger$id %in% ids
   if (any(drop)) assign("ledger", ledger[!drop, , drop = FALSE], envir = acc$env)
+  # the releases those rows charged are charged no more
+  charged <- get0("release_charges", envir = acc$env, inherits = FALSE)
+  if (is.numeric(charged) && any(charged %in% ids)) {
+    assign("release_charges", charged[!charged %in% ids], envir = acc$env)
+  }
   invisible()
 }
 

@@ -1435,7 +1435,7 @@ bounds_release_guarantee <- function(bounds, neighbor) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
-  # what a budget charges for them where it has not yet (given_bounds_step())
+  # what a budget charges for them where it has not yet (given_release_step())
   g$rho <- column_bounds_release_rho(bounds)
   g$release_id <- if (is_string(bounds$release_id)) bounds$release_id
   # under add/remove its utilities move by at most 1 under every notion (as

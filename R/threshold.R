@@ -99,8 +99,12 @@
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
 #'   The charge is that of the Gaussian noise (central: the averaged second
 #'   moment; local model: the per-record reports). An [ldp_aggregate()] is
-#'   not charged again: thresholding it is post-processing of reports
-#'   already released (charge them in [ldp_perturb()]). A release tuned on the
+#'   not charged again where a batch of it was charged to the budget in
+#'   [ldp_perturb()]: thresholding it is post-processing of reports already
+#'   released. A budget that charged none of its batches is charged the
+#'   reports' guarantee, once (so its ledger holds the guarantee the release
+#'   states; reports hold under replace-one or zero-out, so an add/remove
+#'   budget refuses them). A release tuned on the
 #'   private data (`tune = "cv"`, or a grid or constant from
 #'   [threshold_cv()]) has no guarantee, so it refuses a budget with a
 #'   `dpcov_budget_error`, as `clip = Inf` does. See [analyze_gauss()].
@@ -705,10 +709,12 @@ plot.threshold_cv <- function(x, ...) {
 #' @param budget A [dp_budget()] to charge (one Gaussian charge for the
 #'   reports, before `x` is read), or `NULL`. This is where local reports are
 #'   charged: [dp_threshold()] on their [ldp_aggregate()] is post-processing
-#'   and charges nothing.
+#'   and charges nothing to a budget that charged one of its batches here
+#'   (to one that charged none, it charges the reports' guarantee once).
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
-#'   and the privacy settings.
+#'   the privacy settings, `budget_charge` and `release_id` (names the batch
+#'   for budgets; see [dp_budget()]).
 #' @examples
 #' set.seed(3)
 #' rep1 <- ldp_perturb(c(0.3, -0.2, 0.5), epsilon = 0.5, delta = 1e-3, clip = 1)
@@ -750,6 +756,10 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   out <- structure(c(list(reports = unname(reports), p = p), set, list(colnames = colnames(X))),
                    class = "ldp_reports")
   out$budget_charge <- charge
+  # names the batch for budgets: thresholding an aggregate of it on a budget
+  # that has not charged it charges it then (threshold_aggregate())
+  out$release_id <- new_release_id()
+  if (!is.null(charge)) register_release_charge(check_budget(budget)$env, out$release_id, check_budget(budget)$ledger$id[charge])
   out
 }
 
@@ -848,7 +858,8 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   the settings the valid batches share; batches made with different
 #'   settings are then refused, since no batch may decide for the others).
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
-#'   whose `estimate` is the averaged noisy p x p second moment.
+#'   whose `estimate` is the averaged noisy p x p second moment;
+#'   `params$report_ids` holds the kept batches' `release_id`s.
 #' @examples
 #' set.seed(4)
 #' x <- matrix(rnorm(50000 * 3), 50000, 3) / 3
@@ -923,6 +934,10 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   }
   repeated <- length(kept) - sum(keep)
   dropped_batches <- sum(!keep)
+  # the batches' ids, for a budget that thresholds the aggregate (NA: a batch
+  # without one, made by hand)
+  report_ids <- vapply(parts[keep], function(r) if (is_string(r$release_id)) r$release_id else NA_character_,
+                       character(1))
   checked <- checked[keep]
   checked <- ldp_align_columns(checked)
   # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
@@ -963,7 +978,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                  scale = "average", centred = FALSE,
                  params = list(sigma_record = set$sigma, noise_sd = set$sigma / sqrt(n),
                                calibration = set$calibration, dropped_batches = dropped_batches,
-                               dropped_reports = dropped_reports),
+                               dropped_reports = dropped_reports, report_ids = unname(report_ids)),
                  call = NULL, local = TRUE)
 }
 
@@ -1032,8 +1047,11 @@ ldp_align_columns <- function(checked) {
 # Threshold a server-side aggregate: the noise is already in it. The
 # aggregate is input like any other (it may be hand-made): its settings are
 # re-validated and must match any the caller gives. Thresholding it is
-# post-processing of reports already released (and charged, if at all, by
-# ldp_perturb()): a `budget` is validated but not charged.
+# post-processing of reports already released: a `budget` that charged one
+# of its batches in ldp_perturb() (their rows are disjoint, so that charge
+# covers the aggregate) is charged nothing; one that charged none is charged
+# the reports' guarantee, once, as a budget is charged bounds it has not
+# (given_release_step()).
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                 epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
   if (model != "local") {
@@ -1044,6 +1062,7 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   if (!(agg$p >= 2)) abort_threshold_p(agg$p, "the aggregate `x`")
   if (!is.null(budget)) check_budget(budget)
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
+  ids <- agg$params$report_ids
   set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),
                   dpcov_error = function(e) abort("`x` is not a valid ldp_aggregate: %s", conditionMessage(e)))
   # a hand-made or relabelled object is input like any other: only what
@@ -1080,7 +1099,27 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   nm <- rownames(agg$estimate)
   est <- agg$estimate
   storage.mode(est) <- "double"
-  finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
-                   set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
-                   method = "client reports", call = call)
+  # (the aggregate is a release: charged once the call can no longer fail)
+  charge <- charge_aggregate_reports(budget, ids, set)
+  rel <- finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
+                          set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
+                          method = "client reports", call = call)
+  if (!is.null(charge)) rel$params$budget_charge <- charge
+  rel
+}
+
+# The charge of an aggregate's reports (their ids `ids`, settings `set`) to
+# `budget` when it charged none of its batches: the reports' guarantee,
+# once (every batch's id recorded with it). NULL when nothing is charged.
+charge_aggregate_reports <- function(budget, ids, set) {
+  if (is.null(budget)) return(NULL)
+  acc <- check_budget(budget)
+  ids <- if (is.character(ids)) ids[!is.na(ids)] else character(0)
+  if (any(vapply(ids, function(id) release_charged(acc, id, set$epsilon, set$delta), logical(1)))) return(NULL)
+  charge <- budget_charge(budget, "LDP reports given to dp_threshold() as an aggregate (not charged to this budget before)",
+                          set$epsilon, set$delta, sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
+                          neighbor = set$neighbor)
+  led <- check_budget(budget)$ledger
+  for (id in unique(ids)) register_release_charge(acc$env, id, led$id[charge])
+  charge
 }

@@ -145,3 +145,89 @@ test_that("a withdrawn charge leaves the bounds uncharged; a hand-made object is
   expect_equal(dpcov:::column_bounds_release_rho(pure), pure$rho)
   expect_equal(pure$rho, 0.4^2 / (8 * (3 * dpcov:::column_bounds_choices + 1)))
 })
+
+test_that("a withdrawn charge's id is never reused, so a later charge is never taken for the bounds'", {
+  x <- bounds_data(400)
+  cb <- dp_column_bounds(x, epsilon = 0.5, delta = 0)
+  b <- dp_budget(10, 1e-3)
+  bad <- x
+  bad$c <- as.character(bad$c)
+  # charged with the bounds, then withdrawn (a refusal of the data's type)
+  expect_error(dp_cov(bad, 1, 1e-6, bounds = cb, budget = b), class = "dpcov_error")
+  expect_identical(nrow(ledger(b)), 0L)
+  # an unrelated charge of the same epsilon and delta as the bounds'
+  dp_clip_bound(as.matrix(x), epsilon = 0.5, budget = b)
+  expect_identical(ledger(b)$id, 3)
+  r <- dp_cov(x, 1, 1e-6, bounds = cb, budget = b)
+  expect_identical(given_rows(b), 1L)
+  expect_equal(budget_spent(b)$epsilon_basic, 0.5 + r$epsilon)
+  # the same on the box path
+  b <- dp_budget(10, 1e-3)
+  expect_error(jl_ridge(as.matrix(x), 0.5, 1e-4, bounds = cb, r = 3, budget = b), class = "dpcov_error")
+  expect_identical(nrow(ledger(b)), 0L)
+  dp_clip_bound(as.matrix(x), epsilon = 0.5, budget = b)
+  r <- jl_ridge(as.matrix(x), 0.5, 1e-4, bounds = cb, budget = b)
+  expect_equal(budget_spent(b)$epsilon_basic, 0.5 + r$epsilon)
+})
+
+test_that("bounds made in forked workers have ids of their own", {
+  skip_on_os("windows")
+  x <- bounds_data(400)
+  dp_column_bounds(x, 0.5)  # the session's first id, before the fork
+  made <- parallel::mclapply(1:2, function(i) dp_column_bounds(x[seq(i, 400, 2), ], 0.5), mc.cores = 2)
+  expect_false(identical(made[[1]]$release_id, made[[2]]$release_id))
+  b <- dp_budget(10, 1e-3)
+  for (cb in made) dp_cov(x, 1, 1e-6, bounds = cb, budget = b)
+  expect_identical(given_rows(b), 2L)
+})
+
+test_that("the bounds handed to a mechanism on box rows go to its own charge, not to one made by the caller's code", {
+  x <- bounds_data(400)
+  cb <- dp_column_bounds(x, epsilon = 0.4, delta = 1e-7)
+  b <- dp_budget(10, 1e-3)
+  # a data frame whose conversion makes (and has withdrawn) a release on the
+  # same budget, while the mechanism's call is under way
+  as.matrix.sneaky <- function(x, ...) {
+    try(dp_cov(as.matrix(unclass_df(x))[0, , drop = FALSE], 0.5, 1e-6, clip = 1, neighbor = "replace-one",
+               budget = dp_budget(1, 1e-3, neighbor = "replace-one")), silent = TRUE)
+    try(analyze_gauss(matrix(0, 0, 3), 0.5, 1e-6, clip = 1, neighbor = "replace-one", budget = b), silent = TRUE)
+    as.matrix(unclass_df(x))
+  }
+  unclass_df <- function(x) structure(x, class = "data.frame")
+  registerS3method("as.matrix", "sneaky", as.matrix.sneaky)
+  sneaky <- structure(x, class = c("sneaky", "data.frame"))
+  r <- wishart_noise(sneaky, 0.5, 1e-6, bounds = cb, budget = b)
+  expect_identical(given_rows(b), 1L)
+  expect_equal(budget_spent(b)$epsilon_basic, r$epsilon)
+  expect_null(dpcov:::dpcov_state$pending_bounds)
+})
+
+test_that("thresholding an aggregate charges a budget that charged none of its batches, once", {
+  set.seed(31)
+  X <- matrix(rnorm(3000), 1000, 3) / 4
+  rp <- ldp_perturb(X, 1, 1e-6, clip = 1)
+  agg <- ldp_aggregate(rp)
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  r <- suppressWarnings(dp_threshold(agg, budget = b))
+  led <- ledger(b)
+  expect_identical(nrow(led), 1L)
+  expect_match(led$what, "LDP reports given to dp_threshold", fixed = TRUE)
+  expect_equal(c(led$epsilon, led$delta), c(r$epsilon, r$delta))
+  expect_identical(led$neighbor, "replace-one")
+  # again: charged once
+  suppressWarnings(dp_threshold(agg, budget = b))
+  expect_identical(nrow(ledger(b)), 1L)
+  # reports charged in ldp_perturb() to the budget: nothing more, whatever
+  # other batch joins them (their rows are disjoint)
+  b2 <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  rp2 <- ldp_perturb(X, 1, 1e-6, clip = 1, budget = b2)
+  suppressWarnings(dp_threshold(ldp_aggregate(rp, rp2), budget = b2))
+  expect_identical(nrow(ledger(b2)), 1L)
+  expect_match(ledger(b2)$what, "^LDP reports \\(per-record")
+  # the reports hold under replace-one only: an add/remove budget refuses
+  expect_error(suppressWarnings(dp_threshold(agg, budget = dp_budget(10, 1e-3))), class = "dpcov_budget_error")
+  # a batch's id is no data: ids differ between batches, and the aggregate
+  # keeps those of the batches it kept
+  expect_false(identical(rp$release_id, rp2$release_id))
+  expect_setequal(ldp_aggregate(rp, rp2)$params$report_ids, c(rp$release_id, rp2$release_id))
+})
