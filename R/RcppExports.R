@@ -61,20 +61,28 @@ draw_from_uniforms_cpp <- function(u, what) {
     .Call(`_dpcov_draw_from_uniforms_cpp`, u, what)
 }
 
+chisq_exact_cpp <- function(n, df) {
+    .Call(`_dpcov_chisq_exact_cpp`, n, df)
+}
+
+gamma_from_uniforms_cpp <- function(u, a) {
+    .Call(`_dpcov_gamma_from_uniforms_cpp`, u, a)
+}
+
 rwishart_cpp <- function(n, df, Sigma, chol) {
     .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }
 
-riwishart_cpp <- function(n, df, Psi, chol) {
-    .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol)
+riwishart_cpp <- function(n, df, Psi, chol, exact) {
+    .Call(`_dpcov_riwishart_cpp`, n, df, Psi, chol, exact)
 }
 
 is_pd_cpp <- function(S) {
     .Call(`_dpcov_is_pd_cpp`, S)
 }
 
-wishart_factor_draw_cpp <- function(S, df) {
-    .Call(`_dpcov_wishart_factor_draw_cpp`, S, df)
+wishart_factor_draw_cpp <- function(S, df, exact) {
+    .Call(`_dpcov_wishart_factor_draw_cpp`, S, df, exact)
 }
 
 jl_project_gram_cpp <- function(A, clip, w, r) {

@@ -2240,7 +2240,7 @@ release_redraw <- function(rel, q, n) {
   }
   if (!is.null(pr[["k"]]) && grepl("Wishart noise", rel$mechanism, fixed = TRUE)) {
     k <- num("k"); B <- num("noise_clip")
-    return(function(S) S + wishart_factor_draw_cpp(diag(B, q), k) - diag(k * B^2, q))
+    return(function(S) S + wishart_factor_draw_cpp(diag(B, q), k, FALSE) - diag(k * B^2, q))
   }
   if (!is.null(pr$w2) && !is.null(pr[["r"]])) {
     w2 <- num("w2"); r <- num("r")
@@ -2298,7 +2298,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
     },
     wishart = {
       k <- num(sm[["k"]], "second_moment$k"); Bw <- num(sm$noise_clip, "second_moment$noise_clip")
-      function(C, nn) C + wishart_factor_draw_cpp(diag(Bw, q - 1L), k) - diag(k * Bw^2, q - 1L)
+      function(C, nn) C + wishart_factor_draw_cpp(diag(Bw, q - 1L), k, FALSE) - diag(k * Bw^2, q - 1L)
     },
     threshold = {
       s2 <- num(sm$noise_sd, "second_moment$noise_sd"); thr <- num(sm$threshold, "second_moment$threshold")

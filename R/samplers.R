@@ -50,7 +50,7 @@ riwishart <- function(n, df, Psi, chol = FALSE, ...) {
   df <- check_wishart_df(df, nrow(Psi))
   check_flag(chol, "chol")
   check_cells(n * nrow(Psi)^2, "the draws", "n")
-  out <- checked_iwishart_draws(riwishart_cpp(n, df, Psi, chol), df, nrow(Psi))
+  out <- checked_iwishart_draws(riwishart_cpp(n, df, Psi, chol, FALSE), df, nrow(Psi))
   name_slices(out, dimnames(Psi))
 }
 

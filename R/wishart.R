@@ -220,7 +220,7 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
   B <- inp$B
   k <- inp$shape
   W <- if (method == "bartlett") {
-    wishart_factor_draw_cpp(diag(B, d), k)
+    wishart_factor_draw_cpp(diag(B, d), k, TRUE)
   } else {
     wishart_outer_sum_cpp(d, k, B)
   }
@@ -461,7 +461,7 @@ jl_draw <- function(inp, w2, r) {
 wishart_from_gram <- function(S, df) {
   R <- tryCatch(chol(S), error = function(e) NULL)
   F <- if (is.null(R)) psd_sqrt_cpp(S) else t(R)  # compression's square root
-  wishart_factor_draw_cpp(F, df)
+  wishart_factor_draw_cpp(F, df, TRUE)
 }
 
 # The JL draw's diagonal is (G_jj + w2) chi^2_r before the division by r
@@ -499,7 +499,7 @@ iwishart_from_gram <- function(S, df) {
   }
   # df > d here (n + d, k0 >= d, k*), so a draw fails with probability
   # below 1e-150; refused rather than released if it ever does
-  checked_iwishart_draws(riwishart_cpp(1L, df, S, FALSE), df, nrow(S), "the degrees of freedom")[, , 1]
+  checked_iwishart_draws(riwishart_cpp(1L, df, S, FALSE, TRUE), df, nrow(S), "the degrees of freedom")[, , 1]
 }
 
 # One criterion for "positive definite" everywhere: the samplers' own (LLT).

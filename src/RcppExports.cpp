@@ -188,6 +188,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// chisq_exact_cpp
+Eigen::VectorXd chisq_exact_cpp(int n, double df);
+RcppExport SEXP _dpcov_chisq_exact_cpp(SEXP nSEXP, SEXP dfSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type df(dfSEXP);
+    rcpp_result_gen = Rcpp::wrap(chisq_exact_cpp(n, df));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gamma_from_uniforms_cpp
+double gamma_from_uniforms_cpp(Rcpp::NumericVector u, double a);
+RcppExport SEXP _dpcov_gamma_from_uniforms_cpp(SEXP uSEXP, SEXP aSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
+    Rcpp::traits::input_parameter< double >::type a(aSEXP);
+    rcpp_result_gen = Rcpp::wrap(gamma_from_uniforms_cpp(u, a));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rwishart_cpp
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol);
 RcppExport SEXP _dpcov_rwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP SigmaSEXP, SEXP cholSEXP) {
@@ -203,8 +226,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // riwishart_cpp
-Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol);
-RcppExport SEXP _dpcov_riwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP PsiSEXP, SEXP cholSEXP) {
+Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol, bool exact);
+RcppExport SEXP _dpcov_riwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP PsiSEXP, SEXP cholSEXP, SEXP exactSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -212,7 +235,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type df(dfSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type Psi(PsiSEXP);
     Rcpp::traits::input_parameter< bool >::type chol(cholSEXP);
-    rcpp_result_gen = Rcpp::wrap(riwishart_cpp(n, df, Psi, chol));
+    Rcpp::traits::input_parameter< bool >::type exact(exactSEXP);
+    rcpp_result_gen = Rcpp::wrap(riwishart_cpp(n, df, Psi, chol, exact));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -227,14 +251,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // wishart_factor_draw_cpp
-Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df);
-RcppExport SEXP _dpcov_wishart_factor_draw_cpp(SEXP SSEXP, SEXP dfSEXP) {
+Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df, bool exact);
+RcppExport SEXP _dpcov_wishart_factor_draw_cpp(SEXP SSEXP, SEXP dfSEXP, SEXP exactSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type S(SSEXP);
     Rcpp::traits::input_parameter< double >::type df(dfSEXP);
-    rcpp_result_gen = Rcpp::wrap(wishart_factor_draw_cpp(S, df));
+    Rcpp::traits::input_parameter< bool >::type exact(exactSEXP);
+    rcpp_result_gen = Rcpp::wrap(wishart_factor_draw_cpp(S, df, exact));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -385,10 +410,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_normal_tail_cpp", (DL_FUNC) &_dpcov_normal_tail_cpp, 2},
     {"_dpcov_standard_normals_cpp", (DL_FUNC) &_dpcov_standard_normals_cpp, 1},
     {"_dpcov_draw_from_uniforms_cpp", (DL_FUNC) &_dpcov_draw_from_uniforms_cpp, 2},
+    {"_dpcov_chisq_exact_cpp", (DL_FUNC) &_dpcov_chisq_exact_cpp, 2},
+    {"_dpcov_gamma_from_uniforms_cpp", (DL_FUNC) &_dpcov_gamma_from_uniforms_cpp, 2},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
-    {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 4},
+    {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 5},
     {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},
-    {"_dpcov_wishart_factor_draw_cpp", (DL_FUNC) &_dpcov_wishart_factor_draw_cpp, 2},
+    {"_dpcov_wishart_factor_draw_cpp", (DL_FUNC) &_dpcov_wishart_factor_draw_cpp, 3},
     {"_dpcov_jl_project_gram_cpp", (DL_FUNC) &_dpcov_jl_project_gram_cpp, 4},
     {"_dpcov_wishart_outer_sum_cpp", (DL_FUNC) &_dpcov_wishart_outer_sum_cpp, 3},
     {"_dpcov_laplace_draw_cpp", (DL_FUNC) &_dpcov_laplace_draw_cpp, 1},

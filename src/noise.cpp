@@ -61,3 +61,28 @@ double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
   if (what == "tail7") return dpcov::normal_tail_from(dpcov::kNormalTail, unif);
   Rcpp::stop("`what` must be \"normal\", \"exp\" or \"tail7\"");
 }
+
+// n chi-square(df) draws with neither tail cut (the mechanisms' Wishart
+// chi-squares, draw_chisq_exact()), for the tests and benchmarks.
+// [[Rcpp::export]]
+Eigen::VectorXd chisq_exact_cpp(int n, double df) {
+  dpcov::note_draw();
+  Eigen::VectorXd x(n);
+  for (int i = 0; i < n; ++i) x(i) = dpcov::draw_chisq_exact(df);
+  return x;
+}
+
+// One Gamma(a, 1) draw of gamma_from() from the given uniforms, in order,
+// for the tests (the tails no seed reaches). Running out is an error.
+// [[Rcpp::export(rng = false)]]
+double gamma_from_uniforms_cpp(Rcpp::NumericVector u, double a) {
+  for (R_xlen_t k = 0; k < u.size(); ++k)
+    if (!(u[k] > 0.0 && u[k] < 1.0)) Rcpp::stop("uniforms must lie in (0, 1)");
+  if (!(a > 0.0 && std::isfinite(a))) Rcpp::stop("`a` must be a positive number");
+  R_xlen_t i = 0;
+  auto unif = [&]() {
+    if (i >= u.size()) Rcpp::stop("out of uniforms");
+    return static_cast<double>(u[i++]);
+  };
+  return dpcov::gamma_from(a, unif);
+}

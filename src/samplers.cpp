@@ -8,7 +8,7 @@ using Eigen::MatrixXd;
 namespace {
 
 Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool chol,
-                               bool inverse) {
+                               bool inverse, bool exact) {
   const int p = static_cast<int>(S.rows());
   if (S.cols() != p) Rcpp::stop("scale matrix must be square");
   MatrixXd L;
@@ -16,7 +16,7 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool ch
   // every entry of every slice is written below: skip Rcpp's zero fill
   Rcpp::NumericVector out(Rcpp::no_init(static_cast<R_xlen_t>(p) * p * n));
   out.attr("dim") = Rcpp::IntegerVector::create(p, p, n);
-  dpcov::WishartSampler sampler(L, df);
+  dpcov::WishartSampler sampler(L, df, exact);
   int failed = 0;
   for (int k = 0; k < n; ++k) {
     Map<MatrixXd> slice(out.begin() + static_cast<R_xlen_t>(k) * p * p, p, p);
@@ -37,13 +37,15 @@ Rcpp::NumericVector draw_array(int n, double df, const Map<MatrixXd>& S, bool ch
 // [[Rcpp::export]]
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol) {
   dpcov::note_draw();
-  return draw_array(n, df, Sigma, chol, false);
+  return draw_array(n, df, Sigma, chol, false, false);
 }
 
+// `exact`: chi-squares with neither tail cut (Sheffet's Algorithms 4 and 5);
+// riwishart() keeps stats::rWishart's (R's rchisq()).
 // [[Rcpp::export]]
-Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol) {
+Rcpp::NumericVector riwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Psi, bool chol, bool exact) {
   dpcov::note_draw();
-  return draw_array(n, df, Psi, chol, true);
+  return draw_array(n, df, Psi, chol, true, exact);
 }
 
 // The samplers' own positive-definiteness test (Eigen's LLT), so that R's

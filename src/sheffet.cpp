@@ -2,9 +2,9 @@
 #include <dpcov/sheffet.h>
 
 // [[Rcpp::export]]
-Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df) {
+Eigen::MatrixXd wishart_factor_draw_cpp(const Eigen::Map<Eigen::MatrixXd> S, double df, bool exact) {
   dpcov::note_draw();
-  return dpcov::wishart_factor_draw(S, df);
+  return dpcov::wishart_factor_draw(S, df, exact);
 }
 
 // [[Rcpp::export]]

@@ -1,29 +1,62 @@
 # Plain-R references that consume R's RNG in the same order as the C++ core.
 
-# Lower Bartlett factor: row j gets sqrt(chisq(df - j)) then N(0,1) below the diagonal.
-ref_bartlett <- function(p, df) {
+# An exponential with no upper limit, as the package draws it: -log of a
+# uniform refined near 0 (a draw in [0, 2^-30) places the point 30 bits
+# further down, from the next draw).
+ref_exp_unbounded <- function() {
+  shift <- 0
+  repeat {
+    u <- runif(1)
+    if (u >= 2^-30) return(shift - log(u))
+    shift <- shift + 30 * log(2)
+  }
+}
+
+# The mechanisms' chi-square: 2 Gamma(df / 2) by Marsaglia and Tsang (2000),
+# on rnorm() (the package's normal equals it until a draw falls beyond 7 sd)
+# and an unbounded exponential for the acceptance; boosted below shape 1.
+ref_gamma <- function(a) {
+  if (a < 1) return(ref_gamma(a + 1) * exp(-ref_exp_unbounded() / a))
+  d <- a - 1 / 3
+  c <- 1 / sqrt(9 * d)
+  repeat {
+    repeat {
+      x <- rnorm(1)
+      v <- 1 + c * x
+      if (v > 0) break
+    }
+    v <- v^3
+    if (-ref_exp_unbounded() < 0.5 * x^2 + d * (1 - v + log(v))) return(d * v)
+  }
+}
+ref_chisq_exact <- function(df) 2 * ref_gamma(df / 2)
+
+# Lower Bartlett factor: row j gets sqrt(chisq(df - j)) then N(0,1) below the
+# diagonal; the chi-square R's rchisq() (the samplers, as stats::rWishart) or,
+# `exact`, the mechanisms' (ref_chisq_exact()).
+ref_bartlett <- function(p, df, exact = FALSE) {
   T <- matrix(0, p, p)
   for (j in seq_len(p)) {
-    T[j, j] <- sqrt(rchisq(1, df - (j - 1)))
+    T[j, j] <- sqrt(if (exact) ref_chisq_exact(df - (j - 1)) else rchisq(1, df - (j - 1)))
     if (j > 1) for (i in seq_len(j - 1)) T[j, i] <- rnorm(1)
   }
   T
 }
 
-ref_rwishart <- function(n, df, Sigma) {
+ref_rwishart <- function(n, df, Sigma, exact = FALSE) {
   L <- t(chol(Sigma))
   p <- nrow(Sigma)
   vapply(seq_len(n), function(k) {
-    F <- L %*% ref_bartlett(p, df)
+    F <- L %*% ref_bartlett(p, df, exact)
     F %*% t(F)
   }, matrix(0, p, p))
 }
 
-ref_riwishart <- function(n, df, Psi) {
+ref_riwishart <- function(n, df, Psi, exact = FALSE) {
   R <- t(chol(Psi))
   p <- nrow(Psi)
   vapply(seq_len(n), function(k) {
-    U <- ref_bartlett(p, df)[p:1, p:1]
+    U <- ref_bartlett(p, df, exact)[p:1, p:1]
     F <- R %*% t(solve(U))
     F %*% t(F)
   }, matrix(0, p, p))

@@ -198,7 +198,14 @@ test_that("the ledger holds public parameters only, and print lists the charges"
   b <- dp_budget(1, 1e-5)
   analyze_gauss(X, 0.2, 1e-6, clip = 1, budget = b)
   wishart_noise(X, 0.2, 1e-6, clip = 1, budget = b)
-  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "neighbor", "ledger", "token"))
+  # (last_id: the last charge's id, so a withdrawn one is never reused)
+  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "neighbor", "ledger", "token", "last_id"))
+  expect_identical(b$account$last_id, 2)
+  # the releases a budget charged that later releases may be given: their
+  # ids (no data) and ledger rows
+  cb <- dp_column_bounds(X, 0.1, budget = b)
+  expect_identical(unname(b$account$release_charges), 3)
+  expect_identical(names(b$account$release_charges), cb$release_id)
   expect_match(b$account$token, "^[0-9]+:[0-9]+$")
   led <- as.data.frame(b)
   expect_named(led, c("what", "when", "neighbor", "epsilon", "delta", "rho"))

@@ -159,14 +159,14 @@ test_that("a diagonal scale's draws have the Wishart mean and variances (the row
 test_that("Algorithm 3's diagonal-scale draw equals the general factor product under the same seed", {
   for (d in c(4L, 22L, 90L)) {
     for (S in list(diag(2.5, d), diag(seq(1, 3, length.out = d)))) {
-      set.seed(24); fast <- dpcov:::wishart_factor_draw_cpp(S, d + 40.5)
+      set.seed(24); fast <- dpcov:::wishart_factor_draw_cpp(S, d + 40.5, FALSE)
       set.seed(24); base <- stats::rWishart(1, d + 40.5, S %*% S)[, , 1]
       expect_equal(fast, base, tolerance = 1e-12)
     }
   }
   # a non-diagonal factor still takes the general path
   F <- t(chol(test_scale(6)))
-  set.seed(25); general <- dpcov:::wishart_factor_draw_cpp(F, 9)
+  set.seed(25); general <- dpcov:::wishart_factor_draw_cpp(F, 9, FALSE)
   set.seed(25); base <- stats::rWishart(1, 9, F %*% t(F))[, , 1]
   expect_equal(general, base, tolerance = 1e-12)
 })

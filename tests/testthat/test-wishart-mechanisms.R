@@ -90,22 +90,24 @@ test_that("Algorithm 5's k* branch never takes df below k0 (floor()'s rounding a
 
 # ---- equality with plain-R references under the same seed ------------------------
 
-test_that("Bartlett fast paths equal rwishart()/riwishart() draws of the stated law", {
+# (the mechanisms' chi-squares have neither tail cut: the references draw
+# them as the package does, ref_chisq_exact(), not with rchisq())
+test_that("Bartlett fast paths equal Wishart and inverse-Wishart draws of the stated law", {
   x <- fixture(); G <- gram_of(x); d <- ncol(x); n <- nrow(x)
   set.seed(1); M <- jl_ridge(x, eps, del, B, r = 9)
   w2 <- sheffet_jl_w2(B, 9, eps, del)
-  set.seed(1); ref <- rwishart(1, 9, G + diag(w2, d))[, , 1] / 9
+  set.seed(1); ref <- ref_rwishart(1, 9, G + diag(w2, d), exact = TRUE)[, , 1] / 9
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
   expect_equal(M$params$w2, w2)
 
   set.seed(2); M <- wishart_noise(x, eps, del, B)
   k <- sheffet_wishart_k(d, eps, del)
-  set.seed(2); ref <- G + rwishart(1, k, diag(B^2, d))[, , 1]
+  set.seed(2); ref <- G + ref_rwishart(1, k, diag(B^2, d), exact = TRUE)[, , 1]
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
 
   set.seed(3); M <- iwishart_posterior(x, eps, del, B)
   psi <- sheffet_iwishart_psi(B, n, d, eps, del)
-  set.seed(3); ref <- riwishart(1, n + d, G + diag(psi, d))[, , 1]
+  set.seed(3); ref <- ref_riwishart(1, n + d, G + diag(psi, d), exact = TRUE)[, , 1]
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
 })
 
@@ -117,7 +119,7 @@ test_that("adaptive algorithms follow their boxes (Laplace draw, then the Wishar
   set.seed(4)
   s <- max(0, lmin - sheffet_eigen_offset(B, eps, del) + lap(sheffet_eigen_laplace_scale(B, eps)))
   w2 <- max(0, sheffet_jl_adaptive_w2(B, 10, eps, del) - s)
-  ref <- rwishart(1, 10, G + diag(w2, d))[, , 1] / 10
+  ref <- ref_rwishart(1, 10, G + diag(w2, d), exact = TRUE)[, , 1] / 10
   expect_equal(M$params$s, s)
   expect_equal(M$params$branch, "ridge")
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
@@ -126,7 +128,7 @@ test_that("adaptive algorithms follow their boxes (Laplace draw, then the Wishar
   set.seed(5)
   s <- max(0, lmin - sheffet_eigen_offset(B, eps, del) + lap(sheffet_eigen_laplace_scale(B, eps)))
   psi <- max(0, sheffet_iwishart_adaptive_psi(B, 8, eps, del) - s)
-  ref <- riwishart(1, 8, G + diag(psi, d))[, , 1]
+  ref <- ref_riwishart(1, 8, G + diag(psi, d), exact = TRUE)[, , 1]
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
 })
 
@@ -141,7 +143,7 @@ test_that("with a large smallest eigenvalue the adaptive algorithms take the r*/
   expect_equal(M$params$r, r)
   expect_gte(r, 6)
   set.seed(7); invisible(ref_exp()); invisible(runif(1))  # the Laplace draw: exponential, then sign
-  ref <- rwishart(1, r, G)[, , 1] / r
+  ref <- ref_rwishart(1, r, G, exact = TRUE)[, , 1] / r
   expect_equal(unname(M$estimate), unname(ref), tolerance = 1e-10)
 
   set.seed(8); M <- iwishart_adaptive(x, 0.5, del, 4, k0 = 6)
@@ -150,7 +152,7 @@ test_that("with a large smallest eigenvalue the adaptive algorithms take the r*/
   k <- sheffet_iwishart_kstar(M$params$s, 4, 0.5, del)
   expect_equal(M$params$df, k)
   set.seed(8); invisible(ref_exp()); invisible(runif(1))
-  expect_equal(unname(M$estimate), unname(riwishart(1, k, G)[, , 1]), tolerance = 1e-10)
+  expect_equal(unname(M$estimate), unname(ref_riwishart(1, k, G, exact = TRUE)[, , 1]), tolerance = 1e-10)
 })
 
 test_that("explicit paths equal the literal construction in plain R", {

@@ -26,10 +26,11 @@ using Eigen::VectorXd;
 // is singular). Same random numbers, in the same order, as rwishart().
 // A diagonal S (Algorithm 3's W_d(B^2 I, k)) needs no product: S T scales
 // T's rows, and (S T)(S T)' exploits that S T is triangular.
-inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df) {
+// `exact`: the chi-squares with neither tail cut (the mechanisms' noise).
+inline MatrixXd wishart_factor_draw(const Ref<const MatrixXd>& S, double df, bool exact = false) {
   const Index d = S.rows();
   MatrixXd T(d, d);
-  bartlett_factor(df, T);
+  bartlett_factor(df, T, true, exact);
   if (exactly_diagonal(S)) {
     const MatrixXd F = S.diagonal().asDiagonal() * T;
     MatrixXd W(d, d), Ft(d, d);

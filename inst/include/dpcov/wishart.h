@@ -19,11 +19,14 @@ using Eigen::Ref;
 // Lower-triangular T with T T' ~ W_p(I, df); df > p - 1 may be real.
 // `zero_upper = false` leaves the strictly upper triangle alone, for a
 // workspace that is never written there (zeroed once, not once per draw).
-inline void bartlett_factor(double df, Ref<MatrixXd> T, bool zero_upper = true) {
+// `exact`: the chi-squares with neither tail cut (draw_chisq_exact(), for
+// mechanism noise); else R's rchisq(), as stats::rWishart.
+inline void bartlett_factor(double df, Ref<MatrixXd> T, bool zero_upper = true, bool exact = false) {
   const Eigen::Index p = T.rows();
   if (zero_upper) T.setZero();
   for (Eigen::Index j = 0; j < p; ++j) {
-    T(j, j) = std::sqrt(draw_chisq(df - static_cast<double>(j)));
+    const double dfj = df - static_cast<double>(j);
+    T(j, j) = std::sqrt(exact ? draw_chisq_exact(dfj) : draw_chisq(dfj));
     for (Eigen::Index i = 0; i < j; ++i) T(j, i) = draw_norm();
   }
 }
@@ -81,14 +84,15 @@ class WishartSampler {
  public:
   // `scale_chol` is the lower Cholesky factor of Sigma (Wishart) or Psi
   // (inverse-Wishart).
-  WishartSampler(const MatrixXd& scale_chol, double df)
+  // `exact`: Bartlett chi-squares with neither tail cut (mechanism noise).
+  WishartSampler(const MatrixXd& scale_chol, double df, bool exact = false)
       : Lt_(scale_chol.transpose()), l_(scale_chol.diagonal()), kind_(scale_kind(scale_chol)),
-        df_(df), p_(scale_chol.rows()), T_(MatrixXd::Zero(p_, p_)), F_(p_, p_), W_(p_, p_) {}
+        df_(df), exact_(exact), p_(scale_chol.rows()), T_(MatrixXd::Zero(p_, p_)), F_(p_, p_), W_(p_, p_) {}
 
   // W = (L T)(L T)'; its lower Cholesky factor is L T. A diagonal L only
   // scales T's rows; the identity leaves T as it is.
   void wishart(bool chol, Ref<MatrixXd> out) {
-    bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
+    bartlett_factor(df_, T_, false, exact_);  // T_'s upper triangle stays zero
     switch (kind_) {
       case ScaleKind::identity:
         finish(chol, T_, out);
@@ -118,10 +122,12 @@ class WishartSampler {
   // order of 1 / T_jj^2 > 4.5e307; or the result is not finite. `out` is
   // then written but must not be used.
   bool inverse_wishart(bool chol, Ref<MatrixXd> out) {
-    bartlett_factor(df_, T_, false);  // T_'s upper triangle stays zero
+    bartlett_factor(df_, T_, false, exact_);  // T_'s upper triangle stays zero
     bool ok = true;
+    // (R's rchisq() returns Inf with probability about 2^-54, whose inverse
+    // would be a singular draw: not finite, not representable)
     for (Eigen::Index j = 0; j < p_; ++j)
-      if (!(T_(j, j) * T_(j, j) >= std::numeric_limits<double>::min())) ok = false;
+      if (!(std::isfinite(T_(j, j)) && T_(j, j) * T_(j, j) >= std::numeric_limits<double>::min())) ok = false;
     W_ = T_.reverse();                                     // U, upper triangular
     F_ = Lt_;
     W_.triangularView<Eigen::Upper>().solveInPlace(F_);    // U^{-1} L' = (L U^{-T})'
@@ -144,6 +150,7 @@ class WishartSampler {
   Eigen::VectorXd l_;
   ScaleKind kind_;
   double df_;
+  bool exact_;
   Eigen::Index p_;
   MatrixXd T_, F_, W_;  // T_ is only ever written on and below its diagonal
 };
