@@ -69,6 +69,10 @@ gamma_from_uniforms_cpp <- function(u, a) {
     .Call(`_dpcov_gamma_from_uniforms_cpp`, u, a)
 }
 
+random_token_cpp <- function() {
+    .Call(`_dpcov_random_token_cpp`)
+}
+
 rwishart_cpp <- function(n, df, Sigma, chol) {
     .Call(`_dpcov_rwishart_cpp`, n, df, Sigma, chol)
 }

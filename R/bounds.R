@@ -111,7 +111,7 @@
 #'   `neighbor`, `n_clipped` (the noisy count of rows longer than B, or `NA`
 #'   with `count_share = 0`), `count_noise_sd` (its noise's standard
 #'   deviation), `lower`, `upper`, `mechanism`, `guarantee` (in words),
-#'   `budget_charge` (the ledger row's id, or `NULL` without a budget) and
+#'   `budget_charge` (the charge's row in the ledger when it was made, or `NULL` without a budget) and
 #'   `call`. Its print method states the guarantee.
 #'
 #'   A later release with `clip = b$bound` spends its own budget: by basic

@@ -15,8 +15,9 @@
 #' (epsilon, delta) *before it reads the data*, and when the charge would take
 #' the total spent above the budget it stops with an error of class
 #' `dpcov_budget_error` (also a `dpcov_error`, naming `budget`) and records
-#' nothing. The release records the index of its charge in
-#' `params$budget_charge`. The object has reference semantics: copies of it
+#' nothing. The release records the rows of its charge in the ledger, as
+#' they were when it was charged (a later withdrawal of an earlier charge
+#' moves them), in `params$budget_charge`. The object has reference semantics: copies of it
 #' (assignments, function arguments) share one account. A copy that could
 #' not share it is refused at its first charge, with a `dpcov_budget_error`:
 #' a budget restored from a file (`saveRDS()`/`readRDS()`, `load()`), sent to
@@ -386,20 +387,15 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 
 # Releases that later releases may be given as input and whose guarantee
 # they then compose (dp_column_bounds() as `bounds`, ldp_perturb() reports
-# as an aggregate) carry an id (`release_id`), unique to the process and
-# session that made them and to the release. A budget's account maps the
-# ids of such releases it has charged (made with it as `budget`, or charged
-# when first given to a release on it) to their ledger rows' ids, so each is
+# as an aggregate) carry an id (`release_id`): 128 random bits from the
+# system's entropy source (random_token_cpp()), so ids differ across
+# processes, forks and sessions, R's RNG streams are untouched, and an id
+# (which travels with local reports) links nothing: not the process, the
+# time or the releases made before. A budget's account maps the ids of
+# such releases it has charged (made with it as `budget`, or charged when
+# first given to a release on it) to their ledger rows' ids, so each is
 # charged once per budget however often it is used.
-new_release_id <- function() {
-  # the session: the time of its first such release; with the process id of
-  # each call, so a release saved in another session (even of the same
-  # process id) or made in a forked worker is never taken for this one's
-  if (is.null(dpcov_state$session)) dpcov_state$session <- format(Sys.time(), "%Y%m%d%H%M%OS6")
-  n <- (dpcov_state$releases %||% 0) + 1
-  dpcov_state$releases <- n
-  paste0(Sys.getpid(), "@", dpcov_state$session, ":", format(n, scientific = FALSE))
-}
+new_release_id <- function() random_token_cpp()
 
 register_release_charge <- function(env, release_id, ledger_id) {
   if (!is_string(release_id)) return(invisible())

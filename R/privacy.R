@@ -1095,9 +1095,10 @@ gaussian_noise <- function(k, sd) sd * standard_normals_cpp(k)
 #' Beyond 33 levels V would leave the normal doubles, and -log(-log1p(-V)) =
 #' -log(V) to within V / 2. An upper end would break the pure-DP claim at
 #' large epsilon: a candidate behind the best by more than the Gumbel's
-#' range could never win, while under a neighbour, epsilon nearer, it could
-#' win with any probability up to 1 (the fine uniforms' range, 47.3, is
-#' passed once the choice's epsilon is near 50).
+#' range could never win, while under a neighbour, epsilon / 2 nearer (the
+#' log-weights of a utility of sensitivity 1), it could, with probability
+#' about e^-(range - epsilon / 2) (fine_uniform()'s range is 46.8: 3.5e-10
+#' at epsilon 50, near 1 from 94).
 #' @noRd
 gumbel_noise <- function(k) {
   r <- refined_uniform(k)

@@ -211,6 +211,15 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// random_token_cpp
+std::string random_token_cpp();
+RcppExport SEXP _dpcov_random_token_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(random_token_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
 // rwishart_cpp
 Rcpp::NumericVector rwishart_cpp(int n, double df, const Eigen::Map<Eigen::MatrixXd> Sigma, bool chol);
 RcppExport SEXP _dpcov_rwishart_cpp(SEXP nSEXP, SEXP dfSEXP, SEXP SigmaSEXP, SEXP cholSEXP) {
@@ -412,6 +421,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_draw_from_uniforms_cpp", (DL_FUNC) &_dpcov_draw_from_uniforms_cpp, 2},
     {"_dpcov_chisq_exact_cpp", (DL_FUNC) &_dpcov_chisq_exact_cpp, 2},
     {"_dpcov_gamma_from_uniforms_cpp", (DL_FUNC) &_dpcov_gamma_from_uniforms_cpp, 2},
+    {"_dpcov_random_token_cpp", (DL_FUNC) &_dpcov_random_token_cpp, 0},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 5},
     {"_dpcov_is_pd_cpp", (DL_FUNC) &_dpcov_is_pd_cpp, 1},

@@ -1,5 +1,8 @@
 // Thin exports of the Gaussian noise draws.
 #include <dpcov/noise.h>
+#include <cstdio>
+#include <random>
+#include <string>
 
 // [[Rcpp::export]]
 Eigen::MatrixXd symmetric_gaussian_cpp(int p, double sd) {
@@ -85,4 +88,16 @@ double gamma_from_uniforms_cpp(Rcpp::NumericVector u, double a) {
     return static_cast<double>(u[i++]);
   };
   return dpcov::gamma_from(a, unif);
+}
+
+// A random 128-bit token (32 hex digits) from the system's entropy source
+// (std::random_device), not from R's generator: set.seed() streams are
+// untouched, and a token says nothing of the process, the time or the
+// releases made before it. Names releases for budgets (R/budget.R).
+// [[Rcpp::export(rng = false)]]
+std::string random_token_cpp() {
+  std::random_device rd;
+  char buf[33];
+  for (int k = 0; k < 4; ++k) std::snprintf(buf + 8 * k, 9, "%08x", static_cast<unsigned int>(rd()));
+  return std::string(buf, 32);
 }

@@ -14,9 +14,12 @@ ref_exp_unbounded <- function() {
 
 # The mechanisms' chi-square: 2 Gamma(df / 2) by Marsaglia and Tsang (2000),
 # on rnorm() (the package's normal equals it until a draw falls beyond 7 sd)
-# and an unbounded exponential for the acceptance; boosted below shape 1.
+# and an unbounded exponential for the acceptance; boosted once below shape 8.
 ref_gamma <- function(a) {
-  if (a < 1) return(ref_gamma(a + 1) * exp(-ref_exp_unbounded() / a))
+  if (a < 8) return(ref_gamma_mt(a + 1) * exp(-ref_exp_unbounded() / a))
+  ref_gamma_mt(a)
+}
+ref_gamma_mt <- function(a) {
   d <- a - 1 / 3
   c <- 1 / sqrt(9 * d)
   repeat {

@@ -176,6 +176,14 @@ test_that("bounds made in forked workers have ids of their own", {
   dp_column_bounds(x, 0.5)  # the session's first id, before the fork
   made <- parallel::mclapply(1:2, function(i) dp_column_bounds(x[seq(i, 400, 2), ], 0.5), mc.cores = 2)
   expect_false(identical(made[[1]]$release_id, made[[2]]$release_id))
+  # an id is 128 random bits from the system's entropy source: it names
+  # neither the process nor the time, and it leaves R's RNG stream alone
+  expect_match(made[[1]]$release_id, "^[0-9a-f]{32}$")
+  set.seed(3)
+  u <- runif(1)
+  set.seed(3)
+  invisible(dpcov:::new_release_id())
+  expect_identical(runif(1), u)
   b <- dp_budget(10, 1e-3)
   for (cb in made) dp_cov(x, 1, 1e-6, bounds = cb, budget = b)
   expect_identical(given_rows(b), 2L)

@@ -72,3 +72,18 @@ test_that("the mechanisms draw the exact chi-squares; the samplers keep stats::r
   set.seed(45)
   expect_equal(a, stats::rWishart(2, 5, diag(3)), tolerance = 1e-12)
 })
+
+test_that("below shape 8 the gamma is boosted, so its lower tail has no end either; a bad shape gives NaN, not a hang", {
+  # Marsaglia and Tsang's own lower end at shape 1 is about 7.3e-48 (1 + c x
+  # rounds to at least one ulp); the boost Gamma(2) exp(-E) with E from an
+  # exponential descending twelve cells goes far below
+  u <- c(0.3, 0.5, 0.5, rep(2^-33, 12), 0.5)
+  x <- stats::qnorm((floor(2^27 * 0.3) + 0.5) / 2^27)
+  d <- 2 - 1 / 3
+  v <- (1 + x / sqrt(9 * d))^3
+  expect_true(-log(0.5) > -(0.5 * x^2 + d * (1 - v + log(v))))  # the proposal is accepted
+  g <- dpcov:::gamma_from_uniforms_cpp(u, 1)
+  expect_equal(g, d * v * exp(-(12 * 30 * log(2) + log(2))), tolerance = 1e-12)
+  expect_lt(g, 1e-100)
+  for (bad in c(NaN, Inf, 0, -1)) expect_true(all(is.nan(dpcov:::chisq_exact_cpp(3, bad))))
+})

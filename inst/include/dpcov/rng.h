@@ -6,6 +6,7 @@
 
 #include <RcppEigen.h>
 #include <cmath>
+#include <limits>
 
 namespace dpcov {
 
@@ -19,7 +20,6 @@ inline double& draw_calls() {
 }
 inline void note_draw() { draw_calls() += 1; }
 
-inline double draw_unif() { return R::unif_rand(); }
 
 // The draws below take their uniforms from `unif` (R's unif_rand() in every
 // release; a given sequence in the tests, which reach branches R's generator
@@ -90,23 +90,21 @@ inline double draw_norm() { return normal_from(R::unif_rand); }
 
 // R's chi-square, rchisq(): 2 Gamma(df / 2) by Ahrens and Dieter, as
 // stats::rWishart draws it (the samplers rwishart() and riwishart() keep its
-// stream). Not for mechanism noise: it takes values below the mean from
-// norm_rand(), so for shape a >= 1 it never falls below about
-// (sqrt(a - 1/2) - 4.39)^2, and for a < 1 it lies in [3.8e-20, 42.6]
-// (32-bit uniforms); it also follows RNGkind()'s normal kind.
+// stream). Not for mechanism noise: its gamma takes values below the mean
+// from norm_rand(), so for shape a >= 1 the chi-square never falls below
+// about 2 (sqrt(a - 1/2) - 4.39)^2, and for one degree of freedom it lies in
+// [3.8e-20, 42.6] (32-bit uniforms); it follows RNGkind()'s normal kind; and
+// it is +Inf when norm_rand() is (probability 2^-54 under Mersenne-Twister).
 inline double draw_chisq(double df) { return R::rchisq(df); }
 
-// A Gamma(a, 1) draw with neither tail cut: Marsaglia and Tsang's (2000)
-// method on normal_from()'s normals (the normal's whole range), accepting
-// x when log U < x^2/2 + d - d v + d log v with -log U an exponential with
-// no upper limit (so small acceptance probabilities are not cut either);
-// for a < 1, Gamma(a + 1) U^(1/a) = Gamma(a + 1) exp(-E / a), E unbounded.
+// Marsaglia and Tsang's (2000) method for Gamma(a, 1), a >= 1, on
+// normal_from()'s normals (the normal's whole range), accepting x when
+// log U < x^2/2 + d - d v + d log v with -log U an exponential with no
+// upper limit (so small acceptance probabilities are not cut either). Its
+// lower end, d (2^-53)^3 (1 + c x rounds to at least one ulp), has
+// probability about (d 2^-159)^a / Gamma(a + 1): below 1e-308 from a = 7.
 template <typename Unif>
-inline double gamma_from(double a, Unif&& unif) {
-  if (a < 1.0) {
-    const double g = gamma_from(a + 1.0, unif);
-    return g * std::exp(-exp_unbounded_from(unif) / a);
-  }
+inline double gamma_mt_from(double a, Unif&& unif) {
   const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
   for (;;) {
     double x, v;
@@ -117,6 +115,20 @@ inline double gamma_from(double a, Unif&& unif) {
     v = v * v * v;
     if (-exp_unbounded_from(unif) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
   }
+}
+
+// A Gamma(a, 1) draw with neither tail cut: gamma_mt_from(), and below shape
+// kGammaBoost Gamma(a + 1) U^(1/a) = Gamma(a + 1) exp(-E / a) with E
+// unbounded, whose lower tail has no end. NaN for a shape that is not a
+// positive number (the callers validate theirs; this keeps a bad one from
+// looping for ever).
+const double kGammaBoost = 8.0;
+template <typename Unif>
+inline double gamma_from(double a, Unif&& unif) {
+  if (!(a > 0.0) || !std::isfinite(a)) return std::numeric_limits<double>::quiet_NaN();
+  if (a >= kGammaBoost) return gamma_mt_from(a, unif);
+  const double g = gamma_mt_from(a + 1.0, unif);
+  return g * std::exp(-exp_unbounded_from(unif) / a);
 }
 
 // The chi-square of the mechanisms' Wishart noise (Sheffet's Algorithms

@@ -23,7 +23,9 @@ using Eigen::VectorXd;
 
 // (S T)(S T)' with T T' ~ W_d(I, df) by Bartlett: a draw from W_d(S S', df)
 // for ANY square S (a Cholesky factor, or a symmetric square root when S S'
-// is singular). Same random numbers, in the same order, as rwishart().
+// is singular). With exact = false, the same random numbers, in the same
+// order, as rwishart(); exact = true draws the chi-squares as the
+// mechanisms do (draw_chisq_exact()).
 // A diagonal S (Algorithm 3's W_d(B^2 I, k)) needs no product: S T scales
 // T's rows, and (S T)(S T)' exploits that S T is triangular.
 // `exact`: the chi-squares with neither tail cut (the mechanisms' noise).
