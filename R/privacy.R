@@ -1065,8 +1065,11 @@ exp_unbounded <- function(k) {
 #' exponential's tail as far, which still breaks a pure-DP claim once the
 #' choice's epsilon nears that range: the Gumbel and geometric noise refine
 #' without limit (refined_uniform()). One level is kept for the point drawn
-#' inside a chosen interval (base_draw(): drawn from the public base
-#' measure once the interval is chosen, so its range is no privacy matter).
+#' inside a chosen interval (base_draw(): from the public base measure once
+#' the interval is chosen; its ends are data points, and the grid of R's
+#' uniforms leaves a sliver of about 2^-32 of the width at an end
+#' unreachable, the floating-point porosity the privacy-guarantees vignette
+#' describes, about 2e-10 per choice).
 #' (A second draw for every value, a cell from the first and the point from
 #' the second, cost the default dp_cov() 13%.)
 #' @noRd
