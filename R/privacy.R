@@ -1455,16 +1455,29 @@ bounds_release_guarantee <- function(bounds, neighbor) {
 }
 
 #' The zCDP rho of a dp_column_bounds() release `b` (its guarantee stated
-#' and checked): the one its epsilon, delta, notion and number of chosen
-#' columns give (column_bounds_epsilon(), as dp_column_bounds() charged it),
-#' when the rho it states is that one; NA otherwise (a hand-made or edited
-#' object: the ledger then composes its epsilon by basic composition, which
-#' holds whatever it ran).
+#' and checked): the one dp_column_bounds() recorded when this R session
+#' made it (remember_bounds_release()), when the object still states that
+#' guarantee; NA otherwise (an object made in another session, by hand or
+#' edited: its rho could not be checked against the columns it ran on, so
+#' the ledger composes its epsilon by basic composition, which holds
+#' whatever it ran).
 #' @noRd
 column_bounds_release_rho <- function(b) {
-  k <- max(1L, NROW(b$bounds) - length(b$coded_columns))
-  eq <- column_bounds_epsilon(b$epsilon, b$delta, k, noisy_count = identical(b$neighbor, "add-remove"))
-  if (is_num1(b$rho) && isTRUE(all.equal(b$rho, eq$rho, tolerance = 1e-12)) && eq$delta == b$delta) eq$rho else NA_real_
+  made <- if (is_string(b$release_id)) get0(b$release_id, envir = bounds_releases_made, inherits = FALSE)
+  same <- !is.null(made) && identical(made$epsilon, b$epsilon) && identical(made$delta, b$delta) &&
+    identical(made$rho, b$rho) && identical(made$neighbor, b$neighbor)
+  if (same) made$rho else NA_real_
+}
+
+# The guarantees of the dp_column_bounds() releases made in this R session,
+# by release id (public numbers only): what column_bounds_release_rho()
+# trusts.
+bounds_releases_made <- new.env(parent = emptyenv())
+
+remember_bounds_release <- function(b) {
+  assign(b$release_id, list(epsilon = b$epsilon, delta = b$delta, rho = b$rho, neighbor = b$neighbor),
+         envir = bounds_releases_made)
+  invisible(b)
 }
 
 #' The release `rel`, made with the bounds of a dp_column_bounds() release

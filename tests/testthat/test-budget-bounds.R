@@ -139,11 +139,24 @@ test_that("a withdrawn charge leaves the bounds uncharged; a hand-made object is
   # without an id: charged each time
   dp_cov(x, 0.5, 1e-7, bounds = odd, budget = b)
   expect_identical(given_rows(b), 4L)
-  # the rho recomputed for the object as released is its own
+  # the rho the ledger uses is the one this session's dp_column_bounds()
+  # recorded for the object, as released
   expect_equal(dpcov:::column_bounds_release_rho(cb), cb$rho)
   pure <- dp_column_bounds(x, epsilon = 0.4, delta = 0)
   expect_equal(dpcov:::column_bounds_release_rho(pure), pure$rho)
   expect_equal(pure$rho, 0.4^2 / (8 * (3 * dpcov:::column_bounds_choices + 1)))
+  # an object edited to state the rho of more columns (padded bounds, the
+  # same id; under basic composition a rho falls with the number of choices)
+  # is not trusted: basic composition (an audit's forgery)
+  padded <- pure
+  padded$bounds <- rbind(pure$bounds, data.frame(lower = rep(0, 7), upper = 1, row.names = paste0("z", 1:7)))
+  padded$rho <- dpcov:::column_bounds_epsilon(pure$epsilon, 0, 10, noisy_count = TRUE)$rho
+  expect_lt(padded$rho, pure$rho)
+  expect_true(is.na(dpcov:::column_bounds_release_rho(padded)))
+  # nor is one made in another session (its id is not this session's)
+  other <- cb
+  other$release_id <- "0123456789abcdef0123456789abcdef"
+  expect_true(is.na(dpcov:::column_bounds_release_rho(other)))
 })
 
 test_that("a withdrawn charge's id is never reused, so a later charge is never taken for the bounds'", {
