@@ -357,7 +357,9 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   # each charge's id, never reused in its account (with_refund() withdraws
   # by id, and the releases it charged are recorded by id:
   # register_release_charge())
-  id <- max(0, acc$ledger$id, get0("last_id", envir = acc$env, inherits = FALSE)) + seq_along(what)
+  last <- get0("last_id", envir = acc$env, inherits = FALSE)
+  if (!is_num1(last) || !is.finite(last)) last <- 0  # (an account edited by hand)
+  id <- max(0, acc$ledger$id, last) + seq_along(what)
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
                     rho = rho, id = id, stringsAsFactors = FALSE)
   after <- rbind(acc$ledger, row)
