@@ -57,16 +57,12 @@ standard_normals_cpp <- function(n) {
     .Call(`_dpcov_standard_normals_cpp`, n)
 }
 
-draw_from_uniforms_cpp <- function(u, what) {
-    .Call(`_dpcov_draw_from_uniforms_cpp`, u, what)
+draw_from_uniforms_cpp <- function(u, what, shape = 1.0) {
+    .Call(`_dpcov_draw_from_uniforms_cpp`, u, what, shape)
 }
 
 chisq_exact_cpp <- function(n, df) {
     .Call(`_dpcov_chisq_exact_cpp`, n, df)
-}
-
-gamma_from_uniforms_cpp <- function(u, a) {
-    .Call(`_dpcov_gamma_from_uniforms_cpp`, u, a)
 }
 
 random_token_cpp <- function() {

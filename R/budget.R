@@ -408,6 +408,14 @@ register_release_charge <- function(env, release_id, ledger_id) {
   invisible()
 }
 
+# The release `release_id` charged to `budget` by `charge` (its rows' positions,
+# budget_charge(); NULL without a budget: nothing to record).
+register_charged_release <- function(budget, release_id, charge) {
+  if (is.null(charge)) return(invisible())
+  acc <- check_budget(budget)
+  register_release_charge(acc$env, release_id, acc$ledger$id[charge[1L]])
+}
+
 #' Whether the account `acc` has charged the release `release_id` with the
 #' guarantee (`epsilon`, `delta`) it states: a row registered under its id
 #' is still in the ledger (a withdrawn charge is not; ids are never reused)

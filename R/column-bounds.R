@@ -300,7 +300,7 @@ dp_column_bounds <- function(x, epsilon, delta = 0, neighbor = "add-remove", ran
     budget_charge = charge, release_id = new_release_id(), call = release_call(call)), class = "dp_column_bounds")
   remember_bounds_release(res)
   # a release given these bounds charges them to a budget that has not (given_release_step())
-  if (!is.null(charge)) register_release_charge(check_budget(budget)$env, res$release_id, check_budget(budget)$ledger$id[charge])
+  register_charged_release(budget, res$release_id, charge)
   # (all columns logical: no bound was chosen, nothing to warn about)
   if (capped && any(!coded)) {
     noise_warning(list(level = "mostly noise", message_levels = "mostly noise",

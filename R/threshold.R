@@ -759,7 +759,7 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   # names the batch for budgets: thresholding an aggregate of it on a budget
   # that has not charged it charges it then (threshold_aggregate())
   out$release_id <- new_release_id()
-  if (!is.null(charge)) register_release_charge(check_budget(budget)$env, out$release_id, check_budget(budget)$ledger$id[charge])
+  register_charged_release(budget, out$release_id, charge)
   out
 }
 
@@ -1119,7 +1119,6 @@ charge_aggregate_reports <- function(budget, ids, set) {
   charge <- budget_charge(budget, "LDP reports given to dp_threshold() as an aggregate (not charged to this budget before)",
                           set$epsilon, set$delta, sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)
-  led <- check_budget(budget)$ledger
-  for (id in unique(ids)) register_release_charge(acc$env, id, led$id[charge])
+  for (id in unique(ids)) register_charged_release(budget, id, charge)
   charge
 }

@@ -178,13 +178,14 @@ BEGIN_RCPP
 END_RCPP
 }
 // draw_from_uniforms_cpp
-double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what);
-RcppExport SEXP _dpcov_draw_from_uniforms_cpp(SEXP uSEXP, SEXP whatSEXP) {
+double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what, double shape);
+RcppExport SEXP _dpcov_draw_from_uniforms_cpp(SEXP uSEXP, SEXP whatSEXP, SEXP shapeSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
     Rcpp::traits::input_parameter< std::string >::type what(whatSEXP);
-    rcpp_result_gen = Rcpp::wrap(draw_from_uniforms_cpp(u, what));
+    Rcpp::traits::input_parameter< double >::type shape(shapeSEXP);
+    rcpp_result_gen = Rcpp::wrap(draw_from_uniforms_cpp(u, what, shape));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -197,17 +198,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n(nSEXP);
     Rcpp::traits::input_parameter< double >::type df(dfSEXP);
     rcpp_result_gen = Rcpp::wrap(chisq_exact_cpp(n, df));
-    return rcpp_result_gen;
-END_RCPP
-}
-// gamma_from_uniforms_cpp
-double gamma_from_uniforms_cpp(Rcpp::NumericVector u, double a);
-RcppExport SEXP _dpcov_gamma_from_uniforms_cpp(SEXP uSEXP, SEXP aSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
-    Rcpp::traits::input_parameter< double >::type a(aSEXP);
-    rcpp_result_gen = Rcpp::wrap(gamma_from_uniforms_cpp(u, a));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -418,9 +408,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_dpcov_draw_calls_cpp", (DL_FUNC) &_dpcov_draw_calls_cpp, 0},
     {"_dpcov_normal_tail_cpp", (DL_FUNC) &_dpcov_normal_tail_cpp, 2},
     {"_dpcov_standard_normals_cpp", (DL_FUNC) &_dpcov_standard_normals_cpp, 1},
-    {"_dpcov_draw_from_uniforms_cpp", (DL_FUNC) &_dpcov_draw_from_uniforms_cpp, 2},
+    {"_dpcov_draw_from_uniforms_cpp", (DL_FUNC) &_dpcov_draw_from_uniforms_cpp, 3},
     {"_dpcov_chisq_exact_cpp", (DL_FUNC) &_dpcov_chisq_exact_cpp, 2},
-    {"_dpcov_gamma_from_uniforms_cpp", (DL_FUNC) &_dpcov_gamma_from_uniforms_cpp, 2},
     {"_dpcov_random_token_cpp", (DL_FUNC) &_dpcov_random_token_cpp, 0},
     {"_dpcov_rwishart_cpp", (DL_FUNC) &_dpcov_rwishart_cpp, 4},
     {"_dpcov_riwishart_cpp", (DL_FUNC) &_dpcov_riwishart_cpp, 5},

@@ -46,12 +46,13 @@ Eigen::VectorXd standard_normals_cpp(int n) {
   return z;
 }
 
-// The draws of `what` ("normal", "exp" or "tail7") from the given uniforms, in
-// order, for the tests: the branches R's generator reaches once in 2^30 or
-// 4e11 draws (the exponential's refinement, the normal's replaced tail).
-// Running out of uniforms is an error.
+// The draws of `what` ("normal", "exp", "tail7" or "gamma", the last of
+// shape `shape`) from the given uniforms, in order, for the tests: the
+// branches R's generator reaches once in 2^30 or 4e11 draws (the
+// exponential's refinement, the normal's replaced tail) and the tails no
+// seed reaches (the gamma's). Running out of uniforms is an error.
 // [[Rcpp::export(rng = false)]]
-double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
+double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what, double shape = 1.0) {
   for (R_xlen_t k = 0; k < u.size(); ++k)
     if (!(u[k] > 0.0 && u[k] < 1.0)) Rcpp::stop("uniforms must lie in (0, 1)");
   R_xlen_t i = 0;
@@ -62,7 +63,11 @@ double draw_from_uniforms_cpp(Rcpp::NumericVector u, std::string what) {
   if (what == "normal") return dpcov::normal_from(unif);
   if (what == "exp") return dpcov::exp_unbounded_from(unif);
   if (what == "tail7") return dpcov::normal_tail_from(dpcov::kNormalTail, unif);
-  Rcpp::stop("`what` must be \"normal\", \"exp\" or \"tail7\"");
+  if (what == "gamma") {
+    if (!(shape > 0.0 && std::isfinite(shape))) Rcpp::stop("`shape` must be a positive number");
+    return dpcov::gamma_from(shape, unif);
+  }
+  Rcpp::stop("`what` must be \"normal\", \"exp\", \"tail7\" or \"gamma\"");
 }
 
 // n chi-square(df) draws with neither tail cut (the mechanisms' Wishart
@@ -73,21 +78,6 @@ Eigen::VectorXd chisq_exact_cpp(int n, double df) {
   Eigen::VectorXd x(n);
   for (int i = 0; i < n; ++i) x(i) = dpcov::draw_chisq_exact(df);
   return x;
-}
-
-// One Gamma(a, 1) draw of gamma_from() from the given uniforms, in order,
-// for the tests (the tails no seed reaches). Running out is an error.
-// [[Rcpp::export(rng = false)]]
-double gamma_from_uniforms_cpp(Rcpp::NumericVector u, double a) {
-  for (R_xlen_t k = 0; k < u.size(); ++k)
-    if (!(u[k] > 0.0 && u[k] < 1.0)) Rcpp::stop("uniforms must lie in (0, 1)");
-  if (!(a > 0.0 && std::isfinite(a))) Rcpp::stop("`a` must be a positive number");
-  R_xlen_t i = 0;
-  auto unif = [&]() {
-    if (i >= u.size()) Rcpp::stop("out of uniforms");
-    return static_cast<double>(u[i++]);
-  };
-  return dpcov::gamma_from(a, unif);
 }
 
 // A random 128-bit token (32 hex digits) from the system's entropy source

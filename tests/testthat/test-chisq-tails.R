@@ -29,7 +29,7 @@ test_that("the exact chi-square reaches beyond rchisq()'s ends (given uniforms)"
   x <- -sqrt(49 + 2 * (9 * 30 * log(2) + log(2)))
   d <- 5e4 - 1 / 3
   expected <- d * (1 + x / sqrt(9 * d))^3
-  g <- dpcov:::gamma_from_uniforms_cpp(u, 5e4)
+  g <- dpcov:::draw_from_uniforms_cpp(u, "gamma", 5e4)
   expect_equal(g, expected, tolerance = 1e-12)
   # rchisq(1e5) never goes below 2 (sqrt(a - 1/2) - 4.39)^2 (its values below
   # the mean come from norm_rand(), which stops at -8.78)
@@ -38,11 +38,11 @@ test_that("the exact chi-square reaches beyond rchisq()'s ends (given uniforms)"
   # 42.64; a normal beyond +7 and an acceptance exponential descending
   # twelve cells give 911.7
   u1 <- c(1 - 1e-13, 1 - 1e-5, rep(2^-33, 9), 0.5, 0.1, rep(2^-33, 12), 0.5, 0.99)
-  expect_gt(2 * dpcov:::gamma_from_uniforms_cpp(u1, 0.5), 900)
+  expect_gt(2 * dpcov:::draw_from_uniforms_cpp(u1, "gamma", 0.5), 900)
   # the control: R's largest draw of one degree of freedom
   expect_lt(stats::qchisq(2^-60, 1, lower.tail = FALSE), 300)
-  expect_error(dpcov:::gamma_from_uniforms_cpp(0.5, 2), "out of uniforms")
-  expect_error(dpcov:::gamma_from_uniforms_cpp(c(0.5, 1), 2), "in \\(0, 1\\)")
+  expect_error(dpcov:::draw_from_uniforms_cpp(0.5, "gamma", 2), "out of uniforms")
+  expect_error(dpcov:::draw_from_uniforms_cpp(c(0.5, 1), "gamma", 2), "in \\(0, 1\\)")
 })
 
 test_that("the mechanisms draw the exact chi-squares; the samplers keep stats::rWishart's", {
@@ -82,7 +82,7 @@ test_that("below shape 8 the gamma is boosted, so its lower tail has no end eith
   d <- 2 - 1 / 3
   v <- (1 + x / sqrt(9 * d))^3
   expect_true(-log(0.5) > -(0.5 * x^2 + d * (1 - v + log(v))))  # the proposal is accepted
-  g <- dpcov:::gamma_from_uniforms_cpp(u, 1)
+  g <- dpcov:::draw_from_uniforms_cpp(u, "gamma", 1)
   expect_equal(g, d * v * exp(-(12 * 30 * log(2) + log(2))), tolerance = 1e-12)
   expect_lt(g, 1e-100)
   for (bad in c(NaN, Inf, 0, -1)) expect_true(all(is.nan(dpcov:::chisq_exact_cpp(3, bad))))

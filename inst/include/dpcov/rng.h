@@ -20,7 +20,6 @@ inline double& draw_calls() {
 }
 inline void note_draw() { draw_calls() += 1; }
 
-
 // The draws below take their uniforms from `unif` (R's unif_rand() in every
 // release; a given sequence in the tests, which reach branches R's generator
 // takes once in 2^30 or 4e11 draws).
