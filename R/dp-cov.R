@@ -769,7 +769,7 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
   }
   params$psd_shift <- stats::setNames(lift, nm)
   if (!n_public) params$n_noisy <- mean_step$n_noisy
-  if (!is.null(charge)) params$budget_charge <- paste(charge, collapse = ", ")
+  if (!is.null(charge)) params$budget_charge <- charge
   params$second_moment <- second$params
   dimnames(cov) <- if (is.null(nm)) NULL else list(nm, nm)
   center <- mean_step$center

@@ -773,7 +773,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     if (!is.null(design$box_from_data)) r$params$public_bounds <- lm_public_bounds(r, design$box_from_data)
     r
   })
-  if (!is.null(charge)) rel$params$budget_charge <- paste(charge, collapse = ", ")
+  if (!is.null(charge)) rel$params$budget_charge <- charge
   rel$call <- lm_call(call, x_kind = "formula")
   if (private_box) {
     # the number of rows for the warnings: public, or the released noisy

@@ -530,13 +530,19 @@ print.dp_release <- function(x, digits = 4, ...) {
   cat_wrapped("Estimates:", estimates_text(x))
   cat_wrapped(sprintf("Data: %s, p = %s column%s", n_text(x), format(x$p), if (identical(as.numeric(x$p), 1)) "" else "s"))
   print_diagnostics(d)
-  shown <- x$params[vapply(x$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))]
+  # scalars, and the ledger rows a release of several steps was charged to
+  param_names <- names(x$params) %||% rep("", length(x$params))
+  shown <- x$params[vapply(seq_along(x$params), function(i) {
+    v <- x$params[[i]]
+    is.atomic(v) && (length(v) == 1L || identical(param_names[i], "budget_charge") && is.numeric(v) && length(v) %in% 2:20)
+  }, logical(1))]
   if (length(shown)) {
     # budget figures (epsilon_*, delta_*, rho_*) as the guarantee states them, never rounded down
     budget_field <- grepl("^(epsilon|delta|rho)(_|$)", names(shown))
     vals <- vapply(seq_along(shown), function(i) {
       v <- shown[[i]]
-      if (!is.numeric(v)) as.character(v) else if (budget_field[i]) format_privacy(v) else format(v, digits = digits)
+      if (length(v) > 1L) sprintf("c(%s)", paste(v, collapse = ", "))
+      else if (!is.numeric(v)) as.character(v) else if (budget_field[i]) format_privacy(v) else format(v, digits = digits)
     }, character(1))
     names(vals) <- names(shown)
     cat_wrapped("Parameters:", paste(names(vals), vals, sep = " = ", collapse = ", "))

@@ -289,7 +289,10 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   b1 <- dp_budget(1, 1e-6)
   expect_no_error(dp_cov(x, 1, 1e-6, budget = b1))
   expect_error(dp_cov(x, 0.01, 1e-9, budget = b1), class = "dpcov_budget_error")
-  expect_identical(r$params$budget_charge, "1, 2")
+  expect_identical(r$params$budget_charge, 1:2)
+  # the ledger rows index the ledger, and print() shows them
+  expect_identical(as.data.frame(b)$what[r$params$budget_charge], as.data.frame(b)$what[1:2])
+  expect_match(gsub("\\s+", " ", paste(capture.output(print(r)), collapse = " ")), "budget_charge = c(1, 2)", fixed = TRUE)
   # the row-norm path with one bound chosen privately: an exponential
   # mechanism (pure epsilon-DP, hence epsilon^2/8-zCDP) and two Gaussian
   # steps, composed by zCDP to exactly the call's (1, 1e-6)
@@ -307,7 +310,7 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
   expect_no_error(dp_cov(x, 1, 1e-6, clip_mean = 100, budget = b2))
   expect_lte(budget_spent(b2)$epsilon, 1)
   expect_error(dp_cov(x, 0.01, 1e-9, clip = 1, clip_mean = 1, budget = b2), class = "dpcov_budget_error")
-  expect_identical(r$params$budget_charge, "3, 4, 5")
+  expect_identical(r$params$budget_charge, 3:5)
   # an over-spend is refused before the reader is called, and nothing is recorded
   called <- FALSE
   reader <- function() { called <<- TRUE; NULL }

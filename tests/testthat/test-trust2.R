@@ -125,7 +125,7 @@ test_that("dp_lm charges before it reads the data, and refusals leave nothing on
   expect_identical(budget_spent(b)$charges, 0L)
   fit <- dp_lm(y ~ a, d, 0.5, 1e-6, mechanism = "wishart", budget = b)
   expect_identical(budget_spent(b)$charges, 2L)
-  expect_identical(fit$release$params$budget_charge, "1, 2")
+  expect_identical(fit$release$params$budget_charge, 1:2)
 })
 
 test_that("values computed from the private data without noise carry a non-private label into releases", {
