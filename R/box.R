@@ -549,7 +549,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
     lift <- NULL
     if (post == "psd") {
       pre <- est
-      est <- psd_project_cpp(est)$matrix
+      est <- psd_project(est)$matrix
       # the projection's lift of each diagonal entry, for the diagnostics
       lift <- pmax(0, diag(est) - diag(pre)) * map$scale^2
       mechanism <- paste0(mechanism, ", projected to PSD on the box scale")

@@ -758,7 +758,7 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
                           neighbor, clip, n_public, charge, call, mechanism_text, tuning, guarantee,
                           unmap = NULL) {
   pre <- symmetric_part(S) / (if (divisor == "n") n_hat else max(1, n_hat - 1))
-  cov <- psd_project_cpp(pre)$matrix
+  cov <- psd_project(pre)$matrix
   # how much the projection lifted each variance (post-processing of the
   # noisy matrix): the diagnostics judge the value before it
   lift <- pmax(0, diag(cov) - diag(pre))
@@ -919,7 +919,9 @@ dp_cov_one_pass <- function(s, epsilon, delta, eps_mean, delta_mean, eps_second,
                             split = eps_mean / (eps_mean + eps_second), gauss = NULL) {
   check_threshold_p(mechanism, s$p)
   mean_step <- noisy_mean(s$sum, s$n, s$clip,
-                          mean_step_sigma(s$clip, neighbor, eps_mean, delta_mean, calibration),
+                          # (a zeroed record enters the sums as its transformed row, as in the Gram)
+                          mean_step_sigma(s$clip, neighbor, eps_mean, delta_mean, calibration,
+                                          zero_row = suffstat_zero_row(s, neighbor)),
                           neighbor == "add-remove")
   second <- second_moment_step(s, mechanism, neighbor, eps_second, delta_second, calibration)
   n_public <- neighbor != "add-remove" || second$n_public
@@ -1218,7 +1220,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   }
   if (to == "correlation" && any(!(diag(cov) > 0))) {
     warn("dp_as_cov(): a diagonal entry of the covariance is not positive; projected to the PSD cone before scaling to a correlation.")
-    cov <- psd_project_cpp(cov)$matrix
+    cov <- psd_project(cov)$matrix
   }
   dimnames(cov) <- dimnames(release$estimate)
   out$estimate <- cov

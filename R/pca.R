@@ -509,7 +509,10 @@ check_dp_pca <- function(x, arg = "x") {
     units = is_string, per_row = is_flag, guarantee = is_string,
     n_negative = function(v) is_whole1(v, 0) && v <= length(x$sdev),
     x = function(v) is.null(v) || is_finite_matrix(v) && ncol(v) == ncol(x$rotation),
-    subspace_bound = function(v) is.null(v) || is_frame_with(v, numeric = c("dim", "bound"), min_rows = 0L)),
+    subspace_bound = function(v) is.null(v) || is_frame_with(v, numeric = c("dim", "bound"), min_rows = 0L),
+    # (read field by field by print(), glance() and the diagnostics)
+    source = function(v) is.null(v) || is.list(v) && !is.object(v),
+    diagnostics = function(v) is.null(v) || is.list(v)),
     arg = arg)
 }
 

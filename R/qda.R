@@ -106,6 +106,11 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
   priors <- as.numeric(table(group)) / length(group)
   names(priors) <- levels(group)
   inv <- plugin_inverse(sigma, singular, tol)
+  if (inv$rank == 0L) {
+    # (a release thresholded or projected to 0 gives one: a noise outcome)
+    warn("qda_plugin(): the plug-in covariance `cov` has no positive eigenvalue, so the classifier ignores the features and predicts every row's class from the priors alone.",
+         .class = "dpcov_noise_warning")
+  }
   # the rows of `scaling` named by the columns, so a hand-edited `means` in
   # another order is refused, not paired with the wrong variables
   rownames(inv$scaling) <- colnames(x)
@@ -202,7 +207,7 @@ plugin_inverse <- function(sigma, singular, tol) {
 # print() read, with consistent shapes.
 check_qda_plugin <- function(x, arg = "x") {
   check_object(x, "qda_plugin", list(
-    means = is_finite_matrix, levels = function(v) is.character(v) && length(v) >= 1L && !anyNA(v),
+    means = is_finite_matrix, levels = function(v) is.character(v) && length(v) >= 1L && !anyNA(v) && !anyDuplicated(v),
     priors = function(v) is_finite_num(v) && all(v > 0 & v <= 1),
     scaling = function(v) is.matrix(v) && is.numeric(v) && all(is.finite(v)), logdet = is_num1,
     rank = function(v) is_whole1(v), singular = function(v) is_string(v) && v %in% c("pinv", "floor")), arg)
@@ -370,6 +375,7 @@ print.qda_plugin <- function(x, ...) {
   cat(sprintf("<qda_plugin> %d classes, p = %d, common covariance of rank %d (%s rule)\n",
               length(x$levels), ncol(x$means), x$rank, x$singular))
   cat("Priors:", paste(sprintf("%s %.3f", x$levels, x$priors), collapse = ", "), "\n")
+  if (x$rank == 0L) cat("The plug-in covariance has no positive eigenvalue: every row is classed by the priors alone.\n")
   cat("Class means and priors are computed without noise; only the plug-in covariance may be private.\n")
   invisible(x)
 }

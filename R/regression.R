@@ -2256,7 +2256,7 @@ release_redraw <- function(rel, q, n) {
     psd <- identical(pr$post, "psd")
     return(function(S) {
       M <- S + symmetric_gaussian_cpp(q, s)
-      if (psd) M <- psd_project_cpp(M)$matrix
+      if (psd) M <- psd_project(M)$matrix
       M
     })
   }
@@ -2329,7 +2329,7 @@ lm_moments_cov <- function(rel, feat, ones, y, intercept, nm) {
       C <- add(C, nn)
       C <- C - diag(sigma_m^2 / n_star, q - 1L)
     }
-    cov <- psd_project_cpp(symmetric_part(C) / div(n_star))$matrix
+    cov <- psd_project(symmetric_part(C) / div(n_star))$matrix
     aug(cov, mu, n_star)
   }
   if (!is.null(box)) redraw <- box_affine_redraw(redraw, box$shift, box$scale)
@@ -2384,7 +2384,7 @@ lm_nonprivate_why <- function(x) {
 check_dp_lm <- function(x, arg = "x") {
   check_object(x, "dp_lm", list(
     # (the methods pick coefficients by name)
-    coefficients = function(v) is_finite_num(v) && names_identify(names(v)),
+    coefficients = function(v) is_finite_num(v) && !is.null(names(v)) && names_identify(names(v)),
     # a covariance: symmetric, no negative variance; all NA where no bootstrap draw was kept
     vcov = function(v) is.matrix(v) && is.numeric(v) && !is.object(v) && identical(dim(v), rep(length(x$coefficients), 2L)) &&
       (all(is.na(v)) && !any(is.nan(v)) || all(is.finite(v)) && all(diag(v) >= 0) &&
@@ -2412,6 +2412,26 @@ check_dp_lm <- function(x, arg = "x") {
     n_noise_sd = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
     nonprivate = function(v) is.null(v) || is_flag(v),
     B = function(v) is.null(v) || is_whole1(v, 0)), arg = arg)
+  # the coefficients' names label vcov's rows and columns, the draws' columns
+  # and the terms' design: an object whose fields disagree is refused, not
+  # printed with one set of names and predicted with another
+  cn <- names(x$coefficients)
+  for (f in c("vcov", "vcov_sampling")) {
+    dn <- dimnames(x[[f]])
+    if (!is.null(dn) && !(identical(dn[[1L]], cn) && identical(dn[[2L]], cn))) {
+      abort("`%s` is not a valid dp_lm object: the names of its `%s` are not those of its coefficients.", arg, f, .arg = arg)
+    }
+  }
+  if (!is.null(colnames(x$boot)) && !identical(colnames(x$boot), cn)) {
+    abort("`%s` is not a valid dp_lm object: the column names of its `boot` are not those of its coefficients.", arg, .arg = arg)
+  }
+  if (!is.null(x$terms) && !inherits(x$terms, "terms")) {
+    abort("`%s` is not a valid dp_lm object: its `terms` is malformed.", arg, .arg = arg)
+  }
+  if (inherits(x$terms, "terms") && inherits(x$formula, "formula") &&
+      !identical(deparse1(stats::formula(x$terms)), deparse1(x$formula))) {
+    abort("`%s` is not a valid dp_lm object: its `formula` is not the model its `terms` describe.", arg, .arg = arg)
+  }
   reg <- x$regularization
   if (!is.null(reg) && !(is.list(reg) && !is.object(reg) && is_num1(reg$lambda) && reg$lambda >= 0 &&
                          (is.null(reg$least_squares) || is_finite_num(reg$least_squares) &&

@@ -490,7 +490,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
     }
     mechanism <- paste0(mechanism, ", scaled (+ E||N|| I when not PD; Sheffet, Section 6)")
   } else if (post == "psd") {
-    est <- psd_project_cpp(est)$matrix  # the thresholding family's projection
+    est <- psd_project(est)$matrix  # the thresholding family's projection
     mechanism <- paste0(mechanism, ", projected to PSD")
   }
   dimnames(est) <- dimnames(s$gram)

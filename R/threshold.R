@@ -254,10 +254,10 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
 
 # The thresholding estimator's post-processing, in one place (dp_threshold()
 # and dp_lm()'s bootstrap redraws): hard threshold at t, then the projection
-# to the PSD cone. Returns psd_project_cpp()'s list and the fraction zeroed.
+# to the PSD cone. Returns psd_project()'s list and the fraction zeroed.
 threshold_project <- function(M, t, keep_diagonal) {
   thr <- hard_threshold_cpp(M, t, keep_diagonal)
-  c(psd_project_cpp(thr), list(zero_fraction = mean(thr == 0)))
+  c(psd_project(thr), list(zero_fraction = mean(thr == 0)))
 }
 
 # Shared tail of dp_threshold(): threshold, project, wrap.

@@ -140,7 +140,9 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
     r <- r0
   } else {
     branch <- "rstar"
-    r <- sheffet_jl_rstar(s, inp$B, epsilon, delta)
+    # (r* >= r0 whenever w2 = 0, but floor() could land one below it; as
+    # iwishart_adaptive() takes max(k0, k*), so r never falls under r0 > d)
+    r <- max(r0, sheffet_jl_rstar(s, inp$B, epsilon, delta))
     # r* grows with the (private) s. Data too large for it (reachable with
     # clip = Inf only, where nothing is guaranteed) are refused first, before
     # any size is quoted; the explicit projection is refused past what it can
@@ -503,7 +505,17 @@ iwishart_from_gram <- function(S, df) {
 }
 
 # One criterion for "positive definite" everywhere: the samplers' own (LLT).
-is_pd <- function(S) is_pd_cpp(S)
+# (Both take any numeric matrix: a hand-made release may store its estimate
+# as integer, which the C++ maps only as double.)
+is_pd <- function(S) is_pd_cpp(as_double_matrix(S))
+
+# The PSD projection (negative eigenvalues set to 0) of a symmetric matrix.
+psd_project <- function(A) psd_project_cpp(as_double_matrix(A))
+
+as_double_matrix <- function(A) {
+  if (!is.double(A)) storage.mode(A) <- "double"
+  A
+}
 
 lambda_min <- function(S) min(eigen(S, symmetric = TRUE, only.values = TRUE)$values)
 

@@ -452,3 +452,46 @@ test_that("second_moment_db() names its columns by the database's names, not a n
   s <- second_moment_db(con, "t", columns = c(x = "a", y = "b"), clip = 10)
   expect_identical(s$colnames, c("a", "b"))
 })
+
+test_that("hand-edited fits and releases: classed errors, never a C++ error or names that disagree", {
+  set.seed(3)
+  d <- data.frame(y = rnorm(400), x1 = rnorm(400), x2 = rnorm(400))
+  fit <- suppressWarnings(dp_lm(y ~ x1 + x2, data = d, epsilon = 1, delta = 1e-6, lower = c(y = -4, x1 = -4, x2 = -4),
+                                upper = c(y = 4, x1 = 4, x2 = 4), neighbor = "replace-one", B = 20))
+  o <- fit; o$coefficients <- unname(o$coefficients)
+  expect_error(tidy(o), "coefficients", class = "dpcov_error")
+  o <- fit; dimnames(o$vcov) <- rev(dimnames(o$vcov))
+  dimnames(o$vcov) <- list(rev(names(fit$coefficients)), rev(names(fit$coefficients)))
+  expect_error(vcov(o), "names of its `vcov`", class = "dpcov_error")
+  o <- fit; o$formula <- y ~ zz
+  expect_error(print(o), "`formula` is not the model", class = "dpcov_error")
+  expect_error(predict(o, d[1:2, ]), "`formula` is not the model", class = "dpcov_error")
+  o <- fit; o$terms <- "y ~ x1"
+  expect_error(coef(o), "`terms` is malformed", class = "dpcov_error")
+  expect_silent(coef(fit))
+  # a release whose estimate is stored as integer: converted, as R's matrix functions do
+  ri <- dp_cov(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, lower = rep(-4, 4), upper = rep(4, 4))
+  # (a diagonal entry not positive: the correlation projects it to the PSD cone first)
+  ri$estimate <- matrix(c(2L, 1L, 0L, 0L, 1L, 1L, 0L, 0L, 0L, 0L, 3L, 0L, 0L, 0L, 0L, 0L), 4, 4)
+  expect_true(is.integer(ri$estimate))
+  cv <- suppressWarnings(dp_as_cov(ri, "correlation"))$estimate
+  rd <- ri
+  storage.mode(rd$estimate) <- "double"
+  expect_equal(cv, suppressWarnings(dp_as_cov(rd, "correlation"))$estimate)
+  expect_equal(unname(cv[1:2, 1:2]), matrix(c(1, sqrt(1 / 2), sqrt(1 / 2), 1), 2))
+  # qda: duplicated levels refused; a covariance with no positive eigenvalue warns
+  q <- qda_plugin(iris[, 1:4], iris$Species)
+  o <- q; o$levels <- c("a", "a", "b")
+  expect_error(predict(o, iris[1:2, 1:4]), "not a valid qda_plugin", class = "dpcov_error")
+  expect_warning(q0 <- qda_plugin(iris[, 1:4], iris$Species, cov = matrix(0, 4, 4)), "no positive eigenvalue",
+                 class = "dpcov_noise_warning")
+  expect_match(paste(capture.output(print(q0)), collapse = " "), "priors alone")
+  expect_no_warning(qda_plugin(iris[, 1:4], iris$Species))
+  # dp_pca: a malformed source or diagnostics field
+  pc <- dp_pca(dp_cov(iris[, 1:4], epsilon = 1, delta = 1e-6, lower = c(4, 2, 1, 0), upper = c(8, 5, 7, 3)))
+  o <- pc; o$source <- "x"
+  expect_error(glance(o), "not a valid dp_pca", class = "dpcov_error")
+  o <- pc; o$diagnostics <- "x"
+  expect_error(glance(o), "not a valid dp_pca", class = "dpcov_error")
+  expect_no_error(glance(pc))
+})

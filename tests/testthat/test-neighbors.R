@@ -193,3 +193,24 @@ test_that("Sheffet's mechanisms state and charge the notions of the one table, o
   # a mechanism missing from the table is an internal error, never a default notion
   expect_error(dpcov:::sheffet_release_notion("new_mechanism"), "no neighbour notion recorded")
 })
+
+test_that("dp_cov in one pass on statistics with a zeroed record's row: the mean step calibrates for it too", {
+  # statistics whose zero-out record enters as a row of norm w (zero_row):
+  # the column sums move by C + min(w, C), as the Gram's calibration says
+  set.seed(7)
+  s <- second_moment(matrix(rnorm(2000), 1000, 2), clip = 2)
+  s$zero_row <- 1.5
+  r <- dp_cov(s, epsilon = 1, delta = 1e-6, neighbor = "zero-out")
+  stated <- stated_sensitivity(r$params$sigma_mean, r$params$epsilon_mean, r$params$delta_mean)
+  expect_equal(stated, 2 + 1.5, tolerance = 1e-8)
+  # the sums of a worst pair: the zeroed record (its row, norm 1.5) against
+  # a row of norm 2 pointing the other way
+  expect_equal(sqrt(sum((c(1.5, 0) - c(-2, 0))^2)), 3.5)
+  # control: raw statistics (no zeroed row) calibrate for C alone, which the
+  # pair above exceeds
+  s$zero_row <- NULL
+  r0 <- dp_cov(s, epsilon = 1, delta = 1e-6, neighbor = "zero-out")
+  stated0 <- stated_sensitivity(r0$params$sigma_mean, r0$params$epsilon_mean, r0$params$delta_mean)
+  expect_equal(stated0, 2, tolerance = 1e-8)
+  expect_gt(3.5, stated0 * (1 + 1e-6))
+})
