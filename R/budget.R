@@ -102,6 +102,10 @@
 #'   nothing would test the values for free (data, a reader, its SQL or its
 #'   `na_strings` written to fail on chosen values). A condition only
 #'   signalled during the call, which then completes, withdraws nothing.
+#'   [second_moment()] and [second_moment_db()] take no budget: they compute
+#'   exact statistics, not a release, so whoever calls them sees the data's
+#'   sums and their refusals (same class) cost nothing; a budget accounts
+#'   from the release of such statistics on.
 #'
 #' @section Neighbour notions: A budget accounts under one neighbour notion,
 #'   `neighbor` (default `"add-remove"`, as for the mechanisms). Every charge

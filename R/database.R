@@ -79,8 +79,12 @@
 #' `na = "zero"` a NULL is read as 0, a map of each row by itself, so the
 #' neighbour notion and the guarantee are unchanged. Rows are never dropped
 #' (that would change n); to drop them, say so in `query` (`WHERE ... IS NOT
-#' NULL`), knowing that n is then the count of the rows kept. SQLite stores
-#' `NaN` as NULL.
+#' NULL`), knowing that n is then the count of the rows kept: a count of the
+#' data, so release such statistics under add/remove neighbours (the
+#' default), where n stays private; under `"replace-one"` or `"zero-out"` n
+#' is released exactly and replacing one row of the table can change it, so
+#' those guarantees would not hold for the table's rows (the same for any
+#' `WHERE` on the data's values). SQLite stores `NaN` as NULL.
 #'
 #' **Types.** Whether a column is accepted depends on the schema (public),
 #' never on the rows: each chosen column must have a numeric type (integer,
@@ -178,12 +182,13 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
   # `na` rule: whichever `na` is, the same refusal
   if (is.na(m$n_bad) || m$n_bad > 0) {
     abort("the %s holds infinite or NaN values, refused as second_moment() refuses them in memory; remove them in `query`.",
-          if (src$arg == "table") "table" else "result of `query`", .arg = src$arg)
+          if (src$arg == "table") "table" else "result of `query`", .arg = src$arg, .class = "dpcov_data_error")
   }
   if (na == "error" && any(m$nonnull < m$n)) {
     abort(paste0("NULL values in `columns` %s; use na = \"zero\" to read NULL as 0, ",
-                 "or drop the rows in `query` (which changes n)."),
-          paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na")
+                 "or drop the rows in `query` (n is then a count of the data: release it under ",
+                 "add/remove neighbours, where n stays private)."),
+          paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na", .class = "dpcov_data_error")
   }
   if (anyNA(m$gram) || anyNA(m$sum)) {
     abort("the database returned missing sums; the statistics cannot be trusted.", .arg = src$arg)
@@ -846,6 +851,11 @@ db_source <- function(conn, table, query) {
 # whether a column is refused must not depend on whether, or which, rows
 # qualify. Returns the names and which columns are booleans.
 db_columns <- function(conn, src, columns) {
+  # (checked before any query is sent)
+  if (!is.null(columns) && (!is.character(columns) || is.object(columns) || !length(columns) || anyNA(columns) ||
+                              anyDuplicated(columns))) {
+    abort("`columns` must be NULL or distinct column names.", .arg = "columns")
+  }
   eng <- db_engine(conn)
   # a bad table, column or query fails here, with the server's message (no
   # value is evaluated); a result with no columns is told apart first
@@ -864,12 +874,7 @@ db_columns <- function(conn, src, columns) {
     abort("the %s has more than one column named %s: give each column its own name (AS ...).", what,
           paste(dup, collapse = ", "), .arg = src$arg)
   }
-  if (is.null(columns)) {
-    columns <- have
-  } else if (!is.character(columns) || is.object(columns) || !length(columns) || anyNA(columns) ||
-             anyDuplicated(columns)) {
-    abort("`columns` must be NULL or distinct column names.", .arg = "columns")
-  }
+  if (is.null(columns)) columns <- have
   columns <- unname(columns)  # (a named vector's names are not the columns')
   miss <- setdiff(columns, have)
   if (length(miss)) {
@@ -912,7 +917,7 @@ frame_block <- function(block, columns, na, arg) {
                  logical(1))
     if (!all(ok)) {
       chr <- vapply(block, is.character, logical(1))
-      if (any(chr)) abort_text_columns(columns[chr], arg)
+      if (any(chr)) abort_text_columns(columns[chr], arg, values = nrow(block) > 0L)
       abort("`%s`: %s %s not numeric (%s): every chosen column must hold numbers.", arg,
             col_list(columns[!ok]), col_words(columns[!ok])$is,
             paste(vapply(block[!ok], function(v) class(v)[1], ""), collapse = ", "), .arg = arg)
@@ -934,7 +939,8 @@ frame_block <- function(block, columns, na, arg) {
     } else {
       bad <- colSums(is.na(block)) > 0
       abort(paste0("`%s`: %s contain%s missing values (NULL or NA); use na = \"zero\" to read them as 0, ",
-                   "or drop those rows at the source (which changes n)."),
+                   "or drop those rows at the source (n is then a count of the data: release it under ",
+                   "add/remove neighbours, where n stays private)."),
             arg, col_list(columns[bad]), col_words(columns[bad])$verb_s, .arg = "na")
     }
   }
@@ -947,9 +953,11 @@ sql_text_flag <- function(id) sprintf("CASE WHEN typeof(%s) IN ('text', 'blob') 
 
 # The one refusal of text or blob values, naming their columns (never rows),
 # from the in-database count, the reader's flags or a fetched block's types.
-abort_text_columns <- function(cols, arg = "columns") {
+abort_text_columns <- function(cols, arg = "columns", values = TRUE) {
+  # `values`: found in the rows (where the engine types values, or a block's
+  # type), a refusal of the data; otherwise of the schema (a result with no rows)
   abort("`%s`: %s hold%s text or blob values: every chosen column must hold numbers.", arg,
-        col_list(cols), col_words(cols)$verb_s, .arg = arg)
+        col_list(cols), col_words(cols)$verb_s, .arg = arg, .class = if (values) "dpcov_data_error")
 }
 
 # A DBI call whose failure (a bad table, column or query, a dropped
@@ -1104,10 +1112,12 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
     B <- lit(clip)
     # 3: r = x / m, entries below 1e-150 read as 0; the branches on m keep
     # every intermediate product between 1e-300 and 1e300
-    rj <- sprintf(paste0("CASE WHEN dpcov_m = 0 OR %s THEN %s ",
+    # (a NULL stays NULL, so COUNT() of the clipped entry finds it: PostgreSQL's
+    # GREATEST skips NULLs, and a row whose other entries are 0 has m = 0)
+    rj <- sprintf(paste0("CASE WHEN %s IS NULL THEN NULL WHEN dpcov_m = 0 OR %s THEN %s ",
                          "WHEN dpcov_m >= 1 THEN CASE WHEN ABS(%s) < dpcov_m * %s THEN %s ELSE %s / dpcov_m END ",
                          "WHEN ABS(%s) * %s < dpcov_m THEN %s ELSE %s / dpcov_m END AS %s"),
-                  bad, zero, z, tiny, zero, z, z, huge, zero, z, r)
+                  z, bad, zero, z, tiny, zero, z, z, huge, zero, z, r)
     from <- layer(c(z, tf, "dpcov_m", rj), from, "dpcov_l3")
     # 4: k = B / sqrt(t) for a clipped row, 0 for a zero (or refused) row, -1
     # for a row kept as it is

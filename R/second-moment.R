@@ -197,7 +197,7 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
                  "reader returns one block with its columns and no rows first, then NULL."),
           .arg = "x")
   }
-  if (n < min_rows) abort(too_few, .arg = "x")
+  if (n < min_rows) abort(too_few, .arg = "x", .class = "dpcov_data_error")  # (after a pass: the charge is kept)
   # no rows (allowed where n is private): the fold of an empty block, so that
   # the release has its shape and only noise, as with no rows in memory
   if (is.null(total)) total <- f(matrix(numeric(0), 0L, p, dimnames = list(NULL, nm)))

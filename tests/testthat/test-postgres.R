@@ -353,3 +353,23 @@ test_that("PostgreSQL: the schema, not the rows, decides a column's refusal; bot
     DBI::dbDisconnect(con)
   }
 })
+
+test_that("PostgreSQL: a NULL in a row whose other values are 0 is found with a finite clip (GREATEST skips NULLs)", {
+  skip_if_no_postgres()
+  con <- pg_connect()
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbExecute(con, "DROP TABLE IF EXISTS nul0")
+  DBI::dbExecute(con, "CREATE TABLE nul0 (a double precision, b double precision, c double precision)")
+  DBI::dbExecute(con, "INSERT INTO nul0 VALUES (NULL, 0, NULL), (1, 2, 3), (0, NULL, 0), (4, NULL, 1)")
+  for (clip in c(Inf, 5, 1e-3)) {
+    e <- pg_err(second_moment_db(con, "nul0", clip = clip), "na", "NULL values")
+    # every column holding a NULL is named, whatever the row's other values
+    expect_match(conditionMessage(e), "`columns` a, b, c;", fixed = TRUE)
+    expect_s3_class(e, "dpcov_data_error")
+  }
+  # read as 0: the statistics of the rows with 0 in place of NULL
+  X <- rbind(c(0, 0, 0), c(1, 2, 3), c(0, 0, 0), c(4, 0, 1))
+  colnames(X) <- c("a", "b", "c")
+  expect_equal(second_moment_db(con, "nul0", clip = 5, na = "zero"), second_moment(X, 5), tolerance = 1e-14)
+  DBI::dbExecute(con, "DROP TABLE nul0")
+})
