@@ -523,12 +523,38 @@ as.matrix.compressed_cov <- function(x, ...) {
 }
 
 # A compressed_cov given as input (hand-made ones included): a square matrix of numbers.
-check_compressed_cov <- function(x, arg = "x") {
-  if (!is.matrix(x) || !is.numeric(x) || nrow(x) != ncol(x)) {
-    abort("`%s` is not a valid compressed_cov: it must be a square numeric matrix.", arg, .arg = arg)
+check_compressed_cov <- function(x, arg = "x") check_labelled_cov(x, "compressed_cov", arg)
+
+# A covariance matrix labelled by its class (compressed_cov, pooled_cov):
+# square, finite and symmetric, or its print would state what it is not.
+check_labelled_cov <- function(x, class, arg = "x") {
+  if (!is.matrix(x) || !is.numeric(x) || nrow(x) != ncol(x) || !length(x)) {
+    abort("`%s` is not a valid %s: it must be a square numeric matrix.", arg, class, .arg = arg)
+  }
+  m <- unclass(x)
+  if (!all(is.finite(m))) abort("`%s` is not a valid %s: it holds NA, NaN or infinite values.", arg, class, .arg = arg)
+  if (max(abs(m - t(m))) > 1e-8 * max(1, max(abs(m)))) {
+    abort("`%s` is not a valid %s: it is not symmetric.", arg, class, .arg = arg)
   }
   invisible(x)
 }
+
+# Arithmetic on a labelled covariance (x + 1, -x, log(x)) is no longer that
+# covariance: a plain matrix, still labelled non-private.
+labelled_cov_arith <- function(value) {
+  if (is.matrix(value)) {
+    cls <- intersect(class(value), c("compressed_cov", "pooled_cov"))
+    class(value) <- setdiff(class(value), c(cls, "matrix", "array"))
+    if (!inherits(value, "dp_nonprivate")) class(value) <- "dp_nonprivate"
+  }
+  value
+}
+
+#' @export
+Ops.compressed_cov <- function(e1, e2) labelled_cov_arith(NextMethod())
+
+#' @export
+Math.compressed_cov <- function(x, ...) labelled_cov_arith(NextMethod())
 
 #' PCA on compressed data
 #'

@@ -265,11 +265,15 @@ print.pooled_cov <- function(x, digits = 4, ...) {
 #' @rdname pooled_cov
 #' @export
 as.matrix.pooled_cov <- function(x, ...) {
-  if (!is.matrix(x) || !is.numeric(x) || nrow(x) != ncol(x)) {
-    abort("`x` is not a valid pooled_cov: it must be a square numeric matrix.", .arg = "x")
-  }
+  check_labelled_cov(x, "pooled_cov")
   matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x))
 }
+
+#' @export
+Ops.pooled_cov <- function(e1, e2) labelled_cov_arith(NextMethod())
+
+#' @export
+Math.pooled_cov <- function(x, ...) labelled_cov_arith(NextMethod())
 
 # Subtract each row's class mean (the residuals whose second moment is the
 # pooled covariance; what a private covariance estimator is given).

@@ -2488,7 +2488,8 @@ check_dp_lm <- function(x, arg = "x") {
 #' @param type `confint()`: `"basic"` (pivot: \eqn{2\hat\beta - q_{1-\alpha/2}},
 #'   \eqn{2\hat\beta - q_{\alpha/2}}), `"percentile"` or `"normal"`
 #'   (\eqn{\hat\beta \pm z\,se}). Default: the fit's own (`"percentile"`
-#'   with bootstrap draws, `"normal"` for compressed data). `predict()`:
+#'   with bootstrap draws, `"normal"` for compressed data); `"basic"` or
+#'   `"percentile"` asked for on a fit without draws is an error. `predict()`:
 #'   `"response"` (as in [stats::predict.lm()]), the only type: a fit keeps
 #'   no data, so `"terms"` (centred at the data's means) is a classed error.
 #' @param newdata A data frame with the variables of the formula (factors
@@ -2796,6 +2797,7 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
   check_dp_lm(object, "object")
   check_method_dots(...)
   level <- check_number(level, "level", lower = 0, upper = 1)
+  type_arg <- type
   type <- if (is.null(type)) object$ci_type else check_choice(type, c("basic", "percentile", "normal"), "type")
   lm_interval_warning(object, "confint")
   cf <- lm_interval_center(object)
@@ -2804,7 +2806,16 @@ confint.dp_lm <- function(object, parm = NULL, level = 0.95, type = NULL, ...) {
   pct <- paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%")
   out <- matrix(NA_real_, length(idx), 2L, dimnames = list(names(cf)[idx], pct))
   boot <- object$boot
-  if (type != "normal" && (is.null(boot) || nrow(boot) < 2L)) type <- "normal"
+  if (type != "normal" && (is.null(boot) || nrow(boot) < 2L)) {
+    # asked for by name, an interval from draws the fit does not have is
+    # refused, not replaced by another kind under the same labels
+    if (!is.null(type_arg)) {
+      abort("`type` = \"%s\" needs the fit's bootstrap draws, and it has none (%s); use type = \"normal\" (from vcov).",
+            type, if (inherits(object, "dp_lm_compressed")) "a fit from compressed data has normal-theory intervals" else "B = 0 or no draw succeeded",
+            .arg = "type")
+    }
+    type <- "normal"
+  }
   for (j in seq_along(idx)) {
     i <- idx[j]
     out[j, ] <- switch(type,

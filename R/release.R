@@ -181,7 +181,17 @@ check_stored_call <- function(object) {
 # refused), then NextMethod(), stats' default, re-runs it in the caller's frame.
 update_stored_call <- function(object, ..., evaluate = TRUE) {
   check_flag(evaluate, "evaluate")
-  check_stored_call(object)
+  call <- check_stored_call(object)
+  # update()'s `formula.` (named, or the first unnamed argument) changes the
+  # call's `formula`: a call without one (a release, compressed_lm()) has
+  # nothing it could change, and R would say only "invalid formula"
+  dots <- match.call(expand.dots = FALSE)$...
+  nm <- names(dots) %||% rep("", length(dots))
+  has_formula <- "formula." %in% nm || any(!nzchar(nm))
+  if (has_formula && is.null(call$formula)) {
+    abort("`formula.`: %s was made by a call without a formula, so update() cannot change one; change its arguments by name (update(x, epsilon = 2)).",
+          sprintf("this %s", class(object)[1]), .arg = "formula.")
+  }
   NextMethod()
 }
 
@@ -859,6 +869,8 @@ plot.dp_release <- function(x, main = NULL, ...) {
     abort("`col` must be a vector of colours (the heat map's palette).", .arg = "col")
   }
   if (!is.null(dots$breaks)) abort("`breaks`: the heat map's scale is symmetric about 0, with one break more than the colours of `col`.", .arg = "breaks")
+  # (image() sets its own plot type: R's error would be "matched by multiple actual arguments")
+  if (!is.null(dots$type)) abort("`type`: the release's matrix is drawn as a heat map, which has no plot type.", .arg = "type")
   dots$col <- NULL
   nb <- length(pal)
   breaks <- seq(-lim, lim, length.out = nb + 1L)

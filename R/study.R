@@ -334,3 +334,21 @@ check_legend_pos <- function(legend_pos) {
   check_choice(legend_pos, c("outside", "none", "bottomright", "bottom", "bottomleft", "left", "topleft", "top",
                              "topright", "right", "center"), "legend_pos")
 }
+
+#' @rdname dp_study
+#' @param i,j,drop Rows, columns and `drop` of [`[.data.frame`][base::Extract].
+#' @export
+`[.dp_study` <- function(x, i, j, ..., drop) {
+  out <- NextMethod()
+  # a subset that is no longer a study of its kind (a column it needs left
+  # out, no rows) is a plain table, still labelled non-private: its print
+  # would otherwise refuse it. (The checks subset studies themselves: those
+  # subsets are taken as they are.)
+  if (!inherits(out, "dp_study") || isTRUE(dpcov_state$checking_study_subset)) return(out)
+  dpcov_state$checking_study_subset <- TRUE
+  on.exit(dpcov_state$checking_study_subset <- FALSE)
+  if (inherits(tryCatch(check_study(out), dpcov_error = identity), "error")) {
+    class(out) <- setdiff(class(out), c(study_kinds, "dp_study"))
+  }
+  out
+}

@@ -262,3 +262,54 @@ test_that("update() of every other result: a stored call re-runs, a missing or p
   e <- tryCatch(stats:::update.default(objs[[2]], epsilon = 2), error = function(e) e)
   expect_false(inherits(e, "dpcov_error"))
 })
+
+test_that("methods an R user tries: study subsets, confint types, plot types, labelled covariances, update(formula)", {
+  set.seed(11)
+  # a study subset without the columns its kind needs is a plain table, still labelled non-private
+  s <- data.frame(cov = "model2", dist = "gaussian", p = 5, n = c(50, 100), epsilon = 1, delta = 1e-3)
+  st <- suppressWarnings(run_study(s, reps = 2, tune = "theory"))
+  sub <- st[, c("method", "spectral")]
+  expect_false(inherits(sub, "dp_study"))
+  expect_s3_class(sub, "dp_nonprivate")
+  expect_match(paste(capture.output(print(sub)), collapse = " "), "NOT a private release")
+  expect_s3_class(st[st$n == 50, ], "threshold_study")  # rows of a study are a study
+  expect_false(inherits(st[0, ], "dp_study"))
+  # confint(): a type that needs draws, asked for on a fit without them, is refused
+  X <- matrix(rnorm(3000), 1000, 3)
+  y <- drop(X %*% c(1, -1, 0.5)) + rnorm(1000)
+  cm <- dp_compress(cbind(X, y), m = 400)
+  clm <- compressed_lm(cm, response = 4)
+  expect_error(confint(clm, type = "basic"), "needs the fit's bootstrap draws", class = "dpcov_error")
+  expect_error(confint(clm, type = "percentile"), "needs the fit's bootstrap draws", class = "dpcov_error")
+  expect_equal(confint(clm), confint(clm, type = "normal"))
+  # update() with a formula on an object whose call has none: classed
+  r <- dp_cov(X, epsilon = 1, delta = 1e-6, lower = rep(-5, 3), upper = rep(5, 3))
+  e <- expect_error(update(r, . ~ .), "without a formula", class = "dpcov_error")
+  expect_identical(e$arg, "formula.")
+  expect_error(update(clm, . ~ . - V2), "without a formula", class = "dpcov_error")
+  # plot(): the heat map has no plot type
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_error(plot(r, type = "l"), "no plot type", class = "dpcov_error")
+  expect_no_error(plot(r, xlim = c(0, 4)))
+  # labelled covariances: arithmetic gives a plain (still non-private) matrix;
+  # an edited one that is no covariance is refused by print
+  pc <- pooled_cov(iris[, 1:4], iris$Species)
+  for (v in list(pc + 1, -pc, log(abs(pc)), pc > 0)) {
+    expect_false(inherits(v, "pooled_cov"))
+    expect_s3_class(v, "dp_nonprivate")
+  }
+  expect_equal(unclass(pc + 1), unclass(pc) + 1, ignore_attr = TRUE)
+  p2 <- pc
+  p2[1, 2] <- 99
+  expect_error(print(p2), "not symmetric", class = "dpcov_error")
+  p3 <- pc
+  p3[2, 2] <- NaN
+  expect_error(print(p3), "NA, NaN", class = "dpcov_error")
+  cc <- compressed_cov(cm)
+  expect_false(inherits(-cc, "compressed_cov"))
+  c2 <- cc
+  c2[1, 2] <- c2[1, 2] + 1
+  expect_error(print(c2), "not symmetric", class = "dpcov_error")
+  expect_output(print(cc), "NOT a private release")
+})
