@@ -1109,7 +1109,7 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
   # sorts above every number on PostgreSQL): counted, refused in R
   bad <- sprintf("(dpcov_m > %s OR dpcov_m <> dpcov_m)", lit(.Machine$double.xmax))
   if (is.finite(clip)) {
-    B <- lit(clip)
+    B <- lit(inner_clip(clip, p))  # (as the C++ kernel: exact norms <= clip)
     # 3: r = x / m, entries below 1e-150 read as 0; the branches on m keep
     # every intermediate product between 1e-300 and 1e300
     # (a NULL stays NULL, so COUNT() of the clipped entry finds it: PostgreSQL's

@@ -204,6 +204,15 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
   list(total = total, n = n, p = p, colnames = nm)
 }
 
+# The bound rows are clipped to: `clip` less a margin, (p + 8) 2^-52
+# relative, for the rounding of a computed norm and of the scaling, so that
+# the exact norm of every clipped or kept row is <= clip, the bound the noise
+# is calibrated to (the C++ kernel's inner_clip(), and second_moment_db()'s SQL).
+inner_clip <- function(clip, p) {
+  if (!is.finite(clip)) return(clip)
+  clip * (1 - (p + 8) * .Machine$double.eps)
+}
+
 # The rows of X clipped to L2 norm <= clip: x min(1, clip / ||x||). A row
 # whose squares overflow is (x / top) * (clip / r), top its largest |entry|
 # and r the norm of x / top, two factors in the normal range (as the C++
@@ -211,6 +220,7 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
 # and a huge row, and its rounding let the row's norm reach 2 clip.
 clipped_rows <- function(X, clip) {
   if (!is.finite(clip)) return(X)  # clip = Inf: no clipping (and no guarantee)
+  clip <- inner_clip(clip, ncol(X))
   sq <- rowSums(X^2)
   big <- which(!is.finite(sq))
   out <- X * ifelse(sq > clip^2, clip / sqrt(sq), 1)

@@ -189,3 +189,78 @@ test_that("a delta that underflows inside the calibration raises no stray warnin
   expect_identical(stray, character(0))
   expect_true(is.finite(gaussian_mechanism_log_delta(1e6, 1, 1000)))   # the most negative double, not -Inf
 })
+
+# Exact squared norms of rows of doubles, as double-doubles (hi, lo): Dekker's
+# products and Knuth's sums in plain double arithmetic (no FMA), columnwise.
+dd_split <- function(a) {
+  c <- 134217729 * a
+  hi <- c - (c - a)
+  list(hi = hi, lo = a - hi)
+}
+dd_two_prod <- function(a, b) {
+  p <- a * b
+  A <- dd_split(a)
+  B <- dd_split(b)
+  list(hi = p, lo = ((A$hi * B$hi - p) + A$hi * B$lo + A$lo * B$hi) + A$lo * B$lo)
+}
+dd_two_sum <- function(a, b) {
+  s <- a + b
+  bb <- s - a
+  list(hi = s, lo = (a - (s - bb)) + (b - bb))
+}
+# exact ||row||^2 - bound^2 for each row of U (its sign, to about 1e-30 relative)
+dd_excess <- function(U, bound) {
+  hi <- 0 * U[, 1]
+  lo <- hi
+  for (j in seq_len(ncol(U))) {
+    pr <- dd_two_prod(U[, j], U[, j])
+    s <- dd_two_sum(hi, pr$hi)
+    hi <- s$hi
+    lo <- lo + s$lo + pr$lo
+  }
+  b2 <- dd_two_prod(bound, bound)
+  (hi - b2$hi) + (lo - b2$lo)
+}
+
+test_that("a clipped or kept row's exact norm never exceeds the bound the noise is calibrated to (rounding included)", {
+  set.seed(404)
+  B <- 1.7
+  for (p in c(2, 7, 60)) {
+    # rows whose norms straddle B by a few ulps, and rows far outside
+    k <- 400
+    Z <- matrix(rnorm(k * p), k, p)
+    Z <- Z / sqrt(rowSums(Z^2))
+    X <- Z * (B * (1 + sample(-8:8, k, TRUE) * .Machine$double.eps))
+    X[1:20, ] <- X[1:20, ] * 1e3
+    # the C++ kernel: one row's statistics hold it, as the column sums
+    U <- t(vapply(seq_len(k), function(i) second_moment(X[i, , drop = FALSE], B)$sum, numeric(p)))
+    expect_true(all(dd_excess(U, B) <= 0), info = sprintf("kernel, p = %d", p))
+    # the R path (the local model's per-record clip, the two-pass mean's sums)
+    expect_true(all(dd_excess(clipped_rows(X, B), B) <= 0), info = sprintf("R, p = %d", p))
+    # control: clipping to B itself (no margin) leaves rows whose exact norm exceeds B
+    naive <- X * ifelse(rowSums(X^2) > B^2, B / sqrt(rowSums(X^2)), 1)
+    expect_gt(sum(dd_excess(naive, B) > 0), 0)
+  }
+  # the margin is of rounding size: nothing else changes
+  expect_equal(inner_clip(B, 60), B * (1 - 68 * .Machine$double.eps))
+  expect_identical(inner_clip(Inf, 3), Inf)
+})
+
+test_that("the database computes the same clipped rows: exact norms within the bound", {
+  skip_if_not_installed("RSQLite")
+  set.seed(405)
+  B <- 2.3
+  p <- 5
+  k <- 60
+  Z <- matrix(rnorm(k * p), k, p)
+  Z <- Z / sqrt(rowSums(Z^2))
+  X <- Z * (B * (1 + sample(-8:8, k, TRUE) * .Machine$double.eps))
+  colnames(X) <- paste0("v", seq_len(p))
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  U <- t(vapply(seq_len(k), function(i) {
+    DBI::dbWriteTable(con, "one", as.data.frame(X[i, , drop = FALSE]), overwrite = TRUE)
+    second_moment_db(con, "one", clip = B)$sum
+  }, numeric(p)))
+  expect_true(all(dd_excess(U, B) <= 0))
+})
