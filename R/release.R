@@ -322,6 +322,15 @@ check_release_params <- function(x, bad) {
   }
   g <- pr$box_weights
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
+  # the noise scales and sizes the diagnostics read: a negative or non-numeric
+  # one would be read as a smaller noise (or none) than the release has
+  for (f in c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "noise_sd", "noise_clip", "clip_mean",
+              "k", "w2", "r", "psi", "df")) {
+    v <- pr[[f]]
+    if (!is.null(v) && !(is.numeric(v) && !is.object(v) && length(v) >= 1L && all(is.na(v) | v >= 0) && !any(is.nan(v)))) {
+      bad(sprintf("`params$%s` must be numbers >= 0", f))
+    }
+  }
   # the centred box of dp_cov()'s joint mechanism: its scale is the widths
   # over the weights (the equal box's, where none are recorded: 1)
   if (isTRUE(pr$joint_calibration) && isTRUE(x$centred) && !is.null(b) && nrow(b) == x$p && is.null(pr$box_shift)) {

@@ -495,3 +495,20 @@ test_that("hand-edited fits and releases: classed errors, never a C++ error or n
   expect_error(glance(o), "not a valid dp_pca", class = "dpcov_error")
   expect_no_error(glance(pc))
 })
+
+test_that("a release whose noise scale was edited to a negative or non-number is refused, not judged less noisy", {
+  set.seed(5)
+  ag <- analyze_gauss(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, clip = 3)
+  for (v in list(-1, "1", c(1, -2), NaN, TRUE)) {
+    o <- ag
+    o$params$sigma <- v
+    expect_error(print(o), "params\\$sigma", class = "dpcov_error")
+    expect_error(release_diagnostics(o), "params\\$sigma", class = "dpcov_error")
+  }
+  o <- ag
+  o$params$sigma <- ag$params$sigma * 2  # a number >= 0 is read as given
+  expect_gt(release_diagnostics(o)$noise_to_signal, release_diagnostics(ag)$noise_to_signal)
+  o <- dp_cov(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, lower = rep(-4, 4), upper = rep(4, 4))
+  o$params$sigma_mean <- -3
+  expect_error(print(o), "params\\$sigma_mean", class = "dpcov_error")
+})
