@@ -550,9 +550,14 @@ labelled_cov_arith <- function(value) {
   value
 }
 
+#' @rdname compressed_cov
+#' @param e1,e2 Operands of arithmetic (`Ops`): the result is a plain matrix
+#'   labelled non-private (`dp_nonprivate`), no longer the covariance; so for
+#'   `Math` functions (`log(x)`).
 #' @export
 Ops.compressed_cov <- function(e1, e2) labelled_cov_arith(NextMethod())
 
+#' @rdname compressed_cov
 #' @export
 Math.compressed_cov <- function(x, ...) labelled_cov_arith(NextMethod())
 

@@ -269,9 +269,14 @@ as.matrix.pooled_cov <- function(x, ...) {
   matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x))
 }
 
+#' @rdname pooled_cov
+#' @param e1,e2 Operands of arithmetic (`Ops`): the result is a plain matrix
+#'   labelled non-private (`dp_nonprivate`), no longer the pooled covariance;
+#'   so for `Math` functions (`log(x)`).
 #' @export
 Ops.pooled_cov <- function(e1, e2) labelled_cov_arith(NextMethod())
 
+#' @rdname pooled_cov
 #' @export
 Math.pooled_cov <- function(x, ...) labelled_cov_arith(NextMethod())
 
