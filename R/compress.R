@@ -541,13 +541,27 @@ check_labelled_cov <- function(x, class, arg = "x") {
 
 # Arithmetic on a labelled covariance (x + 1, -x, log(x)) is no longer that
 # covariance: a plain matrix, still labelled non-private.
-labelled_cov_arith <- function(value) {
-  if (is.matrix(value)) {
-    cls <- intersect(class(value), c("compressed_cov", "pooled_cov"))
-    class(value) <- setdiff(class(value), c(cls, "matrix", "array"))
-    if (!inherits(value, "dp_nonprivate")) class(value) <- "dp_nonprivate"
-  }
+# The generic `generic` on the plain matrices of its operands (`args`); R's
+# refusal of an operand (text, a list) becomes a classed error naming it.
+labelled_cov_arith <- function(generic, args, dots = list()) {
+  labelled <- vapply(args, inherits, logical(1), what = c("compressed_cov", "pooled_cov"))
+  plain <- lapply(args, function(a) if (inherits(a, c("compressed_cov", "pooled_cov"))) unclass_matrix(a) else a)
+  value <- tryCatch(do.call(generic, c(plain, dots)), error = function(e) {
+    # the argument R refused: the other operand, else an argument of the function
+    arg <- c(names(args)[!labelled], names(dots)[nzchar(names(dots))], names(args)[1L])[1L]
+    abort("`%s`: %s() cannot be applied to a labelled covariance with it (%s).", arg, generic, conditionMessage(e),
+          .arg = arg)
+  })
+  if (is.matrix(value) || is.array(value)) class(value) <- "dp_nonprivate"
   value
+}
+
+# The numbers of a labelled covariance, as a matrix with its dimnames.
+unclass_matrix <- function(x) {
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x))) {
+    abort("`x` is not a valid labelled covariance: it must be a numeric matrix.", .arg = "x")
+  }
+  matrix(unclass(x), nrow(x), ncol(x), dimnames = dimnames(x))
 }
 
 #' @rdname compressed_cov
@@ -555,11 +569,13 @@ labelled_cov_arith <- function(value) {
 #'   labelled non-private (`dp_nonprivate`), no longer the covariance; so for
 #'   `Math` functions (`log(x)`).
 #' @export
-Ops.compressed_cov <- function(e1, e2) labelled_cov_arith(NextMethod())
+Ops.compressed_cov <- function(e1, e2) {
+  labelled_cov_arith(.Generic, if (missing(e2)) list(e1 = e1) else list(e1 = e1, e2 = e2))
+}
 
 #' @rdname compressed_cov
 #' @export
-Math.compressed_cov <- function(x, ...) labelled_cov_arith(NextMethod())
+Math.compressed_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x), list(...))
 
 #' PCA on compressed data
 #'

@@ -300,6 +300,14 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
     expect_s3_class(v, "dp_nonprivate")
   }
   expect_equal(unclass(pc + 1), unclass(pc) + 1, ignore_attr = TRUE)
+  expect_identical(dimnames(pc * 2), dimnames(pc))
+  # an operand R refuses: a classed error naming it
+  e <- expect_error(pc + "a", class = "dpcov_error")
+  expect_identical(e$arg, "e2")
+  e <- expect_error("a" - pc, class = "dpcov_error")
+  expect_identical(e$arg, "e1")
+  e <- expect_error(log(pc, base = "a"), class = "dpcov_error")
+  expect_identical(e$arg, "base")
   p2 <- pc
   p2[1, 2] <- 99
   expect_error(print(p2), "not symmetric", class = "dpcov_error")
