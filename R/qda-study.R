@@ -202,6 +202,8 @@ print.qda_study <- function(x, digits = 2, ...) {
 #' @param reference Optional data frame with a column `p` and one column per
 #'   estimator name holding reference means.
 #' @param labels Optional named character vector of axis labels per estimator.
+#' @param reference_label The legend's label of the reference values (one
+#'   string, e.g. the paper they come from).
 #' @param ylim Range of the vertical axis; `NULL` for one that holds every
 #'   bar and reference.
 #' @param ... Passed to [plot()], overriding the defaults (`pch`, `ylab`, ...).
@@ -214,8 +216,9 @@ print.qda_study <- function(x, digits = 2, ...) {
 #'                 n_test = c(lean = 12, obese = 6))
 #' plot(st, reference = data.frame(p = 3, sample = 2))
 #' @export
-plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...) {
+plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, reference_label = "reference", ...) {
   check_qda_study(x)
+  if (!is_string(reference_label)) abort("`reference_label` must be one string.", .arg = "reference_label")
   if (!is.null(reference) && !(is_frame_with(reference, numeric = names(reference)) && "p" %in% names(reference))) {
     abort("`reference` must be NULL or a data frame of numbers with a column `p`.", .arg = "reference")
   }
@@ -233,11 +236,12 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, ...)
     ylim <- c(0, max(c(s$mean + 2 * s$se, trivial$mean, ref_vals), na.rm = TRUE) * 1.1)
   }
   labels_leg <- c("mean \u00b1 2 se", if (nrow(trivial)) "majority-class rule",
-                  if (!is.null(reference)) "reference")
+                  if (!is.null(reference)) reference_label)
   op <- graphics::par(no.readonly = TRUE)[c("mfrow", "mar", "oma")]
   on.exit(graphics::par(op))
   # the legend gets its own column at the right of the panels, outside the data
-  leg_w <- max(graphics::strwidth(labels_leg, units = "inches", cex = 0.8)) + 0.6
+  # (text at the legend's cex, plus its symbol, gaps and inset)
+  leg_w <- max(graphics::strwidth(labels_leg, units = "inches", cex = 0.8)) + 0.9
   graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1),
                 oma = c(0, 0, 0, leg_w / graphics::par("csi") + 0.5))
   for (p in ps) {
