@@ -483,7 +483,7 @@ compressed_matrix <- function(object, arg = "object") {
 #' @param ... Only the deprecated name `object` of `release`.
 #' @return The p x p matrix \eqn{C^T C / m} (less \eqn{s^2 I} with affine
 #'   noise), of class
-#'   `c("compressed_cov", "dp_nonprivate")`.
+#'   `c("compressed_cov", "dp_nonprivate", "matrix", "array")` (base matrix functions such as [det()] apply).
 #' @seealso [dpcov_arguments] for the shared argument names.
 #' @examples
 #' set.seed(1)
@@ -495,7 +495,7 @@ compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
   C <- compressed_matrix(release, "release")
   s2 <- compressed_affine_var(release, "release")
-  out <- structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate"))
+  out <- structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate", "matrix", "array"))
   if (s2 > 0) attr(out, "affine_sd") <- sqrt(s2)  # public: the release's own parameter
   out
 }
@@ -552,7 +552,8 @@ labelled_cov_arith <- function(generic, args, dots = list()) {
     abort("`%s`: %s() cannot be applied to a labelled covariance with it (%s).", arg, generic, conditionMessage(e),
           .arg = arg)
   })
-  if (is.matrix(value) || is.array(value)) class(value) <- "dp_nonprivate"
+  # (the implicit class kept: det(), isSymmetric(), as.data.frame() dispatch on it)
+  if (is.matrix(value) || is.array(value)) class(value) <- c("dp_nonprivate", class(unclass(value)))
   value
 }
 
@@ -1094,5 +1095,7 @@ square_estimate <- function(v, arg) {
   if (inherits(v, "dp_compress")) v <- compressed_cov(v)
   if (inherits(v, "dp_release")) return(check_release(v, arg)$estimate)
   if (inherits(v, c("compressed_cov", "pooled_cov"))) return(as.matrix(v))
+  # a matrix labelled only as non-private (arithmetic on one of the above) is a matrix
+  if (is_nonprivate_matrix(v)) return(matrix(unclass(v), nrow(v), ncol(v), dimnames = dimnames(v)))
   v
 }

@@ -1124,16 +1124,19 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
     t <- balanced_sum(sprintf("%s * %s", r, r))
     k <- sprintf("CASE WHEN %s = 0 THEN %s WHEN dpcov_m > %s / SQRT(%s) THEN %s / SQRT(%s) ELSE %s END AS dpcov_k",
                  t, zero, B, t, B, t, lit(-1))
-    from <- layer(c(z, tf, "dpcov_m", r, k), from, "dpcov_l4")
+    # counted as clipped: the rows beyond the bound itself (the margin's rows
+    # are scaled, not counted), as the C++ kernel counts them
+    over <- sprintf("CASE WHEN %s > 0 AND dpcov_m > %s / SQRT(%s) THEN 1 ELSE 0 END AS dpcov_c", t, lit(clip), t)
+    from <- layer(c(z, tf, "dpcov_m", r, k, over), from, "dpcov_l4")
     uj <- sprintf("CASE WHEN dpcov_k < 0 THEN %s ELSE dpcov_k * %s END", z, r)
-    clipped <- "SUM(CASE WHEN dpcov_k > 0 THEN 1 ELSE 0 END)"
+    clipped <- "SUM(dpcov_c)"
   } else {
     uj <- sprintf("CASE WHEN %s THEN %s ELSE %s END", bad, zero, z)
     clipped <- "SUM(0)"
   }
   # 5: the clipped row u (for the sums) and g, u with entries below 1e-150
   # read as 0 (for the Gram's products)
-  from <- layer(c(tf, "dpcov_m", if (is.finite(clip)) "dpcov_k", sprintf("%s AS %s", uj, u),
+  from <- layer(c(tf, "dpcov_m", if (is.finite(clip)) c("dpcov_k", "dpcov_c"), sprintf("%s AS %s", uj, u),
                   sprintf("CASE WHEN ABS(%s) < %s THEN %s ELSE %s END AS %s", uj, tiny, zero, uj, g)),
                 from, "dpcov_l5")
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)

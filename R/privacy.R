@@ -459,7 +459,7 @@ gram_sensitivity <- function(B, neighbor, n = NULL, zero_row = 0) {
 #' @noRd
 zero_row_norm <- function(t0, B) {
   if (is.null(t0) || !all(is.finite(t0))) return(B)
-  min(sqrt(sum(t0^2)), B)
+  min(bound_round_up(sqrt(sum(t0^2)), length(t0)), B)
 }
 
 # ---------------------------------------------------------------------------
@@ -1259,9 +1259,17 @@ notion_no_count <- function(neighbor, zero_row = 0) {
 # gram_sensitivity()); the uncentred map is linear and fixes the origin
 # unless a range excludes 0 (then the clamped zero record's box row counts).
 
+#' A bound computed in floating point from p terms (a norm, a sum of
+#' squares), rounded up by (p + 8) 2^-52 relative: above the exact value the
+#' rows can reach (a corner of the box has norm sqrt(p) / 2 exactly, and
+#' sqrt() may round below it), so the noise calibrated to it covers them. The
+#' twin of inner_clip(), which keeps clipped rows below a bound.
+#' @noRd
+bound_round_up <- function(b, p) b * (1 + (p + 8) * .Machine$double.eps)
+
 #' Row-norm bound of rows in the uncentred box [-1, 1]^p.
 #' @noRd
-box_uncentred_bound <- function(p) sqrt(p)
+box_uncentred_bound <- function(p) bound_round_up(sqrt(p), p)
 
 #' The clamping clause of a guarantee: the public per-column bounds replace
 #' "rows clipped to L2 norm <= B".
@@ -1365,15 +1373,15 @@ box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, ze
   # same bounds with |g| / 2 for the norm and sqrt(sum g_j^4) / 4 for the
   # diagonal (each v_j^2, w_j^2 in [0, g_j^2 / 4]); g = 1 is the unit box
   g <- if (is.null(weights)) rep(1, p) else weights
-  C <- sqrt(sum(g^2)) / 2
+  C <- bound_round_up(sqrt(sum(g^2)) / 2, p)
   sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
-  sens_diag <- sqrt(sum(g^4)) / 4
-  sens_offdiag <- if (neighbor == "add-remove") {
+  sens_diag <- bound_round_up(sqrt(sum(g^4)) / 4, p)
+  sens_offdiag <- bound_round_up(if (neighbor == "add-remove") {
     # |offdiag(v v')|^2 = (|v|^4 - sum v_j^4) / 2 <= |v|^4 (1 - 1/p) / 2 (sum v_j^4 >= |v|^4 / p)
     C^2 * sqrt((1 - 1 / p) / 2)
   } else {
     gram_sensitivity(C, neighbor, zero_row = zero_row) / sqrt(2)
-  }
+  }, p)
   if (p == 1L) diag_share <- 1  # no off-diagonal
   s_diag <- (1 - share) * diag_share
   s_off <- (1 - share) * (1 - diag_share)

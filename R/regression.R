@@ -897,7 +897,7 @@ lm_gram_release <- function(design, z0, clip, mechanism, epsilon, delta, neighbo
     map <- box_map(design$box, centred = TRUE)
     A <- cbind(rep(1, nrow(A)), box_apply(A[, -1L, drop = FALSE], map))
     colnames(A) <- A_names
-    clip <- sqrt(1 + (ncol(A) - 1) / 4)
+    clip <- bound_round_up(sqrt(1 + (ncol(A) - 1) / 4), ncol(A))
     if (!is.null(z0)) z0 <- c(1, box_apply(matrix(z0[-1L], 1L), map))
   }
   s <- second_moment(A, clip)

@@ -324,11 +324,16 @@ check_release_params <- function(x, bad) {
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
-  for (f in c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "noise_sd", "noise_clip", "clip_mean",
-              "k", "w2", "r", "psi", "df")) {
-    v <- pr[[f]]
-    if (!is.null(v) && !(is.numeric(v) && !is.object(v) && length(v) >= 1L && all(is.na(v) | v >= 0) && !any(is.nan(v)))) {
-      bad(sprintf("`params$%s` must be numbers >= 0", f))
+  # (and those of the second step dp_cov() keeps in params$second_moment)
+  noise_fields <- c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "sigma_diag", "noise_sd",
+                    "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd")
+  for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
+    for (f in noise_fields) {
+      v <- where[[1L]][[f]]
+      if (!is.null(v) && !(is.numeric(v) && !is.object(v) && length(v) >= 1L && all(is.na(v) | v >= 0) &&
+                             !any(is.nan(v)))) {
+        bad(sprintf("`%s%s` must be numbers >= 0", where[[2L]], f))
+      }
     }
   }
   # the centred box of dp_cov()'s joint mechanism: its scale is the widths

@@ -339,16 +339,30 @@ check_legend_pos <- function(legend_pos) {
 #' @param i,j,drop Rows, columns and `drop` of [`[.data.frame`][base::Extract].
 #' @export
 `[.dp_study` <- function(x, i, j, ..., drop) {
-  out <- NextMethod()
+  out <- tryCatch(NextMethod(), error = function(e) {
+    abort("`x`: this subset of a %s cannot be taken (%s); as.data.frame(x) gives its long table.", study_kind(x),
+          conditionMessage(e), .arg = "x")
+  })
   # a subset that is no longer a study of its kind (a column it needs left
   # out, no rows) is a plain table, still labelled non-private: its print
   # would otherwise refuse it. (The checks subset studies themselves: those
   # subsets are taken as they are.)
-  if (!inherits(out, "dp_study") || isTRUE(dpcov_state$checking_study_subset)) return(out)
+  if (isTRUE(dpcov_state$checking_study_subset)) return(out)
+  if (!inherits(out, "dp_study")) {
+    # (a list-based study's `[` keeps no class: its parts stay labelled)
+    if (!inherits(out, "dp_nonprivate")) class(out) <- c("dp_nonprivate", class(unclass(out)))
+    return(out)
+  }
+  # the study's own attributes (settings, timings) that `[` dropped
+  keep <- setdiff(names(attributes(x)), c(names(attributes(out)), "names", "row.names", "class", "dim", "dimnames"))
+  for (a in keep) attr(out, a) <- attr(x, a)
   dpcov_state$checking_study_subset <- TRUE
   on.exit(dpcov_state$checking_study_subset <- FALSE)
-  if (inherits(tryCatch(check_study(out), dpcov_error = identity), "error")) {
-    class(out) <- setdiff(class(out), c(study_kinds, "dp_study"))
-  }
+  ok <- !inherits(tryCatch(switch(study_kind(out),
+                                  sheffet_study = check_sheffet_study(out, settings = TRUE),
+                                  qda_study = check_qda_study(out, settings = TRUE),
+                                  check_study(out)),
+                           dpcov_error = identity), "error")
+  if (!ok) class(out) <- setdiff(class(out), c(study_kinds, "dp_study"))
   out
 }

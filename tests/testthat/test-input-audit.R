@@ -511,4 +511,15 @@ test_that("a release whose noise scale was edited to a negative or non-number is
   o <- dp_cov(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, lower = rep(-4, 4), upper = rep(4, 4))
   o$params$sigma_mean <- -3
   expect_error(print(o), "params\\$sigma_mean", class = "dpcov_error")
+  # the second step's fields, and the correlation's noise, read by the diagnostics too
+  r <- dp_cov(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, clip = 3)
+  o <- r
+  o$params$second_moment$sigma <- "1"
+  expect_error(release_diagnostics(o), "params\\$second_moment\\$sigma", class = "dpcov_error")
+  rc <- dp_cov(matrix(rnorm(2000), 500, 4), epsilon = 1, delta = 1e-6, clip = 3, type = "correlation")
+  expect_false(is.null(rc$params$correlation_noise_sd))
+  o <- rc
+  o$params$correlation_noise_sd <- -o$params$correlation_noise_sd
+  expect_error(print(o), "correlation_noise_sd", class = "dpcov_error")
+  expect_no_error(release_diagnostics(rc))
 })

@@ -274,6 +274,19 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   expect_match(paste(capture.output(print(sub)), collapse = " "), "NOT a private release")
   expect_s3_class(st[st$n == 50, ], "threshold_study")  # rows of a study are a study
   expect_false(inherits(st[0, ], "dp_study"))
+  # a Sheffet study's rows keep its settings (print reads them); a list-based
+  # study's parts stay labelled non-private, and a subset `[` cannot take is classed
+  sh <- suppressWarnings(sheffet_study("single", n = 2^c(7, 8), epsilon = 0.5, reps = 2, p = 2))
+  expect_s3_class(sh[sh$n == 2^8, ], "sheffet_study")
+  expect_output(print(sh[sh$n == 2^8, ]), "sheffet_study")
+  expect_output(print(sh[, names(sh)]), "sheffet_study")
+  expect_false(inherits(sh[, c("estimator", "error")], "dp_study"))
+  expect_s3_class(sh[, c("estimator", "error")], "dp_nonprivate")
+  xq <- rbind(matrix(rnorm(60 * 3), 60), matrix(rnorm(30 * 3, 0.8), 30))
+  feats <- list(x = xq, group = factor(rep(c("lean", "obese"), c(60, 30))))
+  qs <- qda_study(feats, qda_estimators(private = FALSE), p = 3, reps = 2, n_test = c(lean = 12, obese = 6))
+  expect_s3_class(qs["summary"], "dp_nonprivate")
+  expect_error(qs[1:2, ], "cannot be taken", class = "dpcov_error")
   # confint(): a type that needs draws, asked for on a fit without them, is refused
   X <- matrix(rnorm(3000), 1000, 3)
   y <- drop(X %*% c(1, -1, 0.5)) + rnorm(1000)
@@ -301,6 +314,12 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   }
   expect_equal(unclass(pc + 1), unclass(pc) + 1, ignore_attr = TRUE)
   expect_identical(dimnames(pc * 2), dimnames(pc))
+  # ... still a matrix to base R and to the package
+  y <- pc * 2
+  expect_equal(det(y), det(unclass(pc) * 2), ignore_attr = TRUE)
+  expect_true(isSymmetric(y))
+  expect_identical(dim(as.data.frame(y)), c(4L, 4L))
+  expect_equal(subspace_distance(y, pc, dim = 1)$distance, 0, tolerance = 1e-12)
   # an operand R refuses: a classed error naming it
   e <- expect_error(pc + "a", class = "dpcov_error")
   expect_identical(e$arg, "e2")
@@ -316,6 +335,9 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   expect_error(print(p3), "NA, NaN", class = "dpcov_error")
   cc <- compressed_cov(cm)
   expect_false(inherits(-cc, "compressed_cov"))
+  expect_true(isSymmetric(cc))
+  expect_equal(det(cc), det(as.matrix(cc)))
+  expect_equal(subspace_distance(cc * 3, cc, dim = 1)$distance, 0, tolerance = 1e-12)
   c2 <- cc
   c2[1, 2] <- c2[1, 2] + 1
   expect_error(print(c2), "not symmetric", class = "dpcov_error")

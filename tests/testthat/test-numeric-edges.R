@@ -264,3 +264,25 @@ test_that("the database computes the same clipped rows: exact norms within the b
   }, numeric(p)))
   expect_true(all(dd_excess(U, B) <= 0))
 })
+
+test_that("rows within the rounding margin are scaled but not counted as clipped; box bounds sit above the box's corners", {
+  set.seed(406)
+  Z <- matrix(rnorm(3000 * 3), 3000, 3)
+  Z <- Z / sqrt(rowSums(Z^2))
+  # unit rows against clip = 1: counted only where the computed norm exceeds 1
+  s <- second_moment(Z, 1)
+  expect_lt(s$n_clipped, 0.05 * nrow(Z))
+  expect_identical(second_moment(Z * (1 - 1e-12), 1)$n_clipped, 0)
+  expect_identical(second_moment(Z * (1 + 1e-12), 1)$n_clipped, 3000)
+  # the box's row-norm bounds cover the exact norm of a corner (sqrt() rounds)
+  for (p in c(2, 3, 5, 7, 50)) {
+    corner <- matrix(1, 1, p)
+    expect_true(dd_excess(corner, box_uncentred_bound(p)) <= 0, info = p)
+    expect_true(dd_excess(corner / 2, box_centred_bound(rep(0, p))) <= 0, info = p)
+  }
+  # control: sqrt(3) itself lies below the corner's norm
+  expect_gt(dd_excess(matrix(1, 1, 3), sqrt(3)), 0)
+  # a release on the box calibrates to the rounded-up bound
+  r <- analyze_gauss(matrix(runif(300, -1, 1), 100, 3), epsilon = 1, delta = 1e-6, lower = rep(-1, 3), upper = rep(1, 3))
+  expect_true(dd_excess(matrix(1, 1, 3), r$params$noise_clip) <= 0)
+})

@@ -358,12 +358,13 @@ DPCOV_TARGET_AVX2 inline void row_sq_avx2(const double* X, Index ld, Index b, In
 
 // The clip factors c[i] = min(1, clip / sqrt(sq[i])) and w[i] = c[i]^2 of rows
 // 0 .. b4 - 1 (b4 a multiple of 4), four at a time; returns the number of rows
-// with c < 1, and in ok[g] whether the 4 rows of group g were all ordinary (sq
+// with c < counted (the rows beyond the caller's bound; see block_update()),
+// and in ok[g] whether the 4 rows of group g were all ordinary (sq
 // finite, c >= 1e-100); the others are left to the scalar code.
-DPCOV_TARGET_AVX2 inline Index clip_factors_avx2(const double* sq, Index b4, double clip, double* c, double* w,
-                                                 unsigned char* ok) {
+DPCOV_TARGET_AVX2 inline Index clip_factors_avx2(const double* sq, Index b4, double clip, double counted, double* c,
+                                                 double* w, unsigned char* ok) {
   const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity()), one = _mm256_set1_pd(1.0),
-                cl = _mm256_set1_pd(clip), tiny = _mm256_set1_pd(1e-100);
+                cl = _mm256_set1_pd(clip), tiny = _mm256_set1_pd(1e-100), cnt = _mm256_set1_pd(counted);
   Index clipped = 0;
   for (Index i = 0; i < b4; i += 4) {
     const __m256d s = _mm256_loadu_pd(sq + i);
@@ -374,7 +375,7 @@ DPCOV_TARGET_AVX2 inline Index clip_factors_avx2(const double* sq, Index b4, dou
     ok[i / 4] = good == 15;
     _mm256_storeu_pd(c + i, f);
     _mm256_storeu_pd(w + i, _mm256_mul_pd(f, f));
-    clipped += __builtin_popcount(_mm256_movemask_pd(_mm256_cmp_pd(f, one, _CMP_LT_OQ)));
+    clipped += __builtin_popcount(_mm256_movemask_pd(_mm256_cmp_pd(f, cnt, _CMP_LT_OQ)));
   }
   return clipped;
 }
@@ -422,8 +423,11 @@ inline bool note_nonfinite_row(const double* X, Index ld, Index p, Index i, Part
 // row norms in the same read) for the outer-product kernel, and the copy, if
 // any, is packed again. The portable kernel scales a copy and hands it to
 // Eigen's rank update.
-inline void block_update(const double* X, Index ld, Index b, Index p, double clip, bool avx2, Scratch& s,
-                         Partial& acc, const double* next = nullptr, Index nb = 0) {
+// `counted`: a row is counted as clipped when its factor is below it, the
+// rows beyond the caller's bound (clip is inner_clip() of it: the margin's
+// rows are scaled, by a factor in [counted, 1), not counted).
+inline void block_update(const double* X, Index ld, Index b, Index p, double clip, double counted, bool avx2,
+                         Scratch& s, Partial& acc, const double* next = nullptr, Index nb = 0) {
   const double* f = nullptr;  // clip factors c_i, NULL when all are 1
   const double* w = nullptr;  // their squares
 #ifdef DPCOV_GRAM_AVX2
@@ -469,7 +473,7 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
           sq[i] = -2.0;
         }
       }
-      if (c[i] < 1.0) ++clipped;
+      if (c[i] < counted) ++clipped;
       w2[i] = c[i] * c[i];
     };
 #ifdef DPCOV_GRAM_AVX2
@@ -478,11 +482,11 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
       else row_sq_avx2(X, ld, b, p, sq);
       from = b / 4 * 4;
       if (s.ok.size() < static_cast<size_t>(from / 4)) s.ok.resize(from / 4);
-      clipped = clip_factors_avx2(sq, from, clip, c, w2, s.ok.data());
+      clipped = clip_factors_avx2(sq, from, clip, counted, c, w2, s.ok.data());
       for (Index g = 0; g < from / 4; ++g) {
         if (s.ok[g]) continue;
         for (Index i = 4 * g; i < 4 * g + 4; ++i) {  // redo the group's rows in scalar code
-          if (c[i] < 1.0) --clipped;
+          if (c[i] < counted) --clipped;
           row_factor(i);
         }
       }
@@ -509,7 +513,11 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
       if (packed) pack_panels(X, ld, b, p, s.packed.data(), nullptr);
 #endif
     }
-    if (clipped > 0 || special) {
+    // (rows within the margin are scaled though not counted: look for them
+    // when no row was counted)
+    bool scaled = clipped > 0 || special;
+    for (Index i = 0; !scaled && i < b; ++i) scaled = c[i] < 1.0;
+    if (scaled) {
       f = c;
       w = w2;
     }
@@ -569,7 +577,9 @@ inline void block_update(const double* X, Index ld, Index b, Index p, double cli
 class ClippedGram {
  public:
   // (rows are clipped to inner_clip(clip, p): exact norms <= clip)
-  ClippedGram(Eigen::Index p, double clip) : acc_(p), clip_(inner_clip(clip, p)), block_(gram_detail::block_rows(p)) {}
+  ClippedGram(Eigen::Index p, double clip)
+      : acc_(p), clip_(inner_clip(clip, p)), counted_(std::isfinite(clip) ? inner_clip(clip, p) / clip : 1.0),
+        block_(gram_detail::block_rows(p)) {}
 
   // Threads for add() of a whole matrix (1 without OpenMP); default 1.
   void set_threads(int threads) { threads_ = std::max(1, threads); }
@@ -601,7 +611,7 @@ class ClippedGram {
       for (Eigen::Index k = first; k < last; ++k) {
         const Eigen::Index start = k * block_, b = std::min(block_, n - start);
         const double* next = k + 1 < last ? X.data() + start + b : nullptr;
-        gram_detail::block_update(X.data() + start, X.outerStride(), b, p, clip_, avx2, sc, acc, next,
+        gram_detail::block_update(X.data() + start, X.outerStride(), b, p, clip_, counted_, avx2, sc, acc, next,
                                   next ? std::min(block_, n - start - b) : 0);
       }
     };
@@ -686,7 +696,7 @@ class ClippedGram {
   void add_block(const Ref<const MatrixXd>& B) {
     if (B.rows() == 0) return;
     gram_detail::Scratch sc(B.rows());
-    gram_detail::block_update(B.data(), B.outerStride(), B.rows(), B.cols(), clip_, uses_avx2(), sc, acc_);
+    gram_detail::block_update(B.data(), B.outerStride(), B.rows(), B.cols(), clip_, counted_, uses_avx2(), sc, acc_);
   }
 
  private:
@@ -707,7 +717,7 @@ class ClippedGram {
         double* bc = buf.col(c).data();
         for (Eigen::Index i = 0; i < b; ++i) bc[i] = xc[row_of(start + i)];
       }
-      gram_detail::block_update(buf.data(), buf.rows(), b, p, clip_, avx2, sc, acc_);
+      gram_detail::block_update(buf.data(), buf.rows(), b, p, clip_, counted_, avx2, sc, acc_);
     }
     if (!std::isfinite(clip_) && !acc_.gram.diagonal().allFinite()) {
       for (Eigen::Index i = 0; i < n; ++i)
@@ -726,6 +736,7 @@ class ClippedGram {
 
   gram_detail::Partial acc_;
   double clip_;
+  double counted_;  // factors below it count a row as clipped (block_update())
   Eigen::Index block_;
   int threads_ = 1;
   bool portable_ = false;
