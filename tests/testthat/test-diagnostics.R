@@ -390,9 +390,10 @@ test_that("dp_lm with bounds chosen privately says when they clamp many rows, an
     expect_match(out[note], "the intervals leave the clamping bias out")
     expect_false(any(grepl("^Warning: the bounds", out)))
   }
-  # public bounds: no note; a flagged fit: the warning, not the note
-  expect_null(pub$diagnostics$notes)
-  expect_false(any(grepl("^Note:", wide_output(print(pub)))))
+  # public bounds: the note on values beyond them, not the private bounds'; a flagged fit: the warning, not the note
+  expect_length(pub$diagnostics$notes, 1L)
+  expect_match(pub$diagnostics$notes, "clamped to the given bounds")
+  expect_false(any(grepl("^Note: the bounds of the model", wide_output(print(pub)))))
   expect_null(fit$diagnostics$notes)
   options(op)
 })

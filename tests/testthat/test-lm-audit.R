@@ -425,3 +425,17 @@ test_that("dp_regression() says so where removing the ridge leaves an indefinite
   }
   expect_gt(warned, 0)
 })
+
+test_that("a fit with public bounds notes that values beyond them bias the coefficients and intervals", {
+  set.seed(42)
+  n <- 3000
+  d <- data.frame(x = exp(rnorm(n)))
+  d$y <- 1 + 0.5 * d$x + rnorm(n)
+  fit <- dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, B = 20, bounds = list(x = c(0, 8), y = c(-3, 9.2)))
+  expect_true(any(grepl("clamped to the given bounds", fit$diagnostics$notes)))
+  expect_output(print(fit), "clamped to the\\s+given bounds")
+  expect_output(print(summary(fit)), "clamped to the\\s+given bounds")
+  # not said of a fit whose rows were clipped to one bound (no per-column bounds)
+  fc <- suppressWarnings(dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, B = 20, clip = 30))
+  expect_false(any(grepl("clamped to the given bounds", fc$diagnostics$notes)))
+})
