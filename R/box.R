@@ -102,13 +102,7 @@ box_frame <- function(map, colnames) {
 #' into the box first): |z_j - mu_j| <= 1/2 + |mu_j|, so B = sqrt(sum (1/2 +
 #' |mu_j|)^2), public (mu is released) and never above sqrt(p).
 #' @noRd
-box_centred_bound <- function(mu) bound_round_up(sqrt(sum((0.5 + abs(mu))^2)), length(mu))
-
-# The norm of the row the zero record becomes on the box, rounded up.
-box_zero_row_norm <- function(map) {
-  z <- box_zero_row(map)
-  bound_round_up(sqrt(sum(z^2)), length(z))
-}
+box_centred_bound <- function(mu) norm_round_up(0.5 + abs(mu))
 
 #' A chunk reader whose blocks are mapped to the box. The bounds are aligned
 #' to the first block's columns (a reader's shape is known only when read);
@@ -165,7 +159,7 @@ dp_cov_box <- function(x, b, epsilon, delta, eps_mean, delta_mean, eps_second, d
   p <- src$p
   C <- bound_round_up(sqrt(p) / 2, p)
   sigma_m <- mean_step_sigma(C, neighbor, eps_mean, delta_mean, calibration,
-                             zero_row = box_zero_row_norm(map))
+                             zero_row = norm_round_up(box_zero_row(map)))
   mean_step <- noisy_mean(sums, src$n, C, sigma_m, neighbor == "add-remove")
   # the released mean, clamped into the box (post-processing): public now
   mu <- pmin(pmax(mean_step$center, -0.5), 0.5)
@@ -233,7 +227,7 @@ dp_cov_box_joint <- function(x, b, epsilon, delta, eps_steps, delta_steps, split
   sums <- tot[, p + 1L]
   # the zeroed record's box row: the image of the zero row, unless the caller's
   # rows are transformed records (dp_lm()'s design) and it gives that row's norm
-  z0 <- if (is.null(zero_row)) box_zero_row_norm(map) else zero_row
+  z0 <- if (is.null(zero_row)) norm_round_up(box_zero_row(map)) else zero_row
   cal <- box_joint_sigmas(p, neighbor, split, eps_steps, delta_steps, calibration, zero_row = z0,
                           ratio = gauss$ratio, weights = g)
   C <- cal$C
@@ -548,7 +542,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
     map <- box_map(align_bounds(box, colnames(X), p), centred = FALSE)
     B <- box_uncentred_bound(p)
     s <- second_moment(box_apply(X, map), B)
-    w0 <- box_zero_row_norm(map)
+    w0 <- norm_round_up(box_zero_row(map))
     sigma <- noise_sigma(gram_sensitivity(B, neighbor, zero_row = w0), epsilon, delta, calibration)
     est <- s$gram + symmetric_gaussian_cpp(p, sigma)
     mechanism <- "Analyze Gauss (Dwork et al. 2014) on the box of public per-column bounds, mapped back to the data's units"

@@ -540,12 +540,12 @@ check_labelled_cov <- function(x, class, arg = "x") {
 }
 
 # Arithmetic on a labelled covariance (x + 1, -x, log(x)) is no longer that
-# covariance: a plain matrix, still labelled non-private.
-# The generic `generic` on the plain matrices of its operands (`args`); R's
-# refusal of an operand (text, a list) becomes a classed error naming it.
+# covariance: the generic `generic` on the plain matrices of its operands
+# (`args`), a matrix still labelled non-private; R's refusal of an operand
+# (text, a list) becomes a classed error naming it.
 labelled_cov_arith <- function(generic, args, dots = list()) {
   labelled <- vapply(args, inherits, logical(1), what = c("compressed_cov", "pooled_cov"))
-  plain <- lapply(args, function(a) if (inherits(a, c("compressed_cov", "pooled_cov"))) unclass_matrix(a) else a)
+  plain <- Map(function(a, l) if (l) unclass_matrix(a) else a, args, labelled)
   value <- tryCatch(do.call(generic, c(plain, dots)), error = function(e) {
     # the argument R refused: the other operand, else an argument of the function
     arg <- c(names(args)[!labelled], names(dots)[nzchar(names(dots))], names(args)[1L])[1L]
@@ -1096,6 +1096,6 @@ square_estimate <- function(v, arg) {
   if (inherits(v, "dp_release")) return(check_release(v, arg)$estimate)
   if (inherits(v, c("compressed_cov", "pooled_cov"))) return(as.matrix(v))
   # a matrix labelled only as non-private (arithmetic on one of the above) is a matrix
-  if (is_nonprivate_matrix(v)) return(matrix(unclass(v), nrow(v), ncol(v), dimnames = dimnames(v)))
+  if (is_nonprivate_matrix(v)) return(unclass_matrix(v))
   v
 }

@@ -459,7 +459,7 @@ gram_sensitivity <- function(B, neighbor, n = NULL, zero_row = 0) {
 #' @noRd
 zero_row_norm <- function(t0, B) {
   if (is.null(t0) || !all(is.finite(t0))) return(B)
-  min(bound_round_up(sqrt(sum(t0^2)), length(t0)), B)
+  min(norm_round_up(t0), B)
 }
 
 # ---------------------------------------------------------------------------
@@ -1267,6 +1267,10 @@ notion_no_count <- function(neighbor, zero_row = 0) {
 #' @noRd
 bound_round_up <- function(b, p) b * (1 + (p + 8) * .Machine$double.eps)
 
+#' The Euclidean norm of `v`, rounded up (bound_round_up()).
+#' @noRd
+norm_round_up <- function(v) bound_round_up(sqrt(sum(v^2)), length(v))
+
 #' Row-norm bound of rows in the uncentred box [-1, 1]^p.
 #' @noRd
 box_uncentred_bound <- function(p) bound_round_up(sqrt(p), p)
@@ -1373,7 +1377,7 @@ box_joint_sigmas <- function(p, neighbor, share, epsilon, delta, calibration, ze
   # same bounds with |g| / 2 for the norm and sqrt(sum g_j^4) / 4 for the
   # diagonal (each v_j^2, w_j^2 in [0, g_j^2 / 4]); g = 1 is the unit box
   g <- if (is.null(weights)) rep(1, p) else weights
-  C <- bound_round_up(sqrt(sum(g^2)) / 2, p)
+  C <- norm_round_up(g) / 2
   sens_mean <- mean_step_sensitivity(C, neighbor, zero_row)
   sens_diag <- bound_round_up(sqrt(sum(g^4)) / 4, p)
   sens_offdiag <- bound_round_up(if (neighbor == "add-remove") {

@@ -274,13 +274,11 @@ as.matrix.pooled_cov <- function(x, ...) {
 #'   labelled non-private (`dp_nonprivate`), no longer the pooled covariance;
 #'   so for `Math` functions (`log(x)`).
 #' @export
-Ops.pooled_cov <- function(e1, e2) {
-  labelled_cov_arith(.Generic, if (missing(e2)) list(e1 = e1) else list(e1 = e1, e2 = e2))
-}
+Ops.pooled_cov <- Ops.compressed_cov
 
 #' @rdname pooled_cov
 #' @export
-Math.pooled_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x), list(...))
+Math.pooled_cov <- Math.compressed_cov
 
 # Subtract each row's class mean (the residuals whose second moment is the
 # pooled covariance; what a private covariance estimator is given).

@@ -189,8 +189,8 @@ update_stored_call <- function(object, ..., evaluate = TRUE) {
   nm <- names(dots) %||% rep("", length(dots))
   has_formula <- "formula." %in% nm || any(!nzchar(nm))
   if (has_formula && is.null(call$formula)) {
-    abort("`formula.`: %s was made by a call without a formula, so update() cannot change one; change its arguments by name (update(x, epsilon = 2)).",
-          sprintf("this %s", class(object)[1]), .arg = "formula.")
+    abort("`formula.`: this %s was made by a call without a formula, so update() cannot change one; change its arguments by name (update(x, epsilon = 2)).",
+          class(object)[1], .arg = "formula.")
   }
   NextMethod()
 }
