@@ -578,6 +578,25 @@ Ops.compressed_cov <- function(e1, e2) {
 #' @export
 Math.compressed_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x), list(...))
 
+#' @rdname compressed_cov
+#' @param value Replacement values (`x[i, j] <- value`): the result is a plain
+#'   matrix labelled non-private, no longer the covariance. So is
+#'   [stats::cov2cor()]'s, which assigns into its argument.
+#' @export
+`[<-.compressed_cov` <- function(x, ..., value) {
+  # edited entries are not the covariance: keep the label, not the class
+  # (cov2cor() assigns into a copy of its argument and kept the class, so a
+  # correlation printed as the covariance)
+  x <- unclass_matrix(x)
+  x <- tryCatch({
+    x[...] <- value
+    x
+  }, error = function(e) abort("`value`: it cannot be assigned into a labelled covariance (%s).", conditionMessage(e),
+                               .arg = "value"))
+  if (is.matrix(x)) class(x) <- c("dp_nonprivate", class(unclass(x)))
+  x
+}
+
 #' PCA on compressed data
 #'
 #' Principal components of the compressed covariance \eqn{C^T C / m}

@@ -280,6 +280,13 @@ Ops.pooled_cov <- Ops.compressed_cov
 #' @export
 Math.pooled_cov <- Math.compressed_cov
 
+#' @rdname pooled_cov
+#' @param value Replacement values (`x[i, j] <- value`): the result is a plain
+#'   matrix labelled non-private, no longer the pooled covariance. So is
+#'   [stats::cov2cor()]'s, which assigns into its argument.
+#' @export
+`[<-.pooled_cov` <- `[<-.compressed_cov`
+
 # Subtract each row's class mean (the residuals whose second moment is the
 # pooled covariance; what a private covariance estimator is given).
 center_by_group <- function(x, group) {

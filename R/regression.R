@@ -2524,7 +2524,9 @@ check_dp_lm <- function(x, arg = "x") {
 #'   vector, or a matrix with `fit`, `lwr`, `upr` (a list with `se.fit` too
 #'   when asked; for a shrunk fit the attributes `interval_centre` and
 #'   `note`); `model.matrix()`: the design of `data`; `tidy()`, `glance()`:
-#'   data frames (`tidy()` with `shrunk` and `interval_centre`; `glance()`'s `private` is FALSE, and its `epsilon` and `delta` NA,
+#'   data frames (`tidy()` with `shrunk` and `interval_centre`; `glance()`'s
+#'   `df` counts the coefficients other than the intercept, as broom's does
+#'   for an lm; its `private` is FALSE, and its `epsilon` and `delta` NA,
 #'   for a fit without a formal guarantee, whose tables are also classed
 #'   `dp_nonprivate`); `summary()`: a `summary.dp_lm` object.
 #'   `as.data.frame()` is refused, as it is for [stats::lm()]: `tidy()` and
@@ -3214,7 +3216,7 @@ glance.dp_lm <- function(x, ...) {
   rel <- x$release
   # a fit without a formal guarantee states none: epsilon and delta NA, private FALSE
   private <- !inherits(x, "dp_nonprivate")
-  out <- data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = length(x$coefficients),
+  out <- data.frame(sigma = x$sigma, nobs = x$n, n_used = x$n_used %||% NA_real_, df = sum(names(x$coefficients) != "(Intercept)"),
                     private = private,
                     epsilon = if (private) rel$epsilon %||% NA_real_ else NA_real_,
                     delta = if (private) rel$delta %||% NA_real_ else NA_real_,

@@ -135,6 +135,8 @@ test_that("every method works on every mechanism's release", {
     expect_output(print(summary(fit)), "Std. Error")
     expect_equal(nrow(generics::tidy(fit)), 3L)
     expect_equal(nrow(generics::glance(fit)), 1L)
+    # broom's df for an lm: the coefficients other than the intercept
+    expect_identical(generics::glance(fit)$df, 2L)
   }
   # the well-conditioned releases estimate the truth
   for (nm in c("ag", "ag_shift", "cov")) {

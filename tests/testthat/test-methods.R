@@ -327,19 +327,45 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   expect_identical(e$arg, "e1")
   e <- expect_error(log(pc, base = "a"), class = "dpcov_error")
   expect_identical(e$arg, "base")
+  # assigning into one gives a plain labelled matrix too, so cov2cor()'s
+  # correlation (it assigns into its argument) no longer prints as the covariance
   p2 <- pc
   p2[1, 2] <- 99
-  expect_error(print(p2), "not symmetric", class = "dpcov_error")
-  p3 <- pc
-  p3[2, 2] <- NaN
-  expect_error(print(p3), "NA, NaN", class = "dpcov_error")
+  expect_false(inherits(p2, "pooled_cov"))
+  expect_s3_class(p2, "dp_nonprivate")
+  expect_equal(unclass(p2)[1, 2], 99)
+  expect_equal(unclass(p2)[-5], unclass(pc)[-5], ignore_attr = TRUE)
+  r <- cov2cor(pc)
+  expect_false(inherits(r, "pooled_cov"))
+  expect_s3_class(r, "dp_nonprivate")
+  expect_equal(unclass(r), stats::cov2cor(unclass_matrix(pc)), ignore_attr = TRUE)
+  expect_identical(dimnames(r), dimnames(pc))
+  p4 <- pc
+  p4[] <- 0
+  expect_equal(sum(abs(unclass(p4))), 0)
+  diag(p4) <- 1:4
+  expect_equal(unname(diag(unclass(p4))), as.double(1:4))
+  e <- expect_error({p5 <- pc; p5[1, 1] <- list(1, 2)}, class = "dpcov_error")
+  expect_identical(e$arg, "value")
+  # a hand-made one that is no covariance is refused by print
+  bad <- unclass_matrix(pc)
+  bad[1, 2] <- 99
+  expect_error(print(structure(bad, class = class(pc))), "not symmetric", class = "dpcov_error")
+  bad[1, 2] <- bad[2, 1]
+  bad[2, 2] <- NaN
+  expect_error(print(structure(bad, class = class(pc))), "NA, NaN", class = "dpcov_error")
   cc <- compressed_cov(cm)
   expect_false(inherits(-cc, "compressed_cov"))
   expect_true(isSymmetric(cc))
   expect_equal(det(cc), det(as.matrix(cc)))
   expect_equal(subspace_distance(cc * 3, cc, dim = 1)$distance, 0, tolerance = 1e-12)
-  c2 <- cc
+  c2 <- unclass_matrix(cc)
   c2[1, 2] <- c2[1, 2] + 1
-  expect_error(print(c2), "not symmetric", class = "dpcov_error")
+  expect_error(print(structure(c2, class = class(cc))), "not symmetric", class = "dpcov_error")
+  c3 <- cc
+  c3[1, 2] <- 0
+  expect_false(inherits(c3, "compressed_cov"))
+  expect_s3_class(c3, "dp_nonprivate")
+  expect_false(inherits(cov2cor(cc), "compressed_cov"))
   expect_output(print(cc), "NOT a private release")
 })

@@ -36,9 +36,10 @@ test_that("every export answers hostile input with a classed error or a sane res
                 paste0(c("model.frame", "hatvalues", "cooks.distance", "influence", "rstandard", "rstudent", "extractAIC",
                          "dummy.coef", "alias", "effects", "simulate", "case.names", "dfbeta", "dfbetas", "proj"),
                        ".dp_lm"),
-                # subsetting of a study and arithmetic on a labelled covariance are base R's `[`,
-                # Ops and Math (their errors are R's own), relabelled after: test-methods.R
-                "[.dp_study", paste0(c("Ops.", "Math."), rep(c("pooled_cov", "compressed_cov"), each = 2)))
+                # subsetting of a study, and arithmetic on and assignment into a labelled
+                # covariance, are base R's `[`, Ops, Math and `[<-` (their errors R's own,
+                # classed), relabelled after: test-methods.R
+                "[.dp_study", paste0(c("Ops.", "Math.", "[<-."), rep(c("pooled_cov", "compressed_cov"), each = 3)))
   missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
                      c(covered, refusers))
   if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)
