@@ -691,7 +691,7 @@ nobs.dp_release <- function(object, use.fallback = FALSE, ...) {
         if (is_string(object$neighbor)) object$neighbor else "its", where, .arg = "object")
 }
 
-#' Matrices from the package's other objects
+#' Matrices and tables from the package's other objects
 #'
 #' `as.matrix()` of a [dp_column_bounds()] result is its bounds, a p x 2
 #' matrix with columns `lower` and `upper` (rows named by column where the
@@ -701,14 +701,21 @@ nobs.dp_release <- function(object, use.fallback = FALSE, ...) {
 #' a [dp_pca()]'s loadings are `x$rotation` (scores: [predict()]), a
 #' [dp_lm()]'s coefficients [coef()] and [vcov()], a [dp_clip_bound()]'s bound
 #' [as.double()], a [threshold_cv()]'s curve `x$grid` and `x$loss`, a
-#' [qda_plugin()]'s `x$means` and `x$cov`. A [second_moment()] object is
+#' [qda_plugin()]'s `x$means` and `x$cov`, an [ldp_perturb()]'s reports
+#' `x$reports`. A [second_moment()] object is
 #' refused too: its Gram matrix is the exact, non-private statistic of the
 #' data (`x$gram`, for your own use), and a generic conversion that reads
 #' like one of a release is not the way to hand it out.
+#'
+#' `as.data.frame()` of a [threshold_cv()] result is its curve: columns
+#' `constant`, `loss` and `chosen` (the row of the chosen constant), still
+#' labelled non-private. Of a [qda_plugin()], [second_moment()],
+#' [dp_clip_bound()] or [ldp_perturb()] result it is refused in the same way.
 #' @param x An object of the package.
 #' @param ... Unused.
-#' @return `as.matrix.dp_column_bounds`: a numeric matrix; the others do not
-#'   return.
+#' @return `as.matrix.dp_column_bounds`: a numeric matrix;
+#'   `as.data.frame.threshold_cv`: a data frame (class `dp_nonprivate` too);
+#'   the others do not return.
 #' @examples
 #' set.seed(1)
 #' b <- dp_column_bounds(matrix(rexp(30000), 10000, 3), epsilon = 2, delta = 1e-6)
@@ -768,6 +775,58 @@ as.matrix.threshold_cv <- function(x, ...) {
 #' @export
 as.matrix.dp_bound <- function(x, ...) {
   refuse_as_matrix(x, "a dp_bound", "the bound is as.double(x)")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.matrix.ldp_reports <- function(x, ...) {
+  refuse_as_matrix(x, "an ldp_reports object", ldp_reports_where)
+}
+
+ldp_reports_where <- "its reports are `x$reports` (a row per record), and ldp_aggregate(x) their estimate"
+
+# The refusal of as.data.frame() for a list-based object, saying where its
+# numbers are (R's own refusal is unclassed and says nothing of them).
+refuse_as_data_frame <- function(x, what, where) {
+  abort("`x` is %s, not a table: as.data.frame() is not defined for it; %s.", what, where, .arg = "x")
+}
+
+#' @rdname dpcov_as_matrix
+#' @param row.names,optional As in [base::as.data.frame()].
+#' @export
+as.data.frame.threshold_cv <- function(x, row.names = NULL, optional = FALSE, ...) {
+  check_threshold_cv(x)
+  check_method_dots(...)
+  out <- data.frame(constant = as.vector(x$grid), loss = as.vector(x$loss),
+                    chosen = as.vector(x$grid) == as.vector(x$constant), row.names = row.names)
+  # the curve was computed from the data without noise: it keeps the label
+  class(out) <- c("dp_nonprivate", class(out))
+  out
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.data.frame.qda_plugin <- function(x, row.names = NULL, optional = FALSE, ...) {
+  refuse_as_data_frame(x, "a qda_plugin classifier", "its class means are `x$means` and its covariance `x$cov`")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.data.frame.dp_suffstat <- function(x, row.names = NULL, optional = FALSE, ...) {
+  refuse_as_data_frame(x, "a second_moment() object (exact statistics of the data, NOT private)",
+                       "to release them privately give it to dp_cov() or a mechanism")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.data.frame.dp_bound <- function(x, row.names = NULL, optional = FALSE, ...) {
+  refuse_as_data_frame(x, "a dp_bound", "the bound is as.double(x)")
+}
+
+#' @rdname dpcov_as_matrix
+#' @export
+as.data.frame.ldp_reports <- function(x, row.names = NULL, optional = FALSE, ...) {
+  refuse_as_data_frame(x, "an ldp_reports object", ldp_reports_where)
 }
 
 #' Objects that are not private releases

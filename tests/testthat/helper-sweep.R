@@ -953,6 +953,8 @@ sweep_specs <- function() {
                label = "print.threshold_cv"),
     sweep_spec("plot", list(x = tcv), list(x = R("object", fields = c("constant", "grid", "loss"))),
                label = "plot.threshold_cv"),
+    sweep_spec("as.data.frame", list(x = tcv), list(x = R("object", fields = c("constant", "grid", "loss", "folds"))),
+               label = "as.data.frame.threshold_cv"),
     sweep_spec("print", list(x = tt), list(x = R("object", fields = c("method", "public"))),
                label = "print.threshold_tune"),
     sweep_spec("plot", list(x = cst),

@@ -173,13 +173,30 @@ test_that("as.matrix() of column bounds is p x 2; of the other list-based object
                ss = second_moment(X, clip = 3),
                qda = qda_plugin(X, factor(rep(c("u", "v"), 250))),
                cv = threshold_cv(X / 3, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3),
-               bound = dp_clip_bound(X, epsilon = 1))
+               bound = dp_clip_bound(X, epsilon = 1),
+               ldp = ldp_perturb(X, epsilon = 1, delta = 1e-6, clip = 3))
   for (nm in names(objs)) {
     e <- expect_error(as.matrix(objs[[nm]]), class = "dpcov_error", info = nm)
     expect_identical(e$arg, "x", info = nm)
     expect_match(conditionMessage(e), "not a matrix", info = nm)
   }
   expect_match(tryCatch(as.matrix(objs$ss), error = conditionMessage), "NOT private")
+  # as.data.frame(): a tuning curve is its curve, still labelled; the others
+  # a classed refusal (R's own is unclassed)
+  cv <- as.data.frame(objs$cv)
+  expect_s3_class(cv, "dp_nonprivate")
+  expect_s3_class(cv, "data.frame")
+  expect_identical(names(cv), c("constant", "loss", "chosen"))
+  expect_equal(cv$constant, objs$cv$grid, ignore_attr = TRUE)
+  expect_equal(cv$loss, objs$cv$loss, ignore_attr = TRUE)
+  expect_identical(cv$constant[cv$chosen], as.vector(objs$cv$constant))
+  expect_output(print(cv), "NOT")
+  expect_error(as.data.frame(objs$cv, foo = 1), class = "dpcov_error")
+  for (nm in c("ss", "qda", "bound", "ldp")) {
+    e <- expect_error(as.data.frame(objs[[nm]]), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "x", info = nm)
+    expect_match(conditionMessage(e), "not a table", info = nm)
+  }
 })
 
 test_that("plot methods take graphical parameters that override their defaults (audit: R's unclassed 'matched by multiple actual arguments')", {

@@ -27,11 +27,12 @@ test_that("every export answers hostile input with a classed error or a sane res
   # call (a fit keeps no data): tested in test-dp-lm.R;
   # as.matrix() of the list-based objects but column bounds refuses every call, and so does update() of
   # the results that store no call: tested in test-methods.R; as.data.frame() of a fit or a PCA refuses
-  # every call: tested in test-input-audit.R
+  # every call: tested in test-input-audit.R; so of the other list-based objects but a tuning curve:
+  # test-methods.R
   refusers <- c(paste0("update.", update_refusers),"residuals.dp_lm", "fitted.dp_lm", "deviance.dp_lm", "df.residual.dp_lm", "logLik.dp_lm", "anova.dp_lm",
                 "plot.dp_lm",
-                paste0("as.matrix.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "threshold_cv", "dp_bound")),
-                paste0("as.data.frame.", c("dp_pca", "dp_lm")),
+                paste0("as.matrix.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "threshold_cv", "dp_bound", "ldp_reports")),
+                paste0("as.data.frame.", c("dp_pca", "dp_lm", "dp_suffstat", "qda_plugin", "dp_bound", "ldp_reports")),
                 # lm()'s methods that need the data: test-lm-audit.R
                 paste0(c("model.frame", "hatvalues", "cooks.distance", "influence", "rstandard", "rstudent", "extractAIC",
                          "dummy.coef", "alias", "effects", "simulate", "case.names", "dfbeta", "dfbetas", "proj"),
