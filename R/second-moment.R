@@ -384,7 +384,7 @@ as_suffstat <- function(x, clip, min_rows = 0L) {
     s <- second_moment(x, clip)
   }
   # the data's count is not printed: under add/remove it is private
-  if (s$n < min_rows) abort("this mechanism needs at least %d rows; the data has fewer.", as.integer(min_rows))
+  if (s$n < min_rows) abort("`x`: this mechanism needs at least %d rows; the data has fewer.", as.integer(min_rows), .arg = "x")
   s
 }
 

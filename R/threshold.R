@@ -140,9 +140,26 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     abort(paste0("`x` holds ldp_perturb() reports: combine the batches with ldp_aggregate() and ",
                  "threshold the aggregate (dp_threshold(ldp_aggregate(...)))."), .arg = "x")
   }
+  bounds_given <- c(lower = !is.null(lower), upper = !is.null(upper), bounds = !is.null(bounds))
+  if (inherits(x, "dp_ldp_aggregate") && any(bounds_given)) {
+    a <- names(bounds_given)[bounds_given][1L]
+    abort("`%s`: per-column bounds do not apply to an aggregate of local reports (each record was clipped by its owner before it was perturbed).",
+          a, .arg = a)
+  }
   # an aggregate of reports is a local-model release: the model follows from it
   if (inherits(x, "dp_ldp_aggregate") && missing(model)) model <- "local"
   call <- match.call()
+  variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
+  model <- check_choice(model, c("central", "local"), "model")
+  # an argument that does not apply is refused, not ignored
+  if (!missing(ldp_threshold) && !(model == "local" && variant == "modified")) {
+    abort("`ldp_threshold` applies to the modified variant in the local model only; here (variant \"%s\", model \"%s\") the threshold is set otherwise.",
+          variant, model, .arg = "ldp_threshold")
+  }
+  if (!missing(method) && model != "local") {
+    abort("`method` applies to the local model only (how each record's report is drawn); the central model has one noise draw.",
+          .arg = "method")
+  }
   calibration_given <- !missing(calibration)
   tune_spec <- as_threshold_tune(tune)
   # a constant tuned on the private data leaves the release without a
@@ -156,8 +173,6 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   if (!is.null(lower) || !is.null(upper) || !is.null(bounds) || is_box_suffstat(x)) {
     return(box_uncentred_call(sys.function(), environment(), call))
   }
-  variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
-  model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   method <- check_choice(method, c("aggregate", "explicit"), "method")
@@ -219,6 +234,12 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     n <- if (is.null(X)) s$n else nrow(X)
     p <- if (is.null(X)) s$p else ncol(X)
     if (p < 2L) abort_threshold_p(p)
+    # what follows from the shapes (public) is refused here too, charge withdrawn
+    check_cells(p^2, "the second-moment matrix", "x")
+    if (tune$method == "public" && ncol(tune$public) != p) {
+      abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p), .arg = "tune")
+    }
+    if (model == "local" && method == "explicit") check_explicit_reports(n, p)
   })
   zero_row <- suffstat_zero_row(s, neighbor)
   cal <- function(m) threshold_noise_terms(variant, model, neighbor, B, m, epsilon, delta,
@@ -242,14 +263,22 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
 threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   n <- if (is.null(X)) s$n else nrow(X)
   if (model == "local" && method == "explicit") {
-    if (n * ncol(X)^2 > 1e10) {
-      abort("`method` = \"explicit\" would draw n p(p+1)/2 = %s normals; use method = \"aggregate\", which draws the same distribution.",
-            format(n * ncol(X) * (ncol(X) + 1) / 2, big.mark = ",", decimal.mark = "."), .arg = "method")
-    }
+    check_explicit_reports(n, ncol(X))
     return(ldp_report_sum_cpp(X, clip, noise$sigma_record) / n)
   }
   gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
   gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
+}
+
+# The local model's explicit reports draw n p(p + 1) / 2 normals: refused
+# beyond 5e9 (the aggregate method draws the same distribution at once).
+check_explicit_reports <- function(n, p) {
+  draws <- n * p * (p + 1) / 2
+  if (draws > 5e9) {
+    abort("`method` = \"explicit\" would draw n p(p+1)/2 = %s normals, more than 5e9; use method = \"aggregate\", which draws the same distribution.",
+          format(draws, big.mark = ",", decimal.mark = ".", scientific = FALSE), .arg = "method")
+  }
+  invisible(draws)
 }
 
 # The thresholding estimator's post-processing, in one place (dp_threshold()
@@ -401,8 +430,13 @@ threshold_tune <- function(method = "theory", folds = 10,
                  grid = "only the cross-validations, \"cv\" and \"public\", search a grid"), .arg = a)
   }
   if (method == "public") {
-    if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".")
+    if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".", .arg = "public")
     public <- check_threshold_data(public, "public")
+    # its shape is public: refused here, before any release charges a budget
+    if (nrow(public) < folds) {
+      abort("`public`: %d-fold cross-validation needs at least %d rows; the public sample has %d.",
+            as.integer(folds), as.integer(folds), nrow(public), .arg = "public")
+    }
   }
   if (method == "fixed") {
     if (is.null(constant)) abort("`constant` is required for method \"fixed\".")
@@ -499,9 +533,9 @@ resolve_threshold_constant_ <- function(tune, X, p, n, cal, clip, B, keep_diagon
     },
     public = {
       P <- tune$public
-      if (ncol(P) != p) abort("the public sample has %d columns, `x` has %d.", ncol(P), as.integer(p))
-      if (nrow(P) < tune$folds) abort("%d-fold cross-validation needs at least %d rows; the public sample has %d.",
-                                      as.integer(tune$folds), as.integer(tune$folds), nrow(P))
+      if (ncol(P) != p) abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(P), as.integer(p), .arg = "tune")
+      if (nrow(P) < tune$folds) abort("`tune`: %d-fold cross-validation needs at least %d rows; the public sample has %d.",
+                                      as.integer(tune$folds), as.integer(tune$folds), nrow(P), .arg = "tune")
       cv <- run_threshold_cv(P, tune$folds, tune$grid, clip, cal, keep_diagonal, tune$noise, TRUE)
       list(constant = cv$constant,
            record = tuning_record("public-sample cross-validation", private = TRUE,
@@ -602,6 +636,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
                          sigma_clip_inf = NULL, noise = TRUE, method = "downdate",
                          noise_multiplier = 4, ...) {
   refuse_unknown_args("threshold_cv", ...)
+  if (missing(x)) abort_missing("x")
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
@@ -621,6 +656,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
   if (!is.finite(clip)) second_moment(X, clip)  # squares that overflow: refused as by dp_threshold()
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
                              as.integer(folds), as.integer(folds), nrow(X), .arg = "folds")
+  check_cells(ncol(X)^2, "the second-moment matrix", "x")
   check_cells(folds * ncol(X)^2, "the fold Gram matrices", "folds")
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)
@@ -713,8 +749,10 @@ plot.threshold_cv <- function(x, ...) {
 #'   (to one that charged none, it charges the reports' guarantee once).
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
-#'   the privacy settings, `budget_charge` and `release_id` (names the batch
-#'   for budgets; see [dp_budget()]).
+#'   the privacy settings (`epsilon`, `delta`, `clip`, `neighbor`,
+#'   `calibration`), `colnames` (the columns' names, or `NULL`), `release_id`
+#'   (names the batch for budgets; see [dp_budget()]) and, when a `budget`
+#'   was charged, `budget_charge` (its ledger row).
 #' @examples
 #' set.seed(3)
 #' rep1 <- ldp_perturb(c(0.3, -0.2, 0.5), epsilon = 0.5, delta = 1e-3, clip = 1)
@@ -906,7 +944,8 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   same <- function(r) identical(r$settings[settings_fields], set[settings_fields])
   keep <- valid
   keep[valid] <- vapply(checked[valid], same, logical(1))
-  off_settings <- sum(!keep)
+  malformed <- sum(!valid)
+  off_settings <- sum(valid & !keep)
   if (!any(keep)) abort("no batch of reports in `...` matches the server's settings.", .arg = "...")
   # the number of columns: the batches must agree. A vote by reports (the
   # most reports' p) was taken by reports a client makes up at no cost
@@ -964,8 +1003,8 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   }
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
-    warn("ldp_aggregate(): dropped %d batch(es) (%d not matching the settings, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
-         as.integer(dropped_batches), as.integer(off_settings), as.integer(repeated),
+    warn("ldp_aggregate(): dropped %d batch(es) (%d malformed, %d not matching the settings, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
+         as.integer(dropped_batches), as.integer(malformed), as.integer(off_settings), as.integer(repeated),
          as.integer(dropped_reports))
   }
   avg <- matrix(0, p, p)

@@ -566,3 +566,71 @@ test_that("the local model: relabelled releases are not aggregates; batches agre
   expect_warning(a3 <- ldp_aggregate(r2), "5 report")
   expect_identical(a3$n, n)
 })
+
+test_that("refusals that follow from public shapes come before the charge or withdraw it; arguments that do not apply are refused (audit)", {
+  set.seed(41)
+  X <- matrix(rnorm(400), 100, 4) / 3
+  b <- dp_budget(1, 1e-4, neighbor = "replace-one")
+  # a public tuning sample of the wrong width: named, and nothing charged
+  e <- expect_error(dp_threshold(X, 0.5, 1e-5, clip = 1, tune = matrix(rnorm(150), 50, 3), budget = b),
+                    "3 columns", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  # too few public rows for the folds: refused by threshold_tune() itself
+  e <- expect_error(threshold_tune("public", public = X[1:5, ]), "at least 10 rows", class = "dpcov_error")
+  expect_identical(e$arg, "public")
+  e <- expect_error(dp_threshold(X, 0.5, 1e-5, clip = 1, tune = X[1:5, ], budget = b), "at least 10 rows",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  # p too large for the package's allocation limit: refused, charge withdrawn
+  e <- expect_error(dp_threshold(matrix(0, 2, 50000), 0.5, 1e-5, clip = 1, budget = b), "second-moment matrix",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_equal(budget_spent(b)$epsilon, 0)
+  expect_equal(nrow(as.data.frame(b)), 0L)
+  # the explicit local reports' size: the quantity tested is the one printed
+  expect_silent(dpcov:::check_explicit_reports(1e4, 999))
+  e <- expect_error(dpcov:::check_explicit_reports(10001, 1000), "5,005,500,500 normals, more than 5e9",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "method")
+  # arguments that do not apply are refused, not ignored
+  e <- expect_error(dp_threshold(X, 1, 1e-3, clip = 1, ldp_threshold = "printed"), class = "dpcov_error")
+  expect_identical(e$arg, "ldp_threshold")
+  e <- expect_error(dp_threshold(X, 1, 1e-3, clip = 1, model = "local", variant = "wang_xu", ldp_threshold = "printed"),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "ldp_threshold")
+  e <- expect_error(dp_threshold(X, 1, 1e-3, clip = 1, method = "explicit"), "local model only", class = "dpcov_error")
+  expect_identical(e$arg, "method")
+  e <- expect_error(dp_threshold(X, 1, 1e-3, lower = rep(-1, 4), upper = rep(1, 4), method = "aggregate"),
+                    class = "dpcov_error")
+  expect_identical(e$arg, "method")
+  ag <- suppressWarnings(ldp_aggregate(ldp_perturb(X, 1, 1e-3, clip = 1)))
+  e <- expect_error(dp_threshold(ag, variant = "wang_xu", ldp_threshold = "printed"), class = "dpcov_error")
+  expect_identical(e$arg, "ldp_threshold")
+  expect_identical(suppressWarnings(dp_threshold(ag, ldp_threshold = "printed"))$params$ldp_threshold, "printed")
+  # where they apply they are kept
+  r <- suppressWarnings(dp_threshold(X, 1, 1e-3, clip = 1, model = "local", method = "explicit", ldp_threshold = "printed"))
+  expect_identical(r$params[c("method", "ldp_threshold")], list(method = "explicit", ldp_threshold = "printed"))
+  # bounds with an aggregate name the bound, not `model`
+  for (a in list(list(lower = rep(-1, 4), upper = rep(1, 4)), list(upper = rep(1, 4)),
+                 list(bounds = data.frame(lower = rep(-1, 4), upper = rep(1, 4))))) {
+    e <- expect_error(do.call(dp_threshold, c(list(ag), a)), "aggregate of local reports", class = "dpcov_error")
+    expect_identical(e$arg, names(a)[1])
+  }
+  # refusals name `x`
+  e <- expect_error(threshold_cv(epsilon = 0.5, delta = 1e-3, clip = 1), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  e <- expect_error(dp_threshold(second_moment(X[1, , drop = FALSE], 1), 0.5, 1e-3), "at least 2 rows",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  e <- expect_error(threshold_cv(matrix(0, 2, 50000), 0.5, 1e-5, clip = 1, folds = 2), "second-moment matrix",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # ldp_aggregate() tells a malformed batch from one with other settings
+  r1 <- ldp_perturb(X, 1, 1e-3, clip = 1)
+  r2 <- r1
+  r2$reports <- r2$reports[, -1]
+  r3 <- ldp_perturb(X, 2, 1e-3, clip = 1)
+  expect_warning(ldp_aggregate(r1, r2, r3, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one",
+                               calibration = "analytic"),
+                 "dropped 2 batch\\(es\\) \\(1 malformed, 1 not matching the settings, 0 given twice\\)")
+})
