@@ -135,14 +135,16 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     n <- x$n
     p <- x$p
     gram <- check_suffstat_range(x, normalize)
-    cols <- x$colnames
+    cols <- fill_empty_colnames(x$colnames)
     data <- matrix(0, 0, 0)
   } else {
     inp <- compress_matrix_gram(x, "x", normalize)
     x <- inp$x
     n <- nrow(x)
     p <- ncol(x)
-    cols <- colnames(x)
+    # empty names filled as dp_cov() fills them (V1, ...): two empty names
+    # were duplicates to a named `reference`, and a release column unnamed
+    cols <- fill_empty_colnames(colnames(x))
     gram <- inp$gram
     # the explicit path multiplies Phi by the data: by the columns divided by
     # their largest |value| when X'X had to be computed so (see
@@ -151,12 +153,14 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     rm(inp)
   }
   if (p >= n) {
-    abort(paste0("`x` has p = %d columns and only n = %d rows: the distributional-privacy ",
+    abort(paste0("`x` has p = %s columns and only n = %s rows: the distributional-privacy ",
                  "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
-                 "needs p < n."), p, n)
+                 "needs p < n."), format(p), format(n), .arg = "x")
   }
   m <- check_count(m, "m", min = 1)
-  if (m > n) abort("`m` must be <= n = %d (compression reduces the number of rows); got %s.", n, format(m))
+  # (n may exceed the integer range in statistics: formatted, not %d)
+  if (m > n) abort("`m` must be <= n = %s (compression reduces the number of rows); got %s.", format(n), format(m),
+                   .arg = "m")
   check_cells(m * p, "the compressed matrix", "m")
   if (is.null(delta_max)) delta_max <- sqrt(log(n) / n)
   delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
@@ -197,9 +201,14 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   est <- compress_draw_cpp(sigma, data, scales, as.integer(m), truncate, ref, threshold,
                            as.integer(max_tries), affine_sd, method == "explicit", 256L)
   if (!length(est)) {
+    # with a reference given, it is the likelier cause (one on another scale
+    # than X'X / n, e.g. in raw units with normalize = TRUE, meets no draw)
     abort(paste0("every one of the %d draws was discarded by the truncation (threshold %s); ",
-                 "increase `m` (>= %d), `delta_max` or `max_tries`, or check `reference`."),
-          as.integer(max_tries), format(threshold, digits = 4), m_min)
+                 if (is.null(reference)) "increase `m` (>= %d), `delta_max` or `max_tries`."
+                 else paste0("check `reference` (X'X / n on the ", if (normalize) "normalised scale, unit diagonal" else "data's scale",
+                             "), or increase `m` (>= %d), `delta_max` or `max_tries`.")),
+          as.integer(max_tries), format(threshold, digits = 4), m_min,
+          .arg = if (is.null(reference)) "m" else "reference")
   }
   colnames(est) <- cols
 
@@ -411,6 +420,11 @@ check_suffstat_range <- function(s, normalize) {
   gram
 }
 
+# Names as a formula writes them: backticked where not syntactic, with a
+# backtick or backslash in the name escaped (pasting backticks around it did
+# not, and reformulate() failed to parse).
+backquote_names <- function(nm) vapply(nm, function(v) deparse1(as.name(v), backtick = TRUE), "", USE.NAMES = FALSE)
+
 column_labels <- function(names, idx) {
   if (is.null(names)) as.character(idx) else ifelse(is.na(names[idx]) | !nzchar(names[idx]), idx, names[idx])
 }
@@ -424,8 +438,9 @@ check_reference <- function(reference, p, cols = NULL) {
   }
   # a named reference is matched to the data's columns by name, as every
   # named input is (by position it truncated on the wrong entries)
-  rn <- rownames(reference)
-  cn <- colnames(reference)
+  # empty names filled as the data's are (V1, ...)
+  rn <- fill_empty_colnames(rownames(reference))
+  cn <- fill_empty_colnames(colnames(reference))
   if (!is.null(rn) || !is.null(cn)) {
     if (!identical(rn, cn) && !is.null(rn) && !is.null(cn)) {
       abort("`reference` has row names other than its column names; name both by the data's columns.", .arg = "reference")
@@ -440,8 +455,8 @@ check_reference <- function(reference, p, cols = NULL) {
       dimnames(reference) <- list(cols, cols)
     }
   }
-  if (max(abs(reference - t(reference))) > 1e-12 * max(1, max(abs(reference)))) {
-    abort("`reference` must be symmetric.")
+  if (max(abs(reference - t(reference))) > 1e-12 * max(abs(reference))) {
+    abort("`reference` must be symmetric.", .arg = "reference")
   }
   storage.mode(reference) <- "double"
   reference
@@ -837,7 +852,7 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   V <- symmetric_part(V)
   dimnames(V) <- list(nm, nm)
   rel <- if (inherits(release, "dp_compress")) release else NULL
-  tt <- with_base_env(stats::terms(stats::reformulate(paste0("`", nm, "`"), response = as.name(colnames(C)[yi]),
+  tt <- with_base_env(stats::terms(stats::reformulate(backquote_names(nm), response = as.name(colnames(C)[yi]),
                                                      intercept = FALSE)))
   structure(list(coefficients = beta, vcov = V, boot = NULL, sigma = sigma, n = n, n_used = n,
                  n_source = if (is.na(n)) "unknown" else "public (released)", df = k,
@@ -938,12 +953,24 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL, ...
   x2 <- check_compress_matrix(x2, "x2", normalize, unique_names = FALSE)
   if (!identical(dim(x1), dim(x2))) {
     abort("`x1` and `x2` must have the same dimension; got %s and %s.",
-          paste(dim(x1), collapse = " x "), paste(dim(x2), collapse = " x "))
+          paste(dim(x1), collapse = " x "), paste(dim(x2), collapse = " x "), .arg = "x2")
   }
   n <- nrow(x1)
   p <- ncol(x1)
   if (p >= n) {
-    abort("Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n)
+    abort("`x1`: Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n,
+          .arg = "x1")
+  }
+  if (!normalize) {
+    # Lemma 4.4 and Theorem 4.6 are for columns of squared norm n: on other
+    # units alpha changes with the units (x 10 divided it by 30)
+    for (a in c("x1", "x2")) {
+      sq <- colSums(get(a)^2) / n
+      if (max(abs(sq - 1)) > 1e-6) {
+        abort("`normalize` = FALSE: Theorem 4.6 is for data whose columns have squared norm n, and the columns of `%s` do not (sum of squares / n from %s to %s), so its alpha would depend on their units. Use normalize = TRUE.",
+              a, format(min(sq), digits = 4), format(max(sq), digits = 4), .arg = "normalize")
+      }
+    }
   }
   s1 <- normalized_cov(x1, normalize, "x1")
   s2 <- normalized_cov(x2, normalize, "x2")

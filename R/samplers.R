@@ -7,7 +7,11 @@
 #' `df > p + 1`), without inverting `Psi` or any full matrix.
 #'
 #' `rwishart()` consumes R's random numbers in the same order as
-#' [stats::rWishart()], so under the same seed the two give the same draws.
+#' [stats::rWishart()], so under the same seed and R's default normal
+#' generator (`RNGkind(normal.kind = "Inversion")`) the two give the same
+#' draws. The package computes its normals by inversion from R's uniforms
+#' whatever `normal.kind` is set, so under another normal kind the draws
+#' differ from `stats::rWishart()`'s, with the same distribution.
 #'
 #' @param n Number of draws (>= 1).
 #' @param df Degrees of freedom, a real number > p - 1. For `riwishart()`
@@ -69,7 +73,7 @@ checked_iwishart_draws <- function(out, df, p, what = "`df`") {
                  "double precision (a Bartlett chi-square with df - p + 1 = %s degrees of freedom fell below ",
                  "2.2e-308, and the draw's entries are of the order of its inverse; about %s%% of the draws at this df ",
                  "fail so). Use a larger df."),
-          what, format(df), as.integer(p - 1), if (isTRUE(failed > 0)) failed else "some", format(df - p + 1),
+          what, format(df, digits = 15), as.integer(p - 1), if (isTRUE(failed > 0)) failed else "some", format(df - p + 1),
           format(signif(100 * risk, 2)), .arg = "df")
   }
   out

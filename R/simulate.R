@@ -281,10 +281,12 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
     truths <- if (st$dist == "t") list(scale = Sigma, covariance = df / (df - 2) * Sigma) else list(scale = Sigma)
     rows <- lapply(seq_len(nrow(methods)), function(m) {
       me <- methods[m, ]
-      rel <- dp_threshold(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
-                          tune = tune, neighbor = me$neighbor, ldp_threshold = ldp_threshold,
-                          sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier,
-                          calibration = calibration)
+      # ldp_threshold only where it applies (dp_threshold() refuses it elsewhere)
+      rule <- if (me$model == "local" && me$variant == "modified") list(ldp_threshold = ldp_threshold)
+      rel <- do.call(dp_threshold, c(list(x, st$epsilon, st$delta, clip = Inf, variant = me$variant, model = me$model,
+                                          tune = tune, neighbor = me$neighbor,
+                                          sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier,
+                                          calibration = calibration), rule))
       do.call(rbind, lapply(names(truths), function(tn) {
         e <- cov_error(rel$estimate, truths[[tn]])
         out <- data.frame(method = me$label, truth = tn, constant = rel$params$constant,

@@ -327,7 +327,9 @@ check_spd <- function(S, arg) {
   if (min(diag(S)) > 0 && min(diag(S)) < 1e-290) {
     abort("`%s` has diagonal entries too small to factor reliably (below 1e-290); rescale it.", arg, .arg = arg)
   }
-  tol <- 100 * .Machine$double.eps * max(1, top)
+  # relative to the entries' size: an absolute floor accepted small
+  # asymmetric matrices and sampled from their lower triangle
+  tol <- 100 * .Machine$double.eps * top
   if (max(abs(S - t(S))) > tol) abort("`%s` must be symmetric.", arg, .arg = arg)
   # both Cholesky routines must succeed: the samplers use Eigen's LLT (lower
   # triangle), rdata() base::chol() (LAPACK, upper), and at the boundary of

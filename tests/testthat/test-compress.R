@@ -336,6 +336,14 @@ test_that("compression_alpha matches a hand computation of bound (15)", {
   x2 <- x1
   x2[1, ] <- c(-1, 1)
   n <- 6; p <- 2
+  # Theorem 4.6 is for columns of squared norm n: with normalize = FALSE
+  # other data are refused (alpha would change with the units), and
+  # normalised data give the hand computation
+  e <- expect_error(compression_alpha(x1, x2, m = 3, normalize = FALSE), "squared norm n", class = "dpcov_error")
+  expect_identical(e$arg, "normalize")
+  unit <- function(x) sweep(x, 2, sqrt(colSums(x^2) / nrow(x)), "/")
+  x1 <- unit(x1)
+  x2 <- unit(x2)
   s1 <- crossprod(x1) / n
   s2 <- crossprod(x2) / n
   d <- s1 - s2
@@ -782,4 +790,41 @@ test_that("the subspace bound refuses a release whose threshold is not the formu
     e <- expect_error(compressed_pca(h), class = "dpcov_error")
     expect_identical(e$arg, "release")
   }
+})
+
+test_that("compression's refusals name their argument, names are filled and escaped, and n beyond the integer range is formatted (audit)", {
+  set.seed(52)
+  X <- matrix(rnorm(1500), 500, 3)
+  # empty column names are filled as dp_cov() fills them, in the release and a named reference
+  Xy <- cbind(X, y = X[, 1] + rnorm(500))
+  r <- suppressWarnings(dp_compress(Xy, m = 250))
+  expect_identical(colnames(r$estimate), c("V1", "V2", "V3", "y"))
+  r <- suppressWarnings(dp_compress(Xy, m = 250, reference = cor(Xy)))
+  expect_identical(colnames(r$estimate), c("V1", "V2", "V3", "y"))
+  expect_identical(names(coef(compressed_lm(r, response = "y"))), c("V1", "V2", "V3"))
+  # a name with a backtick or a backslash: a fit with the names as given
+  for (nm in list(c("a`b", "x y", "y"), c("a\\b", "x y", "y"))) {
+    colnames(X) <- nm
+    f <- compressed_lm(suppressWarnings(dp_compress(X, m = 200)), response = 3)
+    expect_identical(names(coef(f)), nm[1:2])
+    expect_identical(attr(terms(f), "term.labels"), vapply(nm[1:2], function(v) deparse1(as.name(v), backtick = TRUE), "",
+                                                         USE.NAMES = FALSE))
+  }
+  colnames(X) <- NULL
+  # n beyond the integer range: a classed refusal naming `m`, not sprintf's error
+  s <- second_moment(X, clip = Inf)
+  s$n <- 3e9
+  s$gram <- s$gram * 6e6
+  s$sum <- s$sum * 6e6
+  e <- expect_error(dp_compress(s, m = 4e9), "n = 3e\\+09", class = "dpcov_error")
+  expect_identical(e$arg, "m")
+  # compression_alpha(): p >= n names x1, a mismatched x2 names x2
+  e <- expect_error(compression_alpha(X[1:2, 1:2], X[1:2, 1:2], m = 1), "p = 2 >= n = 2", class = "dpcov_error")
+  expect_identical(e$arg, "x1")
+  e <- expect_error(compression_alpha(X, X[-1, ], m = 10), "same dimension", class = "dpcov_error")
+  expect_identical(e$arg, "x2")
+  # every draw discarded with a reference given: the reference is named, with its scale
+  e <- expect_error(dp_compress(X, m = 200, reference = crossprod(X) / 500 * 4, max_tries = 3),
+                    "unit diagonal", class = "dpcov_error")
+  expect_identical(e$arg, "reference")
 })

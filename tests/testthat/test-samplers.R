@@ -105,6 +105,23 @@ test_that("bad sampler inputs give clear R errors", {
   expect_error(rwishart(1, NA_real_, S), "`df` must be a single finite number")
   expect_error(rwishart(1, 5, matrix(1, 2, 3)), "must be square")
   expect_error(rwishart(1, 5, matrix(c(1, 0.5, 0, 1), 2)), "must be symmetric")
+  # symmetry is judged relative to the entries' size: a small asymmetric scale
+  # was accepted and sampled from its lower triangle (audit)
+  for (k in c(1e-14, 1e-150)) {
+    e <- expect_error(rwishart(1, 5, k * matrix(c(1, 0.2, 0.6, 1), 2)), "must be symmetric", class = "dpcov_error")
+    expect_identical(e$arg, "Sigma")
+    e <- expect_error(riwishart(1, 5, k * matrix(c(1, 0.9, -0.9, 1), 2)), "must be symmetric", class = "dpcov_error")
+    expect_identical(e$arg, "Psi")
+    # rounding-level asymmetry at that size is still accepted, and scales exactly
+    S <- k * matrix(c(1, 0.2, 0.2 * (1 + 1e-15), 1), 2)
+    set.seed(3)
+    a <- rwishart(1, 5, S)
+    set.seed(3)
+    expect_equal(a / k, rwishart(1, 5, S / k), tolerance = 1e-12)
+  }
+  # a df close to p - 1 is printed with its digits
+  set.seed(1)
+  expect_error(riwishart(1, 1 + 1e-8, diag(2)), "`df` = 1.00000001 is too close", class = "dpcov_error")
   expect_error(riwishart(1, 5, matrix(c(1, 2, 2, 1), 2)), "`Psi` must be positive definite")
   expect_error(rwishart(1, 5, matrix(c(1, NA, NA, 1), 2)), "NA, NaN or infinite")
   expect_error(rwishart(1, 5, matrix("a")), "numeric matrix")
