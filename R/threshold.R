@@ -639,6 +639,10 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
   if (missing(x)) abort_missing("x")
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
+  if (!missing(ldp_threshold) && !(model == "local" && variant == "modified")) {
+    abort("`ldp_threshold` applies to the modified variant in the local model only; here (variant \"%s\", model \"%s\") the threshold is set otherwise.",
+          variant, model, .arg = "ldp_threshold")
+  }
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   method <- check_choice(method, c("downdate", "naive"), "method")

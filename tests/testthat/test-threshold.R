@@ -607,6 +607,8 @@ test_that("refusals that follow from public shapes come before the charge or wit
   e <- expect_error(dp_threshold(ag, variant = "wang_xu", ldp_threshold = "printed"), class = "dpcov_error")
   expect_identical(e$arg, "ldp_threshold")
   expect_identical(suppressWarnings(dp_threshold(ag, ldp_threshold = "printed"))$params$ldp_threshold, "printed")
+  e <- expect_error(threshold_cv(X, 1, 1e-3, clip = 1, ldp_threshold = "printed"), class = "dpcov_error")
+  expect_identical(e$arg, "ldp_threshold")
   # where they apply they are kept
   r <- suppressWarnings(dp_threshold(X, 1, 1e-3, clip = 1, model = "local", method = "explicit", ldp_threshold = "printed"))
   expect_identical(r$params[c("method", "ldp_threshold")], list(method = "explicit", ldp_threshold = "printed"))
