@@ -48,7 +48,8 @@ sheffet_release_notion <- function(mechanism) {
 #' `options(digits)` says, the decimal mark "." whatever `OutDec` says, and
 #' rounded up at the last digit shown where rounding to nearest would lower
 #' it, so that a guarantee never reads stronger than it is (`up = FALSE`
-#' rounds down: for what is left of a budget).
+#' rounds down: for what is left of a budget). A value within 8 ulps of
+#' the 7-digit decimal is that decimal (floating-point sums of charges).
 #' @noRd
 format_privacy <- function(v, up = TRUE) {
   vapply(as.double(v), function(x) {
@@ -58,8 +59,12 @@ format_privacy <- function(v, up = TRUE) {
     # can land one unit off it and trigger a spurious step
     s <- as.numeric(sprintf("%.7g", x))
     step <- 10^(floor(log10(abs(x))) - 6)
-    if (up && s < x) s <- s + step
-    if (!up && s > x) s <- s - step
+    # a few ulps off the decimal is the rounding of the arithmetic that made
+    # x (three charges of 1e-4 sum to 3e-4 plus an ulp), not privacy loss:
+    # it printed 0.0003000001
+    slack <- 8 * .Machine$double.eps * abs(x)
+    if (up && s < x - slack) s <- s + step
+    if (!up && s > x + slack) s <- s - step
     sprintf("%.7g", s)
   }, character(1))
 }

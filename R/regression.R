@@ -32,8 +32,14 @@
 #'
 #' [analyze_gauss()] with `post = "shift"` records its shift as the
 #' release's ridge: `ridge = "remove"` solves the unshifted release (which
-#' need not be positive definite, and a warning says when it is not), `"keep"`
-#' the shifted one.
+#' need not be positive definite), `"keep"` the shifted one. Whenever the
+#' solved features' block of a private release is not positive definite
+#' (the noise swamps it), a `dpcov_noise_warning` says so.
+#'
+#' A features' block that is singular (collinear features, or noise) gives
+#' the minimum-norm least-squares coefficients, with a warning, not an
+#' error: the eigen-directions of the block below a relative tolerance are
+#' dropped. A block of zeros gives zero coefficients.
 #'
 #' @param release A `dp_release` whose estimate is a square second-moment
 #'   matrix (e.g. from [analyze_gauss()], [jl_ridge()], [wishart_noise()],
@@ -97,16 +103,17 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   }
   cols <- c(icpt, feat)
   if (!length(cols)) abort("no feature columns: give `features` or `intercept`.", .arg = "features")
-  # with the ridge removed, the noise can leave the features' block
-  # indefinite (the release itself is positive definite): then the
-  # coefficients are noise, and the fit says so (post-processing)
-  if (removed && !isFALSE(getOption("dpcov.noise_warning"))) {
+  # noise can leave the features' block indefinite (with a public ridge
+  # removed, or a release without one, e.g. Analyze Gauss's "sum"): then the
+  # coefficients are noise, and the fit says so (post-processing). Exact
+  # statistics and bare matrices have no noise to blame.
+  if (is_noisy_release(release) && !isFALSE(getOption("dpcov.noise_warning"))) {
     ev <- eigen(symmetric_part(M[cols, cols, drop = FALSE]), symmetric = TRUE, only.values = TRUE)$values
     if (!(min(ev) > 0)) {
-      warn(paste0("dp_regression(): with the release's public ridge removed (ridge = \"remove\"), its estimate of ",
-                  "the features' second moments is not positive definite: the noise swamps them, and the ",
-                  "coefficients are mostly noise; dp_lm() regularises by the noise (and gives intervals), ",
-                  "ridge = \"keep\" solves the release as it is, or give more budget."),
+      warn(paste0("dp_regression(): ", if (removed) "with the release's public ridge removed (ridge = \"remove\"), ",
+                  "its estimate of the features' second moments is not positive definite: the noise swamps them, and the ",
+                  "coefficients are mostly noise; dp_lm() regularises by the noise (and gives intervals)",
+                  if (removed) ", ridge = \"keep\" solves the release as it is", ", or give more budget."),
            .class = "dpcov_noise_warning")
     }
   }
@@ -117,7 +124,8 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   fit_idx <- seq_along(cols)
   S <- M[idx, idx, drop = FALSE]
   st <- lm_standardize(S, setdiff(fit_idx, 1L[one]), one, one)
-  beta <- st$coef(lm_solve(st$forward(S), fit_idx, q, tol_dim = d, n = if (one) S[1L, 1L] else NA_real_), fit_idx)
+  beta <- st$coef(lm_solve(st$forward(S), fit_idx, q, tol_dim = d, n = if (one) S[1L, 1L] else NA_real_,
+                           singular_where = ""), fit_idx)
   nm <- colnames(M)
   labels <- if (is.null(nm)) paste0("V", cols) else nm[cols]
   if (length(icpt)) labels[1L] <- "(Intercept)"
@@ -127,6 +135,12 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   why <- regression_nonprivate_why(release)
   if (is.null(why)) return(beta)
   structure(beta, why = why, class = c("dp_coefficients", "dp_nonprivate", "numeric"))  # "numeric": data.frame() etc.
+}
+
+# A private release, whose entries carry noise (not exact statistics, a
+# release without a guarantee, or a bare matrix).
+is_noisy_release <- function(release) {
+  inherits(release, "dp_release") && is.null(regression_nonprivate_why(release))
 }
 
 # Why coefficients from `release` are not private (NULL when they are, or
@@ -1971,7 +1985,8 @@ lm_standardize <- function(S, fx, one, centre) {
 # below that, or tol_dim * eps, of the largest (singular_ok = FALSE: NAs,
 # silently, for the bootstrap's draws and the ridge's second fit).
 lm_solve <- function(S, fit_idx, q, singular_ok = TRUE, tol_dim = length(fit_idx), penalty = NULL, n = NA_real_,
-                     tol = lm_singular_tol(n)) {
+                     tol = lm_singular_tol(n),
+                     singular_where = " (`regularization$least_squares` of a dp_lm fit, where the intervals centre)") {
   Sxx <- S[fit_idx, fit_idx, drop = FALSE]
   Sxy <- S[fit_idx, q]
   if (!is.null(penalty)) Sxx <- Sxx + diag(as.numeric(penalty), length(fit_idx))
@@ -1979,8 +1994,8 @@ lm_solve <- function(S, fit_idx, q, singular_ok = TRUE, tol_dim = length(fit_idx
   if (is.null(beta) || !all(is.finite(beta))) {
     if (!singular_ok) return(rep(NA_real_, length(fit_idx)))
     warn(paste0("the released second moments of the features are singular (collinear features, a factor ",
-                "level with few or no rows, or noise swamping them); least squares takes the minimum-norm coefficients ",
-                "(`regularization$least_squares` of a dp_lm fit, where the intervals centre)."))
+                "level with few or no rows, or noise swamping them); least squares takes the minimum-norm coefficients",
+                singular_where, "."))
     e <- eigen(Sxx, symmetric = TRUE)
     keep <- abs(e$values) > max(abs(e$values)) * max(tol_dim * .Machine$double.eps, tol)
     beta <- drop(e$vectors[, keep, drop = FALSE] %*% (crossprod(e$vectors[, keep, drop = FALSE], Sxy) / e$values[keep]))
@@ -1998,7 +2013,9 @@ lm_solve <- function(S, fit_idx, q, singular_ok = TRUE, tol_dim = length(fit_idx
 # column constant in the release, collinear with the intercept, got a
 # coefficient of its rounding with no warning).
 lm_singular_tol <- function(n = NA_real_) {
-  max(1e-14, if (is_num1(n) && is.finite(n) && n > 0) 4 * sqrt(n) * .Machine$double.eps else 0)
+  # capped at 1e-8 (n of 1.3e12 rows): n read off a bare matrix's intercept
+  # entry (1e300 when the matrix is scaled) declared a regular block singular
+  max(1e-14, if (is_num1(n) && is.finite(n) && n > 0) min(4 * sqrt(n) * .Machine$double.eps, 1e-8) else 0)
 }
 
 # The noise-calibrated ridge of dp_lm() (`regularize = "adaptive"`): AdaSSP's

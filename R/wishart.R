@@ -319,7 +319,12 @@ iwishart_posterior <- function(x, epsilon, delta, clip, sigma_clip_inf = NULL, b
 #'   and its output distribution would depend on n, so it would not be
 #'   add/remove private. Use a public constant (`2 d`, or a public bound).
 #' @return A `dp_release` of class `dp_second_moment`; `params` holds `s`,
-#'   `psi`, `df` and `branch` (`"prior"` or `"kstar"`).
+#'   `psi`, `df` and `branch`: `"prior"` or `"kstar"`, or `"prior (A'A
+#'   singular)"` when the private `s` reaches the k* branch although the
+#'   data's A'A is singular (the Laplace draw exceeded its tail bound, an
+#'   event of probability below delta / 4 that the guarantee's delta
+#'   covers), where the prior's ridge `psi0` and df `k0` keep the release
+#'   defined instead of failing on the data.
 #' @inherit jl_ridge references
 #' @examples
 #' x <- cbind(matrix(rnorm(80000), 20000, 4), 1)

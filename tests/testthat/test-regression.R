@@ -154,3 +154,41 @@ test_that("the study runs, is reproducible, summarises and plots", {
   expect_error(sheffet_study("single", n = 2^10, epsilon = 1.5), "epsilon")
   expect_error(sheffet_study("multiple", n = 2^10, m = 25), "`m` must be")
 })
+
+test_that("dp_regression(): the noise warning whatever the release's scale, the singular fallback in its own words, a scale-free tolerance (audit)", {
+  set.seed(11)
+  X <- matrix(rnorm(60), 20, 3)
+  A <- cbind(X, one = 1, y = drop(X %*% c(1, -1, 0.5)) + 2)
+  # the same draw as a plain "sum" and shifted then unshifted: the same
+  # coefficients, and both warn that the features' block is indefinite
+  set.seed(1)
+  r0 <- suppressWarnings(analyze_gauss(A, 1, 1e-5, clip = 4))
+  set.seed(1)
+  r1 <- suppressWarnings(analyze_gauss(A, 1, 1e-5, clip = 4, post = "shift"))
+  expect_lt(min(eigen(r0$estimate[1:4, 1:4], only.values = TRUE)$values), 0)
+  op <- options(dpcov.noise_warning = TRUE)
+  on.exit(options(op), add = TRUE)
+  expect_warning(b0 <- dp_regression(r0, "y", intercept = "one"), "mostly noise", class = "dpcov_noise_warning")
+  expect_warning(b1 <- dp_regression(r1, "y", intercept = "one"), "ridge = \"keep\"", class = "dpcov_noise_warning")
+  expect_equal(b0, b1)
+  # control: a release whose block is positive definite does not warn
+  set.seed(2)
+  big <- cbind(matrix(rnorm(60000), 20000, 3), one = 1)
+  big <- cbind(big, y = drop(big[, 1:3] %*% c(1, -1, 0.5)) + 2)
+  r2 <- suppressWarnings(analyze_gauss(big, 1, 1e-5, clip = 8))
+  expect_no_warning(dp_regression(r2, "y", intercept = "one"))
+  # exact statistics with collinear features: singular, but no noise to blame
+  S <- second_moment(cbind(a = X[, 1], b = 2 * X[, 1], one = 1, y = A[, 5]))
+  w <- tryCatch(dp_regression(S, "y", intercept = "one"), warning = identity)
+  expect_false(inherits(w, "dpcov_noise_warning"))
+  expect_match(conditionMessage(w), "minimum-norm coefficients.$")
+  # a singular block: minimum-norm coefficients, in dp_regression()'s words
+  Z <- matrix(0, 3, 3)
+  Z[3, 3] <- 1
+  expect_warning(b <- dp_regression(Z, 3), "minimum-norm coefficients.$")
+  expect_equal(unname(b), c(0, 0))
+  # the singular test does not depend on the matrix's scale
+  M <- matrix(c(1, 2, 3, 2, 5, 7, 3, 7, 11), 3)
+  expect_equal(dp_regression(M * 1e300, 3, intercept = 1), dp_regression(M, 3, intercept = 1))
+  expect_equal(unname(dp_regression(M, 3, intercept = 1)), c(1, 1))
+})

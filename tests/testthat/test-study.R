@@ -122,3 +122,8 @@ test_that("the studies saved in inst/extdata carry the study classes, so they pr
     expect_match(capture.output(print(s))[1], "NOT a private release")
   }
 })
+
+test_that("sheffet_study() refuses a delta Algorithm 3 cannot take before it runs (audit)", {
+  e <- expect_error(sheffet_study(n = 2^10, epsilon = 0.5, reps = 1, delta = 0.2), "1/6", class = "dpcov_error")
+  expect_identical(e$arg, "delta")
+})
