@@ -2515,8 +2515,10 @@ check_dp_lm <- function(x, arg = "x") {
 #'   `"response"` (as in [stats::predict.lm()]), the only type: a fit keeps
 #'   no data, so `"terms"` (centred at the data's means) is a classed error.
 #' @param newdata A data frame with the variables of the formula (factors
-#'   with the levels of the fit).
-#' @param interval `"none"`, `"confidence"` (for the mean response, from the
+#'   with the levels of the fit), or a named list of equal-length vectors,
+#'   as [stats::predict.lm()] takes.
+#' @param interval `"none"` (the default, also when the three choices are
+#'   given as a vector, as in [stats::predict.lm()]), `"confidence"` (for the mean response, from the
 #'   bootstrap draws or `vcov`) or `"prediction"` (for a new observation: each
 #'   half of the mean's interval widened in quadrature by \eqn{z\,\hat\sigma},
 #'   the released residual sd; `NA` with a warning where `sigma()` is `NA`).
@@ -2889,6 +2891,8 @@ predict.dp_lm <- function(object, newdata, interval = "none", level = 0.95, se.f
   }
   # abbreviations, as predict.lm()'s match.arg() takes them ("conf")
   intervals <- c("none", "confidence", "prediction")
+  # predict.lm()'s default written out, as match.arg() takes it: the first
+  if (identical(interval, intervals)) interval <- intervals[1L]
   if (is.character(interval) && length(interval) == 1L && !is.na(interval) && nzchar(interval) && !is.object(interval)) {
     m <- pmatch(interval, intervals)
     if (!is.na(m)) interval <- intervals[m]
@@ -3022,7 +3026,13 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   tt <- object$terms
   if (!inherits(tt, "terms")) abort("`object` is not a valid dp_lm object: its `terms` is malformed.", .arg = "object")
   if (is.matrix(newdata) && !is.object(newdata)) newdata <- as.data.frame(newdata)
-  if (!is.data.frame(newdata)) abort("`%s` must be a data frame.", arg, .arg = arg)
+  # a plain list of equal-length vectors, as predict.lm() takes (list(x = 1:3))
+  if (is.list(newdata) && !is.object(newdata) && length(newdata) && !is.null(names(newdata)) &&
+      all(nzchar(names(newdata))) && all(vapply(newdata, function(v) is.atomic(v) && is.null(dim(v)), logical(1))) &&
+      length(unique(lengths(newdata))) == 1L) {
+    newdata <- as.data.frame(newdata, stringsAsFactors = FALSE, optional = TRUE)
+  }
+  if (!is.data.frame(newdata)) abort("`%s` must be a data frame (or a named list of equal-length vectors).", arg, .arg = arg)
   tt <- stats::delete.response(tt)
   vars <- all.vars(tt)
   miss <- setdiff(vars, names(newdata))

@@ -386,3 +386,22 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   expect_false(inherits(cov2cor(cc), "compressed_cov"))
   expect_output(print(cc), "NOT a private release")
 })
+
+test_that("predict(<dp_lm>) takes what predict.lm() takes: a named list as newdata, interval's default written out", {
+  set.seed(95)
+  d <- data.frame(a = rnorm(3000), b = rnorm(3000))
+  d$y <- 1 + d$a - d$b + rnorm(3000)
+  f <- dp_lm(y ~ a + b, d, epsilon = 2, delta = 1e-6, lower = c(y = -10, a = -5, b = -5), upper = c(y = 10, a = 5, b = 5),
+             B = 20)
+  nd <- data.frame(a = c(0, 1, 2), b = c(1, 0, -1))
+  expect_identical(predict(f, as.list(nd)), predict(f, nd))
+  expect_identical(predict(f, nd, interval = c("none", "confidence", "prediction")), predict(f, nd))
+  expect_identical(predict(f, as.list(nd), interval = "conf"), predict(f, nd, interval = "confidence"))
+  # unequal lengths, unnamed or nested lists are still refused
+  for (bad in list(list(a = 1:2, b = 1:3), list(1, 2), list(a = list(1), b = 2))) {
+    e <- expect_error(predict(f, bad), class = "dpcov_error")
+    expect_identical(e$arg, "newdata")
+  }
+  e <- expect_error(predict(f, nd, interval = c("confidence", "none")), class = "dpcov_error")
+  expect_identical(e$arg, "interval")
+})
