@@ -529,6 +529,7 @@ analyze_gauss_box <- function(x, box, epsilon, delta, neighbor, calibration, sig
   }
   # the column names name the bounds (box_frame()): a schema refusal, before the charge
   check_data_colnames(x)
+  check_release_width(x)
   # the uncentred map keeps the zero record at the origin when every range holds 0
   zero_inside <- all(box$lower <= 0 & box$upper >= 0)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,

@@ -646,6 +646,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   check_data_colnames(x)  # they name the release's columns and the bounds (schema: before the charge)
+  check_release_width(x)
   # a package reader's columns are known before it is read: its shape checks come before the charge
   reader_cols <- reader_columns(x)
   if (!is.null(reader_cols)) {

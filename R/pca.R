@@ -165,12 +165,17 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",
             .arg = "scale")
     }
-    # `rank` is checked before dp_cov() charges anything: against the data's
-    # number of columns (a public shape) when the data is in memory; a
-    # reader's columns are known only once it is read
+    # `rank` is checked before dp_cov() charges anything: against the
+    # number of columns (a public shape) of data in memory, statistics, or a
+    # package reader (its schema); another reader's only once it is read
     if (!is.null(rank)) {
       check_count(rank, "rank")
-      if (!is.function(release)) check_rank(rank, public_ncol(release))
+      p_known <- if (is.function(release)) {
+        length(reader_columns(release))
+      } else if (inherits(release, "dp_suffstat")) {
+        if (is.list(release) && is_whole1(release$p, 1)) release$p else 0L
+      } else public_ncol(release)
+      if (p_known > 0L) check_rank(rank, p_known)
     }
     # arguments dp_cov() does not take (prcomp()'s scale., rank., retx, tol)
     # named in a classed error before anything is charged

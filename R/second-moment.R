@@ -475,6 +475,7 @@ analyze_gauss <- function(x, epsilon, delta, clip, neighbor = "add-remove",
   # rows are seen only through sum x x' (no count): an add/remove charge
   # holds under zero-out too, unless a dp_suffstat's map moved the zero record
   zero_record <- suffstat_zero_row(if (inherits(x, "dp_suffstat")) x, "zero-out")
+  check_release_width(x)
   charge <- budget_charge(budget, "Analyze Gauss", epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration),
                           clip = clip_arg, neighbor = notion_no_count(neighbor, zero_record))

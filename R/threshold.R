@@ -219,6 +219,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   if (!is.null(cols) && length(cols) < 2L) {
     abort_threshold_p(length(cols))
   }
+  check_release_width(x)
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
                           neighbor = neighbor)
@@ -774,6 +775,7 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   # between the charge and the mechanism
   if (missing(x)) abort_missing("x")
   force(x)
+  check_release_width(if (is.numeric(x) && is.null(dim(x)) && !is.object(x)) matrix(x, nrow = 1L) else x)
   charge <- budget_charge(budget, "LDP reports (per-record Gaussian)", set$epsilon, set$delta,
                           sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)

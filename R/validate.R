@@ -302,6 +302,22 @@ check_flag <- function(x, arg) {
 
 #' Refuse a result whose size would exhaust memory, before allocating it.
 #' @noRd
+# A release's p x p matrices must fit check_cells(): p from the input's
+# shape (a matrix's or data frame's columns, statistics' p, a package
+# reader's schema), checked before a budget is charged (a p of 50,000
+# reached C++ and failed with bad_alloc after the charge).
+check_release_width <- function(x, arg = "x") {
+  p <- if (is.matrix(x) || is.data.frame(x)) {
+    data_ncol(x)
+  } else if (inherits(x, "dp_suffstat") && is.list(x)) {
+    x$p
+  } else if (is.function(x)) {
+    length(reader_columns(x))
+  }
+  if (is.numeric(p) && length(p) == 1L && is.finite(p)) check_cells(as.double(p)^2, "the second-moment matrix", arg)
+  invisible(p)
+}
+
 check_cells <- function(cells, what, arg) {
   if (cells > dp_limits$cells) {
     abort("%s would hold %s numbers, more than the %s dpcov allocates; reduce `%s`.",

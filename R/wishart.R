@@ -414,6 +414,7 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   # before the charge and before the data is read
   clip_arg <- budget_clip(x, clip)
   noise_clip(clip_arg, sigma_clip_inf)
+  check_release_width(x)
   charge <- budget_charge(budget, paste("Sheffet", what), epsilon, delta, clip = clip_arg,
                           neighbor = neighbor)
   with_refund(budget, charge, {
@@ -446,6 +447,8 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
 explicit_limit <- 1e10
 check_explicit_size <- function(inp, r, what) {
   n <- if (isTRUE(inp$n_public)) inp$s$n else 0
+  # the projection itself is r x d whatever n is
+  if (inp$method == "explicit") check_cells(r * inp$s$p, "the explicit projection", "method")
   if (inp$method == "explicit" && r * (n + inp$s$p) * inp$s$p > explicit_limit) {
     abort("`method` = \"explicit\" would draw a %s x %s projection; use method = \"bartlett\", which draws the same distribution (%s = %s).",
           format(r), if (isTRUE(inp$n_public)) format(n + inp$s$p) else "(n + d)", what, format(r), .arg = "method")

@@ -655,3 +655,44 @@ test_that("dp_lm(clip = Inf) is refused naming clip, before the data is read, wi
     }
   })
 })
+
+test_that("a p beyond the allocation limit is refused before any charge, in every family; a reader's or statistics' shape too (audit)", {
+  W <- matrix(0, 2, 50000, dimnames = list(NULL, paste0("v", 1:50000)))
+  calls <- list(
+    analyze_gauss = function(b) analyze_gauss(W, 1, 1e-6, clip = 3, budget = b),
+    analyze_gauss_box = function(b) analyze_gauss(W, 1, 1e-6, lower = rep(0, 50000), upper = rep(1, 50000), budget = b),
+    dp_cov = function(b) dp_cov(W, 1, 1e-6, budget = b, neighbor = "replace-one"),
+    dp_cov_clips = function(b) dp_cov(W, 1, 1e-6, clip = 3, clip_mean = 3, budget = b, neighbor = "replace-one"),
+    wishart_noise = function(b) wishart_noise(W, 0.5, 1e-6, clip = 3, budget = b),
+    jl_ridge = function(b) jl_ridge(W, 0.5, 1e-6, clip = 3, budget = b),
+    iwishart_posterior = function(b) iwishart_posterior(W, 0.5, 1e-6, clip = 3, budget = b),
+    dp_pca = function(b) dp_pca(W, epsilon = 1, delta = 1e-6, budget = b, neighbor = "replace-one"),
+    dp_threshold = function(b) dp_threshold(W, 1, 1e-6, clip = 3, budget = b),
+    ldp_perturb = function(b) ldp_perturb(W[1, , drop = FALSE], 1, 1e-6, clip = 1, budget = b),
+    jl_explicit = function(b) jl_ridge(matrix(rnorm(30), 10), 1, 1e-6, clip = 3, r = 1e9, method = "explicit", budget = b))
+  for (nm in names(calls)) {
+    b <- dp_budget(100, 0.5, neighbor = "replace-one")
+    e <- expect_error(calls[[nm]](b), class = "dpcov_error", info = nm)
+    expect_match(conditionMessage(e), "would hold", info = nm)
+    expect_equal(nrow(as.data.frame(b)), 0L, info = nm)
+  }
+  # dp_pca's rank against a package reader's schema, and against statistics' p
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f), add = TRUE)
+  set.seed(3)
+  utils::write.csv(data.frame(a = rnorm(50)), f, row.names = FALSE)
+  b <- dp_budget(10, 0.5, neighbor = "replace-one")
+  e <- expect_error(dp_pca(csv_reader(f), rank = 3, epsilon = 1, delta = 1e-6, clip = 3, clip_mean = 3,
+                           neighbor = "replace-one", budget = b), class = "dpcov_error")
+  expect_identical(e$arg, "rank")
+  expect_equal(nrow(as.data.frame(b)), 0L)
+  s <- second_moment(matrix(rnorm(300), 100, 3), clip = 3)
+  expect_s3_class(suppressWarnings(dp_pca(s, rank = 2, epsilon = 1, delta = 1e-6, clip_mean = 3)), "dp_pca")
+  e <- expect_error(dp_pca(s, rank = 4, epsilon = 1, delta = 1e-6, clip_mean = 3), class = "dpcov_error")
+  expect_identical(e$arg, "rank")
+  # a wide data frame whose model is narrow is not refused by dp_lm()
+  d <- as.data.frame(matrix(rnorm(2000 * 3), 2000, 3))
+  d$V4 <- d$V1 + d$V2
+  expect_s3_class(dp_lm(V4 ~ V1 + V2, d, epsilon = 1, delta = 1e-6, lower = c(V4 = -10, V1 = -5, V2 = -5),
+                        upper = c(V4 = 10, V1 = 5, V2 = 5), B = 5), "dp_lm")
+})
