@@ -123,6 +123,14 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   method <- check_choice(method, c("gram", "explicit"), "method")
   check_flag(normalize, "normalize")
   check_flag(truncate, "truncate")
+  # the truncation's settings, refused without it (not recorded as used)
+  if (!truncate) {
+    unused <- c("reference", "max_tries")[c(!is.null(reference), !missing(max_tries))]
+    if (length(unused)) {
+      abort("`%s` applies to the truncation, and `truncate` = FALSE draws once without it.", unused[1L],
+            .arg = unused[1L])
+    }
+  }
   if (is.function(x)) x <- second_moment(x, clip = Inf)  # chunk reader: one streaming pass
   if (inherits(x, "dp_suffstat")) {
     if (method == "explicit") {

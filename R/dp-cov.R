@@ -425,7 +425,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   # the box with Analyze Gauss: one Gaussian mechanism on the mean and the Gram (dp_cov_box_joint())
   box_split <- if (mechanism == "analyze_gauss") box_joint_split else box_default_split
   type <- check_choice(type, c("covariance", "correlation"), "type")
+  divisor_given <- !missing(divisor)
   divisor <- check_choice(divisor, c("n", "n - 1"), "divisor")
+  if (divisor_given && identical(type, "correlation")) {
+    abort("`divisor` applies to a covariance; a correlation is the same with either.", .arg = "divisor")
+  }
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   # bounds released by dp_column_bounds(): composed into the guarantee
   bounds_g <- bounds_release_guarantee(bounds, neighbor)

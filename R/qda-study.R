@@ -363,6 +363,10 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
                            sigma_clip_inf = 1, tune = "cv", calibration = "classic",
                            local_neighbor = "zero-out", standardize = FALSE, ...) {
   refuse_unknown_args("qda_estimators", ...)
+  # (before the checks below assign to them)
+  given <- c(epsilon = !missing(epsilon), delta = !missing(delta), clip = !missing(clip),
+             sigma_clip_inf = !missing(sigma_clip_inf), tune = !missing(tune), calibration = !missing(calibration),
+             local_neighbor = !missing(local_neighbor), standardize = !missing(standardize))
   check_flag(private, "private")
   # every argument is checked, with private = FALSE too (a bad one is not
   # ignored), and what the estimators would refuse on data is refused here
@@ -374,7 +378,18 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
   if (calibration == "classic") check_epsilon(epsilon, 1, "the classic calibration")
   check_flag(standardize, "standardize")
   tune <- as_threshold_tune(tune)
+  # arguments that do not apply are refused, not dropped: sigma_clip_inf
+  # (the noise's bound when clip = Inf) with a finite clip, and the private
+  # estimators' settings when there are none
+  if (is.finite(clip) && given[["sigma_clip_inf"]]) {
+    abort("`sigma_clip_inf` applies only with `clip` = Inf; with a finite clip the noise is calibrated to it.",
+          .arg = "sigma_clip_inf")
+  }
   if (is.finite(clip)) sigma_clip_inf <- NULL else sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
+  if (!private && any(given)) {
+    a <- names(given)[given][1L]
+    abort("`%s` applies to the private estimators, and `private` = FALSE gives only the sample covariance.", a, .arg = a)
+  }
   out <- list(sample = function(x, group) pooled_cov(x, group))
   if (!private) return(out)
   make <- function(variant, model) {

@@ -83,7 +83,12 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   refuse_unknown_args("dp_regression", ...)
   if (missing(release)) abort_missing("release")
   if (missing(response)) abort_missing("response")
+  ridge_given <- !missing(ridge)
   ridge <- check_choice(ridge, c("remove", "keep"), "ridge")
+  if (ridge_given && !inherits(release, "dp_release")) {
+    abort("`ridge` applies to a dp_release (its public ridge); %s has none.",
+          if (inherits(release, "dp_suffstat")) "a second_moment() object" else "a bare matrix", .arg = "ridge")
+  }
   M <- regression_matrix(release, remove_ridge = ridge == "remove")
   removed <- attr(M, "ridge_removed")
   d <- nrow(M)
@@ -649,8 +654,10 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     abort(paste0("`tighten` = TRUE tightens public bounds, and some of `%s` are NA (chosen privately); give every ",
                  "variable's bounds to tighten them, or leave `tighten` at its default."), given$arg, .arg = "tighten")
   }
-  if (isTRUE(tighten) && is.null(box)) {
-    abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
+  if (!is.null(tighten) && is.null(box) && is.null(given)) {
+    # FALSE too: without public bounds there is nothing it could keep
+    abort("`tighten` = %s is about public bounds, and none are given: give `lower`/`upper` or `bounds`, or leave `tighten` at its default.",
+          tighten, .arg = "tighten")
   }
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
@@ -864,6 +871,14 @@ dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500
   B <- check_count(B, "B", min = 0, max = 1e6)
   if (!is.null(n)) n <- check_count(n, "n", min = 2, max = 1e15)
   spec <- lm_release_formula(formula, colnames(rel$estimate), ones, centred = isTRUE(rel$centred))
+  # `n` serves only a release with no count of its own: refused, not ignored
+  if (!is.null(n)) {
+    own <- if (isTRUE(rel$n_public)) "releases n" else if (identical(rel$scale, "covariance")) {
+      "is a covariance, with its own private count"
+    } else if (!is.null(spec$ones)) "has a column of ones, whose released diagonal entry estimates n"
+    if (!is.null(own)) abort("`n` applies only to a release that releases neither n nor a column of ones; this one %s.", own,
+                             .arg = "n")
+  }
   fit <- lm_fit_release(rel, feat = spec$feat, ones = spec$ones, y = spec$y, intercept = spec$intercept,
                         B = B, n = n, regularize = regularize)
   finish_dp_lm(fit, spec$terms, list(), NULL, spec$formula, call, x_kind = "release")

@@ -523,3 +523,54 @@ test_that("a release whose noise scale was edited to a negative or non-number is
   expect_error(print(o), "correlation_noise_sd", class = "dpcov_error")
   expect_no_error(release_diagnostics(rc))
 })
+
+test_that("arguments that do not apply are refused, not ignored: dp_lm's n and tighten, dp_regression's ridge, qda_estimators(), dp_compress()'s truncation, dp_cov's divisor (audit)", {
+  set.seed(96)
+  X <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  D <- as.data.frame(X)
+  # dp_lm(<release>, n =): only for a release with no count of its own
+  ag <- analyze_gauss(cbind("(Intercept)" = 1, X), 1, 1e-6, clip = 5, neighbor = "replace-one")
+  e <- expect_error(dp_lm(ag, a ~ b + c, n = 10, B = 5), "releases n", class = "dpcov_error")
+  expect_identical(e$arg, "n")
+  ag_ar <- analyze_gauss(cbind("(Intercept)" = 1, X), 1, 1e-6, clip = 5)
+  e <- expect_error(dp_lm(ag_ar, a ~ b + c, n = 10, B = 5), "column of ones", class = "dpcov_error")
+  expect_identical(e$arg, "n")
+  cv <- dp_cov(X, 1, 1e-6, clip = 5, clip_mean = 5)
+  e <- expect_error(dp_lm(cv, a ~ b + c, n = 10, B = 5), "covariance", class = "dpcov_error")
+  expect_identical(e$arg, "n")
+  # where it applies it is used: a release with neither
+  ag0 <- analyze_gauss(X, 1, 1e-6, clip = 5)
+  expect_identical(dp_lm(ag0, a ~ b + c - 1, n = 1000, B = 5)$n_source, "given (`n`)")
+  # dp_lm(tighten =) without public bounds
+  for (v in c(TRUE, FALSE)) {
+    e <- expect_error(dp_lm(a ~ b + c, D, epsilon = 1, delta = 1e-6, clip = 5, tighten = v), class = "dpcov_error")
+    expect_identical(e$arg, "tighten")
+  }
+  # dp_regression(ridge =) on what has no ridge
+  s <- second_moment(cbind(X, one = 1), clip = Inf)
+  for (src in list(s, crossprod(cbind(X, one = 1)))) {
+    e <- expect_error(dp_regression(src, "a", intercept = "one", ridge = "keep"), "applies to a dp_release",
+                      class = "dpcov_error")
+    expect_identical(e$arg, "ridge")
+  }
+  expect_equal(as.vector(dp_regression(s, "a", intercept = "one")), unname(coef(lm(a ~ b + c, D))), tolerance = 1e-10)
+  # qda_estimators(): private settings with private = FALSE; sigma_clip_inf with a finite clip
+  for (a in list(list(epsilon = 0.9), list(tune = 1), list(standardize = TRUE), list(clip = 2))) {
+    e <- expect_error(do.call(qda_estimators, c(list(private = FALSE), a)), "private estimators", class = "dpcov_error")
+    expect_identical(e$arg, names(a))
+  }
+  expect_identical(names(qda_estimators(private = FALSE)), "sample")
+  e <- expect_error(qda_estimators(clip = 2, sigma_clip_inf = 50), class = "dpcov_error")
+  expect_identical(e$arg, "sigma_clip_inf")
+  expect_true(is.function(qda_estimators(clip = 2)$modified_dp))
+  # dp_compress(): the truncation's settings without it
+  e <- expect_error(dp_compress(X, m = 200, truncate = FALSE, reference = diag(3)), class = "dpcov_error")
+  expect_identical(e$arg, "reference")
+  e <- expect_error(dp_compress(X, m = 200, truncate = FALSE, max_tries = 5), class = "dpcov_error")
+  expect_identical(e$arg, "max_tries")
+  expect_s3_class(dp_compress(X, m = 200, truncate = FALSE), "dp_compress")
+  # dp_cov(divisor =) for a correlation
+  e <- expect_error(dp_cov(X, 1, 1e-6, type = "correlation", divisor = "n - 1"), class = "dpcov_error")
+  expect_identical(e$arg, "divisor")
+  expect_identical(dp_cov(X, 1, 1e-6, clip = 5, clip_mean = 5, divisor = "n - 1")$params$divisor, "n - 1")
+})
