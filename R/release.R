@@ -322,6 +322,11 @@ check_release_params <- function(x, bad) {
   }
   g <- pr$box_weights
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
+  tv <- pr$thresholded_variances
+  if (!is.null(tv) && !(is.numeric(tv) && !is.object(tv) && is.null(dim(tv)) && !anyNA(tv) && all(tv == round(tv)) &&
+                          all(tv >= 1 & tv <= x$p) && !anyDuplicated(tv))) {
+    bad("`params$thresholded_variances` must be distinct column indices")
+  }
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
   # (and those of the second step dp_cov() keeps in params$second_moment)
@@ -1547,13 +1552,21 @@ diagnostics_level <- function(out, x, cols) {
   thresholded <- (identical(pr$second_mechanism, "threshold") || is_num1(pr$threshold)) &&
     !isTRUE(pr$keep_diagonal) && !isTRUE(pr$second_moment$keep_diagonal) &&
     !identical(x$scale, "compressed rows")
-  zero_var <- if (thresholded && is.matrix(x$estimate)) cols[diag(x$estimate) == 0] else character(0)
+  # (those thresholded before the PSD projection, which may have filled
+  # them back in from a surviving covariance; and any it left at 0)
+  zero_var <- if (thresholded && is.matrix(x$estimate)) {
+    cols[sort(union(x$params$thresholded_variances, which(diag(x$estimate) == 0)))]
+  } else character(0)
   if (length(zero_var)) {
     w <- col_words(zero_var)
-    say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale): ",
+    filled <- diag(x$estimate)[match(zero_var, cols)] != 0
+    say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale)%s: ",
                        "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
                        "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
-                w$s, col_list(zero_var), w$was, w$it), 2L)
+                w$s, col_list(zero_var), w$was,
+                if (any(filled)) sprintf(", and the PSD projection filled %s in from a surviving covariance",
+                                         if (sum(filled) > 1L) "them" else if (length(zero_var) > 1L) "one" else "it") else "",
+                w$it), 2L)
     lv <- 2L
   }
   if (length(out$one_value)) {

@@ -287,7 +287,10 @@ check_explicit_reports <- function(n, p) {
 # to the PSD cone. Returns psd_project()'s list and the fraction zeroed.
 threshold_project <- function(M, t, keep_diagonal) {
   thr <- hard_threshold_cpp(M, t, keep_diagonal)
-  c(psd_project(thr), list(zero_fraction = mean(thr == 0)))
+  # the variances thresholded to 0: the projection can fill them back from a
+  # surviving covariance (an indefinite 2 x 2 block), which then says
+  # nothing of them either
+  c(psd_project(thr), list(zero_fraction = mean(thr == 0), zero_variances = which(diag(thr) == 0)))
 }
 
 # Shared tail of dp_threshold(): threshold, project, wrap.
@@ -300,7 +303,8 @@ finish_threshold <- function(avg, t, keep_diagonal, nm, variant, model, epsilon,
   dimnames(est) <- if (is.null(nm)) NULL else list(nm, nm)
   params <- list(variant = variant, model = model, noise_sd = noise$s,
                  sigma_record = noise$sigma_record, threshold = t, constant = tuned$constant,
-                 thresholded_fraction = zero_frac, negative_eigenvalues = proj$n_negative,
+                 thresholded_fraction = zero_frac, thresholded_variances = proj$zero_variances,
+                 negative_eigenvalues = proj$n_negative,
                  noise_clip = B, calibration = calibration, keep_diagonal = keep_diagonal,
                  noise_multiplier = noise$multiplier)
   params$budget_charge <- charge

@@ -1443,3 +1443,30 @@ test_that("bounds named for more columns than the call uses: the others are igno
   e <- expect_error(dp_cov(d, 1, 1e-6, bounds = bad), class = "dpcov_error")
   expect_match(conditionMessage(e), "gives no bounds for column(s) `b`", fixed = TRUE)
 })
+
+test_that("a variance thresholded to 0 and filled back in by the PSD projection is still reported (audit)", {
+  set.seed(123)
+  z <- matrix(rnorm(600), 200, 3)
+  x <- cbind(a = z[, 1], b = z[, 1] * (1 + 1e-15), c = z[, 3])
+  set.seed(1)
+  r <- dp_threshold(x, epsilon = 1, delta = 1e-6, clip = 1)
+  # the projection filled both variances from their surviving covariance
+  expect_gt(min(diag(r$estimate)[1:2]), 0)
+  expect_identical(as.integer(r$params$thresholded_variances), 1:2)
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_true(any(grepl("`a`, `b` were thresholded to 0.*filled them in", r$diagnostics$messages)))
+  # the same through the redraw the thresholding's post-processing shares
+  M <- crossprod(pmin(pmax(x, -1), 1)) / 200
+  expect_identical(dpcov:::threshold_project(M, 10, FALSE)$zero_variances, 1:3)
+  expect_identical(dpcov:::threshold_project(M, 0, FALSE)$zero_variances, integer(0))
+  # control: a release whose variances all survive reports none
+  set.seed(2)
+  y <- matrix(rnorm(60000), 20000, 3) / 2
+  r2 <- dp_threshold(y, epsilon = 1, delta = 1e-6, clip = 2)
+  expect_length(r2$params$thresholded_variances, 0L)
+  expect_false(any(grepl("thresholded to 0", r2$diagnostics$messages)))
+  # a hand-made field is checked
+  bad <- r
+  bad$params$thresholded_variances <- c(1, 7)
+  expect_error(print(bad), "thresholded_variances", class = "dpcov_error")
+})

@@ -360,7 +360,9 @@ test_that("the released object carries no non-private matrix", {
     # no exact second-moment entry, no data value, anywhere in the object
     expect_false(any(nums %in% c(exact, exact * nrow(x), x)))
     expect_false(any(as.matrix(r) %in% c(exact, exact * nrow(x))))
-    expect_true(all(vapply(r$params, function(v) length(v) == 1L, logical(1))))
+    # scalars, and the indices of the variances the noisy matrix's threshold zeroed
+    expect_true(all(vapply(r$params[names(r$params) != "thresholded_variances"], function(v) length(v) == 1L, logical(1))))
+    expect_true(is.integer(r$params$thresholded_variances) && all(r$params$thresholded_variances %in% seq_len(ncol(x))))
     expect_false(any(vapply(r, function(v) is.matrix(v) && !identical(v, r$estimate), logical(1))))
     expect_gte(min(eigen(as.matrix(r), symmetric = TRUE)$values), -1e-10)
   }
