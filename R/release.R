@@ -1575,7 +1575,7 @@ diagnostics_level <- function(out, x, cols) {
     say(sprintf(paste0("the private bounds of %s are narrower than 1.5 times %s private spread: they closed on a value ",
                        "most rows share (a 0/1 column with few ones, a column that is mostly 0), or n * epsilon ",
                        "was too small to find %s spread, and clamp the other ",
-                       "rows, so %s variance%s and covariances are those of the clamped data, possibly far below ",
+                       "rows, so %s variance%s and covariances estimate those of the clamped data, possibly far below ",
                        "the truth; give public bounds (lower/upper) for %s."),
                 col_list(out$one_value), w$its, w$its, w$its, w$s, w$it), 2L)
     lv <- 2L

@@ -205,7 +205,7 @@ test_that("analyses of a release without a formal guarantee say they are not pri
   expect_s3_class(p, c("dp_pca", "dp_nonprivate"))
   expect_output(print(p), "NOT a private release")
   expect_output(print(summary(p)), "NOT a private release")
-  f <- suppressWarnings(dp_lm(r, y ~ a + b - 1, n = 400, B = 0))
+  f <- suppressWarnings(dp_lm(r, y ~ a + b - 1, B = 0))
   expect_s3_class(f, c("dp_lm", "dp_nonprivate"))
   out <- wide_output(print(f))
   expect_match(out[1], "NOT a private release: fitted to a release without a formal guarantee")
