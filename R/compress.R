@@ -92,6 +92,8 @@
 #'   \eqn{X^T X / n}. With dimnames, matched to the data's columns by name
 #'   (other names are refused); by position where either has no names.
 #' @param max_tries Maximum number of draws before giving up (default 100).
+#'   With `truncate = FALSE` (one draw, no truncation) `max_tries` and
+#'   `reference` are refused.
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].
 #' @return A `dp_release` of class `c("dp_compress", "dp_nonprivate",
@@ -614,8 +616,12 @@ Math.compressed_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x)
   x <- tryCatch({
     x[...] <- value
     x
-  }, error = function(e) abort("`value`: it cannot be assigned into a labelled covariance (%s).", conditionMessage(e),
-                               .arg = "value"))
+  }, error = function(e) {
+    # an index out of range is the index's fault, not the value's
+    arg <- if (grepl("subscript", conditionMessage(e))) "x" else "value"
+    abort("`%s`: %s cannot be assigned into a labelled covariance (%s).", arg,
+          if (arg == "x") "at that index a value" else "it", conditionMessage(e), .arg = arg)
+  })
   if (is.matrix(x)) class(x) <- c("dp_nonprivate", class(unclass(x)))
   x
 }
@@ -933,7 +939,9 @@ column_index <- function(C, cols, arg) {
 #' @param x1,x2 Numeric matrices of the same dimension n x p (p < n).
 #' @param m Rows of the compressed data (a vector gives the trade-off in m).
 #' @param normalize Normalise columns to squared norm n first, as
-#'   [dp_compress()] does (default `TRUE`).
+#'   [dp_compress()] does (default `TRUE`). With `FALSE` the columns of both
+#'   matrices must already have squared norm n (relative 1e-6): Theorem 4.6
+#'   is for such data, and on others alpha would change with the units.
 #' @param delta_max \eqn{\Delta_{max}}; default the pair's own
 #'   \eqn{\max_{jk} |\Delta_{jk}|} (the smallest value that satisfies (6)).
 #' @param n,p Rows and columns of the data.

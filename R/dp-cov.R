@@ -339,7 +339,8 @@
 #'   relative error as it was, where under `"frobenius"` the units decide
 #'   which columns get the noise.
 #' @param type `"covariance"` or `"correlation"`.
-#' @param divisor `"n"` or `"n - 1"` (with the private or public n).
+#' @param divisor `"n"` or `"n - 1"` (with the private or public n). Refused
+#'   with `type = "correlation"`, which is the same with either.
 #' @param neighbor `"add-remove"` (default; n private), `"replace-one"` or
 #'   `"zero-out"` (n public).
 #' @param calibration `"analytic"` or `"classic"` Gaussian calibration (see
@@ -1082,7 +1083,8 @@ second_moment_step <- function(ss, mechanism, neighbor, epsilon, delta, calibrat
   # the mechanism's own estimate, as the centred sum (the average scaled by n)
   sum <- release_sum(rel, ss$n)
   list(sum = sum, sigma = sigma, n_public = rel$n_public, mechanism = rel$mechanism,
-       params = rel$params[vapply(rel$params, function(v) is.atomic(v) && length(v) == 1L, logical(1))])
+       params = rel$params[vapply(rel$params, function(v) is.atomic(v) && length(v) == 1L, logical(1)) &
+                             names(rel$params) != "thresholded_variances"])
 }
 
 #' A release's estimate of the sum A'A (post-processing, public quantities

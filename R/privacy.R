@@ -48,8 +48,9 @@ sheffet_release_notion <- function(mechanism) {
 #' `options(digits)` says, the decimal mark "." whatever `OutDec` says, and
 #' rounded up at the last digit shown where rounding to nearest would lower
 #' it, so that a guarantee never reads stronger than it is (`up = FALSE`
-#' rounds down: for what is left of a budget). A value within 8 ulps of
-#' the 7-digit decimal is that decimal (floating-point sums of charges).
+#' rounds down: for what is left of a budget). A value within a relative
+#' 8 eps (2^-49) of the 7-digit decimal is that decimal (floating-point
+#' sums of charges).
 #' @noRd
 format_privacy <- function(v, up = TRUE) {
   vapply(as.double(v), function(x) {

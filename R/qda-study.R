@@ -331,10 +331,13 @@ qda_study_table <- function(x, digits = 2, ...) {
 #' not a private classifier. The means and priors of the discriminant are not
 #' private either.
 #'
-#' @param private Include the four private estimators.
+#' @param private Include the four private estimators. With `FALSE` only
+#'   the sample covariance is returned, and the private estimators' settings
+#'   below, given with it, are refused (they would do nothing).
 #' @param epsilon,delta Privacy parameters (the paper: 0.5 and 1/196).
 #' @param clip,sigma_clip_inf Row-norm bound, and with `clip = Inf` the bound
-#'   the noise is calibrated for (see [dp_threshold()]).
+#'   the noise is calibrated for (see [dp_threshold()]); `sigma_clip_inf`
+#'   given with a finite `clip` is refused.
 #' @param tune Threshold tuning, passed to [dp_threshold()] (the paper:
 #'   10-fold cross-validation, `"cv"`).
 #' @param calibration Gaussian calibration, passed to [dp_threshold()] (the

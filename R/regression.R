@@ -53,8 +53,8 @@
 #' @param ridge `"remove"` (default) or `"keep"`: whether a release's public
 #'   ridge (its `ridge`, printed on its *Estimates* line) is subtracted, and
 #'   an inverse-Wishart draw rescaled, before solving (see Description). Only
-#'   for a `dp_release`: a [second_moment()] object or a bare matrix is
-#'   solved as given.
+#'   for a `dp_release`: a [second_moment()] object or a bare matrix has no
+#'   ridge, is solved as given, and `ridge` given with it is refused.
 #' @return A named numeric vector of coefficients. From a release with a
 #'   formal guarantee it is a plain numeric vector (post-processing of the
 #'   release). From exact statistics (a [second_moment()] object) or a
@@ -114,7 +114,9 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   # statistics and bare matrices have no noise to blame.
   if (is_noisy_release(release) && !isFALSE(getOption("dpcov.noise_warning"))) {
     ev <- eigen(symmetric_part(M[cols, cols, drop = FALSE]), symmetric = TRUE, only.values = TRUE)$values
-    if (!(min(ev) > 0)) {
+    # singular up to rounding counts (a PSD-projected release's null
+    # directions come out at +/- 1e-16 relative, and the sign decided)
+    if (!(min(ev) > 1e-10 * max(abs(ev)))) {
       warn(paste0("dp_regression(): ", if (removed) "with the release's public ridge removed (ridge = \"remove\"), ",
                   "its estimate of the features' second moments is not positive definite: the noise swamps them, and the ",
                   "coefficients are mostly noise; dp_lm() regularises by the noise (and gives intervals)",
@@ -473,7 +475,9 @@ release_column_index <- function(cols, M, arg) {
 #'   named by a variable of the formula (the response included) are
 #'   tightened; design columns named directly and factors keep theirs. The
 #'   release records both (`params$public_bounds`,
-#'   `params$tightened_bounds`).
+#'   `params$tightened_bounds`). `TRUE` or `FALSE` without any public bounds
+#'   (a `clip`, or the default's private bounds) is refused: there is
+#'   nothing to tighten or keep.
 #' @param lower,upper,bounds Public per-column bounds instead of `clip` (see
 #'   [dpcov_arguments]), named by variable (the response included), e.g.
 #'   `bounds = list(x1 = c(0, 100), y = c(0, 5000))` (a non-syntactic name by

@@ -801,7 +801,10 @@ refuse_as_data_frame <- function(x, what, where) {
 #' @export
 as.data.frame.threshold_cv <- function(x, row.names = NULL, optional = FALSE, ...) {
   check_threshold_cv(x)
-  check_method_dots(...)
+  # data.frame() passes stringsAsFactors (no text column here: nothing to do)
+  dots <- list(...)
+  nm <- if (is.null(names(dots))) rep("", length(dots)) else names(dots)
+  do.call(check_method_dots, dots[nm != "stringsAsFactors"])
   out <- data.frame(constant = as.vector(x$grid), loss = as.vector(x$loss),
                     chosen = as.vector(x$grid) == as.vector(x$constant), row.names = row.names)
   # the curve was computed from the data without noise: it keeps the label

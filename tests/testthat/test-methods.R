@@ -192,6 +192,10 @@ test_that("as.matrix() of column bounds is p x 2; of the other list-based object
   expect_identical(cv$constant[cv$chosen], as.vector(objs$cv$constant))
   expect_output(print(cv), "NOT")
   expect_error(as.data.frame(objs$cv, foo = 1), class = "dpcov_error")
+  expect_error(as.data.frame(objs$cv, NULL, FALSE, 3), class = "dpcov_error")
+  # data.frame() passes stringsAsFactors to the method
+  expect_identical(dim(data.frame(objs$cv)), c(nrow(cv), 3L))
+  expect_equal(data.frame(objs$cv)$loss, cv$loss)
   for (nm in c("ss", "qda", "bound", "ldp")) {
     e <- expect_error(as.data.frame(objs[[nm]]), class = "dpcov_error", info = nm)
     expect_identical(e$arg, "x", info = nm)
@@ -364,6 +368,8 @@ test_that("methods an R user tries: study subsets, confint types, plot types, la
   expect_equal(unname(diag(unclass(p4))), as.double(1:4))
   e <- expect_error({p5 <- pc; p5[1, 1] <- list(1, 2)}, class = "dpcov_error")
   expect_identical(e$arg, "value")
+  e <- expect_error({p5 <- pc; p5[5, 5] <- 1}, "subscript", class = "dpcov_error")
+  expect_identical(e$arg, "x")
   # a hand-made one that is no covariance is refused by print
   bad <- unclass_matrix(pc)
   bad[1, 2] <- 99

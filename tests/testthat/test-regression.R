@@ -177,6 +177,17 @@ test_that("dp_regression(): the noise warning whatever the release's scale, the 
   big <- cbind(big, y = drop(big[, 1:3] %*% c(1, -1, 0.5)) + 2)
   r2 <- suppressWarnings(analyze_gauss(big, 1, 1e-5, clip = 8))
   expect_no_warning(dp_regression(r2, "y", intercept = "one"))
+  # a PSD-projected release whose features' block is singular up to rounding
+  # warns whatever the sign of the rounding (it warned about half the time)
+  warned <- singular <- logical(30)
+  for (i in seq_along(warned)) {
+    r <- suppressWarnings(analyze_gauss(A, 1, 1e-5, clip = 4, post = "psd"))
+    ev <- eigen(r$estimate[1:4, 1:4], symmetric = TRUE, only.values = TRUE)$values
+    singular[i] <- min(ev) <= 1e-10 * max(abs(ev))
+    warned[i] <- inherits(tryCatch(dp_regression(r, "y", intercept = "one"), warning = identity), "dpcov_noise_warning")
+  }
+  expect_gt(sum(singular), 10)
+  expect_identical(warned, singular)
   # exact statistics with collinear features: singular, but no noise to blame
   S <- second_moment(cbind(a = X[, 1], b = 2 * X[, 1], one = 1, y = A[, 5]))
   w <- tryCatch(dp_regression(S, "y", intercept = "one"), warning = identity)
