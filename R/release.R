@@ -322,10 +322,12 @@ check_release_params <- function(x, bad) {
   }
   g <- pr$box_weights
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
-  tv <- pr$thresholded_variances
-  if (!is.null(tv) && !(is.numeric(tv) && !is.object(tv) && is.null(dim(tv)) && !anyNA(tv) && all(tv == round(tv)) &&
-                          all(tv >= 1 & tv <= x$p) && !anyDuplicated(tv))) {
-    bad("`params$thresholded_variances` must be distinct column indices")
+  for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
+    tv <- where[[1L]]$thresholded_variances
+    if (!is.null(tv) && !(is.numeric(tv) && !is.object(tv) && is.null(dim(tv)) && !anyNA(tv) && all(tv == round(tv)) &&
+                            all(tv >= 1 & tv <= x$p) && !anyDuplicated(tv))) {
+      bad(sprintf("`%sthresholded_variances` must be distinct column indices", where[[2L]]))
+    }
   }
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
@@ -1558,7 +1560,7 @@ diagnostics_level <- function(out, x, cols) {
   # (those thresholded before the PSD projection, which may have filled
   # them back in from a surviving covariance; and any it left at 0)
   zero_var <- if (thresholded && is.matrix(x$estimate)) {
-    cols[sort(union(x$params$thresholded_variances, which(diag(x$estimate) == 0)))]
+    cols[sort(union(c(pr$thresholded_variances, pr$second_moment$thresholded_variances), which(diag(x$estimate) == 0)))]
   } else character(0)
   if (length(zero_var)) {
     w <- col_words(zero_var)

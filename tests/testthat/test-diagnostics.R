@@ -1469,4 +1469,14 @@ test_that("a variance thresholded to 0 and filled back in by the PSD projection 
   bad <- r
   bad$params$thresholded_variances <- c(1, 7)
   expect_error(print(bad), "thresholded_variances", class = "dpcov_error")
+  # dp_cov()'s thresholding step records and reports them too, however many
+  set.seed(1)
+  rc <- dp_cov(x, 1, 1e-6, clip = 1, clip_mean = 1, mechanism = "threshold", neighbor = "replace-one")
+  tv <- rc$params$second_moment$thresholded_variances
+  expect_gt(length(tv), 1L)
+  expect_true(any(grepl("thresholded to 0", rc$diagnostics$messages)))
+  expect_identical(rc$diagnostics$level, "mostly noise")
+  bad <- rc
+  bad$params$second_moment$thresholded_variances <- "a"
+  expect_error(print(bad), "second_moment\\$thresholded_variances", class = "dpcov_error")
 })
