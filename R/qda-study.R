@@ -337,7 +337,10 @@ qda_study_table <- function(x, digits = 2, ...) {
 #' @param epsilon,delta Privacy parameters (the paper: 0.5 and 1/196).
 #' @param clip,sigma_clip_inf Row-norm bound, and with `clip = Inf` the bound
 #'   the noise is calibrated for (see [dp_threshold()]); `sigma_clip_inf`
-#'   given with a finite `clip` is refused.
+#'   given with a finite `clip` is refused. With `clip = Inf` (the default,
+#'   as the paper), data whose squares overflow, or whose cross-validation
+#'   losses do (entries from about 1e77), are refused with a
+#'   `dpcov_data_error`: rescale the data or give a finite `clip`.
 #' @param tune Threshold tuning, passed to [dp_threshold()] (the paper:
 #'   10-fold cross-validation, `"cv"`).
 #' @param calibration Gaussian calibration, passed to [dp_threshold()] (the
