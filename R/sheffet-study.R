@@ -116,7 +116,8 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #' @param epsilon Privacy levels (paper: 0.05, 0.1, 0.15, 0.2, 0.25, 0.5 for
 #'   the single experiment, 0.1 for the multiple one).
 #' @param reps Replications (paper: 15).
-#' @param m Numbers of redundant label columns (multiple experiment).
+#' @param m Numbers of redundant label columns (multiple experiment;
+#'   refused with the single one).
 #' @param delta Paper: \eqn{e^{-9}}; below 1/6 (Algorithm 3's range).
 #' @param clip Row-norm bound; default \eqn{\sqrt{2.5 d}}, the paper's for
 #'   the single-regression experiment (it gives none for the multiple
@@ -155,6 +156,8 @@ sheffet_study <- function(experiment = "single", n = 2^(14:18),
   n_labels <- if (experiment == "single") 1L else as.integer(p)
   if (experiment == "multiple") {
     m <- check_counts(m, "m", min = 0, max = p - 1)
+  } else if (!missing(m)) {
+    abort("`m` (redundant labels) applies to experiment = \"multiple\" only.", .arg = "m")
   }
   beta <- study_beta(beta, as.integer(p), n_labels)
   if (nrow(beta) != p + 1 || ncol(beta) != n_labels) {

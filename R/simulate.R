@@ -22,6 +22,7 @@
 #' @param type `"model1"`, `"model2"` or `"random_sparse"`.
 #' @param rho Model 1's correlation.
 #' @param sparsity,lambda,scale Random sparse model's ratio sr, lambda and c.
+#'   A parameter given for a `type` that does not use it is refused.
 #' @return A p x p covariance matrix.
 #' @examples
 #' cov_model(5, "model1")
@@ -33,7 +34,16 @@
 cov_model <- function(p, type = "model1", rho = 0.6,
                       sparsity = 0.2, lambda = 50, scale = 200, ...) {
   refuse_unknown_args("cov_model", ...)
+  given <- c(rho = !missing(rho), sparsity = !missing(sparsity), lambda = !missing(lambda), scale = !missing(scale))
   type <- check_choice(type, c("model1", "model2", "random_sparse"), "type")
+  # a parameter of another model is refused, not ignored
+  uses <- switch(type, model1 = "rho", model2 = character(0), random_sparse = c("sparsity", "lambda", "scale"))
+  unused <- setdiff(names(given)[given], uses)
+  if (length(unused)) {
+    abort("`%s` is not a parameter of type \"%s\"%s.", unused[1L], type,
+          if (length(uses)) sprintf(" (it takes %s)", paste0("`", uses, "`", collapse = ", ")) else " (it has none)",
+          .arg = unused[1L])
+  }
   p <- check_count(p, "p", min = 2)
   check_cells(p^2, "the covariance matrix", "p")
   d <- abs(outer(seq_len(p), seq_len(p), "-"))
@@ -76,7 +86,8 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 #' @param n Number of rows.
 #' @param Sigma Covariance (Gaussian) or scale matrix (t).
 #' @param dist `"gaussian"` or `"t"`.
-#' @param df Degrees of freedom of the t distribution (> 2).
+#' @param df Degrees of freedom of the t distribution (> 2); refused with
+#'   `dist = "gaussian"`.
 #' @return An n x p matrix.
 #' @examples
 #' x <- rdata(1000, cov_model(3, "model1"), dist = "t")
@@ -87,6 +98,7 @@ cov_model <- function(p, type = "model1", rho = 0.6,
 rdata <- function(n, Sigma, dist = "gaussian", df = 5, ...) {
   refuse_unknown_args("rdata", ...)
   dist <- check_choice(dist, c("gaussian", "t"), "dist")
+  if (dist == "gaussian" && !missing(df)) abort("`df` applies to dist = \"t\" only.", .arg = "df")
   n <- check_count(n, "n")
   Sigma <- check_spd(Sigma, "Sigma")
   p <- nrow(Sigma)
@@ -277,7 +289,7 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
     Sigma <- if (st$cov == "random_sparse") {
       cov_model(st$p, "random_sparse", sparsity = st$sparsity)
     } else cov_model(st$p, st$cov)
-    x <- rdata(st$n, Sigma, st$dist, df)
+    x <- if (st$dist == "t") rdata(st$n, Sigma, "t", df) else rdata(st$n, Sigma)
     truths <- if (st$dist == "t") list(scale = Sigma, covariance = df / (df - 2) * Sigma) else list(scale = Sigma)
     rows <- lapply(seq_len(nrow(methods)), function(m) {
       me <- methods[m, ]
