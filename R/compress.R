@@ -577,7 +577,12 @@ labelled_cov_arith <- function(generic, args, dots = list()) {
     abort("`%s`: %s() cannot be applied to a labelled covariance with it (%s).", arg, generic, conditionMessage(e),
           .arg = arg)
   })
-  # (the implicit class kept: det(), isSymmetric(), as.data.frame() dispatch on it)
+  label_edited_cov(value)
+}
+
+# An edited labelled covariance: a plain matrix still labelled non-private
+# (the implicit class kept: det(), isSymmetric(), as.data.frame() dispatch on it).
+label_edited_cov <- function(value) {
   if (is.matrix(value) || is.array(value)) class(value) <- c("dp_nonprivate", class(unclass(value)))
   value
 }
@@ -622,8 +627,7 @@ Math.compressed_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x)
     abort("`%s`: %s cannot be assigned into a labelled covariance (%s).", arg,
           if (arg == "x") "at that index a value" else "it", conditionMessage(e), .arg = arg)
   })
-  if (is.matrix(x)) class(x) <- c("dp_nonprivate", class(unclass(x)))
-  x
+  label_edited_cov(x)
 }
 
 #' PCA on compressed data

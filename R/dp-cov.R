@@ -1082,12 +1082,11 @@ second_moment_step <- function(ss, mechanism, neighbor, epsilon, delta, calibrat
                   wishart = NA_real_)
   # the mechanism's own estimate, as the centred sum (the average scaled by n)
   sum <- release_sum(rel, ss$n)
-  keep <- vapply(rel$params, function(v) is.atomic(v) && length(v) == 1L, logical(1)) &
-    names(rel$params) != "thresholded_variances"
-  # the thresholding's zeroed variances (indices, from the noisy matrix),
-  # whatever their number: the covariance's diagnostics report them
-  list(sum = sum, sigma = sigma, n_public = rel$n_public, mechanism = rel$mechanism,
-       params = c(rel$params[keep], if (mechanism == "threshold") rel$params["thresholded_variances"]))
+  # the scalars, and the thresholding's zeroed variances (indices, from the
+  # noisy matrix) whatever their number: the covariance's diagnostics report them
+  keep <- vapply(rel$params, function(v) is.atomic(v) && length(v) == 1L, logical(1)) |
+    names(rel$params) == "thresholded_variances"
+  list(sum = sum, sigma = sigma, n_public = rel$n_public, mechanism = rel$mechanism, params = rel$params[keep])
 }
 
 #' A release's estimate of the sum A'A (post-processing, public quantities

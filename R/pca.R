@@ -170,12 +170,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     # package reader (its schema); another reader's only once it is read
     if (!is.null(rank)) {
       check_count(rank, "rank")
-      p_known <- if (is.function(release)) {
-        length(reader_columns(release))
-      } else if (inherits(release, "dp_suffstat")) {
-        if (is.list(release) && is_whole1(release$p, 1)) release$p else 0L
-      } else public_ncol(release)
-      if (p_known > 0L) check_rank(rank, p_known)
+      p_known <- if (is.function(release) || inherits(release, "dp_suffstat")) input_width(release) else public_ncol(release)
+      if (!is.na(p_known)) check_rank(rank, p_known)
     }
     # arguments dp_cov() does not take (prcomp()'s scale., rank., retx, tol)
     # named in a classed error before anything is charged

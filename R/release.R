@@ -322,16 +322,10 @@ check_release_params <- function(x, bad) {
   }
   g <- pr$box_weights
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
-  for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
-    tv <- where[[1L]]$thresholded_variances
-    if (!is.null(tv) && !(is.numeric(tv) && !is.object(tv) && is.null(dim(tv)) && !anyNA(tv) && all(tv == round(tv)) &&
-                            all(tv >= 1 & tv <= x$p) && !anyDuplicated(tv))) {
-      bad(sprintf("`%sthresholded_variances` must be distinct column indices", where[[2L]]))
-    }
-  }
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
-  # (and those of the second step dp_cov() keeps in params$second_moment)
+  # (and those of the second step dp_cov() keeps in params$second_moment);
+  # and the thresholded variances they report
   noise_fields <- c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "sigma_diag", "noise_sd",
                     "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd")
   for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
@@ -341,6 +335,11 @@ check_release_params <- function(x, bad) {
                              !any(is.nan(v)))) {
         bad(sprintf("`%s%s` must be numbers >= 0", where[[2L]], f))
       }
+    }
+    tv <- where[[1L]]$thresholded_variances
+    if (!is.null(tv) && !(is.numeric(tv) && !is.object(tv) && is.null(dim(tv)) && !anyNA(tv) && all(tv == round(tv)) &&
+                            all(tv >= 1 & tv <= x$p) && !anyDuplicated(tv))) {
+      bad(sprintf("`%sthresholded_variances` must be distinct column indices", where[[2L]]))
     }
   }
   # the centred box of dp_cov()'s joint mechanism: its scale is the widths

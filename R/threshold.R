@@ -152,10 +152,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
   # an argument that does not apply is refused, not ignored
-  if (!missing(ldp_threshold) && !(model == "local" && variant == "modified")) {
-    abort("`ldp_threshold` applies to the modified variant in the local model only; here (variant \"%s\", model \"%s\") the threshold is set otherwise.",
-          variant, model, .arg = "ldp_threshold")
-  }
+  if (!missing(ldp_threshold)) refuse_ldp_threshold(variant, model)
   if (!missing(method) && model != "local") {
     abort("`method` applies to the local model only (how each record's report is drawn); the central model has one noise draw.",
           .arg = "method")
@@ -269,6 +266,14 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   }
   gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
   gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
+}
+
+# ldp_threshold, given, applies to the modified variant's local model only.
+refuse_ldp_threshold <- function(variant, model) {
+  if (!(model == "local" && variant == "modified")) {
+    abort("`ldp_threshold` applies to the modified variant in the local model only; here (variant \"%s\", model \"%s\") the threshold is set otherwise.",
+          variant, model, .arg = "ldp_threshold")
+  }
 }
 
 # The local model's explicit reports draw n p(p + 1) / 2 normals: refused
@@ -644,10 +649,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
   if (missing(x)) abort_missing("x")
   variant <- check_choice(variant, c("modified", "wang_xu"), "variant")
   model <- check_choice(model, c("central", "local"), "model")
-  if (!missing(ldp_threshold) && !(model == "local" && variant == "modified")) {
-    abort("`ldp_threshold` applies to the modified variant in the local model only; here (variant \"%s\", model \"%s\") the threshold is set otherwise.",
-          variant, model, .arg = "ldp_threshold")
-  }
+  if (!missing(ldp_threshold)) refuse_ldp_threshold(variant, model)
   ldp_threshold <- check_choice(ldp_threshold, c("averaged", "printed"), "ldp_threshold")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   method <- check_choice(method, c("downdate", "naive"), "method")
@@ -665,7 +667,7 @@ threshold_cv <- function(x, epsilon, delta, clip, variant = "modified",
   if (!is.finite(clip)) second_moment(X, clip)  # squares that overflow: refused as by dp_threshold()
   if (nrow(X) < folds) abort("%d-fold cross-validation needs at least %d rows; `x` has %d.",
                              as.integer(folds), as.integer(folds), nrow(X), .arg = "folds")
-  check_cells(ncol(X)^2, "the second-moment matrix", "x")
+  check_release_width(X)
   check_cells(folds * ncol(X)^2, "the fold Gram matrices", "folds")
   neighbor <- threshold_neighbor(neighbor, variant, model)
   B <- noise_clip(clip, sigma_clip_inf)

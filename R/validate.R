@@ -307,6 +307,15 @@ check_flag <- function(x, arg) {
 # reader's schema), checked before a budget is charged (a p of 50,000
 # reached C++ and failed with bad_alloc after the charge).
 check_release_width <- function(x, arg = "x") {
+  p <- input_width(x)
+  if (!is.na(p)) check_cells(p^2, "the second-moment matrix", arg)
+  invisible(p)
+}
+
+# The columns an input's shape makes public before it is read: a matrix's or
+# data frame's, statistics' p, a package reader's schema; NA where unknown
+# (another reader, malformed statistics, no columns).
+input_width <- function(x) {
   p <- if (is.matrix(x) || is.data.frame(x)) {
     data_ncol(x)
   } else if (inherits(x, "dp_suffstat") && is.list(x)) {
@@ -314,8 +323,7 @@ check_release_width <- function(x, arg = "x") {
   } else if (is.function(x)) {
     length(reader_columns(x))
   }
-  if (is.numeric(p) && length(p) == 1L && is.finite(p)) check_cells(as.double(p)^2, "the second-moment matrix", arg)
-  invisible(p)
+  if (is_whole1(p, 1)) as.double(p) else NA_real_
 }
 
 check_cells <- function(cells, what, arg) {
