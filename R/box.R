@@ -111,7 +111,16 @@ box_centred_bound <- function(mu) norm_round_up(0.5 + abs(mu))
 box_reader <- function(reader, b, centred, state) {
   reader_map(reader, function(blk) {
     blk <- check_reader_block(blk)
-    if (is.null(state$map)) state$map <- box_map(align_bounds(b, colnames(blk), ncol(blk)), centred, b$weights)
+    if (is.null(state$map)) {
+      # bounds that do not fit the block's columns: the user's arguments
+      # against the reader's schema (public), refused in the package's words
+      aligned <- tryCatch(align_bounds(b, colnames(blk), ncol(blk)), dpcov_error = function(e) {
+        e$message <- paste(conditionMessage(e), "(against the columns of the reader's first block)")
+        class(e) <- c("dpcov_reader_block", class(e))
+        stop(e)
+      })
+      state$map <- box_map(aligned, centred, b$weights)
+    }
     if (ncol(blk) != length(state$map$scale)) return(blk)  # reader_fold() reports the shape
     box_apply(blk, state$map)
   })

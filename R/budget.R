@@ -98,9 +98,18 @@
 #'   the values, in memory or from a reader: a missing, NaN or infinite value
 #'   in `x`, in `data` or in a model frame's variables, and any failure of a
 #'   reader or of a formula's transformations; it is kept too for any
-#'   failure after a draw or after a reader's pass began. A refusal that cost
-#'   nothing would test the values for free (data, a reader, its SQL or its
-#'   `na_strings` written to fail on chosen values). A condition only
+#'   failure after a draw or after a reader's pass began. The guarantees
+#'   hold for data in the domain every release assumes, finite numbers in
+#'   every cell it uses; a refusal of data outside it (a missing, NaN or
+#'   infinite value, text in a reader's column) is not covered by any
+#'   guarantee: it tells whoever sees it that the data hold such a value,
+#'   which no charge makes differentially private. Keeping the charge only
+#'   keeps such refusals from being repeated at no cost to the ledger (data,
+#'   a reader, its SQL or its `na_strings` written to fail on chosen values).
+#'   For a release that cannot fail on the values, map them into the domain
+#'   first, record by record (a public map of each row by itself: a reader's
+#'   `na = "zero"`, a public constant for `NA` in memory), or, under
+#'   add/remove, drop incomplete rows (neighbours stay neighbours). A condition only
 #'   signalled during the call, which then completes, withdraws nothing.
 #'   [second_moment()] and [second_moment_db()] take no budget: they compute
 #'   exact statistics, not a release, so whoever calls them sees the data's

@@ -408,7 +408,7 @@ column_bounds_mechanism <- function(X, eps_q, range, resolution, tail_factor, ma
   # the refinement's axis: nearly linear where the first stage is capped
   # (column_bounds_refine_kappa_capped), which reads n where it is public and
   # a noisy count where it is not (drawn first, one more choice of the budget;
-  # used for this choice only, not released)
+  # released in `n_noisy`, as private as the bounds)
   count <- if (n_public) NA_real_ else count_exp_mech(n, eps_q)
   capped <- max_level * (if (n_public) n else count) < tail_factor / eps_q
   # (`kappa` given: that axis whatever the rule, for the tests' controls)

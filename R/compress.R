@@ -133,11 +133,13 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
             .arg = unused[1L])
     }
   }
+  # (the explicit projection needs the rows: refused before a reader is read)
+  if (method == "explicit" && (is.function(x) || inherits(x, "dp_suffstat"))) {
+    abort("`method = \"explicit\"` projects the rows themselves: pass the data matrix, not %s.",
+          if (is.function(x)) "a reader" else "sufficient statistics", .arg = "method")
+  }
   if (is.function(x)) x <- second_moment(x, clip = Inf)  # chunk reader: one streaming pass
   if (inherits(x, "dp_suffstat")) {
-    if (method == "explicit") {
-      abort("`method = \"explicit\"` needs the data matrix, not sufficient statistics.", .arg = "method")
-    }
     x <- check_suffstat(x)
     if (is.finite(x$clip)) {
       abort("`x` holds clipped statistics (clip = %s); compression needs the unclipped X'X: use second_moment(x, clip = Inf).", format(x$clip))
@@ -484,11 +486,12 @@ compressed_affine_var <- function(object, arg = "object") {
   s^2
 }
 
-# The compressed matrix of a release, or a plain numeric matrix.
+# The compressed matrix of a release, or a plain numeric matrix of one row or
+# more (dp_compress(m = 1) releases one, which the functions accept alike).
 compressed_matrix <- function(object, arg = "object") {
   if (inherits(object, "dp_compress")) return(check_release(object, arg)$estimate)
   if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
-  C <- check_data_matrix(object, arg, min_rows = 2L)
+  C <- check_data_matrix(object, arg, min_rows = 1L)
   check_no_overflow(C, arg)
   C
 }

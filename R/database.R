@@ -243,9 +243,13 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' quote that runs across lines would merge any number of records into one.
 #' The header is read again at every pass and must not have changed. A
 #' release that such a refusal (or any failure of the reader) stops keeps its
-#' budget charge (class `dpcov_data_error`): the refusal depends on the
-#' values, and a query or `na_strings` written to fail on chosen values
-#' would otherwise test them for free.
+#' budget charge (class `dpcov_data_error`). Such a refusal depends on the
+#' values and is not covered by the release's guarantee, which holds for data
+#' in its domain (finite numbers in every cell read): it says the data hold a
+#' value outside it, and no charge makes that private; the kept charge only
+#' stops a query or `na_strings` written to fail on chosen values from
+#' testing them at no cost to the ledger. `na = "zero"` maps missing values
+#' into the domain record by record, so that no release fails on them.
 #'
 #' **Types.** The chosen columns are checked on the schema, never on the
 #' rows, as by [second_moment_db()] (see its *Types*). Every chosen value is
@@ -385,6 +389,12 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   if (!file.exists(file) || dir.exists(file)) abort("`file` \"%s\" does not exist or is not a file.", file, .arg = "file")
   chunk_rows <- check_count(chunk_rows, "chunk_rows", max = 1e8)
   if (!is_string(sep) || nchar(sep) != 1L) abort("`sep` must be a single character, such as \",\" or \"\\t\".", .arg = "sep")
+  # a character that can be part of a number or a marker (5.1 split at "."
+  # read as 5 and 1; NA, Inf), the quote or a line end cannot separate fields
+  if (grepl("[[:alnum:].+\"\r\n-]", sep)) {
+    abort("`sep` = \"%s\" can be part of a number or of a marker (NA, Inf), or is the quote or a line end; use a separator such as \",\", \";\", \"\\t\" or \"|\".",
+          encodeString(sep), .arg = "sep")
+  }
   check_flag(header, "header")
   na <- check_choice(na, c("error", "zero"), "na")
   if (!is.character(na_strings) || anyNA(na_strings)) abort("`na_strings` must be a character vector.", .arg = "na_strings")
@@ -502,6 +512,11 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   close_con <- function() {
     if (!is.null(st$con)) try(close(st$con), silent = TRUE)
     st$con <- NULL
+    # the bytes read past the last block are rows: the reader keeps none
+    # between passes (a saved or exported reader would carry them)
+    st$carry <- raw(0)
+    st$carry_pos <- integer(0)
+    st$pending <- raw(0)
     st$drained <- FALSE
     sent <<- FALSE
   }
@@ -519,7 +534,13 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   # were chosen by: a file rewritten with its columns in another order would
   # otherwise be read under the wrong names
   open_con <- function() {
-    line_block_open(st, file)
+    # a file removed or made unreadable since the reader was made: R's
+    # error (and gzfile()'s warning) name only the path
+    tryCatch(suppressWarnings(line_block_open(st, file)), error = function(e) {
+      close_con()
+      abort("`file` \"%s\" can no longer be opened (removed, moved or made unreadable since the reader was made).",
+            file, .arg = "file", .class = "dpcov_reader_block")
+    })
     if (header) {
       h <- tryCatch(line_block(st, 1L), error = function(e) NULL)
       if (is.null(h) || !identical(block_text(h), first)) {
@@ -570,6 +591,11 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     !is.null(v) && length(v[[idx[1]]]) == n_lines &&
       (na_exact || !any(vapply(v[idx], function(x) any(is.na(x) & !is.nan(x)), logical(1))))
   }
+  # The reader's closure is this frame: what it read to learn the schema
+  # goes (the first block's carry; without a header, the first record and
+  # its fields are data), the header's text stays (it is checked each pass)
+  rm(st0)
+  if (!header) first <- fields <- NULL
   reader <- function(reset = FALSE) {
     if (isTRUE(reset)) {
       close_con()

@@ -210,7 +210,9 @@
 #'   a function of no arguments returning the next block of rows and `NULL`
 #'   when done, which must start again from the first block after returning
 #'   `NULL` (it is read once per step: once with public per-column bounds
-#'   `lower`/`upper`; on the row-norm path twice, for the mean and for the
+#'   `lower`/`upper` and Analyze Gauss (one mechanism), twice with them and
+#'   thresholding or Wishart (the mean, then the second moment at it); on
+#'   the row-norm path twice, for the mean and for the
 #'   second moment, and once more for each row-norm bound chosen privately,
 #'   so four times with neither `clip` nor `clip_mean`; `params$passes` says
 #'   how many);
@@ -319,7 +321,8 @@
 #'   0.91 without), so it is not the default here. [dp_lm()] and [dp_pca()],
 #'   which estimate slopes and principal axes, tighten by default (`NULL`,
 #'   with the target at most a twentieth of n). The tightened bounds are in
-#'   `params$bounds`, the public ones in `params$public_bounds`.
+#'   `params$bounds`, the public ones in `params$public_bounds`. Given
+#'   (any value) without public bounds it is refused: it decides nothing there.
 #' @param box_weights How the box of per-column bounds (given, tightened or
 #'   chosen privately, with Analyze Gauss) shares its noise among the
 #'   columns. `"equal"` (default): every column's noise is proportional to
@@ -337,7 +340,9 @@
 #'   what it releases does not depend on the units: rescaling a column and
 #'   its bounds (grams to kilograms) rescales its entries and leaves every
 #'   relative error as it was, where under `"frobenius"` the units decide
-#'   which columns get the noise.
+#'   which columns get the noise. Given (either value) where there is no box
+#'   (`clip`, `clip_mean`, a `dp_suffstat`, a reader without bounds) it is
+#'   refused.
 #' @param type `"covariance"` or `"correlation"`.
 #' @param divisor `"n"` or `"n - 1"` (with the private or public n). Refused
 #'   with `type = "correlation"`, which is the same with either.
@@ -352,7 +357,10 @@
 #'   released private mean. `params` records the split, the clips (on the
 #'   row-norm path `clip_mean`, the second one being the release's `clip`;
 #'   on the box `clip_second`), `passes` (the passes over the data), both
-#'   steps' epsilon, delta and noise sds, the correction subtracted and the
+#'   steps' epsilon, delta and noise sds (`epsilon_mean`, `delta_mean`,
+#'   `epsilon_second`, `delta_second`; where the mean and the second moment
+#'   are one Gaussian mechanism, on the box with Analyze Gauss, that
+#'   mechanism's `epsilon_steps` and `delta_steps`), the correction subtracted and the
 #'   second-moment mechanism's own parameters (`params$second_moment`).
 #' @seealso [dp_as_cov()], [dp_scales].
 #' @examples
@@ -387,6 +395,9 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                    lower = NULL, upper = NULL, bounds = NULL, tighten = FALSE, box_weights = "equal", ...) {
   refuse_unknown_args("dp_cov", ...)
   if (missing(x)) abort_missing("x")
+  # (given explicitly, these name a box; without one they are refused)
+  tighten_given <- !missing(tighten)
+  weights_given <- !missing(box_weights)
   call <- match.call()
   # public per-column bounds: the box path (R/box.R), validated before anything is charged
   box <- check_bounds(lower, upper, bounds, partial = TRUE)
@@ -471,11 +482,22 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
   }
+  if (tighten_given && is.null(box) && is.null(given)) {
+    # (FALSE and NULL too: without public bounds there is nothing they decide)
+    abort("`tighten` = %s is about public bounds, and none are given: give `lower`/`upper` or `bounds`, or leave `tighten` out.",
+          if (is.null(tighten)) "NULL" else tighten, .arg = "tighten")
+  }
   if (isTRUE(tighten) && is.function(x)) {
     abort("`tighten` = TRUE needs the data in memory (a matrix or data frame), not a reader.", .arg = "tighten")
   }
   joint <- (private_box || !is.null(box)) && mechanism == "analyze_gauss"
   box_weights <- check_choice(box_weights, c("equal", "frobenius"), "box_weights")
+  if (weights_given && is.null(box) && !private_box) {
+    # ("equal" given explicitly too: without a box it decides nothing)
+    abort(paste0("`box_weights` = \"%s\" is about the per-column box (bounds given, or chosen privately when ",
+                 "neither bounds nor clips are), and with `clip`, `clip_mean`, a dp_suffstat or a reader without ",
+                 "bounds there is none; leave `box_weights` out."), box_weights, .arg = "box_weights")
+  }
   if (box_weights != "equal") {
     if (!joint) {
       abort(paste0("`box_weights` = \"frobenius\" shares the noise of the per-column box (bounds given, or chosen ",
@@ -652,10 +674,14 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   check_data_colnames(x)  # they name the release's columns and the bounds (schema: before the charge)
   check_release_width(x)
+  # the width the input's shape makes public (a matrix's, statistics' or a
+  # package reader's columns): thresholding's p >= 2 is refused before the
+  # charge (after it, private bounds have drawn their noise and it stands)
+  p_public <- input_width(x)
+  if (!is.na(p_public)) check_threshold_p(mechanism, p_public)
   # a package reader's columns are known before it is read: its shape checks come before the charge
   reader_cols <- reader_columns(x)
   if (!is.null(reader_cols)) {
-    check_threshold_p(mechanism, length(reader_cols))
     check_unique_colnames(reader_cols)  # they name the release's columns and the bounds
     if (!is.null(box)) {
       align_bounds(box, reader_cols, length(reader_cols))

@@ -183,6 +183,13 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     # public bounds: tightened by the automatic rule for principal axes
     # unless `tighten` is given (pca_tighten(): public arguments and shape only)
     dots <- list(...)
+    # under the names dp_cov() will match them to (`eps` is `epsilon`, `low`
+    # is `lower`): the automatic rule reads them as dp_cov() does
+    if (length(dots)) {
+      full <- setdiff(names(formals(dp_cov)), "...")
+      hit <- pmatch(names(dots), full, duplicates.ok = TRUE)
+      names(dots)[!is.na(hit)] <- full[hit[!is.na(hit)]]
+    }
     # (the components are judged, and warned about, below); dp_cov()'s
     # refusals of its `x` are about dp_pca()'s `release`
     release <- pca_data_error(muffle_noise_warnings(
@@ -377,7 +384,8 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
 
 # The release's findings that bias every component (not noise, which the
 # gaps judge): capped private bounds, a mean outside (or clamped to) its
-# bounds, columns sitting at their bounds, rows nearly all clipped; each with
+# bounds, columns sitting at their bounds, rows nearly all clipped (in
+# either step); each with
 # the release's own message and grade.
 pca_release_bias <- function(rd, release) {
   msgs <- rd$messages
@@ -388,6 +396,7 @@ pca_release_bias <- function(rd, release) {
   for (v in rd$outside_bounds) hit <- hit | startsWith(msgs, sprintf("the private mean of `%s` ", v)) & grepl("outside", msgs)
   hit <- hit | is_at_bounds_message(msgs)
   if (isTRUE(rd$clip_fill >= dp_diagnostic_thresholds$clip_fill)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
+  if (mean_step_clipped(rd)) hit <- hit | startsWith(msgs, "the rows were clipped in the mean step")
   hit <- hit & !is.na(lv) & lv > 0L
   list(messages = if (any(hit)) paste("the release:", msgs[hit]) else character(0), grades = lv[hit])
 }

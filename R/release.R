@@ -1130,7 +1130,20 @@ nonprivate_source <- function(v) {
 #' * `clip_fill`: without bounds, with a finite row-norm `clip` and a public n
 #'   or a noisy count, the released mean squared row norm (one-sided) over
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
-#'   clipped (`NA` where it cannot be told);
+#'   clipped (`NA` where it cannot be told); of the centred rows where
+#'   `clip` bounds them (dp_cov()'s second step), of the rows (the released
+#'   mean's square added) on dp_cov()'s one pass over statistics;
+#' * `mean_clip_fill`, `mean_clip_excess`: on a covariance without bounds,
+#'   with a finite `clip_mean`, the released mean's distance from 0 over
+#'   `clip_mean` (at most 1, reached when every row was clipped in the mean
+#'   step, all on one side), and the rows' mean squared norm (the released
+#'   mean's square plus the variances) over `clip_mean^2` (at most 1 when no
+#'   row was clipped there); both one-sided (less the noise's likely norm).
+#'   The fill from 0.8 with the excess above 1 says the rows were clipped in
+#'   the mean step: the mean is shrunk toward 0 and the covariance centred at
+#'   it inflated (`"noisy"`; with the fill from 0.95 and the excess from 1.5
+#'   `"mostly noise"`); rows all near one norm below `clip_mean` fill it
+#'   without the excess. `NA` where they cannot be told;
 #' * `noise_lost`: TRUE when every entry's noise sd is below an eighth of its
 #'   rounding step (relative `.Machine$double.eps / 8`), so the noise was
 #'   rounded away and the estimate is the exact statistic (noise calibrated far
@@ -1190,8 +1203,8 @@ nonprivate_source <- function(v) {
 #' `"noisy"`, above 1 `"mostly noise"` (noise/signal, the per-column
 #' variance and mean ratios); the count's relative noise above 0.1 is
 #' `"noisy"` (the divisor of an average is off by 10 percent), above 0.5 or a
-#' count below 2 `"mostly noise"`; `at_bounds` from 0.4 and `clip_fill` from
-#' 0.8 `"noisy"` (the estimate is of clamped or clipped rows, biased, and a
+#' count below 2 `"mostly noise"`; `at_bounds` from 0.4, `clip_fill` from
+#' 0.8, and the mean step's clipping (`mean_clip_fill`, above) `"noisy"` (the estimate is of clamped or clipped rows, biased, and a
 #' genuinely two-valued column also fills its bounds; on bounds chosen or
 #' tightened from the data, where from 0.45, or from 0.4 with capped bounds,
 #' it means clamping, `"mostly noise"`: on tightened bounds only for the
@@ -1259,7 +1272,9 @@ release_diagnostics <- function(x, ...) {
   out <- list(noise_frobenius = NA_real_, signal_frobenius = NA_real_, noise_to_signal = NA_real_,
               variance_noise = NULL, n_noisy = NA_real_, n_noise_sd = NA_real_, n_relative_noise = NA_real_,
               mean_noise_sd = NULL, mean_noise = NULL, outside_bounds = character(0),
-              at_bounds = NULL, clip_fill = NA_real_, bounds_capped = NA, correlation_noise = NA_real_,
+              at_bounds = NULL, clip_fill = NA_real_, mean_clip_fill = NA_real_, mean_clip_excess = NA_real_,
+              bounds_capped = NA,
+              correlation_noise = NA_real_,
               noise_lost = NA)
   th <- dp_diagnostic_thresholds
   sd <- release_noise_sd(x)
@@ -1349,6 +1364,45 @@ release_diagnostics <- function(x, ...) {
   diagnostics_level(out, x, cols)
 }
 
+# The mean step's clipping, from released quantities, on a covariance
+# without bounds with a finite clip_mean C (`v`: the variances, one-sided):
+# the mean of rows clipped at C lies within C of 0, and near it only when
+# the rows lie near the sphere of radius C on one side; and rows no longer
+# than C have a mean squared norm ||mu||^2 + tr(Sigma) of at most C^2. Both
+# at once (the released mean at 0.8 C or more, and its square plus the
+# released variances beyond C^2) say rows were clipped there and the mean is
+# of the clipped rows: shrunk toward 0, and the covariance, centred at it,
+# inflated by the shift (data of mean 50 and sd 1 under C = 40: variances
+# near 700); rows all near one norm below C show the first and not the
+# second. `mean_clip_fill` is the mean's norm over C, `mean_clip_excess` the
+# mean squared norm over C^2 (both one-sided: less the noise's likely norm).
+mean_clip_check <- function(out, x, v, n_hat) {
+  C <- x$params$clip_mean
+  m <- released_mean_norm(x, n_hat)
+  if (!is_num1(C) || !is.finite(C) || C <= 0 || is.na(m)) return(out)
+  out$mean_clip_fill <- m / C
+  out$mean_clip_excess <- (m^2 + sum(v)) / C^2
+  out
+}
+
+# The released mean's distance from 0, one-sided (less its noise's likely
+# norm: the norm of the noise vector plus lower_sd of its largest sd); NA
+# without a mean or its noise.
+released_mean_norm <- function(x, n_hat) {
+  center <- x$center
+  if (!is.numeric(center) || is.object(center) || length(center) != x$p || !all(is.finite(center))) return(NA_real_)
+  msd <- mean_noise_sd(x, n_hat)
+  if (is.null(msd) || !all(is.finite(msd))) return(NA_real_)
+  max(0, sqrt(sum(center^2)) - sqrt(sum(msd^2)) - dpcov_lower_sd() * max(msd))
+}
+
+# The mean step's clipping is said (mean_clip_check()): the mean near the
+# clip and the mean squared norm beyond it.
+mean_step_clipped <- function(d) {
+  th <- dp_diagnostic_thresholds$mean_clip
+  isTRUE(d$mean_clip_fill >= th[["fill"]]) && isTRUE(d$mean_clip_excess > th[["excess"]])
+}
+
 # Clamping and clipping, from released quantities: on a covariance with
 # bounds (public, private or tightened), each column's released sd over its
 # bounds' width (at most 1/2, for two values at the ends; from 0.4 on most of
@@ -1375,6 +1429,12 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   ridge <- ridge_on_scale(x)
   v <- pmax(0, diag(E) - ridge - lift - dpcov_lower_sd() * dsd)
   b <- release_bounds(x)
+  # one pass (statistics of the rows clipped once, uncentred): `clip` bounds
+  # the rows themselves, and the mean squared row norm adds the mean's square
+  one_pass <- isTRUE(pr$passes == 1) && x$scale == "covariance"
+  if (is.null(b) && is.null(pr$box_scale) && x$scale == "covariance" && !one_pass) {
+    out <- mean_clip_check(out, x, v, n_hat)
+  }
   if (!is.null(b) && x$scale == "covariance") {
     out$at_bounds <- uncoded(stats::setNames(bounds_fill(v, x, b, n_hat), cols))
   } else if (is.null(b) && is.null(pr$box_scale) && is_num1(x$clip) && is.finite(x$clip) && x$clip > 0 &&
@@ -1385,6 +1445,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
                       NA_real_)
     if (!is.na(per_row)) {
       tr <- sum(diag(E) - ridge - lift) - dpcov_lower_sd() * sqrt(sum(dsd^2))
+      if (one_pass) tr <- max(0, tr) + released_mean_norm(x, n_hat)^2
       out$clip_fill <- max(0, tr * per_row) / x$clip^2
     }
   }
@@ -1482,7 +1543,9 @@ print.dp_diagnostics <- function(x, ...) {
 dp_diagnostic_thresholds <- list(ratio = c(noisy = 0.5, mostly = 1), count = c(noisy = 0.1, mostly = 0.5),
                                  clipped = c(noisy = 0.1, mostly = 0.5), lower_sd = 1, at_bounds = 0.4,
                                  at_bounds_clamped = 0.45,
-                                 clip_fill = 0.8, correlation = c(noisy = 0.1, mostly = 0.25),
+                                 clip_fill = 0.8,
+                                 mean_clip = c(fill = 0.8, excess = 1, mostly_fill = 0.95, mostly_excess = 1.5),
+                                 correlation = c(noisy = 0.1, mostly = 0.25),
                                  piled_mean_sd = 0.02)
 
 # Why a private mean lies outside its bounds, per column: noise small
@@ -1563,7 +1626,8 @@ diagnostics_level <- function(out, x, cols) {
   } else character(0)
   if (length(zero_var)) {
     w <- col_words(zero_var)
-    filled <- diag(x$estimate)[match(zero_var, cols)] != 0
+    # (a correlation's diagonal is 1 whatever its variance became: no filling is read off it)
+    filled <- !cor & diag(x$estimate)[match(zero_var, cols)] != 0
     say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale)%s: ",
                        "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
                        "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
@@ -1752,6 +1816,16 @@ diagnostics_level <- function(out, x, cols) {
                        "`clip` or public bounds (lower/upper)."),
                 fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2)), 1L)
     lv <- max(lv, 1L)
+  }
+  if (mean_step_clipped(out)) {
+    g <- if (out$mean_clip_fill >= th$mean_clip[["mostly_fill"]] && out$mean_clip_excess >= th$mean_clip[["mostly_excess"]]) 2L else 1L
+    say(sprintf(paste0("the rows were clipped in the mean step: the released mean lies %s%% of `clip_mean` = %s ",
+                       "from 0 (its most, reached when every row is clipped there, all on one side), and with the ",
+                       "released variances the rows' mean squared norm is %s times clip_mean^2, which rows within it ",
+                       "cannot exceed; so the mean is shrunk toward 0 and the covariance, centred at it, is inflated. ",
+                       "Give a larger `clip_mean` (above the rows' norms) or public bounds (lower/upper)."),
+                fmt(100 * min(1, out$mean_clip_fill)), fmt(x$params$clip_mean), fmt(out$mean_clip_excess)), g)
+    lv <- max(lv, g)
   }
   out$level <- c("ok", "noisy", "mostly noise")[lv + 1L]
   out$messages <- msgs

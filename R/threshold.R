@@ -211,10 +211,15 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   if (model == "local" && !(is.matrix(x) || is.data.frame(x) || (is.numeric(x) && is.null(dim(x))))) {
     abort("the local model needs the records `x` as a matrix (each is perturbed by its owner), or an `ldp_aggregate()` result.")
   }
-  # a package reader's columns are its schema: its p is refused before the charge
-  cols <- reader_columns(x)
-  if (!is.null(cols) && length(cols) < 2L) {
-    abort_threshold_p(length(cols))
+  # the width an input's shape makes public (a matrix's columns, statistics'
+  # p, a package reader's schema): what follows from it is refused before the
+  # charge (after it, a reader's pass has begun and the charge stands)
+  p_public <- input_width(x)
+  if (!is.na(p_public)) {
+    if (p_public < 2) abort_threshold_p(p_public)
+    if (tune$method == "public" && ncol(tune$public) != p_public) {
+      abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p_public), .arg = "tune")
+    }
   }
   check_release_width(x)
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,

@@ -390,8 +390,9 @@ iwishart_adaptive_branch <- function(s, gram_pd, B, k0, epsilon, delta) {
 # Validates the shared arguments and resolves the data. The explicit JL path
 # projects the data itself, so it keeps the (clipped inside C++) data matrix.
 # `shape_check(d)` validates arguments that depend on the dimension d (r >= d
-# + 1, ...): for a reader d is known only after the charge, which is then
-# withdrawn if the check fails.
+# + 1, ...): before the charge for a package reader (its schema); for data
+# or statistics after it, and a failure withdraws it; for a reader function
+# d is known only once it is read, and the charge then stands (its pass began).
 sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what, budget, mechanism,
                           shape_check = function(d) NULL, r_given = NULL) {
   # the charge's notion and the release's, from the one table (sheffet_notions)

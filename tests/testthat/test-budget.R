@@ -696,3 +696,32 @@ test_that("a p beyond the allocation limit is refused before any charge, in ever
   expect_s3_class(dp_lm(V4 ~ V1 + V2, d, epsilon = 1, delta = 1e-6, lower = c(V4 = -10, V1 = -5, V2 = -5),
                         upper = c(V4 = 10, V1 = 5, V2 = 5), B = 5), "dp_lm")
 })
+
+test_that("thresholding's p >= 2 and a public tuning sample's width are refused before any charge (audit)", {
+  set.seed(4)
+  x1 <- matrix(rnorm(500), 500, 1, dimnames = list(NULL, "a"))
+  X3 <- matrix(rnorm(1500), 500, 3, dimnames = list(NULL, c("a", "b", "c")))
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f), add = TRUE)
+  utils::write.csv(as.data.frame(X3), f, row.names = FALSE)
+  calls <- list(
+    private_bounds = function(b) dp_cov(x1, 1, 1e-6, mechanism = "threshold", neighbor = "replace-one", budget = b),
+    tightened = function(b) dp_cov(x1, 1, 1e-6, mechanism = "threshold", neighbor = "replace-one", lower = -5,
+                                   upper = 5, tighten = TRUE, budget = b),
+    pca = function(b) dp_pca(x1, epsilon = 1, delta = 1e-6, mechanism = "threshold", neighbor = "replace-one", budget = b),
+    statistics = function(b) dp_threshold(second_moment(x1, 3), 1, 1e-6, budget = b),
+    tune_reader = function(b) dp_threshold(csv_reader(f), 0.5, 1e-6, clip = 5, tune = matrix(rnorm(400), 200, 2),
+                                           budget = b),
+    tune_matrix = function(b) dp_threshold(X3, 0.5, 1e-6, clip = 5, tune = matrix(rnorm(400), 200, 2), budget = b))
+  for (nm in names(calls)) {
+    b <- dp_budget(10, 0.5, neighbor = "replace-one")
+    e <- expect_error(calls[[nm]](b), class = "dpcov_error", info = nm)
+    expect_match(conditionMessage(e), if (startsWith(nm, "tune")) "public sample has 2 columns" else "p >= 2", info = nm)
+    expect_equal(nrow(as.data.frame(b)), 0L, info = nm)
+  }
+  # (control: the same calls with a fitting shape are released and charged)
+  b <- dp_budget(10, 0.5, neighbor = "replace-one")
+  expect_s3_class(suppressWarnings(dp_threshold(csv_reader(f), 0.5, 1e-6, clip = 5, tune = matrix(rnorm(600), 200, 3),
+                                                budget = b)), "dp_release")
+  expect_equal(nrow(as.data.frame(b)), 1L)
+})

@@ -271,6 +271,17 @@ test_that("compressed PCA matches prcomp on C", {
   expect_error(compressed_pca(C, rank = 5), "`rank` must be <= p = 4")
 })
 
+test_that("one compressed row (an m = 1 release, or its matrix) is accepted alike", {
+  set.seed(72)
+  r <- suppressWarnings(dp_compress(make_x(300, 3), m = 1))
+  C1 <- as.matrix(r)
+  expect_equal(dim(C1), c(1L, 3L))
+  expect_equal(as.matrix(compressed_cov(C1)), crossprod(C1), ignore_attr = TRUE)
+  expect_equal(as.matrix(compressed_cov(C1)), as.matrix(compressed_cov(r)), ignore_attr = TRUE)
+  expect_equal(unname(compressed_pca(C1)$rotation[, 1]), unname(compressed_pca(r)$rotation[, 1]))
+  expect_error(compressed_cov(matrix(numeric(0), 0, 3)), class = "dpcov_error")
+})
+
 test_that("subspace distance and the Proposition 3.4 bound", {
   a <- diag(c(4, 2, 1))
   th <- 0.1
@@ -396,7 +407,17 @@ test_that("bad inputs give clear errors", {
   expect_error(dp_compress(xn, m = 10), "infinite")
   expect_error(dp_compress(matrix(rnorm(40), 4, 10), m = 2), "p = 10 columns and only n = 4 rows.*needs p < n")
   expect_error(dp_compress(x, m = 10, method = "fast"), "`method` must be one of")
-  expect_error(dp_compress(second_moment(x), m = 10, method = "explicit"), "needs the data matrix")
+  expect_error(dp_compress(second_moment(x), m = 10, method = "explicit"), "pass the data matrix, not sufficient")
+  # a reader is refused before it is read (audit: it read the whole source first)
+  reads <- 0L
+  rd <- function() {
+    reads <<- reads + 1L
+    NULL
+  }
+  e <- expect_error(dp_compress(rd, m = 10, method = "explicit"), "pass the data matrix, not a reader",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "method")
+  expect_identical(reads, 0L)
   expect_error(dp_compress(x, m = 10, affine_sd = -1), "`affine_sd`")
   expect_error(dp_compress(x, m = 10, delta_max = -1), "`delta_max`")
   expect_error(dp_compress(x, m = 10, reference = diag(2)), "`reference` must be 3 x 3")

@@ -914,3 +914,61 @@ test_that("dp_cov()'s params$passes is the number of passes it made over a reade
   }
   expect_identical(as.numeric(passes), 1)
 })
+
+test_that("csv_reader() keeps no rows in its closure, loses its file in a classed error and refuses separators that split numbers (audit)", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f), add = TRUE)
+  utils::write.csv(data.frame(id = 1:300, salary = 123457.25 + 0:299), f, row.names = FALSE)
+  holds <- function(r) length(grepRaw("123457.25", serialize(r, NULL), fixed = TRUE)) > 0
+  r <- csv_reader(f, columns = "salary", chunk_rows = 7)
+  expect_false(holds(r))
+  expect_s3_class(suppressWarnings(dp_cov(r, 1, 1e-6, clip = 2e5, clip_mean = 2e5)), "dp_cov")
+  expect_false(holds(r))
+  # a pass left part-way (two blocks read): its carry is dropped with the reset
+  r(); r()
+  r(reset = TRUE)
+  expect_false(holds(r))
+  # without a header the first line is a record
+  g <- tempfile(fileext = ".csv")
+  on.exit(unlink(g), add = TRUE)
+  writeLines(c("1,123457.25", "2,98765.5", "3,55555.75"), g)
+  expect_false(holds(csv_reader(g, columns = 2, header = FALSE)))
+  # (control: the scan finds the value where it is)
+  expect_true(holds(list(readLines(g))))
+  # the file removed after the reader was made: the package's words, naming `file`
+  unlink(g)
+  r2 <- csv_reader(f)
+  unlink(f)
+  e <- expect_error(r2(), "can no longer be opened", class = "dpcov_reader_block")
+  expect_identical(e$arg, "file")
+  b <- dp_budget(5, 1e-3)
+  e <- expect_error(dp_cov(r2, 1, 1e-6, clip = 5, clip_mean = 5, budget = b), "can no longer be opened",
+                    class = "dpcov_error")
+  # separators that are part of numbers or markers are refused
+  h <- tempfile(fileext = ".csv")
+  on.exit(unlink(h), add = TRUE)
+  writeLines(c("Sepal.Length", "5.1", "4.9"), h)
+  for (s in c(".", "-", "+", "e", "E", "1", "N", "\"", "\n")) {
+    e <- expect_error(csv_reader(h, sep = s), class = "dpcov_error", info = s)
+    expect_identical(e$arg, "sep", info = s)
+  }
+  expect_equal(second_moment(csv_reader(h, sep = ";"), clip = Inf)$sum[[1]], 10)
+})
+
+test_that("bounds that do not fit a reader function's blocks are refused in the package's words (audit)", {
+  set.seed(42)
+  M <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  i <- 0
+  pr <- function() {
+    if (i >= 1000) {
+      i <<- 0
+      return(NULL)
+    }
+    k <- (i + 1):min(i + 300, 1000)
+    i <<- i + 300
+    M[k, , drop = FALSE]
+  }
+  e <- expect_error(dp_cov(pr, 1, 1e-6, lower = c(-5, -5), upper = c(5, 5)), class = "dpcov_error")
+  expect_match(conditionMessage(e), "reader's first block")
+  expect_false(grepl("withheld", conditionMessage(e)))
+})

@@ -1480,3 +1480,65 @@ test_that("a variance thresholded to 0 and filled back in by the PSD projection 
   bad$params$second_moment$thresholded_variances <- "a"
   expect_error(print(bad), "second_moment\\$thresholded_variances", class = "dpcov_error")
 })
+
+test_that("rows clipped in the mean step are said: the mean near clip_mean and the mean squared norm beyond it (audit)", {
+  set.seed(1)
+  x <- matrix(rnorm(3e5, 50, 1), 1e5, 3, dimnames = list(NULL, letters[1:3]))
+  msg <- "the rows were clipped in the mean step"
+  set.seed(2)
+  r <- dp_cov(x, 1, 1e-6, clip_mean = 40, clip = 100, neighbor = "replace-one")
+  d <- r$diagnostics
+  # the field by hand: the mean's norm less its noise's likely norm, over C;
+  # with the released variances (one-sided) over C^2
+  msd <- r$params$sigma_mean / 1e5
+  m <- sqrt(sum(r$center^2)) - sqrt(3) * msd - msd
+  expect_equal(d$mean_clip_fill, m / 40)
+  expect_gt(d$mean_clip_excess, 1.5)
+  expect_gt(min(diag(r$estimate)), 500)  # what it warns of: variances of 1 read near 700
+  expect_identical(d$level, "mostly noise")
+  expect_match(paste(d$messages, collapse = " "), msg)
+  # under add/remove (the noisy count), and carried to dp_pca()
+  set.seed(2)
+  expect_match(paste(dp_cov(x, 1, 1e-6, clip_mean = 40, clip = 100)$diagnostics$messages, collapse = " "), msg)
+  expect_match(paste(suppressWarnings(dp_pca(r))$diagnostics$messages, collapse = " "), msg)
+  # one pass: `clip` bounds the rows themselves, whose mean squared norm
+  # counts the mean's square (it read 0.0002 here, the clipped rows' spread)
+  set.seed(2)
+  one <- suppressWarnings(dp_cov(second_moment(x, 40), 1, 1e-6, neighbor = "replace-one"))
+  expect_identical(one$params$passes, 1)
+  expect_gt(one$diagnostics$clip_fill, 0.8)
+  expect_identical(one$diagnostics$mean_clip_fill, NA_real_)
+  expect_match(paste(one$diagnostics$messages, collapse = " "), "nearly every row was clipped")
+  # (control: one pass with a clip above the rows' norms says nothing of it)
+  set.seed(2)
+  one_ok <- dp_cov(second_moment(x, 100), 1, 1e-6, neighbor = "replace-one")
+  expect_lt(one_ok$diagnostics$clip_fill, 0.8)
+  expect_false(grepl("clipped", paste(one_ok$diagnostics$messages, collapse = " ")))
+  # controls: rows all near one norm (86.6) below the clip fill it without the
+  # excess, and nothing is said; so with clip_mean far above
+  for (C in c(90, 1000)) {
+    set.seed(2)
+    ok <- dp_cov(x, 1, 1e-6, clip_mean = C, clip = 10, neighbor = "replace-one")
+    expect_false(grepl(msg, paste(ok$diagnostics$messages, collapse = " ")), info = C)
+    expect_lt(ok$diagnostics$mean_clip_excess, 1)
+    expect_identical(ok$diagnostics$level, "ok", info = C)
+  }
+  # centred rows clipped on every side: the mean is not pushed to the clip
+  y <- matrix(rnorm(3e5, 0, 10), 1e5, 3)
+  set.seed(2)
+  cy <- dp_cov(y, 1, 1e-6, clip_mean = 5, clip = 100, neighbor = "replace-one")
+  expect_lt(cy$diagnostics$mean_clip_fill, 0.1)
+  expect_false(grepl(msg, paste(cy$diagnostics$messages, collapse = " ")))
+  # with bounds there is no clip_mean: not judged
+  expect_identical(dp_cov(x, 1, 1e-6, lower = 40, upper = 60)$diagnostics$mean_clip_fill, NA_real_)
+})
+
+test_that("a correlation's thresholded variances are said without a filling read off its unit diagonal (audit)", {
+  set.seed(3)
+  x <- data.frame(a = rnorm(1000), b = rnorm(1000), c = rep(3, 1000))
+  r <- suppressWarnings(dp_cov(x, 1, 1e-6, lower = c(-5, -5, 0), upper = c(5, 5, 1e6), type = "correlation",
+                               mechanism = "threshold", neighbor = "replace-one"))
+  m <- r$diagnostics$messages[1]
+  expect_match(m, "thresholded to 0")
+  expect_false(grepl("filled", m))
+})

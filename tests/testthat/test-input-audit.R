@@ -574,3 +574,36 @@ test_that("arguments that do not apply are refused, not ignored: dp_lm's n and t
   expect_identical(e$arg, "divisor")
   expect_identical(dp_cov(X, 1, 1e-6, clip = 5, clip_mean = 5, divisor = "n - 1")$params$divisor, "n - 1")
 })
+
+test_that("dp_cov()'s tighten and box_weights given without a box are refused; with one they are taken (audit)", {
+  set.seed(97)
+  X <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  b <- dp_budget(10, 0.5, neighbor = "replace-one")
+  for (v in list(NULL, FALSE, TRUE)) {
+    e <- expect_error(dp_cov(X, 1, 1e-6, clip = 5, clip_mean = 5, tighten = v, budget = b), class = "dpcov_error")
+    expect_identical(e$arg, "tighten")
+  }
+  for (w in c("equal", "frobenius")) {
+    e <- expect_error(dp_cov(X, 1, 1e-6, clip = 5, clip_mean = 5, box_weights = w, budget = b), class = "dpcov_error")
+    expect_identical(e$arg, "box_weights")
+    e <- expect_error(dp_cov(second_moment(X, 5), 1, 1e-6, box_weights = w, budget = b), class = "dpcov_error")
+    expect_identical(e$arg, "box_weights")
+  }
+  expect_equal(nrow(as.data.frame(b)), 0L)
+  # (controls: with bounds, given or chosen privately, they are taken: the same
+  # release as leaving them at their defaults, under the same seed)
+  set.seed(1)
+  r0 <- dp_cov(X, 1, 1e-6, lower = -4, upper = 4)
+  set.seed(1)
+  r1 <- dp_cov(X, 1, 1e-6, lower = -4, upper = 4, tighten = FALSE, box_weights = "equal")
+  expect_identical(r1$estimate, r0$estimate)
+  set.seed(1)
+  p0 <- dp_cov(X, 1, 1e-6)
+  set.seed(1)
+  p1 <- dp_cov(X, 1, 1e-6, box_weights = "equal")
+  expect_identical(p1$estimate, p0$estimate)
+  # with bounds and thresholding the box is equal-weighted: "equal" is what it does
+  set.seed(1)
+  expect_s3_class(suppressWarnings(dp_cov(X, 1, 1e-6, lower = -4, upper = 4, mechanism = "threshold",
+                                          neighbor = "replace-one", box_weights = "equal")), "dp_cov")
+})
