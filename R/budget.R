@@ -97,8 +97,8 @@
 #'   kept, and the error has class `dpcov_data_error`, for every refusal of
 #'   the values, in memory or from a reader: a missing, NaN or infinite value
 #'   in `x`, in `data` or in a model frame's variables, and any failure of a
-#'   reader or of a formula's transformations; it is kept too for any
-#'   failure after a draw or after a reader's pass began. The guarantees
+#'   reader or of a formula's transformations; it is kept too, with the
+#'   same class, for any failure after a draw or after a reader's pass began. The guarantees
 #'   hold for data in the domain every release assumes, finite numbers in
 #'   every cell it uses; a refusal of data outside it (a missing, NaN or
 #'   infinite value, text in a reader's column) is not covered by any
@@ -498,7 +498,8 @@ refuse_void_bounds_budget <- function(budget, g, delta, neighbor) {
 #' Only an error that ends `expr` withdraws the charge (an exiting handler):
 #' a condition merely signalled inside it (by code the caller controls,
 #' resumed by a restart or not an error at all) leaves the release running,
-#' and its charge with it. The error is re-raised as it was. The charge's
+#' and its charge with it. The error is re-raised as it was, with the class
+#' `dpcov_data_error` added when its charge stands. The charge's
 #' rows are found by their ids, not their positions: a nested release on the
 #' same budget may have moved them.
 #' @noRd
@@ -509,9 +510,14 @@ with_refund <- function(budget, charge, expr) {
   tryCatch(expr, error = function(e) {
     # after a draw, or once a reader's pass began (an analyst's reader or SQL
     # can make it fail on what it read), a failure may depend on the data
-    if (inherits(e, "dpcov_error") && !inherits(e, "dpcov_data_error") &&
-        identical(data_touches(), touches_before)) {
-      withdraw_charge(budget, ids)
+    if (inherits(e, "dpcov_error") && !inherits(e, "dpcov_data_error")) {
+      # a refusal whose charge stands is a data error, whatever its words:
+      # one class says which refusals cost their charge
+      if (identical(data_touches(), touches_before)) {
+        withdraw_charge(budget, ids)
+      } else {
+        class(e) <- c("dpcov_data_error", class(e))
+      }
     }
     stop(e)
   })

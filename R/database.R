@@ -66,8 +66,10 @@
 #' **Engine limits.** There are p(p + 1)/2 + 2p + 3 aggregates (one more per
 #' column on SQLite, see below); at most `max_terms` go in one query, so p up
 #' to 54 (53 on SQLite) takes one scan of the table and larger p several (each its own
-#' statement: on a table written meanwhile, or a `query` that is not
-#' deterministic, the scans may see different rows; run it on a snapshot).
+#' statement, each counting its rows: on a table written meanwhile, or a
+#' `query` that is not deterministic, the scans may see different rows, and
+#' different counts are refused; rows changed without changing the count
+#' cannot be seen, so run it on a snapshot).
 #' The default, 1600,
 #' is below PostgreSQL's 1664 result columns and SQLite's default
 #' `SQLITE_MAX_COLUMN` of 2000. The squared norm is a balanced sum, so its
@@ -261,6 +263,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' the values), and a 4-byte float by its shortest decimal; and on SQLite,
 #' which types values rather than columns, a 64-bit integer among reals or a
 #' text value among numbers is read the same wherever it sits.
+#'
+#' In a file, the fields `TRUE`, `FALSE`, `T`, `F` (and `true`, `True`,
+#' `false`, `False`) are read as 1 and 0, as [utils::write.csv()] writes a
+#' logical column and [utils::read.csv()] reads it back, and as logical
+#' columns are read in memory.
 #'
 #' A file with no line at all has no rows: with `header = FALSE` and
 #' `columns` given as positions (its columns are then known), the reader
@@ -645,6 +652,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
         for (j in idx) {
           f <- v[[j]]
           x <- suppressWarnings(as.double(f))  # "NAs introduced by coercion": the number is the data's
+          # logical fields, as write.csv() writes a logical column and
+          # read.csv() reads it back, are 1 and 0, as logical columns in memory
+          x[f %in% csv_true] <- 1
+          x[f %in% csv_false] <- 0
           miss <- f %in% na_strings
           if (any(is.na(x) & !is.nan(x) & !miss)) unreadable()  # neither a number nor missing
           x[miss] <- NA
@@ -687,6 +698,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
 # growing block at every read and a carry of up to 4 MB at every block: at
 # 1e5 rows of 50 columns a release's peak memory was 1.7 times the old
 # reader's (bench/RESULTS.md).
+csv_true <- c("TRUE", "true", "True", "T")
+csv_false <- c("FALSE", "false", "False", "F")
 csv_read_min <- 2^16
 csv_read_max <- 2^26
 
@@ -1170,10 +1183,27 @@ db_moments <- function(conn, src, id, clip, na, max_terms, double_type, eng, val
             if (na == "error") sprintf("COUNT(%s)", u),
             if (length(tf)) sprintf("SUM(%s)", tf))
   terms <- c(head, sprintf("SUM(%s)", u), sprintf("SUM(%s * %s)", g[ij[, 1]], g[ij[, 2]]))
-  batches <- split(terms, ceiling(seq_along(terms) / max_terms))
-  vals <- unlist(lapply(batches, function(t) {
-    db_query_row(conn, sprintf("SELECT %s FROM %s", paste(t, collapse = ", "), from), src$arg, values = values)
+  # every statement counts its rows (COUNT(*) first): the scans of a wide p,
+  # each its own statement, must have seen as many rows, or the count and
+  # the sums would be of different rows (a table written meanwhile, a query
+  # that is not deterministic)
+  body <- terms[-1L]
+  batches <- split(body, ceiling(seq_along(body) / (max_terms - 1L)))
+  counts <- numeric(length(batches))
+  vals <- unlist(lapply(seq_along(batches), function(b) {
+    v <- db_query_row(conn, sprintf("SELECT %s FROM %s", paste(c("COUNT(*)", batches[[b]]), collapse = ", "), from),
+                      src$arg, values = values)
+    counts[b] <<- v[1L]
+    v[-1L]
   }), use.names = FALSE)
+  if (length(unique(counts)) > 1L) {
+    abort(paste0("the %s gave different numbers of rows to the statements of one pass (%d of them, for p = %d ",
+                 "columns): the table changed meanwhile, or `query` is not deterministic; run it on a snapshot ",
+                 "or a deterministic query."),
+          if (src$arg == "table") "table" else "result of `query`", length(batches), p, .arg = src$arg,
+          .class = "dpcov_data_error")
+  }
+  vals <- c(counts[1L], vals)
   at <- 0
   take <- function(k) {
     v <- vals[at + seq_len(k)]

@@ -496,7 +496,7 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     # ("equal" given explicitly too: without a box it decides nothing)
     abort(paste0("`box_weights` = \"%s\" is about the per-column box (bounds given, or chosen privately when ",
                  "neither bounds nor clips are), and with `clip`, `clip_mean`, a dp_suffstat or a reader without ",
-                 "bounds there is none; leave `box_weights` out."), box_weights, .arg = "box_weights")
+                 "bounds there is no box; leave `box_weights` out."), box_weights, .arg = "box_weights")
   }
   if (box_weights != "equal") {
     if (!joint) {

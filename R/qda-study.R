@@ -195,8 +195,8 @@ print.qda_study <- function(x, digits = 2, ...) {
 #' One panel per number of features: the mean misclassifications of each
 #' estimator with bars of plus or minus two standard errors, the trivial
 #' majority-class rule as a dashed line, and optionally reference values (for
-#' example a paper's table) as crosses; the legend sits at the right of the
-#' panels, outside the data.
+#' example a paper's table) as crosses; the legend sits below the panels,
+#' outside the data.
 #'
 #' @param x A [qda_study()] result.
 #' @param reference Optional data frame with a column `p` and one column per
@@ -239,18 +239,20 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, refe
                   if (!is.null(reference)) reference_label)
   op <- graphics::par(no.readonly = TRUE)[c("mfrow", "mar", "oma")]
   on.exit(graphics::par(op))
-  # the legend gets its own column at the right of the panels, outside the data
-  # (text at the legend's cex, plus its symbol, gaps and inset)
-  leg_w <- max(graphics::strwidth(labels_leg, units = "inches", cex = 0.8)) + 0.9
-  graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1),
-                oma = c(0, 0, 0, leg_w / graphics::par("csi") + 0.5))
+  # the legend gets its own row below the panels, outside the data, so the
+  # panels keep the device's width
+  graphics::par(mfrow = c(1, length(ps)), mar = c(6, 4, 2, 1), oma = c(2, 0, 0, 0))
+  n_test <- x$settings$n_test
+  ylab <- if (is.numeric(n_test) && length(n_test) && all(is.finite(n_test))) {
+    sprintf("misclassifications (of %s test subjects)", format(sum(n_test)))
+  } else "misclassifications"
   for (p in ps) {
     si <- s[s$p == p, ]
     at <- seq_len(nrow(si))
     est <- as.character(si$estimator)
     lab <- if (is.null(labels)) est else ifelse(est %in% names(labels), labels[est], est)
     graphics_call(graphics::plot, list(at, si$mean, ylim = ylim),
-                  list(xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19, xlab = "", ylab = "misclassifications",
+                  list(xlim = c(0.5, length(at) + 0.5), xaxt = "n", pch = 19, xlab = "", ylab = ylab,
                        main = paste("p =", p), las = 1), list(...))
     graphics::axis(1, at = at, labels = lab, las = 2, cex.axis = 0.8)
     ok <- si$se > 0
@@ -268,8 +270,8 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, refe
   graphics::par(fig = c(0, 1, 0, 1), oma = c(0, 0, 0, 0), mar = c(0, 0, 0, 0), new = TRUE)
   graphics::plot.new()
   sel <- c(TRUE, nrow(trivial) > 0, !is.null(reference))
-  graphics::legend("right", legend = labels_leg, pch = c(19, NA, 4)[sel], lty = c(1, 2, NA)[sel],
-                   col = c("black", "black", "red")[sel], bty = "n", cex = 0.8, inset = 0.01)
+  graphics::legend("bottom", legend = labels_leg, pch = c(19, NA, 4)[sel], lty = c(1, 2, NA)[sel],
+                   col = c("black", "black", "red")[sel], bty = "n", cex = 0.8, horiz = TRUE, inset = 0.005)
   invisible(x)
 }
 

@@ -588,7 +588,13 @@ print.dp_release <- function(x, digits = 4, ...) {
     }
     cat("\n")
     k <- min(nrow(est), ncol(est), 5L)
-    print(signif(est[seq_len(min(nrow(est), 5L)), seq_len(min(ncol(est), 5L)), drop = FALSE], digits))
+    corner <- est[seq_len(min(nrow(est), 5L)), seq_len(min(ncol(est), 5L)), drop = FALSE]
+    # round-off of the matrix's own computation (a PSD projection's -9e-50
+    # where it set an entry to 0) printed as 0; relative to the whole
+    # matrix's largest entry, far below any entry of columns in other units
+    top <- max(abs(est[is.finite(est)]), 0)
+    corner[is.finite(corner) & abs(corner) < 64 * .Machine$double.eps * top] <- 0
+    print(signif(corner, digits))
     if (nrow(est) > k || ncol(est) > k) cat("...\n")
   }
   invisible(x)

@@ -725,3 +725,44 @@ test_that("thresholding's p >= 2 and a public tuning sample's width are refused 
                                                 budget = b)), "dp_release")
   expect_equal(nrow(as.data.frame(b)), 1L)
 })
+
+test_that("every refusal whose charge stands is a dpcov_data_error, whatever its words (audit)", {
+  set.seed(9)
+  X <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  # a reader function whose second pass gives fewer rows: refused after its
+  # pass began, the charge kept
+  passes <- 0L
+  i <- 0L
+  rd <- function() {
+    if (i == 0L) passes <<- passes + 1L
+    rows <- if (passes == 1L) 100L else 60L
+    if (i >= rows) {
+      i <<- 0L
+      return(NULL)
+    }
+    k <- (i + 1L):min(i + 30L, rows)
+    i <<- max(k)
+    X[k, , drop = FALSE]
+  }
+  b <- dp_budget(10, 0.5, neighbor = "replace-one")
+  e <- expect_error(dp_cov(rd, 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one", budget = b),
+                    class = "dpcov_data_error")
+  expect_gt(nrow(as.data.frame(b)), 0L)
+  # a refusal for too few rows from a package reader (n public: after its pass began)
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(as.data.frame(X[0, , drop = FALSE]), f, row.names = FALSE)  # the header, no rows
+  for (call in list(function(b) analyze_gauss(csv_reader(f), 1, 1e-6, clip = 5, neighbor = "replace-one", budget = b),
+                    function(b) dp_cov(csv_reader(f), 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one",
+                                       budget = b))) {
+    b <- dp_budget(10, 0.5, neighbor = "replace-one")
+    expect_error(call(b), "rows", class = "dpcov_data_error")
+    expect_gt(nrow(as.data.frame(b)), 0L)
+  }
+  # (control: a refusal withdrawn before anything is read is no data error)
+  b <- dp_budget(10, 0.5, neighbor = "replace-one")
+  e <- expect_error(dp_cov(X[, 1, drop = FALSE], 1, 1e-6, mechanism = "threshold", neighbor = "replace-one",
+                           budget = b), class = "dpcov_error")
+  expect_false(inherits(e, "dpcov_data_error"))
+  expect_equal(nrow(as.data.frame(b)), 0L)
+})

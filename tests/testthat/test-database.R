@@ -972,3 +972,38 @@ test_that("bounds that do not fit a reader function's blocks are refused in the 
   expect_match(conditionMessage(e), "reader's first block")
   expect_false(grepl("withheld", conditionMessage(e)))
 })
+
+test_that("second_moment_db()'s statements of one pass must count the same rows (audit)", {
+  skip_if_not_installed("RSQLite")
+  set.seed(7)
+  X <- as.data.frame(matrix(rnorm(1000 * 8), 1000, 8))
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbWriteTable(con, "t", X)
+  # a query whose rows differ at every scan: 7 statements of at most 10 terms
+  # (the chance that all seven count alike is below 1e-9)
+  e <- expect_error(second_moment_db(con, query = "SELECT * FROM t WHERE abs(random()) % 2 = 0", clip = 5,
+                                     max_terms = 10), "different numbers of rows", class = "dpcov_data_error")
+  expect_identical(e$arg, "query")
+  expect_false(grepl("[0-9]{3}", conditionMessage(e)))  # no count is quoted
+  # (control: a deterministic query in the same seven statements is the in-memory statistics)
+  s <- second_moment_db(con, query = "SELECT * FROM t WHERE V1 > 0", clip = 5, max_terms = 10)
+  m <- second_moment(as.matrix(X[X$V1 > 0, ]), clip = 5)
+  expect_identical(s$n, m$n)
+  expect_equal(unname(s$gram), unname(m$gram), tolerance = 1e-12)
+})
+
+test_that("csv_reader() reads a logical column as write.csv() writes it: 1 and 0, as in memory (audit)", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  d <- data.frame(a = c(1.5, 2, 3), flag = c(TRUE, FALSE, TRUE))
+  utils::write.csv(d, f, row.names = FALSE)
+  s <- second_moment(csv_reader(f), clip = Inf)
+  expect_equal(unname(s$sum), c(6.5, 2))
+  expect_equal(unname(s$gram), unname(second_moment(d, clip = Inf)$gram))
+  writeLines(c("a,flag", "1,T", "2,F", "3,true"), f)
+  expect_equal(unname(second_moment(csv_reader(f), clip = Inf)$sum), c(6, 2))
+  # (control: other text is still no number)
+  writeLines(c("a,flag", "1,yes", "2,no"), f)
+  expect_error(second_moment(csv_reader(f), clip = Inf), "could not be read as numbers", class = "dpcov_error")
+})
