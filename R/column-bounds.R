@@ -1083,6 +1083,7 @@ pca_tighten <- function(x, dots) {
     neighbor <- check_choice(if (is.null(dots[["neighbor"]])) "add-remove" else dots[["neighbor"]], dp_neighbors, "neighbor")
     share <- if (is.null(dots[["bound_share"]])) tighten_share else check_number(dots[["bound_share"]], "bound_share", 0, 0.5)
     box <- check_bounds(dots[["lower"]], dots[["upper"]], dots[["bounds"]], partial = TRUE)
+    if (is.null(box)) return(FALSE)  # no public bounds: nothing to tighten
     # bounds NA for some columns are never tightened; NA only on logical
     # columns is their coding, public bounds as if given
     if (isTRUE(box$partial)) {

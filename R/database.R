@@ -264,10 +264,11 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
 #' which types values rather than columns, a 64-bit integer among reals or a
 #' text value among numbers is read the same wherever it sits.
 #'
-#' In a file, the fields `TRUE`, `FALSE`, `T`, `F` (and `true`, `True`,
-#' `false`, `False`) are read as 1 and 0, as [utils::write.csv()] writes a
-#' logical column and [utils::read.csv()] reads it back, and as logical
-#' columns are read in memory.
+#' In a file a field must be a number: `TRUE` and `FALSE` (as
+#' [utils::write.csv()] writes a logical column) are not, and a column of
+#' them is refused when read, after the charge (whether a column holds
+#' them is data: a field that meant "trace" or "female" is not read as a
+#' number either); write such columns as 1 and 0.
 #'
 #' A file with no line at all has no rows: with `header = FALSE` and
 #' `columns` given as positions (its columns are then known), the reader
@@ -652,10 +653,6 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
         for (j in idx) {
           f <- v[[j]]
           x <- suppressWarnings(as.double(f))  # "NAs introduced by coercion": the number is the data's
-          # logical fields, as write.csv() writes a logical column and
-          # read.csv() reads it back, are 1 and 0, as logical columns in memory
-          x[f %in% csv_true] <- 1
-          x[f %in% csv_false] <- 0
           miss <- f %in% na_strings
           if (any(is.na(x) & !is.nan(x) & !miss)) unreadable()  # neither a number nor missing
           x[miss] <- NA
@@ -698,8 +695,6 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
 # growing block at every read and a carry of up to 4 MB at every block: at
 # 1e5 rows of 50 columns a release's peak memory was 1.7 times the old
 # reader's (bench/RESULTS.md).
-csv_true <- c("TRUE", "true", "True", "T")
-csv_false <- c("FALSE", "false", "False", "F")
 csv_read_min <- 2^16
 csv_read_max <- 2^26
 

@@ -849,7 +849,7 @@ cov_release_to_cor <- function(rel) {
 
 # The checks of a covariance that its correlation keeps (cov_release_to_cor()).
 covariance_checks <- c("noise_frobenius", "signal_frobenius", "noise_to_signal", "variance_noise", "mean_noise_sd",
-                       "mean_noise", "at_bounds")
+                       "mean_noise", "at_bounds", "mean_clip_fill", "mean_clip_excess")
 
 # A dp_suffstat given to dp_cov(): it must carry the column sums, and its
 # clip bound (the only one both steps can use) must be finite and agree with

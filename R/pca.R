@@ -77,8 +77,9 @@
 #' @param scale For a release in standardised units (normalised compressed
 #'   data, a correlation): the column scales of the data (public, or released
 #'   privately), so that [predict()] can take raw data.
-#' @return An object of class `c("dp_pca", "prcomp")`: `sdev`, `rotation`,
-#'   `center` (numeric where private, `FALSE` for uncentred components, `NA`
+#' @return An object of class `c("dp_pca", "prcomp")`: `sdev`, `rotation`
+#'   (each axis signed so that its largest loading is positive; compressed
+#'   rows keep [prcomp()]'s signs), `center` (numeric where private, `FALSE` for uncentred components, `NA`
 #'   when the components are centred at a mean the release does not hold),
 #'   `scale` (`FALSE` in the data's units, numeric when given, `NA` when the
 #'   columns were scaled by unreleased factors), `x` (scores of the compressed
@@ -182,21 +183,19 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     # public bounds: tightened by the automatic rule for principal axes
     # unless `tighten` is given (pca_tighten(): public arguments and shape only)
-    dots <- list(...)
-    # under the names dp_cov() will match them to (`eps` is `epsilon`, `low`
-    # is `lower`): the automatic rule reads them as dp_cov() does
-    if (length(dots)) {
-      full <- setdiff(names(formals(dp_cov)), "...")
-      hit <- pmatch(names(dots), full, duplicates.ok = TRUE)
-      names(dots)[!is.na(hit)] <- full[hit[!is.na(hit)]]
-    }
+    # dp_cov()'s arguments as dp_cov() will match them (partial names, `eps`
+    # for `epsilon`, and positions after `release`), so that the automatic
+    # rule reads what dp_cov() will use
+    dots <- pca_cov_args(...)
     # (the components are judged, and warned about, below); dp_cov()'s
-    # refusals of its `x` are about dp_pca()'s `release`
+    # refusals of its `x` are about dp_pca()'s `release`; public bounds are
+    # tightened where the rule says so (pca_tighten() is TRUE only for a box
+    # of public bounds), else dp_cov() keeps its own default
     release <- pca_data_error(muffle_noise_warnings(
-      if ("tighten" %in% names(dots) || !any(c("lower", "upper", "bounds") %in% names(dots))) {
-        dp_cov(release, ...)
+      if (!"tighten" %in% names(dots) && isTRUE(pca_tighten(release, dots))) {
+        dp_cov(release, ..., tighten = TRUE)
       } else {
-        dp_cov(release, ..., tighten = pca_tighten(release, dots))
+        dp_cov(release, ...)
       }))
   } else if (...length()) {
     check_dots_empty(...)
@@ -218,6 +217,12 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     e <- eigen(src$matrix, symmetric = TRUE)
     values <- e$values
     vectors <- e$vectors[, seq_len(k), drop = FALSE]
+    # a sign for each axis (eigen()'s is arbitrary): its largest loading
+    # positive, so that a matrix differing in the last bits (sums of a
+    # reader's blocks taken in another order) gives the same axes
+    big <- apply(abs(vectors), 2L, which.max)
+    flip <- vectors[cbind(big, seq_len(ncol(vectors)))] < 0
+    vectors[, flip] <- -vectors[, flip]
   }
   tol <- 1e-12 * max(abs(values), 1e-300)
   n_negative <- sum(values < -tol)
@@ -382,6 +387,22 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
   structure(out, class = "dp_diagnostics")
 }
 
+# dp_pca()'s `...` as dp_cov() matches its arguments after `x`: by full,
+# partial or positional name (match.call() on a call holding the values).
+pca_cov_args <- function(...) {
+  vals <- list(...)
+  if (!length(vals)) return(list())
+  # (arguments R cannot match, an argument given twice: as they are, for
+  # dp_cov() to refuse in its own words)
+  mc <- tryCatch(match.call(dp_cov, as.call(c(list(quote(dp_cov), quote(release)), vals)), expand.dots = FALSE),
+                 error = function(e) NULL)
+  if (is.null(mc)) return(vals)
+  out <- as.list(mc)[-1L]
+  out$x <- NULL
+  out[["..."]] <- NULL
+  out
+}
+
 # The release's findings that bias every component (not noise, which the
 # gaps judge): capped private bounds, a mean outside (or clamped to) its
 # bounds, columns sitting at their bounds, rows nearly all clipped (in
@@ -395,7 +416,7 @@ pca_release_bias <- function(rd, release) {
   if (isTRUE(rd$bounds_capped)) hit <- hit | grepl("bounds were chosen privately", msgs, fixed = TRUE)
   for (v in rd$outside_bounds) hit <- hit | startsWith(msgs, sprintf("the private mean of `%s` ", v)) & grepl("outside", msgs)
   hit <- hit | is_at_bounds_message(msgs)
-  if (isTRUE(rd$clip_fill >= dp_diagnostic_thresholds$clip_fill)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
+  if (clip_fill_hit(rd, release)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
   if (mean_step_clipped(rd)) hit <- hit | startsWith(msgs, "the rows were clipped in the mean step")
   hit <- hit & !is.na(lv) & lv > 0L
   list(messages = if (any(hit)) paste("the release:", msgs[hit]) else character(0), grades = lv[hit])

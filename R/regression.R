@@ -1133,6 +1133,12 @@ lm_expand_dot <- function(formula, data) {
   if (!inherits(formula, "formula") || length(formula) != 3L || !"." %in% all.vars(formula[[3L]])) return(formula)
   if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) return(formula)
+  # the model's width is at least the columns `.` stands for (public schema):
+  # refused here, before terms() builds its variables-by-terms table (50,000
+  # columns: 10 GB, and a refusal only after it)
+  at_least <- length(setdiff(names(data), c(all.vars(formula[[2L]]), lm_removed_terms(formula[[3L]])))) + 1
+  check_cells(at_least^2, sprintf("the model's second-moment matrix (`.` stands for %s columns of `data`)",
+                                  format(at_least - 1, big.mark = ",")), "x")
   tt <- tryCatch(stats::terms(formula, data = data), error = function(e) NULL)
   if (is.null(tt)) return(formula)
   out <- stats::formula(tt)

@@ -588,13 +588,7 @@ print.dp_release <- function(x, digits = 4, ...) {
     }
     cat("\n")
     k <- min(nrow(est), ncol(est), 5L)
-    corner <- est[seq_len(min(nrow(est), 5L)), seq_len(min(ncol(est), 5L)), drop = FALSE]
-    # round-off of the matrix's own computation (a PSD projection's -9e-50
-    # where it set an entry to 0) printed as 0; relative to the whole
-    # matrix's largest entry, far below any entry of columns in other units
-    top <- max(abs(est[is.finite(est)]), 0)
-    corner[is.finite(corner) & abs(corner) < 64 * .Machine$double.eps * top] <- 0
-    print(signif(corner, digits))
+    print(signif(est[seq_len(min(nrow(est), 5L)), seq_len(min(ncol(est), 5L)), drop = FALSE], digits))
     if (nrow(est) > k || ncol(est) > k) cat("...\n")
   }
   invisible(x)
@@ -1138,18 +1132,20 @@ nonprivate_source <- function(v) {
 #'   \eqn{clip^2}{clip^2}: at most 1, and from 0.8 on nearly every row was
 #'   clipped (`NA` where it cannot be told); of the centred rows where
 #'   `clip` bounds them (dp_cov()'s second step), of the rows (the released
-#'   mean's square added) on dp_cov()'s one pass over statistics;
-#' * `mean_clip_fill`, `mean_clip_excess`: on a covariance without bounds,
-#'   with a finite `clip_mean`, the released mean's distance from 0 over
+#'   mean's square added) on dp_cov()'s one pass over statistics, where rows
+#'   just inside the clip fill it too, so it is said from 0.95 there;
+#' * `mean_clip_fill`, `mean_clip_excess`: on a covariance without bounds
+#'   (and the correlation scaled from it), with a finite `clip_mean` on two
+#'   passes, the released mean's distance from 0 over
 #'   `clip_mean` (at most 1, reached when every row was clipped in the mean
 #'   step, all on one side), and the rows' mean squared norm (the released
 #'   mean's square plus the variances) over `clip_mean^2` (at most 1 when no
-#'   row was clipped there); both one-sided (less the noise's likely norm).
-#'   The fill from 0.8 with the excess above 1 says the rows were clipped in
+#'   row was clipped there); both one-sided, less three noise sds.
+#'   The fill from 0.8 with the excess from 1.05 says the rows were clipped in
 #'   the mean step: the mean is shrunk toward 0 and the covariance centred at
-#'   it inflated (`"noisy"`; with the fill from 0.95 and the excess from 1.5
-#'   `"mostly noise"`); rows all near one norm below `clip_mean` fill it
-#'   without the excess. `NA` where they cannot be told;
+#'   it inflated by an amount the release does not show (`"noisy"`; with the
+#'   fill from 0.9 `"mostly noise"`); rows all near one norm below
+#'   `clip_mean` fill it without the excess. `NA` where they cannot be told;
 #' * `noise_lost`: TRUE when every entry's noise sd is below an eighth of its
 #'   rounding step (relative `.Machine$double.eps / 8`), so the noise was
 #'   rounded away and the estimate is the exact statistic (noise calibrated far
@@ -1210,7 +1206,8 @@ nonprivate_source <- function(v) {
 #' variance and mean ratios); the count's relative noise above 0.1 is
 #' `"noisy"` (the divisor of an average is off by 10 percent), above 0.5 or a
 #' count below 2 `"mostly noise"`; `at_bounds` from 0.4, `clip_fill` from
-#' 0.8, and the mean step's clipping (`mean_clip_fill`, above) `"noisy"` (the estimate is of clamped or clipped rows, biased, and a
+#' 0.8 (0.95 on one pass), and the mean step's clipping (`mean_clip_fill`,
+#' above) `"noisy"` (the estimate is of clamped or clipped rows, biased, and a
 #' genuinely two-valued column also fills its bounds; on bounds chosen or
 #' tightened from the data, where from 0.45, or from 0.4 with capped bounds,
 #' it means clamping, `"mostly noise"`: on tightened bounds only for the
@@ -1381,32 +1378,47 @@ release_diagnostics <- function(x, ...) {
 # inflated by the shift (data of mean 50 and sd 1 under C = 40: variances
 # near 700); rows all near one norm below C show the first and not the
 # second. `mean_clip_fill` is the mean's norm over C, `mean_clip_excess` the
-# mean squared norm over C^2 (both one-sided: less the noise's likely norm).
-mean_clip_check <- function(out, x, v, n_hat) {
+# mean squared norm over C^2, both one-sided with a margin of z = 3 noise
+# sds (`raw`: the variances less the PSD lift and ridge; `dsd` their noise
+# sds): rows exactly at C (unit rows under C = 1) have an excess of exactly
+# 1, which a margin of one sd let noise push over it in 3-8% of releases.
+mean_clip_check <- function(out, x, raw, dsd, n_hat) {
   C <- x$params$clip_mean
-  m <- released_mean_norm(x, n_hat)
+  z <- dp_diagnostic_thresholds$mean_clip[["z"]]
+  m <- released_mean_norm(x, n_hat, z)
   if (!is_num1(C) || !is.finite(C) || C <= 0 || is.na(m)) return(out)
   out$mean_clip_fill <- m / C
-  out$mean_clip_excess <- (m^2 + sum(v)) / C^2
+  out$mean_clip_excess <- (m^2 + sum(pmax(0, raw - z * dsd))) / C^2
   out
 }
 
 # The released mean's distance from 0, one-sided (less its noise's likely
-# norm: the norm of the noise vector plus lower_sd of its largest sd); NA
-# without a mean or its noise.
-released_mean_norm <- function(x, n_hat) {
+# norm: the norm of the noise vector plus z of its largest sd); NA without
+# a mean or its noise.
+released_mean_norm <- function(x, n_hat, z = dpcov_lower_sd()) {
   center <- x$center
   if (!is.numeric(center) || is.object(center) || length(center) != x$p || !all(is.finite(center))) return(NA_real_)
   msd <- mean_noise_sd(x, n_hat)
   if (is.null(msd) || !all(is.finite(msd))) return(NA_real_)
-  max(0, sqrt(sum(center^2)) - sqrt(sum(msd^2)) - dpcov_lower_sd() * max(msd))
+  max(0, sqrt(sum(center^2)) - sqrt(sum(msd^2)) - z * max(msd))
+}
+
+# dp_cov()'s one pass over statistics: `clip` bounds the rows themselves
+# (uncentred), read by clip_fill with the mean's square.
+clip_one_pass <- function(x) isTRUE(x$params$passes == 1) && identical(x$scale, "covariance")
+
+# Nearly every row clipped (clip_fill): from 0.8; on one pass from 0.95,
+# where rows just inside the clip also fill it.
+clip_fill_hit <- function(d, x) {
+  th <- dp_diagnostic_thresholds
+  isTRUE(d$clip_fill >= if (clip_one_pass(x)) th$clip_fill_one_pass else th$clip_fill)
 }
 
 # The mean step's clipping is said (mean_clip_check()): the mean near the
 # clip and the mean squared norm beyond it.
 mean_step_clipped <- function(d) {
   th <- dp_diagnostic_thresholds$mean_clip
-  isTRUE(d$mean_clip_fill >= th[["fill"]]) && isTRUE(d$mean_clip_excess > th[["excess"]])
+  isTRUE(d$mean_clip_fill >= th[["fill"]]) && isTRUE(d$mean_clip_excess >= th[["excess"]])
 }
 
 # Clamping and clipping, from released quantities: on a covariance with
@@ -1437,9 +1449,9 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   b <- release_bounds(x)
   # one pass (statistics of the rows clipped once, uncentred): `clip` bounds
   # the rows themselves, and the mean squared row norm adds the mean's square
-  one_pass <- isTRUE(pr$passes == 1) && x$scale == "covariance"
+  one_pass <- clip_one_pass(x)
   if (is.null(b) && is.null(pr$box_scale) && x$scale == "covariance" && !one_pass) {
-    out <- mean_clip_check(out, x, v, n_hat)
+    out <- mean_clip_check(out, x, diag(E) - ridge - lift, dsd, n_hat)
   }
   if (!is.null(b) && x$scale == "covariance") {
     out$at_bounds <- uncoded(stats::setNames(bounds_fill(v, x, b, n_hat), cols))
@@ -1526,7 +1538,9 @@ median_correlation_noise <- function(cs) {
 correlation_checks <- function(out, cd, p, cols) {
   if (!is.list(cd)) return(out)
   num <- function(v, len) is.numeric(v) && !is.object(v) && length(v) == len && !anyNA(v) && all(v >= 0)
-  for (f in c("noise_frobenius", "signal_frobenius", "noise_to_signal")) if (num(cd[[f]], 1L)) out[[f]] <- cd[[f]]
+  for (f in c("noise_frobenius", "signal_frobenius", "noise_to_signal", "mean_clip_fill", "mean_clip_excess")) {
+    if (num(cd[[f]], 1L)) out[[f]] <- cd[[f]]
+  }
   for (f in c("variance_noise", "mean_noise_sd", "mean_noise")) {
     if (num(cd[[f]], p)) out[[f]] <- stats::setNames(as.numeric(cd[[f]]), cols)
   }
@@ -1550,7 +1564,8 @@ dp_diagnostic_thresholds <- list(ratio = c(noisy = 0.5, mostly = 1), count = c(n
                                  clipped = c(noisy = 0.1, mostly = 0.5), lower_sd = 1, at_bounds = 0.4,
                                  at_bounds_clamped = 0.45,
                                  clip_fill = 0.8,
-                                 mean_clip = c(fill = 0.8, excess = 1, mostly_fill = 0.95, mostly_excess = 1.5),
+                                 clip_fill_one_pass = 0.95,
+                                 mean_clip = c(fill = 0.8, excess = 1.05, mostly_fill = 0.9, z = 3),
                                  correlation = c(noisy = 0.1, mostly = 0.25),
                                  piled_mean_sd = 0.02)
 
@@ -1816,19 +1831,28 @@ diagnostics_level <- function(out, x, cols) {
     if (length(soft)) say(at_bounds_message(soft, x, ambiguous = TRUE), 1L)
     lv <- max(lv, if (length(hard)) 2L else 1L)
   }
-  if (isTRUE(out$clip_fill >= th$clip_fill)) {
-    say(sprintf(paste0("nearly every row was clipped: the released mean squared row norm is %s%% of clip^2 = %s ",
-                       "(its most), so the estimate is of the rows shrunk to the clip, biased toward 0; give a larger ",
-                       "`clip` or public bounds (lower/upper)."),
-                fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2)), 1L)
+  if (clip_fill_hit(out, x)) {
+    say(if (clip_one_pass(x)) {
+      sprintf(paste0("nearly every row was clipped, or lies at the clip: the released mean squared row norm (the ",
+                     "mean's square with the variances) is %s%% of clip^2 = %s (its most), so rows beyond the clip ",
+                     "were shrunk to it, biasing the mean and the covariance toward 0; give a larger `clip` or ",
+                     "public bounds (lower/upper)."), fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2))
+    } else {
+      sprintf(paste0("nearly every row was clipped: the released mean squared row norm is %s%% of clip^2 = %s ",
+                     "(its most), so the estimate is of the rows shrunk to the clip, biased toward 0; give a larger ",
+                     "`clip` or public bounds (lower/upper)."), fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2))
+    }, 1L)
     lv <- max(lv, 1L)
   }
   if (mean_step_clipped(out)) {
-    g <- if (out$mean_clip_fill >= th$mean_clip[["mostly_fill"]] && out$mean_clip_excess >= th$mean_clip[["mostly_excess"]]) 2L else 1L
+    # (the shift's size is not in the release: the mean at the clip itself
+    # leaves any size possible, graded as a release not to use as it stands)
+    g <- if (out$mean_clip_fill >= th$mean_clip[["mostly_fill"]]) 2L else 1L
     say(sprintf(paste0("the rows were clipped in the mean step: the released mean lies %s%% of `clip_mean` = %s ",
                        "from 0 (its most, reached when every row is clipped there, all on one side), and with the ",
                        "released variances the rows' mean squared norm is %s times clip_mean^2, which rows within it ",
-                       "cannot exceed; so the mean is shrunk toward 0 and the covariance, centred at it, is inflated. ",
+                       "cannot exceed; so the mean is shrunk toward 0 and the covariance, centred at it, is inflated ",
+                       "(and a correlation scaled from it biased). ",
                        "Give a larger `clip_mean` (above the rows' norms) or public bounds (lower/upper)."),
                 fmt(100 * min(1, out$mean_clip_fill)), fmt(x$params$clip_mean), fmt(out$mean_clip_excess)), g)
     lv <- max(lv, g)
@@ -2763,13 +2787,22 @@ lm_diagnostics <- function(fit, rel, columns) {
       lv <- max(lv, 1L)
     }
     at <- hard
-    if (length(at) || isTRUE(rd$clip_fill >= th$clip_fill)) {
+    if (length(at) || clip_fill_hit(rd, rel)) {
       say(paste(if (length(at)) at_bounds_message(at, rel) else
         sprintf("nearly every row was clipped (the released mean squared row norm is %s%% of clip^2): the estimate is of the rows shrunk to the clip; give a larger `clip` or public bounds (lower/upper).",
                 fmt(100 * min(1, rd$clip_fill))),
         "The coefficients are those of the clamped data, a bias the intervals leave out."), if (length(at)) 2L else 1L)
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)
+    }
+    if (mean_step_clipped(rd)) {
+      g <- if (rd$mean_clip_fill >= th$mean_clip[["mostly_fill"]]) 2L else 1L
+      say(paste0("the rows were clipped in the release's mean step (its mean lies at ",
+                 fmt(100 * min(1, rd$mean_clip_fill)), "% of `clip_mean` from 0): the mean is shrunk toward 0 and ",
+                 "the second moments centred at it are shifted, so the coefficients are biased, a bias the ",
+                 "intervals leave out; give a larger `clip_mean` or public bounds (lower/upper)."), g)
+      out$intervals_biased <- TRUE
+      lv <- max(lv, g)
     }
     ar <- intersect(rd$beyond_range, columns)
     if (length(ar)) {

@@ -313,11 +313,14 @@ check_release_width <- function(x, arg = "x") {
 }
 
 # The columns an input's shape makes public before it is read: a matrix's or
-# data frame's, statistics' p, a package reader's schema; NA where unknown
-# (another reader, malformed statistics, no columns).
+# data frame's, a bare vector's one (read as one column), statistics' p, a
+# package reader's schema; NA where unknown (another reader, malformed
+# statistics, no columns).
 input_width <- function(x) {
   p <- if (is.matrix(x) || is.data.frame(x)) {
     data_ncol(x)
+  } else if ((is.numeric(x) || is.logical(x)) && is.null(dim(x)) && !is.object(x) && length(x)) {
+    1L
   } else if (inherits(x, "dp_suffstat") && is.list(x)) {
     x$p
   } else if (is.function(x)) {

@@ -706,6 +706,8 @@ test_that("thresholding's p >= 2 and a public tuning sample's width are refused 
   utils::write.csv(as.data.frame(X3), f, row.names = FALSE)
   calls <- list(
     private_bounds = function(b) dp_cov(x1, 1, 1e-6, mechanism = "threshold", neighbor = "replace-one", budget = b),
+    vector = function(b) dp_cov(rnorm(200), 1, 1e-6, mechanism = "threshold", neighbor = "replace-one", budget = b),
+    vector_threshold = function(b) dp_threshold(rnorm(200), 1, 1e-6, clip = 3, budget = b),
     tightened = function(b) dp_cov(x1, 1, 1e-6, mechanism = "threshold", neighbor = "replace-one", lower = -5,
                                    upper = 5, tighten = TRUE, budget = b),
     pca = function(b) dp_pca(x1, epsilon = 1, delta = 1e-6, mechanism = "threshold", neighbor = "replace-one", budget = b),

@@ -993,17 +993,17 @@ test_that("second_moment_db()'s statements of one pass must count the same rows 
   expect_equal(unname(s$gram), unname(m$gram), tolerance = 1e-12)
 })
 
-test_that("csv_reader() reads a logical column as write.csv() writes it: 1 and 0, as in memory (audit)", {
+test_that("csv_reader() reads no TRUE/FALSE field as a number: a logical column is refused, written as 1/0 it is read (audit)", {
   f <- tempfile(fileext = ".csv")
   on.exit(unlink(f))
-  d <- data.frame(a = c(1.5, 2, 3), flag = c(TRUE, FALSE, TRUE))
-  utils::write.csv(d, f, row.names = FALSE)
-  s <- second_moment(csv_reader(f), clip = Inf)
-  expect_equal(unname(s$sum), c(6.5, 2))
-  expect_equal(unname(s$gram), unname(second_moment(d, clip = Inf)$gram))
-  writeLines(c("a,flag", "1,T", "2,F", "3,true"), f)
-  expect_equal(unname(second_moment(csv_reader(f), clip = Inf)$sum), c(6, 2))
-  # (control: other text is still no number)
-  writeLines(c("a,flag", "1,yes", "2,no"), f)
+  utils::write.csv(data.frame(a = c(1.5, 2, 3), flag = c(TRUE, FALSE, TRUE)), f, row.names = FALSE)
   expect_error(second_moment(csv_reader(f), clip = Inf), "could not be read as numbers", class = "dpcov_error")
+  # a headerless file of logicals read with header = TRUE: refused, its first record never a name
+  g <- tempfile(fileext = ".csv")
+  on.exit(unlink(g), add = TRUE)
+  writeLines(c("TRUE,FALSE", "FALSE,TRUE"), g)
+  expect_error(suppressWarnings(dp_cov(csv_reader(g), 1, 1e-6, clip = 2, clip_mean = 2)), class = "dpcov_error")
+  # (control: the same column written as 1/0 is read)
+  utils::write.csv(data.frame(a = c(1.5, 2, 3), flag = c(1L, 0L, 1L)), f, row.names = FALSE)
+  expect_equal(unname(second_moment(csv_reader(f), clip = Inf)$sum), c(6.5, 2))
 })

@@ -1491,7 +1491,7 @@ test_that("rows clipped in the mean step are said: the mean near clip_mean and t
   # the field by hand: the mean's norm less its noise's likely norm, over C;
   # with the released variances (one-sided) over C^2
   msd <- r$params$sigma_mean / 1e5
-  m <- sqrt(sum(r$center^2)) - sqrt(3) * msd - msd
+  m <- sqrt(sum(r$center^2)) - sqrt(3) * msd - 3 * msd  # less three noise sds
   expect_equal(d$mean_clip_fill, m / 40)
   expect_gt(d$mean_clip_excess, 1.5)
   expect_gt(min(diag(r$estimate)), 500)  # what it warns of: variances of 1 read near 700
@@ -1509,11 +1509,45 @@ test_that("rows clipped in the mean step are said: the mean near clip_mean and t
   expect_gt(one$diagnostics$clip_fill, 0.8)
   expect_identical(one$diagnostics$mean_clip_fill, NA_real_)
   expect_match(paste(one$diagnostics$messages, collapse = " "), "nearly every row was clipped")
-  # (control: one pass with a clip above the rows' norms says nothing of it)
+  # (controls: one pass with a clip above the rows' norms says nothing of
+  # it, nor with rows just inside the clip, which fill it to 0.8 and more)
   set.seed(2)
   one_ok <- dp_cov(second_moment(x, 100), 1, 1e-6, neighbor = "replace-one")
   expect_lt(one_ok$diagnostics$clip_fill, 0.8)
   expect_false(grepl("clipped", paste(one_ok$diagnostics$messages, collapse = " ")))
+  set.seed(3)
+  y1 <- matrix(rnorm(1e5, 50, 2), 1e5)
+  near <- dp_cov(second_moment(y1, clip = 55), 1, 1e-6)
+  expect_gt(near$diagnostics$clip_fill, 0.8)
+  expect_false(grepl("clipped", paste(near$diagnostics$messages, collapse = " ")))
+  # a correlation keeps the covariance's finding, and dp_lm() on the release says its coefficients are biased
+  set.seed(2)
+  rc <- dp_cov(x, 1, 1e-6, clip_mean = 40, clip = 100, neighbor = "replace-one", type = "correlation")
+  expect_match(paste(rc$diagnostics$messages, collapse = " "), msg)
+  set.seed(2)
+  xy <- cbind(x, y = x[, 1] + rnorm(1e5))
+  fit <- suppressWarnings(dp_lm(dp_cov(xy, 1, 1e-6, clip_mean = 40, clip = 100, neighbor = "replace-one"),
+                                y ~ a + b, B = 20))
+  expect_true(fit$diagnostics$intervals_biased)
+  expect_match(paste(fit$diagnostics$messages, collapse = " "), "clipped in the release's mean step")
+  # rows exactly at clip_mean (unit rows under clip_mean = 1), not clipped:
+  # the excess is 1 exactly, and noise does not carry it to the finding
+  set.seed(4)
+  th <- rnorm(2000, 0, 0.3)
+  u <- cbind(cos(th), sin(th))  # unit rows about one direction: the mean's norm near 0.96
+  rel <- lapply(1:60, function(i) dp_cov(u, 1, 1e-6, clip_mean = 1, clip = 2, neighbor = "replace-one"))
+  said <- vapply(rel, function(r) grepl(msg, paste(r$diagnostics$messages, collapse = " ")), logical(1))
+  expect_false(any(said))
+  expect_gt(min(vapply(rel, function(r) r$diagnostics$mean_clip_fill, 0)), 0.8)
+  # (control: with a margin of one noise sd, as first written, noise carries
+  # the excess past 1 in some of these releases)
+  thin <- vapply(rel, function(r) {
+    msd <- r$params$sigma_mean / 2000
+    m <- sqrt(sum(r$center^2)) - sqrt(2) * msd - msd
+    sdv <- diag(dpcov:::release_noise_sd(r))
+    (m^2 + sum(pmax(0, diag(r$estimate) - dpcov:::psd_lift(r) - sdv))) / 1
+  }, 0)
+  expect_gt(sum(thin > 1), 0)
   # controls: rows all near one norm (86.6) below the clip fill it without the
   # excess, and nothing is said; so with clip_mean far above
   for (C in c(90, 1000)) {

@@ -1342,3 +1342,18 @@ test_that("the private count's message says what rests on n: the intervals and s
   }
   expect_true(all(found))
 })
+
+test_that("a `.` standing for more columns than a model can hold is refused before terms() expands it, charging nothing (audit)", {
+  d <- as.data.frame(matrix(0, 2, 50001))
+  b <- dp_budget(5, 1e-3)
+  e <- expect_error(dp_lm(V1 ~ ., d, epsilon = 1, delta = 1e-6, budget = b), "stands for 50,000 columns",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_equal(nrow(as.data.frame(b)), 0L)
+  # (control: `.` over a few columns is expanded and fitted)
+  set.seed(3)
+  d3 <- data.frame(y = rnorm(500), a = rnorm(500), b = rnorm(500))
+  expect_identical(names(coef(dp_lm(y ~ ., d3, epsilon = 1, delta = 1e-6, lower = c(y = -5, a = -5, b = -5),
+                                    upper = c(y = 5, a = 5, b = 5), B = 5))),
+                   c("(Intercept)", "a", "b"))
+})

@@ -461,8 +461,43 @@ test_that("dp_pca() reads dp_cov()'s arguments under any name R matches, partial
   b <- dp_pca(x, eps = 1, delta = 1e-6, low = -15, upp = 15, neigh = "replace-one")
   expect_identical(b$source$mechanism, a$source$mechanism)
   expect_identical(b$rotation, a$rotation)
+  # by position after rank, center and scale, as R matches them
+  set.seed(5)
+  pos <- dp_pca(x, NULL, NULL, NULL, 1, 1e-6, lower = -15, upper = 15, neighbor = "replace-one")
+  expect_identical(pos$rotation, a$rotation)
+  # bounds named but NULL or all NA are no box: no tighten is passed (audit: it was, and refused)
+  set.seed(5)
+  expect_s3_class(dp_pca(x, epsilon = 1, delta = 1e-6, clip = 15, clip_mean = 15, bounds = NULL), "dp_pca")
+  expect_s3_class(dp_pca(x, epsilon = 1, delta = 1e-6, lower = NULL, upper = NULL), "dp_pca")
+  expect_s3_class(suppressWarnings(dp_pca(x, epsilon = 1, delta = 1e-6, lower = c(NA, NA, NA), upper = c(NA, NA, NA))),
+                  "dp_pca")
   # (control: an explicit tighten = FALSE, partially named, is dp_cov()'s)
   set.seed(5)
   d <- dp_pca(x, epsilon = 1, delta = 1e-6, lower = -15, upper = 15, neighbor = "replace-one", tig = FALSE)
   expect_false(grepl("tightened privately", d$source$mechanism))
+})
+
+test_that("dp_pca()'s axes have a sign: the largest loading positive, so a reader's release gives the memory's axes (audit)", {
+  set.seed(23)
+  X <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c"))) %*% diag(c(3, 2, 1))
+  colnames(X) <- c("a", "b", "c")
+  r <- dp_cov(X, 1, 1e-6, clip = 12, clip_mean = 12, neighbor = "replace-one")
+  pc <- dp_pca(r)
+  big <- apply(abs(pc$rotation), 2, which.max)
+  expect_true(all(pc$rotation[cbind(big, seq_len(ncol(pc$rotation)))] > 0))
+  # a release whose matrix differs in the last bits, with an axis's sign
+  # flipped by eigen(), gives the same axes
+  h <- r
+  h$estimate <- -(-r$estimate)
+  h$estimate[1, 2] <- h$estimate[2, 1] <- r$estimate[1, 2] * (1 + 4 * .Machine$double.eps)
+  expect_equal(dp_pca(h)$rotation, pc$rotation, tolerance = 1e-10)
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(as.data.frame(X), f, row.names = FALSE)
+  set.seed(9)
+  a <- dp_pca(X, epsilon = 1, delta = 1e-6, clip = 12, clip_mean = 12, neighbor = "replace-one")
+  set.seed(9)
+  b <- dp_pca(csv_reader(f, chunk_rows = 37), epsilon = 1, delta = 1e-6, clip = 12, clip_mean = 12,
+              neighbor = "replace-one")
+  expect_equal(b$rotation, a$rotation, tolerance = 1e-8)
 })
