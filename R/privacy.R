@@ -954,7 +954,10 @@ log_base_mass <- function(a, b, decay) {
   out[pos] <- out[pos] - a[pos] / decay
   out[neg] <- out[neg] + b[neg] / decay
   mid <- !pos & !neg
-  out[mid] <- log(decay) + log(2 - exp(a[mid] / decay) - exp(-b[mid] / decay))
+  # (2 - e^{a/d} - e^{-b/d} as a sum of two positive terms: written as the
+  # difference it lost every digit on an interval narrower than 1e-16 of d
+  # across 0, whose mass came out up to e^0.68 too large, or 0)
+  out[mid] <- log(decay) + log(-expm1(a[mid] / decay) - expm1(-b[mid] / decay))
   out
 }
 
@@ -1018,13 +1021,33 @@ geometric_alpha <- function(sensitivity, epsilon) exp(-epsilon / sensitivity)
 rgeometric2 <- function(sensitivity, epsilon) {
   note_draw()
   # by inversion, floor(E / -log(alpha)) for E exponential, with no upper
-  # limit (exp_unbounded()): rgeom() goes through exp_rand(), whose 32-bit
+  # limit and no lumps (exp_fine()): rgeom() goes through exp_rand(), whose 32-bit
   # uniforms end its tail at about 22 / (1 - alpha), and any fixed end t
   # stops the support at t / rate, where the neighbours' ratio stops being
   # bounded: at rate >= t the noise would always be 0
   rate <- epsilon / sensitivity  # -log(alpha)
-  g <- floor(exp_unbounded(2L) / rate)
+  g <- floor(exp_fine(2L) / rate)
   g[1L] - g[2L]
+}
+
+#' `k` exponential(1) draws fine everywhere, for the geometric count: -log
+#' of refined_uniform() (30 log(2) per level descended; dpcov's C++
+#' exp_unbounded_from() draws that law, for the continuous noises and the
+#' chi-squares), and where it did not descend (u >= 2^-30) a
+#' second runif() placing the point inside the 2^-32 cell [u, u + 2^-32)
+#' (Mersenne-Twister's uniforms are its multiples, and the cells above 2^-30
+#' tile [2^-30, 1)). A single draw just above 2^-30 has a relative spacing
+#' of 1/4, so -log(u) took lumps about 0.2 apart near 20.8, and floor(E /
+#' rate) at a small rate (0.001: dp_clip_bound() at epsilon 0.01) put whole
+#' runs of integers at probability 0 between them: a ratio of neighbouring
+#' counts far beyond e^epsilon, on events of probability about 1e-9.
+#' @noRd
+exp_fine <- function(k) {
+  r <- refined_uniform(k)
+  top <- r$level == 0
+  u <- r$u
+  if (any(top)) u[top] <- u[top] + stats::runif(sum(top)) * 2^-32
+  r$level * (30 * log(2)) - log(u)
 }
 
 #' `k` uniforms from R's runif(), each refined without limit near 0: where a
@@ -1045,16 +1068,6 @@ refined_uniform <- function(k) {
     low <- low[u[low] < 2^-30]
   }
   list(u = u, level = level)
-}
-
-#' `k` exponential(1) draws with no upper limit: -log of refined_uniform(),
-#' 30 log(2) per level plus -log(u) (dpcov::exp_unbounded_from() in C++ is the
-#' same law, drawn one value at a time). Equal to -log(fine_uniform(k)) (up
-#' to rounding) unless a draw descends two levels (probability 2^-60).
-#' @noRd
-exp_unbounded <- function(k) {
-  r <- refined_uniform(k)
-  r$level * (30 * log(2)) - log(r$u)
 }
 
 #' `k` uniforms on (0, 1) fine near 0: R's runif() draws, and for those that

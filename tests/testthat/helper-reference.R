@@ -92,7 +92,12 @@ ref_fine_uniform <- function(k) {
 }
 ref_gumbel <- function(k) -log(-log1p(-ref_fine_uniform(k)))
 ref_geometric2 <- function(rate) {
-  g <- floor(-log(ref_fine_uniform(2)) / rate)
+  # uniforms fine near 0, then (where they did not descend) a second draw
+  # for the point inside the 2^-32 cell above them, after all of the first
+  u <- ref_fine_uniform(2)
+  top <- which(u >= 2^-30)
+  if (length(top)) u[top] <- u[top] + runif(length(top)) * 2^-32
+  g <- floor(-log(u) / rate)
   g[1] - g[2]
 }
 # the exponential of the package's Laplace draw (C++), by inversion of a fine uniform

@@ -323,14 +323,16 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
 
 test_that("the two-sided geometric has no end: at any epsilon a count can move (mocks; the law by chi-square; a capped control fails)", {
   # exponentials refined without limit: 30 log 2 per cell descended
-  deep <- list(c(0.5, 2^-33), 2^-33, 0.25)
-  expect_equal(with_runif_queue(deep, dpcov:::exp_unbounded(2)), c(log(2), 60 * log(2) + log(4)), tolerance = 1e-14)
+  # (and a draw that did not descend takes one more for its point in the 2^-32 cell)
+  deep <- list(c(0.5, 2^-33), 2^-33, 0.25, 0.5)
+  expect_equal(with_runif_queue(deep, dpcov:::exp_fine(2)), c(-log(0.5 + 2^-33), 60 * log(2) + log(4)),
+               tolerance = 1e-14)
   # at rate 50 (dp_clip_bound()'s count at epsilon_count = 50, or a column
   # bound's count at epsilon_q = 100) a capped exponential (at most 43.7)
   # makes the noise always 0, so a count and its neighbour's are told apart
   # with certainty; the refined one moves the count with probability about
   # 2 e^-50, as the mechanism's law says
-  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33, 2^-33, 0.5), dpcov:::rgeometric2(1, 50)), 1)
+  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33, 2^-33, 0.5, 0.5), dpcov:::rgeometric2(1, 50)), 1)
   capped <- function(rate) floor(-log(dpcov:::fine_uniform(2)) / rate)
   expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33), capped(50)), c(0, 0))
   # the law at a moderate rate: P(Z = k) = (1 - a) / (1 + a) a^|k|, a = e^-rate
@@ -385,4 +387,37 @@ test_that("the C++ Laplace draw (a fine uniform inverted, a fair sign) is Laplac
   # the control: the same draws read as noise of scale 1.9, 5% too little
   expect_lt(stats::ks.test(z, plap(1.9))$p.value, 1e-6)
   expect_equal(mean(abs(z)), 2, tolerance = 0.02)
+})
+
+test_that("the decaying base measure's mass of an interval across 0 keeps its digits, however narrow (audit)", {
+  lbm <- dpcov:::log_base_mass
+  a <- -1.669538e-18
+  b <- 1.113855e-16
+  # the mass of exp(-|s| / 2) over [a, b] is (b - a) to within (b - a)^2
+  expect_equal(lbm(a, b, 2), log(b - a), tolerance = 1e-12)
+  expect_true(is.finite(lbm(-1e-300, 1e-300, 2)))
+  # wide intervals and one-sided ones as before: 2 (2 - e^{a/2} - e^{-b/2})
+  expect_equal(lbm(-1, 3, 2), log(2 * (2 - exp(-1 / 2) - exp(-3 / 2))), tolerance = 1e-14)
+  expect_equal(lbm(1, 3, 2), log(2 * (exp(-1 / 2) - exp(-3 / 2))), tolerance = 1e-14)
+  # (control: the difference as first written lost every digit there)
+  old <- log(2) + log(2 - exp(a / 2) - exp(-b / 2))
+  expect_gt(abs(old - log(b - a)), 0.5)
+})
+
+test_that("the geometric count's exponentials place each draw inside its 2^-32 cell (audit: lumps near 20.8)", {
+  # the package's draws equal a plain-R reference that fills the cell, same seed
+  set.seed(31)
+  z <- vapply(1:300, function(i) dpcov:::rgeometric2(1, 0.001), numeric(1))
+  set.seed(31)
+  expect_identical(z, vapply(1:300, function(i) ref_geometric2(0.001), numeric(1)))
+  # a draw at the first cell above the lowest (u = 2^-30, where the grid's
+  # relative spacing is 1/4) takes its point inside [u, u + 2^-32): the
+  # exponentials between the grid's values (20.79 and 20.56) are reached
+  at <- vapply(c(0.01, 0.5, 0.99), function(v) with_runif_queue(list(2^-30, v), dpcov:::exp_fine(1)), 0)
+  expect_equal(at, -log(2^-30 + c(0.01, 0.5, 0.99) * 2^-32), tolerance = 1e-14)
+  expect_true(all(at < 30 * log(2) & at > -log(2^-30 + 2^-32)))
+  # at rate 0.001 those are different counts (the lumps left about 200 between them empty)
+  expect_identical(length(unique(floor(at / 0.001))), 3L)
+  # (control: the single draw, as before, is one value for all three)
+  expect_identical(length(unique(floor(rep(30 * log(2), 3) / 0.001))), 1L)
 })
