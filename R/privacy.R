@@ -1033,20 +1033,20 @@ rgeometric2 <- function(sensitivity, epsilon) {
 #' `k` exponential(1) draws fine everywhere, for the geometric count: -log
 #' of refined_uniform() (30 log(2) per level descended; dpcov's C++
 #' exp_unbounded_from() draws that law, for the continuous noises and the
-#' chi-squares), and where it did not descend (u >= 2^-30) a
-#' second runif() placing the point inside the 2^-32 cell [u, u + 2^-32)
-#' (Mersenne-Twister's uniforms are its multiples, and the cells above 2^-30
-#' tile [2^-30, 1)). A single draw just above 2^-30 has a relative spacing
-#' of 1/4, so -log(u) took lumps about 0.2 apart near 20.8, and floor(E /
-#' rate) at a small rate (0.001: dp_clip_bound() at epsilon 0.01) put whole
-#' runs of integers at probability 0 between them: a ratio of neighbouring
-#' counts far beyond e^epsilon, on events of probability about 1e-9.
+#' chi-squares), the last draw of each, u in [2^-30, 1), placed by one more
+#' runif() inside its 2^-32 cell [u, u + 2^-32) (Mersenne-Twister's uniforms
+#' are its multiples, and those cells tile [2^-30, 1) at every level). A
+#' single draw just above 2^-30 has a relative spacing of 1/4, so -log(u)
+#' took lumps about 0.2 apart near 20.8 (and near 41.6 after one descent),
+#' and floor(E / rate) at a small rate (0.001: dp_clip_bound() at epsilon
+#' 0.01) put whole runs of integers at probability 0 between them: a ratio
+#' of neighbouring counts far beyond e^epsilon, on events of probability
+#' about 1e-9 (1e-19 after a descent). The extra draws come after all of the
+#' descent's.
 #' @noRd
 exp_fine <- function(k) {
   r <- refined_uniform(k)
-  top <- r$level == 0
-  u <- r$u
-  if (any(top)) u[top] <- u[top] + stats::runif(sum(top)) * 2^-32
+  u <- r$u + stats::runif(k) * 2^-32
   r$level * (30 * log(2)) - log(u)
 }
 

@@ -92,11 +92,12 @@ ref_fine_uniform <- function(k) {
 }
 ref_gumbel <- function(k) -log(-log1p(-ref_fine_uniform(k)))
 ref_geometric2 <- function(rate) {
-  # uniforms fine near 0, then (where they did not descend) a second draw
-  # for the point inside the 2^-32 cell above them, after all of the first
+  # uniforms fine near 0, then for each a last draw placing its point
+  # inside its 2^-32 cell (2^-62 for one descended once: the package's cell
+  # of 2^-32 at its level, scaled by 2^-30), after all of the first
   u <- ref_fine_uniform(2)
-  top <- which(u >= 2^-30)
-  if (length(top)) u[top] <- u[top] + runif(length(top)) * 2^-32
+  low <- u < 2^-30
+  u <- u + runif(2) * ifelse(low, 2^-62, 2^-32)
   g <- floor(-log(u) / rate)
   g[1] - g[2]
 }

@@ -323,16 +323,16 @@ test_that("the exponential mechanisms draw from uniforms fine near 0: no candida
 
 test_that("the two-sided geometric has no end: at any epsilon a count can move (mocks; the law by chi-square; a capped control fails)", {
   # exponentials refined without limit: 30 log 2 per cell descended
-  # (and a draw that did not descend takes one more for its point in the 2^-32 cell)
-  deep <- list(c(0.5, 2^-33), 2^-33, 0.25, 0.5)
-  expect_equal(with_runif_queue(deep, dpcov:::exp_fine(2)), c(-log(0.5 + 2^-33), 60 * log(2) + log(4)),
-               tolerance = 1e-14)
+  # (and each draw takes one more for its point in its 2^-32 cell, after the descents)
+  deep <- list(c(0.5, 2^-33), 2^-33, 0.25, c(0.5, 0.5))
+  expect_equal(with_runif_queue(deep, dpcov:::exp_fine(2)),
+               c(-log(0.5 + 2^-33), 60 * log(2) - log(0.25 + 2^-33)), tolerance = 1e-14)
   # at rate 50 (dp_clip_bound()'s count at epsilon_count = 50, or a column
   # bound's count at epsilon_q = 100) a capped exponential (at most 43.7)
   # makes the noise always 0, so a count and its neighbour's are told apart
   # with certainty; the refined one moves the count with probability about
   # 2 e^-50, as the mechanism's law says
-  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33, 2^-33, 0.5, 0.5), dpcov:::rgeometric2(1, 50)), 1)
+  expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33, 2^-33, 0.5, c(0.5, 0.5)), dpcov:::rgeometric2(1, 50)), 1)
   capped <- function(rate) floor(-log(dpcov:::fine_uniform(2)) / rate)
   expect_equal(with_runif_queue(list(c(2^-33, 0.5), 2^-33), capped(50)), c(0, 0))
   # the law at a moderate rate: P(Z = k) = (1 - a) / (1 + a) a^|k|, a = e^-rate
@@ -418,6 +418,10 @@ test_that("the geometric count's exponentials place each draw inside its 2^-32 c
   expect_true(all(at < 30 * log(2) & at > -log(2^-30 + 2^-32)))
   # at rate 0.001 those are different counts (the lumps left about 200 between them empty)
   expect_identical(length(unique(floor(at / 0.001))), 3L)
+  # and so after a descent, where the lumps sat near 41.6 (the review's catch)
+  deep <- vapply(c(0.01, 0.5, 0.99), function(v) with_runif_queue(list(2^-33, 2^-30, v), dpcov:::exp_fine(1)), 0)
+  expect_equal(deep, 30 * log(2) - log(2^-30 + c(0.01, 0.5, 0.99) * 2^-32), tolerance = 1e-14)
+  expect_identical(length(unique(floor(deep / 0.001))), 3L)
   # (control: the single draw, as before, is one value for all three)
   expect_identical(length(unique(floor(rep(30 * log(2), 3) / 0.001))), 1L)
 })
