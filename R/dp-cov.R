@@ -482,11 +482,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
   if (isTRUE(tighten) && is.null(box)) {
     abort("`tighten` = TRUE tightens public bounds: give `lower`/`upper` or `bounds`.", .arg = "tighten")
   }
-  if (tighten_given && is.null(box) && is.null(given)) {
-    # (FALSE and NULL too: without public bounds there is nothing they decide)
-    abort("`tighten` = %s is about public bounds, and none are given: give `lower`/`upper` or `bounds`, or leave `tighten` out.",
-          if (is.null(tighten)) "NULL" else tighten, .arg = "tighten")
-  }
+  # (FALSE and NULL too: without public bounds there is nothing they decide)
+  if (tighten_given && is.null(box) && is.null(given)) refuse_tighten_without_bounds(tighten)
   if (isTRUE(tighten) && is.function(x)) {
     abort("`tighten` = TRUE needs the data in memory (a matrix or data frame), not a reader.", .arg = "tighten")
   }
@@ -673,11 +670,11 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
     c(ratio(eps_mean, delta_mean), if (mechanism == "wishart") NA_real_ else ratio(eps_second, delta_second))
   step_notion <- if (joint) neighbor else c(neighbor, second_step_notion(mechanism, neighbor))
   check_data_colnames(x)  # they name the release's columns and the bounds (schema: before the charge)
-  check_release_width(x)
   # the width the input's shape makes public (a matrix's, statistics' or a
-  # package reader's columns): thresholding's p >= 2 is refused before the
-  # charge (after it, private bounds have drawn their noise and it stands)
-  p_public <- input_width(x)
+  # package reader's columns): the matrices' size, and thresholding's p >= 2,
+  # are refused before the charge (after it, private bounds have drawn their
+  # noise and it stands)
+  p_public <- check_release_width(x)
   if (!is.na(p_public)) check_threshold_p(mechanism, p_public)
   # a package reader's columns are known before it is read: its shape checks come before the charge
   reader_cols <- reader_columns(x)
@@ -895,6 +892,13 @@ integer_columns <- function(x) typed_columns(x, is.integer)
 coded_flags <- function(x, p = public_ncol(x)) {
   lc <- logical_columns(x)
   if (length(lc) != p) rep(FALSE, p) else lc
+}
+
+# `tighten` given (TRUE, FALSE or NULL) with no public bounds, in dp_cov()
+# and dp_lm(): it decides nothing there, so it is refused, not ignored.
+refuse_tighten_without_bounds <- function(tighten) {
+  abort(paste0("`tighten` = %s is about public bounds, and none are given: give `lower`/`upper` or `bounds`, ",
+               "or leave `tighten` at its default."), if (is.null(tighten)) "NULL" else tighten, .arg = "tighten")
 }
 
 # The columns of `x` whose public bounds a tightening moves: all but the

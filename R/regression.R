@@ -658,11 +658,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
     abort(paste0("`tighten` = TRUE tightens public bounds, and some of `%s` are NA (chosen privately); give every ",
                  "variable's bounds to tighten them, or leave `tighten` at its default."), given$arg, .arg = "tighten")
   }
-  if (!is.null(tighten) && is.null(box) && is.null(given)) {
-    # FALSE too: without public bounds there is nothing it could keep
-    abort("`tighten` = %s is about public bounds, and none are given: give `lower`/`upper` or `bounds`, or leave `tighten` at its default.",
-          tighten, .arg = "tighten")
-  }
+  # FALSE too: without public bounds there is nothing it could keep
+  if (!is.null(tighten) && is.null(box) && is.null(given)) refuse_tighten_without_bounds(tighten)
   mechanism <- check_choice(mechanism, c("analyze_gauss", "wishart", "jl_ridge", "iwishart_posterior"),
                             "mechanism")
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")

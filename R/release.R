@@ -1414,11 +1414,15 @@ clip_fill_hit <- function(d, x) {
   isTRUE(d$clip_fill >= if (clip_one_pass(x)) th$clip_fill_one_pass else th$clip_fill)
 }
 
-# The mean step's clipping is said (mean_clip_check()): the mean near the
-# clip and the mean squared norm beyond it.
-mean_step_clipped <- function(d) {
+# The mean step's clipping (mean_clip_check()), as a grade: 0 where it is
+# not said; said where the mean is near the clip and the mean squared norm
+# beyond it, "noisy" (1), and "mostly noise" (2) where the mean sits at the
+# clip (the shift's size is not in the release: the mean at the clip itself
+# leaves any size possible, graded as a release not to use as it stands).
+mean_step_grade <- function(d) {
   th <- dp_diagnostic_thresholds$mean_clip
-  isTRUE(d$mean_clip_fill >= th[["fill"]]) && isTRUE(d$mean_clip_excess >= th[["excess"]])
+  if (!(isTRUE(d$mean_clip_fill >= th[["fill"]]) && isTRUE(d$mean_clip_excess >= th[["excess"]]))) return(0L)
+  if (d$mean_clip_fill >= th[["mostly_fill"]]) 2L else 1L
 }
 
 # Clamping and clipping, from released quantities: on a covariance with
@@ -1844,10 +1848,8 @@ diagnostics_level <- function(out, x, cols) {
     }, 1L)
     lv <- max(lv, 1L)
   }
-  if (mean_step_clipped(out)) {
-    # (the shift's size is not in the release: the mean at the clip itself
-    # leaves any size possible, graded as a release not to use as it stands)
-    g <- if (out$mean_clip_fill >= th$mean_clip[["mostly_fill"]]) 2L else 1L
+  g <- mean_step_grade(out)
+  if (g > 0L) {
     say(sprintf(paste0("the rows were clipped in the mean step: the released mean lies %s%% of `clip_mean` = %s ",
                        "from 0 (its most, reached when every row is clipped there, all on one side), and with the ",
                        "released variances the rows' mean squared norm is %s times clip_mean^2, which rows within it ",
@@ -2795,8 +2797,8 @@ lm_diagnostics <- function(fit, rel, columns) {
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)
     }
-    if (mean_step_clipped(rd)) {
-      g <- if (rd$mean_clip_fill >= th$mean_clip[["mostly_fill"]]) 2L else 1L
+    g <- mean_step_grade(rd)
+    if (g > 0L) {
       say(paste0("the rows were clipped in the release's mean step (its mean lies at ",
                  fmt(100 * min(1, rd$mean_clip_fill)), "% of `clip_mean` from 0): the mean is shrunk toward 0 and ",
                  "the second moments centred at it are shifted, so the coefficients are biased, a bias the ",

@@ -215,13 +215,7 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
   # p, a package reader's schema): what follows from it is refused before the
   # charge (after it, a reader's pass has begun and the charge stands)
   p_public <- input_width(x)
-  if (!is.na(p_public)) {
-    if (p_public < 2) abort_threshold_p(p_public)
-    if (tune$method == "public" && ncol(tune$public) != p_public) {
-      abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p_public), .arg = "tune")
-    }
-  }
-  check_release_width(x)
+  if (!is.na(p_public)) check_threshold_shape(p_public, tune)
   charge <- budget_charge(budget, threshold_mechanism_name(variant, model), epsilon, delta,
                           sigma_ratio = noise_sigma(1, epsilon, delta, calibration), clip = clip,
                           neighbor = neighbor)
@@ -236,12 +230,9 @@ dp_threshold <- function(x, epsilon, delta, clip, variant = "modified",
     s <- if (is.null(X)) as_suffstat(x, if (inherits(x, "dp_suffstat")) clip_arg else clip, min_rows = 2L) else NULL
     n <- if (is.null(X)) s$n else nrow(X)
     p <- if (is.null(X)) s$p else ncol(X)
-    if (p < 2L) abort_threshold_p(p)
-    # what follows from the shapes (public) is refused here too, charge withdrawn
-    check_cells(p^2, "the second-moment matrix", "x")
-    if (tune$method == "public" && ncol(tune$public) != p) {
-      abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p), .arg = "tune")
-    }
+    # what follows from the shapes (public) is refused here too, charge
+    # withdrawn (a width known only once read: another reader's)
+    check_threshold_shape(p, tune)
     if (model == "local" && method == "explicit") check_explicit_reports(n, p)
   })
   zero_row <- suffstat_zero_row(s, neighbor)
@@ -271,6 +262,16 @@ threshold_noisy_average <- function(X, s, clip, noise, model, method) {
   }
   gram <- if (is.null(X)) s$gram else clipped_gram_cpp(X, clip)$gram
   gram / n + symmetric_gaussian_cpp(ncol(gram), noise$s)
+}
+
+# What dp_threshold()'s width p decides: p >= 2, the p x p matrices'
+# size, and a public tuning sample of the same width.
+check_threshold_shape <- function(p, tune) {
+  if (p < 2) abort_threshold_p(p)
+  if (tune$method == "public" && ncol(tune$public) != p) {
+    abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p), .arg = "tune")
+  }
+  check_cells(p^2, "the second-moment matrix", "x")
 }
 
 # ldp_threshold, given, applies to the modified variant's local model only.

@@ -300,8 +300,6 @@ check_flag <- function(x, arg) {
   isTRUE(x)  # (without the names or attributes `x` may carry)
 }
 
-#' Refuse a result whose size would exhaust memory, before allocating it.
-#' @noRd
 # A release's p x p matrices must fit check_cells(): p from the input's
 # shape (a matrix's or data frame's columns, statistics' p, a package
 # reader's schema), checked before a budget is charged (a p of 50,000
@@ -329,6 +327,8 @@ input_width <- function(x) {
   if (is_whole1(p, 1)) as.double(p) else NA_real_
 }
 
+#' Refuse a result whose size would exhaust memory, before allocating it.
+#' @noRd
 check_cells <- function(cells, what, arg) {
   if (cells > dp_limits$cells) {
     abort("%s would hold %s numbers, more than the %s dpcov allocates; reduce `%s`.",
