@@ -511,7 +511,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   what_num[idx] <- list(double())
   what_chr[idx] <- list(character())
   na_exact <- all(c("NA", "") %in% na_strings)
-  nm <- names_all[idx]
+  # an empty header field is named V<j> in messages as in the release
+  nm <- fill_empty_colnames(names_all[idx])
   # the file is read as bytes (line_block()): st holds the connection and
   # the bytes read past the last block
   st <- new.env(parent = emptyenv())
@@ -874,8 +875,11 @@ db_source <- function(conn, table, query) {
   }
   if (is.null(query)) abort("`table` is missing: give a table name, or a SELECT statement in `query`.", .arg = "table")
   if (!is_string(query) || !nzchar(trimws(query))) abort("`query` must be one string, a SELECT statement.", .arg = "query")
-  # the closing parenthesis on a line of its own: a query ending in a -- comment
-  list(sql = sprintf("(%s\n) dpcov_src", sub(";[[:space:]]*$", "", query)), arg = "query")
+  # A final `;` goes, with any `--` comments after it (those without quotes, so
+  # a string literal is never cut); the closing parenthesis on a line of its
+  # own keeps a query ending in a -- comment whole.
+  query <- sub(";[[:space:]]*(--[^\n\r'\"]*[[:space:]]*)*$", "", query)
+  list(sql = sprintf("(%s\n) dpcov_src", query), arg = "query")
 }
 
 # The chosen columns, checked on the result's schema only: present, named

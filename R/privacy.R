@@ -858,18 +858,6 @@ compression_m_min <- function(n, p, ...) {
 
 # ---- The exponential and geometric mechanisms (private clipping bound) -----------
 
-#' Selection log-probabilities of the exponential mechanism (McSherry and
-#' Talwar 2007): candidate k is chosen with probability proportional to
-#' \eqn{\exp(\epsilon u_k / (2 \Delta_u))}, which is epsilon-DP when the
-#' utility `u` changes by at most `sensitivity` between neighbours. Normalised
-#' on the log scale (log-sum-exp), so no weight under- or overflows.
-#' @noRd
-exp_mech_log_prob <- function(utility, epsilon, sensitivity = 1) {
-  s <- epsilon * utility / (2 * sensitivity)
-  top <- max(s)
-  s - (top + log(sum(exp(s - top))))
-}
-
 #' The exponential mechanism over an interval (Smith 2011), on the log scale:
 #' the values, clamped to [lower, upper], cut [log lower, log upper] into
 #' n + 1 intervals with k = 0..n values at or below their points; interval k

@@ -71,6 +71,13 @@ test_that("second_moment_db() equals second_moment(): batches, a query, clip = I
   keep <- X[, "x2"] > 3
   expect_equal(second_moment_db(con, query = "SELECT x1, x3 FROM t WHERE x2 > 3;", clip = 6),
                second_moment(X[keep, c("x1", "x3")], 6), tolerance = 1e-12)
+  # a final `;` with comments after it goes; a string literal is never cut
+  expect_equal(second_moment_db(con, query = "SELECT x1, x3 FROM t WHERE x2 > 3; -- kept rows\n-- end\n", clip = 6),
+               second_moment(X[keep, c("x1", "x3")], 6), tolerance = 1e-12)
+  expect_equal(second_moment_db(con, query = "SELECT x1, x3 FROM t WHERE x2 > 3 -- kept rows", clip = 6),
+               second_moment(X[keep, c("x1", "x3")], 6), tolerance = 1e-12)
+  lit <- second_moment_db(con, query = "SELECT x1, x3 FROM t WHERE 'a; --b' <> 'c'", clip = 6)
+  expect_equal(lit, second_moment(X[, c("x1", "x3")], 6), tolerance = 1e-12)
   expect_equal(second_moment_db(con, "t", clip = Inf), second_moment(X, Inf), tolerance = 1e-12)
   expect_equal(second_moment_db(con, DBI::Id(table = "t"), "x1", clip = 1)$gram,
                second_moment(X[, "x1", drop = FALSE], 1)$gram, tolerance = 1e-12)

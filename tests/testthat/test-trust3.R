@@ -647,6 +647,15 @@ test_that("final re-review: ifelse()'s branches are both evaluated; wrapped pack
                     class = "dpcov_data_error")
   expect_match(conditionMessage(e), "`a` contains missing values")
   unlink(f)
+  # an empty header field is V<j> in the message, as in the release
+  writeLines(c("a,,c", "1,NA,3", "4,5,6"), f)
+  e <- expect_error(dp_cov(csv_reader(f), 1, 1e-6, lower = c(0, 0, 0), upper = c(10, 10, 10)),
+                    class = "dpcov_data_error")
+  expect_match(conditionMessage(e), "`V2` contains missing values")
+  writeLines(c("a,,c", "1,2,3", "4,5,6"), f)
+  expect_identical(colnames(dp_cov(csv_reader(f), 1, 1e-6, lower = c(0, 0, 0), upper = c(10, 10, 10))$estimate),
+                   c("a", "V2", "c"))
+  unlink(f)
 })
 
 test_that("last check: constant-only variables, integer and NA constants refused from the formula; deep formulas; comparison-like names", {
