@@ -77,7 +77,9 @@
 #'   below 2.2e-308 in absolute value, is refused). Sufficient statistics
 #'   cannot be rescaled: a column whose \eqn{x_j^Tx_j} is below 1e-200 there
 #'   is refused. With `normalize = FALSE` the release is in the data's units,
-#'   and columns whose squares overflow or underflow are refused.
+#'   and columns whose squared norms \eqn{x_j^Tx_j} exceed 1e-6 of the
+#'   double range (about 1.8e302; the compressed rows' squared sums must stay
+#'   finite) or underflow are refused.
 #' @param truncate Apply the truncation of Procedure 4.1 (default `TRUE`).
 #' @param delta_max \eqn{\Delta_{max}}, the bound on entrywise differences of
 #'   normalised covariances between the databases to protect; default
@@ -92,8 +94,8 @@
 #'   \eqn{X^T X / n}. With dimnames, matched to the data's columns by name
 #'   (other names are refused); by position where either has no names.
 #' @param max_tries Maximum number of draws before giving up (default 100).
-#'   With `truncate = FALSE` (one draw, no truncation) `max_tries` and
-#'   `reference` are refused.
+#'   With `truncate = FALSE` (one draw, no truncation) `max_tries`,
+#'   `reference` and `delta_max` are refused.
 #' @param budget Must be `NULL`: compression makes no (epsilon, delta) claim,
 #'   so it cannot be charged to a [dp_budget()].
 #' @return A `dp_release` of class `c("dp_compress", "dp_nonprivate",
@@ -127,7 +129,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   check_flag(truncate, "truncate")
   # the truncation's settings, refused without it (not recorded as used)
   if (!truncate) {
-    unused <- c("reference", "max_tries")[c(!is.null(reference), !missing(max_tries))]
+    unused <- c("reference", "max_tries", "delta_max")[c(!is.null(reference), !missing(max_tries), !is.null(delta_max))]
     if (length(unused)) {
       abort("`%s` applies to the truncation, and `truncate` = FALSE draws once without it.", unused[1L],
             .arg = unused[1L])
@@ -150,6 +152,11 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     cols <- fill_empty_colnames(x$colnames)
     data <- matrix(0, 0, 0)
   } else {
+    # p < n and the p x p Gram's size from the shape, before X'X is formed
+    if (length(dim(x)) == 2L) {
+      refuse_compress_shape(ncol(x), nrow(x))
+      check_cells(as.double(ncol(x))^2, "X'X", "x")
+    }
     inp <- compress_matrix_gram(x, "x", normalize)
     x <- inp$x
     n <- nrow(x)
@@ -164,11 +171,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     data <- if (method == "explicit" && length(inp$pre)) scale_columns(x, inp$pre) else x
     rm(inp)
   }
-  if (p >= n) {
-    abort(paste0("`x` has p = %s columns and only n = %s rows: the distributional-privacy ",
-                 "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
-                 "needs p < n."), format(p), format(n), .arg = "x")
-  }
+  refuse_compress_shape(p, n)
   m <- check_count(m, "m", min = 1)
   # (n may exceed the integer range in statistics: formatted, not %d)
   if (m > n) abort("`m` must be <= n = %s (compression reduces the number of rows); got %s.", format(n), format(m),
@@ -203,6 +206,12 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   d <- sqrt(diag(sigma))
   d[!(d > 0)] <- 1
   ev <- eigen(sigma / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values
+  # (only hand-made statistics get here: data's X'X is PSD up to rounding; its
+  # square root would clamp the negative part and compress another matrix)
+  if (min(ev) < -1e-8 * max(ev, 1)) {
+    abort("`x`: its X'X is not positive semidefinite, so it is not the Gram matrix of any data (statistics edited by hand?); compute them with second_moment().",
+          .arg = "x")
+  }
   if (min(ev) <= 1e-10 * max(ev, 1)) {
     # Told to the curator only; nothing of it is stored in the release.
     warn(paste0("X'X/n is singular: the release is well defined, but Assumption 1 ",
@@ -249,6 +258,15 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   # the data is)
   class(rel) <- c("dp_compress", "dp_nonprivate", "dp_release")
   rel
+}
+
+# Compression's guarantee needs p < n; said from the shape alone.
+refuse_compress_shape <- function(p, n) {
+  if (p >= n) {
+    abort(paste0("`x` has p = %s columns and only n = %s rows: the distributional-privacy ",
+                 "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
+                 "needs p < n."), format(p), format(n), .arg = "x")
+  }
 }
 
 # Why a compression release (and what is computed from it) is not private.
@@ -338,11 +356,9 @@ nonfinite_columns <- function(x) {
 # stays zero. Only a column of subnormal numbers (largest |value| < 2.2e-308,
 # too imprecise to scale) is refused.
 #
-# Without normalisation X'X/n is released in the data's units, so it must be
-# representable: check_no_overflow()'s bound max|x_ij|^2 <= xmax / n is
-# implied by max_j x_j'x_j <= xmax / (2n) (x_ij^2 <= x_j'x_j, with room for
-# rounding), else it is checked exactly; a non-zero column with x_j'x_j <
-# gram_tiny is refused.
+# Without normalisation X'X/n is released in the data's units: x_j'x_j must
+# be at most compress_raw_max (check_raw_gram()), and a non-zero column with
+# x_j'x_j < gram_tiny is refused.
 compress_matrix_gram <- function(x, arg, normalize = TRUE, unique_names = TRUE) {
   x <- compress_input(x, arg, unique_names)
   gram <- crossprod_cpp(x)
@@ -350,7 +366,7 @@ compress_matrix_gram <- function(x, arg, normalize = TRUE, unique_names = TRUE) 
   if (!all(is.finite(d))) abort_nonfinite(nonfinite_columns(x), arg)  # else: squares overflow
   pre <- numeric(0)
   if (!normalize) {
-    if (max(d) > 0.5 * .Machine$double.xmax / nrow(x)) check_no_overflow(x, arg)
+    check_raw_gram(d, arg)
     small <- d < gram_tiny
     if (any(small)) {
       small[small] <- col_maxabs(x[, small, drop = FALSE]) > 0
@@ -413,6 +429,21 @@ scaled_crossprod <- function(x, pre, block = 65536L) {
   symmetric_part(G)
 }
 
+# Without normalisation the compressed rows are in the data's units: their
+# entries are about N(0, x_j'x_j / n), and C'C / m, the truncation's test and
+# the analyses of a release sum their squares. Room of 1e-6 below the double
+# range for x_j'x_j keeps every such sum finite (an entry is at most about 40
+# normal sds), where max|x_ij|^2 <= xmax / n let C'C overflow when m was near n.
+compress_raw_max <- 1e-6 * .Machine$double.xmax
+
+check_raw_gram <- function(d, arg) {
+  if (max(d) > compress_raw_max) {
+    # (no value quoted: it would be one of the data)
+    abort("`%s` has columns too large to compress in the data's units (x_j'x_j above %s): the compressed rows' squared sums would overflow; rescale them, or use normalize = TRUE (scale-free).",
+          arg, format(compress_raw_max, digits = 3), .arg = arg)
+  }
+}
+
 # Sufficient statistics cannot be rescaled: a column whose x_j'x_j is tiny
 # may have lost its products to underflow (one that is 0 while its sum or a
 # cross-product is not certainly has), and a Gram too large for n / diag.
@@ -422,6 +453,7 @@ check_suffstat_range <- function(s, normalize) {
   if (!all(is.finite(range(gram)))) {
     abort("the column norms of `x` overflow when squared; rescale its columns before second_moment() (normalisation makes compression scale-free).")
   }
+  if (!normalize) check_raw_gram(d, "x")
   zero <- d == 0
   lost <- (d > 0 & d < gram_tiny) |
     (zero & (s$sum != 0 | colSums(gram != 0) > 0))
@@ -488,12 +520,33 @@ compressed_affine_var <- function(object, arg = "object") {
 
 # The compressed matrix of a release, or a plain numeric matrix of one row or
 # more (dp_compress(m = 1) releases one, which the functions accept alike).
+# C'C / m is formed as crossprod(C / sqrt(m)) (compressed_gram()): with every
+# |C_ij| <= sqrt(xmax) / 2 each of its entries is finite, whatever m; a
+# release's rows are far inside that (dp_compress()'s compress_raw_max), a
+# hand-made one's need not be.
 compressed_matrix <- function(object, arg = "object") {
-  if (inherits(object, "dp_compress")) return(check_release(object, arg)$estimate)
-  if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
-  C <- check_data_matrix(object, arg, min_rows = 1L)
-  check_no_overflow(C, arg)
+  C <- if (inherits(object, "dp_compress")) {
+    check_release(object, arg)$estimate
+  } else {
+    if (inherits(object, "dp_release")) abort("`%s` must be a `dp_compress` release or a matrix.", arg)
+    check_data_matrix(object, arg, min_rows = 1L)
+  }
+  if (!(max(abs(range(C))) <= sqrt(.Machine$double.xmax) / 2)) {
+    abort("`%s` has entries too large: C'C / m would overflow; rescale it.", arg, .arg = arg)
+  }
   C
+}
+
+# C'C / m without the overflow of C'C.
+compressed_gram <- function(C, D = C) crossprod(C / sqrt(NROW(C)), D / sqrt(NROW(D)))
+
+# A result computed from compressed rows within range (compressed_matrix())
+# may still overflow in a solve or a product: refused, never returned as Inf.
+check_compressed_finite <- function(..., arg = "release") {
+  if (!all(is.finite(unlist(list(...))))) {
+    abort("`%s`: the result overflows the double range (the compressed rows are too large, or the system too ill-conditioned, for it); rescale the data.",
+          arg, .arg = arg)
+  }
 }
 
 #' Compressed covariance
@@ -523,7 +576,7 @@ compressed_cov <- function(release, ...) {
   release <- renamed_arg(release, missing(release), list(...), "compressed_cov")
   C <- compressed_matrix(release, "release")
   s2 <- compressed_affine_var(release, "release")
-  out <- structure(crossprod(C) / nrow(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate", "matrix", "array"))
+  out <- structure(compressed_gram(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate", "matrix", "array"))
   if (s2 > 0) attr(out, "affine_sd") <- sqrt(s2)  # public: the release's own parameter
   out
 }
@@ -672,7 +725,8 @@ compressed_pca <- function(release, rank = NULL, ...) {
   s <- compressed_svd(C, check_rank(rank, p))
   rotation <- s$v
   dimnames(rotation) <- list(colnames(C), paste0("PC", seq_len(ncol(rotation))))
-  sdev <- s$d / sqrt(nrow(C))
+  sdev <- s$d
+  check_compressed_finite(sdev, C %*% rotation)
   # a plain matrix has no guarantee (it may be the raw data): labelled so
   as_nonprivate(structure(list(sdev = sdev, rotation = rotation, center = FALSE, scale = FALSE,
                                x = C %*% rotation, units = "those of the matrix given; uncentred, per row (C'C / m)",
@@ -684,9 +738,10 @@ compressed_pca <- function(release, rank = NULL, ...) {
 
 # The SVD of compressed rows C for a PCA of C'C / m: the right singular
 # vectors of the top k (as prcomp(C, center = FALSE), so loadings carry the
-# same signs) and all p singular values, zero beyond min(m, p).
+# same signs) and all p singular values of C / sqrt(m) (the square roots of
+# C'C / m's eigenvalues), zero beyond min(m, p).
 compressed_svd <- function(C, k) {
-  s <- svd(C, nu = 0, nv = k)
+  s <- svd(C / sqrt(nrow(C)), nu = 0, nv = k)
   p <- ncol(C)
   list(d = if (length(s$d) < p) c(s$d, rep(0, p - length(s$d))) else s$d, v = s$v)
 }
@@ -852,13 +907,14 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
   # the affine noise's s^2 I on the features' block (E[Delta'Delta] / m) is
   # removed, as in compressed_cov(); left in, it acted as a ridge of s^2
   s2 <- compressed_affine_var(release, "release")
-  H <- crossprod(cx) / m - diag(s2, k) + diag(lambda, k)
+  G <- compressed_gram(cx)
+  H <- G - diag(s2, k) + diag(lambda, k)
   check_compressed_system(H, cx, lambda, s2)
-  beta <- drop(solve(H, crossprod(cx, cy) / m))
+  beta <- drop(solve(H, compressed_gram(cx, cy)))
   res <- cy - drop(cx %*% beta)
-  sigma <- sqrt(sum(res^2) / max(1, m - k))
+  sigma <- sqrt(sum((res / sqrt(max(1, m - k)))^2))
   Hi <- solve(H)
-  V <- sigma^2 * Hi %*% (crossprod(cx) / m^2) %*% Hi
+  V <- sigma^2 * Hi %*% (G / m) %*% Hi
   n <- if (inherits(release, "dp_compress") && is_num1(release$n)) release$n else NA_real_
   if (!is.na(n)) V <- V * (1 + m / n)  # the full-data fit's own sampling error
   units <- if (normalised && is.null(scales)) "normalised" else "data"
@@ -868,6 +924,7 @@ compressed_lm <- function(release, response, features = NULL, lambda = 0, scales
     V <- V * tcrossprod(f)
     sigma <- sigma * scales[yi]
   }
+  check_compressed_finite(beta, sigma, V)
   nm <- colnames(C)[xi]
   names(beta) <- nm
   V <- symmetric_part(V)

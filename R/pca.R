@@ -208,10 +208,11 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   # another release's mean) its conversion, whose guarantee counts both
   basis <- if (is.null(src$release)) release else src$release
   if (src$compressed) {
-    C <- release$estimate
+    C <- compressed_matrix(release, "release")
     s <- compressed_svd(C, k)
     # less the affine noise's s^2 (compressed_cov()): same axes
-    values <- s$d^2 / nrow(C) - compressed_affine_var(release, "release")
+    values <- s$d^2 - compressed_affine_var(release, "release")
+    check_compressed_finite(values, C %*% s$v)
     vectors <- s$v
   } else {
     e <- eigen(src$matrix, symmetric = TRUE)

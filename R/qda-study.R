@@ -73,6 +73,8 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   if (!is.numeric(p) || !length(p) || anyNA(p) || any(p < 1) || any(p != round(p)) || any(p > ncol(x))) {
     abort("`p` must be whole numbers between 1 and ncol(features$x) = %d.", ncol(x))
   }
+  # (a repeated p ran its cells twice on the same splits, counted as replications)
+  if (anyDuplicated(p)) abort("`p` names a number of features twice: %s.", paste(p[duplicated(p)], collapse = ", "), .arg = "p")
   reps <- check_count(reps, "reps", max = 1e6)
   if (!is.numeric(n_test) || is.object(n_test) || is.null(names(n_test)) || length(n_test) != nlevels(group) ||
       !setequal(names(n_test), levels(group)) ||

@@ -86,6 +86,7 @@ qda_plugin <- function(x, group, cov = "pooled", singular = "pinv",
   call <- match.call()
   refuse_summary_source(x, "qda_plugin()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L, unique_names = FALSE)
+  check_cells(as.double(ncol(x))^2, "the p x p plug-in covariance", "x")
   group <- check_group(group, nrow(x))
   singular <- check_choice(singular, c("pinv", "floor"), "singular")
   tol <- check_number(tol, "tol", lower = 0, upper = 1)
@@ -241,6 +242,7 @@ pooled_cov <- function(x, group, ...) {
   if (missing(x)) abort_missing("x")
   refuse_summary_source(x, "pooled_cov()", "the rows with their class labels", "pass the data matrix.")
   x <- check_data_matrix(x, min_rows = 2L, unique_names = FALSE)
+  check_cells(as.double(ncol(x))^2, "the p x p pooled covariance", "x")
   check_no_overflow(x, "x")
   check_no_underflow(x, "x")
   group <- check_group(group, nrow(x))
@@ -337,6 +339,12 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
     -0.5 * object$logdet - 0.5 * rowSums(z^2) + log(object$priors[[k]])
   }, numeric(nrow(newdata)))
   scores <- matrix(scores, nrow(newdata), dimnames = list(rownames(newdata), object$levels))
+  # a score that overflowed (-Inf, or NaN from Inf - Inf) would make every
+  # posterior NaN and every class the first: refused, not predicted
+  if (!all(is.finite(scores[stats::complete.cases(newdata), ]))) {
+    abort("`object`'s scores are not finite numbers on `newdata`: a row's distance to a class mean overflows on the scale of the plug-in covariance (its smallest variances are tiny next to the data's spread, or the fit's means or scaling are too large); rescale the data and the covariance together.",
+          .arg = "object")
+  }
   switch(type,
          score = scores,
          posterior = {

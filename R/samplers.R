@@ -14,11 +14,12 @@
 #' differ from `stats::rWishart()`'s, with the same distribution.
 #'
 #' @param n Number of draws (>= 1).
-#' @param df Degrees of freedom, a real number > p - 1. For `riwishart()`
+#' @param df Degrees of freedom, a real number > p - 1 and at most 1e15. For `riwishart()`
 #'   with df - p + 1 far below 1 the last Bartlett chi-square (df - p + 1
 #'   degrees of freedom) often falls below the double range, and the draw,
 #'   of the order of its inverse, exceeds it (at df = p - 1 + 1e-3 most draws
-#'   do): such a draw is refused with a classed error naming `df`, never
+#'   do), as it does when `Psi`'s entries are near the double range: such a
+#'   draw is refused with a classed error naming `df`, never
 #'   returned with infinite entries. `rwishart()` is not affected: a chi-square that small only
 #'   leaves its draw numerically singular.
 #' @param Sigma,Psi Scale matrix, p x p symmetric positive definite.
@@ -59,9 +60,10 @@ riwishart <- function(n, df, Psi, chol = FALSE, ...) {
 }
 
 # The inverse-Wishart draws, or a classed error when one cannot be
-# represented in double precision: a Bartlett chi-square with df - j degrees
-# of freedom underflowed (likely when df - p + 1 is far below 1), and
-# 1 / chi-square exceeds the double range. Never returns non-finite draws.
+# represented in double precision: its entries are of the order of the
+# scale's over a Bartlett chi-square, so they overflow when a chi-square with
+# df - j degrees of freedom underflowed (likely when df - p + 1 is far below
+# 1) or when the scale is near the double range. Never returns non-finite draws.
 checked_iwishart_draws <- function(out, df, p, what = "`df`") {
   failed <- attr(out, "failed")
   attr(out, "failed") <- NULL
@@ -69,12 +71,13 @@ checked_iwishart_draws <- function(out, df, p, what = "`df`") {
     # probability that one draw fails: a chi-square with df - j (j = 0..p-1)
     # degrees of freedom below the smallest normal double
     risk <- 1 - prod(stats::pchisq(.Machine$double.xmin, df - seq(0, p - 1), lower.tail = FALSE))
-    abort(paste0("%s = %s is too close to p - 1 = %d: %s of the inverse-Wishart draws cannot be represented in ",
-                 "double precision (a Bartlett chi-square with df - p + 1 = %s degrees of freedom fell below ",
-                 "2.2e-308, and the draw's entries are of the order of its inverse; about %s%% of the draws at this df ",
-                 "fail so). Use a larger df."),
-          what, format(df, digits = 15), as.integer(p - 1), if (isTRUE(failed > 0)) failed else "some", format(df - p + 1),
-          format(signif(100 * risk, 2)), .arg = "df")
+    abort(paste0("%s = %s with p = %d: %s of the inverse-Wishart draws cannot be represented in double ",
+                 "precision. A draw's entries are of the order of the scale matrix's over a Bartlett chi-square ",
+                 "with df - p + 1 = %s degrees of freedom: they overflow when that chi-square falls below 2.2e-308 ",
+                 "(about %s%% of the draws at this df) or when the scale's entries are near the double range. ",
+                 "Use a larger df, or rescale the scale matrix."),
+          what, format(df, digits = 15), as.integer(p), if (isTRUE(failed > 0)) failed else "some",
+          format(df - (p - 1), digits = 15), format(signif(100 * risk, 2)), .arg = "df")
   }
   out
 }

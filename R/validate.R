@@ -402,7 +402,8 @@ check_group <- function(group, n, arg = "group", min_per_group = 1L) {
   if (length(group) != n) {
     abort("`%s` must have one label per row of the data (%d); it has %d.", arg, as.integer(n), length(group), .arg = arg)
   }
-  if (anyNA(group)) abort("`%s` contains missing labels.", arg, .arg = arg)
+  # (a factor made with exclude = NULL has NA as a level, which anyNA() does not see)
+  if (anyNA(group) || is.factor(group) && anyNA(levels(group))) abort("`%s` contains missing labels.", arg, .arg = arg)
   # (as MASS::lda() does: a declared class with no rows is said, not dropped silently)
   empty <- if (is.factor(group)) setdiff(levels(group), as.character(unique(group))) else character(0)
   if (length(empty)) warn("`%s`: class(es) %s have no rows and are dropped.", arg, paste0('"', empty, '"', collapse = ", "))

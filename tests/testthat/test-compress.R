@@ -494,15 +494,18 @@ test_that("the one-pass input path gives the releases and refusals of the previo
   expect_identical(refusal(set_entry(-Inf)), "`x` contains infinite values.")
   both <- set_entry(Inf); both[9, 3] <- NaN  # NA/NaN wins, as before
   expect_identical(refusal(both), "`x` contains NA or NaN values; remove or impute them first.")
-  # without normalisation X'X/n is released in the data's units: check_no_overflow's
-  # bound sqrt(xmax / n) (7.7e152 at n = 300) refuses though X'X itself is
-  # finite, exactly as the separate max/min scan refused it (the message does
-  # not quote the largest entry: it is a value of the data)
+  # without normalisation X'X/n is released in the data's units: x_j'x_j must
+  # stay 1e-6 below the double range (the compressed rows' squared sums must
+  # be finite: the old bound max|x|^2 <= xmax / n let C'C overflow), refused
+  # whether or not X'X itself is finite (the message does not quote the
+  # largest entry: it is a value of the data)
   refusal_raw <- function(y) conditionMessage(tryCatch(suppressWarnings(dp_compress(y, m = 4, normalize = FALSE)),
                                                        error = identity))
-  expect_identical(refusal_raw(set_entry(1e153)), "`x` has entries too large: their squared sums overflow; rescale it.")
-  expect_identical(refusal_raw(set_entry(1e200)), "`x` has entries too large: their squared sums overflow; rescale it.")
-  expect_equal(dim(suppressWarnings(dp_compress(set_entry(5e152), m = 4, normalize = FALSE, truncate = FALSE))$estimate),
+  too_large <- "^`x` has columns too large to compress in the data's units"
+  expect_match(refusal_raw(set_entry(1e153)), too_large)
+  expect_match(refusal_raw(set_entry(1e200)), too_large)
+  expect_match(refusal_raw(set_entry(5e152)), too_large)
+  expect_equal(dim(suppressWarnings(dp_compress(set_entry(1e150), m = 4, normalize = FALSE, truncate = FALSE))$estimate),
                c(4L, 3L))
   # normalised, such entries are data like any other (see the scale-free test)
   expect_equal(dim(suppressWarnings(dp_compress(set_entry(1e200), m = 4))$estimate), c(4L, 3L))
@@ -848,4 +851,63 @@ test_that("compression's refusals name their argument, names are filled and esca
   e <- expect_error(dp_compress(X, m = 200, reference = crossprod(X) / 500 * 4, max_tries = 3),
                     "unit diagonal", class = "dpcov_error")
   expect_identical(e$arg, "reference")
+})
+
+test_that("rows in the data's units near the double range: C'C / m stays finite, or the input is refused", {
+  n <- 1000
+  set.seed(4)
+  signs <- matrix(sample(c(-1, 1), n * 2, TRUE), n, 2)
+  # x_j'x_j just below 1e-6 of the double range: accepted, and every analysis finite
+  v <- sqrt(1e-6 * .Machine$double.xmax / n) * 0.99
+  set.seed(1)
+  r <- dp_compress(signs * v, m = n, normalize = FALSE, truncate = FALSE)
+  S <- unclass(compressed_cov(r)) / v^2
+  expect_true(all(is.finite(S)))
+  # E[C'C / m] = X'X / n = v^2 I (up to the signs' cross-products): within 6 sds of sqrt(2 / m)
+  expect_lt(max(abs(diag(S) - 1)), 6 * sqrt(2 / n))
+  expect_true(all(is.finite(compressed_pca(r)$sdev)))
+  expect_true(all(is.finite(unlist(coef(compressed_lm(r, response = 2))))))
+  # the truncation's test reads C'C / m without overflow: over 40 releases the
+  # accepted draws' C'C / m averages 1 (it read Inf, so kept only smaller draws)
+  set.seed(2)
+  acc <- replicate(40, unclass(compressed_cov(dp_compress(signs * v, m = n, normalize = FALSE)))[1, 1] / v^2)
+  expect_lt(abs(mean(acc) - 1), 6 * sqrt(2 / n) / sqrt(40))
+  # the same data with the old bound's room (max|x|^2 <= xmax / n): refused, naming x, before any draw
+  big <- signs * sqrt(.Machine$double.xmax / n) * 0.99
+  e <- expect_error(dp_compress(big, m = n, normalize = FALSE), "too large to compress in the data's units",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_error(dp_compress(second_moment(big / 1e10, clip = Inf) |> (\(s) { s$gram <- s$gram * 1e20; s$sum <- s$sum * 1e10; s })(),
+                           m = 100, normalize = FALSE), "too large to compress", class = "dpcov_error")
+  # normalised, the same data compress (scale-free)
+  expect_true(all(is.finite(unclass(compressed_cov(dp_compress(big, m = 200))))))
+  # a hand-made release whose rows are too large: refused by every analysis, never Inf
+  h <- r
+  h$estimate <- h$estimate * 1e150
+  for (f in list(compressed_cov, compressed_pca, dp_pca, function(x) compressed_lm(x, response = 2))) {
+    e <- expect_error(f(h), "too large", class = "dpcov_error")
+    expect_identical(e$arg, "release")
+  }
+  # a plain matrix: C'C / m from C / sqrt(m), so large rows are fine where C'C itself overflows
+  C <- matrix(1e153, 400, 2) * signs[1:400, ]
+  expect_equal(unclass(compressed_cov(C))[1, 1] / 1e306, 1)
+})
+
+test_that("dp_compress() refuses from the shape before X'X, statistics that are no Gram matrix, and delta_max without truncation", {
+  # p >= n from the shape: no 50,000 x 50,000 Gram is formed first
+  e <- expect_error(dp_compress(matrix(0, 2, 50000), m = 1), "p = 50000 columns and only n = 2 rows", class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  set.seed(3)
+  x <- matrix(rnorm(6000), 2000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  s <- second_moment(x, clip = Inf)
+  R <- matrix(c(1, .9, -.9, .9, 1, .9, -.9, .9, 1), 3)   # passes Cauchy-Schwarz, eigenvalue -0.8
+  s$gram <- R * 2000
+  dimnames(s$gram) <- list(c("a", "b", "c"), c("a", "b", "c"))
+  e <- expect_error(dp_compress(s, m = 300), "not positive semidefinite", class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # control: the statistics as computed compress
+  expect_s3_class(dp_compress(second_moment(x, clip = Inf), m = 300), "dp_compress")
+  e <- expect_error(dp_compress(x, m = 300, truncate = FALSE, delta_max = 0.5), "applies to the truncation",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "delta_max")
 })

@@ -413,3 +413,38 @@ test_that("a standardised qda estimate prints why it is not private, and as a ma
   expect_no_match(out, "attr\\(")
   expect_no_match(out, "computed without privacy noise", fixed = TRUE)
 })
+
+test_that("qda_plugin(): NA as a class level, an overflowing plug-in, and scores that overflow are refused", {
+  set.seed(1)
+  x <- matrix(rnorm(40), 20, 2, dimnames = list(NULL, c("u", "v")))
+  g <- factor(c(rep("a", 10), rep(NA, 10)), exclude = NULL)   # NA is a level: anyNA(g) is FALSE
+  for (f in list(qda_plugin, pooled_cov)) {
+    e <- expect_error(f(x, g), "missing labels", class = "dpcov_error")
+    expect_identical(e$arg, "group")
+  }
+  # a plug-in covariance whose inverse is finite but whose scores overflow on newdata
+  fit <- qda_plugin(iris[, 1:4] * 1000, iris$Species, cov = diag(4) * 1e-305)
+  for (type in c("class", "posterior", "score")) {
+    e <- expect_error(predict(fit, iris[c(1, 51, 101), 1:4] * 1000, type = type), "not finite numbers",
+                      class = "dpcov_error")
+    expect_identical(e$arg, "object")
+  }
+  # control: a small plug-in whose scores stay finite predicts each class mean's class
+  fit2 <- qda_plugin(iris[, 1:4] * 1000, iris$Species, cov = diag(4) * 1e-290)
+  expect_identical(as.character(predict(fit2, fit2$means)), levels(iris$Species))
+  # a p x p covariance beyond the package's allocation: refused from the shape
+  e <- expect_error(pooled_cov(matrix(0, 3, 50000), c("a", "b", "a")), "would hold", class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_error(qda_plugin(matrix(0, 3, 50000), c("a", "b", "a")), "would hold", class = "dpcov_error")
+})
+
+test_that("qda_study() refuses a repeated p (its cells ran twice on the same splits)", {
+  set.seed(1)
+  x <- rbind(matrix(rnorm(240), 60), matrix(rnorm(120, 0.8), 30))
+  feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
+  e <- expect_error(qda_study(feats, qda_estimators(private = FALSE), p = c(2, 2), reps = 2,
+                              n_test = c(lean = 12, obese = 6)), "names a number of features twice", class = "dpcov_error")
+  expect_identical(e$arg, "p")
+  s <- qda_study(feats, qda_estimators(private = FALSE), p = c(2, 3), reps = 2, n_test = c(lean = 12, obese = 6))
+  expect_true(all(s$summary$reps == 2))
+})

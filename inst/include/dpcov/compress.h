@@ -148,10 +148,12 @@ class ExplicitCompressor {
   VectorXd weights_;
 };
 
-// Procedure 4.1's test, with the compressor's truncation_weights().
+// Procedure 4.1's test, with the compressor's truncation_weights(). C'C / m
+// is formed from C / sqrt(m): C'C itself overflowed on rows in the data's
+// units near the double range, and a draw whose test read Inf was discarded.
 inline bool within_truncation(const MatrixXd& C, const MatrixXd& ref, double threshold,
                               const VectorXd& w) {
-  const MatrixXd S = crossprod_lower(C) / static_cast<double>(C.rows());
+  const MatrixXd S = crossprod_lower(C / std::sqrt(static_cast<double>(C.rows())));
   const Index p = S.cols();
   for (Index k = 0; k < p; ++k)
     for (Index j = 0; j < p; ++j)
