@@ -630,6 +630,7 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
     stop(e)
   })
   map <- box_map(align_bounds(box, colnames(X), ncol(X)), centred = FALSE)
+  args <- box_tune_args(args, map)
   B <- box_uncentred_bound(ncol(X))
   s <- second_moment(box_apply(X, map), B)
   s$zero_row <- zero_row_norm(box_zero_row(map), B)
@@ -654,6 +655,7 @@ charge_refused_values <- function(fun, args, x, box, bounds_g = NULL) {
   n <- public_nrow(x)
   cn <- data_colnames(x)
   map <- box_map(align_bounds(box, cn, p), centred = FALSE)
+  args <- box_tune_args(args, map)
   B <- box_uncentred_bound(p)
   # the statistics of n zero rows, written down (no n x p matrix of zeros)
   s <- new_suffstat(matrix(0, p, p), if (is.finite(n) && n >= 1) n else 1, B, cn, 0, sum = numeric(p))
@@ -673,6 +675,23 @@ box_call_args <- function(fun, env, given) {
   if (identical(args$post, "shift")) {
     abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
           .arg = "post")
+  }
+  if (!is.null(args$tune) && identical(as_threshold_tune(args$tune, "tune")$method, "cv")) {
+    abort("`tune` = \"cv\" cross-validates on the private rows, and with per-column bounds the mechanism sees only the box rows' statistics; use a public sample (threshold_tune(\"public\", ...)), a fixed constant or \"theory\".",
+          .arg = "tune")
+  }
+  args
+}
+
+# A public tuning sample is data like `x`: mapped to the box by the same
+# public map, so the constant is chosen on the scale of the matrix it
+# thresholds (raw, it was cross-validated as if it were box rows).
+box_tune_args <- function(args, map) {
+  if (is.null(args$tune)) return(args)
+  tune <- as_threshold_tune(args$tune, "tune")
+  if (tune$method == "public" && ncol(tune$public) == length(map$lower)) {
+    tune$public <- box_apply(tune$public, map)
+    args$tune <- tune
   }
   args
 }
@@ -700,7 +719,7 @@ box_suffstat_call <- function(fun, env, call, given, mechanism = NULL) {
   map <- box_map(list(lower = s$bounds$lower, upper = s$bounds$upper), centred = FALSE)
   bounds <- s$bounds
   s$bounds <- NULL
-  rel <- do.call(fun, c(list(x = s, clip = s$clip), box_call_args(fun, env, given)))
+  rel <- do.call(fun, c(list(x = s, clip = s$clip), box_tune_args(box_call_args(fun, env, given), map)))
   rel <- box_unmap_release(rel, map, s$colnames)
   rel$call <- release_call(call)
   rel

@@ -272,6 +272,8 @@ check_threshold_shape <- function(p, tune) {
     abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(tune$public), as.integer(p), .arg = "tune")
   }
   check_cells(p^2, "the second-moment matrix", "x")
+  # the cross-validations hold one p x p Gram per fold (threshold_cv()'s check)
+  if (tune$method %in% c("cv", "public")) check_cells(tune$folds * p^2, "the fold Gram matrices", "tune")
 }
 
 # ldp_threshold, given, applies to the modified variant's local model only.
@@ -405,14 +407,20 @@ colnames_of <- function(x, X, s) {
 #' @param folds Number of folds K (>= 2), for `"cv"` and `"public"`.
 #' @param grid For `"cv"` and `"public"`: candidate constants; `NULL` for 50
 #'   values from 0 to the constant that thresholds every entry away.
-#'   `public`, `constant` and `grid` given to a method that does not use
-#'   them are refused.
+#'   `public`, `constant`, `grid`, `folds` and `noise` given to a method that
+#'   does not use them are refused.
 #' @param public For `"public"`: a data matrix with the same columns as `x`,
 #'   public or held out, and independent of `x` (not checked: comparing it
-#'   with `x` would disclose membership).
+#'   with `x` would disclose membership). With per-column bounds it is mapped
+#'   to the box by the same public map as `x`.
 #' @param constant For `"fixed"`: the constant c (>= 0).
-#' @param noise Add the mechanism's noise to each training fold (so the
-#'   constant is chosen for the noisy matrix it will threshold).
+#' @param noise For `"cv"` and `"public"`: add the mechanism's noise to each
+#'   training fold (so the constant is chosen for the noisy matrix it will
+#'   threshold). With `"cv"` the folds get the noise, and the threshold the
+#'   noise term, of a release on the fold's rows; with `"public"` those of the
+#'   release itself (at the private data's n, whatever the public sample's
+#'   size), while the constant's term \eqn{c\sqrt{\log p/n}} uses the fold's
+#'   size in both.
 #' @return An object of class `threshold_tune`.
 #' @examples
 #' threshold_tune("cv", folds = 5)
@@ -423,6 +431,7 @@ colnames_of <- function(x, X, s) {
 threshold_tune <- function(method = "theory", folds = 10,
                            grid = NULL, public = NULL, constant = NULL, noise = TRUE, ...) {
   refuse_unknown_args("threshold_tune", ...)
+  given_cv <- c(folds = !missing(folds), noise = !missing(noise))  # (before they are reassigned)
   method <- check_choice(method, c("theory", "fixed", "public", "cv"), "method")
   folds <- check_count(folds, "folds", min = 2, max = 1e6)
   check_flag(noise, "noise")
@@ -436,14 +445,15 @@ threshold_tune <- function(method = "theory", folds = 10,
   }
   # an argument the method does not use is refused, not dropped (a `public`
   # sample given with method "cv" tuned on the private data instead)
+  no_cv <- method %in% c("theory", "fixed")
   unused <- c(public = !is.null(public) && method != "public", constant = !is.null(constant) && method != "fixed",
-              grid = !is.null(grid) && method %in% c("theory", "fixed"))
+              grid = !is.null(grid) && no_cv, folds = given_cv[["folds"]] && no_cv, noise = given_cv[["noise"]] && no_cv)
   if (any(unused)) {
     a <- names(unused)[unused][1L]
     abort("`%s` is not used by method \"%s\" (%s); drop it, or choose the method that uses it.", a, method,
           switch(a, public = "only method \"public\" tunes on a public sample",
                  constant = "only method \"fixed\" takes a constant",
-                 grid = "only the cross-validations, \"cv\" and \"public\", search a grid"), .arg = a)
+                 "only the cross-validations, \"cv\" and \"public\", use folds, a grid and fold noise"), .arg = a)
   }
   if (method == "public") {
     if (is.null(public)) abort("`public` (a public or held-out data matrix) is required for method \"public\".", .arg = "public")
@@ -469,7 +479,8 @@ print.threshold_tune <- function(x, ...) {
     cv = sprintf("%d-fold cross-validation on the private data (not private)", as.integer(x$folds)),
     public = sprintf("%d-fold cross-validation on a public sample of %d rows", as.integer(x$folds), nrow(x$public)),
     fixed = sprintf("fixed constant c = %s", format(x$constant)),
-    theory = "theory default c = sqrt(2) * B^2"), "\n")
+    theory = "theory default c = sqrt(2) * B^2"),
+    if (!is.null(x$nonprivate)) sprintf("\n  NOT private: %s", x$nonprivate), "\n")
   invisible(x)
 }
 
@@ -478,8 +489,13 @@ as_threshold_tune <- function(tune, arg = "tune") {
   if (inherits(tune, "threshold_tune")) {
     # a hand-made object is input like any other: rebuild it through the checks
     if (!is.list(tune)) abort("`%s` is not a valid threshold_tune object.", arg, .arg = arg)
-    out <- with_arg(threshold_tune(tune$method, if (is.null(tune$folds)) 10 else tune$folds, tune$grid,
-                                   tune$public, tune$constant, if (is.null(tune$noise)) TRUE else tune$noise),
+    # (folds and noise only for the methods that use them: threshold_tune()
+    # refuses them for "fixed" and "theory", whose objects store the defaults)
+    cv_args <- if (is_string(tune$method) && tune$method %in% c("cv", "public")) {
+      list(folds = if (is.null(tune$folds)) 10 else tune$folds, noise = if (is.null(tune$noise)) TRUE else tune$noise)
+    }
+    out <- with_arg(do.call(threshold_tune, c(list(tune$method, grid = tune$grid, public = tune$public,
+                                                   constant = tune$constant), cv_args)),
                     arg, "a threshold_tune object")
     # the mark survives a rebuild (a hand-made object cannot drop it by omission only)
     if (is.null(out$nonprivate) && is_string(tune$nonprivate)) out$nonprivate <- tune$nonprivate
@@ -518,7 +534,8 @@ resolve_threshold_constant <- function(tune, X, p, n, cal, clip, B, keep_diagona
   why <- tune$nonprivate
   if (!is.null(why)) {
     out$record$private <- FALSE
-    out$record$detail <- sprintf("%s; NOT private: %s", out$record$detail, why)
+    # (a marked constant was not "chosen without the data")
+    out$record$detail <- sprintf("%s; NOT private: %s", sub(" chosen without the data$", "", out$record$detail), why)
   }
   out$constant <- as.vector(out$constant)
   out$record$value <- as.vector(out$record$value)
@@ -552,7 +569,10 @@ resolve_threshold_constant_ <- function(tune, X, p, n, cal, clip, B, keep_diagon
       if (ncol(P) != p) abort("`tune`: the public sample has %d columns, `x` has %d.", ncol(P), as.integer(p), .arg = "tune")
       if (nrow(P) < tune$folds) abort("`tune`: %d-fold cross-validation needs at least %d rows; the public sample has %d.",
                                       as.integer(tune$folds), as.integer(tune$folds), nrow(P), .arg = "tune")
-      cv <- run_threshold_cv(P, tune$folds, tune$grid, clip, cal, keep_diagonal, tune$noise, TRUE)
+      # the folds get the release's noise and noise term (at the private n):
+      # at the public sample's size every candidate zeroed every entry of a
+      # release on many more rows; the constant's term keeps the fold's size
+      cv <- run_threshold_cv(P, tune$folds, tune$grid, clip, cal, keep_diagonal, tune$noise, TRUE, noise_at = n)
       list(constant = cv$constant,
            record = tuning_record("public-sample cross-validation", private = TRUE,
                                   detail = sprintf("c = %s chosen by %d-fold CV on a public sample of %d rows",
@@ -562,7 +582,7 @@ resolve_threshold_constant_ <- function(tune, X, p, n, cal, clip, B, keep_diagon
 }
 
 # The CV engine: folds, candidate thresholds per fold, C++ losses.
-run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downdate) {
+run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downdate, noise_at = NULL) {
   n <- nrow(X)
   p <- ncol(X)
   note_draw()
@@ -574,7 +594,7 @@ run_threshold_cv <- function(X, K, grid, clip, cal, keep_diagonal, noise, downda
     top <- max(colSums(clipped_rows(X, clip)^2)) / n
     grid <- seq(0, 1.1 * top / sqrt(log(p) / max(n_train)), length.out = 50L)
   }
-  terms <- lapply(n_train, cal)
+  terms <- if (is.null(noise_at)) lapply(n_train, cal) else rep(list(cal(noise_at)), K)
   thresholds <- vapply(seq_len(K), function(k) threshold_level(grid, n_train[k], p, terms[[k]]$t_noise,
                                                                        terms[[k]]$multiplier),
                        numeric(length(grid)))

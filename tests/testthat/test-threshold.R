@@ -638,3 +638,63 @@ test_that("refusals that follow from public shapes come before the charge or wit
                                calibration = "analytic"),
                  "dropped 2 batch\\(es\\) \\(1 malformed, 1 not matching the settings, 0 given twice\\)")
 })
+
+test_that("public-sample tuning: on the box scale with bounds, with the release's noise, and its fold memory checked before the charge", {
+  set.seed(1)
+  p <- 6
+  x <- matrix(runif(20000 * p, -100, 100), 20000, p, dimnames = list(NULL, paste0("v", 1:p)))
+  pub <- matrix(runif(300 * p, -100, 100), 300, p, dimnames = list(NULL, paste0("v", 1:p)))
+  g <- seq(0, 2, length.out = 41)
+  tt <- function(P) threshold_tune("public", public = P, grid = g, noise = FALSE)
+  # with bounds the sample is mapped as x is: the same release as on x / 100 with clip sqrt(p)
+  set.seed(2); a <- dp_threshold(x, 20, 1e-3, lower = -100, upper = 100, tune = tt(pub))
+  set.seed(2); b <- dp_threshold(x / 100, 20, 1e-3, clip = sqrt(p), tune = tt(pub / 100))
+  expect_identical(a$params$constant, b$params$constant)
+  expect_equal(unname(a$estimate) / 1e4, unname(b$estimate), tolerance = 1e-12)
+  # control: the raw sample on the scaled data picks another constant (the defect's units)
+  set.seed(2); raw <- dp_threshold(x / 100, 20, 1e-3, clip = sqrt(p), tune = tt(pub))
+  expect_false(identical(raw$params$constant, b$params$constant))
+  # the folds get the release's noise term: at n = 20000 from a public sample of
+  # 100 the losses vary with c; at the sample's own size every candidate zeroes
+  # every entry, and the losses are all equal (the control)
+  set.seed(1)
+  Sigma <- cov_model(30, "model1")
+  P <- rdata(100, Sigma) / 10
+  cal <- function(m) dpcov:::threshold_noise_terms("modified", "central", "replace-one", 1, m, 0.5, 1 / 400,
+                                                   "analytic", "averaged", 4, proven = TRUE, zero_row = NULL)
+  set.seed(3); at_n <- dpcov:::run_threshold_cv(P, 10, NULL, 1, cal, TRUE, TRUE, TRUE, noise_at = 20000)
+  set.seed(3); at_fold <- dpcov:::run_threshold_cv(P, 10, NULL, 1, cal, TRUE, TRUE, TRUE)
+  expect_gt(diff(range(at_n$loss)), 1e-3 * max(at_n$loss))
+  expect_identical(diff(range(at_fold$loss)), 0)
+  # "cv" with bounds: refused in its own words (it spoke of statistics or a reader)
+  e <- expect_error(dp_threshold(x, 1, 1e-3, lower = -100, upper = 100, tune = "cv"),
+                    "with per-column bounds", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  bud <- dp_budget(10, 1e-2, neighbor = "replace-one")
+  # one p x p Gram per fold: beyond the allocation limit, refused before the charge
+  wide <- matrix(0, 400, 2400)
+  e <- expect_error(dp_threshold(matrix(0, 3, 2400), 1, 1e-3, clip = 1, budget = bud,
+                                 tune = threshold_tune("public", public = wide, folds = 400)),
+                    "fold Gram matrices", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  expect_identical(budget_spent(bud)$charges, 0L)
+})
+
+test_that("threshold_tune(): folds and noise refused where unused; a marked constant is said to be not private", {
+  for (a in list(list("fixed", constant = 1, folds = 3), list("theory", folds = 3), list("theory", noise = FALSE),
+                 list("fixed", constant = 1, noise = TRUE))) {
+    e <- expect_error(do.call(threshold_tune, a), "is not used by method", class = "dpcov_error")
+    expect_identical(e$arg, names(a)[length(a)])
+  }
+  # a hand-made object is rebuilt without them
+  expect_identical(dpcov:::as_threshold_tune(unclass(threshold_tune("fixed", constant = 2)) |>
+                                               structure(class = "threshold_tune"))$constant, 2)
+  set.seed(1)
+  x <- matrix(rnorm(400 * 5), 400, 5) / 3
+  cv <- threshold_cv(x, 1, 1e-3, clip = 1, folds = 4)
+  r <- dp_threshold(x, 1, 1e-3, clip = 1, tune = cv$constant)
+  expect_no_match(r$tuning$detail, "chosen without the data")
+  expect_match(r$tuning$detail, "NOT private")
+  expect_output(print(threshold_tune("fixed", constant = cv$constant)), "NOT private")
+  expect_output(print(threshold_tune("fixed", constant = 1)), "^<threshold_tune> fixed constant c = 1\\s*$")
+})
