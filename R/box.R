@@ -676,6 +676,11 @@ box_call_args <- function(fun, env, given) {
     abort("`post` = \"shift\" adds E||N|| I on the box scale, which is not a ridge in the data's units; use \"none\" or \"psd\" with bounds.",
           .arg = "post")
   }
+  # (the mechanism is run on the box rows' statistics, not on rows)
+  if (identical(args$method, "explicit") && !"model" %in% names(formals(fun))) {
+    abort("`method` = \"explicit\" projects the rows themselves, and with per-column bounds the mechanism sees the box rows' statistics; use method = \"bartlett\", which draws the same distribution.",
+          .arg = "method")
+  }
   if (!is.null(args$tune) && identical(as_threshold_tune(args$tune, "tune")$method, "cv")) {
     abort("`tune` = \"cv\" cross-validates on the private rows, and with per-column bounds the mechanism sees only the box rows' statistics; use a public sample (threshold_tune(\"public\", ...)), a fixed constant or \"theory\".",
           .arg = "tune")

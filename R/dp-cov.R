@@ -1238,8 +1238,11 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
     cov <- release$estimate
   } else {
     if (sc != "average" && is.na(release$n)) {
-      abort("`release` estimates a sum (scale \"%s\") but does not release n (add/remove neighbours), so it cannot be divided by n; release under neighbor = \"replace-one\" or \"zero-out\", or use dp_cov().",
-            sc, .arg = "release")
+      # (Sheffet's mechanisms have no `neighbor`: their notion is fixed)
+      abort("`release` estimates %s (scale \"%s\") but does not release n (add/remove neighbours), so it cannot be divided by n; %s, or use dp_cov().",
+            if (sc == "posterior sample") "a posterior sample of the sum" else "a sum", sc,
+            if (is_string(release$mechanism) && grepl("Sheffet", release$mechanism, fixed = TRUE)) "Sheffet's mechanisms leave n private (except iwishart_posterior(), under replace-one)"
+            else "release under neighbor = \"replace-one\" or \"zero-out\"", .arg = "release")
     }
     avg <- if (sc == "average") release$estimate else release_sum(release) / release$n
     if (isTRUE(release$centred)) {

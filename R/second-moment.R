@@ -320,6 +320,16 @@ check_suffstat <- function(s, arg = "x") {
   if (any(abs(g) > tcrossprod(d) * (1 + 1e-8) + slack + 1e-300)) {
     bad("`gram` is not a Gram matrix: an off-diagonal entry exceeds the square root of the product of its two diagonal entries")
   }
+  # a Gram is positive semidefinite, which Cauchy-Schwarz (its 2 x 2 minors)
+  # does not make it for p > 2: an indefinite hand-made one reached the
+  # mechanisms (the posterior's scale failed after the charge; a shifted
+  # Wishart release kept a negative eigenvalue). Rounding leaves a data
+  # Gram's eigenvalues above -p eps max(diag); 1e-8 of it is the slack.
+  top <- max(diag(g))
+  if (ncol(g) > 2L && top > 0 &&
+      !tryCatch(is.matrix(chol(g + diag(1e-8 * top, ncol(g)))), error = function(e) FALSE)) {
+    bad("`gram` is not a Gram matrix: it is not positive semidefinite")
+  }
   if (!is.null(s$zero_row) && !(is_number(s$zero_row) && is.finite(s$zero_row) && s$zero_row >= 0)) {
     bad("`zero_row` must be NULL or a finite number >= 0 (the norm of the row the all-zero record becomes)")
   }

@@ -117,7 +117,8 @@ sheffet_gram <- function(n, beta, noise_sd, clip) {
 #'   the single experiment, 0.1 for the multiple one).
 #' @param reps Replications (paper: 15).
 #' @param m Numbers of redundant label columns (multiple experiment;
-#'   refused with the single one).
+#'   refused with the single one), each at most p - 1; the default keeps
+#'   those of 0, 1, 2, 5, 10 that are.
 #' @param delta Paper: \eqn{e^{-9}}; below 1/6 (Algorithm 3's range).
 #' @param clip Row-norm bound; default \eqn{\sqrt{2.5 d}}, the paper's for
 #'   the single-regression experiment (it gives none for the multiple
@@ -155,7 +156,8 @@ sheffet_study <- function(experiment = "single", n = 2^(14:18),
   noise_sd <- check_number(noise_sd, "noise_sd", lower = 0, upper = 1e150, lower_open = FALSE)
   n_labels <- if (experiment == "single") 1L else as.integer(p)
   if (experiment == "multiple") {
-    m <- check_counts(m, "m", min = 0, max = p - 1)
+    # the default's values that fit p labels (m <= p - 1); a given m is checked whole
+    m <- if (missing(m)) m[m <= p - 1] else check_counts(m, "m", min = 0, max = p - 1)
   } else if (!missing(m)) {
     abort("`m` (redundant labels) applies to experiment = \"multiple\" only.", .arg = "m")
   }
@@ -262,7 +264,8 @@ study_multiple <- function(s, n, rep, beta, st) {
 #' @param figure 1 (JL: Alg. 1, 2, non-private), 2 (additive Wishart),
 #'   3 (inverse Wishart), 4 (the six estimators) or 5 (multiple regression).
 #' @param epsilon The epsilon to show (default: the first non-missing).
-#' @param m For figure 5: the number of redundant labels to show.
+#' @param m For figure 5: the number of redundant labels to show (refused
+#'   with the other figures).
 #' @param ylim,main Passed to [graphics::plot()].
 #' @param ... `plot()`: passed to [graphics::plot()]; `summary()`: unused.
 #' @return `summary()`: a data frame. `plot()`: `x`, invisibly.
@@ -357,6 +360,7 @@ plot.sheffet_study <- function(x, figure = 4, epsilon = NULL, m = 0, ylim = NULL
     abort("`figure` must be one of 1, 2, 3, 4, 5.")
   }
   figure <- as.character(figure)
+  if (!missing(m) && figure != "5") abort("`m` (redundant labels) applies to figure 5 (the multiple-label experiment) only.", .arg = "m")
   if (!is.null(epsilon)) epsilon <- check_epsilon(epsilon)
   m <- check_count(m, "m", min = 0)
   ylim <- check_ylim(ylim)

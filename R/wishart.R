@@ -148,7 +148,7 @@ jl_adaptive <- function(x, epsilon, delta, clip, r0 = NULL,
     # any size is quoted; the explicit projection is refused past what it can
     # compute, a decision on the released s only
     check_jl_range(inp, w2, r, "Algorithm 2", "r* (which grows as the square of the smallest eigenvalue of A'A over sigma_clip_inf^2)")
-    check_explicit_size(inp, r, "r* (from the private smallest eigenvalue)")
+    check_explicit_size(inp, r, "r* (from the private smallest eigenvalue)", charged = TRUE)
   }
   M <- jl_draw(inp, w2, r)
   sheffet_release(M, inp, "JL projection, ridge from a private smallest eigenvalue (Sheffet, Algorithm 2)",
@@ -211,6 +211,11 @@ wishart_noise <- function(x, epsilon, delta, clip, shift = FALSE,
   inp <- sheffet_input(x, clip, epsilon, delta, "bartlett", sigma_clip_inf,
                        "Algorithm 3 (additive Wishart noise)", budget, "wishart_noise", shape_check = function(inp) {
                          k <- sheffet_wishart_k(inp$s$p, epsilon, inp$delta)
+                         # past 2^53 the floor is not exact (k could land a few below it)
+                         if (!(k <= 2^53)) {
+                           abort("`epsilon` = %s with `delta` = %s gives Algorithm 3 k = %s degrees of freedom, beyond 2^53, where doubles no longer count whole numbers exactly; use a larger `epsilon` or `delta`.",
+                                 format(epsilon), format(inp$delta), format(k, digits = 4), .arg = "epsilon")
+                         }
                          if (method == "explicit" && k * inp$s$p > explicit_limit) {
                            abort("`method` = \"explicit\" would sum k = %s outer products (k grows as 1/epsilon^2); use method = \"bartlett\", which draws the same distribution.",
                                  format(k, big.mark = ",", decimal.mark = "."), .arg = "method")
@@ -398,7 +403,9 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   # the charge's notion and the release's, from the one table (sheffet_notions)
   neighbor <- sheffet_notions[[mechanism]]
   epsilon <- check_epsilon(epsilon, method = what)
-  delta <- check_delta(delta, exp(-1), what)
+  # (Algorithm 3's own limit, 1/6, is refused in sheffet_check_proven()'s
+  # words: the generic 1/e first sent a user from 0.5 to 0.3, refused again)
+  delta <- check_delta(delta, if (mechanism == "wishart_noise") 1 else exp(-1), what)
   # the JL algorithms' check needs r: here, before any charge or read, with r
   # given or with the bound for every r (the default 2d waits for the data's
   # columns: a plain reader's are known only once it is read), and again in
@@ -446,13 +453,16 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
 # there: a refusal that depended on n would answer "is n above t?" for free
 # (the refusal is refunded), for a t the caller sets through `r`.
 explicit_limit <- 1e10
-check_explicit_size <- function(inp, r, what) {
+# `charged`: a size from a released quantity (r*), refused after the draw,
+# whose charge stands (dpcov_data_error, as with_refund() marks such refusals).
+check_explicit_size <- function(inp, r, what, charged = FALSE) {
+  if (inp$method != "explicit") return(invisible(r))
   n <- if (isTRUE(inp$n_public)) inp$s$n else 0
   # the projection itself is r x d whatever n is
-  if (inp$method == "explicit") check_cells(r * inp$s$p, "the explicit projection", "method")
-  if (inp$method == "explicit" && r * (n + inp$s$p) * inp$s$p > explicit_limit) {
+  if (r * inp$s$p > dp_limits$cells || r * (n + inp$s$p) * inp$s$p > explicit_limit) {
     abort("`method` = \"explicit\" would draw a %s x %s projection; use method = \"bartlett\", which draws the same distribution (%s = %s).",
-          format(r), if (isTRUE(inp$n_public)) format(n + inp$s$p) else "(n + d)", what, format(r), .arg = "method")
+          format(r), if (isTRUE(inp$n_public)) format(n + inp$s$p) else "(n + d)", what, format(r), .arg = "method",
+          .class = if (charged) "dpcov_data_error")
   }
   invisible(r)
 }
@@ -504,6 +514,7 @@ iwishart_from_gram <- function(S, df) {
   floor <- 1e-12 * max(1, abs(diag(S)))
   step <- 0L
   while (!is_pd(S)) {
+    # (check_suffstat() refuses an indefinite Gram: unreachable from input)
     if (step > 8L) abort("The inverse-Wishart scale is not positive semi-definite.", .class = "dpcov_internal_error")
     S <- S + diag(floor * 10^step, nrow(S))
     step <- step + 1L

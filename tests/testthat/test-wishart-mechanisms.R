@@ -577,3 +577,49 @@ test_that("clip = Inf with a rank-one Gram whose trace passes the largest double
   r <- suppressWarnings(analyze_gauss(x, 1, 1e-5, clip = Inf, sigma_clip_inf = 1, post = "none"))
   expect_output(print(summary(r)), "Inf")
 })
+
+test_that("Sheffet audit: an indefinite Gram, explicit JL with bounds, explicit sizes, study arguments, Algorithm 3's limits", {
+  set.seed(1)
+  h <- second_moment(matrix(rnorm(30), 10, 3), clip = 1)
+  h$gram <- (1e6 / 3) * matrix(c(1, 1, -1, 1, 1, 1, -1, 1, 1), 3)   # eigenvalues 2a, 2a, -a: passes Cauchy-Schwarz
+  h$n <- 1e6
+  b <- dp_budget(10, 0.1, neighbor = "replace-one")
+  for (f in list(iwishart_posterior, iwishart_adaptive, wishart_noise, jl_ridge, jl_adaptive)) {
+    e <- expect_error(f(h, epsilon = 0.5, delta = 1e-4, clip = 1, budget = if (identical(f, iwishart_posterior)) b),
+                      "not positive semidefinite", class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # control: the statistics as computed are accepted (a rank-deficient Gram too)
+  expect_s3_class(wishart_noise(second_moment(matrix(rnorm(300), 100, 3) %*% diag(c(1, 1, 0)), clip = 2),
+                                0.5, 1e-4, clip = 2), "dp_release")
+  # explicit JL with bounds: refused for what it is, before a charge
+  X <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  bb <- dp_budget(10, 0.1)
+  for (f in list(jl_ridge, jl_adaptive)) {
+    e <- expect_error(f(X, 0.5, 1e-4, lower = -3, upper = 3, method = "explicit", budget = bb),
+                      "with per-column bounds", class = "dpcov_error")
+    expect_identical(e$arg, "method")
+  }
+  expect_identical(budget_spent(bb)$charges, 0L)
+  # an explicit projection too large: said in the method's words (it said "reduce `method`")
+  e <- expect_error(jl_ridge(X, 0.5, 1e-4, clip = 2, r = 1e9, method = "explicit"), "use method = \"bartlett\"",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "method")
+  # Algorithm 3: delta's limit is 1/6 in its own words; k beyond 2^53 refused before the charge
+  e <- expect_error(wishart_noise(X, 0.5, delta = 0.5, clip = 2), "needs delta < 1/6", class = "dpcov_error")
+  expect_identical(e$arg, "delta")
+  e <- expect_error(wishart_noise(X, epsilon = 1e-6, delta = 1e-300, clip = 2, budget = bb), "beyond 2\\^53",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_identical(budget_spent(bb)$charges, 0L)
+  # dp_as_cov() on a Sheffet sum does not advise a `neighbor` the mechanisms lack
+  e <- expect_error(dp_as_cov(jl_ridge(X, 0.5, 1e-4, clip = 2)), "leave n private", class = "dpcov_error")
+  expect_no_match(conditionMessage(e), "neighbor =")
+  # the study: the default m fits p; m refused where the figure has no labels
+  st <- sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3)
+  expect_identical(sort(unique(summary(st)$m)), c(0, 1, 2))
+  expect_error(sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3, m = 5), class = "dpcov_error")
+  e <- expect_error(plot(st, figure = 4, m = 1), "applies to figure 5", class = "dpcov_error")
+  expect_identical(e$arg, "m")
+})
