@@ -98,6 +98,12 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
   if (length(icpt) > 1L) abort("`intercept` must name one column (the column of ones).", .arg = "intercept")
   if (length(icpt) && icpt == y) abort("the `intercept` column cannot also be the `response`.", .arg = "intercept")
   if (length(icpt)) check_intercept_column(release, M, icpt)
+  # (a centred release's column named as the ones was fitted as one, its slope
+  # relabelled "(Intercept)")
+  if (length(icpt) && inherits(release, "dp_release") && isTRUE(release$centred)) {
+    abort("`intercept`: the release is centred (%s), so none of its columns is a column of ones; give intercept = NULL (its slopes are those of the model with an intercept).",
+          release$scale, .arg = "intercept")
+  }
   if (is.null(features)) {
     feat <- setdiff(seq_len(d), c(y, icpt))
   } else {
@@ -119,7 +125,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
     if (!(min(ev) > 1e-10 * max(abs(ev)))) {
       warn(paste0("dp_regression(): ", if (removed) "with the release's public ridge removed (ridge = \"remove\"), ",
                   "its estimate of the features' second moments is not positive definite: the noise swamps them, and the ",
-                  "coefficients are mostly noise; dp_lm() regularises by the noise (and gives intervals)",
+                  "coefficients are mostly noise; dp_lm() gives intervals (and regularises by the noise on Analyze Gauss releases)",
                   if (removed) ", ridge = \"keep\" solves the release as it is", ", or give more budget."),
            .class = "dpcov_noise_warning")
     }
@@ -221,7 +227,7 @@ regression_matrix <- function(release, remove_ridge = FALSE) {
 #' factor c_i in (0, 1]) satisfy 0 < sum c_i^2 <= sum c_i <= n. A release's
 #' entries are noisy and a bare matrix has no n: not checked there.
 #' @noRd
-check_intercept_column <- function(release, M, j) {
+check_intercept_column <- function(release, M, j, arg = "intercept") {
   if (!inherits(release, "dp_suffstat") || !is.null(release$bounds)) return(invisible())
   n <- release$n
   g <- M[j, j]
@@ -234,11 +240,11 @@ check_intercept_column <- function(release, M, j) {
   }
   if (!isTRUE(ok)) {
     nm <- colnames(M)
-    abort(paste0("`intercept`: %s is not a column of ones (its values sum to %s and their squares to %s, over n = %s rows%s); ",
+    abort(paste0("`", arg, "`: %s is not a column of ones (its values sum to %s and their squares to %s, over n = %s rows%s); ",
                  "name the column of ones, or give NULL for no intercept."),
           if (is.null(nm)) sprintf("column %d", j) else sprintf("column `%s`", nm[j]), if (is.na(s)) "?" else format(s, digits = 7),
           format(g, digits = 7), format(n), if (isTRUE(release$n_clipped > 0)) ", some shrunk by the clip" else "",
-          .arg = "intercept")
+          .arg = arg)
   }
   invisible()
 }
@@ -297,8 +303,9 @@ release_column_index <- function(cols, M, arg) {
 #' \eqn{A^TA} for \eqn{A = [X, y]} (the public ridge removed, a posterior draw
 #' rescaled, an average multiplied by the public n; see [dp_scales]) and
 #' \eqn{\hat\beta = S_{XX}^{-1}S_{Xy}}. With the exact Gram matrix this is
-#' least squares. (For JL releases, [dp_regression()] instead solves with the
-#' released matrix as is: a ridge regression, Sheffet's estimator.)
+#' least squares. ([dp_regression()] gives the same coefficients by default;
+#' with `ridge = "keep"` it solves with the released matrix as is: for JL
+#' releases a ridge regression, Sheffet's estimator.)
 #'
 #' **Uncertainty** (`B` draws of a parametric bootstrap, Ferrando, Wang and
 #' Sheldon 2022). From S the model is fitted: \eqn{\hat\beta}, the residual
@@ -345,8 +352,8 @@ release_column_index <- function(cols, M, arg) {
 #' [dp_cov()]'s Gaussian second step). The Wishart, JL and posterior
 #' releases are converted to S like the others (their public ridge removed)
 #' and fitted by least squares, unregularised (`regularization$rule`
-#' `"none"`); [dp_regression()] on such a release solves the released matrix
-#' as it is, Sheffet's ridge estimator. The bootstrap, [vcov()], [confint()] and the intervals of
+#' `"none"`), as [dp_regression()] fits them by default; its `ridge = "keep"`
+#' solves the released matrix as it is, Sheffet's ridge estimator. The bootstrap, [vcov()], [confint()] and the intervals of
 #' [predict()] are those of the unshrunk least-squares fit (kept in
 #' `regularization$least_squares`): a shrunk estimate's own bootstrap
 #' centres on a shrunk model and under-covers (half the nominal level on
@@ -702,6 +709,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
       cols_t <- tighten_epsilon(epsilon, delta, bound_share, length(tight_vars))
       n_pub <- if (neighbor != "add-remove" && (is.data.frame(data) || is.matrix(data))) nrow(data) else NA_real_
       tight <- tighten_decision(tighten, n_pub, cols_t$epsilon_q, tighten_auto_level_fit)
+    } else if (isTRUE(tighten)) {
+      # (it was accepted and did nothing)
+      abort(paste0("`tighten` = TRUE tightens the public bounds of the model's numeric variables, and no bound here ",
+                   "names one (factors, logicals, 0/1 integers and design columns keep theirs); leave `tighten` at ",
+                   "its default."), .arg = "tighten")
     }
   }
   chosen <- private_box || tight
@@ -756,6 +768,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # the data is evaluated before the charge: no code of the caller's runs
   # between the charge and the mechanism
   if (!missing(data)) force(data)
+  lm_schema_checks(x, data, box, given)
   # the bounds' number of columns is known only from the model frame: their
   # charge records the largest rho any number of columns can have (see
   # lm_private_bounds())
@@ -894,6 +907,8 @@ dp_lm.dp_suffstat <- function(x, formula, ones = "(Intercept)", B = 500, ...) {
   s$gram <- suffstat_gram(s)  # in the data's units (statistics of box rows mapped back)
   B <- check_count(B, "B", min = 0, max = 1e6)
   spec <- lm_release_formula(formula, colnames(s$gram), ones, centred = FALSE)
+  # exact statistics show whether `ones` is a column of ones (dp_regression()'s check)
+  if (!is.null(spec$ones)) check_intercept_column(x, s$gram, spec$ones, "ones")
   rel <- list(estimate = s$gram, scale = "sum", ridge = 0, n = s$n, n_public = TRUE, p = s$p,
               centred = FALSE, params = list(), exact = TRUE,
               guarantee = "NONE: exact statistics of the data (second_moment()), no privacy noise.",
@@ -961,8 +976,14 @@ check_dots_empty <- function(...) {
     lm_args <- intersect(named, c("weights", "subset", "na.action", "offset", "method", "model", "contrasts",
                                   "singular.ok", "qr"))
     if (length(lm_args)) {
-      abort("argument(s) %s of lm() are not supported by dp_lm(): weights and offsets change the sensitivity, and a subset or NA handling must be applied to `data` before the release.",
-            paste0("`", lm_args, "`", collapse = ", "), .arg = lm_args[1L])
+      # each argument's own reason (contrasts= was told about weights and subsets)
+      why <- c(weights = "weights change the sensitivity", offset = "an offset is subtracted from the response in `data`",
+               subset = "a subset is taken of `data` before the release", na.action = "missing values are handled in `data` before the release",
+               contrasts = "set the factor's contrasts in `data` instead (contrasts(d$g) <- contr.sum(3))",
+               method = "dp_lm() has one fitting method", model = "a dp_lm keeps no model frame (it would be the data)",
+               singular.ok = "designs aliased whatever the data are refused", qr = "a dp_lm keeps no QR decomposition (it would be the data's)")
+      abort("argument(s) %s of lm() are not supported by dp_lm(): %s.",
+            paste0("`", lm_args, "`", collapse = ", "), paste(why[lm_args], collapse = "; "), .arg = lm_args[1L])
     }
     abort("unknown argument(s) in `...`: %s.", if (!length(named)) "unnamed" else
       paste(named, collapse = ", "), .arg = "...")
@@ -1323,11 +1344,13 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   # columns that are combinations of the others for any data would get
   # coefficients the data cannot identify, and intervals as wide as the noise
   # lets them be (lm() gives them NA): refused, from the schema alone
-  aliased <- lm_structural_aliases(tt, mf, X, data)
+  aliased <- c(lm_structural_aliases(tt, mf, X, data), lm_numeric_aliases(tt, mf, X, data))
+  aliased <- colnames(X)[colnames(X) %in% aliased]
   if (length(aliased)) {
-    abort(paste0("`x`: the design's column(s) %s are linear combinations of the others for any data (the terms' ",
-                 "coding makes them redundant; lm() would report NA for them), so their coefficients cannot be ",
-                 "estimated. Add the main effects (e.g. a * b instead of a:b) or drop the intercept (- 1)."),
+    abort(paste0("`x`: the design's column(s) %s are linear combinations of the others for any data (lm() would ",
+                 "report NA for them), so their coefficients cannot be estimated. Drop the redundant terms; where ",
+                 "a factor coding makes them redundant, add the main effects (e.g. a * b instead of a:b) or drop ",
+                 "the intercept (- 1)."),
           paste0("`", aliased, "`", collapse = ", "), .arg = "x")
   }
   resp <- deparse1(formula[[2L]])
@@ -1358,6 +1381,96 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
        box_from_data = from_data,
        numeric_columns = lm_numeric_columns(tt, mf, X, resp),
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
+}
+
+#' The design columns of numeric terms (with the intercept) that are linear
+#' combinations of the others whatever the data: `y ~ x + z + I(x + z)`,
+#' `y ~ I(2 * x) + x`. Columns with different numeric parts are independent
+#' for generic data unless an identity ties them, which
+#' lm_structural_aliases() does not look for. Found by evaluating the terms on
+#' synthetic values of the numeric data columns (factors at their first
+#' level; no value of the data is read), in three probes of different ranges
+#' and signs (0.5 to 2.5; -1000 to 1000; 100 to 1e8, spread on the log
+#' scale), each on its rows where every column is finite (log() of a
+#' negative value is not): a column is refused only when the columns are
+#' rank-deficient in every probe with enough such rows, and at least two
+#' have them, so a relation that holds on one range only (pmin(x, 3) or
+#' as.numeric(z > 0) beside the ones) is not taken for an identity.
+#' @noRd
+lm_numeric_aliases <- function(tt, mf, X, data) {
+  fac <- attr(tt, "factors")
+  asg <- attr(X, "assign")
+  if (!length(fac) || ncol(X) < 2L) return(character(0))
+  labels <- rownames(fac)
+  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
+  coded <- vapply(labels, function(v) {
+    col <- mf[[frame_name[[v]]]]
+    is.factor(col) || is.logical(col) || !is.null(dim(col))
+  }, logical(1))
+  numeric_term <- vapply(asg, function(a) a == 0L || !any(coded[labels[fac[, a] > 0]]), logical(1))
+  cols <- which(numeric_term)
+  # (beyond 2000 columns the three QRs would cost more than the fit: skipped)
+  if (length(cols) < 2L || length(cols) > 2000L) return(character(0))
+  vars <- intersect(all.vars(tt), names(data))
+  m <- 3L * length(cols) + 16L
+  # pseudo-random uniforms from a fixed Park-Miller generator (exact in
+  # doubles; R's RNG is not drawn from, nor is any value of the data read)
+  # (the same uniforms in every probe: the probes differ by their maps)
+  u_all <- park_miller_uniforms(m * length(vars))
+  u <- function(probe, k) u_all[(k - 1L) * m + seq_len(m)]
+  probes <- list(function(v) 0.5 + 2 * v, function(v) 2000 * v - 1000, function(v) 10^(2 + 6 * v))
+  f <- tt
+  attr(f, ".Environment") <- lm_eval_env()
+  deficient <- NULL
+  n_finite <- 0L
+  for (pr in seq_along(probes)) {
+    syn <- as.data.frame(lapply(stats::setNames(seq_along(vars), vars), function(k) {
+      col <- data[[vars[k]]]
+      if (is.factor(col)) {
+        z <- col[rep(NA_integer_, m)]  # `[` keeps the levels and contrasts
+        z[] <- levels(col)[1L]
+        z
+      } else if (is.logical(col)) {
+        rep(TRUE, m)
+      } else {
+        probes[[pr]](u(pr, k))
+      }
+    }), optional = TRUE)
+    Xs <- tryCatch(suppressWarnings({
+      mfs <- stats::model.frame(f, syn, na.action = stats::na.pass)
+      mfs <- lm_frame_values(mfs, tt, rule = FALSE)
+      stats::model.matrix(tt, mfs, contrasts.arg = attr(X, "contrasts"))
+    }), error = function(e) NULL)
+    if (is.null(Xs) || !identical(colnames(Xs), colnames(X))) return(character(0))
+    # rows where a transformation is not finite (log of a negative) are
+    # dropped; a probe left with too few rows says nothing
+    Z <- Xs[, cols, drop = FALSE]
+    Z <- Z[rowSums(!is.finite(Z)) == 0L, , drop = FALSE]
+    if (nrow(Z) < ncol(Z) + 4L) next
+    n_finite <- n_finite + 1L
+    # each column scaled by its largest |value| (its squares may overflow)
+    top <- apply(abs(Z), 2L, max)
+    if (any(top == 0)) next  # a column of zeros here is no identity
+    q <- qr(sweep(Z, 2L, top, "/"), tol = 1e-9)
+    here <- if (q$rank < ncol(Z)) colnames(X)[cols[q$pivot[-seq_len(q$rank)]]] else character(0)
+    deficient <- if (is.null(deficient)) here else intersect(deficient, here)
+    if (!length(deficient)) return(character(0))
+  }
+  if (n_finite < 2L) return(character(0))
+  deficient
+}
+
+# `count` uniforms in (0, 1) from the Park-Miller minimal standard generator
+# (x <- 16807 x mod 2^31 - 1, exact in doubles) from a fixed seed: synthetic
+# values for schema checks, reproducible and apart from R's RNG stream.
+park_miller_uniforms <- function(count, seed = 20261128) {
+  out <- numeric(count)
+  x <- seed
+  for (i in seq_len(count)) {
+    x <- (16807 * x) %% 2147483647
+    out[i] <- x / 2147483647
+  }
+  out
 }
 
 #' The design columns that are linear combinations of the others whatever
@@ -1712,6 +1825,8 @@ lm_finite <- function(v) {
 #' transformation undefined at 0).
 #' @noRd
 lm_zero_record_row <- function(design, data) {
+  # (a matrix indexed by names gave NA elements: the worst case, always)
+  if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
   vars <- all.vars(design$formula)
   zero <- lapply(data[vars], function(col) if (is.factor(col)) NULL else if (is.logical(col)) FALSE else 0)
   if (any(vapply(zero, is.null, logical(1)))) return(NULL)
@@ -1778,7 +1893,11 @@ lm_release_formula <- function(formula, cols, ones, centred) {
   if (y %in% feat) abort("`formula`: the response cannot also be a feature.", .arg = "formula")
   one <- if (is.null(ones)) NA_integer_ else match(ones, cols)
   if (!is.na(one) && one == y) abort("`ones` cannot be the response.", .arg = "ones")
-  feat <- setdiff(feat, one)
+  # (dropped silently, `y ~ one + x - 1` was fitted through the origin)
+  if (!is.na(one) && one %in% feat) {
+    abort("`formula` names `%s`, the column of ones (`ones`), as a term: it is the intercept; write the model with its intercept (y ~ x, not y ~ %s + x - 1), or give ones = NULL to fit it as a feature.",
+          cols[one], cols[one], .arg = "formula")
+  }
   icpt <- attr(tt, "intercept") == 1L
   if (icpt && is.na(one) && !centred) {
     abort("`formula` has an intercept but the release has no column of ones (name it in `ones`) and is not centred; add - 1 for a model without intercept.",
@@ -2472,6 +2591,13 @@ check_dp_lm <- function(x, arg = "x") {
   if (!is.null(x$terms) && !inherits(x$terms, "terms")) {
     abort("`%s` is not a valid dp_lm object: its `terms` is malformed.", arg, .arg = arg)
   }
+  # a fit's terms evaluate their variables as written: `predvars` (what
+  # model.frame() evaluates instead) other than the variables would predict
+  # from other columns than the coefficients name
+  pv <- attr(x$terms, "predvars")
+  if (inherits(x$terms, "terms") && !is.null(pv) && !identical(pv, attr(x$terms, "variables"))) {
+    abort("`%s` is not a valid dp_lm object: its `terms` evaluate other variables (`predvars`) than they name.", arg, .arg = arg)
+  }
   if (inherits(x$terms, "terms") && inherits(x$formula, "formula") &&
       !identical(deparse1(stats::formula(x$terms)), deparse1(x$formula))) {
     abort("`%s` is not a valid dp_lm object: its `formula` is not the model its `terms` describe.", arg, .arg = arg)
@@ -2538,7 +2664,9 @@ check_dp_lm <- function(x, arg = "x") {
 #'   no data, so `"terms"` (centred at the data's means) is a classed error.
 #' @param newdata A data frame with the variables of the formula (factors
 #'   with the levels of the fit), or a named list of equal-length vectors,
-#'   as [stats::predict.lm()] takes.
+#'   as [stats::predict.lm()] takes. Its transformations are evaluated as the
+#'   fit evaluated them; a row with a missing value, or whose transformed
+#'   value is not finite (log(0), log(-1)), predicts `NA`.
 #' @param interval `"none"` (the default, also when the three choices are
 #'   given as a vector, as in [stats::predict.lm()]), `"confidence"` (for the mean response, from the
 #'   bootstrap draws or `vcov`) or `"prediction"` (for a new observation: each
@@ -2767,7 +2895,7 @@ dummy.coef.dp_lm <- function(object, ...) {
 #' @rdname dp_lm-methods
 #' @export
 alias.dp_lm <- function(object, ...) {
-  lm_no_data(object, "alias table", "dp_lm() refuses designs whose columns are aliased whatever the data, and other aliasing is the data's")
+  lm_no_data(object, "alias table", "dp_lm() refuses designs whose columns are aliased whatever the data (by the factors' coding, or an identity of numeric terms such as I(x + z) beside x and z), and other aliasing is the data's")
 }
 
 #' @rdname dp_lm-methods
@@ -3068,6 +3196,9 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
     # the fit's class checks (lm_design()): a Date or integer64 would be read
     # as days or raw bits
     lm_check_column(col, v, arg, text_ok = TRUE)
+    # an infinite value given is refused (as the fit refuses one in `data`);
+    # one a transformation makes (log(0)) predicts NA, below
+    if (is.numeric(col) && any(is.infinite(col))) abort("`%s` contains infinite values.", arg, .arg = arg)
     # (never the design's column names: built from text, they quote its values)
     if (is.null(lev) && v %in% direct && (is.character(col) || is.factor(col))) {
       abort("`%s`: variable `%s` was numeric or logical in the model, not a factor; give it as numbers (or TRUE/FALSE), not %s.",
@@ -3085,6 +3216,8 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
     }
   }
   newdata <- lm_integers_as_double(newdata, names(newdata))
+  # evaluated as the fit evaluated it (lm_design()): its strict ifelse()
+  attr(tt, ".Environment") <- lm_eval_env()
   design <- function(newdata) tryCatch({
     mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
     # the fit's rule for transformed variables (a comparison is a number there)
@@ -3119,7 +3252,12 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   }
   if (!is.numeric(X)) abort("`%s` gives a design that is not numeric.", arg, .arg = arg)
   if (!na_rows && anyNA(X)) abort("`%s` contains NA values.", arg, .arg = arg)
-  if (any(is.infinite(X))) abort("`%s` contains infinite values.", arg, .arg = arg)
+  if (any(is.infinite(X))) {
+    # a transformation's infinite value (log(0)) is a row predict() cannot
+    # give, as log(-1)'s NaN is: NA there, not a refusal of every row
+    if (!na_rows) abort("`%s` contains infinite values.", arg, .arg = arg)
+    X[is.infinite(X)] <- NA
+  }
   X
 }
 
@@ -3200,8 +3338,10 @@ print.summary.dp_lm <- function(x, digits = 4, ...) {
     }
   } else {
     ci_words <- switch(x$ci_type,
-                       basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error and privacy noise)",
-                                                      x$ci_type, format(x$B)),
+                       basic = , percentile = sprintf("%s parametric-bootstrap intervals (B = %s draws; sampling error%s)",
+                                                      x$ci_type, format(x$B),
+                                                      # (exact statistics have no privacy noise to count)
+                                                      if (isTRUE(x$nonprivate) && grepl("^exact", x$mechanism %||% "")) "" else " and privacy noise"),
                        normal = "normal intervals from vcov")
     # (compressed_lm()'s vcov is analytic: no bootstrap was run)
     se_words <- if (identical(x$ci_type, "normal") && !isTRUE(x$B > 0)) "standard errors from vcov and" else
@@ -3291,9 +3431,89 @@ as.data.frame.dp_lm <- function(x, row.names = NULL, optional = FALSE, ...) {
 # The number of columns of dp_lm()'s Gram [1, X, y] from the data's schema (a
 # zero-row slice: no value is read), or NA where it cannot be told so.
 lm_gram_ncol <- function(formula, data) {
-  frame <- if (is.data.frame(data) || is.matrix(data)) data[0L, , drop = FALSE] else return(NA_real_)
-  tryCatch(as.double(ncol(suppressWarnings(lm_design(formula, frame, min_rows = 0L))$A)),
-           error = function(e) NA_real_)
+  d <- lm_schema_design(formula, data)
+  if (is.null(d) || inherits(d, "error")) NA_real_ else as.double(ncol(d$A))
+}
+
+# dp_lm()'s design built on the zero-row slice of `data` (the schema: no
+# value is read), or the error it raises; NULL where `data` is no frame or
+# matrix.
+lm_schema_design <- function(formula, data) {
+  frame <- if (is.data.frame(data) || is.matrix(data)) data[0L, , drop = FALSE] else return(NULL)
+  tryCatch(suppressWarnings(lm_design(formula, frame, min_rows = 0L)), error = identity)
+}
+
+# Two rows made from the schema of the formula's columns of `data` alone:
+# numbers 1 and 2, a factor's first two levels (its contrasts kept), FALSE
+# and TRUE. NULL where a column is of another type (lm_design() refuses
+# those from the schema) or `data` is no frame or matrix.
+lm_synthetic_rows <- function(formula, data) {
+  if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
+  if (!is.data.frame(data)) return(NULL)
+  vars <- intersect(all.vars(formula), names(data))
+  rows <- lapply(data[0L, vars, drop = FALSE], function(col) {
+    if (is.factor(col)) {
+      if (nlevels(col) < 2L) return(NULL)
+      v <- col[c(NA_integer_, NA_integer_)]  # `[` keeps the levels and contrasts
+      v[] <- levels(col)[1:2]
+      v
+    } else if (is.object(col)) {
+      NULL
+    } else if (is.logical(col)) {
+      c(FALSE, TRUE)
+    } else if (is.integer(col)) {
+      c(1L, 2L)
+    } else if (is.double(col)) {
+      c(1, 2)
+    }
+  })
+  if (any(vapply(rows, is.null, logical(1)))) return(NULL)
+  as.data.frame(rows, optional = TRUE, stringsAsFactors = FALSE)
+}
+
+# Before any charge: what the schema decides, found on two synthetic rows
+# (lm_synthetic_rows(); no value of the data is read).
+# - A formula whose model frame or design cannot be built on them fails on
+#   the column types (log() of a factor): refused here; after the charge the
+#   same failure kept it, as one on the values would.
+# - A variable that is NA on rows without NA is NA for any data (arithmetic
+#   on a factor, `g + 1`): refused (it was fitted as a column of zeros).
+# - Bounds naming neither a variable of `data`, nor a variable or design
+#   column of the model, are refused (a typo among partial bounds was refused
+#   only after the private bounds were charged).
+# Other refusals are left to the data, where the shape checks run as before.
+lm_schema_checks <- function(formula, data, box, given) {
+  syn <- lm_synthetic_rows(formula, data)
+  if (is.null(syn)) return(invisible())
+  d <- tryCatch(suppressWarnings(lm_design(formula, syn, min_rows = 0L)), error = identity)
+  if (inherits(d, "error")) {
+    if (inherits(d, "dpcov_error") && grepl("could not be built", conditionMessage(d), fixed = TRUE)) {
+      class(d) <- setdiff(class(d), "dpcov_data_error")
+      stop(d)
+    }
+    return(invisible())
+  }
+  f <- eval(as.call(as.list(formula)), baseenv())
+  attr(f, ".Environment") <- lm_eval_env()
+  mf <- tryCatch(suppressWarnings(stats::model.frame(f, data = syn, na.action = stats::na.pass)), error = function(e) NULL)
+  if (!is.null(mf)) {
+    na_var <- names(mf)[vapply(mf, function(col) is.null(dim(col)) && all(is.na(col)) && !any(is.nan(col)), logical(1))]
+    if (length(na_var)) {
+      abort("`x`: the variable(s) %s are NA whatever the data (arithmetic on a factor, say, is not defined); build them from numeric columns, or use the factor as a term of its own.",
+            paste0("`", na_var, "`", collapse = ", "), .arg = "x")
+    }
+  }
+  b <- if (!is.null(box)) box else given
+  nm <- names(b$lower)
+  if (is.null(nm)) return(invisible())
+  data_names <- if (is.data.frame(data)) names(data) else colnames(data)
+  known <- c(data_names, paste0("`", data_names, "`"), colnames(d$A), rownames(attr(d$terms, "factors")))
+  unknown <- setdiff(nm, known)
+  if (length(unknown)) {
+    abort("`bounds` names %s, not variables of `data` or columns of the design.",
+          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
+  }
+  invisible()
 }
 
 lm_schema_not_numeric <- function(v, data, env) {

@@ -643,8 +643,10 @@ check_bounds <- function(lower = NULL, upper = NULL, bounds = NULL, colnames = N
   bad <- !unknown & !(b$lower < b$upper)
   if (any(bad)) {
     k <- first_col(bad)
-    abort("`upper` must be above `lower` for every column; %s has lower = %s, upper = %s (a constant column carries no covariance: drop it).",
-          k$label, format(b$lower[k$i]), format(b$upper[k$i]), .arg = width_arg)
+    abort("`upper` must be above `lower` for every column; %s has lower = %s, upper = %s%s.",
+          k$label, format(b$lower[k$i]), format(b$upper[k$i]),
+          if (b$lower[k$i] == b$upper[k$i]) " (a constant column carries no covariance: drop it)" else " (reversed: swap them)",
+          .arg = width_arg)
   }
   # a width whose square underflows maps the covariance back (W S W) to
   # subnormal numbers or 0: refused, as a clip below 1e-50 is

@@ -1357,3 +1357,100 @@ test_that("a `.` standing for more columns than a model can hold is refused befo
                                     upper = c(y = 5, a = 5, b = 5), B = 5))),
                    c("(Intercept)", "a", "b"))
 })
+
+test_that("dp_lm() audit: the schema's refusals come before the charge; ones, tighten, predict and hand-made terms", {
+  set.seed(1)
+  n <- 3000
+  D <- data.frame(x = runif(n, 0, 2), z = rnorm(n), g = factor(sample(c("a", "b", "c"), n, TRUE), levels = c("a", "b", "c")))
+  D$y <- 1 + 2 * D$x + 0.5 * D$z + (D$g == "b") + rnorm(n)
+  b <- dp_budget(10, 1e-3)
+  # a misnamed bound beside NA bounds: refused before the private bounds are charged
+  e <- expect_error(dp_lm(y ~ x + z, D, epsilon = 1, delta = 1e-6, B = 0, budget = b,
+                          bounds = list(x = c(0, 2), "I(x^2)" = c(0, 4), z = c(NA, NA), y = c(-5, 15))),
+                    "names `I\\(x\\^2\\)`", class = "dpcov_error")
+  expect_false(inherits(e, "dpcov_data_error"))
+  # a formula that fails on the column types, or is NA for any data: refused before the charge
+  for (f in list(y ~ x + log(g), y ~ x + exp(g), y ~ x + I(g + 1), y ~ x + I(g * x))) {
+    e <- expect_error(dp_lm(f, D, epsilon = 1, delta = 1e-6, clip = 5, B = 0, budget = b), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+    expect_false(inherits(e, "dpcov_data_error"))
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # controls: the same bounds named right, and a transformation that is NaN only for some values, are charged and fit
+  expect_s3_class(dp_lm(y ~ x + z, D, epsilon = 1, delta = 1e-6, B = 0, budget = b,
+                        bounds = list(x = c(0, 2), z = c(NA, NA), y = c(-5, 15))), "dp_lm")
+  expect_s3_class(dp_lm(y ~ log(x - 1) + ifelse(TRUE, x, 0), D, epsilon = 1, delta = 1e-6, clip = 5, B = 0, budget = b), "dp_lm")
+  expect_identical(budget_spent(b)$charges, 3L)
+  # statistics: `ones` must be a column of ones; a term naming it is refused, not dropped
+  A <- cbind(one = 1, x = D$x, z = D$z, y = D$y)
+  s <- second_moment(A, clip = Inf)
+  e <- expect_error(dp_lm(s, y ~ z, ones = "x", B = 0), "not a column of ones", class = "dpcov_error")
+  expect_identical(e$arg, "ones")
+  e <- expect_error(dp_lm(s, y ~ one + x - 1, ones = "one", B = 0), "column of ones", class = "dpcov_error")
+  expect_identical(e$arg, "formula")
+  expect_equal(coef(dp_lm(s, y ~ x, ones = "one", B = 0)), coef(lm(y ~ x, D)), tolerance = 1e-9)
+  # tighten = TRUE where no bound names a numeric variable: refused, not ignored
+  D2 <- D
+  D2$yl <- D2$y > 3
+  e <- expect_error(dp_lm(yl ~ g, D2, epsilon = 1, delta = 1e-6, tighten = TRUE, B = 0), "no bound here names one",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "tighten")
+  # predict() evaluates as the fit did: its ifelse() recycles (base ifelse gave one value)
+  f <- dp_lm(y ~ ifelse(TRUE, x, 0), D, epsilon = 1, delta = 1e-6, clip = 5, B = 10)
+  pr <- predict(f, data.frame(x = 1:3))
+  expect_length(pr, 3L)
+  expect_equal(unname(pr), unname(coef(f)[1] + coef(f)[2] * (1:3)), tolerance = 1e-12)
+  # a transformation's infinite value predicts NA for its row, not a refusal of all
+  f2 <- dp_lm(y ~ log(x), D, epsilon = 1, delta = 1e-6, clip = 5, B = 10)
+  pr <- suppressWarnings(predict(f2, data.frame(x = c(0, 1, 2))))
+  expect_true(is.na(pr[1]))
+  expect_equal(unname(pr[2:3]), unname(coef(f2)[1] + coef(f2)[2] * log(1:2)), tolerance = 1e-12)
+  # a hand-made fit whose terms evaluate other variables (predvars) is refused
+  f3 <- dp_lm(y ~ x + z + g, D, epsilon = 1, delta = 1e-6, clip = 6, B = 10)
+  h <- unclass(f3)
+  attr(h$terms, "predvars") <- quote(list(y, x * 100, z, g))
+  class(h) <- class(f3)
+  e <- expect_error(predict(h, data.frame(x = 1, z = 0, g = "b")), "predvars", class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  # zero-out with a matrix: the zero record's own design row, as with a data frame
+  M2 <- cbind(x = runif(3000, 1, 2), y = rnorm(3000))
+  zr <- function(d) dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, clip = 5, neighbor = "zero-out", B = 0)$release$params$zero_row
+  expect_identical(zr(M2), zr(as.data.frame(M2)))
+  expect_equal(zr(M2), 1)
+  # reversed bounds are said to be reversed
+  expect_error(dp_lm(y ~ x, D, epsilon = 1, delta = 1e-6, bounds = list(x = c(2, 0), y = c(-5, 15))),
+               "reversed: swap them", class = "dpcov_error")
+})
+
+test_that("numeric terms tied by an identity whatever the data are refused, as lm() reports NA for them; relations on a range only are not", {
+  set.seed(2)
+  n <- 2000
+  D <- data.frame(x = runif(n, 0.1, 2), z = rnorm(n), g = factor(sample(c("a", "b"), n, TRUE), levels = c("a", "b")))
+  D$y <- 1 + D$x + D$z + rnorm(n)
+  b <- dp_budget(10, 1e-3)
+  for (case in list(list(y ~ x + z + I(x + z), "I(x + z)"), list(y ~ x + I(2 * x), "I(2 * x)"),
+                    list(y ~ x + I(x + 1), "I(x + 1)"), list(y ~ log(x) + log(2 * x), "log(2 * x)"),
+                    list(y ~ x * z + I(x * z), "x:z"), list(y ~ x + I(x^2) + I(x^2 + x), "I(x^2 + x)"))) {
+    e <- expect_error(dp_lm(case[[1]], D, epsilon = 1, delta = 1e-6, clip = 8, B = 0, budget = b),
+                      "linear combinations of the others for any data", class = "dpcov_error")
+    expect_match(conditionMessage(e), paste0("`", case[[2]], "`"), fixed = TRUE)
+    # lm() names the same column NA
+    expect_true(is.na(coef(lm(case[[1]], D))[[case[[2]]]]))
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # controls: relations on part of the range, and polynomials, fit
+  for (f in list(y ~ x + pmin(x, 3), y ~ x + abs(x), y ~ x + pmin(x, 100), y ~ x + I(x^2) + I(x^3) + I(x^4) + I(x^5),
+                 y ~ log(x) + x, y ~ sqrt(x) + x, y ~ x + z + g)) {
+    expect_s3_class(suppressWarnings(dp_lm(f, D, epsilon = 1, delta = 1e-6, clip = 8, B = 0)), "dp_lm")
+  }
+  # the synthetic values come from a fixed generator: R's RNG stream is untouched
+  set.seed(5); a <- runif(1)
+  set.seed(5); invisible(dpcov:::park_miller_uniforms(100)); expect_identical(runif(1), a)
+  # dp_regression() on a centred release names no column of ones
+  r <- dp_cov(D[c("x", "z", "y")], 1, 1e-6, bounds = list(x = c(0, 2), z = c(-4, 4), y = c(-6, 10)))
+  e <- expect_error(dp_regression(r, "y", intercept = "x"), "is centred", class = "dpcov_error")
+  expect_identical(e$arg, "intercept")
+  # lm()'s arguments are refused with their own reasons
+  expect_error(dp_lm(y ~ x, D, 1, 1e-6, clip = 8, contrasts = list(g = "contr.sum")), "set the factor's contrasts in `data`",
+               class = "dpcov_error")
+})

@@ -121,7 +121,11 @@ test_that("bad sampler inputs give clear R errors", {
   }
   # a df close to p - 1 is printed with its digits
   set.seed(1)
-  expect_error(riwishart(1, 1 + 1e-8, diag(2)), "`df` = 1.00000001 is too close", class = "dpcov_error")
+  expect_error(riwishart(1, 1 + 1e-8, diag(2)), "`df` = 1.00000001 with p = 2", class = "dpcov_error")
+  # df - p + 1 printed without cancellation, and both causes named
+  e <- expect_error(riwishart(1, 1e-300, matrix(1)), class = "dpcov_error")
+  expect_match(conditionMessage(e), "df - p \\+ 1 = 1e-300")
+  expect_match(conditionMessage(e), "near the double range")
   expect_error(riwishart(1, 5, matrix(c(1, 2, 2, 1), 2)), "`Psi` must be positive definite")
   expect_error(rwishart(1, 5, matrix(c(1, NA, NA, 1), 2)), "NA, NaN or infinite")
   expect_error(rwishart(1, 5, matrix("a")), "numeric matrix")
