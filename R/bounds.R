@@ -219,11 +219,17 @@ check_bound <- function(x, arg = "x") {
     epsilon_bound = function(v) is_num1(v) && v > 0,
     epsilon_count = function(v) is_num1(v) && v >= 0,
     neighbor = function(v) is_string(v) && v %in% dp_neighbors,
-    n_clipped = function(v) is_num1(v, na_ok = TRUE),
-    count_noise_sd = function(v) is_num1(v, na_ok = TRUE),
+    n_clipped = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v == round(v)),
+    count_noise_sd = function(v) is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0),
     lower = function(v) is_num1(v) && v > 0,
     upper = function(v) is_num1(v) && v > 0,
     guarantee = is_string, mechanism = is_string), arg = arg)
+  # (printed as they are: a range upside down, or a step larger than the whole)
+  if (!(x$lower < x$upper)) abort("`%s` is not a valid dp_bound: its `lower` must be below its `upper`.", arg, .arg = arg)
+  if (x$epsilon_bound + x$epsilon_count > x$epsilon * (1 + 1e-9)) {
+    abort("`%s` is not a valid dp_bound: its steps' epsilon_bound and epsilon_count exceed its `epsilon`.", arg, .arg = arg)
+  }
+  invisible(x)
 }
 
 #' Print and convert a private clipping bound

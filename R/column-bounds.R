@@ -543,7 +543,12 @@ column_bounds_order <- function(lo, hi, resolution, range) {
 #' Validate a dp_column_bounds given as input (hand-made objects included).
 #' @noRd
 check_column_bounds <- function(x, arg = "x") {
+  opt_count <- function(v) is.null(v) || is_num1(v, na_ok = TRUE) && (is.na(v) || v >= 0)
   check_object(x, "dp_column_bounds", list(
+    # (what print() reads: a negative n printed "clamp about -800% of the rows")
+    n = opt_count, n_noisy = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
+    capped = function(v) is.null(v) || is_flag(v),
+    coded_columns = function(v) is.null(v) || is.character(v) && !anyNA(v),
     bounds = function(v) is.data.frame(v) && identical(names(v), c("lower", "upper")) &&
       is.double(v$lower) && is.double(v$upper) && all(is.finite(v$lower)) && all(v$upper > v$lower),
     epsilon = function(v) is_num1(v) && v > 0, delta = function(v) is_num1(v) && v >= 0 && v < 1,
@@ -637,8 +642,9 @@ column_bounds_note <- function(m1, m2, max_level, n_hat, bounds, range, capped =
   if (is.null(capped)) capped <- !is.na(n_hat) && column_bounds_capped(m1, n_hat, max_level)
   if (capped) {
     out <- c(out, sprintf(paste0("WARNING: n * epsilon is too small for private bounds: they target the %s and %s ",
-                                 "quantiles of %s or beyond, may miss the data altogether, and clamp ",
-                                 "%s of the rows at each end; the release can be far off. Give public ",
+                                 "quantiles of %s or beyond, may miss the data altogether, and aim to clamp ",
+                                 "%s of the rows at each end (a target: capped bounds are noisy, and often clamp ",
+                                 "several times that); the release can be far off. Give public ",
                                  "bounds (lower, upper) or more epsilon."),
                           format(max_level), format(1 - max_level), every,
                           if (is.na(n_hat)) "many" else

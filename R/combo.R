@@ -185,7 +185,10 @@ check_combo_data <- function(x, arg = "x") {
   check_object(x, "combo_data", list(
     counts = function(v) is.matrix(v) && is.numeric(v) && length(v) > 0 && !anyNA(v) && all(is.finite(v)) &&
       all(v >= 0) && all(v == round(v)),
-    group = function(v) is.factor(v) && !anyNA(v) && all(c("lean", "obese") %in% levels(v))), arg)
+    # exactly the two groups, each with subjects: an empty or third level
+    # changed the by-group filter silently, or emptied it
+    group = function(v) is.factor(v) && !anyNA(v) && setequal(levels(v), c("lean", "obese")) &&
+      all(table(v) > 0)), arg)
   if (length(x$group) != nrow(x$counts)) {
     abort("`%s` is not a valid combo_data object: `group` has %d labels for %d subjects.", arg,
           length(x$group), nrow(x$counts), .arg = arg)
@@ -219,6 +222,13 @@ check_combo_data <- function(x, arg = "x") {
 #'
 #' The t-test selection of the p = 25 subset must see only a training split;
 #' it is [combo_select()], called by [qda_study()] on each split.
+#'
+#' **Nothing here is private.** The filter reads every subject's counts and
+#' group label (the test subjects' too), and with `denominator = "all"` (or
+#' a pseudocount) every genus enters each subject's total; the features are
+#' exact functions of the raw data. A private estimator applied to `x`
+#' protects the feature matrix as given, not the raw counts, and the choice
+#' of genera stays an exact statistic of all subjects.
 #'
 #' @param data A [combo_read()] result.
 #' @param min_samples Minimum number of subjects (per group when `by_group`)
@@ -264,6 +274,10 @@ combo_preprocess <- function(data, min_samples = 4, by_group = TRUE,
   if (sum(keep) < 2L) abort("only %d genera pass the filter; lower `min_samples`.", sum(keep), .arg = "min_samples")
   z <- if (zero == "pseudocount") counts + pseudocount else ifelse(counts == 0, pseudocount, counts)
   total <- if (denominator == "all") rowSums(z) else rowSums(z[, keep, drop = FALSE])
+  if (!all(is.finite(total))) {
+    abort("`data`: a subject's counts sum beyond the double range, so its relative abundances are not numbers; rescale the counts.",
+          .arg = "data")
+  }
   x <- log(z[, keep, drop = FALSE] / total)
   if (transform == "clr") x <- x - rowMeans(x)
   structure(list(x = x, group = data$group, bmi = data$bmi, genera = colnames(x),
@@ -317,7 +331,8 @@ combo_select <- function(x, group, p, var_equal = FALSE, ...) {
   if (p > ncol(x)) abort("`p` = %d exceeds the number of columns of `x` (%d).", as.integer(p), ncol(x))
   g1 <- group == levels(group)[1]
   pv <- apply(x, 2, function(v) {
-    if (stats::var(v[g1]) == 0 && stats::var(v[!g1]) == 0) return(1)
+    # no spread in either group: the groups differ for sure, or not at all
+    if (stats::var(v[g1]) == 0 && stats::var(v[!g1]) == 0) return(if (v[g1][1] == v[!g1][1]) 1 else 0)
     stats::t.test(v[g1], v[!g1], var.equal = var_equal)$p.value
   })
   sel <- order(pv)[seq_len(p)]

@@ -1458,6 +1458,17 @@ bounds_release_guarantee <- function(bounds, neighbor) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
+  # a release made in this session states the guarantee it was made with: an
+  # edited one (a smaller epsilon) would have the ledger charge, and the
+  # guarantee state, less than was spent
+  made <- if (is_string(bounds$release_id)) get0(bounds$release_id, envir = bounds_releases_made, inherits = FALSE)
+  if (!is.null(made) && !(identical(made$epsilon, g$epsilon) && identical(made$delta, g$delta) &&
+                          identical(made$neighbor, g$neighbor))) {
+    abort(paste0("`bounds`: this dp_column_bounds object states (epsilon = %s, delta = %s, %s), not the guarantee it ",
+                 "was released with in this session (epsilon = %s, delta = %s, %s); use the object dp_column_bounds() returned."),
+          format(g$epsilon), format(g$delta), g$neighbor, format(made$epsilon), format(made$delta), made$neighbor,
+          .arg = "bounds")
+  }
   # what a budget charges for them where it has not yet (given_release_step())
   g$rho <- column_bounds_release_rho(bounds)
   g$release_id <- if (is_string(bounds$release_id)) bounds$release_id

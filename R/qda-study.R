@@ -30,7 +30,9 @@
 #' @param n_test Named integer vector: test subjects per group.
 #' @param var_equal Passed to [combo_select()].
 #' @param leak `"none"` (the protocol: everything is fitted on the training
-#'   part). The other values exist only to measure what a leak of the test
+#'   part; the features themselves are those of `features`, whose genus
+#'   filter [combo_preprocess()] chose on all subjects, as the paper's fixed
+#'   set of 40 genera is). The other values exist only to measure what a leak of the test
 #'   subjects would do to the error counts: `"selection"` runs the t-tests on
 #'   all subjects, test subjects included; `"training"` fits the whole
 #'   pipeline (selection, means, priors, covariance and its tuning) on all

@@ -165,7 +165,11 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
     l1 = max(colSums(abs(M))))
   D <- unname(estimate - truth)
   out <- vapply(norm, function(k) one(D, k), numeric(1))
-  if (relative) out <- out / vapply(norm, function(k) one(unname(truth), k), numeric(1))
+  if (relative) {
+    size <- vapply(norm, function(k) one(unname(truth), k), numeric(1))
+    if (any(size == 0)) abort("`truth` is the zero matrix: an error relative to it is not defined; use relative = FALSE.", .arg = "truth")
+    out <- out / size
+  }
   out
 }
 
@@ -208,7 +212,11 @@ threshold_methods <- function(...) {
 #' for Gaussian data the two coincide.
 #'
 #' @param settings A data frame with columns `cov` (a [cov_model()] type),
-#'   `dist`, `p`, `n`, `epsilon`, `delta`, and optionally `sparsity`.
+#'   `dist`, `p`, `n`, `epsilon`, `delta`, and optionally `sparsity` (for
+#'   `"random_sparse"` rows; NA in the others). Other columns label the rows
+#'   (e.g. `table`) and are copied to the results; columns named like an
+#'   argument of `run_study()` or [cov_model()] (`df`, `rho`, `lambda`,
+#'   `scale`, ...) are refused, since they would not be read per row.
 #' @param reps Replications per setting.
 #' @param methods A data frame like [threshold_methods()].
 #' @param tune Passed to [dp_threshold()] (default 10-fold CV, as the papers).
@@ -225,7 +233,10 @@ threshold_methods <- function(...) {
 #'   `relative`), of class `c("threshold_study", "dp_study", "dp_nonprivate",
 #'   "data.frame")` (see [dp_study]: `summary` is [study_summary()], `plot`
 #'   the mean error against n): a simulation, not a release; attribute
-#'   `dpcov_version` records the package version.
+#'   `dpcov_version` records the package version, and `run` the arguments it
+#'   was run with (`reps`, the tuning method and constant, `calibration`,
+#'   `sigma_clip_inf`, `noise_multiplier`, `ldp_threshold`, `df`,
+#'   `relative`).
 #' @examples
 #' s <- data.frame(cov = "model2", dist = "gaussian", p = 10, n = 100,
 #'                 epsilon = 0.5, delta = 1 / 400)
@@ -261,6 +272,14 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   if (length(clash)) {
     abort("`settings` has column(s) %s, which name the study's results; rename or drop them.",
           paste0("`", clash, "`", collapse = ", "), .arg = "settings")
+  }
+  # columns named like the study's or cov_model()'s arguments would be read as
+  # per-row settings, and were only copied beside results run otherwise
+  fixed <- intersect(names(settings), c("rho", "lambda", "scale", "df", "tune", "sigma_clip_inf", "noise_multiplier",
+                                        "calibration", "ldp_threshold", "clip", "reps", "relative", "methods"))
+  if (length(fixed)) {
+    abort("`settings` has column(s) %s, which run_study() does not read per row (they are arguments of run_study() or cov_model(), one value for the whole study); give them as arguments, or rename the columns if they only label the rows.",
+          paste0("`", fixed, "`", collapse = ", "), .arg = "settings")
   }
   reps <- check_count(reps, "reps", max = 1e6)
   if (!is.data.frame(methods) || !nrow(methods) || !all(c("label", "variant", "model", "neighbor") %in% names(methods))) {
@@ -323,6 +342,10 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
   out <- do.call(rbind, res)
   rownames(out) <- NULL
   attr(out, "dpcov_version") <- as.character(utils::packageVersion("dpcov"))
+  # how it was run (public arguments): studies run otherwise are told apart
+  attr(out, "run") <- list(reps = reps, tune = tune$method, constant = tune$constant, calibration = calibration,
+                           sigma_clip_inf = sigma_clip_inf, noise_multiplier = noise_multiplier,
+                           ldp_threshold = ldp_threshold, df = df, relative = relative)
   new_study(out, "threshold_study")
 }
 
@@ -336,6 +359,8 @@ check_study_setting <- function(st) {
   check_epsilon(st$epsilon)
   check_delta(st$delta)
   if (cov == "random_sparse") check_number(st$sparsity, "sparsity", lower = 0, upper = 1, upper_open = FALSE)
+  # (a sparsity beside Model 1 or 2 was copied to the results, unused)
+  if (cov != "random_sparse" && !is.na(st$sparsity)) abort("`sparsity` applies to cov = \"random_sparse\" only; give NA in the other rows.", .arg = "sparsity")
   invisible(st)
 }
 

@@ -101,7 +101,7 @@ print.dp_study <- function(x, n_rows = 6, ...) {
   nonprivate_banner(x, "a study of mechanisms on data, with exact errors")
   what <- switch(kind,
     threshold_study = sprintf("thresholding study: %d setting(s) x %d method(s), %d rows",
-                              nrow(unique(x[intersect(c("cov", "dist", "p", "n", "epsilon", "delta"), names(x))])),
+                              nrow(unique(x[intersect(c("cov", "dist", "p", "n", "epsilon", "delta", "sparsity"), names(x))])),
                               length(unique(x$method)), nrow(x)),
     compression_study = sprintf("PCA on compressed data: m = %s, D = %d, %d replication(s) per m",
                                 paste(format(sort(unique(x$m)), big.mark = ",", decimal.mark = ".", scientific = FALSE, trim = TRUE), collapse = ", "),
@@ -203,7 +203,8 @@ check_threshold_study <- function(x, arg = "x") {
 # per method, one panel per other setting (cov, dist, p, epsilon) shown in
 # the title of the first.
 plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
-  measure <- check_choice(measure, intersect(c("spectral", "frobenius", "l1"), names(x)), "measure")
+  measure <- check_choice(measure, intersect(c("spectral", "frobenius", "l1", "rel_spectral", "rel_frobenius", "rel_l1"),
+                                             names(x)), "measure")
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   s <- study_summary(as.data.frame(x), measure)
   mean_col <- paste0("mean_", measure)
@@ -242,7 +243,7 @@ plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
     g <- s[s$series == series[i], , drop = FALSE]
     g <- g[order(g$n), , drop = FALSE]
     graphics::lines(g$n, g[[mean_col]], type = "b", pch = 15 + (i - 1) %% 5, col = cols[i])
-    ok <- g[[se_col]] > 0
+    ok <- g[[se_col]] > 1e-9 * abs(g[[mean_col]])  # (an se of rounding size draws no arrow: R warns)
     if (any(ok)) {
       graphics::arrows(g$n[ok], g[[mean_col]][ok] - 2 * g[[se_col]][ok], g$n[ok],
                        g[[mean_col]][ok] + 2 * g[[se_col]][ok], angle = 90, code = 3, length = 0.03, col = cols[i])

@@ -835,3 +835,28 @@ test_that("the point inside a chosen interval reaches the base measure's far tai
     expect_lt(stats::ks.test(v, cdf(ab[1], ab[2], 0.6))$p.value, 1e-6)
   }
 })
+
+test_that("an edited dp_column_bounds release is refused; hand-made dp_bound and dp_column_bounds fields are checked", {
+  set.seed(1)
+  x <- matrix(rnorm(4000), 2000, 2, dimnames = list(NULL, c("a", "b")))
+  cb <- suppressWarnings(dp_column_bounds(x, epsilon = 1))
+  b <- dp_budget(3, 1e-5)
+  for (field in list(list("epsilon", 1e-9), list("delta", 1e-7), list("neighbor", "replace-one"))) {
+    h <- cb
+    h[[field[[1]]]] <- field[[2]]
+    e <- expect_error(dp_cov(x, 1, 1e-6, bounds = h, budget = b), "not the guarantee it was released with",
+                      class = "dpcov_error")
+    expect_identical(e$arg, "bounds")
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  expect_s3_class(dp_cov(x, 1, 1e-6, bounds = cb, budget = b), "dp_release")   # control
+  h <- cb
+  h$n <- -5
+  expect_error(print(h), "not a valid dp_column_bounds", class = "dpcov_error")
+  bd <- dp_clip_bound(x, epsilon = 1)
+  for (edit in list(function(o) { o$lower <- 10; o$upper <- 1; o }, function(o) { o$count_noise_sd <- -1; o },
+                    function(o) { o$n_clipped <- 2.5; o }, function(o) { o$epsilon_bound <- 5; o })) {
+    expect_error(print(edit(bd)), "not a valid dp_bound", class = "dpcov_error")
+  }
+  expect_output(print(bd), "dp_bound")
+})

@@ -201,3 +201,25 @@ test_that("combo_data_dir honours DPCOV_COMBO_DIR and searches upward for shared
   Sys.setenv(DPCOV_COMBO_DIR = root)
   expect_identical(combo_data_dir(tempdir()), normalizePath(root))
 })
+
+test_that("combo: a separating feature ranks first, group levels are exactly lean and obese, overflowing totals are refused", {
+  x <- cbind(sep = c(0, 0, 0, 1, 1, 1), noise = c(1, 3, 2, 2.5, 1.5, 2.2))
+  sel <- combo_select(x, factor(rep(c("lean", "obese"), each = 3)), p = 2)
+  expect_identical(as.vector(unclass(sel)), c(1L, 2L))
+  expect_identical(attr(sel, "p_value")[1], 0)
+  # no spread and equal means: no difference (p = 1)
+  same <- cbind(flat = rep(2, 6), noise = c(1, 3, 2, 2.5, 1.5, 2.2))
+  expect_identical(attr(combo_select(same, factor(rep(c("lean", "obese"), each = 3)), p = 2), "p_value")[2], 1)
+  counts <- matrix(c(5, 0, 3, 9, 1, 0, 2, 7, 4, 1, 8, 0), 4, 3, dimnames = list(paste0("s", 1:4), c("A", "B", "C")))
+  make <- function(group, counts_ = counts) structure(list(counts = counts_, bmi = c(22, 27, 21, 30), group = group), class = "combo_data")
+  expect_error(combo_preprocess(make(factor(c("lean", "obese", "lean", "obese"), levels = c("lean", "obese", "other"))),
+                                min_samples = 1), "not a valid combo_data", class = "dpcov_error")
+  expect_error(combo_preprocess(make(factor(c("lean", "lean", "lean", "lean"), levels = c("lean", "obese"))),
+                                min_samples = 1), "not a valid combo_data", class = "dpcov_error")
+  big <- counts
+  big[1, ] <- 1e308
+  e <- expect_error(combo_preprocess(make(factor(c("lean", "obese", "lean", "obese")), big), min_samples = 1),
+                    "beyond the double range", class = "dpcov_error")
+  expect_identical(e$arg, "data")
+  expect_true(all(is.finite(combo_preprocess(make(factor(c("lean", "obese", "lean", "obese"))), min_samples = 1)$x)))
+})

@@ -127,3 +127,32 @@ test_that("sheffet_study() refuses a delta Algorithm 3 cannot take before it run
   e <- expect_error(sheffet_study(n = 2^10, epsilon = 0.5, reps = 1, delta = 0.2), "1/6", class = "dpcov_error")
   expect_identical(e$arg, "delta")
 })
+
+test_that("run_study() refuses settings it would not read per row, records how it ran; relative errors plot; zero truth refused", {
+  base <- data.frame(cov = "model2", dist = "t", p = 5, n = 50, epsilon = 1, delta = 1e-3)
+  for (col in c("df", "rho", "lambda", "scale", "calibration")) {
+    s <- cbind(base, stats::setNames(data.frame(3), col))
+    e <- expect_error(run_study(s, reps = 1, tune = "theory"), "does not read per row", class = "dpcov_error")
+    expect_identical(e$arg, "settings")
+  }
+  expect_error(run_study(transform(base, sparsity = 0.3), reps = 1, tune = "theory"),
+               "applies to cov = \"random_sparse\" only", class = "dpcov_error")
+  # a label column is still copied
+  set.seed(1)
+  st <- run_study(transform(base, table = "T1"), reps = 1, tune = "theory", methods = threshold_methods()[1, ])
+  expect_identical(unique(as.data.frame(st)$table), "T1")
+  run <- attr(st, "run")
+  expect_equal(run[c("reps", "tune", "calibration", "df")], list(reps = 1, tune = "theory", calibration = "classic", df = 5))
+  # the sparsity sweep counts its settings
+  s <- data.frame(cov = "random_sparse", dist = "gaussian", p = 10, n = 200, epsilon = 1, delta = 1 / 200, sparsity = c(0.1, 0.3))
+  st <- run_study(s, reps = 2, tune = "theory", relative = TRUE, methods = threshold_methods()[1:2, ])
+  expect_output(print(st), "2 setting\\(s\\) x 2 method\\(s\\)")
+  f <- tempfile(fileext = ".pdf")
+  grDevices::pdf(f)
+  expect_no_error(plot(st, measure = "rel_spectral"))
+  grDevices::dev.off()
+  unlink(f)
+  e <- expect_error(cov_error(diag(2), matrix(0, 2, 2), relative = TRUE), "zero matrix", class = "dpcov_error")
+  expect_identical(e$arg, "truth")
+  expect_equal(cov_error(diag(2), matrix(0, 2, 2)), c(spectral = 1, frobenius = sqrt(2), l1 = 1))
+})
