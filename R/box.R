@@ -677,7 +677,8 @@ box_call_args <- function(fun, env, given) {
           .arg = "post")
   }
   # (the mechanism is run on the box rows' statistics, not on rows)
-  if (identical(args$method, "explicit") && !"model" %in% names(formals(fun))) {
+  # (JL only: explicit Wishart noise sums outer products of Gaussian vectors, no rows)
+  if (identical(args$method, "explicit") && any(c("r", "r0") %in% names(formals(fun)))) {
     abort("`method` = \"explicit\" projects the rows themselves, and with per-column bounds the mechanism sees the box rows' statistics; use method = \"bartlett\", which draws the same distribution.",
           .arg = "method")
   }

@@ -1216,14 +1216,18 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   if (missing(release)) abort_missing("release")
   refuse_compressed_rows(release, "release", "use compressed_cov() for their covariance")
   check_release(release, "release", square = TRUE)
+  check_guarantee_numbers(release, "release")
   to <- check_choice(to, c("covariance", "correlation"), "to")
   center_release <- if (inherits(center, "dp_cov")) center
+  if (!is.null(center_release)) check_guarantee_numbers(check_release(center_release, "center"), "center")
   if (!is.null(center)) center <- check_center(center, release$p, colnames(release$estimate))
   sc <- release$scale
   if (sc == "compressed rows") {
     abort("`release` holds compressed rows, not second moments; use compressed_cov() for their covariance.", .arg = "release")
   }
   if (sc == "correlation") {
+    # (a center given with it was dropped by the early return)
+    if (!is.null(center)) abort("`center`: the release is already centred (scale \"correlation\"); `center` applies to uncentred second moments only.", .arg = "center")
     if (to == "correlation") return(release)
     abort("`release` is a correlation matrix: the variances are not in it, so it cannot be turned into a covariance.", .arg = "to")
   }
@@ -1255,6 +1259,12 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
       cov <- avg - tcrossprod(center)
       # the mean it is centred at, a public input (released before), is part of what it estimates
       out$center <- stats::setNames(center, colnames(release$estimate))
+      # its noise, for the diagnostics: a dp_cov() release's mean noise sd;
+      # numbers count as exact (the caller's public numbers), and say so
+      msd <- if (!is.null(center_release)) mean_noise_sd(center_release, release_n_hat(center_release))
+      out$params$center_noise_sd <- if (is.null(center_release)) rep(0, release$p) else
+        if (is.numeric(msd) && length(msd) == release$p) unname(msd) else rep(NA_real_, release$p)
+      if (is.null(center_release)) out$params$center_numbers <- TRUE
       guarantee_note <- "centred with a separately released mean: the total privacy loss adds that release's"
     }
     cov <- symmetric_part(cov)
@@ -1270,6 +1280,9 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   out$centred <- TRUE
   out$ridge <- 0
   out$params$converted_from <- sc
+  # the level the release was graded (its noise may not be told after conversion)
+  src <- tryCatch(release_diagnostics(release)$level, error = function(e) NULL)
+  if (is_string(src)) out$params$source_level <- src
   if (!is.null(guarantee_note) && !is.null(center_release)) {
     # the estimate depends on both releases: its guarantee is their total
     out <- compose_center_guarantee(out, center_release)

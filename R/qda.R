@@ -341,7 +341,9 @@ predict.qda_plugin <- function(object, newdata, type = "class", ...) {
   scores <- matrix(scores, nrow(newdata), dimnames = list(rownames(newdata), object$levels))
   # a score that overflowed (-Inf, or NaN from Inf - Inf) would make every
   # posterior NaN and every class the first: refused, not predicted
-  if (!all(is.finite(scores[stats::complete.cases(newdata), ]))) {
+  # (a row with one finite score and -Inf for the others has a posterior: 1 there)
+  sc_ok <- scores[stats::complete.cases(newdata), , drop = FALSE]
+  if (any(is.nan(sc_ok) | sc_ok == Inf) || any(rowSums(is.finite(sc_ok)) == 0L)) {
     abort("`object`'s scores are not finite numbers on `newdata`: a row's distance to a class mean overflows on the scale of the plug-in covariance (its smallest variances are tiny next to the data's spread, or the fit's means or scaling are too large); rescale the data and the covariance together.",
           .arg = "object")
   }

@@ -742,7 +742,8 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # the mechanism's own argument-only refusals come before any charge
   if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")
   if (mechanism != "analyze_gauss") {
-    check_delta(delta, exp(-1), mechanism)
+    # (Algorithm 3's own limit, 1/6, in sheffet_check_proven()'s words below)
+    check_delta(delta, if (mechanism == "wishart") 1 else exp(-1), mechanism)
     # the range Sheffet's proofs cover, for the share the mechanism gets (JL:
     # at r = 2 x the Gram's columns, counted on the data's zero-row slice,
     # i.e. from its schema)
@@ -1391,11 +1392,12 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
 #' synthetic values of the numeric data columns (factors at their first
 #' level; no value of the data is read), in three probes of different ranges
 #' and signs (0.5 to 2.5; -1000 to 1000; 100 to 1e8, spread on the log
-#' scale), each on its rows where every column is finite (log() of a
-#' negative value is not): a column is refused only when the columns are
-#' rank-deficient in every probe with enough such rows, and at least two
-#' have them, so a relation that holds on one range only (pmin(x, 3) or
-#' as.numeric(z > 0) beside the ones) is not taken for an identity.
+#' scale; factor levels and logicals drawn at random too), each on its rows
+#' where every column is finite (log() of a negative value is not): a column
+#' is refused only when the columns are rank-deficient in every probe with
+#' enough such rows, the mixed-sign one among them, so a relation that holds
+#' on one range only (pmin(x, 3), abs(x) or as.numeric(z > 0) beside the
+#' ones) is not taken for an identity. Skipped beyond 500 such columns.
 #' @noRd
 lm_numeric_aliases <- function(tt, mf, X, data) {
   fac <- attr(tt, "factors")
@@ -1409,10 +1411,10 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   }, logical(1))
   numeric_term <- vapply(asg, function(a) a == 0L || !any(coded[labels[fac[, a] > 0]]), logical(1))
   cols <- which(numeric_term)
-  # (beyond 2000 columns the three QRs would cost more than the fit: skipped)
-  if (length(cols) < 2L || length(cols) > 2000L) return(character(0))
+  # (beyond 500 columns the QRs would cost more than the fit: skipped)
+  if (length(cols) < 2L || length(cols) > 500L) return(character(0))
   vars <- intersect(all.vars(tt), names(data))
-  m <- 3L * length(cols) + 16L
+  m <- 6L * length(cols) + 24L
   # pseudo-random uniforms from a fixed Park-Miller generator (exact in
   # doubles; R's RNG is not drawn from, nor is any value of the data read)
   # (the same uniforms in every probe: the probes differ by their maps)
@@ -1426,12 +1428,14 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   for (pr in seq_along(probes)) {
     syn <- as.data.frame(lapply(stats::setNames(seq_along(vars), vars), function(k) {
       col <- data[[vars[k]]]
+      # factors and logicals vary too: a numeric term of them (x * flag,
+      # as.numeric(g == "a")) is no constant
       if (is.factor(col)) {
         z <- col[rep(NA_integer_, m)]  # `[` keeps the levels and contrasts
-        z[] <- levels(col)[1L]
+        z[] <- levels(col)[1L + floor(u(pr, k) * nlevels(col))]
         z
       } else if (is.logical(col)) {
-        rep(TRUE, m)
+        u(pr, k) < 0.5
       } else {
         probes[[pr]](u(pr, k))
       }
@@ -1446,13 +1450,20 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
     # dropped; a probe left with too few rows says nothing
     Z <- Xs[, cols, drop = FALSE]
     Z <- Z[rowSums(!is.finite(Z)) == 0L, , drop = FALSE]
-    if (nrow(Z) < ncol(Z) + 4L) next
+    if (nrow(Z) < ncol(Z) + 4L) {
+      # the mixed-sign probe is the one that tells relations of the sign
+      # (pmax(x, 0), abs(x)): without it nothing is refused
+      if (pr == 2L) return(character(0))
+      next
+    }
     n_finite <- n_finite + 1L
-    # each column scaled by its largest |value| (its squares may overflow)
+    # each column scaled by its largest |value| (its squares may overflow);
+    # a column of zeros here (zero on this range only, perhaps) is left out
     top <- apply(abs(Z), 2L, max)
-    if (any(top == 0)) next  # a column of zeros here is no identity
-    q <- qr(sweep(Z, 2L, top, "/"), tol = 1e-9)
-    here <- if (q$rank < ncol(Z)) colnames(X)[cols[q$pivot[-seq_len(q$rank)]]] else character(0)
+    keep <- top > 0
+    q <- qr(sweep(Z[, keep, drop = FALSE], 2L, top[keep], "/"), tol = 1e-9)
+    kept <- cols[keep]
+    here <- if (q$rank < length(kept)) colnames(X)[kept[q$pivot[-seq_len(q$rank)]]] else character(0)
     deficient <- if (is.null(deficient)) here else intersect(deficient, here)
     if (!length(deficient)) return(character(0))
   }
@@ -2666,7 +2677,8 @@ check_dp_lm <- function(x, arg = "x") {
 #'   with the levels of the fit), or a named list of equal-length vectors,
 #'   as [stats::predict.lm()] takes. Its transformations are evaluated as the
 #'   fit evaluated them; a row with a missing value, or whose transformed
-#'   value is not finite (log(0), log(-1)), predicts `NA`.
+#'   value is not finite (log(0), log(-1)), predicts `NA` (`NaN` for log(-1),
+#'   as R computes it).
 #' @param interval `"none"` (the default, also when the three choices are
 #'   given as a vector, as in [stats::predict.lm()]), `"confidence"` (for the mean response, from the
 #'   bootstrap draws or `vcov`) or `"prediction"` (for a new observation: each
@@ -3487,7 +3499,8 @@ lm_schema_checks <- function(formula, data, box, given) {
   if (is.null(syn)) return(invisible())
   d <- tryCatch(suppressWarnings(lm_design(formula, syn, min_rows = 0L)), error = identity)
   if (inherits(d, "error")) {
-    if (inherits(d, "dpcov_error") && grepl("could not be built", conditionMessage(d), fixed = TRUE)) {
+    if (inherits(d, "dpcov_error") && (grepl("could not be built", conditionMessage(d), fixed = TRUE) ||
+                                       grepl("linear combinations of the others for any data", conditionMessage(d), fixed = TRUE))) {
       class(d) <- setdiff(class(d), "dpcov_data_error")
       stop(d)
     }

@@ -232,6 +232,10 @@ check_release <- function(x, arg = "x", square = FALSE) {
     v <- x[[f]]
     if (!is_num1(v, na_ok = TRUE) || !is.na(v) && !(v > 0)) bad(sprintf("`%s` must be one positive number or NA", f))
   }
+  # (a delta of 1 or more guarantees nothing; an infinite epsilon neither)
+  if (!is.na(x$delta) && !(x$delta < 1)) bad("`delta` must be below 1")
+  if (!is.na(x$epsilon) && !is.finite(x$epsilon)) bad("`epsilon` must be finite")
+
   if (!is.character(x$neighbor) || length(x$neighbor) != 1L || !x$neighbor %in% dp_neighbors) bad("unknown `neighbor`")
   if (!is_number(x$clip) || !(x$clip > 0)) bad("`clip` must be one positive number or Inf")
   if (!is_num1(x$n, na_ok = TRUE) || !is.na(x$n) && !(x$n >= 1 && x$n <= 2^53 && x$n == round(x$n))) bad("`n` must be a whole number (at most 2^53) or NA")
@@ -377,7 +381,25 @@ check_release_params <- function(x, bad) {
 has_guarantee <- function(x, ...) {
   refuse_unknown_args("has_guarantee", ...)
   check_release(x)
+  check_guarantee_numbers(x)
   release_has_guarantee(x)
+}
+
+# A finished release's guarantee text states its `epsilon` and `delta` (an
+# edited epsilon was composed by dp_as_cov() while the text kept the old
+# one). Checked where a release's guarantee is read as input, not on the
+# objects a release is built through (their text is a step's until the end).
+check_guarantee_numbers <- function(x, arg = "x") {
+  g_text <- if (is_string(x$guarantee)) regmatches(x$guarantee, regexec("^\\(([^,()]+), ([^,()]+)\\)-differential privacy", x$guarantee))[[1]]
+  if (length(g_text) == 3L && !is.na(x$epsilon) && !is.na(x$delta)) {
+    te <- suppressWarnings(as.numeric(g_text[2]))
+    td <- suppressWarnings(as.numeric(g_text[3]))
+    if (!(isTRUE(abs(te - x$epsilon) <= 1e-5 * x$epsilon) && isTRUE(abs(td - x$delta) <= 1e-5 * x$delta))) {
+      abort("`%s` is not a valid dp_release: its `guarantee` text states another (epsilon, delta) than its `epsilon` and `delta` fields.",
+            arg, .arg = arg)
+    }
+  }
+  invisible(x)
 }
 
 release_has_guarantee <- function(x) {
@@ -1744,6 +1766,23 @@ diagnostics_level <- function(out, x, cols) {
                "estimate is the exact statistic, not a private one; calibrate the noise to the data's scale."), 2L)
     lv <- 2L
   }
+  # a conversion whose noise the released quantities do not tell (a
+  # posterior sample divided by n, a mean given as numbers) is not "ok" by
+  # default: at least "noisy", and as noisy as the release it came from
+  src_level <- match(pr$source_level, c("ok", "noisy", "mostly noise")) - 1L
+  if (is.na(out$noise_to_signal) && is_string(pr$converted_from) && pr$converted_from != "covariance" &&
+      length(src_level) == 1L && !is.na(src_level)) {
+    g0 <- max(1L, src_level)
+    say(sprintf(paste0("the noise of this conversion cannot be told from released quantities (%s); the release it ",
+                       "was converted from was graded \"%s\"."),
+                if (is.numeric(pr$center_noise_sd) && anyNA(pr$center_noise_sd)) "its centring mean's noise is not known"
+                else "a posterior sample's noise is not a fixed calibration", pr$source_level), g0)
+    lv <- max(lv, g0)
+  }
+  if (isTRUE(pr$center_numbers)) {
+    say(paste0("centred at a mean given as numbers, counted as exact: if they are a release's (a dp_cov() center), ",
+               "pass that release as `center` to have their noise counted here."), 0L)
+  }
   g <- grade(out$noise_to_signal, th$ratio)
   if (g > 0L) {
     say(sprintf("at this n and epsilon the %s is %s (noise/signal = %s); %s.",
@@ -2275,7 +2314,16 @@ release_noise_sd <- function(x) {
     y$scale <- from
     y$params$converted_from <- NULL
     sd <- release_noise_sd(y)
-    return(if (is.null(sd) || from == "average") sd else sd / x$n)
+    if (!is.null(sd) && from != "average") sd <- sd / x$n
+    # centred at a released mean: its noise e enters as -(mu e' + e mu' + e e')
+    # (mu the mean, sd s per column); a mean given as numbers: not known
+    cs <- pr$center_noise_sd
+    if (!is.null(sd) && !is.null(cs)) {
+      if (!is.numeric(cs) || length(cs) != p || anyNA(cs) || !is.numeric(x$center) || length(x$center) != p) return(NULL)
+      mu <- x$center
+      sd <- sqrt(sd^2 + tcrossprod(mu^2, cs^2) + tcrossprod(cs^2, mu^2) + tcrossprod(cs^2))
+    }
+    return(sd)
   }
   if (x$scale == "covariance") return(cov_noise_sd(x))
   # made on a box of public bounds and mapped back: the noise is on the box scale

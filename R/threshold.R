@@ -493,6 +493,10 @@ as_threshold_tune <- function(tune, arg = "tune") {
     # refuses them for "fixed" and "theory", whose objects store the defaults)
     cv_args <- if (is_string(tune$method) && tune$method %in% c("cv", "public")) {
       list(folds = if (is.null(tune$folds)) 10 else tune$folds, noise = if (is.null(tune$noise)) TRUE else tune$noise)
+    } else {
+      # other values there are settings the method would not use: passed on, and refused
+      c(if (!is.null(tune$folds) && !identical(tune$folds, 10)) list(folds = tune$folds),
+        if (!is.null(tune$noise) && !isTRUE(tune$noise)) list(noise = tune$noise))
     }
     out <- with_arg(do.call(threshold_tune, c(list(tune$method, grid = tune$grid, public = tune$public,
                                                    constant = tune$constant), cv_args)),

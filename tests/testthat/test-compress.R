@@ -867,8 +867,9 @@ test_that("rows in the data's units near the double range: C'C / m stays finite,
   expect_lt(max(abs(diag(S) - 1)), 6 * sqrt(2 / n))
   expect_true(all(is.finite(compressed_pca(r)$sdev)))
   expect_true(all(is.finite(unlist(coef(compressed_lm(r, response = 2))))))
-  # the truncation's test reads C'C / m without overflow: over 40 releases the
-  # accepted draws' C'C / m averages 1 (it read Inf, so kept only smaller draws)
+  # the truncation's test reads C'C / m (a property: at this room the old C'C
+  # did not overflow either; the old defect is the refusal of `big` below):
+  # over 40 releases the accepted draws' C'C / m averages 1
   set.seed(2)
   acc <- replicate(40, unclass(compressed_cov(dp_compress(signs * v, m = n, normalize = FALSE)))[1, 1] / v^2)
   expect_lt(abs(mean(acc) - 1), 6 * sqrt(2 / n) / sqrt(40))

@@ -1438,9 +1438,20 @@ test_that("numeric terms tied by an identity whatever the data are refused, as l
     expect_true(is.na(coef(lm(case[[1]], D))[[case[[2]]]]))
   }
   expect_identical(budget_spent(b)$charges, 0L)
-  # controls: relations on part of the range, and polynomials, fit
+  # a true alias beside a coded numeric column is still found (a zero column in a probe hid it)
+  expect_error(dp_lm(y ~ x + I(2 * x) + as.numeric(g == "b"), D, 1, 1e-6, clip = 8, B = 0, budget = b),
+               "`I(2 * x)`", fixed = TRUE, class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # controls: relations on part of the range, polynomials, and numeric terms of
+  # factors and logicals (the probes vary them: fixed, they read as constants)
+  D$flag <- D$z > 0.3
+  D$a <- exp(D$z)
+  D$o <- factor(sample(c("lo", "mid", "hi"), n, TRUE), levels = c("lo", "mid", "hi"), ordered = TRUE)
   for (f in list(y ~ x + pmin(x, 3), y ~ x + abs(x), y ~ x + pmin(x, 100), y ~ x + I(x^2) + I(x^3) + I(x^4) + I(x^5),
-                 y ~ log(x) + x, y ~ sqrt(x) + x, y ~ x + z + g)) {
+                 y ~ log(x) + x, y ~ sqrt(x) + x, y ~ x + z + g, y ~ x + I(x * flag), y ~ x + ifelse(flag, x, 0),
+                 y ~ g + x + I(x * (g == "a")), y ~ x + as.numeric(o), y ~ x + ifelse(flag, 1, 0),
+                 y ~ x + I(x^2) + I(flag * x^2), y ~ log(a) + log(x) + z + pmax(z, 0), y ~ sqrt(a) + sqrt(x) + z + abs(z))) {
+    # (on these data x > 0, so lm() finds pmin(x, 3) = x aliased: the data's relation, not the formula's)
     expect_s3_class(suppressWarnings(dp_lm(f, D, epsilon = 1, delta = 1e-6, clip = 8, B = 0)), "dp_lm")
   }
   # the synthetic values come from a fixed generator: R's RNG stream is untouched

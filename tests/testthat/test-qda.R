@@ -429,6 +429,9 @@ test_that("qda_plugin(): NA as a class level, an overflowing plug-in, and scores
                       class = "dpcov_error")
     expect_identical(e$arg, "object")
   }
+  # a row with one finite score (the others -Inf) has a posterior: predicted, not refused
+  fit3 <- qda_plugin(iris[, 1:4] * 1000, iris$Species, cov = diag(4) * 1e-303)
+  expect_identical(as.character(predict(fit3, fit3$means)), levels(iris$Species))
   # control: a small plug-in whose scores stay finite predicts each class mean's class
   fit2 <- qda_plugin(iris[, 1:4] * 1000, iris$Species, cov = diag(4) * 1e-290)
   expect_identical(as.character(predict(fit2, fit2$means)), levels(iris$Species))

@@ -195,3 +195,49 @@ test_that("hand-made releases: a missing params field is not read through a long
   r3$ridge <- c(1, 2, 3)
   expect_error(print(r3), class = "dpcov_error")
 })
+
+test_that("dp_as_cov(): the centring mean's noise is in the diagnostics; unknown noise is not 'ok'; edited guarantees and a centred correlation are refused", {
+  set.seed(4)
+  n <- 20000
+  x <- matrix(rnorm(n * 3, 20), n, 3, dimnames = list(NULL, paste0("v", 1:3)))
+  truth <- cov(x) * (n - 1) / n
+  a <- suppressWarnings(analyze_gauss(x, 10, 1e-6, clip = 40, neighbor = "zero-out"))
+  r <- suppressWarnings(dp_cov(x, 0.3, 1e-6, clip = 5, clip_mean = 40, neighbor = "zero-out"))
+  o <- suppressWarnings(dp_as_cov(a, center = r))
+  err <- sqrt(sum((o$estimate - truth)^2))
+  # the mean's noise times the mean (about 20) dominates: counted, and graded
+  expect_gt(o$diagnostics$noise_frobenius, err / 4)
+  expect_identical(o$diagnostics$level, "mostly noise")
+  # control: the same centring with the mean's noise left out reads "ok" (the defect)
+  o0 <- o
+  o0$params$center_noise_sd <- NULL
+  expect_identical(release_diagnostics(o0)$level, "ok")
+  # a well-measured mean: the added noise is small and the level stays ok
+  r2 <- suppressWarnings(dp_cov(x, 5, 1e-6, clip = 5, clip_mean = 40, neighbor = "zero-out"))
+  o2 <- suppressWarnings(dp_as_cov(a, center = r2))
+  expect_identical(o2$diagnostics$level, "ok")
+  # a posterior sample's conversion: its noise is not told, so not "ok"
+  set.seed(2)
+  y <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, paste0("v", 1:3)))
+  rc <- suppressWarnings(dp_cov(y, 1, 1e-6, clip = 4, clip_mean = 4, neighbor = "replace-one"))
+  iw <- suppressWarnings(iwishart_posterior(y, 0.2, 1e-6, clip = 4))
+  oi <- suppressWarnings(dp_as_cov(iw, center = rc))
+  expect_false(identical(oi$diagnostics$level, "ok"))
+  expect_true(any(grepl("cannot be told from released quantities", oi$diagnostics$messages)))
+  # a correlation with a center: refused (it was dropped)
+  e <- expect_error(dp_as_cov(dp_as_cov(rc, "correlation"), "correlation", center = rc), "already centred",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  # edited guarantee fields
+  for (edit in list(list("delta", 1.5, "below 1"), list("epsilon", 0.001, "states another"), list("epsilon", 1e9, "states another"))) {
+    r1 <- rc
+    r1[[edit[[1]]]] <- edit[[2]]
+    expect_error(has_guarantee(r1), edit[[3]], class = "dpcov_error")
+  }
+  a1 <- suppressWarnings(analyze_gauss(y, 1, 1e-6, clip = 4, neighbor = "replace-one"))
+  r1 <- rc
+  r1$epsilon <- 0.001
+  e <- expect_error(dp_as_cov(a1, center = r1), "states another", class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  expect_true(has_guarantee(rc))   # control
+})

@@ -591,8 +591,11 @@ test_that("Sheffet audit: an indefinite Gram, explicit JL with bounds, explicit 
   }
   expect_identical(budget_spent(b)$charges, 0L)
   # control: the statistics as computed are accepted (a rank-deficient Gram too)
-  expect_s3_class(wishart_noise(second_moment(matrix(rnorm(300), 100, 3) %*% diag(c(1, 1, 0)), clip = 2),
-                                0.5, 1e-4, clip = 2), "dp_release")
+  expect_s3_class(suppressWarnings(wishart_noise(second_moment(matrix(rnorm(300), 100, 3) %*% diag(c(1, 1, 0)), clip = 2),
+                                                 0.5, 1e-4, clip = 2)), "dp_release")
+  # explicit Wishart noise needs no rows: released with bounds, as before
+  expect_s3_class(suppressWarnings(wishart_noise(matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c"))),
+                                                 0.5, 1e-4, lower = -3, upper = 3, method = "explicit")), "dp_release")
   # explicit JL with bounds: refused for what it is, before a charge
   X <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
   bb <- dp_budget(10, 0.1)
@@ -617,7 +620,7 @@ test_that("Sheffet audit: an indefinite Gram, explicit JL with bounds, explicit 
   e <- expect_error(dp_as_cov(jl_ridge(X, 0.5, 1e-4, clip = 2)), "leave n private", class = "dpcov_error")
   expect_no_match(conditionMessage(e), "neighbor =")
   # the study: the default m fits p; m refused where the figure has no labels
-  st <- sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3)
+  st <- suppressWarnings(sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3))
   expect_identical(sort(unique(summary(st)$m)), c(0, 1, 2))
   expect_error(sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3, m = 5), class = "dpcov_error")
   e <- expect_error(plot(st, figure = 4, m = 1), "applies to figure 5", class = "dpcov_error")
