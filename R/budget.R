@@ -57,6 +57,22 @@
 #'   conversion is not additive, a later Gaussian charge may fit even when
 #'   its own epsilon exceeds the epsilon left.
 #'
+#'   **Adaptive choices.** These totals are proven for a sequence of releases
+#'   whose parameters (each release's epsilon, delta and mechanism) do not
+#'   depend on what earlier releases returned. When they do (an analyst who
+#'   sets the next epsilon after looking at a result), the budget acts as a
+#'   privacy filter, and the guarantee must hold for the stopping rule
+#'   itself. Each accounting alone is backed by a filter result: basic
+#'   composition (Rogers, Roth, Ullman and Vadhan 2016), and the zCDP total
+#'   for charges that all have a \eqn{\rho} (a Rényi filter, Feldman and
+#'   Zrnic 2021: the rule keeps the total \eqn{\rho} below the one whose
+#'   conversion at the budget's delta is its epsilon). Taking the smaller of
+#'   the two at each charge, or adding charges without a \eqn{\rho} to the
+#'   zCDP total, is not covered by a filter result we know of, and we have
+#'   not proven it. For adaptive use, fix the releases' parameters in
+#'   advance, or stop by the basic total yourself (`budget_spent()` reports
+#'   `epsilon_basic`), which holds as a filter whatever the mix.
+#'
 #'   Adaptive algorithms that split their budget internally (Sheffet's
 #'   Algorithms 2 and 5: a Laplace step and a Wishart or projection step) are
 #'   charged as one non-Gaussian (epsilon, delta) charge, the guarantee they
@@ -150,7 +166,15 @@
 #'   worker, forked or made by hand; its figures are its ledger as copied,
 #'   which may be stale, and `budget_spent()` warns with a
 #'   `dpcov_budget_warning`).
-#' @references Bun, M. and Steinke, T. (2016). Concentrated differential
+#' @references Feldman, V. and Zrnic, T. (2021). Individual privacy
+#'   accounting via a Rényi filter. *Advances in Neural Information
+#'   Processing Systems 34 (NeurIPS 2021)*, 28080-28091.
+#'
+#'   Rogers, R., Roth, A., Ullman, J. and Vadhan, S. (2016). Privacy odometers
+#'   and filters: pay-as-you-go composition. *Advances in Neural Information
+#'   Processing Systems 29 (NIPS 2016)*, 1921-1929.
+#'
+#'   Bun, M. and Steinke, T. (2016). Concentrated differential
 #'   privacy: simplifications, extensions, and lower bounds. *Theory of
 #'   Cryptography Conference (TCC 2016-B)*, LNCS 9985, 635-658.
 #'   arXiv:1605.02065.

@@ -733,9 +733,10 @@ sweep_specs <- function() {
                     noise = FLAG, method = CH("downdate", "naive"), noise_multiplier = NUM)),
     sweep_spec("threshold_methods", list(), list()),
     sweep_spec("threshold_tune", list(method = "fixed", constant = 2),
-               list(method = CH("theory", "fixed", "public", "cv"), folds = CNT, constant = NUM, noise = FLAG)),
-    # (a grid only for the cross-validations: given to "fixed" it is refused as unused)
-    sweep_spec("threshold_tune", list(method = "cv"), list(grid = R("vector", fraction = "either")),
+               list(method = CH("theory", "fixed", "public", "cv"), constant = NUM)),
+    # (a grid, folds and fold noise only for the cross-validations: given to
+    # "fixed" they are refused as unused)
+    sweep_spec("threshold_tune", list(method = "cv"), list(grid = R("vector", fraction = "either"), folds = CNT, noise = FLAG),
                label = "threshold_tune (cv)"),
     sweep_spec("threshold_tune", list(method = "public", public = x4),
                list(public = DATA), label = "threshold_tune (public)"),

@@ -698,3 +698,18 @@ test_that("threshold_tune(): folds and noise refused where unused; a marked cons
   expect_output(print(threshold_tune("fixed", constant = cv$constant)), "NOT private")
   expect_output(print(threshold_tune("fixed", constant = 1)), "^<threshold_tune> fixed constant c = 1\\s*$")
 })
+
+test_that("a hand-made threshold_tune carrying settings its method does not use is refused, not rebuilt without them", {
+  h <- unclass(threshold_tune("fixed", constant = 1))
+  h$folds <- 3
+  e <- expect_error(dp_threshold(matrix(rnorm(200), 50, 4), 1, 1e-3, clip = 1, tune = structure(h, class = "threshold_tune")),
+                    "not used by method", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  h <- unclass(threshold_tune("theory"))
+  h$noise <- FALSE
+  expect_error(dp_threshold(matrix(rnorm(200), 50, 4), 1, 1e-3, clip = 1, tune = structure(h, class = "threshold_tune")),
+               "not used by method", class = "dpcov_error")
+  # control: the objects as made are accepted
+  expect_s3_class(suppressWarnings(dp_threshold(matrix(rnorm(200), 50, 4), 1, 1e-3, clip = 1, tune = threshold_tune("theory"))),
+                  "dp_release")
+})
