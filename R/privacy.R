@@ -1458,11 +1458,12 @@ bounds_release_guarantee <- function(bounds, neighbor) {
     abort("`bounds`: this dp_column_bounds object does not state its guarantee (`epsilon` > 0, `delta` in [0, 1), `neighbor`); use the object dp_column_bounds() returned.",
           .arg = "bounds")
   }
-  # a release made in this session states the guarantee it was made with: an
-  # edited one (a smaller epsilon) would have the ledger charge, and the
-  # guarantee state, less than was spent
+  # a release made in this session states at least the guarantee it was made
+  # with: an edited one stating less (a smaller epsilon) would have the
+  # ledger charge, and the guarantee state, less than was spent (one stating
+  # more is charged as it states: conservative)
   made <- if (is_string(bounds$release_id)) get0(bounds$release_id, envir = bounds_releases_made, inherits = FALSE)
-  if (!is.null(made) && !(identical(made$epsilon, g$epsilon) && identical(made$delta, g$delta) &&
+  if (!is.null(made) && !(g$epsilon >= made$epsilon && g$delta >= made$delta &&
                           identical(made$neighbor, g$neighbor))) {
     abort(paste0("`bounds`: this dp_column_bounds object states (epsilon = %s, delta = %s, %s), not the guarantee it ",
                  "was released with in this session (epsilon = %s, delta = %s, %s); use the object dp_column_bounds() returned."),

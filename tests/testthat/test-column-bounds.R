@@ -841,8 +841,9 @@ test_that("an edited dp_column_bounds release is refused; hand-made dp_bound and
   x <- matrix(rnorm(4000), 2000, 2, dimnames = list(NULL, c("a", "b")))
   cb <- suppressWarnings(dp_column_bounds(x, epsilon = 1))
   b <- dp_budget(3, 1e-5)
-  for (field in list(list("epsilon", 1e-9), list("delta", 1e-7), list("neighbor", "replace-one"))) {
-    h <- cb
+  cbd <- suppressWarnings(dp_column_bounds(x, epsilon = 1, delta = 1e-6))
+  for (field in list(list("epsilon", 1e-9, cb), list("delta", 1e-9, cbd), list("neighbor", "replace-one", cb))) {
+    h <- field[[3]]
     h[[field[[1]]]] <- field[[2]]
     e <- expect_error(dp_cov(x, 1, 1e-6, bounds = h, budget = b), "not the guarantee it was released with",
                       class = "dpcov_error")
