@@ -1280,9 +1280,16 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   out$centred <- TRUE
   out$ridge <- 0
   out$params$converted_from <- sc
-  # the level the release was graded (its noise may not be told after conversion)
+  # the level the release was graded, and its noise sd on its own scale (JL's
+  # and the posterior's are plug-ins of the matrix before conversion)
   src <- tryCatch(release_diagnostics(release)$level, error = function(e) NULL)
   if (is_string(src)) out$params$source_level <- src
+  ssd <- tryCatch(release_noise_sd(release), error = function(e) NULL)
+  if (is.matrix(ssd) && all(dim(ssd) == release$p) && sc != "covariance") {
+    # on the sum's scale, as release_sum() rescales a posterior draw
+    if (sc == "posterior sample") ssd <- ssd * (release$params$df - release$p - 1)
+    out$params$source_noise_sd <- unname(ssd)
+  }
   if (!is.null(guarantee_note) && !is.null(center_release)) {
     # the estimate depends on both releases: its guarantee is their total
     out <- compose_center_guarantee(out, center_release)

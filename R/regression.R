@@ -1345,7 +1345,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
   # columns that are combinations of the others for any data would get
   # coefficients the data cannot identify, and intervals as wide as the noise
   # lets them be (lm() gives them NA): refused, from the schema alone
-  aliased <- c(lm_structural_aliases(tt, mf, X, data), lm_numeric_aliases(tt, mf, X, data))
+  # (identities of the terms where the codings show none: one naming, lm()'s)
+  aliased <- lm_structural_aliases(tt, mf, X, data)
+  if (!length(aliased)) aliased <- lm_numeric_aliases(tt, mf, X, data)
   aliased <- colnames(X)[colnames(X) %in% aliased]
   if (length(aliased)) {
     abort(paste0("`x`: the design's column(s) %s are linear combinations of the others for any data (lm() would ",
@@ -1384,60 +1386,50 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
 }
 
-#' The design columns of numeric terms (with the intercept) that are linear
-#' combinations of the others whatever the data: `y ~ x + z + I(x + z)`,
-#' `y ~ I(2 * x) + x`. Columns with different numeric parts are independent
-#' for generic data unless an identity ties them, which
-#' lm_structural_aliases() does not look for. Found by evaluating the terms on
-#' synthetic values of the numeric data columns (factors at their first
-#' level; no value of the data is read), in three probes of different ranges
-#' and signs (0.5 to 2.5; -1000 to 1000; 100 to 1e8, spread on the log
-#' scale; factor levels and logicals drawn at random too), each on its rows
-#' where every column is finite (log() of a negative value is not): a column
-#' is refused only when the columns are rank-deficient in every probe with
-#' enough such rows, the mixed-sign one among them, so a relation that holds
-#' on one range only (pmin(x, 3), abs(x) or as.numeric(z > 0) beside the
-#' ones) is not taken for an identity. Skipped beyond 500 such columns.
+#' The design columns that are linear combinations of the others whatever
+#' the data by an identity of the formula's terms (`y ~ x + z + I(x + z)`,
+#' `y ~ x + I(2 * x)`, `y ~ x * flag + I(x * flag)`, `y ~ g + I(as.numeric(g
+#' == "b"))`), which lm_structural_aliases() (factor codings over numeric
+#' parts) does not look for. Found by evaluating the design on synthetic
+#' rows (no value of the data is read): numeric columns drawn from a fixed
+#' Park-Miller stream in five probes of different ranges and signs (0.5 to
+#' 2.5; -1000 to 1000; 100 to 1e8 on the log scale; -1e7 to 1e7; -1e12 to
+#' 1e12; and just below and above each constant of the formula, its
+#' negative, and 0),
+#' factor levels and logicals drawn at random; a variable whose
+#' columns a negative value makes non-finite (log(), sqrt()) is kept
+#' positive in the mixed-sign probes. A column is refused when it lies in
+#' the span of the others in every probe with enough finite rows (a column
+#' of zeros there counts as in the span), at least two of them and one
+#' mixed-sign, so a relation that holds on one range only (pmin(x, 3),
+#' pmax(x, -1500), abs(x) beside x) is not taken for an identity. The
+#' columns named are those a QR with pivoting moves to the end, as lm()
+#' names them NA. Skipped beyond 300 design columns.
 #' @noRd
 lm_numeric_aliases <- function(tt, mf, X, data) {
   fac <- attr(tt, "factors")
-  asg <- attr(X, "assign")
-  if (!length(fac) || ncol(X) < 2L) return(character(0))
-  labels <- rownames(fac)
-  frame_name <- stats::setNames(names(mf), lm_variable_labels(tt))
-  coded <- vapply(labels, function(v) {
-    col <- mf[[frame_name[[v]]]]
-    is.factor(col) || is.logical(col) || !is.null(dim(col))
-  }, logical(1))
-  numeric_term <- vapply(asg, function(a) a == 0L || !any(coded[labels[fac[, a] > 0]]), logical(1))
-  cols <- which(numeric_term)
-  # (beyond 500 columns the QRs would cost more than the fit: skipped)
-  if (length(cols) < 2L || length(cols) > 500L) return(character(0))
+  k <- ncol(X)
+  if (!length(fac) || k < 2L || k > 300L) return(character(0))
+  if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
   vars <- intersect(all.vars(tt), names(data))
-  m <- 6L * length(cols) + 24L
-  # pseudo-random uniforms from a fixed Park-Miller generator (exact in
-  # doubles; R's RNG is not drawn from, nor is any value of the data read)
-  # (the same uniforms in every probe: the probes differ by their maps)
+  if (!length(vars)) return(character(0))
+  m <- 2L * k + 24L
+  # (uniforms from a fixed generator: R's RNG is not drawn from)
   u_all <- park_miller_uniforms(m * length(vars))
-  u <- function(probe, k) u_all[(k - 1L) * m + seq_len(m)]
-  probes <- list(function(v) 0.5 + 2 * v, function(v) 2000 * v - 1000, function(v) 10^(2 + 6 * v))
+  u <- function(j) u_all[(j - 1L) * m + seq_len(m)]
   f <- tt
   attr(f, ".Environment") <- lm_eval_env()
-  deficient <- NULL
-  n_finite <- 0L
-  for (pr in seq_along(probes)) {
-    syn <- as.data.frame(lapply(stats::setNames(seq_along(vars), vars), function(k) {
-      col <- data[[vars[k]]]
-      # factors and logicals vary too: a numeric term of them (x * flag,
-      # as.numeric(g == "a")) is no constant
+  design_of <- function(values) {
+    syn <- as.data.frame(lapply(stats::setNames(seq_along(vars), vars), function(j) {
+      col <- data[[vars[j]]]
       if (is.factor(col)) {
         z <- col[rep(NA_integer_, m)]  # `[` keeps the levels and contrasts
-        z[] <- levels(col)[1L + floor(u(pr, k) * nlevels(col))]
+        z[] <- levels(col)[1L + floor(u(j) * nlevels(col))]
         z
       } else if (is.logical(col)) {
-        u(pr, k) < 0.5
+        u(j) < 0.5
       } else {
-        probes[[pr]](u(pr, k))
+        values(j)
       }
     }), optional = TRUE)
     Xs <- tryCatch(suppressWarnings({
@@ -1445,30 +1437,79 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
       mfs <- lm_frame_values(mfs, tt, rule = FALSE)
       stats::model.matrix(tt, mfs, contrasts.arg = attr(X, "contrasts"))
     }), error = function(e) NULL)
-    if (is.null(Xs) || !identical(colnames(Xs), colnames(X))) return(character(0))
-    # rows where a transformation is not finite (log of a negative) are
-    # dropped; a probe left with too few rows says nothing
-    Z <- Xs[, cols, drop = FALSE]
-    Z <- Z[rowSums(!is.finite(Z)) == 0L, , drop = FALSE]
-    if (nrow(Z) < ncol(Z) + 4L) {
-      # the mixed-sign probe is the one that tells relations of the sign
-      # (pmax(x, 0), abs(x)): without it nothing is refused
-      if (pr == 2L) return(character(0))
-      next
-    }
-    n_finite <- n_finite + 1L
-    # each column scaled by its largest |value| (its squares may overflow);
-    # a column of zeros here (zero on this range only, perhaps) is left out
-    top <- apply(abs(Z), 2L, max)
-    keep <- top > 0
-    q <- qr(sweep(Z[, keep, drop = FALSE], 2L, top[keep], "/"), tol = 1e-9)
-    kept <- cols[keep]
-    here <- if (q$rank < length(kept)) colnames(X)[kept[q$pivot[-seq_len(q$rank)]]] else character(0)
-    deficient <- if (is.null(deficient)) here else intersect(deficient, here)
-    if (!length(deficient)) return(character(0))
+    if (is.null(Xs) || !identical(colnames(Xs), colnames(X))) NULL else Xs
   }
-  if (n_finite < 2L) return(character(0))
-  deficient
+  # the variables kept positive in the mixed-sign probes: those of the terms
+  # whose columns a negative value makes non-finite
+  neg <- design_of(function(j) -(0.5 + 2 * u(j)))
+  if (is.null(neg)) return(character(0))
+  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
+  asg <- attr(X, "assign")
+  pos_only <- character(0)
+  for (ci in which(colSums(!is.finite(neg)) > 0L)) {
+    if (asg[ci] == 0L) next
+    for (lab in rownames(fac)[fac[, asg[ci]] > 0]) pos_only <- union(pos_only, all.vars(exprs[[lab]]))
+  }
+  # and one probe beside the formula's constants (just below and above each,
+  # and 0): comparisons with nearby constants (x > 5, x > 7) differ only there
+  consts <- unlist(lapply(as.list(attr(tt, "variables"))[-1L], formula_constants))
+  consts <- unique(c(0, consts, -consts))  # (x^2 > 4 and x > 2 differ near -4)
+  consts <- consts[is.finite(consts)]
+  near <- function(v) {
+    c0 <- consts[1L + floor(v * length(consts))]
+    c0 + (2 * ((v * 9973) %% 1) - 1) * 1e-3 * pmax(1, abs(c0))
+  }
+  probes <- list(list(map = function(v) 0.5 + 2 * v, mixed = FALSE),
+                 list(map = function(v) 2000 * v - 1000, mixed = TRUE),
+                 list(map = function(v) 10^(2 + 6 * v), mixed = FALSE),
+                 list(map = function(v) (2 * v - 1) * 1e7, mixed = TRUE),
+                 list(map = function(v) (2 * v - 1) * 1e12, mixed = TRUE),
+                 list(map = near, mixed = FALSE))
+  in_span <- rep(TRUE, k)
+  seen <- rep(FALSE, k)  # non-zero in some probe (a column zero in all, a
+                         # comparison with a constant beyond every range, is not judged)
+  counted <- 0L
+  mixed_counted <- 0L
+  last <- NULL
+  for (pr in probes) {
+    Xs <- design_of(function(j) {
+      v <- pr$map(u(j))
+      if (vars[j] %in% pos_only) abs(v) else v
+    })
+    if (is.null(Xs)) return(character(0))
+    Z <- Xs[rowSums(!is.finite(Xs)) == 0L, , drop = FALSE]
+    if (nrow(Z) < k + 4L) next
+    counted <- counted + 1L
+    mixed_counted <- mixed_counted + pr$mixed
+    # each column scaled by its largest |value| (its squares may overflow); a
+    # column in the span of the others has a weight in a null vector; a
+    # column of zeros here says nothing (in the span trivially)
+    top <- apply(abs(Z), 2L, max)
+    nz <- top > 0
+    Zs <- sweep(Z[, nz, drop = FALSE], 2L, top[nz], "/")
+    sv <- svd(Zs, nu = 0L)
+    null <- sv$v[, sv$d <= 1e-9 * sv$d[1L], drop = FALSE]
+    here <- !nz
+    here[nz] <- if (ncol(null)) rowSums(abs(null) > 1e-6) > 0L else FALSE
+    in_span <- in_span & here
+    seen <- seen | nz
+    if (!any(in_span & seen) && all(seen)) return(character(0))
+    if (pr$mixed) last <- list(Zs = Zs, nz = nz)
+  }
+  in_span <- in_span & seen
+  if (counted < 2L || mixed_counted < 1L || !any(in_span)) return(character(0))
+  # the columns lm() would name NA: those a pivoting QR moves past the rank
+  q <- qr(last$Zs, tol = 1e-9)
+  cols_nz <- which(last$nz)
+  dropped <- cols_nz[q$pivot[-seq_len(q$rank)]]
+  named <- intersect(dropped, which(in_span))
+  colnames(X)[if (length(named)) named else which(in_span)]
+}
+
+# The numeric constants written in an expression (the 5 of x > 5).
+formula_constants <- function(e) {
+  if (is.numeric(e)) return(as.double(e))
+  if (is.call(e)) unlist(lapply(as.list(e)[-1L], formula_constants)) else numeric(0)
 }
 
 # `count` uniforms in (0, 1) from the Park-Miller minimal standard generator

@@ -326,12 +326,18 @@ check_release_params <- function(x, bad) {
   }
   g <- pr$box_weights
   if (!is.null(g) && any(g > 1)) bad("`params$box_weights` must lie in (0, 1]")
+  # (what dp_as_cov() records for the diagnostics)
+  if (!is.null(pr$source_level) && !(is_string(pr$source_level) && pr$source_level %in% c("ok", "noisy", "mostly noise"))) {
+    bad("`params$source_level` must be \"ok\", \"noisy\" or \"mostly noise\"")
+  }
+  if (!is.null(pr$center_numbers) && !is_flag(pr$center_numbers)) bad("`params$center_numbers` must be TRUE or FALSE")
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
   # (and those of the second step dp_cov() keeps in params$second_moment);
   # and the thresholded variances they report
   noise_fields <- c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "sigma_diag", "noise_sd",
-                    "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd")
+                    "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd",
+                    "center_noise_sd", "source_noise_sd")
   for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
     for (f in noise_fields) {
       v <- where[[1L]][[f]]
@@ -390,8 +396,8 @@ has_guarantee <- function(x, ...) {
 # one). Checked where a release's guarantee is read as input, not on the
 # objects a release is built through (their text is a step's until the end).
 check_guarantee_numbers <- function(x, arg = "x") {
-  g_text <- if (is_string(x$guarantee)) regmatches(x$guarantee, regexec("^\\(([^,()]+), ([^,()]+)\\)-differential privacy", x$guarantee))[[1]]
-  if (length(g_text) == 3L && !is.na(x$epsilon) && !is.na(x$delta)) {
+  g_text <- if (is_string(x$guarantee)) regmatches(x$guarantee, regexec("^\\(([^,()]+), ([^,()]+)\\)-(local )?differential privacy", x$guarantee))[[1]]
+  if (length(g_text) >= 3L && !is.na(x$epsilon) && !is.na(x$delta)) {
     te <- suppressWarnings(as.numeric(g_text[2]))
     td <- suppressWarnings(as.numeric(g_text[3]))
     if (!(isTRUE(abs(te - x$epsilon) <= 1e-5 * x$epsilon) && isTRUE(abs(td - x$delta) <= 1e-5 * x$delta))) {
@@ -2309,11 +2315,17 @@ release_noise_sd <- function(x) {
   if (x$scale == "covariance" && is_string(from) && from != "covariance") {
     # dp_as_cov() divided a sum by the public n: the noise was divided too (the
     # plug-in variances of JL and inverse-Wishart draws need the original matrix)
-    if (!is.null(pr$w2) || !is.null(pr$psi) || (from != "average" && is.na(x$n))) return(NULL)
-    y <- x
-    y$scale <- from
-    y$params$converted_from <- NULL
-    sd <- release_noise_sd(y)
+    if (from != "average" && is.na(x$n)) return(NULL)
+    # the source's own, kept by dp_as_cov() (JL's and the posterior's plug-in
+    # variances need the matrix before conversion); else from the parameters
+    ssd <- pr$source_noise_sd
+    sd <- if (is.matrix(ssd) && length(dim(ssd)) == 2L && all(dim(ssd) == p)) ssd else {
+      if (!is.null(pr$w2) || !is.null(pr$psi)) return(NULL)
+      y <- x
+      y$scale <- from
+      y$params$converted_from <- NULL
+      release_noise_sd(y)
+    }
     if (!is.null(sd) && from != "average") sd <- sd / x$n
     # centred at a released mean: its noise e enters as -(mu e' + e mu' + e e')
     # (mu the mean, sd s per column); a mean given as numbers: not known
@@ -2321,7 +2333,11 @@ release_noise_sd <- function(x) {
     if (!is.null(sd) && !is.null(cs)) {
       if (!is.numeric(cs) || length(cs) != p || anyNA(cs) || !is.numeric(x$center) || length(x$center) != p) return(NULL)
       mu <- x$center
-      sd <- sqrt(sd^2 + tcrossprod(mu^2, cs^2) + tcrossprod(cs^2, mu^2) + tcrossprod(cs^2))
+      # Var(mu_i e_j + mu_j e_i + e_i e_j) for independent e; on the diagonal
+      # Var(2 mu_i e_i + e_i^2) = 4 mu_i^2 s_i^2 + 2 s_i^4
+      V <- tcrossprod(mu^2, cs^2) + tcrossprod(cs^2, mu^2) + tcrossprod(cs^2)
+      diag(V) <- 4 * mu^2 * cs^2 + 2 * cs^4
+      sd <- sqrt(sd^2 + V)
     }
     return(sd)
   }

@@ -495,7 +495,7 @@ as_threshold_tune <- function(tune, arg = "tune") {
       list(folds = if (is.null(tune$folds)) 10 else tune$folds, noise = if (is.null(tune$noise)) TRUE else tune$noise)
     } else {
       # other values there are settings the method would not use: passed on, and refused
-      c(if (!is.null(tune$folds) && !identical(tune$folds, 10)) list(folds = tune$folds),
+      c(if (!is.null(tune$folds) && !isTRUE(all.equal(tune$folds, 10))) list(folds = tune$folds),
         if (!is.null(tune$noise) && !isTRUE(tune$noise)) list(noise = tune$noise))
     }
     out <- with_arg(do.call(threshold_tune, c(list(tune$method, grid = tune$grid, public = tune$public,

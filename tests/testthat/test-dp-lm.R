@@ -1465,3 +1465,28 @@ test_that("numeric terms tied by an identity whatever the data are refused, as l
   expect_error(dp_lm(y ~ x, D, 1, 1e-6, clip = 8, contrasts = list(g = "contr.sum")), "set the factor's contrasts in `data`",
                class = "dpcov_error")
 })
+
+test_that("the alias probe: identities beside several logs, between coded and numeric terms, and clamps beyond the probes' ranges", {
+  set.seed(3)
+  n <- 3000
+  D <- data.frame(x = rnorm(n), z = rnorm(n), a = rlnorm(n), b = rlnorm(n), c = rexp(n) + 0.1,
+                  flag = sample(c(TRUE, FALSE), n, TRUE), g2 = factor(sample(c("u", "v"), n, TRUE)),
+                  profit = rnorm(n, 0, 3000), w = rlnorm(n, 20, 2))
+  D$y <- 1 + D$x + rnorm(n)
+  b <- dp_budget(100, 1e-2)
+  fit <- function(f) suppressWarnings(dp_lm(f, D, 1, 1e-6, clip = 1e13, B = 0, budget = b))
+  for (f in list(y ~ log(a) + log(b) + log(c) + x + I(2 * x), y ~ sqrt(a) + sqrt(b) + sqrt(c) + x + z + I(x + z),
+                 y ~ g2 + I(as.numeric(g2 == "v")), y ~ x * flag + I(x * flag), y ~ flag + I(as.numeric(flag)),
+                 y ~ x + I(x * (x > 0)) + pmin(x, 0))) {
+    na_lm <- names(which(is.na(coef(lm(f, D)))))
+    e <- expect_error(fit(f), "linear combinations of the others for any data", class = "dpcov_error")
+    named <- gsub("`", "", regmatches(conditionMessage(e), gregexpr("`[^`]+`", conditionMessage(e)))[[1]])
+    expect_setequal(setdiff(named, "x"), na_lm)
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # controls: clamps beyond the old probes' ranges, comparisons with close constants
+  for (f in list(y ~ profit + pmax(profit, -1500), y ~ x + pmax(x + 2000, 0), y ~ log(w) + pmin(w, 1e9),
+                 y ~ I(z > 0.5) + I(z > 0.7), y ~ as.numeric(z > 0.5) + as.numeric(z > 0.7), y ~ I(z^2 > 4) + I(z > 2))) {
+    expect_s3_class(fit(f), "dp_lm")
+  }
+})

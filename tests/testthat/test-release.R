@@ -216,14 +216,20 @@ test_that("dp_as_cov(): the centring mean's noise is in the diagnostics; unknown
   r2 <- suppressWarnings(dp_cov(x, 5, 1e-6, clip = 5, clip_mean = 40, neighbor = "zero-out"))
   o2 <- suppressWarnings(dp_as_cov(a, center = r2))
   expect_identical(o2$diagnostics$level, "ok")
-  # a posterior sample's conversion: its noise is not told, so not "ok"
+  # a posterior sample's conversion: graded by the source's noise sd (kept on the sum's scale)
   set.seed(2)
   y <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, paste0("v", 1:3)))
   rc <- suppressWarnings(dp_cov(y, 1, 1e-6, clip = 4, clip_mean = 4, neighbor = "replace-one"))
   iw <- suppressWarnings(iwishart_posterior(y, 0.2, 1e-6, clip = 4))
   oi <- suppressWarnings(dp_as_cov(iw, center = rc))
-  expect_false(identical(oi$diagnostics$level, "ok"))
-  expect_true(any(grepl("cannot be told from released quantities", oi$diagnostics$messages)))
+  expect_false(is.na(oi$diagnostics$noise_to_signal))
+  expect_identical(oi$diagnostics$level, iw$diagnostics$level)
+  # without that sd (a hand-made conversion) its noise is not told: not "ok", and said
+  oh <- oi
+  oh$params$source_noise_sd <- NULL
+  dh <- release_diagnostics(oh)
+  expect_false(identical(dh$level, "ok"))
+  expect_true(any(grepl("cannot be told from released quantities", dh$messages)))
   # a correlation with a center: refused (it was dropped)
   e <- expect_error(dp_as_cov(dp_as_cov(rc, "correlation"), "correlation", center = rc), "already centred",
                     class = "dpcov_error")
