@@ -1386,25 +1386,26 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
        two_valued_columns = lm_numeric_columns(tt, mf, X, resp, two_valued = TRUE))
 }
 
-#' The design columns that are linear combinations of the others whatever
-#' the data by an identity of the formula's terms (`y ~ x + z + I(x + z)`,
-#' `y ~ x + I(2 * x)`, `y ~ x * flag + I(x * flag)`, `y ~ g + I(as.numeric(g
-#' == "b"))`), which lm_structural_aliases() (factor codings over numeric
-#' parts) does not look for. Found by evaluating the design on synthetic
-#' rows (no value of the data is read): numeric columns drawn from a fixed
-#' Park-Miller stream in five probes of different ranges and signs (0.5 to
-#' 2.5; -1000 to 1000; 100 to 1e8 on the log scale; -1e7 to 1e7; -1e12 to
-#' 1e12; and just below and above each constant of the formula, its
-#' negative, and 0),
-#' factor levels and logicals drawn at random; a variable whose
-#' columns a negative value makes non-finite (log(), sqrt()) is kept
-#' positive in the mixed-sign probes. A column is refused when it lies in
-#' the span of the others in every probe with enough finite rows (a column
-#' of zeros there counts as in the span), at least two of them and one
-#' mixed-sign, so a relation that holds on one range only (pmin(x, 3),
-#' pmax(x, -1500), abs(x) beside x) is not taken for an identity. The
-#' columns named are those a QR with pivoting moves to the end, as lm()
-#' names them NA. Skipped beyond 300 design columns.
+#' The design columns of smooth numeric terms that are linear combinations
+#' of the others whatever the data (`y ~ x + z + I(x + z)`, `y ~ x + I(2 *
+#' x)`, `y ~ log(a) + log(2 * a)`, `x:z` beside `I(x * z)`), which
+#' lm_structural_aliases() (factor codings over numeric parts) does not look
+#' for. Only columns of terms built from numeric data columns by smooth
+#' (real-analytic) functions are judged, beside the intercept: for them an
+#' identity on an open set of values holds everywhere, so synthetic rows
+#' decide it. Terms with comparisons, logicals, factors or piecewise
+#' functions (pmax(), abs(), ifelse(), round(), ...) are left out: a relation
+#' among them can hold on a range only (x > 5 and x > 7 agree outside (5,
+#' 7]), which a finite sample of rows cannot rule out, and a false refusal of
+#' a valid model is worse than a noisy coefficient. The rows (no value of
+#' the data is read) come from a fixed Park-Miller stream, in five probes of
+#' different ranges and signs (0.5 to 2.5; -1000 to 1000; 100 to 1e8 on the
+#' log scale; -1e7 to 1e7; -1e12 to 1e12); a variable whose columns a
+#' negative value makes non-finite (log(), sqrt()) is kept positive. A
+#' column is refused when it lies in the span of the others in every probe
+#' with enough finite rows (at least two); the columns named are those a QR
+#' with pivoting moves to the end, as lm() names them NA. Skipped beyond 300
+#' design columns.
 #' @noRd
 lm_numeric_aliases <- function(tt, mf, X, data) {
   fac <- attr(tt, "factors")
@@ -1413,6 +1414,17 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   if (any(vapply(mf, function(col) !is.null(dim(col)) && NCOL(col) > 1L, logical(1)))) return(character(0))
   vars <- intersect(all.vars(tt), names(data))
   if (!length(vars)) return(character(0))
+  # the judged columns: the intercept, and those of terms whose variables are
+  # smooth functions of numeric data columns
+  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
+  asg <- attr(X, "assign")
+  numeric_data <- vapply(vars, function(v) is.numeric(data[[v]]) && !is.factor(data[[v]]), logical(1))
+  smooth_var <- vapply(rownames(fac), function(lab) {
+    e <- exprs[[lab]]
+    !is.null(e) && lm_smooth_expr(e) && all(all.vars(e) %in% vars[numeric_data])
+  }, logical(1))
+  judged <- vapply(asg, function(a) a == 0L || all(smooth_var[rownames(fac)[fac[, a] > 0]]), logical(1))
+  if (sum(judged) < 2L) return(character(0))
   m <- 2L * k + 24L
   # (uniforms from a fixed generator: R's RNG is not drawn from)
   u_all <- park_miller_uniforms(m * length(vars))
@@ -1443,28 +1455,18 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   # whose columns a negative value makes non-finite
   neg <- design_of(function(j) -(0.5 + 2 * u(j)))
   if (is.null(neg)) return(character(0))
-  exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
-  asg <- attr(X, "assign")
   pos_only <- character(0)
   for (ci in which(colSums(!is.finite(neg)) > 0L)) {
     if (asg[ci] == 0L) next
     for (lab in rownames(fac)[fac[, asg[ci]] > 0]) pos_only <- union(pos_only, all.vars(exprs[[lab]]))
   }
-  # and one probe beside the formula's constants (just below and above each,
-  # and 0): comparisons with nearby constants (x > 5, x > 7) differ only there
-  consts <- unlist(lapply(as.list(attr(tt, "variables"))[-1L], formula_constants))
-  consts <- unique(c(0, consts, -consts))  # (x^2 > 4 and x > 2 differ near -4)
-  consts <- consts[is.finite(consts)]
-  near <- function(v) {
-    c0 <- consts[1L + floor(v * length(consts))]
-    c0 + (2 * ((v * 9973) %% 1) - 1) * 1e-3 * pmax(1, abs(c0))
-  }
   probes <- list(list(map = function(v) 0.5 + 2 * v, mixed = FALSE),
                  list(map = function(v) 2000 * v - 1000, mixed = TRUE),
                  list(map = function(v) 10^(2 + 6 * v), mixed = FALSE),
                  list(map = function(v) (2 * v - 1) * 1e7, mixed = TRUE),
-                 list(map = function(v) (2 * v - 1) * 1e12, mixed = TRUE),
-                 list(map = near, mixed = FALSE))
+                 list(map = function(v) (2 * v - 1) * 1e12, mixed = TRUE))
+  J <- which(judged)
+  k <- length(J)
   in_span <- rep(TRUE, k)
   seen <- rep(FALSE, k)  # non-zero in some probe (a column zero in all, a
                          # comparison with a constant beyond every range, is not judged)
@@ -1477,7 +1479,8 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
       if (vars[j] %in% pos_only) abs(v) else v
     })
     if (is.null(Xs)) return(character(0))
-    Z <- Xs[rowSums(!is.finite(Xs)) == 0L, , drop = FALSE]
+    Z <- Xs[, J, drop = FALSE]
+    Z <- Z[rowSums(!is.finite(Z)) == 0L, , drop = FALSE]
     if (nrow(Z) < k + 4L) next
     counted <- counted + 1L
     mixed_counted <- mixed_counted + pr$mixed
@@ -1497,19 +1500,24 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
     if (pr$mixed) last <- list(Zs = Zs, nz = nz)
   }
   in_span <- in_span & seen
-  if (counted < 2L || mixed_counted < 1L || !any(in_span)) return(character(0))
+  if (counted < 2L || is.null(last) || !any(in_span)) return(character(0))
   # the columns lm() would name NA: those a pivoting QR moves past the rank
   q <- qr(last$Zs, tol = 1e-9)
   cols_nz <- which(last$nz)
   dropped <- cols_nz[q$pivot[-seq_len(q$rank)]]
   named <- intersect(dropped, which(in_span))
-  colnames(X)[if (length(named)) named else which(in_span)]
+  colnames(X)[J[if (length(named)) named else which(in_span)]]
 }
 
-# The numeric constants written in an expression (the 5 of x > 5).
-formula_constants <- function(e) {
-  if (is.numeric(e)) return(as.double(e))
-  if (is.call(e)) unlist(lapply(as.list(e)[-1L], formula_constants)) else numeric(0)
+# Whether an expression is built by smooth (real-analytic where defined)
+# functions only: arithmetic, powers, log, exp, sqrt, trigonometric and
+# hyperbolic functions, I(); no comparison, logical or piecewise function.
+lm_smooth_expr <- function(e) {
+  if (is.name(e) || is.numeric(e)) return(TRUE)
+  if (!is.call(e) || !is.name(e[[1L]])) return(FALSE)
+  ok <- c("+", "-", "*", "/", "^", "(", "I", "log", "log1p", "log2", "log10", "exp", "expm1", "sqrt",
+          "sin", "cos", "tan", "sinh", "cosh", "tanh", "asinh", "atan")
+  as.character(e[[1L]]) %in% ok && all(vapply(as.list(e)[-1L], lm_smooth_expr, logical(1)))
 }
 
 # `count` uniforms in (0, 1) from the Park-Miller minimal standard generator
