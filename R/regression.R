@@ -1403,7 +1403,10 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
 #' log scale; -1e7 to 1e7; -1e12 to 1e12); a variable whose columns a
 #' negative value makes non-finite (log(), sqrt()) is kept positive. A
 #' column is refused when it lies in the span of the others in every probe
-#' with enough finite rows (at least two); the columns named are those a QR
+#' where it takes many values (at least two such probes: a column saturated
+#' in a probe, a steep tanh() step far from its centre, tells nothing
+#' there), on the rows where every judged column is finite; the columns
+#' named are those a QR
 #' with pivoting moves to the end, as lm() names them NA. Skipped beyond 300
 #' design columns.
 #' @noRd
@@ -1468,8 +1471,10 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   J <- which(judged)
   k <- length(J)
   in_span <- rep(TRUE, k)
-  seen <- rep(FALSE, k)  # non-zero in some probe (a column zero in all, a
-                         # comparison with a constant beyond every range, is not judged)
+  # the probes where a column takes many values (a column saturated there, a
+  # step of tanh() far from its centre or a constant, tells nothing): a
+  # column is judged on two such probes at least
+  seen <- integer(k)
   counted <- 0L
   mixed_counted <- 0L
   last <- NULL
@@ -1489,20 +1494,25 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
     # column of zeros here says nothing (in the span trivially)
     top <- apply(abs(Z), 2L, max)
     nz <- top > 0
+    if (!any(nz)) next
     Zs <- sweep(Z[, nz, drop = FALSE], 2L, top[nz], "/")
     sv <- svd(Zs, nu = 0L)
-    null <- sv$v[, sv$d <= 1e-9 * sv$d[1L], drop = FALSE]
-    here <- !nz
+    null <- sv$v[, sv$d <= 1e-11 * sv$d[1L], drop = FALSE]
+    here <- rep(FALSE, k)
     here[nz] <- if (ncol(null)) rowSums(abs(null) > 1e-6) > 0L else FALSE
-    in_span <- in_span & here
-    seen <- seen | nz
-    if (!any(in_span & seen) && all(seen)) return(character(0))
+    # (distinct on the column's own scale: values 1e-20 of its largest are 0 there)
+    informative <- apply(Z, 2L, function(v) {
+      t <- max(abs(v))
+      t > 0 && length(unique(round(v / t, 6))) >= 8L
+    })
+    in_span <- in_span & (here | !informative)
+    seen <- seen + informative
     if (pr$mixed) last <- list(Zs = Zs, nz = nz)
   }
-  in_span <- in_span & seen
+  in_span <- in_span & seen >= 2L
   if (counted < 2L || is.null(last) || !any(in_span)) return(character(0))
   # the columns lm() would name NA: those a pivoting QR moves past the rank
-  q <- qr(last$Zs, tol = 1e-9)
+  q <- qr(last$Zs, tol = 1e-11)
   cols_nz <- which(last$nz)
   dropped <- cols_nz[q$pivot[-seq_len(q$rank)]]
   named <- intersect(dropped, which(in_span))

@@ -1497,6 +1497,16 @@ test_that("the alias probe: smooth identities beside several logs; no false refu
     # (pmax(x + 2000, 0) is x + 2000 on these data: the data's alias, not the formula's)
     expect_s3_class(fit(f), "dp_lm")
   }
+  # steep smooth steps (saturated on most synthetic rows), and designs without
+  # an intercept whose columns vanish on some probes: fitted, no unclassed error
+  D$age <- runif(n, 18, 90)
+  D$b50 <- runif(n, 45, 57)
+  for (f in list(y ~ age + tanh(age - 40) + tanh(age - 60), y ~ tanh(age - 30) + tanh(age - 50) + tanh(age - 70) - 1,
+                 y ~ I(1 / (1 + exp(-(age - 40)))) + I(1 / (1 + exp(-(age - 60)))),
+                 y ~ exp(-(b50 - 50)^2) + exp(-(b50 - 52)^2) - 1)) {
+    expect_false(anyNA(coef(lm(f, D))))
+    expect_s3_class(fit(f), "dp_lm")
+  }
   # identities among coded or piecewise terms are not looked for (a finite
   # sample of rows cannot rule out a relation on a range only): fitted, noisy
   expect_s3_class(fit(y ~ x * flag + I(x * flag)), "dp_lm")
