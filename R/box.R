@@ -294,6 +294,19 @@ box_joint_split <- 0.4
 
 # ---- dp_lm() on the box ----------------------------------------------------------
 
+#' dp_lm()'s bounds must name a column of `data` (backticked too, as a
+#' variable of the model names it), a design column or a variable of the
+#' model: a typo is refused, not ignored.
+#' @noRd
+refuse_unknown_bound_names <- function(nm, data_names, design_cols, variables) {
+  unknown <- setdiff(nm, c(data_names, paste0("`", data_names, "`"), design_cols, variables))
+  if (length(unknown)) {
+    abort("`bounds` names %s, not variables of `data` or columns of the design.",
+          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
+  }
+  invisible()
+}
+
 #' The public interval of every column of dp_lm()'s released design [ones,
 #' X, y] but the ones: a numeric variable's bounds by name, a factor's (or a
 #' logical's) coded columns from its contrasts (treatment dummies: [0, 1]),
@@ -308,13 +321,7 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
           if (arg == "lower") "lower = c(x = 0, y = -5), upper = c(x = 10, y = 5)" else
             "bounds = list(x = c(0, 10), y = c(-5, 5))", .arg = arg)
   }
-  # (a column of `data` may be named with backticks, as a variable of the model)
-  known <- c(data_names, paste0("`", data_names, "`"), colnames(X), rownames(attr(tt, "factors")), resp)
-  unknown <- setdiff(names(b$lower), known)
-  if (length(unknown)) {
-    abort("`bounds` names %s, not variables of `data` or columns of the design.",
-          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
-  }
+  refuse_unknown_bound_names(names(b$lower), data_names, colnames(X), c(rownames(attr(tt, "factors")), resp))
   named <- function(v) if (v %in% names(b$lower)) c(b$lower[[v]], b$upper[[v]]) else NULL
   var_interval <- function(v) {
     iv <- named(v)

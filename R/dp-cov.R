@@ -1219,8 +1219,8 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   check_guarantee_numbers(release, "release")
   to <- check_choice(to, c("covariance", "correlation"), "to")
   center_release <- if (inherits(center, "dp_cov")) center
-  if (!is.null(center_release)) check_guarantee_numbers(check_release(center_release, "center"), "center")
   if (!is.null(center)) center <- check_center(center, release$p, colnames(release$estimate))
+  if (!is.null(center_release)) check_guarantee_numbers(center_release, "center")
   sc <- release$scale
   if (sc == "compressed rows") {
     abort("`release` holds compressed rows, not second moments; use compressed_cov() for their covariance.", .arg = "release")

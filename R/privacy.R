@@ -543,6 +543,12 @@ zero_row_norm <- function(t0, B) {
 #' @name sheffet_calibration
 NULL
 
+# The generic upper limit of delta for Sheffet's `mechanism`, checked before
+# sheffet_check_proven(): 1/e as Theorems 3.1-5.1 state it, but none for
+# Algorithm 3, whose own limit, 1/6, that check refuses in its words (the
+# generic 1/e first sent a user from 0.5 to 0.3, refused again).
+sheffet_delta_limit <- function(mechanism) if (mechanism == "wishart_noise") 1 else exp(-1)
+
 # Refuses (epsilon, delta) where the appendix's proof does not back the main
 # text's constant the mechanism uses (see "Where the constants are proven"
 # above); `r` is Algorithm 1's r or Algorithm 2's r0. Public arguments only.

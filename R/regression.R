@@ -742,8 +742,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   # the mechanism's own argument-only refusals come before any charge
   if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")
   if (mechanism != "analyze_gauss") {
-    # (Algorithm 3's own limit, 1/6, in sheffet_check_proven()'s words below)
-    check_delta(delta, if (mechanism == "wishart") 1 else exp(-1), mechanism)
+    check_delta(delta, sheffet_delta_limit(sheffet_fun[[mechanism]]), mechanism)
     # the range Sheffet's proofs cover, for the share the mechanism gets (JL:
     # at r = 2 x the Gram's columns, counted on the data's zero-row slice,
     # i.e. from its schema)
@@ -1406,9 +1405,9 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
 #' where it takes many values (at least two such probes: a column saturated
 #' in a probe, a steep tanh() step far from its centre, tells nothing
 #' there), on the rows where every judged column is finite; the columns
-#' named are those a QR
-#' with pivoting moves to the end, as lm() names them NA. Skipped beyond 300
-#' design columns.
+#' named are those a QR with pivoting moves to the end (on the last
+#' mixed-sign probe), as lm() names them NA. Skipped beyond 300 design
+#' columns.
 #' @noRd
 lm_numeric_aliases <- function(tt, mf, X, data) {
   fac <- attr(tt, "factors")
@@ -1421,7 +1420,7 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   # smooth functions of numeric data columns
   exprs <- stats::setNames(as.list(attr(tt, "variables"))[-1L], lm_variable_labels(tt))
   asg <- attr(X, "assign")
-  numeric_data <- vapply(vars, function(v) is.numeric(data[[v]]) && !is.factor(data[[v]]), logical(1))
+  numeric_data <- vapply(vars, function(v) is.numeric(data[[v]]), logical(1))
   smooth_var <- vapply(rownames(fac), function(lab) {
     e <- exprs[[lab]]
     !is.null(e) && lm_smooth_expr(e) && all(all.vars(e) %in% vars[numeric_data])
@@ -1438,9 +1437,7 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
     syn <- as.data.frame(lapply(stats::setNames(seq_along(vars), vars), function(j) {
       col <- data[[vars[j]]]
       if (is.factor(col)) {
-        z <- col[rep(NA_integer_, m)]  # `[` keeps the levels and contrasts
-        z[] <- levels(col)[1L + floor(u(j) * nlevels(col))]
-        z
+        synthetic_factor(col, 1L + floor(u(j) * nlevels(col)))
       } else if (is.logical(col)) {
         u(j) < 0.5
       } else {
@@ -1476,7 +1473,6 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   # column is judged on two such probes at least
   seen <- integer(k)
   counted <- 0L
-  mixed_counted <- 0L
   last <- NULL
   for (pr in probes) {
     Xs <- design_of(function(j) {
@@ -1488,7 +1484,6 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
     Z <- Z[rowSums(!is.finite(Z)) == 0L, , drop = FALSE]
     if (nrow(Z) < k + 4L) next
     counted <- counted + 1L
-    mixed_counted <- mixed_counted + pr$mixed
     # each column scaled by its largest |value| (its squares may overflow); a
     # column in the span of the others has a weight in a null vector; a
     # column of zeros here says nothing (in the span trivially)
@@ -1517,6 +1512,14 @@ lm_numeric_aliases <- function(tt, mf, X, data) {
   dropped <- cols_nz[q$pivot[-seq_len(q$rank)]]
   named <- intersect(dropped, which(in_span))
   colnames(X)[J[if (length(named)) named else which(in_span)]]
+}
+
+# Values of factor `col` at its levels number `idx`, with its levels and
+# contrasts (`[` keeps them): synthetic rows of its schema.
+synthetic_factor <- function(col, idx) {
+  z <- col[rep(NA_integer_, length(idx))]
+  z[] <- levels(col)[idx]
+  z
 }
 
 # Whether an expression is built by smooth (real-analytic where defined)
@@ -3502,16 +3505,9 @@ as.data.frame.dp_lm <- function(x, row.names = NULL, optional = FALSE, ...) {
 # The number of columns of dp_lm()'s Gram [1, X, y] from the data's schema (a
 # zero-row slice: no value is read), or NA where it cannot be told so.
 lm_gram_ncol <- function(formula, data) {
-  d <- lm_schema_design(formula, data)
-  if (is.null(d) || inherits(d, "error")) NA_real_ else as.double(ncol(d$A))
-}
-
-# dp_lm()'s design built on the zero-row slice of `data` (the schema: no
-# value is read), or the error it raises; NULL where `data` is no frame or
-# matrix.
-lm_schema_design <- function(formula, data) {
-  frame <- if (is.data.frame(data) || is.matrix(data)) data[0L, , drop = FALSE] else return(NULL)
-  tryCatch(suppressWarnings(lm_design(formula, frame, min_rows = 0L)), error = identity)
+  frame <- if (is.data.frame(data) || is.matrix(data)) data[0L, , drop = FALSE] else return(NA_real_)
+  tryCatch(as.double(ncol(suppressWarnings(lm_design(formula, frame, min_rows = 0L))$A)),
+           error = function(e) NA_real_)
 }
 
 # Two rows made from the schema of the formula's columns of `data` alone:
@@ -3525,9 +3521,7 @@ lm_synthetic_rows <- function(formula, data) {
   rows <- lapply(data[0L, vars, drop = FALSE], function(col) {
     if (is.factor(col)) {
       if (nlevels(col) < 2L) return(NULL)
-      v <- col[c(NA_integer_, NA_integer_)]  # `[` keeps the levels and contrasts
-      v[] <- levels(col)[1:2]
-      v
+      synthetic_factor(col, 1:2)
     } else if (is.object(col)) {
       NULL
     } else if (is.logical(col)) {
@@ -3576,16 +3570,9 @@ lm_schema_checks <- function(formula, data, box, given) {
     }
   }
   b <- if (!is.null(box)) box else given
-  nm <- names(b$lower)
-  if (is.null(nm)) return(invisible())
-  data_names <- if (is.data.frame(data)) names(data) else colnames(data)
-  known <- c(data_names, paste0("`", data_names, "`"), colnames(d$A), rownames(attr(d$terms, "factors")))
-  unknown <- setdiff(nm, known)
-  if (length(unknown)) {
-    abort("`bounds` names %s, not variables of `data` or columns of the design.",
-          paste0("`", unknown, "`", collapse = ", "), .arg = "bounds")
-  }
-  invisible()
+  if (is.null(names(b$lower))) return(invisible())
+  refuse_unknown_bound_names(names(b$lower), if (is.data.frame(data)) names(data) else colnames(data),
+                             colnames(d$A), rownames(attr(d$terms, "factors")))
 }
 
 lm_schema_not_numeric <- function(v, data, env) {

@@ -235,7 +235,6 @@ check_release <- function(x, arg = "x", square = FALSE) {
   # (a delta of 1 or more guarantees nothing; an infinite epsilon neither)
   if (!is.na(x$delta) && !(x$delta < 1)) bad("`delta` must be below 1")
   if (!is.na(x$epsilon) && !is.finite(x$epsilon)) bad("`epsilon` must be finite")
-
   if (!is.character(x$neighbor) || length(x$neighbor) != 1L || !x$neighbor %in% dp_neighbors) bad("unknown `neighbor`")
   if (!is_number(x$clip) || !(x$clip > 0)) bad("`clip` must be one positive number or Inf")
   if (!is_num1(x$n, na_ok = TRUE) || !is.na(x$n) && !(x$n >= 1 && x$n <= 2^53 && x$n == round(x$n))) bad("`n` must be a whole number (at most 2^53) or NA")
@@ -1772,9 +1771,10 @@ diagnostics_level <- function(out, x, cols) {
                "estimate is the exact statistic, not a private one; calibrate the noise to the data's scale."), 2L)
     lv <- 2L
   }
-  # a conversion whose noise the released quantities do not tell (a
-  # posterior sample divided by n, a mean given as numbers) is not "ok" by
-  # default: at least "noisy", and as noisy as the release it came from
+  # a conversion whose noise the released quantities do not tell (a JL or
+  # posterior release without its source's noise sd, a centring release
+  # whose mean noise is not told) is not "ok" by default: at least "noisy",
+  # and as noisy as the release it came from
   src_level <- match(pr$source_level, c("ok", "noisy", "mostly noise")) - 1L
   if (is.na(out$noise_to_signal) && is_string(pr$converted_from) && pr$converted_from != "covariance" &&
       length(src_level) == 1L && !is.na(src_level)) {
@@ -2328,7 +2328,7 @@ release_noise_sd <- function(x) {
     }
     if (!is.null(sd) && from != "average") sd <- sd / x$n
     # centred at a released mean: its noise e enters as -(mu e' + e mu' + e e')
-    # (mu the mean, sd s per column); a mean given as numbers: not known
+    # (mu the mean, sd s per column); numbers count as exact (sd 0); NA: not known
     cs <- pr$center_noise_sd
     if (!is.null(sd) && !is.null(cs)) {
       if (!is.numeric(cs) || length(cs) != p || anyNA(cs) || !is.numeric(x$center) || length(x$center) != p) return(NULL)

@@ -403,9 +403,7 @@ sheffet_input <- function(x, clip, epsilon, delta, method, sigma_clip_inf, what,
   # the charge's notion and the release's, from the one table (sheffet_notions)
   neighbor <- sheffet_notions[[mechanism]]
   epsilon <- check_epsilon(epsilon, method = what)
-  # (Algorithm 3's own limit, 1/6, is refused in sheffet_check_proven()'s
-  # words: the generic 1/e first sent a user from 0.5 to 0.3, refused again)
-  delta <- check_delta(delta, if (mechanism == "wishart_noise") 1 else exp(-1), what)
+  delta <- check_delta(delta, sheffet_delta_limit(mechanism), what)
   # the JL algorithms' check needs r: here, before any charge or read, with r
   # given or with the bound for every r (the default 2d waits for the data's
   # columns: a plain reader's are known only once it is read), and again in
