@@ -158,8 +158,10 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")
   }
   # the quantile's utility and the clipped count move by at most 1 under every
-  # notion, so the charge holds under all of them
-  charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0, neighbor = "any")
+  # notion, so the charge holds under all of them; its zCDP rho: the
+  # exponential mechanism's (epsilon^2 / 8) and the geometric count's (epsilon^2 / 2)
+  charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0, neighbor = "any",
+                          rho = em_zcdp_rho((1 - count_share) * epsilon) + (count_share * epsilon)^2 / 2)
   norms <- with_refund(budget, charge,
                        if (is.function(x)) row_norms_stream(x) else sqrt(row_sq_norms(check_data_matrix(x, min_rows = 0L))))
 

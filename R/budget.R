@@ -25,53 +25,65 @@
 #' (`parallel::mclapply()`), and a hand-made `dp_budget`. Give each worker its
 #' own `dp_budget()` for its share of the total.
 #'
-#' @section Composition rule: Every charge is an (epsilon_i, delta_i)
-#'   guarantee; a charge from a Gaussian mechanism also gives its noise-to-
-#'   sensitivity ratio \eqn{s_i = \sigma_i/\Delta_i}, and such a mechanism is
-#'   \eqn{\rho_i}-zero-concentrated DP with \eqn{\rho_i = 1/(2 s_i^2)}
-#'   whatever calibration (classic or analytic) chose \eqn{\sigma_i} (Bun and
-#'   Steinke 2016, Proposition 1.6). A charge from exponential mechanisms
-#'   ([dp_column_bounds()]) records its \eqn{\rho_i} too: an
-#'   \eqn{\epsilon}-DP exponential mechanism is \eqn{\epsilon}-bounded-range,
-#'   hence \eqn{\epsilon^2/8}-zCDP (Cesar and Rogers 2021), and such
-#'   charges join the set G below. Two totals are computed, both at the same
-#'   total delta \eqn{\delta = \sum_i \delta_i}:
+#' @section Composition rule: A budget stops by one rule, `composition`,
+#'   fixed when it is created: each rule is a *privacy filter*, so the
+#'   budget's (epsilon, delta) holds for the whole sequence of releases even
+#'   when the analyst chooses the next release and its epsilon after seeing
+#'   the earlier results. (Composition theorems in their usual form assume
+#'   parameters fixed in advance; with adaptively chosen ones the stopping
+#'   rule itself must be proven, Rogers, Roth, Ullman and Vadhan 2016.)
 #'
-#'   * basic composition: \eqn{\epsilon_{basic} = \sum_i \epsilon_i};
-#'   * zCDP: the charges with a \eqn{\rho_i} (set G) compose to \eqn{\rho = \sum_{i \in G} \rho_i}
-#'     (zCDP composes additively), converted to
-#'     \eqn{(\epsilon_G, \delta_G)}-DP at \eqn{\delta_G = \sum_{i \in G}\delta_i}
-#'     by the optimal conversion of Canonne, Kamath and Steinke (2020,
-#'     Proposition 12 / Corollary 13),
-#'     \eqn{\epsilon_G = \inf_{\alpha > 1} \alpha\rho + (\log(1/\delta_G) +
-#'     (\alpha-1)\log(1 - 1/\alpha) - \log\alpha)/(\alpha - 1)}, which is
-#'     never larger than Bun and Steinke's \eqn{\rho + 2\sqrt{\rho\log(1/\delta_G)}};
-#'     the other charges are added by basic composition:
-#'     \eqn{\epsilon_{zCDP} = \epsilon_G + \sum_{i \notin G}\epsilon_i}.
+#'   The charges of one release (its steps: a private bound, a mean, a second
+#'   moment, the [dp_column_bounds()] it runs on when made in the same call)
+#'   form one *release* in the ledger. Their parameters are fixed by the call
+#'   before it reads the data, so they compose as the release states its own
+#'   guarantee: by basic composition, or by zCDP for its Gaussian steps when
+#'   that is smaller (a [dp_cov()] at epsilon 1 is a mean step and a second-
+#'   moment step whose epsilons add up to more than 1 and whose zCDP total
+#'   is exactly 1). Bounds made earlier and given as `bounds` are a release
+#'   of their own. The releases then compose by the budget's rule:
 #'
-#'   Both are valid (epsilon, delta) guarantees for the whole sequence of
-#'   releases with the same delta, so the smaller epsilon is reported. A
-#'   charge is refused when the reported epsilon or the total delta after it
-#'   would exceed the budget's (up to a relative rounding tolerance of
-#'   1e-9). "Left" is the budget minus the reported total; because the zCDP
-#'   conversion is not additive, a later Gaussian charge may fit even when
-#'   its own epsilon exceeds the epsilon left.
+#'   * `"basic"` (default): the releases' epsilons add up, and their deltas
+#'     add up. Basic composition is a valid filter for (epsilon, delta)-DP
+#'     (Rogers et al. 2016), for every mix of mechanisms. `delta = 0` makes a
+#'     pure-DP budget, which takes pure charges only.
+#'   * `"zCDP"`: every charge is \eqn{\rho_i}-zero-concentrated DP, and the
+#'     \eqn{\rho_i} add up; the budget takes charges while the total
+#'     \eqn{\rho} stays within \eqn{\rho_B}, the largest \eqn{\rho} whose
+#'     conversion to (epsilon, delta)-DP at the budget's delta is at most its
+#'     epsilon. This is a filter for each Rényi order separately (Feldman and
+#'     Zrnic 2021), so the sequence is \eqn{\rho_B}-zCDP, and hence
+#'     (epsilon, delta)-DP by the conversion of Canonne, Kamath and Steinke
+#'     (2020, Proposition 12 / Corollary 13),
+#'     \eqn{\epsilon = \inf_{\alpha > 1} \alpha\rho + (\log(1/\delta) +
+#'     (\alpha-1)\log(1 - 1/\alpha) - \log\alpha)/(\alpha - 1)}, never larger
+#'     than Bun and Steinke's \eqn{\rho + 2\sqrt{\rho\log(1/\delta)}}. A
+#'     Gaussian mechanism with noise-to-sensitivity ratio
+#'     \eqn{s = \sigma/\Delta} is \eqn{1/(2s^2)}-zCDP whatever calibration
+#'     chose \eqn{\sigma} (Bun and Steinke 2016, Proposition 1.6); an
+#'     \eqn{\epsilon}-DP exponential mechanism ([dp_column_bounds()], the
+#'     private bounds of [dp_clip_bound()] and [dp_cov()]) is
+#'     \eqn{\epsilon}-bounded-range, hence \eqn{\epsilon^2/8}-zCDP (Cesar and
+#'     Rogers 2021); any other pure \eqn{\epsilon}-DP step (a Laplace or
+#'     geometric count) is \eqn{\epsilon^2/2}-zCDP (Bun and Steinke 2016,
+#'     Proposition 1.4). A release with an (epsilon, delta) guarantee and a
+#'     positive delta that is not made of such steps (Sheffet's Wishart mechanisms and
+#'     Algorithms 2 and 5) has no zCDP guarantee, and a zCDP budget refuses
+#'     it before the data is read. The spent total is reported as
+#'     (epsilon, delta) at the budget's delta; it is not additive, so a later
+#'     release may fit even when its own epsilon exceeds the epsilon left
+#'     (`budget_spent()$rho_left` is the measure that adds).
 #'
-#'   **Adaptive choices.** These totals are proven for a sequence of releases
-#'   whose parameters (each release's epsilon, delta and mechanism) do not
-#'   depend on what earlier releases returned. When they do (an analyst who
-#'   sets the next epsilon after looking at a result), the budget acts as a
-#'   privacy filter, and the guarantee must hold for the stopping rule
-#'   itself. Each accounting alone is backed by a filter result: basic
-#'   composition (Rogers, Roth, Ullman and Vadhan 2016), and the zCDP total
-#'   for charges that all have a \eqn{\rho} (a Rényi filter, Feldman and
-#'   Zrnic 2021: the rule keeps the total \eqn{\rho} below the one whose
-#'   conversion at the budget's delta is its epsilon). Taking the smaller of
-#'   the two at each charge, or adding charges without a \eqn{\rho} to the
-#'   zCDP total, is not covered by a filter result we know of, and we have
-#'   not proven it. For adaptive use, fix the releases' parameters in
-#'   advance, or stop by the basic total yourself (`budget_spent()` reports
-#'   `epsilon_basic`), which holds as a filter whatever the mix.
+#'   zCDP pays off for many Gaussian releases (ten [analyze_gauss()] calls
+#'   at epsilon 0.3 and delta 1e-7 cost epsilon 0.87 at delta 1e-5, rather
+#'   than 3) and costs more for few large pure ones (a Laplace step at
+#'   epsilon 1 costs 4.7 at delta 1e-5). Neither rule may be switched
+#'   after a release: taking the smaller of the two totals at each charge is
+#'   not covered by a filter result we know of (the privacy loss of an
+#'   adaptively chosen sequence can follow whichever accounting its path
+#'   favours), and `budget_spent()` reports the other total for comparison
+#'   only. A tolerance of 1e-9 (relative) absorbs rounding in the stop rule;
+#'   it never lets the total delta reach 1.
 #'
 #'   Adaptive algorithms that split their budget internally (Sheffet's
 #'   Algorithms 2 and 5: a Laplace step and a Wishart or projection step) are
@@ -151,21 +163,30 @@
 #'   `dpcov_budget_error`, before the data is read. The ledger keeps each
 #'   charge as made; `budget_spent()` and `print()` report the restated totals.
 #'
-#' @param epsilon,delta The total budget (delta in (0, 1)).
+#' @param epsilon,delta The total budget (delta in \[0, 1) for basic
+#'   composition, 0 making a pure-DP budget; in (0, 1) for zCDP).
 #' @param neighbor The neighbour notion the budget accounts under:
 #'   `"add-remove"` (default), `"replace-one"` or `"zero-out"`.
+#' @param composition How the releases compose and when the budget stops
+#'   (see "Composition rule"): `"basic"` (default; epsilons and deltas add)
+#'   or `"zCDP"` (zero-concentrated DP: the releases' rhos add, converted at
+#'   the budget's delta). Fixed at creation.
 #' @param ... `dp_budget()`, `budget_spent()`: nothing (an argument they do
 #'   not take is an error: a misspelt name is refused, not ignored); the
 #'   methods: ignored (for the generics).
 #' @return `dp_budget()`: an object of class `dp_budget`. `budget_spent()`: a
-#'   list with the reported `epsilon` and `delta` spent, `epsilon_basic`,
-#'   `epsilon_zcdp`, `rho` (the total of the charges with a rho), `path` (`"zCDP"`
-#'   or `"basic"`, the one reported), `epsilon_left`, `delta_left`,
-#'   `charges` (their number), `neighbor` (the budget's notion) and `copy`
-#'   (TRUE for a copy of a budget: restored with [readRDS()], sent to a
-#'   worker, forked or made by hand; its figures are its ledger as copied,
-#'   which may be stale, and `budget_spent()` warns with a
-#'   `dpcov_budget_warning`).
+#'   list with the `epsilon` and `delta` spent by the budget's rule,
+#'   `composition` (the rule), `epsilon_basic` and `delta_basic` (the basic
+#'   total of the releases), `epsilon_zcdp` (the zCDP total at the budget's
+#'   delta; Inf when a charge has no zCDP guarantee or the budget's delta is
+#'   0), `rho` (the total rho of every charge, NA when one has none),
+#'   `epsilon_left`, `delta_left` (NA for a zCDP budget, whose delta is the
+#'   conversion's, not spent by parts), `rho_left` (zCDP budgets; NA
+#'   otherwise), `charges` and `releases` (their numbers), `neighbor` (the
+#'   budget's notion) and `copy` (TRUE for a copy of a budget: restored with
+#'   [readRDS()], sent to a worker, forked or made by hand; its figures are
+#'   its ledger as copied, which may be stale, and `budget_spent()` warns
+#'   with a `dpcov_budget_warning`).
 #' @references Feldman, V. and Zrnic, T. (2021). Individual privacy
 #'   accounting via a Rényi filter. *Advances in Neural Information
 #'   Processing Systems 34 (NeurIPS 2021)*, 28080-28091.
@@ -193,23 +214,45 @@
 #' r1 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
 #' r2 <- analyze_gauss(x, 0.3, 2e-6, clip = 2, budget = b)
 #' b
-#' budget_spent(b)$epsilon   # below 0.6: the zCDP total is tighter
 #' as.data.frame(b)
+#' # many Gaussian releases cost less on a zCDP budget
+#' z <- dp_budget(epsilon = 1, delta = 1e-5, composition = "zCDP")
+#' for (i in 1:5) analyze_gauss(x, 0.3, 1e-7, clip = 2, budget = z)
+#' budget_spent(z)$epsilon   # below 1.5
 #' # an over-spend is refused before the data is read, and nothing is charged
 #' try(wishart_noise(x, 0.9, 1e-6, clip = 2, budget = b))
 #' @export
-dp_budget <- function(epsilon, delta, neighbor = "add-remove", ...) {
+dp_budget <- function(epsilon, delta, neighbor = "add-remove", ..., composition = "basic") {
   refuse_unknown_args("dp_budget", ...)
   epsilon <- check_epsilon(epsilon)
-  delta <- check_delta(delta)
+  composition <- check_choice(composition, budget_compositions, "composition")
+  delta <- check_budget_delta(delta, composition)
   neighbor <- check_choice(neighbor, dp_neighbors, "neighbor")
   account <- new.env(parent = emptyenv())
   account$epsilon <- epsilon
   account$delta <- delta
   account$neighbor <- neighbor
+  account$composition <- composition
   account$ledger <- empty_ledger()
   register_account(account)
   structure(list(account = account), class = "dp_budget")
+}
+
+# The rules a budget can stop by: each is a privacy filter (see ?dp_budget).
+budget_compositions <- c("basic", "zCDP")
+
+#' A budget's total delta: in [0, 1) for basic composition (0: a pure-DP
+#' budget, which takes pure charges only), in (0, 1) for zCDP, whose
+#' conversion to (epsilon, delta)-DP needs a delta.
+#' @noRd
+check_budget_delta <- function(delta, composition) {
+  if (missing(delta)) abort_missing("delta")
+  if (composition == "basic" && is_number(delta) && identical(as.double(delta), 0)) return(0)
+  if (composition == "basic") return(check_delta(delta))
+  if (is_number(delta) && identical(as.double(delta), 0)) {
+    abort("`delta` must be in (0, 1) for a zCDP budget: rho-zCDP implies (epsilon, delta)-DP only for delta > 0; give a delta, or composition = \"basic\" for a pure-DP budget.", .arg = "delta")
+  }
+  check_delta(delta)
 }
 
 # The accounts created in this R session, with the process that created each.
@@ -282,18 +325,22 @@ copy_words <- paste0("this is a copy of a dp_budget (restored, sent to a worker,
 budget_spent <- function(budget, ...) {
   refuse_unknown_args("budget_spent", ...)
   acc <- check_budget(budget)
-  tot <- compose_ledger(acc$ledger, acc$neighbor)
+  tot <- compose_account(acc)
   copy <- !is.null(account_copy_problem(acc))
   if (copy) {
     warn(paste0("budget_spent(): ", copy_words), .class = "dpcov_budget_warning")
   }
-  c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = acc$delta - tot$delta,
-              charges = nrow(acc$ledger), neighbor = acc$neighbor, copy = copy))
+  zcdp <- acc$composition == "zCDP"
+  c(tot, list(epsilon_left = acc$epsilon - tot$epsilon, delta_left = if (zcdp) NA_real_ else acc$delta - tot$delta,
+              rho_left = if (zcdp) zcdp_rho(acc$epsilon, acc$delta) - tot$rho else NA_real_,
+              charges = nrow(acc$ledger), releases = length(unique(acc$ledger$group)),
+              neighbor = acc$neighbor, copy = copy))
 }
 
 empty_ledger <- function() {
   data.frame(what = character(0), when = .POSIXct(numeric(0)), neighbor = character(0),
-             epsilon = numeric(0), delta = numeric(0), rho = numeric(0), id = numeric(0), stringsAsFactors = FALSE)
+             epsilon = numeric(0), delta = numeric(0), rho = numeric(0), id = numeric(0), group = numeric(0),
+             stringsAsFactors = FALSE)
 }
 
 # The budget error: a dpcov_error that also says it is about the budget.
@@ -309,9 +356,15 @@ check_budget <- function(budget, arg = "budget") {
   }
   acc <- budget$account
   if (!is.environment(acc)) bad("it has no account")
+  comp <- get0("composition", envir = acc, inherits = FALSE)
+  if (!(is.character(comp) && length(comp) == 1L && !is.na(comp) && comp %in% budget_compositions)) {
+    bad("its composition rule is malformed")
+  }
   for (f in c("epsilon", "delta")) {
     v <- get0(f, envir = acc, inherits = FALSE)
-    if (!is_number(v) || !is.finite(v) || v <= 0 || (f == "delta" && v >= 1)) bad(sprintf("its total `%s` is malformed", f))
+    # delta 0 (a pure-DP budget) only for basic composition
+    low_ok <- if (f == "delta" && comp == "basic") v >= 0 else v > 0
+    if (!is_number(v) || !is.finite(v) || !low_ok || (f == "delta" && v >= 1)) bad(sprintf("its total `%s` is malformed", f))
   }
   nb <- get0("neighbor", envir = acc, inherits = FALSE)
   if (!(is.character(nb) && length(nb) == 1L && !is.na(nb) && nb %in% dp_neighbors)) bad("its neighbour notion is malformed")
@@ -324,9 +377,10 @@ check_budget <- function(budget, arg = "budget") {
     is.double(led$delta) && is.double(led$rho) && !anyNA(led$epsilon) && !anyNA(led$delta) &&
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
     all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0) &&
-    is.double(led$id) && all(is.finite(led$id)) && !anyDuplicated(led$id)
+    is.double(led$id) && all(is.finite(led$id)) && !anyDuplicated(led$id) &&
+    is.double(led$group) && all(is.finite(led$group))
   if (!isTRUE(ok)) bad("its ledger is malformed")
-  list(epsilon = acc$epsilon, delta = acc$delta, neighbor = nb, ledger = led, env = acc)
+  list(epsilon = acc$epsilon, delta = acc$delta, neighbor = nb, composition = comp, ledger = led, env = acc)
 }
 
 #' Charge a budget for one release, before the release reads the data.
@@ -383,6 +437,16 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   refused <- vapply(seq_along(what), function(i) {
     is.null(convert_guarantee(epsilon[i], delta[i], rho[i], neighbor[i], acc$neighbor))
   }, logical(1))
+  if (acc$composition == "zCDP") {
+    # a pure step is (epsilon^2 / 2)-zCDP; an approximate one without a rho has no zCDP guarantee
+    no_rho <- is.na(rho) & delta > 0
+    if (any(no_rho)) {
+      abort_budget(paste0("`budget` composes by zCDP, but %s has an (epsilon, delta) guarantee with delta > 0 and ",
+                          "no zCDP guarantee (it is not a Gaussian mechanism), which a zCDP budget cannot account; ",
+                          "nothing was charged and the data was not read. Account it on a budget created with ",
+                          "dp_budget(..., composition = \"basic\")."), what[which(no_rho)[1]])
+    }
+  }
   if (any(refused)) {
     i <- which(refused)[1]
     abort_budget(paste0("`budget` accounts under %s, but %s holds under %s only (it uses or discloses n), ",
@@ -397,24 +461,34 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
   last <- get0("last_id", envir = acc$env, inherits = FALSE)
   if (!is_num1(last) || !is.finite(last)) last <- 0  # (an account edited by hand)
   id <- max(0, acc$ledger$id, last) + seq_along(what)
+  # the steps of one release form one group, named by its first row's id:
+  # their parameters are fixed by the call before it reads the data, so they
+  # compose as the release states (compose_ledger()); bounds given from an
+  # earlier release, whose parameters the caller chose before this call, are
+  # a group of their own
+  group <- rep(id[1], length(what))
+  if (!is.null(given) && length(what) > 1L) group[-1] <- id[2]
   row <- data.frame(what = what, when = Sys.time(), neighbor = neighbor, epsilon = epsilon, delta = delta,
-                    rho = rho, id = id, stringsAsFactors = FALSE)
+                    rho = rho, id = id, group = group, stringsAsFactors = FALSE)
   after <- rbind(acc$ledger, row)
-  tot <- compose_ledger(after, acc$neighbor)
+  tot <- compose_account(acc, after)
   tol <- 1 + 1e-9
   # the tolerance never lets the total delta reach 1: (epsilon, 1)-DP says nothing
   if (tot$epsilon > acc$epsilon * tol || tot$delta > acc$delta * tol || !(tot$delta < 1)) {
-    now <- compose_ledger(acc$ledger, acc$neighbor)
+    now <- compose_account(acc)
     # the call quoted at its own total as the ledger composes it (its steps'
     # epsilons can add up to more: a dp_cov() at epsilon 1 is steps of 0.59
     # and 0.71 by zCDP)
-    own <- compose_ledger(row, acc$neighbor)
+    own <- compose_account(acc, row)
     what <- paste(what, collapse = " + ")
-    abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent would be ",
-                        "(epsilon, delta) = (%s, %s), above the budget (%s, %s); spent so far (%s, %s). ",
+    rho_words <- if (acc$composition == "zCDP") {
+      sprintf(" (rho %s of the budget's %s)", format_privacy(tot$rho), format_privacy(zcdp_rho(acc$epsilon, acc$delta), up = FALSE))
+    } else ""
+    abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent by %s would be ",
+                        "(epsilon, delta) = (%s, %s)%s, above the budget (%s, %s); spent so far (%s, %s). ",
                         "Nothing was charged and the data was not read."),
-                 what, format_privacy(own$epsilon), format_privacy(own$delta),
-                 format_privacy(tot$epsilon), format_privacy(tot$delta),
+                 what, format_privacy(own$epsilon), format_privacy(own$delta), budget_composition_words(acc$composition),
+                 format_privacy(tot$epsilon), format_privacy(tot$delta), rho_words,
                  format_privacy(acc$epsilon), format_privacy(acc$delta),
                  format_privacy(now$epsilon), format_privacy(now$delta))
   }
@@ -592,10 +666,15 @@ reader_read <- note_draw
 
 data_touches <- function() dpcov_state$touches + draw_calls_cpp()
 
-#' Totals of a ledger by both composition paths (see ?dp_budget), every
-#' charge first restated under the budget's notion `to`.
+#' Totals of a ledger (see ?dp_budget, "Composition rule"), every charge
+#' first restated under the budget's notion `to`. The charges of one release
+#' (one `group`) compose as the release states, by the smaller of basic
+#' composition and zCDP for its Gaussian steps (release_epsilon()); the
+#' releases compose by the budget's `composition`: basic (epsilons and deltas
+#' add) or zCDP (the rhos add, every charge's rho: a pure step's
+#' epsilon^2 / 2; converted at the budget's delta, `delta_budget`).
 #' @noRd
-compose_ledger <- function(ledger, to) {
+compose_ledger <- function(ledger, to, composition = "basic", delta_budget = 0) {
   # plain vectors: assigning into the data frame's columns row by row copied
   # them each time (a loop of releases on one budget grew quadratically)
   epsilon <- ledger$epsilon
@@ -609,17 +688,44 @@ compose_ledger <- function(ledger, to) {
     delta_i[i] <- g$delta
     rho_i[i] <- g$rho
   }
-  gauss <- !is.na(rho_i)
-  delta <- sum(delta_i)
-  eps_basic <- sum(epsilon)
-  rho <- sum(rho_i[gauss])
-  # at a total delta of 1 or more the conversion (epsilon 0) says nothing:
-  # the basic total is reported
-  eps_zcdp <- if (delta < 1) zcdp_epsilon(rho, sum(delta_i[gauss])) + sum(epsilon[!gauss]) else Inf
-  list(epsilon = min(eps_basic, eps_zcdp), delta = delta, epsilon_basic = eps_basic,
-       epsilon_zcdp = eps_zcdp, rho = rho,
-       path = if (eps_zcdp < eps_basic) "zCDP" else "basic")
+  groups <- split(seq_along(epsilon), factor(ledger$group, levels = unique(ledger$group)))
+  eps_g <- vapply(groups, function(i) release_epsilon(epsilon[i], delta_i[i], rho_i[i]), numeric(1))
+  delta_g <- vapply(groups, function(i) sum(delta_i[i]), numeric(1))
+  eps_basic <- sum(eps_g)
+  delta_basic <- sum(delta_g)
+  # every charge's zCDP guarantee: its rho, or for a pure step epsilon^2 / 2
+  # (Bun and Steinke 2016, Proposition 1.4); NA when one has none
+  rho <- sum(ifelse(is.na(rho_i) & delta_i == 0, epsilon^2 / 2, rho_i))
+  eps_zcdp <- if (!length(epsilon)) 0 else if (is.na(rho) || !(delta_budget > 0)) Inf else zcdp_epsilon(rho, delta_budget)
+  zcdp <- composition == "zCDP"
+  list(epsilon = if (zcdp) eps_zcdp else eps_basic,
+       delta = if (!zcdp) delta_basic else if (length(epsilon)) delta_budget else 0,
+       composition = composition, epsilon_basic = eps_basic, delta_basic = delta_basic,
+       epsilon_zcdp = eps_zcdp, rho = rho)
 }
+
+#' The totals of a budget's account `acc` (check_budget()), of its ledger or
+#' of the rows `ledger` composed as that account composes them.
+#' @noRd
+compose_account <- function(acc, ledger = acc$ledger) {
+  compose_ledger(ledger, acc$neighbor, acc$composition, acc$delta)
+}
+
+#' The epsilon of one release's charges (restated): the smaller of basic
+#' composition and zCDP for the steps with a rho (converted at their deltas'
+#' sum) plus basic composition for the others. Both are valid for steps whose
+#' parameters the call fixed before it read the data; at a total delta of 1
+#' or more the conversion says nothing, and the basic total stands.
+#' @noRd
+release_epsilon <- function(epsilon, delta, rho) {
+  basic <- sum(epsilon)
+  gauss <- !is.na(rho)
+  if (!any(gauss) || !(sum(delta) < 1)) return(basic)
+  min(basic, zcdp_epsilon(sum(rho[gauss]), sum(delta[gauss])) + sum(epsilon[!gauss]))
+}
+
+# How a budget's composition is named in its messages.
+budget_composition_words <- function(composition) if (composition == "zCDP") "zCDP" else "basic composition"
 
 #' The smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP by the
 #' conversion of Canonne, Kamath and Steinke (2020, Corollary 13):
@@ -655,12 +761,13 @@ zcdp_epsilon <- function(rho, delta) {
 #' @export
 print.dp_budget <- function(x, ...) {
   acc <- check_budget(x, "x")
-  tot <- compose_ledger(acc$ledger, acc$neighbor)
+  tot <- compose_account(acc)
   # privacy figures through format_privacy(): the same digits and decimal
   # mark whatever the options, spent rounded up and left rounded down
   fp <- format_privacy
-  cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s; %d charge(s)\n",
-              fp(acc$epsilon), fp(acc$delta), neighbor_words(acc$neighbor), nrow(acc$ledger)))
+  cat(sprintf("<dp_budget> total (epsilon, delta) = (%s, %s) under %s, by %s; %d charge(s) in %d release(s)\n",
+              fp(acc$epsilon), fp(acc$delta), neighbor_words(acc$neighbor), budget_composition_words(acc$composition),
+              nrow(acc$ledger), length(unique(acc$ledger$group))))
   if (!is.null(account_copy_problem(acc))) cat_wrapped("Note:", copy_words)
   if (nrow(acc$ledger)) {
     led <- acc$ledger
@@ -669,34 +776,48 @@ print.dp_budget <- function(x, ...) {
     if (any(restated)) {
       cat("Charges under another notion are restated under the budget's (see ?dp_budget) before they are added.\n")
     }
-    show <- data.frame(what = led$what, when = format(led$when, "%Y-%m-%d %H:%M:%S"), neighbor = led$neighbor,
+    show <- data.frame(release = release_numbers(led$group), what = led$what,
+                       when = format(led$when, "%Y-%m-%d %H:%M:%S"), neighbor = led$neighbor,
                        epsilon = fp(led$epsilon), delta = fp(led$delta), rho = fp(led$rho), stringsAsFactors = FALSE)
     rownames(show) <- seq_len(nrow(show))
     print(show, right = FALSE)
   }
-  cat(sprintf("Spent, basic composition:  epsilon = %s, delta = %s\n", fp(tot$epsilon_basic), fp(tot$delta)))
-  cat(sprintf("Spent, zCDP (rho = %s) + basic: epsilon = %s, delta = %s\n", fp(tot$rho),
-              fp(tot$epsilon_zcdp), fp(tot$delta)))
-  cat(sprintf("Spent (reported, %s): epsilon = %s, delta = %s\n", tot$path, fp(tot$epsilon), fp(tot$delta)))
-  cat(sprintf("Left: epsilon = %s, delta = %s\n", fp(acc$epsilon - tot$epsilon, up = FALSE),
-              fp(acc$delta - tot$delta, up = FALSE)))
+  if (acc$composition == "zCDP") {
+    rho_b <- zcdp_rho(acc$epsilon, acc$delta)
+    cat(sprintf("Spent (zCDP): rho = %s of the budget's %s; as (epsilon, delta)-DP at the budget's delta: (%s, %s)\n",
+                fp(tot$rho), fp(rho_b, up = FALSE), fp(tot$epsilon), fp(tot$delta)))
+    cat(sprintf("Left: rho = %s; epsilon = %s at delta = %s\n", fp(rho_b - tot$rho, up = FALSE),
+                fp(acc$epsilon - tot$epsilon, up = FALSE), fp(acc$delta)))
+  } else {
+    cat(sprintf("Spent (basic composition of the releases): epsilon = %s, delta = %s\n", fp(tot$epsilon), fp(tot$delta)))
+    cat(sprintf("Left: epsilon = %s, delta = %s\n", fp(acc$epsilon - tot$epsilon, up = FALSE),
+                fp(acc$delta - tot$delta, up = FALSE)))
+  }
   invisible(x)
 }
+
+# The releases of a ledger numbered 1, 2, ... in their order (from the
+# groups' internal ids).
+release_numbers <- function(group) match(group, unique(group))
 
 #' @rdname dp_budget
 #' @param x,object A `dp_budget`.
 #' @param row.names,optional Ignored (for the generics).
-#' @return `as.data.frame()`: the ledger, one row per charge as made (`what`,
-#'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for charges without
-#'   a zCDP guarantee). `summary()`: a
-#'   data frame of the totals by each composition path, the reported total,
+#' @return `as.data.frame()`: the ledger, one row per charge as made
+#'   (`release`, the number of the release it belongs to, in order; `what`,
+#'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for charges without a
+#'   zCDP guarantee recorded). `summary()`: a data frame of the totals by
+#'   basic composition and by zCDP (the one the budget does not stop by is
+#'   shown for comparison only: see "Composition rule"), the reported total,
 #'   the budget and what is left.
 #' @export
 as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) {
   acc <- check_budget(x, "x")
   led <- acc$ledger
   rownames(led) <- NULL
+  led <- cbind(release = release_numbers(led$group), led)
   led$id <- NULL  # internal: identifies a charge for its withdrawal
+  led$group <- NULL
   led
 }
 
@@ -704,11 +825,15 @@ as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) 
 #' @export
 summary.dp_budget <- function(object, ...) {
   acc <- check_budget(object, "object")
-  tot <- compose_ledger(acc$ledger, acc$neighbor)
-  data.frame(total = c("basic composition", "zCDP + basic", "reported", "budget", "left"),
+  tot <- compose_account(acc)
+  zcdp <- acc$composition == "zCDP"
+  rho_b <- if (zcdp) zcdp_rho(acc$epsilon, acc$delta) else NA_real_
+  data.frame(total = c("basic composition", "zCDP", sprintf("reported (%s)", budget_composition_words(acc$composition)),
+                       "budget", "left"),
              epsilon = c(tot$epsilon_basic, tot$epsilon_zcdp, tot$epsilon, acc$epsilon, acc$epsilon - tot$epsilon),
-             delta = c(tot$delta, tot$delta, tot$delta, acc$delta, acc$delta - tot$delta),
-             rho = c(NA, tot$rho, NA, NA, NA), stringsAsFactors = FALSE)
+             delta = c(tot$delta_basic, if (nrow(acc$ledger)) acc$delta else 0, tot$delta, acc$delta,
+                       if (zcdp) NA else acc$delta - tot$delta),
+             rho = c(NA, tot$rho, if (zcdp) tot$rho else NA, rho_b, rho_b - tot$rho), stringsAsFactors = FALSE)
 }
 
 # The clip bound a release will use, known before the data is read: the

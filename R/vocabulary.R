@@ -19,7 +19,7 @@
 #' | `calibration` | Gaussian noise calibration: `"analytic"` (Balle and Wang, exact) or `"classic"` (\eqn{\sqrt{2\log(1.25/\delta)}/\epsilon}, valid for \eqn{\epsilon < 1}) | [analyze_gauss()], [dp_threshold()], [threshold_cv()], [ldp_perturb()], [ldp_aggregate()], [dp_cov()], [gaussian_sigma()] ([dp_lm()] always calibrates analytically) | `"analytic"`; [ldp_aggregate()]: `NULL`, the settings every batch shares; the paper reproductions [run_study()] and [qda_estimators()] default to the papers' `"classic"` |
 #' | `method` | how a mechanism is computed; every value of one function gives the same output distribution (e.g. `"gram"` / `"explicit"`, `"bartlett"` / `"explicit"`, `"aggregate"` / `"explicit"`) | [dp_compress()], [jl_ridge()], [jl_adaptive()], [wishart_noise()], [dp_threshold()], [threshold_cv()], [compression_pca_study()] | the fast exact path |
 #' | `mechanism` | which privacy mechanism (changes the output distribution) | [dp_cov()], [dp_lm()] | `"analyze_gauss"` |
-#' | `budget` | a [dp_budget()] to charge before any data are read | every mechanism with an (epsilon, delta) guarantee | `NULL` |
+#' | `budget` | a [dp_budget()] to charge before any data are read (its composition rule, basic or zCDP, fixed when it was created, is a privacy filter: see [dp_budget()]) | every mechanism with an (epsilon, delta) guarantee | `NULL` |
 #' | `rank` | components kept | [dp_pca()], [compressed_pca()] | all |
 #' | `dim` | dimension D of a principal subspace | [subspace_distance()], [compression_pca_study()] | none |
 #' | `reps` | replications of a study | [sheffet_study()], [run_study()], [qda_study()], [compression_pca_study()] | the paper's; 20 for [compression_pca_study()] (the compression paper has no numerical study) |

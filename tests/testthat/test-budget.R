@@ -28,17 +28,34 @@ charge_reader <- function() {
   list(reader = reader, called = function() state$called)
 }
 
-test_that("k Gaussian charges: rho = k / (2 s^2), converted by the CKS formula", {
+test_that("k Gaussian releases: rho = k / (2 s^2) converted at the budget's delta by the CKS formula, or k by basic composition", {
   for (k in c(1, 3, 10)) for (s in c(2, 10)) for (delta in c(1e-5, 1e-8)) {
+    z <- dp_budget(1000, delta, composition = "zCDP")
     b <- dp_budget(1000, 0.5)
-    for (i in seq_len(k)) budget_charge(b, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s, neighbor = "add-remove")
-    sp <- budget_spent(b)
+    for (i in seq_len(k)) {
+      budget_charge(z, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s, neighbor = "add-remove")
+      budget_charge(b, "gauss", epsilon = 1, delta = delta / k, sigma_ratio = s, neighbor = "add-remove")
+    }
+    sp <- budget_spent(z)
     rho <- k / (2 * s^2)
+    expect_identical(sp$composition, "zCDP")
     expect_equal(sp$rho, rho, tolerance = 1e-12)
     expect_equal(sp$epsilon_zcdp, cks_epsilon_by_hand(rho, delta), tolerance = 1e-6)
-    expect_equal(sp$epsilon_basic, k)
-    expect_equal(sp$delta, delta, tolerance = 1e-12)
-    expect_equal(sp$epsilon, min(k, sp$epsilon_zcdp))
+    expect_equal(sp$epsilon, sp$epsilon_zcdp)
+    # each release alone: the smaller of its stated epsilon and its own zCDP conversion
+    one <- min(1, cks_epsilon_by_hand(1 / (2 * s^2), delta / k))
+    expect_equal(sp$epsilon_basic, k * one, tolerance = 1e-6)
+    expect_equal(sp$delta, delta)
+    expect_equal(sp$rho_left, zcdp_rho(1000, delta) - rho, tolerance = 1e-9)
+    expect_true(is.na(sp$delta_left))
+    expect_identical(sp$releases, as.integer(k))
+    # the basic budget reports the basic total whatever the zCDP one would be
+    sb <- budget_spent(b)
+    expect_identical(sb$composition, "basic")
+    expect_equal(sb$epsilon, k * one, tolerance = 1e-6)
+    expect_equal(sb$delta, delta, tolerance = 1e-12)
+    expect_equal(sb$delta_left, 0.5 - delta, tolerance = 1e-12)
+    expect_true(is.na(sb$rho_left))
   }
 })
 
@@ -70,28 +87,98 @@ test_that("one Gaussian mechanism: the converted epsilon is at least its exact e
   }
 })
 
-test_that("basic composition, and the mixed rule (zCDP for Gaussians + basic for the rest)", {
+test_that("a basic budget adds the releases; a release's own steps compose as it states", {
   b <- dp_budget(10, 1e-3)
   budget_charge(b, "laplace", 0.5, 0, neighbor = "add-remove")
   budget_charge(b, "wishart", 0.25, 1e-6, neighbor = "add-remove")
   sp <- budget_spent(b)
   expect_equal(sp$epsilon_basic, 0.75)
-  expect_equal(sp$epsilon_zcdp, 0.75)
-  expect_equal(sp$rho, 0)
-  expect_equal(sp$delta, 1e-6)
   expect_equal(sp$epsilon, 0.75)
+  expect_equal(sp$delta, 1e-6)
+  # the Wishart step has no zCDP guarantee: no zCDP total
+  expect_true(is.na(sp$rho))
+  expect_identical(sp$epsilon_zcdp, Inf)
   s <- gaussian_sigma(1, 0.3, 1e-6)
+  # four Gaussian releases add by basic composition on a basic budget ...
   for (i in 1:4) budget_charge(b, "gauss", 0.3, 1e-6, sigma_ratio = s, neighbor = "add-remove")
   sp <- budget_spent(b)
-  rho <- 4 / (2 * s^2)
-  expect_equal(sp$epsilon_basic, 0.75 + 1.2)
-  # the Gaussian part converted at the sum of the Gaussian charges' deltas
-  expect_equal(sp$epsilon_zcdp, cks_epsilon_by_hand(rho, 4e-6) + 0.75, tolerance = 1e-6)
+  expect_equal(sp$epsilon, 0.75 + 1.2)
   expect_equal(sp$delta, 5e-6, tolerance = 1e-12)
-  expect_lt(sp$epsilon_zcdp, sp$epsilon_basic)
-  expect_equal(sp$epsilon, sp$epsilon_zcdp)
   expect_equal(sp$epsilon_left, 10 - sp$epsilon)
-  expect_equal(sp$path, "zCDP")
+  expect_identical(sp$releases, 6L)
+  # ... while the four as the steps of one release compose as that release
+  # states: zCDP for its Gaussian steps (converted at their deltas' sum) when smaller
+  b1 <- dp_budget(10, 1e-3)
+  budget_charge(b1, rep("gauss", 4), rep(0.3, 4), rep(1e-6, 4), sigma_ratio = rep(s, 4), neighbor = "add-remove")
+  sp1 <- budget_spent(b1)
+  rho <- 4 / (2 * s^2)
+  expect_equal(sp1$epsilon, cks_epsilon_by_hand(rho, 4e-6), tolerance = 1e-6)
+  expect_lt(sp1$epsilon, 1.2)
+  expect_identical(sp1$releases, 1L)
+  # a step without a rho in the same release adds by basic composition
+  b2 <- dp_budget(10, 1e-3)
+  budget_charge(b2, c("laplace", rep("gauss", 4)), c(0.5, rep(0.3, 4)), c(0, rep(1e-6, 4)),
+                sigma_ratio = c(NA, rep(s, 4)), neighbor = "add-remove")
+  expect_equal(budget_spent(b2)$epsilon, sp1$epsilon + 0.5, tolerance = 1e-9)
+})
+
+test_that("a zCDP budget adds every release's rho: a pure step's epsilon^2 / 2, and refuses approximate steps without one", {
+  z <- dp_budget(10, 1e-5, composition = "zCDP")
+  budget_charge(z, "laplace", 0.5, 0, neighbor = "add-remove")
+  budget_charge(z, "exponential", 0.4, 0, neighbor = "any", rho = 0.4^2 / 8)
+  s <- gaussian_sigma(1, 0.3, 1e-6)
+  budget_charge(z, "gauss", 0.3, 1e-6, sigma_ratio = s, neighbor = "add-remove")
+  sp <- budget_spent(z)
+  rho <- 0.5^2 / 2 + 0.4^2 / 8 + 1 / (2 * s^2)
+  expect_equal(sp$rho, rho, tolerance = 1e-12)
+  expect_equal(sp$epsilon, cks_epsilon_by_hand(rho, 1e-5), tolerance = 1e-6)
+  expect_equal(sp$delta, 1e-5)
+  expect_equal(as.data.frame(z)$rho, c(NA, 0.4^2 / 8, 1 / (2 * s^2)))
+  # an approximate step without a rho (Sheffet's Wishart) is refused, and nothing recorded
+  e <- expect_error(budget_charge(z, "wishart", 0.25, 1e-6, neighbor = "add-remove"), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "no zCDP guarantee", fixed = TRUE)
+  expect_identical(budget_spent(z)$charges, 3L)
+  x <- matrix(rnorm(400), 100, 4)
+  expect_error(wishart_noise(x, 0.5, 1e-6, clip = 2, budget = z), class = "dpcov_budget_error")
+  expect_identical(budget_spent(z)$charges, 3L)
+  # the stop rule: the total rho within the rho whose conversion at the budget's delta is its epsilon
+  z2 <- dp_budget(1, 1e-5, composition = "zCDP")
+  rho_b <- zcdp_rho(1, 1e-5)
+  budget_charge(z2, "gauss", 1, 1e-7, sigma_ratio = sqrt(1 / (2 * 0.99 * rho_b)), neighbor = "add-remove")
+  expect_error(budget_charge(z2, "gauss", 0.01, 1e-7, sigma_ratio = sqrt(1 / (2 * 0.02 * rho_b)), neighbor = "add-remove"),
+               class = "dpcov_budget_error")
+  expect_no_error(budget_charge(z2, "gauss", 0.01, 1e-7, sigma_ratio = sqrt(1 / (2 * 0.009 * rho_b)), neighbor = "add-remove"))
+  expect_lte(budget_spent(z2)$epsilon, 1 + 1e-9)
+  # group privacy restates rho as 4 rho on a replace-one budget
+  zr <- dp_budget(10, 1e-5, neighbor = "replace-one", composition = "zCDP")
+  budget_charge(zr, "gauss", 0.3, 1e-6, sigma_ratio = s, neighbor = "add-remove")
+  budget_charge(zr, "laplace", 0.5, 0, neighbor = "add-remove")
+  expect_equal(budget_spent(zr)$rho, 4 / (2 * s^2) + (2 * 0.5)^2 / 2, tolerance = 1e-12)
+})
+
+test_that("the composition rule is fixed at creation and validated", {
+  expect_error(dp_budget(1, 1e-5, composition = "rdp"), class = "dpcov_error")
+  expect_error(dp_budget(1, 1e-5, composition = c("basic", "zCDP")), class = "dpcov_error")
+  e <- expect_error(dp_budget(1, 0, composition = "zCDP"), class = "dpcov_error")
+  expect_identical(e$arg, "delta")
+  # a pure-DP budget: basic composition with delta 0 takes pure charges only
+  p0 <- dp_budget(1, 0)
+  x <- matrix(rnorm(400), 100, 4)
+  expect_no_error(dp_clip_bound(x, 0.3, budget = p0))
+  expect_error(analyze_gauss(x, 0.3, 1e-7, clip = 2, budget = p0), class = "dpcov_budget_error")
+  expect_identical(budget_spent(p0)$charges, 1L)
+  expect_equal(budget_spent(p0)$delta, 0)
+  for (bad in list(-1e-9, 1, NA_real_, "0", c(0, 0))) {
+    expect_error(dp_budget(1, bad), class = "dpcov_error")
+  }
+  # a hand-edited rule is a malformed budget
+  z <- dp_budget(1, 1e-5, composition = "zCDP")
+  z$account$composition <- "min"
+  e <- expect_error(budget_spent(z), "composition rule is malformed", class = "dpcov_error")
+  expect_identical(e$arg, "budget")
+  z$account$composition <- "zCDP"
+  z$account$delta <- 0
+  expect_error(budget_spent(z), "malformed", class = "dpcov_error")
 })
 
 test_that("an over-spend is refused before the data is read, and nothing is recorded", {
@@ -199,7 +286,7 @@ test_that("the ledger holds public parameters only, and print lists the charges"
   analyze_gauss(X, 0.2, 1e-6, clip = 1, budget = b)
   wishart_noise(X, 0.2, 1e-6, clip = 1, budget = b)
   # (last_id: the last charge's id, so a withdrawn one is never reused)
-  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "neighbor", "ledger", "token", "last_id"))
+  expect_setequal(ls(b$account, all.names = TRUE), c("epsilon", "delta", "neighbor", "composition", "ledger", "token", "last_id"))
   expect_identical(b$account$last_id, 2)
   # the releases a budget charged that later releases may be given: their
   # ids (no data) and ledger rows
@@ -208,17 +295,19 @@ test_that("the ledger holds public parameters only, and print lists the charges"
   expect_identical(names(b$account$release_charges), cb$release_id)
   expect_match(b$account$token, "^[0-9]+:[0-9]+$")
   led <- as.data.frame(b)
-  expect_named(led, c("what", "when", "neighbor", "epsilon", "delta", "rho"))
+  expect_named(led, c("release", "what", "when", "neighbor", "epsilon", "delta", "rho"))
+  expect_identical(led$release, 1:3)
   expect_s3_class(led$when, "POSIXct")
   out <- wide_output(print(b))
   expect_true(any(grepl("Analyze Gauss", out)))
   expect_true(any(grepl("Algorithm 3", out)))
   expect_true(any(grepl("^Left: epsilon", out)))
-  expect_true(any(grepl("basic composition", out)))
-  expect_true(any(grepl("zCDP", out)))
+  expect_true(any(grepl("by basic composition; 3 charge(s) in 3 release(s)", out, fixed = TRUE)))
+  expect_true(any(grepl("Spent (basic composition of the releases)", out, fixed = TRUE)))
   expect_false(any(grepl(format(sum(X^2), digits = 6), out, fixed = TRUE)))
   sm <- summary(b)
-  expect_equal(sm$epsilon[sm$total == "reported"], budget_spent(b)$epsilon)
+  expect_equal(sm$epsilon[sm$total == "reported (basic composition)"], budget_spent(b)$epsilon)
+  expect_equal(budget_spent(b)$epsilon, 0.5)
   expect_equal(sm$epsilon[sm$total == "left"], 1 - budget_spent(b)$epsilon)
   expect_output(print(dp_budget(1, 1e-5)), "0 charge")
 })
@@ -254,7 +343,7 @@ test_that("hostile budgets and hand-made dp_budget objects give classed errors n
 test_that("dp_cov and dp_clip_bound charge every step before reading the data, all or nothing", {
   set.seed(41)
   x <- matrix(rnorm(3000, 50), 1000, 3)
-  b <- dp_budget(2, 1e-5)
+  b <- dp_budget(2.5, 1e-5)
   # the default: private column bounds (exponential mechanisms, with their
   # zCDP rho), then the Gaussian mean and Analyze Gauss on the box as one
   # Gaussian mechanism (one zCDP charge, rho = mu_tot^2 / 2) with the rest of
@@ -281,7 +370,7 @@ test_that("dp_cov and dp_clip_bound charge every step before reading the data, a
                tolerance = 1e-6)
   # ... and the two compose by zCDP to exactly the call's (1, 1e-6)
   spent <- budget_spent(b)
-  expect_identical(spent$path, "zCDP")
+  expect_identical(spent$releases, 1L)
   expect_equal(spent$epsilon, 1, tolerance = 1e-8)
   expect_lte(spent$epsilon, 1 + 1e-9)
   expect_equal(spent$rho, dpcov:::zcdp_rho(1, 1e-6))
@@ -439,7 +528,7 @@ test_that("a charge is withdrawn by its id, whatever rows moved meanwhile", {
   expect_error(with_refund(b, ch2, with_refund(b, 1L, abort("shape", .arg = "x"))), class = "dpcov_error")
   expect_identical(as.data.frame(b)$what, "three")
   # the ids are internal: the ledger as a data frame has its documented columns
-  expect_identical(names(as.data.frame(b)), c("what", "when", "neighbor", "epsilon", "delta", "rho"))
+  expect_identical(names(as.data.frame(b)), c("release", "what", "when", "neighbor", "epsilon", "delta", "rho"))
 })
 
 test_that("every release evaluates its arguments before its charge", {
@@ -563,7 +652,6 @@ test_that("the total delta never reaches 1, and a zCDP conversion there never lo
   b$account$ledger <- l
   s <- budget_spent(b)
   expect_equal(s$delta, 1)
-  expect_identical(s$path, "basic")
   expect_equal(s$epsilon, 1)
 })
 
@@ -592,13 +680,13 @@ test_that("the budget's print states its figures the same whatever options(digit
   analyze_gauss(x, 0.149, 1.9e-6, clip = 2, budget = b)
   out <- capture.output(print(b))
   expect_match(out[1], "(epsilon, delta) = (1.49, 1e-05)", fixed = TRUE)
-  expect_true(any(grepl("Spent (reported, basic): epsilon = 0.149, delta = 1.9e-06", out, fixed = TRUE)))
+  expect_true(any(grepl("Spent (basic composition of the releases): epsilon = 0.149, delta = 1.9e-06", out, fixed = TRUE)))
   expect_true(any(grepl("Left: epsilon = 1.341, delta = 8.1e-06", out, fixed = TRUE)))
   # spent rounded up, left rounded down at the 7th digit
   b2 <- dp_budget(1, 1e-5)
   budget_charge(b2, "t", 1 / 3, 0, neighbor = "any")
   out <- capture.output(print(b2))
-  expect_true(any(grepl("Spent (reported, basic): epsilon = 0.3333334,", out, fixed = TRUE)))
+  expect_true(any(grepl("Spent (basic composition of the releases): epsilon = 0.3333334,", out, fixed = TRUE)))
   expect_true(any(grepl("Left: epsilon = 0.6666666,", out, fixed = TRUE)))
   # the refusal quotes the same figures
   e <- expect_error(dp_clip_bound(x, 1.4, budget = b), class = "dpcov_budget_error")
