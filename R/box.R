@@ -440,7 +440,7 @@ lm_logical_term <- function(v) {
     e <- e[[2L]]
   }
   is.call(e) && is.name(e[[1L]]) &&
-    as.character(e[[1L]]) %in% c("<", ">", "<=", ">=", "==", "!=", "!", "&", "|", "as.logical")
+    as.character(e[[1L]]) %in% c("<", ">", "<=", ">=", "==", "!=", "!", "&", "|", "%in%", "as.logical")
 }
 
 #' The affine map of dp_lm()'s box: the released rows are [1, z] and the

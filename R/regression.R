@@ -401,15 +401,19 @@ release_column_index <- function(cols, M, arg) {
 #' built only from the data's variables (each variable uses at least one
 #' column), literal scalar constants (`2.5`, `TRUE`; not `1L` or `NA`; text
 #' such as `"a"` only compared with `==` or `!=`, a factor's level, since
-#' elsewhere its type would depend on which rows pass a test; not named
-#' constants such as `pi`, which the formula cannot see)
+#' elsewhere its type would depend on which rows pass a test), the constant
+#' `pi` (`sin(2 * pi * month / 12)`; a column of `data` named `pi` is
+#' refused, since the formula would read it instead)
 #' and elementwise functions: arithmetic (`+ - * / ^ %% %/%`), comparisons
-#' and logical operators (`! & |`), `I()`, `log()` (and `log2`, `log10`,
+#' and logical operators (`! & |`), membership in a set written in the
+#' formula (`month %in% c(12, 1, 2)`, `g %in% c("a", "b")`: a logical
+#' term, coded in \[0, 1\]), `I()`, `log()` (and `log2`, `log10`,
 #' `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`, `sign()`, rounding
 #' (`floor`, `ceiling`, `trunc`, `round`, `signif`), the trigonometric and
 #' hyperbolic functions, `pmin()`, `pmax()`, `ifelse()`, `as.numeric()`,
 #' `as.double()` and `as.logical()`. Anything else (`sum()`, `length()`,
-#' `[`, `cumsum()`, `%in%` with a vector, `do.call()`, a function of your
+#' `[`, `cumsum()`, `%in%` with a set that is not written as constants, `cut()`
+#' (its factor is built from the formula, as `factor()` is), `do.call()`, a function of your
 #' own) is refused before the data is read: it could read other rows, or
 #' send values out in an error or a message. (A variable may have a
 #' function's name: a column called `cut` is read as the column.) Every
@@ -1109,10 +1113,19 @@ lm_elementwise <- c("+", "-", "*", "/", "^", "%%", "%/%", "(", "I", "<", ">", "<
                     "cosh", "tanh", "asinh", "acosh", "atanh", "pmin", "pmax", "ifelse", "as.numeric",
                     "as.double", "as.logical")
 
+# Names a formula may use besides the data's columns: base R's public
+# constants (lm_design() refuses a column of `data` by such a name, which
+# model.frame() would read instead).
+lm_constant_names <- "pi"
+
+# The variables of a formula or expression that are columns of the data.
+lm_data_vars <- function(x) setdiff(all.vars(x), lm_constant_names)
+
 # Refuses a variable expression of the formula (from its terms) that is not
 # built from the data's variables, scalar constants and lm_elementwise.
 lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
   if (is.name(e)) {
+    if (as.character(e) %in% lm_constant_names) return(invisible(TRUE))
     if (!as.character(e) %in% vars) abort("`x` uses `%s`, which is not a variable of `data`.", as.character(e), .arg = "x")
     return(invisible(TRUE))
   }
@@ -1130,6 +1143,19 @@ lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
     if (text_ok) return(invisible(TRUE))
     abort("`x`: the text constant \"%s\" is allowed only in a comparison with == or != (a factor level); use numbers in transformations.",
           e, .arg = "x")
+  }
+  # membership in a set of constants (numbers, or a factor's levels) is a
+  # comparison of each record with public values: elementwise
+  if (is.call(e) && identical(e[[1L]], as.name("%in%")) && length(e) == 3L) {
+    lm_check_elementwise(e[[2L]], vars)
+    set <- e[[3L]]
+    items <- if (is.call(set) && identical(set[[1L]], as.name("c"))) as.list(set)[-1L] else list(set)
+    constant <- function(a) (is.numeric(a) || is.character(a)) && length(a) == 1L && !is.integer(a) && !is.na(a)
+    if (!length(items) || !all(vapply(items, constant, logical(1))) || !is.null(names(items))) {
+      abort(paste0("`x`: the set on the right of %%in%% must be numbers or text written in the formula ",
+                   "(`x %%in%% c(1, 2)`, `g %%in%% c(\"a\", \"b\")`), not %s."), deparse1(set), .arg = "x")
+    }
+    return(invisible(TRUE))
   }
   if (is.call(e) && is.name(e[[1L]]) && as.character(e[[1L]]) %in% lm_elementwise) {
     cmp <- as.character(e[[1L]]) %in% c("==", "!=")
@@ -1273,7 +1299,12 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
     abort("`x`: %s in the formula would compute statistics of the data without noise; declare factors in `data` with their levels and transform with public constants.",
           paste0(bad_fun, "()", collapse = ", "), .arg = "x")
   }
-  vars <- all.vars(formula)
+  vars <- lm_data_vars(formula)
+  used_constants <- intersect(intersect(all.vars(formula), lm_constant_names), names(data))
+  if (length(used_constants)) {
+    abort("`data` has a column named `%s`, which the formula's `%s` (the constant) would read instead; rename the column.",
+          used_constants[1], used_constants[1], .arg = "data")
+  }
   # (lm_expand_dot() replaced a `.` term; one left is inside a call, as in log(.))
   if ("." %in% vars) {
     abort("`x`: `.` stands for the other columns of `data` only as a term (y ~ . or y ~ . - z), not inside a call; name the variables.",
@@ -1287,7 +1318,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
     lm_check_elementwise(e, names(data))
     # a variable of constants alone has one value, not one per row: the model
     # frame would be built only when n = 1
-    if (!length(all.vars(e))) {
+    if (!length(lm_data_vars(e))) {
       abort("`x`: the variable `%s` uses no column of `data`; every variable of the model must be built from the data's columns.",
             deparse1(e), .arg = "x")
     }
@@ -1900,7 +1931,7 @@ lm_finite <- function(v) {
 lm_zero_record_row <- function(design, data) {
   # (a matrix indexed by names gave NA elements: the worst case, always)
   if (is.matrix(data) && !is.object(data)) data <- as.data.frame(data)
-  vars <- all.vars(design$formula)
+  vars <- lm_data_vars(design$formula)
   zero <- lapply(data[vars], function(col) if (is.factor(col)) NULL else if (is.logical(col)) FALSE else 0)
   if (any(vapply(zero, is.null, logical(1)))) return(NULL)
   tryCatch({
@@ -3258,7 +3289,12 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   }
   if (!is.data.frame(newdata)) abort("`%s` must be a data frame (or a named list of equal-length vectors).", arg, .arg = arg)
   tt <- stats::delete.response(tt)
-  vars <- all.vars(tt)
+  vars <- lm_data_vars(tt)
+  clash <- intersect(intersect(all.vars(tt), lm_constant_names), names(newdata))
+  if (length(clash)) {
+    abort("`%s` has a column named `%s`, which the model uses as the constant; rename or drop the column.",
+          arg, clash[1], .arg = arg)
+  }
   miss <- setdiff(vars, names(newdata))
   if (length(miss)) abort("`%s` lacks the variable(s) %s.", arg, paste(miss, collapse = ", "), .arg = arg)
   # the variables the model uses as they are (not inside a call): a numeric

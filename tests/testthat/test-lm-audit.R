@@ -439,3 +439,41 @@ test_that("a fit with public bounds notes that values beyond them bias the coeff
   fc <- suppressWarnings(dp_lm(y ~ x, d, epsilon = 1, delta = 1e-6, B = 20, clip = 30))
   expect_false(any(grepl("clamped to the given bounds", fc$diagnostics$notes)))
 })
+
+test_that("dp_lm() takes the constant pi and membership in a set written in the formula, as precomputed columns", {
+  set.seed(91)
+  n <- 600
+  d <- data.frame(month = sample(1:12, n, TRUE) + 0, x = runif(n, 0, 10),
+                  g = factor(sample(c("a", "b", "c"), n, TRUE)))
+  d$y <- 2 + sin(2 * pi * d$month / 12) + 0.5 * (d$month %in% c(12, 1, 2)) + 0.3 * d$x +
+    (d$g %in% c("a", "b")) + rnorm(n, sd = 0.3)
+  pre <- data.frame(s = sin(2 * pi * d$month / 12), w = d$month %in% c(12, 1, 2), x = d$x,
+                    h = d$g %in% c("a", "b"), y = d$y)
+  lo <- c(x = 0, y = -5, month = 1, "sin(2 * pi * month/12)" = -1)
+  up <- c(x = 10, y = 15, month = 12, "sin(2 * pi * month/12)" = 1)
+  set.seed(5)
+  f <- dp_lm(y ~ sin(2 * pi * month / 12) + I(month %in% c(12, 1, 2)) + x + I(g %in% c("a", "b")), d,
+             epsilon = 1, delta = 1e-6, lower = lo, upper = up)
+  set.seed(5)
+  f0 <- dp_lm(y ~ s + w + x + h, pre, epsilon = 1, delta = 1e-6,
+              lower = c(s = -1, x = 0, y = -5), upper = c(s = 1, x = 10, y = 15))
+  expect_equal(unname(coef(f)), unname(coef(f0)), tolerance = 1e-10)
+  # predict() evaluates the same terms on new rows
+  nd <- d[1:5, ]
+  expect_equal(unname(predict(f, nd)), unname(predict(f0, pre[1:5, ])), tolerance = 1e-10)
+  # a column named pi would be read instead of the constant: refused, in data and in newdata
+  e <- expect_error(dp_lm(y ~ sin(2 * pi * month / 12), cbind(d, pi = 1), epsilon = 1, delta = 1e-6,
+                          lower = lo, upper = up), class = "dpcov_error")
+  expect_identical(e$arg, "data")
+  e <- expect_error(predict(f, cbind(nd, pi = 3)), class = "dpcov_error")
+  expect_identical(e$arg, "newdata")
+  # pi alone is a constant, not a variable; a set that is not written as constants is refused
+  for (bad in list(y ~ I(pi) + x, y ~ I(month %in% x), y ~ I(month %in% seq(1, 3)), y ~ I(month %in% c(a = 1)),
+                   y ~ I(month %in% c(1L, 2L)), y ~ I(month %in% c(1, NA)))) {
+    b <- dp_budget(5, 1e-4)
+    e <- expect_error(dp_lm(bad, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up, budget = b),
+                      class = "dpcov_error", info = deparse1(bad))
+    expect_identical(e$arg, "x", info = deparse1(bad))
+    expect_identical(budget_spent(b)$charges, 0L)
+  }
+})
