@@ -72,7 +72,14 @@
 #' cannot be seen, so run it on a snapshot).
 #' The default, 1600,
 #' is below PostgreSQL's 1664 result columns and SQLite's default
-#' `SQLITE_MAX_COLUMN` of 2000. The squared norm is a balanced sum, so its
+#' `SQLITE_MAX_COLUMN` of 2000; a larger `max_terms` exceeds them, and the
+#' engine refuses the query (its message names `table` or `query`). The
+#' inner layers carry each row's p values with its clipped copy and, on
+#' SQLite, a text flag per column (about 3p + 3 columns), so the same caps
+#' bound p itself: about 660 columns on SQLite with its default build and
+#' about 550 on PostgreSQL ([db_reader()] selects 2p columns: about 1000 and
+#' 830). Wider data need an engine built with a larger limit, or a
+#' [csv_reader()] over an export. The squared norm is a balanced sum, so its
 #' expression depth is log2(p) (SQLite refuses depth > 1000).
 #'
 #' **Missing values.** SQL `NULL` in a chosen column: with `na = "error"`
@@ -396,7 +403,10 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
   if (!is_string(file)) abort("`file` must be one path, a string.", .arg = "file")
   if (!file.exists(file) || dir.exists(file)) abort("`file` \"%s\" does not exist or is not a file.", file, .arg = "file")
   chunk_rows <- check_count(chunk_rows, "chunk_rows", max = 1e8)
-  if (!is_string(sep) || nchar(sep) != 1L) abort("`sep` must be a single character, such as \",\" or \"\\t\".", .arg = "sep")
+  # one byte: scan() splits on a byte, not on a multi-byte character
+  if (!is_string(sep) || nchar(sep, "bytes") != 1L) {
+    abort("`sep` must be a single one-byte character, such as \",\" or \"\\t\".", .arg = "sep")
+  }
   # a character that can be part of a number or a marker (5.1 split at "."
   # read as 5 and 1; NA, Inf), the quote or a line end cannot separate fields
   if (grepl("[[:alnum:].+\"\r\n-]", sep)) {
@@ -868,7 +878,8 @@ db_is_valid <- function(conn) {
 db_source <- function(conn, table, query) {
   if (!is.null(table) && !is.null(query)) abort("give `table` or `query`, not both.", .arg = "query")
   if (!is.null(table)) {
-    if (!(is_string(table) && nzchar(table) || inherits(table, "Id") || inherits(table, "SQL"))) {
+    # (DBI's Id and SQL are S4 classes: an S3 list of that class has no slots)
+    if (!(is_string(table) && nzchar(table) || isS4(table) && inherits(table, c("Id", "SQL")))) {
       abort("`table` must be a table name (a string) or a DBI::Id().", .arg = "table")
     }
     return(list(sql = as.character(DBI::dbQuoteIdentifier(conn, table)), arg = "table"))

@@ -77,6 +77,7 @@ second_moment <- function(x, clip = Inf, lower = NULL, upper = NULL, bounds = NU
     return(box_second_moment(x, box))
   }
   clip <- check_clip(clip)
+  check_release_width(x)  # the p x p Gram must fit before the kernel allocates it
   if (is.function(x)) return(second_moment_stream(x, clip))
   # one pass: the kernel reports NA/NaN/Inf as it gathers the rows
   # zero rows are data too (under add/remove n is private)
@@ -175,6 +176,9 @@ reader_fold_pass <- function(reader, f, combine, p, min_rows, too_few) {
     block <- as_data_error(check_reader_block(block))
     if (is.null(p)) {
       p <- ncol(block)
+      # a function's width is known only from its first block: the p x p
+      # matrices must fit before any is allocated
+      check_cells(as.double(p)^2, "the second-moment matrix", "x")
       nm <- colnames(block)
     } else if (ncol(block) != p) {
       abort("the reader returned a block with %d columns after blocks with %d.", ncol(block), as.integer(p),

@@ -1014,3 +1014,39 @@ test_that("csv_reader() reads no TRUE/FALSE field as a number: a logical column 
   utils::write.csv(data.frame(a = c(1.5, 2, 3), flag = c(1L, 0L, 1L)), f, row.names = FALSE)
   expect_equal(unname(second_moment(csv_reader(f), clip = Inf)$sum), c(6.5, 2))
 })
+
+test_that("a reader's width is checked against the allocation limit at its first block; odd table and sep objects are refused with classed errors", {
+  wide <- 46341  # wide^2 > 2^31 - 1 cells: refused before the p x p matrices are allocated
+  i <- 0
+  rd <- function(reset = FALSE) {
+    if (reset) { i <<- 0; return(NULL) }
+    i <<- i + 1
+    if (i > 1) NULL else matrix(1, 1, wide)
+  }
+  e <- expect_error(second_moment(rd), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_match(conditionMessage(e), "more than the", fixed = TRUE)
+  e <- expect_error(second_moment(matrix(1, 1, wide)), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # a release charged before the reader's first block: the refusal keeps the charge (the block was read)
+  b <- dp_budget(5, 1e-3)
+  e <- expect_error(dp_cov(rd, 1, 1e-6, clip = 1, clip_mean = 1, budget = b), class = "dpcov_error")
+  expect_false(inherits(e, "Rcpp::exception"))
+  # control: a width within the limit
+  expect_s3_class(second_moment(matrix(1, 2, 10)), "dp_suffstat")
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con), add = TRUE)
+  DBI::dbWriteTable(con, "d", data.frame(a = c(1, 2), b = c(3, 4)))
+  for (fake in list(structure(list(table = "d"), class = "Id"), structure(list("d"), class = "SQL"))) {
+    e <- expect_error(second_moment_db(con, fake), class = "dpcov_error")
+    expect_identical(e$arg, "table")
+  }
+  expect_equal(unname(second_moment_db(con, DBI::Id(table = "d"))$gram),
+               unname(second_moment(cbind(a = c(1, 2), b = c(3, 4)))$gram))
+  f <- tempfile(fileext = ".csv")
+  writeBin(charToRaw("a\xc2\xa7b\n1\xc2\xa72\n"), f)
+  e <- expect_error(csv_reader(f, sep = "\u00a7"), class = "dpcov_error")
+  expect_identical(e$arg, "sep")
+  unlink(f)
+})
