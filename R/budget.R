@@ -37,8 +37,8 @@
 #'   moment, the [dp_column_bounds()] it runs on when made in the same call)
 #'   form one *release* in the ledger. Their parameters are fixed by the call
 #'   before it reads the data, so they compose as the release states its own
-#'   guarantee: by basic composition, or by zCDP for its Gaussian steps when
-#'   that is smaller (a [dp_cov()] at epsilon 1 is a mean step and a second-
+#'   guarantee: by basic composition, or by zCDP for its steps that have a
+#'   \eqn{\rho} (Gaussian steps, exponential mechanisms) when that is smaller (a [dp_cov()] at epsilon 1 is a mean step and a second-
 #'   moment step whose epsilons add up to more than 1 and whose zCDP total
 #'   is exactly 1). Bounds made earlier and given as `bounds` are a release
 #'   of their own. The releases then compose by the budget's rule:
@@ -67,8 +67,9 @@
 #'     Rogers 2021); any other pure \eqn{\epsilon}-DP step (a Laplace or
 #'     geometric count) is \eqn{\epsilon^2/2}-zCDP (Bun and Steinke 2016,
 #'     Proposition 1.4). A release with an (epsilon, delta) guarantee and a
-#'     positive delta that is not made of such steps (Sheffet's Wishart mechanisms and
-#'     Algorithms 2 and 5) has no zCDP guarantee, and a zCDP budget refuses
+#'     positive delta that is not made of such steps (Sheffet's mechanisms:
+#'     [wishart_noise()], [jl_ridge()], [jl_adaptive()], [iwishart_posterior()],
+#'     [iwishart_adaptive()], and [dp_lm()] with one of them) has no zCDP guarantee, and a zCDP budget refuses
 #'     it before the data is read. The spent total is reported as
 #'     (epsilon, delta) at the budget's delta; it is not additive, so a later
 #'     release may fit even when its own epsilon exceeds the epsilon left
@@ -233,6 +234,8 @@ dp_budget <- function(epsilon, delta, neighbor = "add-remove", ..., composition 
   account$delta <- delta
   account$neighbor <- neighbor
   account$composition <- composition
+  # fixed at creation: a filter's rule cannot change after a release
+  lockBinding("composition", account)
   account$ledger <- empty_ledger()
   register_account(account)
   structure(list(account = account), class = "dp_budget")
@@ -363,8 +366,9 @@ check_budget <- function(budget, arg = "budget") {
   for (f in c("epsilon", "delta")) {
     v <- get0(f, envir = acc, inherits = FALSE)
     # delta 0 (a pure-DP budget) only for basic composition
-    low_ok <- if (f == "delta" && comp == "basic") v >= 0 else v > 0
-    if (!is_number(v) || !is.finite(v) || !low_ok || (f == "delta" && v >= 1)) bad(sprintf("its total `%s` is malformed", f))
+    ok_v <- is_number(v) && is.finite(v) && (if (f == "delta" && comp == "basic") v >= 0 else v > 0) &&
+      !(f == "delta" && v >= 1)
+    if (!ok_v) bad(sprintf("its total `%s` is malformed", f))
   }
   nb <- get0("neighbor", envir = acc, inherits = FALSE)
   if (!(is.character(nb) && length(nb) == 1L && !is.na(nb) && nb %in% dp_neighbors)) bad("its neighbour notion is malformed")
@@ -378,7 +382,7 @@ check_budget <- function(budget, arg = "budget") {
     all(is.finite(led$epsilon) & led$epsilon >= 0) && all(is.finite(led$delta) & led$delta >= 0 & led$delta < 1) &&
     all(is.na(led$rho) & !is.nan(led$rho) | is.finite(led$rho) & led$rho > 0) &&
     is.double(led$id) && all(is.finite(led$id)) && !anyDuplicated(led$id) &&
-    is.double(led$group) && all(is.finite(led$group))
+    is.double(led$group) && all(is.finite(led$group) & led$group == round(led$group))
   if (!isTRUE(ok)) bad("its ledger is malformed")
   list(epsilon = acc$epsilon, delta = acc$delta, neighbor = nb, composition = comp, ledger = led, env = acc)
 }
@@ -479,9 +483,12 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
     # the call quoted at its own total as the ledger composes it (its steps'
     # epsilons can add up to more: a dp_cov() at epsilon 1 is steps of 0.59
     # and 0.71 by zCDP)
-    own <- compose_account(acc, row)
+    # the call quoted at its own guarantee: its steps composed as it states
+    # (and its rho on a zCDP budget)
+    own <- compose_ledger(row, acc$neighbor)
     what <- paste(what, collapse = " + ")
     rho_words <- if (acc$composition == "zCDP") {
+      what <- sprintf("%s (rho = %s)", what, format_privacy(compose_account(acc, row)$rho))
       sprintf(" (rho %s of the budget's %s)", format_privacy(tot$rho), format_privacy(zcdp_rho(acc$epsilon, acc$delta), up = FALSE))
     } else ""
     abort_budget(paste0("`budget` refuses %s (epsilon = %s, delta = %s): the total spent by %s would be ",
@@ -688,7 +695,7 @@ compose_ledger <- function(ledger, to, composition = "basic", delta_budget = 0) 
     delta_i[i] <- g$delta
     rho_i[i] <- g$rho
   }
-  groups <- split(seq_along(epsilon), factor(ledger$group, levels = unique(ledger$group)))
+  groups <- split(seq_along(epsilon), match(ledger$group, unique(ledger$group)))
   eps_g <- vapply(groups, function(i) release_epsilon(epsilon[i], delta_i[i], rho_i[i]), numeric(1))
   delta_g <- vapply(groups, function(i) sum(delta_i[i]), numeric(1))
   eps_basic <- sum(eps_g)
@@ -721,8 +728,17 @@ release_epsilon <- function(epsilon, delta, rho) {
   basic <- sum(epsilon)
   gauss <- !is.na(rho)
   if (!any(gauss) || !(sum(delta) < 1)) return(basic)
-  min(basic, zcdp_epsilon(sum(rho[gauss]), sum(delta[gauss])) + sum(epsilon[!gauss]))
+  # remembered by its arguments: every charge, print() and budget_spent()
+  # compose the whole ledger, and each conversion is a numerical search
+  key <- paste(sprintf("%a", c(epsilon, delta, rho)), collapse = ",")
+  hit <- release_epsilon_memo[[key]]
+  if (!is.null(hit)) return(hit)
+  out <- min(basic, zcdp_epsilon(sum(rho[gauss]), sum(delta[gauss])) + sum(epsilon[!gauss]))
+  if (length(release_epsilon_memo) > 1e5) rm(list = ls(release_epsilon_memo), envir = release_epsilon_memo)
+  assign(key, out, envir = release_epsilon_memo)
+  out
 }
+release_epsilon_memo <- new.env(hash = TRUE, parent = emptyenv())
 
 # How a budget's composition is named in its messages.
 budget_composition_words <- function(composition) if (composition == "zCDP") "zCDP" else "basic composition"

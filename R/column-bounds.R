@@ -129,7 +129,10 @@
 #' (`epsilon`, `delta`)-DP (Canonne, Kamath and Steinke 2020, as in
 #' [dp_budget()]), of order \eqn{\epsilon/\sqrt{10p\log(1/\delta)}}
 #' instead of \eqn{\epsilon/(10p)}: better for many columns. A budget is charged (epsilon, delta) with that \eqn{\rho}
-#' recorded, so it composes with Gaussian steps by zCDP.
+#' recorded: inside one call that uses the bounds (the default of [dp_cov()],
+#' [dp_lm()]) it composes with the Gaussian steps by zCDP, and a zCDP
+#' [dp_budget()] adds it to the other releases' rho; a basic budget adds the
+#' release's epsilon and delta.
 #'
 #' @section Accuracy and its limits:
 #' The median lands among the data once \eqn{n\epsilon_q/4} exceeds the log of

@@ -646,6 +646,7 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
         length(grepRaw(inner_blank, lines))
       # the connection holds its own copy of the bytes: the block's are
       # dropped, so a block is in memory twice at most (bytes, then numbers)
+      quoted <- nzchar(quote) && length(grepRaw(charToRaw(quote), lines, fixed = TRUE)) > 0L
       rc <- rawConnection(lines)
       on.exit(close(rc), add = TRUE)
       n_bytes <- length(lines)
@@ -655,8 +656,13 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
         seek(rc, 0)
         readBin(rc, "raw", n_bytes)
       }
-      if (!as_text) v <- tryCatch(parse(rc, what_num, na_strings, n_lines, ""), error = function(e) NULL)
-      if (!numbers_ok(v, n_lines) && !quotes_closed(rc_bytes(), blk)) unreadable()
+      closed <- !quoted || quotes_closed(rc_bytes(), blk)
+      # quotes closed on every line are read as quotes: the quotes-off parse
+      # could split a quoted field at its separator and shift the fields
+      # after it, which it accepted when only unselected columns held quotes;
+      # stray ones (an inch mark in a text column) can only be read off
+      if (!as_text && !(quoted && closed)) v <- tryCatch(parse(rc, what_num, na_strings, n_lines, ""), error = function(e) NULL)
+      if (!numbers_ok(v, n_lines) && !closed) unreadable()
       if (!as_text && !numbers_ok(v, n_lines)) v <- tryCatch(parse(rc, what_num, na_strings, n_lines), error = function(e) NULL)
       if (!numbers_ok(v, n_lines)) {
         v <- tryCatch(parse(rc, what_chr, character(0), n_lines), error = unreadable)

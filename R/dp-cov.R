@@ -691,7 +691,8 @@ dp_cov <- function(x, epsilon, delta, clip = NULL, clip_mean = NULL, mechanism =
                           neighbor = c(rep(if (private_box) column_bounds_notion(neighbor) else "any", chosen),
                                        rep("any", auto_mean + auto_clip), step_notion),
                           rho = c(cols$rho[chosen],
-                                  rep(if (is.null(steps_z)) NA_real_ else em_zcdp_rho(eps_bound), auto_mean + auto_clip),
+                                  # (exponential mechanisms: epsilon^2/8-zCDP however the call composes its steps)
+                                  rep(em_zcdp_rho(eps_bound), auto_mean + auto_clip),
                                   rep(NA_real_, n_steps)),
                           bounds = bounds_g)
   # a failure on the input's shape (or a reader's) withdraws the charges: nothing is released

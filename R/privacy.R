@@ -1496,8 +1496,10 @@ bounds_release_guarantee <- function(bounds, neighbor) {
 #' made it (remember_bounds_release()), when the object still states that
 #' guarantee; NA otherwise (an object made in another session, by hand or
 #' edited: its rho could not be checked against the columns it ran on, so
-#' the ledger composes its epsilon by basic composition, which holds
-#' whatever it ran).
+#' the ledger treats it as a step without a recorded rho: within its release
+#' its epsilon adds by basic composition, and a zCDP budget charges a pure
+#' one epsilon^2 / 2 and refuses one with a delta, which hold whatever it
+#' ran).
 #' @noRd
 column_bounds_release_rho <- function(b) {
   made <- if (is_string(b$release_id)) get0(b$release_id, envir = bounds_releases_made, inherits = FALSE)

@@ -173,12 +173,34 @@ test_that("the composition rule is fixed at creation and validated", {
   }
   # a hand-edited rule is a malformed budget
   z <- dp_budget(1, 1e-5, composition = "zCDP")
-  z$account$composition <- "min"
-  e <- expect_error(budget_spent(z), "composition rule is malformed", class = "dpcov_error")
-  expect_identical(e$arg, "budget")
-  z$account$composition <- "zCDP"
+  expect_error(z$account$composition <- "basic")  # locked: a filter's rule cannot change after a release
+  expect_identical(budget_spent(z)$composition, "zCDP")
   z$account$delta <- 0
   expect_error(budget_spent(z), "malformed", class = "dpcov_error")
+  h <- dp_budget(1, 1e-5)
+  unlockBinding("composition", h$account)
+  h$account$composition <- "min"
+  e <- expect_error(budget_spent(h), "composition rule is malformed", class = "dpcov_error")
+  expect_identical(e$arg, "budget")
+  # edited totals and groups of any type: classed errors naming budget
+  for (bad in list(sum, new.env(), "1", NULL)) {
+    h <- dp_budget(1, 1e-5)
+    h$account$delta <- bad
+    e <- expect_error(budget_spent(h), "malformed", class = "dpcov_error")
+    expect_identical(e$arg, "budget")
+  }
+  x <- matrix(rnorm(900), 300)
+  h <- dp_budget(5, 1e-5)
+  for (i in 1:2) analyze_gauss(x, 0.3, 1e-6, clip = 1, budget = h)
+  h$account$ledger$group <- c(0.1 + 0.2, 0.3)
+  e <- expect_error(budget_spent(h), "malformed", class = "dpcov_error")
+  expect_identical(e$arg, "budget")
+  # a refusal on a zCDP budget quotes the call's own guarantee and its rho
+  z <- dp_budget(1, 1e-5, composition = "zCDP")
+  analyze_gauss(x, 0.5, 1e-6, clip = 1, budget = z)
+  e <- expect_error(analyze_gauss(x, 1.2, 1e-7, clip = 1, budget = z), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "refuses Analyze Gauss (rho = ", fixed = TRUE)
+  expect_match(conditionMessage(e), "(epsilon = 1.2, delta = 1e-07)", fixed = TRUE)
 })
 
 test_that("an over-spend is refused before the data is read, and nothing is recorded", {
@@ -856,4 +878,15 @@ test_that("every refusal whose charge stands is a dpcov_data_error, whatever its
                            budget = b), class = "dpcov_error")
   expect_false(inherits(e, "dpcov_data_error"))
   expect_equal(nrow(as.data.frame(b)), 0L)
+})
+
+test_that("dp_cov()'s private clips record their exponential-mechanism rho whatever the call's composition", {
+  set.seed(93)
+  x <- matrix(rnorm(9000), 3000)
+  z <- dp_budget(10, 1e-5, composition = "zCDP")
+  r <- dp_cov(x, 0.8, 1e-6, clip_mean = 5, calibration = "classic", budget = z)
+  led <- as.data.frame(z)
+  clip_rows <- grepl("clip", led$what) & is.na(match(led$what, "Analyze Gauss"))
+  expect_true(any(clip_rows))
+  expect_equal(led$rho[clip_rows], led$epsilon[clip_rows]^2 / 8)
 })

@@ -1050,3 +1050,17 @@ test_that("a reader's width is checked against the allocation limit at its first
   expect_identical(e$arg, "sep")
   unlink(f)
 })
+
+test_that("csv_reader(): a quoted field holding the separator is never split by the quotes-off parse", {
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  # row 1 has two fields when quotes are honoured: refused, whichever columns are selected
+  writeLines(c("a,b,c", "\"1,2\",3", "5,6,7"), f)
+  for (cols in list("c", c("b", "c"), NULL)) {
+    expect_error(second_moment(csv_reader(f, columns = cols)), class = "dpcov_data_error")
+  }
+  # control: quoted numbers in well-formed rows are read as numbers
+  writeLines(c("a,b,c", "\"1\",\"2\",3", "5,\"6\",7"), f)
+  expect_equal(unname(second_moment(csv_reader(f, columns = "c"))$sum), 10)
+  expect_equal(unname(second_moment(csv_reader(f))$sum), c(6, 8, 10))
+})
