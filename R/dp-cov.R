@@ -827,14 +827,20 @@ cov_release_to_cor <- function(rel) {
   d <- release_diagnostics(rel)
   # the correlations' noise sd, about the covariance's over sqrt(c_ii c_jj)
   # (post-processing), for dp_pca()'s component checks
-  sd <- release_noise_sd(rel)
-  if (!is.null(sd)) {
-    v <- sqrt(pmax(0, diag(rel$estimate)))
+  v <- sqrt(pmax(0, diag(rel$estimate)))
+  on_cor <- function(sd) {
+    if (is.null(sd)) return(NULL)
     sd <- sd / tcrossprod(v)
     sd[!is.finite(sd)] <- Inf
     diag(sd) <- 0
-    rel$params$correlation_noise_sd <- sd
+    sd
   }
+  sd <- on_cor(release_noise_sd(rel))
+  if (!is.null(sd)) rel$params$correlation_noise_sd <- sd
+  # a thresholded covariance's zeroed entries are not exact 0s: dp_pca()
+  # counts them at their error bound (release_noise_sd(zeroed = "bound"))
+  bound <- on_cor(release_noise_sd(rel, zeroed = "bound"))
+  if (!is.null(bound) && !identical(bound, sd)) rel$params$correlation_bound_sd <- bound
   cc <- cov_to_cor(rel$estimate)
   est <- cc$matrix
   dimnames(est) <- dimnames(rel$estimate)
@@ -1344,5 +1350,13 @@ check_center <- function(center, p, cols = NULL) {
     check_release(center, "center")
     center <- center$center
   }
-  check_per_column(center, p, cols, "center")
+  center <- check_per_column(center, p, cols, "center")
+  # check_release()'s limit on a release's mean: centring (the average less
+  # center center') and dp_lm()'s n mu mu' stay finite, refused here naming
+  # `center` (not, later, as a converted release's infinite estimate)
+  if (max(abs(center)) > sqrt(.Machine$double.xmax / 2^53)) {
+    abort("`center` is too large: its squares times a number of rows (up to 2^53) would overflow; one finite number per column of at most %s in size.",
+          format(sqrt(.Machine$double.xmax / 2^53), digits = 3), .arg = "center")
+  }
+  center
 }

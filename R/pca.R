@@ -73,7 +73,12 @@
 #'   release has read them).
 #' @param center For an uncentred second-moment release only: a private mean
 #'   (numeric vector of length p) or a [dp_cov()] release whose `center` to
-#'   use; see [dp_as_cov()].
+#'   use; see [dp_as_cov()]. A [dp_cov()] release is counted in the total
+#'   privacy loss (`source$epsilon`, `source$delta`); numbers have a cost not
+#'   known here (they may be a release's mean, or the exact means), so the
+#'   total is `NA` (the release's own in `source$epsilon_release` and
+#'   `source$delta_release`), [glance()]'s `private` is `NA`, and `print`
+#'   says the centre's cost is not accounted.
 #' @param scale For a release in standardised units (normalised compressed
 #'   data, a correlation): the column scales of the data (public, or released
 #'   privately), so that [predict()] can take raw data.
@@ -86,12 +91,18 @@
 #'   rows; `NULL` for square releases), `units` and `per_row` (what `sdev`
 #'   measures), `n_negative`, `subspace_bound` (a data frame or `NULL`),
 #'   `source` (the release's mechanism, scale, epsilon, delta, neighbour, n
-#'   when public), `guarantee`, `diagnostics` (per component, from released
+#'   when public; the total epsilon and delta `NA` with a `center` given as
+#'   numbers), `guarantee`, `diagnostics` (per component, from released
 #'   quantities only: `component_noise`, for each retained component the
 #'   first-order sd of the turn the noise gives its direction,
 #'   \eqn{\sqrt{\sum_{k \ne j} \mathrm{Var}(v_k^T N v_j) / (\lambda_j - \lambda_k)^2}}{sqrt(sum_k Var(v_k' N v_j) / (lambda_j - lambda_k)^2)}
 #'   (about the sine of the angle; the noise variances from `params`, the
-#'   eigenvectors and values released), each gap taken conservatively: less
+#'   eigenvectors and values released; an entry a threshold may have set to
+#'   0, by [dp_threshold()] or `mechanism = "threshold"`, counts at its error
+#'   bound \eqn{\sqrt{s^2 + t^2}}{sqrt(s^2 + t^2)}, noise sd s and threshold
+#'   t, not as an exact 0: its true value is anything whose noisy version fell
+#'   below t, so those grades are conservative where the true matrix is
+#'   sparse, and a Note says so), each gap taken conservatively: less
 #'   what the noise can add to it, the smaller of Weyl's
 #'   \eqn{2\|N\|_2} and one sd of each eigenvalue's first-order move
 #'   \eqn{v_j^T N v_j}{v_j' N v_j} (a gap left at or below 0 gives `Inf`;
@@ -166,6 +177,13 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
       abort("`scale`: with data, the components are in the data's units; for standardised ones pass type = \"correlation\" (to dp_cov()).",
             .arg = "scale")
     }
+    # what cannot be data (a string, a list, a factor) is refused as data,
+    # before `rank` is checked against the one column public_ncol() would give it
+    if (!(is.function(release) || inherits(release, "dp_suffstat") || is.matrix(release) || is.data.frame(release) ||
+          (is.numeric(release) || is.logical(release)) && is.null(dim(release)) && !is.object(release))) {
+      abort("`release` must be a dp_release, or data: a numeric matrix or data frame (a numeric vector is one column) or a chunk reader; not %s.",
+            class(release)[1L], .arg = "release")
+    }
     # `rank` is checked before dp_cov() charges anything: against the
     # number of columns (a public shape) of data in memory, statistics, or a
     # package reader (its schema); another reader's only once it is read
@@ -239,18 +257,32 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     }
     col_scale <- check_per_column(scale, p, cols, "scale", positive = TRUE)
   }
-  out <- list(sdev = sdev, rotation = vectors, center = src$center, scale = col_scale,
+  # (named by column, as prcomp() names its center)
+  mu <- src$center
+  if (is.numeric(mu) && !is.null(cols)) names(mu) <- cols
+  # a centre given as numbers has a privacy cost not known here (it may be a
+  # release's mean, or the exact colMeans()): the total loss is unknown (NA),
+  # the release's own kept beside it; a dp_cov() release as `center` is counted
+  unaccounted <- isTRUE(src$center_numbers)
+  out <- list(sdev = sdev, rotation = vectors, center = mu, scale = col_scale,
               x = if (src$compressed) release$estimate %*% vectors else NULL,
               units = src$units, per_row = src$per_row, n_negative = as.integer(n_negative),
               subspace_bound = if (src$compressed) compression_subspace_bound(release, values) else NULL,
               source = list(class = class(release)[1], mechanism = release$mechanism,
-                            scale = release$scale, epsilon = basis$epsilon, delta = basis$delta,
+                            scale = release$scale,
+                            epsilon = if (unaccounted) NA_real_ else basis$epsilon,
+                            delta = if (unaccounted) NA_real_ else basis$delta,
                             neighbor = basis$neighbor, n = release$n,
                             has_guarantee = has_guarantee(basis)),
               guarantee = src$guarantee,
               # how much of each component is noise (released quantities only)
               diagnostics = pca_diagnostics(basis, src, values, k, rank),
               call = release_call(call, c("release", "center", "x")))
+  if (unaccounted) {
+    out$source$epsilon_release <- release$epsilon
+    out$source$delta_release <- release$delta
+    out$source$center_cost <- "not accounted"
+  }
   class(out) <- c("dp_pca", "prcomp")
   noise_warning(out$diagnostics, "dp_pca")
   # the components of a release without a formal guarantee are not private either
@@ -274,7 +306,10 @@ pca_data_error <- function(expr) {
 #' noise N turns it, to first order, by sum_k (v_k' N v_j) / (lambda_j -
 #' lambda_k) v_k: the ratio is the sd of that turn, sqrt(sum_k Var(v_k' N
 #' v_j) / gap_jk^2) (V the entries' noise variances, from release_noise_sd()
-#' on the decomposed matrix's scale; plug-in eigenvectors and values), about
+#' on the decomposed matrix's scale, with the entries a threshold may have
+#' zeroed at their error bound, not as exact 0s: a thresholded release whose
+#' components were 33-54 degrees off was graded "ok" with noise 0; plug-in
+#' eigenvectors and values; pca_turn_variances()), about
 #' the sine of the angle the noise turns it by. The released gaps are
 #' inflated by the noise (pure noise spreads the eigenvalues over about
 #' +-||N||_2: a PC1 62 degrees off had ratio 0.49 against them), so each gap
@@ -305,33 +340,31 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
   spec <- 2 * sqrt(max(rowSums(V)))
   p <- length(values)
   vec <- eigen(src$matrix, symmetric = TRUE)$vectors
-  # first order: v_j moves by sum_k (v_k' N v_j) / (lambda_j - lambda_k) v_k,
-  # Var(a' N b) = (a*a)' V (b*b) + (a*b)' V (a*b) - sum_i V_ii a_i^2 b_i^2
-  var_ab <- function(a, b) {
-    if (!all(is.finite(V))) return(Inf)
-    drop(crossprod(a * a, V %*% (b * b))) + drop(crossprod(a * b, V %*% (a * b))) - sum(diag(V) * a^2 * b^2)
-  }
-  # the gap less what the noise can add to it: Weyl's 2 ||N||_2, or, where
-  # smaller, 2 sd of each eigenvalue's first-order move v_j' N v_j (noise on
-  # one large variance moves that eigenvalue, not the others); <= 0: no gap
-  move <- vapply(seq_len(p), function(j) sqrt(max(0, var_ab(vec[, j], vec[, j]))), 0)
+  # first order: v_j moves by sum_k (v_k' N v_j) / (lambda_j - lambda_k) v_k;
+  # `tv$var` the variances Var(v_l' N v_j) (l in 1..p, j in 1..k), `tv$move`
+  # the sd of each eigenvalue's first-order move v_j' N v_j
+  tv <- pca_turn_variances(V, vec, k)
+  move <- tv$move
   move[is.na(move)] <- Inf
-  cgap <- function(j, l) abs(values[j] - values[l]) - min(2 * spec, (move[j] + move[l]))
-  ratio <- stats::setNames(vapply(seq_len(k), function(j) {
-    if (p < 2L) return(0)  # a single component has no direction to lose
-    tot <- 0
-    for (l in setdiff(seq_len(p), j)) {
-      g <- cgap(j, l)
-      v <- var_ab(vec[, l], vec[, j])
-      tot <- tot + if (!is.finite(g) || g <= 0 || is.na(v) || !is.finite(v)) Inf else max(0, v) / g^2
-    }
-    sqrt(tot)
-  }, 0), paste0("PC", seq_len(k)))
+  # the gap less what the noise can add to it: Weyl's 2 ||N||_2, or, where
+  # smaller, one sd of each eigenvalue's first-order move v_j' N v_j (noise on
+  # one large variance moves that eigenvalue, not the others); <= 0: no gap
+  kk <- seq_len(k)
+  ratio <- if (p < 2L) rep(0, k) else {  # a single component has no direction to lose
+    gap <- abs(outer(values, values[kk], "-")) - pmin(2 * spec, outer(move, move[kk], "+"))
+    v <- tv$var
+    term <- ifelse(is.finite(gap) & gap > 0 & is.finite(v), pmax(0, v) / gap^2, Inf)
+    term[cbind(kk, kk)] <- 0  # (the turn is against the other components)
+    sqrt(colSums(term))
+  }
+  ratio <- stats::setNames(ratio, paste0("PC", kk))
   ratio[is.na(ratio)] <- Inf
   # the components graded: those asked for, else the leading ones (up to the
   # first whose conservative gap to the next is below the noise, PC1 always)
   graded <- if (!is.null(rank) || p < 2L) k else {
-    weak <- which(vapply(seq_len(p - 1L), function(j) !isTRUE(cgap(j, j + 1L) >= spec), NA))
+    d <- seq_len(p - 1L)
+    next_gap <- abs(values[d] - values[d + 1L]) - pmin(2 * spec, move[d] + move[d + 1L])
+    weak <- which(!(next_gap >= spec) | is.na(next_gap))
     if (length(weak)) max(1L, weak[1L] - 1L) else k
   }
   th <- dp_diagnostic_thresholds$ratio
@@ -375,17 +408,120 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
                               paste(said, collapse = " and "),
                               if (graded > 1L) sprintf("PC1 to PC%d", graded) else "PC1", graded))
   }
+  nb <- attr(sd, "bounded")
+  if (is_whole1(nb, 1)) {
+    notes <- c(notes, sprintf(paste0("%s of the matrix may have been thresholded to 0 (below the release's threshold): ",
+                                     "their true values are known only to lie within about the threshold of 0, so they count ",
+                                     "at that bound, not as exact 0s; where the true matrix is sparse (those values near 0) the ",
+                                     "components are better than graded."),
+                              if (nb == 1) "1 entry" else sprintf("%d entries", as.integer(nb))))
+  }
   if (!identical(rd$level, "ok") && !length(grades)) {
-    # said, not graded: the components' gaps stand far above the noise
-    notes <- c(notes, sprintf(paste0("the release itself is %s as a matrix (print() of it says why), but every graded ",
-                                     "component's eigen-gap stands above the noise (noise/gap at most %s)."),
-                              rd$level, fmt(max(ratio[lead]))))
+    # said, not graded: the components' gaps stand far above the noise; one
+    # column has no gap (its axis is the column), while its sdev is the
+    # release's noisy variance
+    notes <- c(notes, if (p < 2L) {
+      sprintf(paste0("the release itself is %s as a matrix (print() of it says why): with one column the ",
+                     "component's direction is the column itself (no noise can turn it), but its sdev is the ",
+                     "square root of the matrix's one entry, as noisy as the release."), rd$level)
+    } else {
+      sprintf(paste0("the release itself is %s as a matrix (print() of it says why), but every graded ",
+                     "component's eigen-gap stands above the noise (noise/gap at most %s)."),
+              rd$level, fmt(max(ratio[lead])))
+    })
   }
   if (length(notes)) out$notes <- notes
   out$level <- c("ok", "noisy", "mostly noise")[max(0L, grades) + 1L]
   out$messages <- msgs
   out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
   structure(out, class = "dp_diagnostics")
+}
+
+# The first-order variances of the turn of each retained eigenvector, for a
+# symmetric noise N with independent upper-triangle entries of variances V
+# (p x p) and eigenvectors `vec` (columns): for a = v_l, b = v_j,
+#   Var(a' N b) = (a*a)' V (b*b) + (a*b)' V (a*b) - sum_i V_ii a_i^2 b_i^2,
+# as a p x k matrix `var` (l in 1..p, j in 1..k), and `move`, the sd of
+# v_j' N v_j for every j (the double loop over l and j, each O(p^2), took
+# 161 s at p = 400). The first term is crossprod()s of the squared vectors.
+# The other two are sum_{a != b} V_ab u_a u_b, u = v_l * v_j: V's diagonal
+# drops out. With V = D R D (D the square roots of each row's largest |V|,
+# so that small variances keep their precision) and R's off-diagonal
+# entries those of sum_r lambda_r g_r g_r' with diagonal L (offdiag_eigen()),
+# it is sum_r lambda_r (v_l' diag(D g_r) v_j)^2 - sum_a L_a D_a^2 u_a^2: one
+# p x p x k product per eigenpair, few when the noise is low rank off its
+# diagonal (Analyze Gauss: 1; dp_cov(): a few), p for a noise of full rank
+# (JL and inverse-Wishart plug-ins, a threshold's bounds: O(p^4) in BLAS).
+# Any non-finite V: every variance and move Inf.
+#' @noRd
+pca_turn_variances <- function(V, vec, k) {
+  p <- nrow(vec)
+  kk <- seq_len(k)
+  if (!all(is.finite(V))) return(list(var = matrix(Inf, p, k), move = rep(Inf, p)))
+  W <- vec * vec
+  VW <- V %*% W
+  dW <- diag(V) * W
+  # v_j' N v_j: u = v_j^2, so the middle term equals the first
+  move <- sqrt(pmax(0, 2 * colSums(W * VW) - colSums(W * dW)))
+  d <- sqrt(apply(abs(V), 1L, max))
+  R <- V / tcrossprod(ifelse(d > 0, d, 1))
+  e <- offdiag_eigen(R)
+  var <- crossprod(W, VW[, kk, drop = FALSE]) - crossprod(W, (e$diag * d^2) * W[, kk, drop = FALSE])
+  for (r in seq_along(e$values)) {
+    M <- crossprod(vec, (d * e$vectors[, r]) * vec[, kk, drop = FALSE])
+    var <- var + e$values[r] * M * M
+  }
+  list(var = var, move = move)
+}
+
+# Eigenpairs (`values`, `vectors`) and a diagonal (`diag`) whose sum
+# sum_r values_r vectors_r vectors_r' has R's off-diagonal entries (R
+# symmetric, entries in [-1, 1]), its diagonal free. A low rank off the
+# diagonal is looked for first: principal-factor steps (the diagonal set to
+# that of the leading eigenpairs: at least one, those above a gap of 20 in
+# magnitude, or one more where the fit stalls, at most 3 times and p / 4
+# pairs), accepted only when every off-diagonal entry is reproduced to 1e-13
+# of the largest (rounding). Else all of R's eigenpairs above 1e-13 of the
+# largest, with its own diagonal (after 25 steps at most).
+#' @noRd
+offdiag_eigen <- function(R) {
+  p <- nrow(R)
+  O <- R
+  diag(O) <- 0
+  big <- max(abs(O))
+  if (!(big > 0)) return(list(values = numeric(0), vectors = matrix(0, p, 0L), diag = rep(0, p)))
+  h <- max(1L, p %/% 4L)
+  dg <- diag(R)
+  last <- Inf
+  r_min <- 0L
+  extra <- 3L
+  for (it in seq_len(25L)) {
+    M <- O
+    diag(M) <- dg
+    e <- eigen(M, symmetric = TRUE)
+    o <- order(abs(e$values), decreasing = TRUE)
+    a <- abs(e$values)[o]
+    ratio <- a[seq_len(h)] / pmax(a[seq_len(h) + 1L], 1e-300 * a[1L])
+    r <- max(c(1L, which(ratio > 20 & a[seq_len(h)] > 1e-13 * a[1L])), r_min)
+    if (r > h) break
+    keep <- o[seq_len(r)]
+    G <- e$vectors[, keep, drop = FALSE]
+    L <- G %*% (e$values[keep] * t(G))
+    res <- L - O
+    diag(res) <- 0
+    fit <- max(abs(res))
+    if (fit <= 1e-13 * big) return(list(values = e$values[keep], vectors = G, diag = diag(L)))
+    if (fit > 0.5 * last) {
+      if (!extra) break
+      extra <- extra - 1L
+      r_min <- r + 1L
+    }
+    last <- fit
+    dg <- diag(L)
+  }
+  e <- eigen(R, symmetric = TRUE)
+  keep <- abs(e$values) > 1e-13 * max(abs(e$values))
+  list(values = e$values[keep], vectors = e$vectors[, keep, drop = FALSE], diag = diag(R))
 }
 
 # dp_pca()'s `...` as dp_cov() matches its arguments after `x`: by full,
@@ -424,21 +560,36 @@ pca_release_bias <- function(rd, release) {
 }
 
 # The noise sd of the matrix a PCA decomposes (pca_source()), or NULL: the
-# release's, on the decomposed scale; a correlation's from the covariance it
-# scales (params$correlation_noise_sd).
+# release's, on the decomposed scale, with entries a threshold may have
+# zeroed at their error bound; a correlation's from the covariance it scales
+# (params$correlation_bound_sd, else params$correlation_noise_sd).
 pca_noise_sd <- function(release, src) {
   if (src$compressed) return(NULL)
   p <- release$p
+  # (a thresholded release's zeroed entries at their error bound, not as
+  # exact 0s: release_noise_sd(zeroed = "bound"); a correlation's kept by
+  # cov_release_to_cor() where it differs from the noise's)
+  ok <- function(s) is.numeric(s) && is.matrix(s) && all(dim(s) == p) && !anyNA(s)
+  # (attribute "bounded": the entries, of the upper triangle, taken at their
+  # bound, for the diagnostics' note)
+  bounded <- function(b, s) {
+    attr(b, "bounded") <- if (ok(s)) sum((b != s)[upper.tri(b, diag = TRUE)]) else 0L
+    b
+  }
   if (release$scale == "correlation") {
     s <- release$params$correlation_noise_sd
-    return(if (is.numeric(s) && is.matrix(s) && all(dim(s) == p) && !anyNA(s)) s else NULL)
+    b <- release$params$correlation_bound_sd
+    if (!is.null(b)) return(if (ok(b)) bounded(b, s) else NULL)
+    return(if (ok(s)) s else NULL)
   }
-  sd <- release_noise_sd(release)
+  sd <- release_noise_sd(release, zeroed = "bound")
   if (is.null(sd)) return(NULL)
+  sd <- bounded(sd, release_noise_sd(release))
   f <- switch(release$scale, covariance = 1, average = 1, sum = , "sum + ridge" = 1,
               "posterior sample" = if (is_num1(release$params$df)) release$params$df - p - 1 else NA_real_, NA_real_)
   if (!release$scale %in% c("covariance", "average") && isTRUE(src$per_row)) f <- f / release$n
-  if (!is_num1(f)) NULL else sd * f
+  if (!is_num1(f)) return(NULL)
+  structure(sd * f, bounded = attr(sd, "bounded"))
 }
 
 # What a release's PCA decomposes: the matrix (per row where n allows), its
@@ -462,6 +613,7 @@ pca_source <- function(release, center) {
     conv <- dp_as_cov(release, "covariance", center)
     return(list(compressed = FALSE, matrix = conv$estimate, center = check_center(center, release$p, colnames(release$estimate)),
                 scale = FALSE, per_row = TRUE, guarantee = conv$guarantee, release = conv,
+                center_numbers = !inherits(center, "dp_cov"),
                 units = "the data's units; centred at the given private mean, per row (divisor n)"))
   }
   rel_center <- if (is.numeric(release$center) && length(release$center) == release$p) unname(release$center) else NA
@@ -575,7 +727,8 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #'   scores `NA`, as in [stats::predict.prcomp()]. Missing: the scores of the
 #'   compressed rows (compressed releases only).
 #' @param center,scale Column means and scales of the data, needed only when
-#'   the PCA does not hold them (see Details).
+#'   the PCA does not hold them (see Details); with `newdata` only (without
+#'   it they are refused).
 #' @param digits Significant digits.
 #' @param npcs Components shown in the scree plot.
 #' @param evaluate `update()`: run the stored call again with the changes (a new
@@ -599,15 +752,20 @@ abort_units <- function(fmt, ..., .arg) abort(fmt, ..., .arg = .arg, .class = "d
 #'   (score data you hold with `predict(x, newdata)`). The default is `"v"`,
 #'   not broom's `"u"`: a PCA of a release holds no rows, so the loadings
 #'   are what every one has.
-#' @param ... Unused (`plot` and `screeplot`: graphical parameters, passed to
-#'   [graphics::barplot()] or, with `type = "lines"`, [graphics::plot()]; they
-#'   override the defaults, e.g. `col`, `ylab`, and `axes = FALSE` drops the
-#'   value axis).
+#' @param ... Unused: an argument given is refused (`plot` and `screeplot`:
+#'   graphical parameters, passed to [graphics::barplot()] or, with `type =
+#'   "lines"`, [graphics::plot()]; they override the defaults, e.g. `col`,
+#'   `ylab`, and `axes = FALSE` drops the value axis; `log = "y"` draws the
+#'   variances on a log scale (all shown must be positive), `xlim` and `ylim`
+#'   are two different finite numbers, and `names.arg` one label per
+#'   component shown; other values of these are refused).
 #' @return `predict`: a matrix of scores (rows x components). `summary`: a
 #'   `summary.dp_pca` list with `importance`. `plot`: the variances shown,
 #'   invisibly. `print`: `x`, invisibly. `tidy`: a data frame (class
 #'   `dp_nonprivate` too when the PCA is; see `matrix`). `glance`: one row,
 #'   `p`, `rank` (components kept), `epsilon`, `delta`, `neighbor`, `private`
+#'   (`NA`, with `epsilon` and `delta`, when the components are centred at a
+#'   mean given as numbers, whose privacy cost is not known)
 #'   and `level` (the components' grade; see [dp_pca()]'s `diagnostics`).
 #'   `as.data.frame()` is refused, as it is for [stats::prcomp()]: `tidy()`
 #'   gives the loadings or the components as data frames.
@@ -626,6 +784,7 @@ NULL
 #' @export
 print.dp_pca <- function(x, digits = 4, ...) {
   check_dp_pca(x)
+  check_method_dots(...)
   digits <- check_digits(digits)
   src <- if (is.list(x$source) && is_string(x$source$class)) x$source$class else "matrix"
   if (inherits(x, "dp_nonprivate")) nonprivate_banner(x, "the components of a release without a formal guarantee (see Guarantee)")
@@ -633,6 +792,7 @@ print.dp_pca <- function(x, digits = 4, ...) {
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
+  if (center_unaccounted(x)) cat_wrapped("Privacy loss:", center_unaccounted_text)
   cat_wrapped("Units:", x$units)
   if (diagnosed) print_pca_diagnostics(x$diagnostics)
   if (x$n_negative > 0) {
@@ -646,6 +806,14 @@ print.dp_pca <- function(x, digits = 4, ...) {
   print(signif(x$rotation[, seq_len(min(k, 5L)), drop = FALSE], digits), digits = digits)
   invisible(x)
 }
+
+# A PCA centred at a mean given as numbers (dp_pca(release, center = )):
+# their privacy cost is not known here, so the total is not either (NA).
+center_unaccounted <- function(x) is.list(x$source) && identical(x$source$center_cost, "not accounted")
+center_unaccounted_text <- paste0(
+  "not known: centred at a mean given as numbers, whose privacy cost is not accounted (the total adds that of ",
+  "the release they came from, or they are the exact means: no guarantee), so the total epsilon and delta ",
+  "are NA; pass the dp_cov() release itself as `center` to have it counted.")
 
 # The release's own line (its level, not the components') and the
 # components' line, so neither contradicts the other.
@@ -683,7 +851,7 @@ summary.dp_pca <- function(object, ...) {
                  guarantee = object$guarantee, n_negative = object$n_negative,
                  subspace_bound = object$subspace_bound,
                  compressed = !is.null(object$x), diagnostics = object$diagnostics,
-                 nonprivate = inherits(object, "dp_nonprivate")),
+                 nonprivate = inherits(object, "dp_nonprivate"), center_unaccounted = center_unaccounted(object)),
             class = "summary.dp_pca")
 }
 
@@ -693,6 +861,7 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
     importance = is_finite_matrix, units = is_string, guarantee = is_string,
     n_negative = function(v) is_whole1(v, 0),
     subspace_bound = function(v) is.null(v) || is.data.frame(v)))
+  check_method_dots(...)
   digits <- check_digits(digits)
   if (isTRUE(x$nonprivate)) {
     cat("<dp_pca> NOT a private release: the components of a release without a formal guarantee (see Guarantee).\n")
@@ -702,6 +871,7 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
   }
   if (inherits(x$diagnostics, "dp_diagnostics")) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
+  if (isTRUE(x$center_unaccounted)) cat_wrapped("Privacy loss:", center_unaccounted_text)
   cat_wrapped("Units:", x$units)
   if (x$n_negative > 0) {
     cat_wrapped(sprintf(paste("%d negative eigenvalue(s) of the released matrix set to 0 (privacy noise);",
@@ -724,11 +894,18 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
 #' @export
 predict.dp_pca <- function(object, newdata, center = NULL, scale = NULL, ...) {
   check_dp_pca(object, "object")
+  check_method_dots(...)
   if (missing(newdata)) {
     if (is.null(object$x)) abort("`newdata` is missing: a PCA of a square release has no rows of its own to score.", .arg = "newdata")
+    # the compressed rows' scores are on the components' own scale: a column
+    # centre or scale has no data to apply to (and would be ignored)
+    given <- c("center", "scale")[c(!is.null(center), !is.null(scale))]
+    if (length(given)) {
+      abort("`%s` applies to `newdata` only: without it predict() returns the compressed rows' scores, which are already on the components' scale.",
+            given[1L], .arg = given[1L])
+    }
     return(object$x)
   }
-  check_method_dots(...)
   R <- object$rotation
   p <- nrow(R)
   # a row with a missing value scores NA, as in predict.prcomp(); an infinite
@@ -784,13 +961,14 @@ glance.dp_pca <- function(x, ...) {
   check_dp_pca(x)
   check_method_dots(...)
   src <- x$source
-  private <- !inherits(x, "dp_nonprivate")
-  num <- function(v) if (private && is_num1(v)) as.double(v) else NA_real_
+  # (centred at numbers of unknown cost: whether the total is private is not known)
+  private <- if (inherits(x, "dp_nonprivate")) FALSE else if (center_unaccounted(x)) NA else TRUE
+  num <- function(v) if (isTRUE(private) && is_num1(v)) as.double(v) else NA_real_
   out <- data.frame(p = nrow(x$rotation), rank = ncol(x$rotation), epsilon = num(src$epsilon), delta = num(src$delta),
                     neighbor = if (is_string(src$neighbor)) src$neighbor else NA_character_, private = private,
                     level = if (is_string(x$diagnostics$level)) x$diagnostics$level else NA_character_,
                     stringsAsFactors = FALSE)
-  if (!private) class(out) <- c("dp_nonprivate", class(out))
+  if (isFALSE(private)) class(out) <- c("dp_nonprivate", class(out))
   out
 }
 
@@ -884,10 +1062,33 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = "barplot", ma
   dots <- check_graphics_dots(list(...))
   draw_axis <- !isFALSE(dots$axes)
   dots$axes <- NULL
+  # the arguments that shape the axes are checked here (R's errors on them
+  # were unclassed: "log scale error", "incorrect number of names", "invalid
+  # 'xlim' value"); a log value axis starts below the smallest variance
+  logy <- pca_plot_log(dots$log, v)
+  dots$log <- NULL
+  for (a in c("xlim", "ylim")) {
+    lim <- dots[[a]]
+    if (!is.null(lim) && !(is.numeric(lim) && !is.object(lim) && length(lim) == 2L && all(is.finite(lim)) &&
+                           lim[1L] != lim[2L] && (a == "xlim" || !logy || all(lim > 0)))) {
+      abort("`%s` must be two different finite numbers%s.", a, if (a == "ylim" && logy) ", both positive (a log scale)" else "",
+            .arg = a)
+    }
+  }
   names_pc <- paste0("PC", seq_len(npcs))
-  args <- utils::modifyList(list(main = main, ylim = c(0, 1.15 * top),
+  if (!is.null(dots$names.arg)) {
+    nm <- dots$names.arg
+    if (!((is.character(nm) || is.numeric(nm)) && !is.object(nm) && is.null(dim(nm)) && length(nm) == npcs && !anyNA(nm))) {
+      abort("`names.arg` must be %d label(s), one per component shown (`npcs`).", as.integer(npcs), .arg = "names.arg")
+    }
+    names_pc <- as.character(nm)
+    dots$names.arg <- NULL
+  }
+  ylim <- if (!is.null(dots$ylim)) dots$ylim else if (logy) c(min(v) / 2, 2 * top) else c(0, 1.15 * top)
+  args <- utils::modifyList(list(main = main, ylim = ylim,
                                  ylab = if (x$per_row) "variance (per row)" else "eigenvalue of the estimated sum A'A"),
                             dots)
+  if (logy) args$log <- "y"
   if (type == "barplot") {
     mid <- graphics_call(graphics::barplot, list(v, axes = FALSE), list(names.arg = names_pc, col = "grey80"), args)
   } else {
@@ -896,13 +1097,29 @@ plot.dp_pca <- function(x, npcs = min(10L, length(x$sdev)), type = "barplot", ma
     graphics::axis(1, at = mid, labels = names_pc)
   }
   if (draw_axis) {
-    at <- pretty(c(0, top))
-    at <- at[at <= 1.15 * top]
-    graphics::axis(2, at = at, labels = axis_labels(at), las = 1)
+    lo <- min(ylim)
+    hi <- max(ylim)
+    at <- if (logy) grDevices::axisTicks(log10(c(lo, hi)), log = TRUE) else if (is.null(dots$ylim)) pretty(c(0, top)) else pretty(c(lo, hi))
+    at <- at[at >= lo & at <= hi]
+    graphics::axis(2, at = at, labels = axis_labels(at, if (logy) 10), las = 1)
   }
   graphics::text(mid, v, sprintf("%.0f%%", 100 * share), pos = 3, cex = 0.8, xpd = TRUE)
   graphics::box()
   invisible(v)
+}
+
+# plot.dp_pca()'s `log`: "" or "y" (the components' axis is not numeric);
+# a log scale cannot show a variance of 0 (a negative eigenvalue set to 0).
+pca_plot_log <- function(log, v) {
+  if (is.null(log) || identical(log, "")) return(FALSE)
+  if (!identical(log, "y")) {
+    abort("`log` must be \"y\" (a log value axis) or \"\": the components' axis is not numeric.", .arg = "log")
+  }
+  if (any(v <= 0)) {
+    abort("`log` = \"y\": %s %s variance 0 (a negative eigenvalue of the noisy matrix, set to 0), which a log scale cannot show; lower `npcs` or drop `log`.",
+          paste0("PC", which(v <= 0), collapse = ", "), if (sum(v <= 0) > 1L) "have" else "has", .arg = "log")
+  }
+  TRUE
 }
 
 # Axis tick labels without scientific notation mixed with decimals: plain

@@ -279,6 +279,18 @@ check_release <- function(x, arg = "x", square = FALSE) {
     bad(sprintf("`ridge` must be 0 on scale \"%s\" (only \"sum + ridge\" and \"posterior sample\" carry one)", x$scale))
   }
   if ((x$scale == "compressed rows") != inherits(x, "dp_compress")) bad("compression releases, and only they, hold compressed rows (`scale` \"compressed rows\")")
+  if (inherits(x, "dp_compress")) {
+    # C'C / m, the subspace bound and the units read these: rows removed by
+    # hand would keep the bound of the m drawn; a "no" would read as TRUE
+    m <- x$params[["m"]]
+    if (!(is_whole1(m, 1) && m == nrow(est))) bad("`params$m` must be the number of compressed rows (rows of `estimate`)")
+    if (!is_flag(x$params$normalize)) bad("`params$normalize` must be TRUE or FALSE")
+  }
+  # a correlation has unit variances and entries in [-1, 1] (cov_to_cor())
+  if (x$scale == "correlation" && nrow(est) == ncol(est) &&
+      !(max(abs(diag(est) - 1)) <= 1e-8 && max(abs(est)) <= 1 + 1e-8)) {
+    bad("a correlation's `estimate` must have 1 on its diagonal and entries in [-1, 1]")
+  }
   if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
   # the text states a guarantee ("(epsilon, delta)-differential privacy ...")
   # exactly when the fields support one (has_guarantee()); a release edited
@@ -335,7 +347,7 @@ check_release_params <- function(x, bad) {
   # (and those of the second step dp_cov() keeps in params$second_moment);
   # and the thresholded variances they report
   noise_fields <- c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "sigma_diag", "noise_sd",
-                    "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd",
+                    "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd", "correlation_bound_sd",
                     "center_noise_sd", "source_noise_sd")
   for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
     for (f in noise_fields) {
@@ -343,6 +355,19 @@ check_release_params <- function(x, bad) {
       if (!is.null(v) && !(is.numeric(v) && !is.object(v) && length(v) >= 1L && all(is.na(v) | v >= 0) &&
                              !any(is.nan(v)))) {
         bad(sprintf("`%s%s` must be numbers >= 0", where[[2L]], f))
+      }
+    }
+    # a Gaussian noise scale of 0 adds no noise: no (epsilon, delta)
+    # guarantee can hold, and the diagnostics would read the release as exact
+    # (an off-diagonal scale beside its own diagonal one is 0 at p = 1: it
+    # has no entries)
+    if (release_has_guarantee(x)) {
+      for (f in c("sigma", "sigma_diag", "sigma_mean", "sigma_second", "sigma_second_diag", "noise_sd")) {
+        v <- where[[1L]][[f]]
+        off_only <- f %in% c("sigma", "sigma_second") && !is.null(where[[1L]][[paste0(f, "_diag")]])
+        if (is.numeric(v) && any(v == 0, na.rm = TRUE) && !(off_only && x$p == 1)) {
+          bad(sprintf("`%s%s` is 0 (no noise), which no (epsilon, delta) guarantee allows", where[[2L]], f))
+        }
       }
     }
     tv <- where[[1L]]$thresholded_variances
@@ -2305,8 +2330,14 @@ mean_noise_sd <- function(x, n_hat) {
 #' estimate (a p x p matrix on the estimate's scale), from its `params`; NULL
 #' where it cannot be told from released quantities. The mechanisms are
 #' recognised as release_redraw() recognises them.
+#'
+#' `zeroed`: how an entry a threshold may have set to 0 (dp_threshold(),
+#' dp_cov()'s threshold step) counts. "noise" (the release's diagnostics): the
+#' noise it carries, none for a zeroed entry (it carries bias). "bound"
+#' (dp_pca()'s component checks, which would read such a 0 as exact): its
+#' error bound, zeroed_bound_sd().
 #' @noRd
-release_noise_sd <- function(x) {
+release_noise_sd <- function(x, zeroed = "noise") {
   pr <- x$params
   p <- x$p
   est <- x$estimate
@@ -2317,14 +2348,21 @@ release_noise_sd <- function(x) {
     # plug-in variances of JL and inverse-Wishart draws need the original matrix)
     if (from != "average" && is.na(x$n)) return(NULL)
     # the source's own, kept by dp_as_cov() (JL's and the posterior's plug-in
-    # variances need the matrix before conversion); else from the parameters
+    # variances need the matrix before conversion); else from the parameters.
+    # A thresholded source's bounds are taken from its own matrix (the kept
+    # sd gives its zeroed entries none): the average, its centring put back
+    bound <- identical(zeroed, "bound") && !is.null(pr$threshold)
     ssd <- pr$source_noise_sd
-    sd <- if (is.matrix(ssd) && length(dim(ssd)) == 2L && all(dim(ssd) == p)) ssd else {
+    sd <- if (!bound && is.matrix(ssd) && length(dim(ssd)) == 2L && all(dim(ssd) == p)) ssd else {
       if (!is.null(pr$w2) || !is.null(pr$psi)) return(NULL)
       y <- x
       y$scale <- from
       y$params$converted_from <- NULL
-      release_noise_sd(y)
+      if (bound && !is.null(pr$center_noise_sd)) {
+        if (!is.numeric(x$center) || length(x$center) != p) return(NULL)
+        y$estimate <- est + tcrossprod(x$center)
+      }
+      release_noise_sd(y, zeroed)
     }
     if (!is.null(sd) && from != "average") sd <- sd / x$n
     # centred at a released mean: its noise e enters as -(mu e' + e mu' + e e')
@@ -2341,10 +2379,10 @@ release_noise_sd <- function(x) {
     }
     return(sd)
   }
-  if (x$scale == "covariance") return(cov_noise_sd(x))
+  if (x$scale == "covariance") return(cov_noise_sd(x, zeroed))
   # made on a box of public bounds and mapped back: the noise is on the box scale
   if (!is.null(pr$box_scale) && x$scale %in% c("sum", "average", "sum + ridge", "posterior sample")) {
-    return(box_noise_sd(x))
+    return(box_noise_sd(x, zeroed))
   }
   sym <- function(off, diag_sd) {
     M <- matrix(off, p, p)
@@ -2354,7 +2392,10 @@ release_noise_sd <- function(x) {
   if (x$scale == "average") {
     if (!is_num1(pr$noise_sd)) return(NULL)
     M <- matrix(pr$noise_sd, p, p)
-    if (!is.null(pr$threshold)) M[est == 0] <- 0  # a zeroed entry carries no noise (it carries bias)
+    if (!is.null(pr$threshold)) {
+      if (identical(zeroed, "bound")) return(zeroed_bound_sd(M, est, pr$threshold, pr$keep_diagonal))
+      M[est == 0] <- 0  # a zeroed entry carries no noise (it carries bias)
+    }
     return(M)
   }
   if (is_num1(pr[["k"]]) && is_num1(pr$noise_clip) && grepl("Wishart noise", x$mechanism, fixed = TRUE)) {
@@ -2376,6 +2417,24 @@ release_noise_sd <- function(x) {
   NULL
 }
 
+#' The sd-equivalent of a thresholded matrix's entries: `sd` where an entry
+#' survived, sqrt(sd^2 + t^2) where the threshold t may have zeroed it. The
+#' true value of a zeroed entry is anything whose noisy version fell below t:
+#' its error is bias up to t (a bound, not a spread: at the uniform spread
+#' t / sqrt(3) a PC1 34 degrees off graded "ok", at 0.3 against a sine of
+#' 0.56), beside the noise sd it had before. Zeroed: below t in magnitude
+#' on the threshold's scale (`M`), a 0 or a value the PSD projection filled
+#' in; the diagonal is never zeroed under `keep_diagonal`. NULL when t is not
+#' one number >= 0 (a hand-made release: no bound can be told).
+#' @noRd
+zeroed_bound_sd <- function(sd, M, t, keep_diagonal) {
+  if (is.null(M) || !(is_num1(t) && t >= 0 && is.finite(t))) return(NULL)
+  hit <- abs(M) < t
+  if (isTRUE(keep_diagonal)) diag(hit) <- FALSE
+  sd[hit] <- sqrt(sd[hit]^2 + t^2)
+  sd
+}
+
 #' A release made on a box of public bounds and mapped back to the data's
 #' units (`params$box_scale`, `box_shift`: analyze_gauss(), the Sheffet
 #' mechanisms and thresholding with bounds, dp_lm()'s Gram of [1, z]): the
@@ -2386,7 +2445,7 @@ release_noise_sd <- function(x) {
 #' A'A + w^2 I, (A'A + psi I) / (df - p - 1)), the noise sd is taken there and
 #' mapped to the data's units entry by entry: x = z T, N -> T' N T.
 #' @noRd
-box_noise_sd <- function(x) {
+box_noise_sd <- function(x, zeroed = "noise") {
   pr <- x$params
   p <- x$p
   sc <- pr$box_scale
@@ -2420,7 +2479,7 @@ box_noise_sd <- function(x) {
   y$estimate <- Mb
   y$scale <- from
   y$params[c("box_scale", "box_shift", "converted_from")] <- NULL
-  sd <- release_noise_sd(y)
+  sd <- release_noise_sd(y, zeroed)
   if (is.null(sd)) return(NULL)
   sd <- sd * conv
   if (!affine) return(sd * tcrossprod(sc))
@@ -2440,7 +2499,7 @@ box_noise_sd <- function(x) {
 # centred sum), in the data's units (scaled by the box), from its `params`;
 # NULL where they do not tell it. cov_noise_sd() adds the mean step's share;
 # dp_lm()'s ridge rule reads this alone.
-cov_gram_noise_sd <- function(x) {
+cov_gram_noise_sd <- function(x, zeroed = "noise") {
   p <- x$p
   sm <- x$params$second_moment
   if (!is.list(sm)) return(NULL)
@@ -2450,7 +2509,13 @@ cov_gram_noise_sd <- function(x) {
       if (is_num1(sm$sigma_diag)) diag(M) <- sm$sigma_diag  # the box path's diagonal block
       M
     },
-    threshold = if (is_num1(sm$noise_sd) && !is.na(x$n)) matrix(sm$noise_sd * x$n, p, p),
+    threshold = if (is_num1(sm$noise_sd) && !is.na(x$n)) {
+      M <- matrix(sm$noise_sd, p, p)
+      # (the entries the step may have zeroed, told on its own average)
+      if (identical(zeroed, "bound")) M <- zeroed_bound_sd(M, cov_threshold_average(x), sm$threshold, sm$keep_diagonal)
+      if (is.null(M)) return(NULL)
+      M * x$n
+    },
     wishart = if (is_num1(sm[["k"]]) && is_num1(sm$noise_clip)) {
       M <- matrix(sqrt(sm[["k"]]) * sm$noise_clip^2, p, p)
       diag(M) <- sqrt(2 * sm[["k"]]) * sm$noise_clip^2
@@ -2460,15 +2525,39 @@ cov_gram_noise_sd <- function(x) {
   if (is.null(second)) NULL else second * tcrossprod(release_box_scale(x))
 }
 
+# dp_cov() with the threshold step: the matrix the step thresholded (the
+# Gram of the rows centred at the mean, or the uncentred Gram in one pass,
+# over n, on the box scale), rebuilt from the covariance: the divisor and the
+# mean's correction undone, and in one pass the centring n mu mu'. The PSD
+# projection is not undone (the release does not hold what it moved): an
+# entry it moved to t or beyond is read as kept.
+cov_threshold_average <- function(x) {
+  pr <- x$params
+  p <- x$p
+  n_hat <- release_n_hat(x)
+  if (!is_num1(n_hat) || is.na(x$n)) return(NULL)
+  div <- if (identical(pr$divisor, "n - 1")) max(1, n_hat - 1) else n_hat
+  corr <- if (is_num1(pr$mean_correction)) pr$mean_correction else 0
+  S <- x$estimate / tcrossprod(release_box_scale(x)) * div
+  if (identical(pr$passes, 1)) {
+    mu <- if (is_finite_num(pr$box_center)) pr$box_center else x$center
+    if (!is_finite_num(mu) || length(mu) != p) return(NULL)
+    S <- S + n_hat * tcrossprod(mu) - diag(corr, p)
+  } else {
+    S <- S + diag(corr, p)
+  }
+  S / x$n
+}
+
 # dp_cov(): the second step's noise on the centred sum over the divisor,
 # scaled by the box, and the centring error of the private mean.
-cov_noise_sd <- function(x) {
+cov_noise_sd <- function(x, zeroed = "noise") {
   pr <- x$params
   p <- x$p
   n_hat <- release_n_hat(x)
   if (!is_num1(n_hat)) return(NULL)
   div <- if (identical(pr$divisor, "n - 1")) max(1, n_hat - 1) else n_hat
-  second <- cov_gram_noise_sd(x)
+  second <- cov_gram_noise_sd(x, zeroed)
   if (is.null(second)) return(NULL)
   w <- release_box_scale(x)
   second <- second / div

@@ -28,7 +28,7 @@ test_that("PCA of the exact covariance equals prcomp() (sdev, rotation up to sig
   expect_s3_class(pc, c("dp_pca", "prcomp"))
   expect_equal(pc$sdev, ref$sdev, tolerance = 1e-8)
   expect_equal_up_to_sign(pc$rotation, ref$rotation)
-  expect_equal(pc$center, unname(colMeans(X)))
+  expect_equal(pc$center, ref$center)  # named by column, as prcomp() names it
   expect_false(pc$scale)
   # predict: centre at the private center, rotate (a plain-R reference)
   new <- X[1:7, ]
@@ -67,7 +67,7 @@ test_that("an uncentred release centred with a private mean equals prcomp() with
   pc <- dp_pca(exact_release(crossprod(X), "sum", n = n), center = mu)
   ref <- prcomp(X)
   expect_equal(pc$sdev * sqrt(n / (n - 1)), ref$sdev, tolerance = 1e-8)
-  expect_equal(pc$center, unname(mu))
+  expect_equal(pc$center, mu)
   expect_match(pc$guarantee, "separately released mean")
 })
 
@@ -500,4 +500,304 @@ test_that("dp_pca()'s axes have a sign: the largest loading positive, so a reade
   b <- dp_pca(csv_reader(f, chunk_rows = 37), epsilon = 1, delta = 1e-6, clip = 12, clip_mean = 12,
               neighbor = "replace-one")
   expect_equal(b$rotation, a$rotation, tolerance = 1e-8)
+})
+
+test_that("a thresholded release's zeroed entries count at their error bound, not as exact 0s (audit: 33-54 degrees off graded \"ok\")", {
+  set.seed(3)
+  n <- 3000
+  x <- matrix(rnorm(n * 4), n, 4) %*% diag(c(2, 1, 0.7, 0.3)) + 1
+  set.seed(10)
+  r <- dp_threshold(x, 1, 1e-6, clip = 5)
+  expect_true(any(r$estimate == 0))
+  # (it was: component noise 0 0 0 0, level "ok", with PC1 34 degrees off)
+  pc <- suppressWarnings(dp_pca(r))
+  expect_true(all(pc$diagnostics$component_noise > 0.5))
+  expect_false(identical(pc$diagnostics$level, "ok"))
+  expect_match(paste(pc$diagnostics$notes, collapse = " "), "thresholded to 0")
+  # the sd-equivalent, against a plain-R reference: sqrt(s^2 + t^2) where the
+  # threshold t may have zeroed the entry, the noise sd s elsewhere
+  s <- r$params$noise_sd
+  t <- r$params$threshold
+  ref <- matrix(s, 4, 4)
+  ref[abs(r$estimate) < t] <- sqrt(s^2 + t^2)
+  expect_equal(release_noise_sd(r, zeroed = "bound"), ref)
+  # (the release's own diagnostics keep their meaning: a zeroed entry carries no noise)
+  expect_true(all(release_noise_sd(r)[r$estimate == 0] == 0))
+  # simulation: the diagnostic against the actual sine of each axis to the
+  # clipped average's (the matrix the release estimates), over 100 redraws
+  sine <- function(a, b) sqrt(pmax(0, 1 - colSums(a * b)^2))
+  sim <- function(x, R) {
+    ev <- eigen(crossprod(pmin(1, 5 / sqrt(rowSums(x^2))) * x) / nrow(x), symmetric = TRUE)$vectors
+    out <- replicate(R, {
+      pc <- suppressWarnings(dp_pca(dp_threshold(x, 1, 1e-6, clip = 5)))
+      c(sine(ev, pc$rotation), pc$diagnostics$component_noise, pc$diagnostics$level != "ok")
+    })
+    list(rms = sqrt(rowMeans(out[1:4, ]^2)), noise = apply(out[5:8, ], 1, stats::median), flagged = mean(out[9, ]))
+  }
+  set.seed(11)
+  a <- sim(x, 100)
+  expect_gt(a$rms[1], 0.3)                  # PC1 is far off (about 30 degrees)
+  expect_true(all(a$noise >= a$rms))         # and the diagnostic says at least that much
+  expect_gt(a$flagged, 0.7)
+  # control: n large enough that nothing is zeroed, the diagnostic is the
+  # noise's (as before) and near the actual sines
+  set.seed(12)
+  xl <- matrix(rnorm(30000 * 4), 30000, 4) %*% diag(c(2, 1, 0.7, 0.3)) + 1
+  rl <- dp_threshold(xl, 1, 1e-6, clip = 5)
+  expect_false(any(abs(rl$estimate) < rl$params$threshold))
+  expect_identical(release_noise_sd(rl, zeroed = "bound"), release_noise_sd(rl))
+  expect_null(dp_pca(rl)$diagnostics$notes)
+  b <- sim(xl, 50)
+  expect_true(all(b$noise > 0.7 * b$rms & b$noise < 1.5 * b$rms))
+})
+
+test_that("the zeroed entries' bound reaches every PCA of a thresholded matrix: centred, converted, correlations, dp_cov()'s threshold step (audit)", {
+  set.seed(3)
+  n <- 3000
+  x <- matrix(rnorm(n * 4), n, 4) %*% diag(c(2, 1, 0.7, 0.3)) + 1
+  set.seed(10)
+  r <- dp_threshold(x, 1, 1e-6, clip = 5)
+  rc <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one")
+  bounded <- function(pc_release, center = NULL) {
+    src <- pca_source(pc_release, center)
+    attr(pca_noise_sd(if (is.null(src$release)) pc_release else src$release, src), "bounded")
+  }
+  expect_gt(bounded(r), 0)
+  expect_gt(bounded(r, rc), 0)
+  expect_gt(bounded(dp_as_cov(r, center = rc)), 0)
+  cr <- dp_as_cov(r, "correlation", center = rc)
+  expect_true(any(cr$params$correlation_bound_sd > cr$params$correlation_noise_sd))
+  expect_gt(bounded(cr), 0)
+  # dp_cov()'s threshold step (two passes, and one from statistics)
+  set.seed(10)
+  t2 <- suppressWarnings(dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, mechanism = "threshold", neighbor = "replace-one"))
+  set.seed(10)
+  t1 <- suppressWarnings(dp_cov(second_moment(x, clip = 5), 1, 1e-6, mechanism = "threshold", neighbor = "replace-one"))
+  for (rel in list(t2, t1)) {
+    b <- release_noise_sd(rel, zeroed = "bound")
+    s <- release_noise_sd(rel)
+    expect_true(all(b >= s) && any(b > s))
+    expect_gt(bounded(rel), 0)
+  }
+  # the uncentred Gram zeroed in one pass: the axes are far off, and the grade says so
+  expect_identical(suppressWarnings(dp_pca(t1))$diagnostics$level, "mostly noise")
+})
+
+# the first-order turn variances as the p^4 double loop computed them (plain R)
+turn_loop <- function(V, vec, k) {
+  p <- nrow(vec)
+  var_ab <- function(a, b) {
+    drop(crossprod(a * a, V %*% (b * b))) + drop(crossprod(a * b, V %*% (a * b))) - sum(diag(V) * a^2 * b^2)
+  }
+  v <- matrix(0, p, k)
+  for (l in seq_len(p)) for (j in seq_len(k)) v[l, j] <- var_ab(vec[, l], vec[, j])
+  list(var = v, move = vapply(seq_len(p), function(j) sqrt(max(0, var_ab(vec[, j], vec[, j]))), 0))
+}
+
+# the component noise as the loop computed it, from the same V (plain R)
+ratio_loop <- function(V, values, vec, k) {
+  p <- length(values)
+  spec <- 2 * sqrt(max(rowSums(V)))
+  tl <- turn_loop(V, vec, p)
+  move <- tl$move
+  vapply(seq_len(k), function(j) {
+    if (p < 2) return(0)
+    tot <- 0
+    for (l in setdiff(seq_len(p), j)) {
+      g <- abs(values[j] - values[l]) - min(2 * spec, move[j] + move[l])
+      v <- tl$var[l, j]
+      tot <- tot + if (g <= 0) Inf else max(0, v) / g^2
+    }
+    sqrt(tot)
+  }, 0)
+}
+
+test_that("the component checks are vectorised exactly: the same numbers as the p^4 loop (audit: 161 s at p = 400)", {
+  set.seed(40)
+  for (p in c(2, 5, 12)) {
+    vec <- qr.Q(qr(matrix(rnorm(p * p), p)))
+    w <- exp(runif(p, -7, 7))                       # columns of very different scales
+    Vs <- list(matrix(0.3, p, p),                   # Analyze Gauss: one sd
+               crossprod(matrix(runif(p * p), p)),  # full rank
+               tcrossprod(w^2) * 0.01,              # a box's scaled noise
+               {M <- tcrossprod(w); diag(M) <- 3 * w^2; M},  # low rank plus a diagonal
+               {M <- matrix(runif(p * p), p); M <- M + t(M); M[, 1] <- M[1, ] <- 0; M})  # a zero row
+    for (V in Vs) for (k in unique(c(1, p))) {
+      a <- pca_turn_variances(V, vec, k)
+      b <- turn_loop(V, vec, k)
+      expect_equal(a$var, b$var, tolerance = 1e-10)
+      expect_equal(a$move, b$move, tolerance = 1e-10)
+    }
+    V <- matrix(Inf, p, p)
+    expect_true(all(pca_turn_variances(V, vec, p)$var == Inf))
+  }
+  # whole PCAs: the component noise against the loop's from the same V
+  set.seed(41)
+  x <- matrix(rnorm(8000 * 8), 8000, 8) %*% diag(seq(3, 0.5, length.out = 8))
+  for (r in list(analyze_gauss(x, 1, 1e-6, clip = 12, neighbor = "replace-one"),
+                 dp_cov(x, 1, 1e-6, clip = 12, clip_mean = 12),
+                 dp_cov(x, 1, 1e-6, lower = rep(-12, 8), upper = rep(12, 8), tighten = FALSE))) {
+    pc <- suppressWarnings(dp_pca(r))
+    src <- pca_source(r, NULL)
+    V <- pca_noise_sd(r, src)^2
+    e <- eigen(src$matrix, symmetric = TRUE)
+    expect_equal(unname(pc$diagnostics$component_noise), ratio_loop(V, e$values, e$vectors, 8), tolerance = 1e-10)
+    pc3 <- suppressWarnings(dp_pca(r, rank = 3))
+    expect_equal(unname(pc3$diagnostics$component_noise), ratio_loop(V, e$values, e$vectors, 3), tolerance = 1e-10)
+  }
+  # dp_cov()'s noise is low rank off its diagonal: summed over a few
+  # eigenpairs (p = 30: the fit needs p well above its rank), the same numbers
+  x <- matrix(rnorm(8000 * 30), 8000, 30) %*% diag(seq(3, 0.5, length.out = 30)) + 2
+  for (r in list(dp_cov(x, 1, 1e-6, clip = 30, clip_mean = 30),
+                 dp_cov(x, 1, 1e-6, lower = rep(-12, 30), upper = rep(15, 30), tighten = FALSE))) {
+    src <- pca_source(r, NULL)
+    V <- pca_noise_sd(r, src)^2
+    d <- sqrt(apply(abs(V), 1, max))
+    expect_lt(length(offdiag_eigen(V / tcrossprod(d))$values), 5L)
+    e <- eigen(src$matrix, symmetric = TRUE)
+    a <- pca_turn_variances(V, e$vectors, 30)
+    b <- turn_loop(V, e$vectors, 30)
+    expect_equal(a$var, b$var, tolerance = 1e-10)
+    expect_equal(unname(suppressWarnings(dp_pca(r))$diagnostics$component_noise), ratio_loop(V, e$values, e$vectors, 30),
+                 tolerance = 1e-10)
+  }
+})
+
+test_that("a centre given as numbers has a cost not known here: the total epsilon and delta are NA, and print says so (audit)", {
+  set.seed(3)
+  x <- matrix(rnorm(9000), 3000, 3) %*% diag(c(2, 1, 0.7)) + 1
+  colnames(x) <- c("a", "b", "c")
+  ra <- analyze_gauss(x, 1, 1e-6, clip = 5, neighbor = "replace-one")
+  rc <- dp_cov(x, 1, 1e-6, clip = 5, clip_mean = 5, neighbor = "replace-one")
+  pc <- dp_pca(ra, center = colMeans(x))   # the exact means: no guarantee at all
+  expect_true(is.na(pc$source$epsilon))
+  expect_true(is.na(pc$source$delta))
+  expect_identical(pc$source$epsilon_release, 1)
+  g <- glance(pc)
+  expect_true(is.na(g$epsilon) && is.na(g$delta) && is.na(g$private))
+  out <- paste(wide_output(print(pc)), collapse = " ")
+  expect_match(out, "not accounted")
+  expect_match(out, "pass the dp_cov() release itself as `center`", fixed = TRUE)
+  expect_match(paste(wide_output(print(summary(pc))), collapse = " "), "not accounted")
+  # the dp_cov() release itself: counted, the total stated
+  pr <- dp_pca(ra, center = rc)
+  expect_identical(pr$source$epsilon, 2)
+  expect_identical(glance(pr)$epsilon, 2)
+  expect_true(glance(pr)$private)
+  expect_no_match(paste(wide_output(print(pr)), collapse = " "), "not accounted")
+  expect_equal(pr$center, rc$center)   # named by column, as prcomp()'s
+  expect_identical(names(pc$center), colnames(x))
+})
+
+test_that("a centre too large, and a `release` that cannot be data, are refused naming their argument (audit)", {
+  set.seed(3)
+  x <- matrix(rnorm(900), 300, 3)
+  ra <- analyze_gauss(x, 1, 1e-6, clip = 5, neighbor = "replace-one")
+  for (f in list(function(m) dp_pca(ra, center = m), function(m) dp_as_cov(ra, center = m))) {
+    e <- expect_error(f(c(1e200, 0, 0)), class = "dpcov_error")
+    expect_identical(e$arg, "center")
+  }
+  b <- dp_budget(5, 1e-4)
+  for (d in list("abc", list(1, 2), factor(c("a", "b")))) {
+    e <- expect_error(dp_pca(d, rank = 2, epsilon = 1, delta = 1e-6, clip = 5, clip_mean = 5, budget = b),
+                      class = "dpcov_error")
+    expect_identical(e$arg, "release")
+    expect_no_match(conditionMessage(e), "rank")
+  }
+  expect_identical(nrow(as.data.frame(b)), 0L)
+  # (a numeric vector is one column: its rank is checked against 1)
+  e <- expect_error(dp_pca(x[, 1], rank = 2, epsilon = 1, delta = 1e-6, clip = 5, clip_mean = 5), class = "dpcov_error")
+  expect_identical(e$arg, "rank")
+})
+
+test_that("plot() and screeplot() of a dp_pca: log = \"y\" works, bad axis arguments are classed errors (audit)", {
+  set.seed(2)
+  x <- matrix(rnorm(600), 200, 3) %*% diag(c(3, 2, 1))
+  pc <- dp_pca(exact_release(cov(x), "covariance", center = colMeans(x)))
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_silent(v <- plot(pc, log = "y"))
+  expect_equal(v, pc$sdev^2)
+  expect_true(graphics::par("ylog"))
+  expect_silent(screeplot(pc, log = "y", type = "lines"))
+  expect_silent(plot(pc, log = "y", ylim = c(0.1, 20)))
+  expect_silent(plot(pc, names.arg = 1:3, xlim = c(0, 5)))
+  bad <- list(list(log = "x", arg = "log"), list(log = "xy", arg = "log"), list(names.arg = 1:2, arg = "names.arg"),
+              list(xlim = "a", arg = "xlim"), list(xlim = c(1, 1), arg = "xlim"), list(ylim = c(0, Inf), arg = "ylim"),
+              list(log = "y", ylim = c(0, 10), arg = "ylim"))
+  for (b in bad) {
+    args <- b[names(b) != "arg"]
+    for (f in list(plot, screeplot)) {
+      e <- expect_error(do.call(f, c(list(pc), args)), class = "dpcov_error")
+      expect_identical(e$arg, b$arg)
+    }
+  }
+  # a variance of 0 (a negative eigenvalue) cannot be drawn on a log scale
+  z <- dp_pca(exact_release(diag(c(3, 1, -0.5)), "sum", n = 10))
+  e <- expect_error(plot(z, log = "y"), "PC3", class = "dpcov_error")
+  expect_identical(e$arg, "log")
+  expect_silent(plot(z, log = "y", npcs = 2))
+})
+
+test_that("predict() without newdata and print() refuse what they would ignore (audit)", {
+  set.seed(5)
+  pz <- suppressWarnings(dp_pca(dp_compress(X, m = 50)))
+  e <- expect_error(predict(pz, scale = c(100, 100, 100, 100)), class = "dpcov_error")
+  expect_identical(e$arg, "scale")
+  e <- expect_error(predict(pz, center = 1:4), class = "dpcov_error")
+  expect_identical(e$arg, "center")
+  e <- expect_error(predict(pz, foo = 1), class = "dpcov_error")
+  expect_identical(e$arg, "foo")
+  expect_equal(predict(pz), pz$x)
+  pc <- dp_pca(exact_release(cov(X), "covariance", center = colMeans(X)))
+  for (obj in list(pc, summary(pc))) {
+    e <- expect_error(print(obj, foo = 1), class = "dpcov_error")
+    expect_identical(e$arg, "foo")
+  }
+})
+
+test_that("hand-made releases whose fields contradict what the PCA reads are refused (audit)", {
+  set.seed(7)
+  m <- suppressWarnings(dp_compress(X, m = 60))
+  cut <- m
+  cut$estimate <- cut$estimate[1:5, ]
+  e <- expect_error(dp_pca(cut), "params\\$m", class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  expect_error(compressed_cov(cut), "params\\$m", class = "dpcov_error")
+  for (v in list("no", NA, c(TRUE, FALSE), NULL)) {
+    nn <- m
+    nn$params["normalize"] <- list(v)
+    e <- expect_error(dp_pca(nn), "normalize", class = "dpcov_error")
+    expect_identical(e$arg, "release")
+  }
+  rc <- dp_cov(X / 4, 1, 1e-6, clip = 2, clip_mean = 2, type = "correlation")
+  off <- rc
+  diag(off$estimate) <- 2
+  e <- expect_error(dp_pca(off), "diagonal", class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  big <- rc
+  big$estimate[1, 2] <- big$estimate[2, 1] <- 1.5
+  expect_error(dp_pca(big), "\\[-1, 1\\]", class = "dpcov_error")
+  ag <- analyze_gauss(X / 4, 1, 1e-6, clip = 2)
+  z <- ag
+  z$params$sigma <- 0
+  e <- expect_error(dp_pca(z), "params\\$sigma", class = "dpcov_error")
+  expect_identical(e$arg, "release")
+  d0 <- dp_cov(X / 4, 1, 1e-6, clip = 2, clip_mean = 2)
+  d0$params$second_moment$sigma <- 0
+  expect_error(dp_pca(d0), "second_moment\\$sigma", class = "dpcov_error")
+  # (control: a release without a guarantee may carry no noise, and one column's off-diagonal scale has no entries)
+  ex <- exact_release(cov(X), "covariance", center = colMeans(X))
+  expect_s3_class(dp_pca(ex), "dp_pca")
+  expect_s3_class(dp_pca(dp_cov(X[, 1], 1, 1e-6, lower = -9, upper = 9, tighten = FALSE)), "dp_pca")
+})
+
+test_that("one column: the note does not claim an eigen-gap above the noise of a noisy release (audit)", {
+  set.seed(8)
+  r <- suppressWarnings(analyze_gauss(matrix(rnorm(40), 40, 1), 0.2, 1e-6, clip = 3))
+  expect_false(identical(r$diagnostics$level, "ok"))
+  pc <- suppressWarnings(dp_pca(r))
+  notes <- paste(pc$diagnostics$notes, collapse = " ")
+  expect_match(notes, "one column")
+  expect_no_match(notes, "eigen-gap stands above the noise")
 })
