@@ -109,11 +109,12 @@
 #'   to a release, which neither its guarantee nor the budget can tell came
 #'   from the data. Post-processing charges nothing, with one exception of the
 #'   same kind: [dp_threshold()] on an [ldp_aggregate()] of reports charges
-#'   the reports' guarantee, once, to a budget that charged none of its
-#'   batches in [ldp_perturb()] (the batches' rows are disjoint, so one
-#'   charge covers the aggregate). A release made without a budget is
-#'   accounted by none: [dp_as_cov()] centred at such a [dp_cov()] release
-#'   states a guarantee that includes the centre's, which no budget holds.
+#'   the reports' guarantee, once per aggregate, to a budget that did not
+#'   charge every one of its batches in [ldp_perturb()] (the batches' rows
+#'   are disjoint, so one charge covers the aggregate). A release made
+#'   without a budget is accounted by none: [dp_as_cov()] centred at such a
+#'   [dp_cov()] release states a guarantee that includes the centre's, which
+#'   no budget holds.
 #'
 #'   A call evaluates its arguments (the data included) and is charged before
 #'   it reads the data. If it then ends with an error, the charge is

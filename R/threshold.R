@@ -99,12 +99,19 @@
 #' @param budget A [dp_budget()] to charge before the data is read, or `NULL`.
 #'   The charge is that of the Gaussian noise (central: the averaged second
 #'   moment; local model: the per-record reports). An [ldp_aggregate()] is
-#'   not charged again where a batch of it was charged to the budget in
-#'   [ldp_perturb()]: thresholding it is post-processing of reports already
-#'   released. A budget that charged none of its batches is charged the
-#'   reports' guarantee, once (so its ledger holds the guarantee the release
-#'   states; reports hold under replace-one or zero-out, so an add/remove
-#'   budget refuses them). A release tuned on the
+#'   not charged again where every batch of it was charged to the budget in
+#'   [ldp_perturb()] (their rows are disjoint, so those charges cover it), or
+#'   where the budget charged the aggregate before: thresholding it is
+#'   post-processing of reports already released. Any other budget (one
+#'   that did not charge some batch, or a batch without a `release_id`) is
+#'   charged the reports' guarantee, once per aggregate (so its ledger holds
+#'   the guarantee the release states; reports hold under replace-one or
+#'   zero-out, so an add/remove budget refuses them), and records the
+#'   aggregate and its batches as charged. The batches' ids
+#'   (`params$report_ids`) count only on an aggregate made by
+#'   [ldp_aggregate()] in this R session and not edited since; one made in
+#'   another session is charged once per budget, and an edited one every
+#'   time. A release tuned on the
 #'   private data (`tune = "cv"`, or a grid or constant from
 #'   [threshold_cv()]) has no guarantee, so it refuses a budget with a
 #'   `dpcov_budget_error`, as `clip = Inf` does. See [analyze_gauss()].
@@ -786,8 +793,8 @@ plot.threshold_cv <- function(x, ...) {
 #' @param budget A [dp_budget()] to charge (one Gaussian charge for the
 #'   reports, before `x` is read), or `NULL`. This is where local reports are
 #'   charged: [dp_threshold()] on their [ldp_aggregate()] is post-processing
-#'   and charges nothing to a budget that charged one of its batches here
-#'   (to one that charged none, it charges the reports' guarantee once).
+#'   and charges nothing to a budget that charged every one of its batches
+#'   here (to one that did not, it charges the reports' guarantee once).
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
 #'   the privacy settings (`epsilon`, `delta`, `clip`, `neighbor`,
@@ -843,8 +850,10 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   out
 }
 
-# The settings of the local model, validated, with the per-record sigma they imply.
-ldp_settings <- function(epsilon, delta, clip, neighbor, calibration) {
+# The settings of the local model, validated, with the per-record sigma they
+# imply; `cache` (an environment), when given, keeps the sigmas computed, so
+# that a server with many batches calibrates each distinct setting once.
+ldp_settings <- function(epsilon, delta, clip, neighbor, calibration, cache = NULL) {
   if (identical(neighbor, "add-remove")) {
     abort("`neighbor` = \"add-remove\" has no meaning for one record's report; the papers' local noise is the \"zero-out\" calibration (a record against the all-zero record).")
   }
@@ -854,7 +863,12 @@ ldp_settings <- function(epsilon, delta, clip, neighbor, calibration) {
   delta <- check_delta(delta)
   clip <- check_clip(clip)
   if (!is.finite(clip)) abort("`clip` must be finite in the local model: the noise needs a bound on every record.")
-  sigma <- noise_sigma(gram_sensitivity(clip, neighbor), epsilon, delta, calibration)
+  key <- sprintf("%a %a %a %s %s", epsilon, delta, clip, neighbor, calibration)
+  sigma <- if (!is.null(cache)) cache[[key]]
+  if (is.null(sigma)) {
+    sigma <- noise_sigma(gram_sensitivity(clip, neighbor), epsilon, delta, calibration)
+    if (!is.null(cache)) cache[[key]] <- sigma
+  }
   list(sigma = sigma, epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor,
        calibration = calibration)
 }
@@ -870,15 +884,17 @@ print.ldp_reports <- function(x, ...) {
 }
 
 # A batch of reports as received: settings valid and consistent with the
-# sigma they declare, reports a numeric matrix of the right width. Returns
-# NULL (with the reason) instead of failing, so that the server can drop it.
-check_ldp_reports <- function(r, fail = TRUE) {
+# sigma they declare, reports a numeric matrix of the right width, column
+# names (if any) that name each column once, as ldp_perturb() requires of
+# the records. With `fail = FALSE` returns the reason (a string) instead of
+# failing, so that the server can drop the batch. `cache`: ldp_settings().
+check_ldp_reports <- function(r, fail = TRUE, cache = NULL) {
   reason <- NULL
   keys <- c("reports", "p", "sigma", "epsilon", "delta", "clip", "neighbor", "calibration")
   if (!is.list(r) || !all(keys %in% names(r))) {
     reason <- "it is not an ldp_reports object from ldp_perturb()"
   } else {
-    set <- tryCatch(ldp_settings(r$epsilon, r$delta, r$clip, r$neighbor, r$calibration),
+    set <- tryCatch(ldp_settings(r$epsilon, r$delta, r$clip, r$neighbor, r$calibration, cache),
                     dpcov_error = function(e) conditionMessage(e))
     if (is.character(set)) {
       reason <- paste("its settings are invalid:", set)
@@ -893,8 +909,13 @@ check_ldp_reports <- function(r, fail = TRUE) {
       # ldp_perturb() makes no empty batch; one costs its sender nothing and
       # would make the server build sums of its claimed size
       reason <- "it holds no reports"
-    } else if (!is.null(r$colnames) && (!is.character(r$colnames) || length(r$colnames) != r$p)) {
+    } else if (!is.null(r$colnames) && (!is.character(r$colnames) || !is.null(dim(r$colnames)) ||
+                                        is.object(r$colnames) || length(r$colnames) != r$p)) {
       reason <- "its column names do not match p"
+    } else if (!is.null(r$colnames) && !names_identify(r$colnames)) {
+      # the batches' columns are matched by name: a name missing, empty or
+      # repeated identifies no column (ldp_perturb() refuses such records)
+      reason <- "its column names do not name each column once (a name is missing, empty or repeated)"
     }
   }
   if (!is.null(reason)) {
@@ -917,15 +938,23 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #' `calibration`, given together; when none is given, every valid batch
 #' must have been made with the same settings, or the call is refused),
 #' whose declared
-#' noise does not match them, or whose shape is wrong is dropped whole, and
-#' so is a batch given twice (resubmitted, or the same object passed again);
-#' a report with a missing, infinite or impossible value (an entry farther
-#' from \eqn{[-B^2, B^2]} than an honest report's noise reaches with
-#' probability \eqn{10^{-12}}) is dropped, and a report repeated exactly (in
-#' any batch) is counted once (honest reports are continuous Gaussian draws,
-#' so a repeat is never chance). The counts are returned in
-#' `params$dropped_batches` and `params$dropped_reports`, with a warning. The
-#' rule looks only at the (already private) reports, so it costs no privacy.
+#' noise does not match them, or whose shape or column names are wrong (a
+#' name missing, empty or repeated) is dropped whole, and so is a batch
+#' given again (resubmitted, read back from a file, or the same object
+#' passed twice): one that carries the `release_id` of an earlier batch
+#' ([ldp_perturb()] names each batch; a copy keeps the name, while a file
+#' may change the last digits of the reports; so does every part of a batch
+#' split by hand, which is to be given whole), or whose reports repeat, in
+#' order, those of an earlier batch. A report with a missing, infinite or
+#' impossible value (an entry farther from \eqn{[-B^2, B^2]} than an
+#' honest report's noise reaches with probability \eqn{10^{-12}}) is
+#' dropped, and a report repeated (in any batch) is counted once: one whose
+#' entries all agree within \eqn{10^{-9}\sigma} with those of an earlier
+#' report kept. Honest reports are continuous Gaussian draws whose entries
+#' differ by about \eqn{\sigma}, so a repeat is never chance. The counts
+#' are returned in `params$dropped_batches` and `params$dropped_reports`,
+#' with a warning. The rule looks only at the (already private) reports, so
+#' it costs no privacy.
 #'
 #' @param ... `ldp_reports` objects (or one list of them). Batches with
 #'   column names (from the records' names) are matched by name: one whose
@@ -939,7 +968,10 @@ check_ldp_reports <- function(r, fail = TRUE) {
 #'   settings are then refused, since no batch may decide for the others).
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
 #'   whose `estimate` is the averaged noisy p x p second moment;
-#'   `params$report_ids` holds the kept batches' `release_id`s.
+#'   `params$report_ids` holds the kept batches' `release_id`s (`NA` for a
+#'   batch without one), `params$batches` their number and
+#'   `params$release_id` the aggregate's own id, which names it for budgets
+#'   (see [dp_threshold()]'s `budget`).
 #' @examples
 #' set.seed(4)
 #' x <- matrix(rnorm(50000 * 3), 50000, 3) / 3
@@ -961,7 +993,8 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   if (!all(vapply(parts, inherits, logical(1), "ldp_reports"))) {
     abort("every argument in `...` must be an `ldp_reports` object from ldp_perturb().", .arg = "...")
   }
-  checked <- lapply(parts, check_ldp_reports, fail = FALSE)
+  # (each distinct setting calibrated once, however many batches share it)
+  checked <- lapply(parts, check_ldp_reports, fail = FALSE, cache = new.env(parent = emptyenv()))
   valid <- !vapply(checked, is.character, logical(1))
   given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor, calibration = calibration)
   settings_fields <- names(given)
@@ -1001,51 +1034,52 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
           paste(sprintf("p = %s in %d batch(es)", names(counts), as.integer(counts)), collapse = ", "), .arg = "...")
   }
   p <- ps[1L]
-  # a batch given twice (resubmitted, or the same object passed again) is
-  # counted once: honest reports are continuous Gaussian draws, so a repeat
-  # is never chance
+  # a batch given again is counted once. ldp_perturb() names each batch: a
+  # copy keeps its name where a file may change its last digits, so batches
+  # sharing a release id are one batch (the first is kept)
+  ids <- vapply(parts, function(r) if (is_string(r$release_id)) r$release_id else NA_character_, character(1))
+  ids[!grepl("^[0-9a-f]{32}$", ids)] <- NA_character_
   kept <- which(keep)
-  for (k in seq_along(kept)[-1L]) {
-    for (j in kept[seq_len(k - 1L)]) {
-      if (keep[j] && identical(checked[[kept[k]]]$reports, checked[[j]]$reports)) {
-        keep[kept[k]] <- FALSE
-        break
-      }
-    }
-  }
-  repeated <- length(kept) - sum(keep)
-  dropped_batches <- sum(!keep)
-  # the batches' ids, for a budget that thresholds the aggregate (NA: a batch
-  # without one, made by hand)
-  report_ids <- vapply(parts[keep], function(r) if (is_string(r$release_id)) r$release_id else NA_character_,
-                       character(1))
+  keep[kept[duplicated(ids[kept], incomparables = NA)]] <- FALSE
   checked <- checked[keep]
+  ids <- ids[keep]
   checked <- ldp_align_columns(checked)
   # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
   m <- p * (p + 1) / 2
   bound <- set$clip^2 + stats::qnorm(1e-12 / (2 * m), lower.tail = FALSE) * set$sigma
+  ok <- lapply(checked, function(r) {
+    o <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
+    o & !is.na(o)
+  })
+  reps <- Map(function(r, o) if (all(o)) r$reports else r$reports[o, , drop = FALSE], checked, ok)
+  # a report that agrees with an earlier one kept (in any batch) is counted
+  # once: honest reports differ by about sigma, a copy (read back from a
+  # file or not) by far less than 1e-9 sigma
+  dup <- ldp_repeated_reports(reps, 1e-9 * set$sigma)
+  nv <- vapply(reps, nrow, integer(1))
+  # (each batch's reports' positions among all of them)
+  rows_of <- split(seq_len(sum(nv)), factor(rep.int(seq_along(nv), nv), levels = seq_along(nv)))
+  # a batch whose reports all repeat, in order, an earlier batch's is that
+  # batch given again, without its name
+  again <- ldp_repeated_batches(ok, rows_of, dup)
+  repeated <- sum(!keep[kept]) + sum(again)
+  dropped_batches <- malformed + off_settings + repeated
   total <- numeric(m)
   n <- 0
   dropped_reports <- 0
-  # a report repeated exactly (in any batch) is counted once, found by a fixed
-  # projection of each report and confirmed entry by entry
-  w <- sqrt(seq_len(m) + 1)
-  seen_key <- numeric(0)
-  seen_row <- list()
-  for (r in checked) {
-    ok <- rowSums(!is.finite(r$reports) | abs(r$reports) > bound) == 0
-    ok[is.na(ok)] <- FALSE
-    key <- drop(r$reports %*% w)
-    ok <- ok & !ldp_repeated_reports(r$reports, key, seen_key, seen_row)
-    seen_key <- c(seen_key, key[ok])
-    seen_row <- c(seen_row, list(r$reports[ok, , drop = FALSE]))
-    dropped_reports <- dropped_reports + sum(!ok)
-    total <- total + colSums(r$reports[ok, , drop = FALSE])
-    n <- n + sum(ok)
+  for (b in which(!again)) {
+    new <- !dup$repeated[rows_of[[b]]]
+    dropped_reports <- dropped_reports + sum(!ok[[b]]) + sum(!new)
+    total <- total + colSums(if (all(new)) reps[[b]] else reps[[b]][new, , drop = FALSE])
+    n <- n + sum(new)
   }
+  # the kept batches' ids, for a budget that thresholds the aggregate (NA: a
+  # batch without one, made by hand)
+  report_ids <- unname(ids[!again])
+  checked <- checked[!again]
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
-    warn("ldp_aggregate(): dropped %d batch(es) (%d malformed, %d not matching the settings, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated exactly.",
+    warn("ldp_aggregate(): dropped %d batch(es) (%d malformed, %d not matching the settings, %d given twice) and %d report(s) with missing, infinite or impossible values or repeated.",
          as.integer(dropped_batches), as.integer(malformed), as.integer(off_settings), as.integer(repeated),
          as.integer(dropped_reports))
   }
@@ -1054,13 +1088,15 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   avg[lower.tri(avg)] <- t(avg)[lower.tri(avg)]
   nm <- checked[[1L]]$colnames
   if (!is.null(nm)) dimnames(avg) <- list(nm, nm)
-  new_dp_release(avg, "ldp_aggregate", "LDP aggregate of perturbed second moments",
-                 set$epsilon, set$delta, set$neighbor, set$clip, n, p, n_public = TRUE,
-                 scale = "average", centred = FALSE,
-                 params = list(sigma_record = set$sigma, noise_sd = set$sigma / sqrt(n),
-                               calibration = set$calibration, dropped_batches = dropped_batches,
-                               dropped_reports = dropped_reports, report_ids = unname(report_ids)),
-                 call = NULL, local = TRUE)
+  rel <- new_dp_release(avg, "ldp_aggregate", "LDP aggregate of perturbed second moments",
+                        set$epsilon, set$delta, set$neighbor, set$clip, n, p, n_public = TRUE,
+                        scale = "average", centred = FALSE,
+                        params = list(sigma_record = set$sigma, noise_sd = set$sigma / sqrt(n),
+                                      calibration = set$calibration, dropped_batches = dropped_batches,
+                                      dropped_reports = dropped_reports, report_ids = report_ids,
+                                      batches = length(report_ids), release_id = new_release_id()),
+                        call = NULL, local = TRUE)
+  remember_ldp_aggregate(rel, made_here = TRUE)
 }
 
 # Thresholding needs p >= 2 columns: the one refusal, whatever holds the
@@ -1070,31 +1106,107 @@ abort_threshold_p <- function(p, what = "`x`", arg = NULL) {
         .arg = arg)
 }
 
-# Reports of a batch (rows, with their projections `key`) that repeat one
-# seen before (`seen_key`, the rows of earlier batches in `seen_row`) or an
-# earlier report of the same batch: TRUE where repeated.
-ldp_repeated_reports <- function(R, key, seen_key, seen_row) {
-  out <- logical(nrow(R))
-  if (!nrow(R)) return(out)
-  all_key <- c(seen_key, key)
-  first <- match(all_key, all_key)
-  new <- length(seen_key) + seq_len(nrow(R))
-  cand <- new[first[new] < new]
-  if (!length(cand)) return(out)
-  all_rows <- rbind(if (length(seen_row)) do.call(rbind, seen_row) else R[0, , drop = FALSE], R)
-  for (i in cand) {
-    if (identical(all_rows[i, ], all_rows[first[i], ])) out[i - length(seen_key)] <- TRUE
+# The reports (the rows of the matrices `mats`, taken in order as one
+# sequence) that repeat an earlier report kept: all their entries within
+# `tol` of its. Returns `repeated` (TRUE where a report repeats one) and
+# `pivot` (the position of the report kept that it repeats; its own where it
+# is kept). Reports are split into groups that hold every pair within `tol`
+# (sorted on one column, cut where neighbours are farther apart than `tol`;
+# a pair within `tol` is never cut apart): the earliest report of a group has
+# no earlier one within `tol` (it would be in its group), so it is kept, and
+# those of its group within `tol` of it are its repeats; the rest are split
+# again on the next column. Every pass settles at least one report of each
+# group, and honest reports (which differ by about sigma) are settled by the
+# first: about n log n, against the pairwise comparisons (quadratic in the
+# number of batches) this replaces.
+ldp_repeated_reports <- function(mats, tol) {
+  sizes <- vapply(mats, nrow, integer(1))
+  N <- sum(sizes)
+  repeated <- logical(N)
+  pivot <- seq_len(N)
+  if (N < 2L) return(list(repeated = repeated, pivot = pivot))
+  m <- ncol(mats[[1L]])
+  first <- cumsum(c(1L, sizes))[seq_along(mats)]
+  # the reports at positions `idx` (column `j` only, when given)
+  at <- function(idx, j = NULL) {
+    cols <- if (is.null(j)) seq_len(m) else j
+    if (length(mats) == 1L) return(mats[[1L]][idx, cols, drop = FALSE])
+    b <- findInterval(idx, first)
+    out <- matrix(0, length(idx), length(cols))
+    for (s in split(seq_along(idx), b)) {
+      k <- b[s[1L]]
+      out[s, ] <- mats[[k]][idx[s] - first[k] + 1L, cols, drop = FALSE]
+    }
+    out
   }
-  out
+  active <- seq_len(N)
+  group <- integer(N)
+  j <- 0L
+  while (length(active)) {
+    # split on the next column, and on the ones after it while none cuts a
+    # group (a column many reports share)
+    groups <- length(unique(group))
+    for (step in seq_len(m)) {
+      j <- j %% m + 1L
+      v <- if (length(active) == N) unlist(lapply(mats, function(M) M[, j]), use.names = FALSE)[active] else
+        as.vector(at(active, j))
+      o <- order(group, v)
+      active <- active[o]
+      v <- v[o]
+      k <- length(active)
+      group <- cumsum(c(TRUE, group[o][-1L] != group[o][-k] | v[-1L] - v[-k] > tol))
+      if (group[k] > groups) break
+    }
+    multi <- tabulate(group)[group] > 1L
+    active <- active[multi]
+    group <- group[multi]
+    if (!length(active)) break
+    o <- order(group, active)
+    active <- active[o]
+    group <- group[o]
+    lead <- c(TRUE, group[-1L] != group[-length(group)])
+    piv <- active[lead][cumsum(lead)]
+    # (compared in chunks of about 4e6 entries)
+    near <- logical(length(active))
+    for (s in split(seq_along(active), ceiling(seq_along(active) / max(1, floor(4e6 / m))))) {
+      near[s] <- rowSums(abs(at(active[s]) - at(piv[s])) > tol) == 0
+    }
+    hit <- near & !lead
+    repeated[active[hit]] <- TRUE
+    pivot[active[hit]] <- piv[hit]
+    active <- active[!near]
+    group <- group[!near]
+  }
+  list(repeated = repeated, pivot = pivot)
+}
+
+# Batches (their valid rows `ok`, the positions `rows_of` of their valid
+# reports in `dup`, ldp_repeated_reports()) that repeat an earlier batch:
+# the same number of reports, each (valid) one a repeat of the same report
+# kept as the earlier batch's report in its place, and invalid ones in the
+# same places. Compared by a key per batch, in time linear in the reports.
+ldp_repeated_batches <- function(ok, rows_of, dup) {
+  all_repeats <- vapply(seq_along(ok), function(b) length(rows_of[[b]]) > 0L && all(dup$repeated[rows_of[[b]]]),
+                        logical(1))
+  if (!any(all_repeats)) return(logical(length(ok)))
+  sizes <- lengths(ok)
+  key <- rep(NA_character_, length(ok))
+  for (b in which(sizes %in% sizes[all_repeats] & lengths(rows_of) > 0L)) {
+    k <- rep("-", sizes[b])
+    k[ok[[b]]] <- dup$pivot[rows_of[[b]]]
+    key[b] <- paste(k, collapse = " ")
+  }
+  all_repeats & duplicated(key, incomparables = NA)
 }
 
 # Batches are added entry by entry, so their columns must be the same
 # variables in the same order: named batches are put in the first batch's
-# order by name. Names that differ as sets, named batches mixed with unnamed
-# ones, or names that cannot identify the columns (missing, empty, repeated)
-# are refused rather than dropped: unlike the settings, which the server can
-# state, nothing tells which batch holds the wrong variables, and adding them
-# by position would be a silent wrong answer.
+# order by name. Names that differ as sets, or named batches mixed with
+# unnamed ones, are refused rather than dropped: unlike the settings, which
+# the server can state, nothing tells which batch holds the wrong variables,
+# and adding them by position would be a silent wrong answer. (Names that
+# cannot identify the columns, missing, empty or repeated, make a batch
+# malformed: check_ldp_reports().)
 ldp_align_columns <- function(checked) {
   nms <- lapply(checked, `[[`, "colnames")
   named <- !vapply(nms, is.null, logical(1))
@@ -1104,13 +1216,12 @@ ldp_align_columns <- function(checked) {
           .arg = "...")
   }
   ref <- nms[[1L]]
-  usable <- function(nm) !anyNA(nm) && all(nzchar(nm)) && !anyDuplicated(nm)
   p <- checked[[1L]]$p
   ij <- which(upper.tri(diag(p), diag = TRUE), arr.ind = TRUE)
   for (b in seq_along(checked)[-1L]) {
     nm <- nms[[b]]
     if (identical(nm, ref)) next
-    if (!setequal(nm, ref) || !usable(nm) || !usable(ref)) {
+    if (!setequal(nm, ref)) {
       abort("batch %d in `...` has the columns %s, batch 1 has %s: the batches must report the same variables (matched by name; names must be distinct and non-empty).",
             b, paste(nm, collapse = ", "), paste(ref, collapse = ", "), .arg = "...")
     }
@@ -1128,22 +1239,27 @@ ldp_align_columns <- function(checked) {
 # Threshold a server-side aggregate: the noise is already in it. The
 # aggregate is input like any other (it may be hand-made): its settings are
 # re-validated and must match any the caller gives. Thresholding it is
-# post-processing of reports already released: a `budget` that charged one
-# of its batches in ldp_perturb() (their rows are disjoint, so that charge
-# covers the aggregate) is charged nothing; one that charged none is charged
-# the reports' guarantee, once, as a budget is charged bounds it has not
-# (given_release_step()).
+# post-processing of reports already released: a `budget` that charged every
+# one of its batches in ldp_perturb() (their rows are disjoint, so those
+# charges cover the aggregate), or the aggregate itself before, is charged
+# nothing; any other is charged the reports' guarantee, once, as a budget is
+# charged bounds it has not (given_release_step()).
 threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_diagonal, call,
                                 epsilon, delta, noise_multiplier, clip, neighbor, budget = NULL) {
   if (model != "local") {
     abort("`x` is an `ldp_aggregate()` result, a local-model release: model = \"central\" does not apply (leave `model` out, or give \"local\").",
           .arg = "model")
   }
+  # settings given are arguments first: one of the wrong type is refused as
+  # such, not said to differ from the reports'
+  given <- list(epsilon = if (!is.null(epsilon)) check_epsilon(epsilon),
+                delta = if (!is.null(delta)) check_delta(delta),
+                clip = if (!is.null(clip)) check_clip(clip),
+                neighbor = if (!is.null(neighbor)) check_choice(neighbor, dp_neighbors, "neighbor"))
   check_release(agg, "x", square = TRUE)
   if (!(agg$p >= 2)) abort_threshold_p(agg$p, "the aggregate `x`")
   if (!is.null(budget)) check_budget(budget)
   if (is.na(agg$n) || !is.list(agg$params)) abort("`x` is not a valid ldp_aggregate: it needs n and params.")
-  ids <- agg$params$report_ids
   set <- tryCatch(ldp_settings(agg$epsilon, agg$delta, agg$clip, agg$neighbor, agg$params$calibration),
                   dpcov_error = function(e) abort("`x` is not a valid ldp_aggregate: %s", conditionMessage(e)))
   # a hand-made or relabelled object is input like any other: only what
@@ -1158,7 +1274,12 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
     abort("`x` is not an ldp_aggregate() result: its guarantee, scale or noise are not those its settings give (a relabelled or edited release is not an aggregate of local reports).",
           .arg = "x")
   }
-  given <- list(epsilon = epsilon, delta = delta, clip = clip, neighbor = neighbor)
+  # the ids a budget reads (charge_aggregate_reports()): those of the batches
+  # ldp_perturb() named, one per batch kept, and the aggregate's own
+  if (!aggregate_ids_valid(agg$params)) {
+    abort("`x` is not an ldp_aggregate() result: `params$report_ids` must hold one release id per batch kept (`params$batches` of them; 32 hexadecimal digits, or NA for a batch made by hand; none repeated) and `params$release_id`, when present, the aggregate's own.",
+          .arg = "x")
+  }
   for (g in names(given)) {
     v <- given[[g]]
     if (!is.null(v) && !identical(v, set[[g]]) && !isTRUE(all.equal(v, set[[g]]))) {
@@ -1181,7 +1302,7 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   est <- agg$estimate
   storage.mode(est) <- "double"
   # (the aggregate is a release: charged once the call can no longer fail)
-  charge <- charge_aggregate_reports(budget, ids, set)
+  charge <- charge_aggregate_reports(budget, agg, set)
   rel <- finish_threshold(est, t, keep_diagonal, nm, variant, "local", set$epsilon, set$delta,
                           set$neighbor, B, n, p, noise, B, set$calibration, ldp_threshold, tuned,
                           method = "client reports", call = call)
@@ -1189,17 +1310,73 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   rel
 }
 
-# The charge of an aggregate's reports (their ids `ids`, settings `set`) to
-# `budget` when it charged none of its batches: the reports' guarantee,
-# once (every batch's id recorded with it). NULL when nothing is charged.
-charge_aggregate_reports <- function(budget, ids, set) {
+# A release id as new_release_id() makes them (ldp_perturb() batches, aggregates).
+is_release_id <- function(v) is_string(v) && grepl("^[0-9a-f]{32}$", v)
+
+# An aggregate's ids (its `params`) of the form ldp_aggregate() gives them:
+# `report_ids` a character vector, one per batch kept (`batches`, when
+# recorded), each a release id or NA, none repeated (batches sharing an id
+# are one batch); `release_id`, when present, a release id.
+aggregate_ids_valid <- function(params) {
+  ids <- params$report_ids
+  k <- params$batches
+  is.character(ids) && is.null(dim(ids)) && !is.object(ids) && length(ids) >= 1L &&
+    all(is.na(ids) | grepl("^[0-9a-f]{32}$", ids)) && !anyDuplicated(ids[!is.na(ids)]) &&
+    (is.null(k) || is_whole1(k, 1) && k == length(ids)) &&
+    (is.null(params$release_id) || is_release_id(params$release_id))
+}
+
+# The aggregates of this R session, by release id: what each was made with
+# (its batches' ids, n, and a fingerprint of its estimate; public numbers
+# only), and whether ldp_aggregate() made it here (`made_here`) or a budget
+# first charged it here (made in another session, or by hand). The ids an
+# object carries are fields anyone can edit: a budget trusts them only on an
+# object that is still what was recorded under its id.
+ldp_aggregates_made <- new.env(parent = emptyenv())
+
+aggregate_fingerprint <- function(est) {
+  v <- as.double(est)
+  c(length(v), sum(v), sum(v * cos(seq_along(v))))
+}
+
+remember_ldp_aggregate <- function(agg, made_here) {
+  assign(agg$params$release_id, list(report_ids = unname(agg$params$report_ids), n = agg$n,
+                                     fingerprint = aggregate_fingerprint(agg$estimate), made_here = made_here),
+         envir = ldp_aggregates_made)
+  invisible(agg)
+}
+
+# The charge of an aggregate's reports (`agg`, its settings `set`) to
+# `budget`: the reports' guarantee, once, unless the budget charged the
+# aggregate before, or every one of its batches (in ldp_perturb(): their
+# rows are disjoint, so those charges cover it). The batches' ids are
+# trusted only on an aggregate ldp_aggregate() made in this session and
+# unedited since (an edited list of ids would otherwise make any aggregate
+# free); its own id, on one recorded under it. The charge is recorded for
+# the batches and for the aggregate, under a name of its own (so that an
+# aggregate's id field cannot mark a batch charged). NULL when nothing is
+# charged.
+charge_aggregate_reports <- function(budget, agg, set) {
   if (is.null(budget)) return(NULL)
   acc <- check_budget(budget)
-  ids <- if (is.character(ids)) ids[!is.na(ids)] else character(0)
-  if (any(vapply(ids, function(id) release_charged(acc, id, set$epsilon, set$delta), logical(1)))) return(NULL)
+  charged <- function(id) release_charged(acc, id, set$epsilon, set$delta)
+  own <- agg$params$release_id
+  ids <- unname(agg$params$report_ids)
+  made <- if (is_release_id(own)) get0(own, envir = ldp_aggregates_made, inherits = FALSE)
+  as_made <- !is.null(made) && identical(made$report_ids, ids) && identical(made$n, agg$n) &&
+    identical(made$fingerprint, aggregate_fingerprint(agg$estimate))
+  key <- if (is_release_id(own)) paste0("ldp_aggregate:", own)
+  batch_ids <- if (as_made && made$made_here) ids else NA_character_
+  if (as_made && charged(key)) return(NULL)
+  if (!anyNA(batch_ids) && all(vapply(batch_ids, charged, logical(1)))) return(NULL)
   charge <- budget_charge(budget, "LDP reports given to dp_threshold() as an aggregate (not charged to this budget before)",
                           set$epsilon, set$delta, sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)
-  for (id in unique(ids)) register_charged_release(budget, id, charge)
+  # an aggregate made elsewhere is recorded under its id as it is now, so
+  # that this budget charges it once
+  if (is.null(made) && !is.null(key)) remember_ldp_aggregate(agg, made_here = FALSE)
+  if (is.null(made) || as_made) {
+    for (id in c(key, batch_ids[!is.na(batch_ids)])) register_charged_release(budget, id, charge)
+  }
   charge
 }

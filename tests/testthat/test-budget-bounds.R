@@ -238,17 +238,102 @@ test_that("thresholding an aggregate charges a budget that charged none of its b
   # again: charged once
   suppressWarnings(dp_threshold(agg, budget = b))
   expect_identical(nrow(ledger(b)), 1L)
-  # reports charged in ldp_perturb() to the budget: nothing more, whatever
-  # other batch joins them (their rows are disjoint)
+  # reports charged in ldp_perturb() to the budget: nothing more (their rows
+  # are disjoint); a batch it did not charge joining them is charged, once
   b2 <- dp_budget(10, 1e-3, neighbor = "replace-one")
   rp2 <- ldp_perturb(X, 1, 1e-6, clip = 1, budget = b2)
-  suppressWarnings(dp_threshold(ldp_aggregate(rp, rp2), budget = b2))
+  suppressWarnings(dp_threshold(ldp_aggregate(rp2), budget = b2))
   expect_identical(nrow(ledger(b2)), 1L)
   expect_match(ledger(b2)$what, "^LDP reports \\(per-record")
+  suppressWarnings(dp_threshold(ldp_aggregate(rp, rp2), budget = b2))
+  expect_identical(nrow(ledger(b2)), 2L)
   # the reports hold under replace-one only: an add/remove budget refuses
   expect_error(suppressWarnings(dp_threshold(agg, budget = dp_budget(10, 1e-3))), class = "dpcov_budget_error")
   # a batch's id is no data: ids differ between batches, and the aggregate
   # keeps those of the batches it kept
   expect_false(identical(rp$release_id, rp2$release_id))
   expect_setequal(ldp_aggregate(rp, rp2)$params$report_ids, c(rp$release_id, rp2$release_id))
+})
+
+test_that("an aggregate is charged unless the budget charged every one of its batches, or the aggregate, before (audit)", {
+  set.seed(32)
+  X <- matrix(rnorm(3000), 1000, 3) / 4
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  charged <- ldp_perturb(X[1:500, ], 1, 1e-6, clip = 1, budget = b)
+  other <- ldp_perturb(X[501:1000, ], 1, 1e-6, clip = 1)
+  expect_identical(nrow(ledger(b)), 1L)
+  # control: every batch charged in ldp_perturb(), nothing more
+  suppressWarnings(dp_threshold(ldp_aggregate(charged), budget = b))
+  expect_identical(nrow(ledger(b)), 1L)
+  # one batch the budget did not charge: the reports' guarantee, once (it was
+  # skipped because one batch had been charged)
+  both <- ldp_aggregate(charged, other)
+  r <- suppressWarnings(dp_threshold(both, budget = b))
+  expect_identical(nrow(ledger(b)), 2L)
+  expect_equal(c(ledger(b)$epsilon[2], ledger(b)$delta[2]), c(r$epsilon, r$delta))
+  expect_identical(r$params$budget_charge, 2L)
+  suppressWarnings(dp_threshold(both, budget = b))
+  expect_identical(nrow(ledger(b)), 2L)
+  # every batch is recorded with the charge: an aggregate of the other batch
+  # alone is covered now
+  suppressWarnings(dp_threshold(ldp_aggregate(other), budget = b))
+  expect_identical(nrow(ledger(b)), 2L)
+  # an edited list of batch ids makes no aggregate free: one claiming the
+  # charged batch is charged (control: as made, it would not be)
+  b2 <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  mine <- ldp_perturb(X[1:500, ], 1, 1e-6, clip = 1, budget = b2)
+  edited <- ldp_aggregate(other)
+  edited$params$report_ids <- mine$release_id
+  suppressWarnings(dp_threshold(edited, budget = b2))
+  expect_identical(nrow(ledger(b2)), 2L)
+  suppressWarnings(dp_threshold(ldp_aggregate(mine), budget = b2))
+  expect_identical(nrow(ledger(b2)), 2L)
+  # so is one given another aggregate's id (its estimate is not that one's)
+  agg_mine <- ldp_aggregate(mine)
+  edited <- ldp_aggregate(other)
+  edited$params[c("report_ids", "release_id")] <- agg_mine$params[c("report_ids", "release_id")]
+  suppressWarnings(dp_threshold(agg_mine, budget = b2))
+  expect_identical(nrow(ledger(b2)), 2L)
+  suppressWarnings(dp_threshold(edited, budget = b2))
+  expect_identical(nrow(ledger(b2)), 3L)
+  # ids not of the form ldp_aggregate() gives are refused before any charge
+  a <- ldp_aggregate(other)
+  bad <- list(function(z) { z$params$report_ids <- 1; z }, function(z) { z$params$report_ids <- "x"; z },
+              function(z) { z$params$report_ids <- NULL; z }, function(z) { z$params$report_ids <- character(0); z },
+              function(z) { z$params$report_ids <- rep(other$release_id, 2); z$params$batches <- 2; z },
+              function(z) { z$params$report_ids <- c(other$release_id, NA); z },
+              function(z) { z$params$release_id <- "x"; z })
+  for (edit in bad) {
+    e <- expect_error(dp_threshold(edit(a), budget = b2), "report_ids", class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  expect_identical(nrow(ledger(b2)), 3L)
+  expect_equal(a$params$batches, 1)
+})
+
+test_that("an aggregate of batches without release ids is charged once per budget (audit)", {
+  set.seed(33)
+  X <- matrix(rnorm(3000), 1000, 3) / 4
+  hand <- ldp_perturb(X, 1, 1e-6, clip = 1)
+  hand$release_id <- NULL
+  agg <- ldp_aggregate(hand)
+  expect_true(is.na(agg$params$report_ids))
+  expect_match(agg$params$release_id, "^[0-9a-f]{32}$")
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  for (i in 1:3) suppressWarnings(dp_threshold(agg, budget = b))
+  expect_identical(nrow(ledger(b)), 1L)
+  # control: another budget is charged, once
+  b2 <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  for (i in 1:2) suppressWarnings(dp_threshold(agg, budget = b2))
+  expect_identical(nrow(ledger(b2)), 1L)
+  # aggregates have ids of their own
+  expect_false(identical(ldp_aggregate(hand)$params$release_id, agg$params$release_id))
+  # one made in another session (its record gone here) is charged once too,
+  # its batches' ids unverified: charged though its batch was charged here
+  b3 <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  rp <- ldp_perturb(X, 1, 1e-6, clip = 1, budget = b3)
+  away <- ldp_aggregate(rp)
+  rm(list = away$params$release_id, envir = dpcov:::ldp_aggregates_made)
+  for (i in 1:2) suppressWarnings(dp_threshold(away, budget = b3))
+  expect_identical(nrow(ledger(b3)), 2L)
 })

@@ -713,3 +713,173 @@ test_that("a hand-made threshold_tune carrying settings its method does not use 
   expect_s3_class(suppressWarnings(dp_threshold(matrix(rnorm(200), 50, 4), 1, 1e-3, clip = 1, tune = threshold_tune("theory"))),
                   "dp_release")
 })
+
+# ldp_aggregate()'s result and the warnings it gave (their messages)
+aggregate_warned <- function(...) {
+  msgs <- character()
+  a <- withCallingHandlers(ldp_aggregate(...), warning = function(w) {
+    msgs <<- c(msgs, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  list(a = a, warnings = msgs)
+}
+
+test_that("a batch given again is counted once: by its release id, or by reports within 1e-9 sigma of the first's (audit)", {
+  set.seed(51)
+  X <- matrix(rnorm(2000 * 3), 2000, 3) / 3
+  r <- ldp_perturb(X, 1, 1e-5, 1)
+  f <- tempfile(fileext = ".csv")
+  on.exit(unlink(f))
+  utils::write.csv(r$reports, f, row.names = FALSE)
+  again <- r
+  again$reports <- unname(as.matrix(utils::read.csv(f)))
+  expect_false(identical(again$reports, r$reports))  # the file changed the last digits
+  res <- aggregate_warned(r, again)
+  expect_identical(res$a$n, 2000)
+  expect_identical(res$a$estimate, ldp_aggregate(r)$estimate)
+  expect_true(any(grepl("1 given twice", res$warnings)))
+  # without its id (made by hand), the copy is still that batch given again
+  nameless <- again
+  nameless$release_id <- NULL
+  res <- aggregate_warned(r, nameless)
+  expect_identical(res$a$n, 2000)
+  expect_true(any(grepl("1 given twice", res$warnings)))
+  # and reports so repeated within a batch count once
+  r5 <- r
+  r5$reports <- rbind(r$reports, again$reports[1:5, ])
+  r5$release_id <- NULL
+  res <- aggregate_warned(r5)
+  expect_identical(res$a$n, 2000)
+  expect_true(any(grepl("and 5 report", res$warnings)))
+  # controls: an independent batch, and a copy moved by 1e-6 sigma (beyond
+  # the tolerance, far within the noise), count in full
+  other <- ldp_perturb(X, 1, 1e-5, 1)
+  expect_identical(aggregate_warned(r, other)$a$n, 4000)
+  moved <- nameless
+  moved$reports <- r$reports + 1e-6 * r$sigma * sign(stats::rnorm(length(r$reports)))
+  res <- aggregate_warned(r, moved)
+  expect_identical(res$a$n, 4000)
+  expect_false(any(grepl("dropped", res$warnings)))
+  # the stated noise sd of an aggregate with a batch read back (id kept or
+  # not) is right: chi-square at 1e-6; counted twice (sd sigma / sqrt(2n)) it fails
+  n <- 100
+  Z <- matrix(rnorm(n * 3), n, 3) / 3
+  truth <- crossprod(Z * pmin(1, 1 / sqrt(rowSums(Z^2)))) / n
+  E <- vapply(seq_len(400), function(i) {
+    b <- ldp_perturb(Z, 1, 1e-3, 1)
+    copy <- b
+    copy$reports <- signif(b$reports, 15)  # as write.csv() writes them
+    if (i %% 2 == 0) copy$release_id <- NULL
+    a <- suppressWarnings(ldp_aggregate(b, copy))
+    c(a$estimate[1, 2] - truth[1, 2], a$params$noise_sd, a$n)
+  }, numeric(3))
+  expect_true(all(E[3, ] == n))
+  v <- sum(E[1, ]^2) / E[2, 1]^2
+  expect_gt(pchisq(v, 400), 1e-6 / 2)
+  expect_lt(pchisq(v, 400), 1 - 1e-6 / 2)
+  expect_lt(pchisq(sum(E[1, ]^2) / (E[2, 1]^2 / 2), 400, lower.tail = FALSE), 1e-6)
+})
+
+test_that("ldp_aggregate() is near-linear in the number of batches, and finds repeats across batches, subsets and column orders (audit)", {
+  set.seed(52)
+  proto <- ldp_perturb(c(a = 0.1, b = 0.2, c = 0.3), 1, 1e-5, 1)
+  proto$release_id <- NULL
+  K <- 4000
+  noise <- matrix(rnorm(K * 6, sd = proto$sigma), K, 6)
+  batches <- lapply(seq_len(K), function(i) {
+    b <- proto
+    b$reports <- noise[i, , drop = FALSE]
+    b
+  })
+  # one-report batches, hand-made (no ids): the pairwise comparisons took
+  # 4.6 s for 2000 and grew as the square
+  elapsed <- system.time(a <- suppressWarnings(ldp_aggregate(batches)))[["elapsed"]]
+  expect_identical(a$n, K)
+  expect_lt(elapsed, 10)
+  # a batch given again, and one of two earlier reports with the columns in
+  # another order (c, a, b): one batch and two reports dropped
+  up <- upper.tri(diag(3), diag = TRUE)
+  reorder <- function(v, o) {
+    M <- matrix(0, 3, 3)
+    M[up] <- v
+    M[lower.tri(M)] <- t(M)[lower.tri(M)]
+    M[o, o][up]
+  }
+  permuted <- proto
+  permuted$colnames <- c("c", "a", "b")
+  permuted$reports <- rbind(reorder(noise[5, ], c(3, 1, 2)), reorder(noise[9, ], c(3, 1, 2)))
+  res <- aggregate_warned(c(batches, batches[17], list(permuted)))
+  expect_identical(res$a$n, K)
+  expect_true(any(grepl("dropped 1 batch\\(es\\) \\(0 malformed, 0 not matching the settings, 1 given twice\\) and 2 report",
+                        res$warnings)))
+  expect_equal(res$a$estimate, a$estimate, tolerance = 1e-12)
+  # control: the permuted batch of new reports counts in full
+  fresh <- permuted
+  fresh$reports <- matrix(rnorm(12, sd = proto$sigma), 2, 6)
+  expect_identical(suppressWarnings(ldp_aggregate(c(batches, list(fresh))))$n, K + 2)
+})
+
+test_that("a batch whose column names do not name each column once is malformed: dropped, or refused naming `...` (audit)", {
+  set.seed(53)
+  X <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c"))) / 3
+  good <- ldp_perturb(X, 2, 1e-3, 1)
+  for (nm in list(c("a", NA, "c"), c("a", "", "c"), c("a", "a", "c"))) {
+    bad <- ldp_perturb(X, 2, 1e-3, 1)
+    bad$colnames <- nm
+    bad2 <- bad
+    bad2$release_id <- NULL
+    for (call in list(function() ldp_aggregate(bad), function() ldp_aggregate(bad, bad2))) {
+      e <- expect_error(call(), "name each column once", class = "dpcov_error")
+      expect_identical(e$arg, "...")
+    }
+    res <- aggregate_warned(good, bad)
+    expect_true(any(grepl("dropped 1 batch\\(es\\) \\(1 malformed", res$warnings)))
+    expect_identical(res$a$estimate, suppressWarnings(ldp_aggregate(good))$estimate)
+    expect_error(print(bad), "name each column once", class = "dpcov_error")
+  }
+  # the rule ldp_perturb() applies to the records (control: the names given here are accepted)
+  expect_error(ldp_perturb(`colnames<-`(X, c("a", "a", "c")), 2, 1e-3, 1), "duplicate or missing column names",
+               class = "dpcov_error")
+  expect_identical(rownames(suppressWarnings(ldp_aggregate(good))$estimate), c("a", "b", "c"))
+})
+
+test_that("dp_threshold() on an aggregate checks the settings given as arguments before comparing them (audit)", {
+  set.seed(55)
+  X <- matrix(rnorm(3000), 1000, 3) / 3
+  a <- suppressWarnings(ldp_aggregate(ldp_perturb(X, 1, 1e-3, 1)))
+  for (args in list(list(epsilon = "1"), list(epsilon = c(1, 1)), list(epsilon = NA), list(delta = "0.001"),
+                    list(clip = list(1)), list(clip = c(1, 1)), list(neighbor = 1), list(neighbor = c("replace-one", "zero-out")))) {
+    e <- expect_error(do.call(dp_threshold, c(list(a), args)), class = "dpcov_error")
+    expect_identical(e$arg, names(args))
+    expect_no_match(conditionMessage(e), "differs")
+  }
+  # controls: a valid value that differs is said to; the reports' own is accepted
+  e <- expect_error(dp_threshold(a, epsilon = 2), "`epsilon` differs", class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_s3_class(suppressWarnings(dp_threshold(a, epsilon = 1, delta = 1e-3, clip = 1, neighbor = "replace-one")),
+                  "dp_threshold")
+})
+
+test_that("a repeated report is found whatever earlier report shares its weighted sum (audit)", {
+  set.seed(54)
+  r <- ldp_perturb(matrix(rnorm(300), 100, 3) / 3, 1, 1e-3, 1)
+  r$release_id <- NULL
+  # two reports with the same sum under the fixed weights the server used,
+  # which compared a report with the first earlier one of its sum only
+  w <- sqrt(seq_len(6) + 1)
+  t <- Find(function(t) (w[2] * t) * w[1] == (w[1] * t) * w[2], seq(0.101, 1, by = 0.001))
+  u <- c(w[2] * t, 0, 0, 0, 0, 0)
+  v <- c(0, w[1] * t, 0, 0, 0, 0)
+  expect_identical(drop(u %*% w), drop(v %*% w))
+  with_copy <- r
+  with_copy$reports <- rbind(r$reports, u, v, v, deparse.level = 0)
+  res <- aggregate_warned(with_copy)
+  expect_identical(res$a$n, 102)
+  expect_true(any(grepl("and 1 report", res$warnings)))
+  # control: u and v themselves are different reports, both counted
+  distinct <- r
+  distinct$reports <- rbind(r$reports, u, v, deparse.level = 0)
+  res <- aggregate_warned(distinct)
+  expect_identical(res$a$n, 102)
+  expect_false(any(grepl("dropped", res$warnings)))
+})
