@@ -158,6 +158,7 @@ dp_clip_bound <- function(x, epsilon, quantile = 0.9, lower = 1e-3, upper = 1e6,
                  "can be chosen from it; pass the data matrix, data frame or a chunk reader."), .arg = "x")
   }
   # the quantile's utility and the clipped count move by at most 1 under every
+  if (is.function(x)) reader_columns(x)  # a package reader's source is checked before the charge
   # notion, so the charge holds under all of them; its zCDP rho: the
   # exponential mechanism's (epsilon^2 / 8) and the geometric count's (epsilon^2 / 2)
   charge <- budget_charge(budget, "dp_clip_bound", epsilon, 0, neighbor = "any",

@@ -200,7 +200,9 @@ second_moment_db <- function(conn, table = NULL, columns = NULL, clip = Inf, que
           paste(columns[m$nonnull < m$n], collapse = ", "), .arg = "na", .class = "dpcov_data_error")
   }
   if (anyNA(m$gram) || anyNA(m$sum)) {
-    abort("the database returned missing sums; the statistics cannot be trusted.", .arg = src$arg)
+    # (sums that reach Inf - Inf: a refusal of the values, as in memory)
+    abort("the database returned missing sums (the values' squares or sums overflow); the statistics cannot be trusted.",
+          .arg = src$arg, .class = "dpcov_data_error")
   }
   new_suffstat(m$gram, m$n, clip, columns, m$n_clipped, m$sum)
 }
@@ -391,7 +393,8 @@ db_reader <- function(conn, table = NULL, columns = NULL, query = NULL, chunk_ro
   structure(reader, class = c("dp_reader", "function"),
             source = sprintf("%s columns of %s", length(columns),
                              if (src$arg == "table") "a database table" else "a database query"),
-            columns = columns)
+            columns = columns,
+            ready = function() if (!db_is_valid(conn)) "its connection is closed")
 }
 
 #' @rdname db_reader
@@ -700,7 +703,8 @@ csv_reader <- function(file, columns = NULL, chunk_rows = 1e5, sep = ",", header
     })
   }
   structure(reader, class = c("dp_reader", "function"),
-            source = sprintf("%d columns of a delimited text file", length(idx)), columns = nm)
+            source = sprintf("%d columns of a delimited text file", length(idx)), columns = nm,
+            ready = function() if (!file.exists(file) || dir.exists(file)) "its file no longer exists")
 }
 
 # csv_reader()'s lines, read as bytes: readLines() made a string of every
@@ -826,6 +830,14 @@ line_ends <- function(b) if (length(b)) grepRaw(as.raw(10L), b, all = TRUE, fixe
 # function. Shape checks run on it before a charge.
 reader_columns <- function(x) {
   cols <- if (is.function(x)) attr(x, "columns", exact = TRUE)
+  # a package reader's source, public state, is checked with its schema,
+  # before a release's charge: a closed connection or a removed file failed
+  # on the first read, after it (and the charge stood)
+  ready <- if (inherits(x, "dp_reader")) attr(x, "ready", exact = TRUE)
+  if (is.function(ready)) {
+    gone <- ready()
+    if (is_string(gone)) abort("`x` is a reader whose source cannot be read: %s; nothing was read.", gone, .arg = "x")
+  }
   # named as check_data_matrix() names its blocks (an empty header field: V<j>)
   if (is.character(cols) && length(cols) && !anyNA(cols)) fill_empty_colnames(cols)
 }

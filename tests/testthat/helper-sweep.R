@@ -61,7 +61,8 @@ sweep_hostile <- function(role, base) {
       sweep_h("zero", 0), sweep_h("negative", -1), sweep_h("absurdly small", 1e-300),
       sweep_h("absurdly large", 1e300), if (!identical(role$int, "skip")) sweep_h("integer", 1L, role$int %||% "either"))),
     delta = c(sweep_scalar_common(base), list(
-      sweep_h("zero", 0), sweep_h("one", 1), sweep_h("above one", 1.5), sweep_h("negative", -0.1),
+      # (0 is a valid total for a pure-DP budget: role `zero = "ok"`)
+      sweep_h("zero", 0, role$zero %||% "error"), sweep_h("one", 1), sweep_h("above one", 1.5), sweep_h("negative", -0.1),
       sweep_h("subnormal", 1e-320))),
     clip = c(sweep_scalar_common(base)[-3], list(
       sweep_h("Inf", Inf, "either"), sweep_h("zero", 0), sweep_h("negative", -1),
@@ -377,7 +378,9 @@ sweep_specs <- function() {
     sweep_spec("analyze_gauss", list(x = x, epsilon = 0.5, delta = 1e-5, clip = 2, budget = bud),
                list(budget = BUDGET), label = "analyze_gauss (budget)"),
     sweep_spec("dp_budget", list(epsilon = 1, delta = 1e-5, neighbor = "add-remove"),
-               list(epsilon = EPS, delta = DEL, neighbor = nbr)),
+               list(epsilon = EPS, delta = R("delta", zero = "ok"), neighbor = nbr)),
+    sweep_spec("dp_budget", list(epsilon = 1, delta = 1e-5, composition = "zCDP"),
+               list(epsilon = EPS, delta = DEL, composition = CH("basic", "zCDP")), label = "dp_budget zCDP"),
     sweep_spec("budget_spent", list(budget = bud), list(budget = BUDGET)),
     sweep_spec("analyze_gauss_shift", list(p = 3, sigma = 1, reps = 20),
                list(p = CNT, sigma = NUM, reps = CNT)),

@@ -138,7 +138,8 @@ test_that("bad sources give classed errors naming the argument", {
   suppressWarnings(DBI::dbDisconnect(con))  # warns of the reader's open result set
   err(second_moment_db(con, "t", clip = 2), "conn", "closed or dropped")
   err(db_reader(con, "t"), "conn", "closed or dropped")
-  err(second_moment(r, 2), "x", "the reader\\): `conn` is not a valid connection")
+  # (the reader's connection is checked with its schema, before any read)
+  err(second_moment(r, 2), "x", "its connection is closed")
 })
 
 test_that("no rows from a reader are data, as in memory: under add/remove the same releases as n = 0", {
@@ -949,8 +950,10 @@ test_that("csv_reader() keeps no rows in its closure, loses its file in a classe
   e <- expect_error(r2(), "can no longer be opened", class = "dpcov_reader_block")
   expect_identical(e$arg, "file")
   b <- dp_budget(5, 1e-3)
-  e <- expect_error(dp_cov(r2, 1, 1e-6, clip = 5, clip_mean = 5, budget = b), "can no longer be opened",
+  # a release checks the reader's file with its schema, before its charge
+  e <- expect_error(dp_cov(r2, 1, 1e-6, clip = 5, clip_mean = 5, budget = b), "no longer exists",
                     class = "dpcov_error")
+  expect_identical(budget_spent(b)$charges, 0L)
   # separators that are part of numbers or markers are refused
   h <- tempfile(fileext = ".csv")
   on.exit(unlink(h), add = TRUE)
@@ -1063,4 +1066,34 @@ test_that("csv_reader(): a quoted field holding the separator is never split by 
   writeLines(c("a,b,c", "\"1\",\"2\",3", "5,\"6\",7"), f)
   expect_equal(unname(second_moment(csv_reader(f, columns = "c"))$sum), 10)
   expect_equal(unname(second_moment(csv_reader(f))$sum), c(6, 8, 10))
+})
+
+test_that("a package reader whose file is gone or whose connection is closed is refused before the charge", {
+  x <- matrix(rnorm(200), 50, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
+  f <- tempfile(fileext = ".csv")
+  utils::write.csv(x, f, row.names = FALSE)
+  rd <- csv_reader(f)
+  unlink(f)
+  b <- dp_budget(10, 1e-3)
+  for (call in list(quote(dp_cov(rd, 1, 1e-6, clip = 3, clip_mean = 3, budget = b)),
+                    quote(analyze_gauss(rd, 1, 1e-6, clip = 3, budget = b)),
+                    quote(wishart_noise(rd, 0.5, 1e-6, clip = 3, budget = b)),
+                    quote(dp_clip_bound(rd, 0.5, budget = b)))) {
+    e <- expect_error(eval(call), class = "dpcov_error")
+    expect_false(inherits(e, "dpcov_data_error"))
+    expect_identical(e$arg, "x")
+    expect_match(conditionMessage(e), "no longer exists", fixed = TRUE)
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  DBI::dbWriteTable(con, "d", as.data.frame(x))
+  dr <- db_reader(con, "d")
+  # control: an open connection is read and charged
+  expect_s3_class(analyze_gauss(dr, 1, 1e-6, clip = 3, budget = b), "dp_release")
+  expect_identical(budget_spent(b)$charges, 1L)
+  DBI::dbDisconnect(con)
+  e <- expect_error(analyze_gauss(dr, 1, 1e-6, clip = 3, budget = b), class = "dpcov_error")
+  expect_match(conditionMessage(e), "connection is closed", fixed = TRUE)
+  expect_identical(budget_spent(b)$charges, 1L)
 })
