@@ -263,7 +263,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   # a centre given as numbers has a privacy cost not known here (it may be a
   # release's mean, or the exact colMeans()): the total loss is unknown (NA),
   # the release's own kept beside it; a dp_cov() release as `center` is counted
-  unaccounted <- isTRUE(src$center_numbers)
+  unaccounted <- isTRUE(src$center_numbers) || isTRUE(release$params$center_numbers)
   out <- list(sdev = sdev, rotation = vectors, center = mu, scale = col_scale,
               x = if (src$compressed) release$estimate %*% vectors else NULL,
               units = src$units, per_row = src$per_row, n_negative = as.integer(n_negative),
@@ -439,89 +439,34 @@ pca_diagnostics <- function(release, src, values, k, rank = NULL) {
 
 # The first-order variances of the turn of each retained eigenvector, for a
 # symmetric noise N with independent upper-triangle entries of variances V
-# (p x p) and eigenvectors `vec` (columns): for a = v_l, b = v_j,
-#   Var(a' N b) = (a*a)' V (b*b) + (a*b)' V (a*b) - sum_i V_ii a_i^2 b_i^2,
+# (p x p) and eigenvectors `vec` (columns): for a = v_l, b = v_j, u = a * b
+# and V0 = V off its diagonal,
+#   Var(a' N b) = sum_i V_ii u_i^2 + (a*a)' V0 (b*b) + u' V0 u,
 # as a p x k matrix `var` (l in 1..p, j in 1..k), and `move`, the sd of
-# v_j' N v_j for every j (the double loop over l and j, each O(p^2), took
-# 161 s at p = 400). The first term is crossprod()s of the squared vectors.
-# The other two are sum_{a != b} V_ab u_a u_b, u = v_l * v_j: V's diagonal
-# drops out. With V = D R D (D the square roots of each row's largest |V|,
-# so that small variances keep their precision) and R's off-diagonal
-# entries those of sum_r lambda_r g_r g_r' with diagonal L (offdiag_eigen()),
-# it is sum_r lambda_r (v_l' diag(D g_r) v_j)^2 - sum_a L_a D_a^2 u_a^2: one
-# p x p x k product per eigenpair, few when the noise is low rank off its
-# diagonal (Analyze Gauss: 1; dp_cov(): a few), p for a noise of full rank
-# (JL and inverse-Wishart plug-ins, a threshold's bounds: O(p^4) in BLAS).
-# Any non-finite V: every variance and move Inf.
+# v_j' N v_j for every j. Matrix products in place of the double loop over
+# l and j (each O(p^2): 161 s at p = 400): the first two terms are
+# crossprod()s of the squared vectors, the third one p x p product per j
+# (O(k p^3) in BLAS). Exact as the loop: an earlier shortcut through a
+# low-rank fit of V's off-diagonal lost the small variances of columns on
+# much smaller scales than the others. Any non-finite V: every variance and
+# move Inf.
 #' @noRd
 pca_turn_variances <- function(V, vec, k) {
   p <- nrow(vec)
   kk <- seq_len(k)
   if (!all(is.finite(V))) return(list(var = matrix(Inf, p, k), move = rep(Inf, p)))
+  dv <- diag(V)
+  V0 <- V
+  diag(V0) <- 0
   W <- vec * vec
-  VW <- V %*% W
-  dW <- diag(V) * W
-  # v_j' N v_j: u = v_j^2, so the middle term equals the first
-  move <- sqrt(pmax(0, 2 * colSums(W * VW) - colSums(W * dW)))
-  d <- sqrt(apply(abs(V), 1L, max))
-  R <- V / tcrossprod(ifelse(d > 0, d, 1))
-  e <- offdiag_eigen(R)
-  var <- crossprod(W, VW[, kk, drop = FALSE]) - crossprod(W, (e$diag * d^2) * W[, kk, drop = FALSE])
-  for (r in seq_along(e$values)) {
-    M <- crossprod(vec, (d * e$vectors[, r]) * vec[, kk, drop = FALSE])
-    var <- var + e$values[r] * M * M
+  var <- crossprod(W, V0 %*% W[, kk, drop = FALSE]) + crossprod(W, dv * W[, kk, drop = FALSE])
+  for (j in kk) {
+    U <- vec * vec[, j]
+    var[, j] <- var[, j] + colSums(U * (V0 %*% U))
   }
+  # v_j' N v_j: u = v_j^2, so the last two terms are equal
+  move <- sqrt(pmax(0, colSums(W * (dv * W)) + 2 * colSums(W * (V0 %*% W))))
   list(var = var, move = move)
-}
-
-# Eigenpairs (`values`, `vectors`) and a diagonal (`diag`) whose sum
-# sum_r values_r vectors_r vectors_r' has R's off-diagonal entries (R
-# symmetric, entries in [-1, 1]), its diagonal free. A low rank off the
-# diagonal is looked for first: principal-factor steps (the diagonal set to
-# that of the leading eigenpairs: at least one, those above a gap of 20 in
-# magnitude, or one more where the fit stalls, at most 3 times and p / 4
-# pairs), accepted only when every off-diagonal entry is reproduced to 1e-13
-# of the largest (rounding). Else all of R's eigenpairs above 1e-13 of the
-# largest, with its own diagonal (after 25 steps at most).
-#' @noRd
-offdiag_eigen <- function(R) {
-  p <- nrow(R)
-  O <- R
-  diag(O) <- 0
-  big <- max(abs(O))
-  if (!(big > 0)) return(list(values = numeric(0), vectors = matrix(0, p, 0L), diag = rep(0, p)))
-  h <- max(1L, p %/% 4L)
-  dg <- diag(R)
-  last <- Inf
-  r_min <- 0L
-  extra <- 3L
-  for (it in seq_len(25L)) {
-    M <- O
-    diag(M) <- dg
-    e <- eigen(M, symmetric = TRUE)
-    o <- order(abs(e$values), decreasing = TRUE)
-    a <- abs(e$values)[o]
-    ratio <- a[seq_len(h)] / pmax(a[seq_len(h) + 1L], 1e-300 * a[1L])
-    r <- max(c(1L, which(ratio > 20 & a[seq_len(h)] > 1e-13 * a[1L])), r_min)
-    if (r > h) break
-    keep <- o[seq_len(r)]
-    G <- e$vectors[, keep, drop = FALSE]
-    L <- G %*% (e$values[keep] * t(G))
-    res <- L - O
-    diag(res) <- 0
-    fit <- max(abs(res))
-    if (fit <= 1e-13 * big) return(list(values = e$values[keep], vectors = G, diag = diag(L)))
-    if (fit > 0.5 * last) {
-      if (!extra) break
-      extra <- extra - 1L
-      r_min <- r + 1L
-    }
-    last <- fit
-    dg <- diag(L)
-  }
-  e <- eigen(R, symmetric = TRUE)
-  keep <- abs(e$values) > 1e-13 * max(abs(e$values))
-  list(values = e$values[keep], vectors = e$vectors[, keep, drop = FALSE], diag = diag(R))
 }
 
 # dp_pca()'s `...` as dp_cov() matches its arguments after `x`: by full,

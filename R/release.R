@@ -936,8 +936,10 @@ nonprivate_banner <- function(x, why = NULL) {
 #' format: one row per entry, columns `row`, `col` and `estimate` (names
 #' where the estimate has them, else indices). `glance` gives one row about
 #' the release: `mechanism`, `epsilon`, `delta`, `neighbor`, `n` (`NA` where
-#' it is not released), `p`, `private` ([has_guarantee()]) and `level`, the
-#' grade of [release_diagnostics()]. All read only released quantities.
+#' it is not released), `p`, `private` ([has_guarantee()]; `NA`, with
+#' `epsilon` and `delta`, for a [dp_as_cov()] conversion centred at a mean
+#' given as numbers, whose cost is not known) and `level`, the grade of
+#' [release_diagnostics()]. All read only released quantities.
 #' @param x A [dp_release].
 #' @param main Title (`NULL` for the release's class and scale).
 #' @param row.names,optional Ignored (as in [base::as.data.frame()]).
@@ -1080,9 +1082,13 @@ glance.dp_release <- function(x, ...) {
   check_release(x)
   check_method_dots(...)
   private <- release_has_guarantee(x)
-  out <- data.frame(mechanism = x$mechanism, epsilon = if (private) x$epsilon else NA_real_,
-                    delta = if (private) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
-                    p = as.integer(x$p), private = private, level = release_diagnostics(x)$level,
+  # centred at a mean given as numbers (dp_as_cov()): their cost is not known
+  # here (a release's mean, or the exact colMeans()), so neither is the total
+  unknown <- isTRUE(x$params$center_numbers)
+  out <- data.frame(mechanism = x$mechanism, epsilon = if (private && !unknown) x$epsilon else NA_real_,
+                    delta = if (private && !unknown) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
+                    p = as.integer(x$p), private = if (unknown && private) NA else private,
+                    level = release_diagnostics(x)$level,
                     stringsAsFactors = FALSE)
   label_as_release(out, x)
 }
