@@ -645,7 +645,14 @@ box_uncentred_call <- function(fun, env, call, mechanism = NULL) {
   # as a release on public bounds, below
   # bounds from a dp_column_bounds() release the budget has not charged: a
   # step of this release, charged with the mechanism's own charge inside `fun`
-  rel <- muffle_noise_warnings(with_pending_bounds(args$budget, bounds_g, do.call(fun, c(list(x = s, clip = B), args))))
+  # (the mechanism's budget refusal comes after the box rows were read here:
+  # its words say so; nothing was charged or released)
+  rel <- tryCatch(muffle_noise_warnings(with_pending_bounds(args$budget, bounds_g, do.call(fun, c(list(x = s, clip = B), args)))),
+                  dpcov_budget_error = function(e) {
+                    e$message <- sub("the data was not read", "nothing was released (the box rows were formed first)",
+                                     e$message, fixed = TRUE)
+                    stop(e)
+                  })
   rel <- box_unmap_release(rel, map, colnames(X))
   rel$call <- release_call(call)
   finish_diagnostics(compose_bounds_guarantee(rel, bounds_g))

@@ -890,3 +890,16 @@ test_that("dp_cov()'s private clips record their exponential-mechanism rho whate
   expect_true(any(clip_rows))
   expect_equal(led$rho[clip_rows], led$epsilon[clip_rows]^2 / 8)
 })
+
+test_that("a budget refusal after the box rows were formed does not say the data was not read", {
+  set.seed(94)
+  x <- matrix(rnorm(600), 200, 3, dimnames = list(NULL, c("a", "b", "c")))
+  z <- dp_budget(1, 1e-5, composition = "zCDP")
+  e <- expect_error(wishart_noise(x, 0.5, 1e-6, lower = -3, upper = 3, budget = z), class = "dpcov_budget_error")
+  expect_false(grepl("the data was not read", conditionMessage(e), fixed = TRUE))
+  expect_match(conditionMessage(e), "nothing was released", fixed = TRUE)
+  expect_identical(budget_spent(z)$charges, 0L)
+  # (a refusal before any read keeps its words)
+  e <- expect_error(wishart_noise(x, 0.5, 1e-6, clip = 3, budget = z), class = "dpcov_budget_error")
+  expect_match(conditionMessage(e), "the data was not read", fixed = TRUE)
+})
