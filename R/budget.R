@@ -110,8 +110,9 @@
 #'   from the data. Post-processing charges nothing, with one exception of the
 #'   same kind: [dp_threshold()] on an [ldp_aggregate()] of reports charges
 #'   the reports' guarantee, once per aggregate, to a budget that did not
-#'   charge every one of its batches in [ldp_perturb()] (the batches' rows
-#'   are disjoint, so one charge covers the aggregate). A release made
+#'   charge every one of its batches in [ldp_perturb()], as made there (the
+#'   batches' rows are disjoint, so one charge covers the aggregate; a batch
+#'   edited since, or made in another R session, counts as not charged). A release made
 #'   without a budget is accounted by none: [dp_as_cov()] centred at such a
 #'   [dp_cov()] release states a guarantee that includes the centre's, which
 #'   no budget holds.
@@ -519,10 +520,11 @@ budget_charge <- function(budget, what, epsilon, delta, sigma_ratio = NULL, clip
 new_release_id <- function() random_token_cpp()
 
 register_release_charge <- function(env, release_id, ledger_id) {
-  if (!is_string(release_id)) return(invisible())
+  # (several ids at once: an aggregate's batches, one copy of the map)
+  if (!is.character(release_id) || !length(release_id) || anyNA(release_id)) return(invisible())
   charged <- get0("release_charges", envir = env, inherits = FALSE)
   if (!is.numeric(charged)) charged <- numeric(0)
-  charged[[release_id]] <- ledger_id
+  charged[release_id] <- ledger_id
   assign("release_charges", charged, envir = env)
   invisible()
 }
@@ -541,10 +543,17 @@ register_charged_release <- function(budget, release_id, charge) {
 #' with that guarantee.
 #' @noRd
 release_charged <- function(acc, release_id, epsilon, delta) {
+  is_string(release_id) && releases_charged(acc, release_id, epsilon, delta)
+}
+
+# release_charged() for every id of a character vector at once (an
+# aggregate's batches: one lookup each was a pass over the map, quadratic).
+releases_charged <- function(acc, release_ids, epsilon, delta) {
   charged <- get0("release_charges", envir = acc$env, inherits = FALSE)
-  if (!is_string(release_id) || !is.numeric(charged) || !release_id %in% names(charged)) return(FALSE)
-  row <- match(charged[[release_id]], acc$ledger$id)
-  !is.na(row) && acc$ledger$epsilon[row] == epsilon && acc$ledger$delta[row] == delta
+  if (!is.numeric(charged)) return(rep(FALSE, length(release_ids)))
+  at <- match(release_ids, names(charged))
+  row <- match(charged[at], acc$ledger$id)
+  !is.na(row) & acc$ledger$epsilon[row] == epsilon & acc$ledger$delta[row] == delta
 }
 
 #' The ledger step, named `what`, for a release `g` (a list with `epsilon`,

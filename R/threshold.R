@@ -107,11 +107,14 @@
 #'   charged the reports' guarantee, once per aggregate (so its ledger holds
 #'   the guarantee the release states; reports hold under replace-one or
 #'   zero-out, so an add/remove budget refuses them), and records the
-#'   aggregate and its batches as charged. The batches' ids
+#'   aggregate and its verified batches as charged. The batches' ids
 #'   (`params$report_ids`) count only on an aggregate made by
-#'   [ldp_aggregate()] in this R session and not edited since; one made in
-#'   another session is charged once per budget, and an edited one every
-#'   time. A release tuned on the
+#'   [ldp_aggregate()] in this R session and not edited since, and each only
+#'   for a batch verified there: its reports still those [ldp_perturb()]
+#'   made under that id in this session (a batch edited, with rows added, or
+#'   carrying another batch's id counts as not charged, and so does one made
+#'   in another session); an aggregate made in another session is charged
+#'   once per budget, and an edited one every time. A release tuned on the
 #'   private data (`tune = "cv"`, or a grid or constant from
 #'   [threshold_cv()]) has no guarantee, so it refuses a budget with a
 #'   `dpcov_budget_error`, as `clip = Inf` does. See [analyze_gauss()].
@@ -794,12 +797,14 @@ plot.threshold_cv <- function(x, ...) {
 #'   reports, before `x` is read), or `NULL`. This is where local reports are
 #'   charged: [dp_threshold()] on their [ldp_aggregate()] is post-processing
 #'   and charges nothing to a budget that charged every one of its batches
-#'   here (to one that did not, it charges the reports' guarantee once).
+#'   here, as made (to one that did not, or if a batch was edited since, it
+#'   charges the reports' guarantee once).
 #' @return An object of class `ldp_reports`: `reports` (n x p(p+1)/2, one
 #'   row per record, the packed upper triangle by columns), `p`, `sigma`,
 #'   the privacy settings (`epsilon`, `delta`, `clip`, `neighbor`,
 #'   `calibration`), `colnames` (the columns' names, or `NULL`), `release_id`
-#'   (names the batch for budgets; see [dp_budget()]) and, when a `budget`
+#'   (names the batch for budgets, with its reports as made, which this R
+#'   session records; see [dp_budget()]) and, when a `budget`
 #'   was charged, `budget_charge` (its ledger row).
 #' @examples
 #' set.seed(3)
@@ -846,6 +851,9 @@ ldp_perturb <- function(x, epsilon, delta, clip, neighbor = "replace-one",
   # names the batch for budgets: thresholding an aggregate of it on a budget
   # that has not charged it charges it then (threshold_aggregate())
   out$release_id <- new_release_id()
+  # the id is a field anyone can edit: a budget trusts it only on reports
+  # still those made under it (ldp_aggregate())
+  assign(out$release_id, ldp_fingerprint(out$reports), envir = ldp_batches_made)
   register_charged_release(budget, out$release_id, charge)
   out
 }
@@ -941,20 +949,33 @@ check_ldp_reports <- function(r, fail = TRUE, cache = NULL) {
 #' noise does not match them, or whose shape or column names are wrong (a
 #' name missing, empty or repeated) is dropped whole, and so is a batch
 #' given again (resubmitted, read back from a file, or the same object
-#' passed twice): one that carries the `release_id` of an earlier batch
+#' passed twice): one whose reports repeat, in order, those of an earlier
+#' batch, or one that carries the `release_id` of an earlier batch
 #' ([ldp_perturb()] names each batch; a copy keeps the name, while a file
-#' may change the last digits of the reports; so does every part of a batch
-#' split by hand, which is to be given whole), or whose reports repeat, in
-#' order, those of an earlier batch. A report with a missing, infinite or
+#' may change the last digits of the reports) and whose reports all repeat
+#' that batch's (a part of it given after it) or match them in order within
+#' \eqn{10^{-9}\sigma}. Batches that share a `release_id` but not their
+#' reports (one edited, a part given before the whole, or a batch made with
+#' another's id) are refused, naming `...`: the id alone cannot say which
+#' to keep. A report with a missing, infinite or
 #' impossible value (an entry farther from \eqn{[-B^2, B^2]} than an
 #' honest report's noise reaches with probability \eqn{10^{-12}}) is
 #' dropped, and a report repeated (in any batch) is counted once: one whose
-#' entries all agree within \eqn{10^{-9}\sigma} with those of an earlier
-#' report kept. Honest reports are continuous Gaussian draws whose entries
-#' differ by about \eqn{\sigma}, so a repeat is never chance. The counts
-#' are returned in `params$dropped_batches` and `params$dropped_reports`,
-#' with a warning. The rule looks only at the (already private) reports, so
-#' it costs no privacy.
+#' entries all agree within a tolerance \eqn{\tau} with those of an
+#' earlier report kept. Honest reports are continuous Gaussian draws whose
+#' m = p(p+1)/2 entries differ by about \eqn{\sigma}, so two of N agree
+#' within \eqn{\tau} by chance with probability below
+#' \eqn{N^2 (\tau/\sigma)^m / 2}; \eqn{\tau} is \eqn{10^{-9}\sigma}
+#' where that is below \eqn{10^{-8}} (for p >= 2, up to \eqn{10^8}
+#' reports), and \eqn{\sigma (10^{-8}/N^2)^{1/m}} otherwise: with one
+#' entry per report (p = 1) and many reports it is exact equality, so a
+#' copy read back from a file is then found by its batch's `release_id`
+#' only. Reports crafted to chain within \eqn{\tau} of one another in
+#' every entry without repeating (no honest client sends them; they made
+#' the search quadratic) are refused, naming `...`. The counts
+#' (integers) are returned in `params$dropped_batches` and
+#' `params$dropped_reports`, with a warning. The rule looks only at the
+#' (already private) reports, so it costs no privacy.
 #'
 #' @param ... `ldp_reports` objects (or one list of them). Batches with
 #'   column names (from the records' names) are matched by name: one whose
@@ -969,7 +990,9 @@ check_ldp_reports <- function(r, fail = TRUE, cache = NULL) {
 #' @return A `dp_release` of class `c("dp_ldp_aggregate", "dp_release")`
 #'   whose `estimate` is the averaged noisy p x p second moment;
 #'   `params$report_ids` holds the kept batches' `release_id`s (`NA` for a
-#'   batch without one), `params$batches` their number and
+#'   batch without one; a budget trusts one only where the batch's reports
+#'   are those [ldp_perturb()] made under it in this R session),
+#'   `params$batches` their number and
 #'   `params$release_id` the aggregate's own id, which names it for budgets
 #'   (see [dp_threshold()]'s `budget`).
 #' @examples
@@ -1035,14 +1058,16 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   }
   p <- ps[1L]
   # a batch given again is counted once. ldp_perturb() names each batch: a
-  # copy keeps its name where a file may change its last digits, so batches
-  # sharing a release id are one batch (the first is kept)
+  # copy keeps its name where a file may change its last digits; batches
+  # sharing a release id are one batch only if their reports say so (below)
   ids <- vapply(parts, function(r) if (is_string(r$release_id)) r$release_id else NA_character_, character(1))
   ids[!grepl("^[0-9a-f]{32}$", ids)] <- NA_character_
   kept <- which(keep)
-  keep[kept[duplicated(ids[kept], incomparables = NA)]] <- FALSE
   checked <- checked[keep]
   ids <- ids[keep]
+  # the batches' reports as given (before any column reordering), for
+  # verify_ldp_batches()
+  given_reports <- lapply(checked, `[[`, "reports")
   checked <- ldp_align_columns(checked)
   # an honest entry is x_i x_j (in [-B^2, B^2]) plus N(0, sigma^2)
   m <- p * (p + 1) / 2
@@ -1052,21 +1077,48 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
     o & !is.na(o)
   })
   reps <- Map(function(r, o) if (all(o)) r$reports else r$reports[o, , drop = FALSE], checked, ok)
-  # a report that agrees with an earlier one kept (in any batch) is counted
-  # once: honest reports differ by about sigma, a copy (read back from a
-  # file or not) by far less than 1e-9 sigma
-  dup <- ldp_repeated_reports(reps, 1e-9 * set$sigma)
   nv <- vapply(reps, nrow, integer(1))
+  # a report that agrees with an earlier one kept (in any batch) is counted
+  # once: honest reports differ by about sigma in each of their m entries, a
+  # copy (read back from a file or not) by far less than 1e-9 sigma. Two of N
+  # honest reports agree within tol in every entry with probability below
+  # N^2 (tol / sigma)^m / 2, so tol is 1e-9 sigma where that bound is below
+  # 1e-8 (from m = 3 on, p >= 2, up to 1e8 reports), and smaller as N grows
+  # otherwise: with one entry per report (p = 1), 1e6 honest reports met
+  # within 1e-9 sigma hundreds of times by chance, and the tolerance shrinks to
+  # exact equality there
+  tol <- set$sigma * min(1e-9, (1e-8 / max(1, sum(nv))^2)^(1 / m))
+  dup <- ldp_repeated_reports(reps, tol)
   # (each batch's reports' positions among all of them)
   rows_of <- split(seq_len(sum(nv)), factor(rep.int(seq_along(nv), nv), levels = seq_along(nv)))
   # a batch whose reports all repeat, in order, an earlier batch's is that
   # batch given again, without its name
   again <- ldp_repeated_batches(ok, rows_of, dup)
-  repeated <- sum(!keep[kept]) + sum(again)
+  # one carrying an earlier batch's id is that batch given again when its
+  # reports all repeat the earlier's (any of them: a part given after the
+  # whole), or match them in order within 1e-9 sigma (a copy read back from
+  # a file, where p = 1 leaves the tolerance above at exact equality). The
+  # id alone decided: a one-report batch carrying an honest batch's id got
+  # the honest batch dropped, and a part given first the whole
+  for (b in which(duplicated(ids, incomparables = NA))) {
+    f <- match(ids[b], ids)
+    rows <- rows_of[[b]]
+    same <- all(dup$repeated[rows]) && all(dup$pivot[rows] %in% dup$pivot[rows_of[[f]]])
+    if (!same && identical(ok[[b]], ok[[f]]) && nv[b] == nv[f]) {
+      same <- all(abs(reps[[b]] - reps[[f]]) <= 1e-9 * set$sigma)
+    }
+    if (!same) {
+      abort(paste0("batches %d and %d in `...` carry the same release_id but different reports: one was edited, split or ",
+                   "made with another's id (give each batch whole, once; a copy of a batch is counted once)."),
+            kept[f], kept[b], .arg = "...")
+    }
+    again[b] <- TRUE
+  }
+  repeated <- sum(again)
   dropped_batches <- malformed + off_settings + repeated
   total <- numeric(m)
   n <- 0
-  dropped_reports <- 0
+  dropped_reports <- 0L
   for (b in which(!again)) {
     new <- !dup$repeated[rows_of[[b]]]
     dropped_reports <- dropped_reports + sum(!ok[[b]]) + sum(!new)
@@ -1074,8 +1126,10 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
     n <- n + sum(new)
   }
   # the kept batches' ids, for a budget that thresholds the aggregate (NA: a
-  # batch without one, made by hand)
+  # batch without one, made by hand), and which of them are verified: still
+  # the reports ldp_perturb() made under that id in this session
   report_ids <- unname(ids[!again])
+  verified <- verify_ldp_batches(report_ids, given_reports[!again])
   checked <- checked[!again]
   if (n == 0) abort("every report in `...` was dropped (missing, infinite or impossible values).", .arg = "...")
   if (dropped_batches + dropped_reports > 0) {
@@ -1096,7 +1150,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                       dropped_reports = dropped_reports, report_ids = report_ids,
                                       batches = length(report_ids), release_id = new_release_id()),
                         call = NULL, local = TRUE)
-  remember_ldp_aggregate(rel, made_here = TRUE)
+  remember_ldp_aggregate(rel, made_here = TRUE, verified = verified)
 }
 
 # Thresholding needs p >= 2 columns: the one refusal, whatever holds the
@@ -1118,7 +1172,12 @@ abort_threshold_p <- function(p, what = "`x`", arg = NULL) {
 # again on the next column. Every pass settles at least one report of each
 # group, and honest reports (which differ by about sigma) are settled by the
 # first: about n log n, against the pairwise comparisons (quadratic in the
-# number of batches) this replaces.
+# number of batches) this replaces. Reports crafted to chain within `tol` in
+# every column, so that no column cuts their group, settle one a pass
+# (quadratic: 2000 such reports of 55 entries took 12 s); honest ones need
+# at most about m column sorts in all (copies of one report are cut by no
+# column), so the sorts are capped at m + 30 and reports needing more are
+# refused, naming `...` (they cannot be honest).
 ldp_repeated_reports <- function(mats, tol) {
   sizes <- vapply(mats, nrow, integer(1))
   N <- sum(sizes)
@@ -1142,11 +1201,19 @@ ldp_repeated_reports <- function(mats, tol) {
   active <- seq_len(N)
   group <- integer(N)
   j <- 0L
+  sorts <- 0L
   while (length(active)) {
     # split on the next column, and on the ones after it while none cuts a
     # group (a column many reports share)
     groups <- length(unique(group))
     for (step in seq_len(m)) {
+      sorts <- sorts + 1L
+      if (sorts > m + 30L) {
+        abort(paste0("the reports in `...` hold %d that chain within the repeat tolerance (%s) in every entry without ",
+                     "repeating one another: honest reports differ by about their noise sd, so these were made up; ",
+                     "drop the batches that hold them."),
+              length(active), format(tol, digits = 3), .arg = "...")
+      }
       j <- j %% m + 1L
       v <- if (length(active) == N) unlist(lapply(mats, function(M) M[, j]), use.names = FALSE)[active] else
         as.vector(at(active, j))
@@ -1176,6 +1243,10 @@ ldp_repeated_reports <- function(mats, tol) {
     pivot[active[hit]] <- piv[hit]
     active <- active[!near]
     group <- group[!near]
+    # (a report left alone in its group is settled: kept)
+    multi <- tabulate(group)[group] > 1L
+    active <- active[multi]
+    group <- group[multi]
   }
   list(repeated = repeated, pivot = pivot)
 }
@@ -1327,21 +1398,78 @@ aggregate_ids_valid <- function(params) {
 }
 
 # The aggregates of this R session, by release id: what each was made with
-# (its batches' ids, n, and a fingerprint of its estimate; public numbers
-# only), and whether ldp_aggregate() made it here (`made_here`) or a budget
-# first charged it here (made in another session, or by hand). The ids an
-# object carries are fields anyone can edit: a budget trusts them only on an
-# object that is still what was recorded under its id.
+# (a fingerprint of its batches' ids, n, and one of its estimate; public
+# numbers only), whether ldp_aggregate() made it here (`made_here`) or a
+# budget first charged it here (made in another session, or by hand), and
+# which of its batches were verified (verify_ldp_batches(): TRUE for all,
+# FALSE for none, or their positions). The ids an object carries are fields
+# anyone can edit: a budget trusts them only on an object that is still what
+# was recorded under its id. (The ids themselves are not kept: 1.2 MB an
+# aggregate of 1e5 batches, for the session.)
 ldp_aggregates_made <- new.env(parent = emptyenv())
+
+# The batches ldp_perturb() made in this R session, by release id: a
+# fingerprint of each one's reports (ldp_fingerprint()).
+ldp_batches_made <- new.env(parent = emptyenv())
 
 aggregate_fingerprint <- function(est) {
   v <- as.double(est)
   c(length(v), sum(v), sum(v * cos(seq_along(v))))
 }
 
-remember_ldp_aggregate <- function(agg, made_here) {
-  assign(agg$params$release_id, list(report_ids = unname(agg$params$report_ids), n = agg$n,
-                                     fingerprint = aggregate_fingerprint(agg$estimate), made_here = made_here),
+# A fingerprint of a numeric matrix: its shape and two sums of its entries
+# weighted by row and column, with weights drawn once a session from the
+# system's entropy source (random_token_cpp(): R's RNG untouched), so that
+# no one outside the session can make other numbers with the same
+# fingerprint. Identical numbers give identical sums (the same operations in
+# the same order); an entry changed, a row added, dropped or moved, changes
+# them.
+ldp_fingerprint <- function(M) {
+  k <- ldp_batches_made[[".key"]]  # (not a release id: never a batch's name)
+  if (is.null(k)) {
+    tok <- paste0(random_token_cpp(), random_token_cpp())
+    k <- strtoi(substring(tok, seq(1, 57, by = 7), seq(7, 63, by = 7)), 16L) / 2^28
+    assign(".key", k, envir = ldp_batches_made)
+  }
+  n <- nrow(M)
+  m <- ncol(M)
+  u <- (seq_len(n) * k[1L] + k[2L]) %% 1 + 0.5
+  v <- (seq_len(m) * k[3L] + k[4L]) %% 1 + 0.5
+  w <- (seq_len(m) * k[5L] + k[6L]) %% 1 + 0.5
+  if (!is.double(M)) storage.mode(M) <- "double"
+  c(n, m, sum(.colSums(M, n, m) * v), sum(.colSums(M * u, n, m) * w))
+}
+
+# A fingerprint of a vector of release ids (NA where a batch has none): each
+# id's 32 hexadecimal digits as five whole numbers.
+ids_fingerprint <- function(ids) {
+  d <- vapply(0:4, function(c) {
+    x <- strtoi(substr(ids, 7L * c + 1L, min(7L * c + 7L, 32L)), 16L)
+    x[is.na(x)] <- -1
+    as.double(x)
+  }, numeric(length(ids)))
+  ldp_fingerprint(matrix(d, length(ids), 5L))
+}
+
+# Which batches (their ids `ids`, their reports as given `reports`) are what
+# ldp_perturb() made under their ids in this session: the reports' fingerprint
+# is the one recorded under the id. Only such a batch's id tells a budget
+# whether it charged the batch (charge_aggregate_reports()): an uncharged
+# batch given a charged one's id, or a charged batch with rows added, was
+# thresholded without a charge. TRUE for all, FALSE for none, or the
+# positions of those verified.
+verify_ldp_batches <- function(ids, reports) {
+  ok <- vapply(seq_along(ids), function(b) {
+    fp <- if (!is.na(ids[b])) get0(ids[b], envir = ldp_batches_made, inherits = FALSE)
+    !is.null(fp) && identical(fp, ldp_fingerprint(reports[[b]]))
+  }, logical(1))
+  if (all(ok)) TRUE else if (!any(ok)) FALSE else which(ok)
+}
+
+remember_ldp_aggregate <- function(agg, made_here, verified = FALSE) {
+  assign(agg$params$release_id, list(ids = ids_fingerprint(unname(agg$params$report_ids)), n = agg$n,
+                                     fingerprint = aggregate_fingerprint(agg$estimate), made_here = made_here,
+                                     verified = verified),
          envir = ldp_aggregates_made)
   invisible(agg)
 }
@@ -1352,10 +1480,14 @@ remember_ldp_aggregate <- function(agg, made_here) {
 # rows are disjoint, so those charges cover it). The batches' ids are
 # trusted only on an aggregate ldp_aggregate() made in this session and
 # unedited since (an edited list of ids would otherwise make any aggregate
-# free); its own id, on one recorded under it. The charge is recorded for
-# the batches and for the aggregate, under a name of its own (so that an
-# aggregate's id field cannot mark a batch charged). NULL when nothing is
-# charged.
+# free), and only for the batches it verified (verify_ldp_batches(): an
+# uncharged batch carrying a charged one's id, or a charged batch with
+# another's rows added, was free); an id it could not verify (a batch made
+# in another session, or by hand, or edited) counts as not charged, so such
+# an aggregate is charged, once. Its own id is trusted on one recorded
+# under it. The charge is recorded for the verified batches and for the
+# aggregate, under a name of its own (so that an aggregate's id field
+# cannot mark a batch charged). NULL when nothing is charged.
 charge_aggregate_reports <- function(budget, agg, set) {
   if (is.null(budget)) return(NULL)
   acc <- check_budget(budget)
@@ -1363,12 +1495,13 @@ charge_aggregate_reports <- function(budget, agg, set) {
   own <- agg$params$release_id
   ids <- unname(agg$params$report_ids)
   made <- if (is_release_id(own)) get0(own, envir = ldp_aggregates_made, inherits = FALSE)
-  as_made <- !is.null(made) && identical(made$report_ids, ids) && identical(made$n, agg$n) &&
+  as_made <- !is.null(made) && identical(made$ids, ids_fingerprint(ids)) && identical(made$n, agg$n) &&
     identical(made$fingerprint, aggregate_fingerprint(agg$estimate))
   key <- if (is_release_id(own)) paste0("ldp_aggregate:", own)
-  batch_ids <- if (as_made && made$made_here) ids else NA_character_
   if (as_made && charged(key)) return(NULL)
-  if (!anyNA(batch_ids) && all(vapply(batch_ids, charged, logical(1)))) return(NULL)
+  v <- if (as_made && made$made_here) made$verified else FALSE
+  batch_ids <- if (isTRUE(v)) ids else if (isFALSE(v)) character(0) else ids[v]
+  if (isTRUE(v) && all(releases_charged(acc, batch_ids, set$epsilon, set$delta))) return(NULL)
   charge <- budget_charge(budget, "LDP reports given to dp_threshold() as an aggregate (not charged to this budget before)",
                           set$epsilon, set$delta, sigma_ratio = set$sigma / gram_sensitivity(set$clip, set$neighbor),
                           neighbor = set$neighbor)
@@ -1376,7 +1509,7 @@ charge_aggregate_reports <- function(budget, agg, set) {
   # that this budget charges it once
   if (is.null(made) && !is.null(key)) remember_ldp_aggregate(agg, made_here = FALSE)
   if (is.null(made) || as_made) {
-    for (id in c(key, batch_ids[!is.na(batch_ids)])) register_charged_release(budget, id, charge)
+    register_charged_release(budget, c(key, batch_ids), charge)
   }
   charge
 }

@@ -337,3 +337,69 @@ test_that("an aggregate of batches without release ids is charged once per budge
   for (i in 1:2) suppressWarnings(dp_threshold(away, budget = b3))
   expect_identical(nrow(ledger(b3)), 2L)
 })
+
+test_that("a batch's id counts for a budget only on the reports ldp_perturb() made under it (review)", {
+  set.seed(34)
+  X <- matrix(rnorm(3000), 1000, 3) / 4
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  A <- ldp_perturb(X[1:500, ], 1, 1e-6, clip = 1, budget = b)
+  B <- ldp_perturb(X[501:1000, ], 1, 1e-6, clip = 1)
+  # control: the charged batch as made costs nothing more
+  suppressWarnings(dp_threshold(ldp_aggregate(A), budget = b))
+  expect_identical(nrow(ledger(b)), 1L)
+  # the charged batch with the uncharged one's reports added, and the
+  # uncharged one carrying the charged one's id, were thresholded free
+  AB <- A
+  AB$reports <- rbind(A$reports, B$reports)
+  r <- suppressWarnings(dp_threshold(ldp_aggregate(AB), budget = b))
+  expect_identical(nrow(ledger(b)), 2L)
+  expect_identical(r$params$budget_charge, 2L)
+  B2 <- B
+  B2$release_id <- A$release_id
+  suppressWarnings(dp_threshold(ldp_aggregate(B2), budget = b))
+  expect_identical(nrow(ledger(b)), 3L)
+  # so is a charged batch with one report edited
+  A1 <- A
+  A1$reports[3, 2] <- A1$reports[3, 2] + 1
+  suppressWarnings(dp_threshold(ldp_aggregate(A1), budget = b))
+  expect_identical(nrow(ledger(b)), 4L)
+  # none of these marked A's id or B's charged beyond its own reports: B
+  # alone is charged, once; then a new aggregate of it is covered
+  suppressWarnings(dp_threshold(ldp_aggregate(B), budget = b))
+  expect_identical(nrow(ledger(b)), 5L)
+  suppressWarnings(dp_threshold(ldp_aggregate(B), budget = b))
+  suppressWarnings(dp_threshold(ldp_aggregate(A, B), budget = b))
+  expect_identical(nrow(ledger(b)), 5L)
+  # a batch whose id this session did not make (another session's) is
+  # charged once per aggregate, whatever the budget charged under its id
+  b2 <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  C <- ldp_perturb(X, 1, 1e-6, clip = 1, budget = b2)
+  rm(list = C$release_id, envir = dpcov:::ldp_batches_made)
+  agg <- ldp_aggregate(C)
+  for (i in 1:2) suppressWarnings(dp_threshold(agg, budget = b2))
+  expect_identical(nrow(ledger(b2)), 2L)
+  suppressWarnings(dp_threshold(ldp_aggregate(C), budget = b2))
+  expect_identical(nrow(ledger(b2)), 3L)
+})
+
+test_that("an aggregate's counts are integers and the session keeps no list of its batch ids (review)", {
+  set.seed(35)
+  proto <- ldp_perturb(c(0.1, 0.2), 1, 1e-6, clip = 1)
+  batches <- lapply(1:2000, function(i) ldp_perturb(c(0.1, 0.2), 1, 1e-6, clip = 1))
+  a <- suppressWarnings(ldp_aggregate(c(batches, batches[1])))
+  expect_type(a$params$dropped_batches, "integer")
+  expect_type(a$params$dropped_reports, "integer")
+  expect_identical(c(a$params$dropped_batches, a$params$dropped_reports), c(1L, 0L))
+  rec <- get(a$params$release_id, envir = dpcov:::ldp_aggregates_made)
+  expect_null(rec$report_ids)
+  expect_lt(as.numeric(utils::object.size(rec)), 2000)
+  # the ids are still checked: one changed makes the aggregate's record not its own
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  suppressWarnings(dp_threshold(a, budget = b))
+  suppressWarnings(dp_threshold(a, budget = b))
+  expect_identical(nrow(ledger(b)), 1L)
+  edited <- a
+  edited$params$report_ids[5] <- proto$release_id
+  suppressWarnings(dp_threshold(edited, budget = b))
+  expect_identical(nrow(ledger(b)), 2L)
+})

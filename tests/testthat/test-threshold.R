@@ -883,3 +883,112 @@ test_that("a repeated report is found whatever earlier report shares its weighte
   expect_identical(res$a$n, 102)
   expect_false(any(grepl("dropped", res$warnings)))
 })
+
+test_that("batches sharing a release_id are one batch only if their reports say so; else refused naming `...` (review)", {
+  set.seed(56)
+  X <- matrix(rnorm(3000), 1000, 3) / 3
+  honest <- ldp_perturb(X, 1, 1e-5, 1)
+  # a one-report batch carrying the honest batch's id got it dropped (given
+  # first), or was dropped itself (given after) whatever its report
+  hostile <- ldp_perturb(X[1, , drop = FALSE], 1, 1e-5, 1)
+  hostile$release_id <- honest$release_id
+  for (args in list(list(hostile, honest), list(honest, hostile))) {
+    e <- expect_error(do.call(ldp_aggregate, args), "same release_id but different reports", class = "dpcov_error")
+    expect_identical(e$arg, "...")
+  }
+  # a part given first beat the whole batch
+  part <- honest
+  part$reports <- honest$reports[1:10, ]
+  e <- expect_error(ldp_aggregate(part, honest), "batches 1 and 2 in `...` carry the same release_id", class = "dpcov_error")
+  expect_identical(e$arg, "...")
+  # controls: a part given after the whole, the batch twice and a copy read
+  # back from a file are that batch given again
+  read_back <- honest
+  read_back$reports <- signif(honest$reports, 15)
+  for (again in list(part, honest, read_back)) {
+    res <- aggregate_warned(honest, again)
+    expect_identical(res$a$n, 1000)
+    expect_true(any(grepl("1 given twice", res$warnings)))
+    expect_identical(res$a$estimate, suppressWarnings(ldp_aggregate(honest))$estimate)
+  }
+  # with one entry per report (p = 1, repeats found only exactly), a copy
+  # read back from a file is still matched to its batch by its id
+  one <- ldp_perturb(matrix(rnorm(20000) / 3, 20000, 1), 1, 1e-5, 1)
+  copy <- one
+  copy$reports <- signif(one$reports, 15)
+  expect_false(identical(copy$reports, one$reports))
+  res <- aggregate_warned(one, copy)
+  expect_identical(res$a$n, 20000)
+  expect_true(any(grepl("1 given twice", res$warnings)))
+})
+
+test_that("reports crafted to chain within the repeat tolerance in every entry are refused in bounded time (review)", {
+  adv <- function(N, m, tol) {
+    i <- seq_len(N)
+    r <- ifelse(i %% 2, (i + 1) / 2, N - i / 2 + 1)
+    sapply(seq_len(m), function(j) if (j %% 2) i * 0.55 * tol else r * 0.55 * tol)
+  }
+  set.seed(57)
+  # 2000 reports of 55 entries took 12 s, 8000 of 3 entries 23 s (one report settled a pass)
+  for (shape in list(c(2000, 10), c(8000, 2))) {
+    b <- ldp_perturb(matrix(0, shape[1], shape[2]), 1, 1e-5, clip = 1)
+    b$reports <- adv(shape[1], shape[2] * (shape[2] + 1) / 2, 1e-9 * b$sigma)
+    elapsed <- system.time(e <- expect_error(ldp_aggregate(b), "chain within the repeat tolerance",
+                                             class = "dpcov_error"))[["elapsed"]]
+    expect_identical(e$arg, "...")
+    expect_lt(elapsed, 3)
+  }
+  # control: honest reports with exact copies of one report (cut by no
+  # column) and copies at 1e-14 relative are aggregated
+  b <- ldp_perturb(matrix(rnorm(3000) / 3, 1000, 3), 1, 1e-5, clip = 1)
+  b$release_id <- NULL
+  b$reports <- rbind(b$reports, b$reports[rep(1, 50), ], b$reports[1:200, ] * (1 + 1e-14))
+  res <- aggregate_warned(b)
+  expect_identical(res$a$n, 1000)
+  expect_true(any(grepl("and 250 report", res$warnings)))
+})
+
+test_that("repeated reports are those a pairwise search finds, chains and near misses included (review)", {
+  brute <- function(R, tol) {
+    N <- nrow(R)
+    repeated <- logical(N)
+    pivot <- seq_len(N)
+    kept <- integer(0)
+    for (i in seq_len(N)) {
+      hit <- kept[vapply(kept, function(k) all(abs(R[i, ] - R[k, ]) <= tol), logical(1))]
+      if (length(hit)) {
+        repeated[i] <- TRUE
+        pivot[i] <- min(hit)
+      } else kept <- c(kept, i)
+    }
+    list(repeated = repeated, pivot = pivot)
+  }
+  set.seed(58)
+  tol <- 1e-3
+  for (rep in 1:20) {
+    base <- matrix(rnorm(60 * 3), 60, 3)
+    # copies, near misses (2 tol off in one entry) and short chains at 0.55 tol in every entry
+    R <- rbind(base, base[sample(60, 20), ] + runif(60, -0.4, 0.4) * tol,
+               base[sample(60, 10), ] + c(2 * tol, 0, 0), base[1, ] + outer(1:6, rep(0.55 * tol, 3)))
+    R <- R[sample(nrow(R)), ]
+    cuts <- sort(sample(2:(nrow(R) - 1), 3))
+    mats <- lapply(split(seq_len(nrow(R)), findInterval(seq_len(nrow(R)), c(1, cuts))), function(i) R[i, , drop = FALSE])
+    expect_identical(dpcov:::ldp_repeated_reports(list(R), tol), brute(R, tol))
+    expect_identical(dpcov:::ldp_repeated_reports(unname(mats), tol), brute(R, tol))
+  }
+})
+
+test_that("with one entry per report (p = 1), honest reports are not dropped as repeats by chance (review)", {
+  set.seed(59)
+  # 1e6 reports within 1e-9 sigma met by chance: 262 were dropped
+  r <- ldp_perturb(matrix(rnorm(1e6) / 3, 1e6, 1), 1, 1e-5, 1)
+  res <- aggregate_warned(r)
+  expect_identical(res$a$n, 1e6)
+  expect_length(res$warnings, 0)
+  # control: an exact repeat is still one
+  r$reports <- rbind(r$reports, r$reports[7, , drop = FALSE])
+  r$release_id <- NULL
+  res <- aggregate_warned(r)
+  expect_identical(res$a$n, 1e6)
+  expect_true(any(grepl("and 1 report", res$warnings)))
+})
