@@ -967,10 +967,14 @@ check_ldp_reports <- function(r, fail = TRUE, cache = NULL) {
 #' within \eqn{\tau} by chance with probability below
 #' \eqn{N^2 (\tau/\sigma)^m / 2}; \eqn{\tau} is \eqn{10^{-9}\sigma}
 #' where that is below \eqn{10^{-8}} (for p >= 2, up to \eqn{10^8}
-#' reports), and \eqn{\sigma (10^{-8}/N^2)^{1/m}} otherwise: with one
-#' entry per report (p = 1) and many reports it is exact equality, so a
-#' copy read back from a file is then found by its batch's `release_id`
-#' only. Reports crafted to chain within \eqn{\tau} of one another in
+#' reports), and \eqn{\sigma (10^{-8}/N^2)^{1/m}} otherwise. Reports
+#' rounded by hand lose that argument: at p >= 2 a few may then meet by
+#' chance (the warning counts them). With one entry per report (p = 1)
+#' reports are not matched one by one at all (honest reports rounded to two
+#' decimals met by the thousand): a batch given again is found by its
+#' `release_id`, or, with at least 20 reports, by its reports matching an
+#' earlier batch's in order; a shorter copy without its id, and reports
+#' repeated by hand inside or across batches, are counted again. Reports crafted to chain within \eqn{\tau} of one another in
 #' every entry without repeating (no honest client sends them; they made
 #' the search quadratic) are refused, naming `...`. The counts
 #' (integers) are returned in `params$dropped_batches` and
@@ -1084,16 +1088,18 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   # honest reports agree within tol in every entry with probability below
   # N^2 (tol / sigma)^m / 2, so tol is 1e-9 sigma where that bound is below
   # 1e-8 (from m = 3 on, p >= 2, up to 1e8 reports), and smaller as N grows
-  # otherwise: with one entry per report (p = 1), 1e6 honest reports met
-  # within 1e-9 sigma hundreds of times by chance, and the tolerance shrinks to
-  # exact equality there
+  # otherwise. With one entry per report (p = 1) reports are not matched one
+  # by one at all: 1e6 honest reports met within 1e-9 sigma hundreds of
+  # times by chance, and reports rounded to two decimals (ordinary
+  # post-processing) lost 97% of themselves as "repeats", biasing the
+  # estimate; batches given again are still found, by id or in order
   tol <- set$sigma * min(1e-9, (1e-8 / max(1, sum(nv))^2)^(1 / m))
-  dup <- ldp_repeated_reports(reps, tol)
+  dup <- if (m > 1L) ldp_repeated_reports(reps, tol) else list(repeated = logical(sum(nv)), pivot = seq_len(sum(nv)))
   # (each batch's reports' positions among all of them)
   rows_of <- split(seq_len(sum(nv)), factor(rep.int(seq_along(nv), nv), levels = seq_along(nv)))
   # a batch whose reports all repeat, in order, an earlier batch's is that
   # batch given again, without its name
-  again <- ldp_repeated_batches(ok, rows_of, dup)
+  again <- if (m > 1L) ldp_repeated_batches(ok, rows_of, dup) else ldp_copied_batches_p1(reps, ok, 1e-9 * set$sigma)
   # one carrying an earlier batch's id is that batch given again when its
   # reports all repeat the earlier's (any of them: a part given after the
   # whole), or match them in order within 1e-9 sigma (a copy read back from
@@ -1256,6 +1262,28 @@ ldp_repeated_reports <- function(mats, tol) {
 # the same number of reports, each (valid) one a repeat of the same report
 # kept as the earlier batch's report in its place, and invalid ones in the
 # same places. Compared by a key per batch, in time linear in the reports.
+# With one entry per report (p = 1), where reports are not matched one by
+# one: a batch of at least 20 reports that matches an earlier batch's in
+# order, within `tol` (1e-9 sigma: a copy read back from a file), is that
+# batch given again. Honest batches never agree in 20 reports, even rounded
+# to a coarse grid; shorter ones are found by their release_id only.
+ldp_copied_batches_p1 <- function(reps, ok, tol) {
+  again <- logical(length(reps))
+  nv <- vapply(reps, nrow, integer(1))
+  seen <- new.env(hash = TRUE, parent = emptyenv())
+  for (b in which(nv >= 20L)) {
+    key <- paste(nv[b], paste(signif(reps[[b]][1:3, 1L], 6), collapse = " "))
+    for (f in get0(key, envir = seen, inherits = FALSE)) {
+      if (identical(ok[[b]], ok[[f]]) && all(abs(reps[[b]] - reps[[f]]) <= tol)) {
+        again[b] <- TRUE
+        break
+      }
+    }
+    if (!again[b]) assign(key, c(get0(key, envir = seen, inherits = FALSE), b), envir = seen)
+  }
+  again
+}
+
 ldp_repeated_batches <- function(ok, rows_of, dup) {
   all_repeats <- vapply(seq_along(ok), function(b) length(rows_of[[b]]) > 0L && all(dup$repeated[rows_of[[b]]]),
                         logical(1))
@@ -1412,18 +1440,19 @@ ldp_aggregates_made <- new.env(parent = emptyenv())
 # fingerprint of each one's reports (ldp_fingerprint()).
 ldp_batches_made <- new.env(parent = emptyenv())
 
-aggregate_fingerprint <- function(est) {
-  v <- as.double(est)
-  c(length(v), sum(v), sum(v * cos(seq_along(v))))
-}
+# (with the session's secret weights: public ones let an edited estimate
+# with the same sums pass as the aggregate made, and skip its charge)
+aggregate_fingerprint <- function(est) ldp_fingerprint(as.matrix(est))
 
 # A fingerprint of a numeric matrix: its shape and two sums of its entries
 # weighted by row and column, with weights drawn once a session from the
 # system's entropy source (random_token_cpp(): R's RNG untouched), so that
 # no one outside the session can make other numbers with the same
 # fingerprint. Identical numbers give identical sums (the same operations in
-# the same order); an entry changed, a row added, dropped or moved, changes
-# them.
+# the same order); a row added, dropped or moved, or an entry changed by more
+# than the sums' rounding, changes them (a change below it, about 1e-16 of
+# the sums, can pass: a budget then trusts numbers that equal the recorded
+# ones to that rounding).
 ldp_fingerprint <- function(M) {
   k <- ldp_batches_made[[".key"]]  # (not a release id: never a batch's name)
   if (is.null(k)) {
