@@ -970,8 +970,10 @@ db_result_width <- function(res) {
 db_duplicated_names <- function(have, eng, derived = TRUE) {
   dup <- unique(have[duplicated(have)])
   if (eng$value_types && derived) {
+    # (SQLite's names are case-insensitive: `X` and `x` are one name, the
+    # second renamed `x:1`)
     stem <- sub(":[0-9]+$", "", have)
-    dup <- union(dup, unique(stem[stem != have & stem %in% have]))
+    dup <- union(dup, unique(stem[stem != have & tolower(stem) %in% tolower(have)]))
   }
   dup
 }

@@ -1097,3 +1097,16 @@ test_that("a package reader whose file is gone or whose connection is closed is 
   expect_match(conditionMessage(e), "connection is closed", fixed = TRUE)
   expect_identical(budget_spent(b)$charges, 1L)
 })
+
+test_that("SQLite: names that differ only in case are one name, refused as repeated in a query's result", {
+  skip_if_not_installed("RSQLite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:")
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbWriteTable(con, "d", data.frame(a = c(1, 2, 3), b = c(3, 4, 6)))
+  e <- expect_error(second_moment_db(con, query = "SELECT a AS X, b AS x FROM d"), class = "dpcov_error")
+  expect_identical(e$arg, "query")
+  expect_match(conditionMessage(e), "more than one column named", fixed = TRUE)
+  # control: distinct names are read
+  s <- second_moment_db(con, query = "SELECT a AS X, b AS y FROM d")
+  expect_equal(unname(s$gram), unname(crossprod(cbind(c(1, 2, 3), c(3, 4, 6)))))
+})
