@@ -1121,6 +1121,10 @@ lm_constant_names <- "pi"
 # The variables of a formula or expression that are columns of the data.
 lm_data_vars <- function(x) setdiff(all.vars(x), lm_constant_names)
 
+# The constants a formula uses that are also columns of a frame (named
+# `names`): model.frame() would read the column, not the constant.
+lm_constants_shadowed <- function(x, names) intersect(intersect(all.vars(x), lm_constant_names), names)
+
 # Refuses a variable expression of the formula (from its terms) that is not
 # built from the data's variables, scalar constants and lm_elementwise.
 lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
@@ -1300,7 +1304,7 @@ lm_design <- function(formula, data, min_rows = 2L, box = NULL, check_box = NULL
           paste0(bad_fun, "()", collapse = ", "), .arg = "x")
   }
   vars <- lm_data_vars(formula)
-  used_constants <- intersect(intersect(all.vars(formula), lm_constant_names), names(data))
+  used_constants <- lm_constants_shadowed(formula, names(data))
   if (length(used_constants)) {
     abort("`data` has a column named `%s`, which the formula's `%s` (the constant) would read instead; rename the column.",
           used_constants[1], used_constants[1], .arg = "data")
@@ -3290,7 +3294,7 @@ lm_newdata <- function(object, newdata, arg = "newdata", na_rows = FALSE) {
   if (!is.data.frame(newdata)) abort("`%s` must be a data frame (or a named list of equal-length vectors).", arg, .arg = arg)
   tt <- stats::delete.response(tt)
   vars <- lm_data_vars(tt)
-  clash <- intersect(intersect(all.vars(tt), lm_constant_names), names(newdata))
+  clash <- lm_constants_shadowed(tt, names(newdata))
   if (length(clash)) {
     abort("`%s` has a column named `%s`, which the model uses as the constant; rename or drop the column.",
           arg, clash[1], .arg = arg)

@@ -1065,7 +1065,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
   # copy keeps its name where a file may change its last digits; batches
   # sharing a release id are one batch only if their reports say so (below)
   ids <- vapply(parts, function(r) if (is_string(r$release_id)) r$release_id else NA_character_, character(1))
-  ids[!grepl("^[0-9a-f]{32}$", ids)] <- NA_character_
+  ids[!release_id_form(ids)] <- NA_character_
   kept <- which(keep)
   checked <- checked[keep]
   ids <- ids[keep]
@@ -1157,6 +1157,7 @@ ldp_aggregate <- function(..., epsilon = NULL, delta = NULL, clip = NULL, neighb
                                       batches = length(report_ids), release_id = new_release_id()),
                         call = NULL, local = TRUE)
   remember_ldp_aggregate(rel, made_here = TRUE, verified = verified)
+  rel
 }
 
 # Thresholding needs p >= 2 columns: the one refusal, whatever holds the
@@ -1409,8 +1410,10 @@ threshold_aggregate <- function(agg, variant, model, tune, ldp_threshold, keep_d
   rel
 }
 
-# A release id as new_release_id() makes them (ldp_perturb() batches, aggregates).
-is_release_id <- function(v) is_string(v) && grepl("^[0-9a-f]{32}$", v)
+# Which strings have the form of a release id as new_release_id() makes them
+# (ldp_perturb() batches, aggregates): 32 hexadecimal digits.
+release_id_form <- function(v) !is.na(v) & grepl("^[0-9a-f]{32}$", v)
+is_release_id <- function(v) is_string(v) && release_id_form(v)
 
 # An aggregate's ids (its `params`) of the form ldp_aggregate() gives them:
 # `report_ids` a character vector, one per batch kept (`batches`, when
@@ -1420,7 +1423,7 @@ aggregate_ids_valid <- function(params) {
   ids <- params$report_ids
   k <- params$batches
   is.character(ids) && is.null(dim(ids)) && !is.object(ids) && length(ids) >= 1L &&
-    all(is.na(ids) | grepl("^[0-9a-f]{32}$", ids)) && !anyDuplicated(ids[!is.na(ids)]) &&
+    all(is.na(ids) | release_id_form(ids)) && !anyDuplicated(ids[!is.na(ids)]) &&
     (is.null(k) || is_whole1(k, 1) && k == length(ids)) &&
     (is.null(params$release_id) || is_release_id(params$release_id))
 }

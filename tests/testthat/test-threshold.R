@@ -1040,3 +1040,11 @@ test_that("an aggregate whose estimate was edited to keep its public sums is cha
   suppressWarnings(dp_threshold(ag2, budget = b))
   expect_identical(nrow(as.data.frame(b)), n0 + 1L)
 })
+
+test_that("ldp_aggregate() returns its release visibly, as every release does", {
+  set.seed(96)
+  r <- ldp_perturb(matrix(rnorm(300) / 3, 100, 3), 1, 1e-5, 1)
+  v <- suppressWarnings(withVisible(ldp_aggregate(r)))
+  expect_true(v$visible)
+  expect_s3_class(v$value, "dp_ldp_aggregate")
+})
