@@ -206,12 +206,8 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   d <- sqrt(diag(sigma))
   d[!(d > 0)] <- 1
   ev <- eigen(sigma / tcrossprod(d), symmetric = TRUE, only.values = TRUE)$values
-  # (only hand-made statistics get here: data's X'X is PSD up to rounding; its
-  # square root would clamp the negative part and compress another matrix)
-  if (min(ev) < -1e-8 * max(ev, 1)) {
-    abort("`x`: its X'X is not positive semidefinite, so it is not the Gram matrix of any data (statistics edited by hand?); compute them with second_moment().",
-          .arg = "x")
-  }
+  # (an indefinite X'X, which would be compressed as another matrix, is
+  # refused by check_suffstat(): data's is PSD up to rounding)
   if (min(ev) <= 1e-10 * max(ev, 1)) {
     # Told to the curator only; nothing of it is stored in the release.
     warn(paste0("X'X/n is singular: the release is well defined, but Assumption 1 ",

@@ -286,6 +286,20 @@ check_reader_block <- function(block) {
   })
 }
 
+# Positive semidefinite up to rounding, judged on the correlation scale:
+# with a slack relative to the largest diagonal, an indefinite block of
+# columns on a far smaller scale (1e-6 beside 1e6) passed. Rounding leaves a
+# data Gram's correlation eigenvalues above -p eps; 1e-8 is the slack.
+# Columns below 1e-100 of the largest scale are judged at that scale (their
+# entries are rounding of the others'), and the division is in two steps so
+# that no product of two small scales underflows.
+gram_is_psd <- function(g, tol = 1e-8) {
+  d <- sqrt(pmax(diag(g), 0))
+  d <- pmax(d, 1e-100 * max(d))
+  r <- t(t(g / d) / d)
+  tryCatch(is.matrix(chol(r + diag(tol, ncol(r)))), error = function(e) FALSE)
+}
+
 #' Validate a `dp_suffstat` given as input (hand-made objects included).
 #' @noRd
 check_suffstat <- function(s, arg = "x") {
@@ -327,11 +341,8 @@ check_suffstat <- function(s, arg = "x") {
   # a Gram is positive semidefinite, which Cauchy-Schwarz (its 2 x 2 minors)
   # does not make it for p > 2: an indefinite hand-made one reached the
   # mechanisms (the posterior's scale failed after the charge; a shifted
-  # Wishart release kept a negative eigenvalue). Rounding leaves a data
-  # Gram's eigenvalues above -p eps max(diag); 1e-8 of it is the slack.
-  top <- max(diag(g))
-  if (ncol(g) > 2L && top > 0 &&
-      !tryCatch(is.matrix(chol(g + diag(1e-8 * top, ncol(g)))), error = function(e) FALSE)) {
+  # Wishart release kept a negative eigenvalue)
+  if (ncol(g) > 2L && max(diag(g)) > 0 && !gram_is_psd(g)) {
     bad("`gram` is not a Gram matrix: it is not positive semidefinite")
   }
   if (!is.null(s$zero_row) && !(is_number(s$zero_row) && is.finite(s$zero_row) && s$zero_row >= 0)) {

@@ -908,6 +908,20 @@ test_that("dp_compress() refuses from the shape before X'X, statistics that are 
   expect_identical(e$arg, "x")
   # control: the statistics as computed compress
   expect_s3_class(dp_compress(second_moment(x, clip = Inf), m = 300), "dp_compress")
+  # the same indefinite block on a scale 1e-12 of a fourth column's: judged on
+  # the correlation scale (a slack relative to the largest diagonal hid it)
+  x4 <- cbind(x, d = rnorm(2000) * 1e6)
+  s4 <- second_moment(x4, clip = Inf)
+  s4$gram[1:3, 1:3] <- R * 2000
+  e <- expect_error(dp_compress(s4, m = 300), "not positive semidefinite", class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # control: data on those scales, with a column that is a multiple of another
+  # (a singular Gram) and one far below the others, are Gram matrices
+  x5 <- cbind(x4, e = x[, 1] * 1e-9, f = rnorm(2000) * 1e-60)
+  expect_s3_class(suppressWarnings(dp_compress(second_moment(x5, clip = Inf), m = 300)), "dp_compress")
+  expect_true(gram_is_psd(crossprod(x5)))
+  expect_true(gram_is_psd(crossprod(cbind(x5, g = rnorm(2000) * 1e-120))))
+  expect_false(gram_is_psd(s4$gram))
   e <- expect_error(dp_compress(x, m = 300, truncate = FALSE, delta_max = 0.5), "applies to the truncation",
                     class = "dpcov_error")
   expect_identical(e$arg, "delta_max")
