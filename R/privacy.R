@@ -579,7 +579,7 @@ sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL, note = NUL
   } else if (mechanism %in% c("iwishart_posterior", "iwishart_adaptive")) {
     if (e > L) {
       refuse("`epsilon` = %s is beyond what Sheffet's proof covers for %s: Theorem B.4 backs Theorem 5.1's prior psi%s only for %s <= %s = %s; use a smaller `epsilon` (or a smaller `delta`).",
-            format(epsilon), alg, at, what, Ltext, format(L, digits = 4), .arg = "epsilon")
+            format(epsilon), alg, at, what, Ltext, format_privacy(L, up = FALSE), .arg = "epsilon")
     }
   } else {
     # r = Inf: r not known yet (a reader's columns), only the bound for every r, L
@@ -588,7 +588,7 @@ sheffet_check_proven <- function(mechanism, epsilon, delta, r = NULL, note = NUL
     if (e > lim) {
       refuse("`epsilon` = %s is beyond what Sheffet's proof covers for %s with %s = %s: Theorem B.1 backs Theorem 3.1's ridge w^2%s only for %s <= X L / (X + L) = %s (X = 2 sqrt(2 r L) + 2 L, L = %s); use a smaller `epsilon` (or a smaller `delta`).",
             format(epsilon), alg, if (half) "r0" else "r", if (is.infinite(r)) "any" else format(r), at, what,
-            format(lim, digits = 4), Ltext, .arg = "epsilon")
+            format_privacy(lim, up = FALSE), Ltext, .arg = "epsilon")
     }
   }
   invisible()

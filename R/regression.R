@@ -747,11 +747,26 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (mechanism == "wishart") check_epsilon(eps_rel, 1, "Algorithm 3 (additive Wishart noise)")
   if (mechanism != "analyze_gauss") {
     check_delta(delta, sheffet_delta_limit(sheffet_fun[[mechanism]]), mechanism)
+    # the mechanism's own check_epsilon() would refuse its share after the
+    # bounds step was charged, naming a value the user never gave
+    if (eps_rel < dp_limits$epsilon[1]) {
+      abort("`%s` = %s leaves the %s mechanism epsilon %s, below %s.",
+            if (share_given) "bound_share" else "epsilon", format(if (share_given) bound_share else epsilon),
+            mechanism, format(eps_rel, digits = 3), format(dp_limits$epsilon[1]),
+            .arg = if (share_given) "bound_share" else "epsilon")
+    }
     # the range Sheffet's proofs cover, for the share the mechanism gets (JL:
     # at r = 2 x the Gram's columns, counted on the data's zero-row slice,
     # i.e. from its schema)
     fun <- sheffet_fun[[mechanism]]
-    r_jl <- if (fun == "jl_ridge") 2 * lm_gram_ncol(x, data) else NULL
+    d_gram <- lm_gram_ncol(x, data)
+    # Algorithm 3's degrees of freedom must be a whole number a double counts
+    # exactly, as wishart_noise() requires after the charge
+    if (fun == "wishart_noise" && !is.na(d_gram) && !(sheffet_wishart_k(d_gram, eps_rel, delta_rel) <= 2^53)) {
+      abort("`epsilon` = %s with `delta` = %s gives Algorithm 3 k = %s degrees of freedom for the mechanism's share, beyond 2^53, where doubles no longer count whole numbers exactly; use a larger `epsilon` or `delta`.",
+            format(epsilon), format(delta), format(sheffet_wishart_k(d_gram, eps_rel, delta_rel), digits = 3), .arg = "epsilon")
+    }
+    r_jl <- if (fun == "jl_ridge") 2 * d_gram else NULL
     if (!identical(r_jl, NA_real_)) {
       sheffet_check_proven(fun, eps_rel, delta_rel, r_jl,
                            note = if (chosen) sprintf("dp_lm()'s %s for the mechanism, after the bounds step's %s",
@@ -2430,7 +2445,11 @@ lm_moments <- function(rel, feat, ones, y, intercept, n = NULL) {
     if (!isTRUE(rel$exact)) {
       sd <- release_noise_sd(rel)
       n_sd <- if (is.null(sd)) NA_real_ else sd[idx[1L], idx[1L]]
+      # on the sum's scale, as release_sum() rescales: a posterior draw by
+      # df - p - 1 (its sd was read as the draw's, 1/1000 of it at df 1000);
+      # Inf where the draw has no finite variance (df - p <= 3)
       if (identical(rel$scale, "average")) n_sd <- n_sd * n_rel
+      if (identical(rel$scale, "posterior sample")) n_sd <- n_sd * (rel$params$df - rel$p - 1)
     }
   } else if (!is.null(n)) {
     n_used <- n
@@ -2680,7 +2699,7 @@ check_dp_lm <- function(x, arg = "x") {
     n_source = function(v) is.null(v) || is_string(v),
     n_used = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
     n_estimate = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
-    n_noise_sd = function(v) is.null(v) || is_num1(v, na_ok = TRUE),
+    n_noise_sd = function(v) is.null(v) || is_num1(v, na_ok = TRUE) || identical(v, Inf),
     nonprivate = function(v) is.null(v) || is_flag(v),
     B = function(v) is.null(v) || is_whole1(v, 0)), arg = arg)
   # the coefficients' names label vcov's rows and columns, the draws' columns

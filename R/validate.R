@@ -241,7 +241,7 @@ check_delta <- function(delta, max = 1, method = NULL) {
   if (!(delta > 0 && delta < 1)) abort("`delta` must be in (0, 1); got %s.", format(delta), .arg = "delta")
   if (delta < .Machine$double.xmin) abort("`delta` must be at least %s; got %s.", format(.Machine$double.xmin), format(delta), .arg = "delta")
   if (delta >= max) {
-    abort("`delta` must be < %s for %s; got %s.", format(max, digits = 4),
+    abort("`delta` must be < %s for %s; got %s.", format_privacy(max, up = FALSE),
           if (is.null(method)) "this method" else method, format(delta), .arg = "delta")
   }
   as.double(delta)

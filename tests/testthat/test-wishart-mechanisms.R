@@ -386,7 +386,7 @@ test_that("bad inputs and out-of-range parameters give clear errors", {
   x <- fixture()
   expect_error(wishart_noise(x, 1, del, B), "epsilon.*< 1.*Algorithm 3")
   expect_error(wishart_noise(x, 0, del, B), "epsilon.*> 0")
-  expect_error(jl_ridge(x, eps, 0.5, B), "delta.*< 0.3679.*Algorithm 1")
+  expect_error(jl_ridge(x, eps, 0.5, B), "delta.*< 0.3678794.*Algorithm 1")
   expect_error(iwishart_posterior(x, eps, 0.4, B), "delta.*Algorithm 4")
   expect_error(iwishart_adaptive(x, eps, 0.4, B), "delta.*Algorithm 5")
   expect_error(jl_adaptive(x, eps, 1.2, B), "delta.*\\(0, 1\\)")
@@ -625,4 +625,46 @@ test_that("Sheffet audit: an indefinite Gram, explicit JL with bounds, explicit 
   expect_error(sheffet_study("multiple", n = 2^8, epsilon = 0.5, reps = 1, p = 3, m = 5), class = "dpcov_error")
   e <- expect_error(plot(st, figure = 4, m = 1), "applies to figure 5", class = "dpcov_error")
   expect_identical(e$arg, "m")
+})
+
+test_that("dp_lm() on an inverse-Wishart release states its count noise on the sum's scale, takes df <= p + 3, and refuses the mechanism's share before the charge", {
+  set.seed(22)
+  x <- rnorm(3000)
+  A <- cbind(one = 1, x = x, y = 1 + 2 * x + rnorm(3000))
+  r <- suppressWarnings(iwishart_adaptive(A, epsilon = 0.5, delta = 1e-5, clip = 4, k0 = 40))
+  fit <- suppressWarnings(dp_lm(r, y ~ x, ones = "one", B = 20))
+  # the draw's sd times df - p - 1, as release_sum() rescales the draw
+  expect_equal(fit$n_noise_sd, release_noise_sd(r)[1, 1] * (r$params$df - 3 - 1))
+  # against the spread of the count over releases (the plug-in sd is within
+  # a factor 2 of it; the draw's own sd, the old value, is 1/36 of it)
+  nh <- replicate(200, release_sum(suppressWarnings(iwishart_adaptive(A, 0.5, 1e-5, clip = 4, k0 = 40)))[1, 1])
+  expect_true(fit$n_noise_sd > sd(nh) / 2 && fit$n_noise_sd < 2 * sd(nh))
+  expect_false(release_noise_sd(r)[1, 1] > sd(nh) / 2)
+  # df - p <= 3 (the default k0 = 2d with three columns): a draw with no
+  # finite variance, a count noise sd of Inf, and a fit its methods take
+  set.seed(19)
+  r3 <- suppressWarnings(iwishart_adaptive(A[1:2000, ], 0.5, 1e-5, clip = 4))
+  expect_true(r3$params$df - 3 <= 3)
+  fit3 <- suppressWarnings(dp_lm(r3, y ~ x, ones = "one", B = 20))
+  expect_identical(fit3$n_noise_sd, Inf)
+  expect_length(coef(fit3), 2L)
+  expect_output(print(summary(fit3)), "Coefficients")
+  # the mechanism's share, after the bounds' step, refused before any charge
+  d <- data.frame(a = rnorm(500))
+  d$y <- d$a + rnorm(500)
+  b <- dp_budget(5, 0.01)
+  e <- expect_error(dp_lm(y ~ a, d, epsilon = 0.5, delta = 1e-4, mechanism = "jl_ridge", bound_share = 0.4999999, budget = b),
+                    "leaves the jl_ridge mechanism epsilon", class = "dpcov_error")
+  expect_identical(e$arg, "bound_share")
+  e <- expect_error(dp_lm(y ~ a, d, epsilon = 2.2e-6, delta = 1e-300, mechanism = "wishart", budget = b),
+                    "beyond 2\\^53", class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # control: a share in range is released and charged
+  expect_s3_class(suppressWarnings(dp_lm(y ~ a, d, epsilon = 0.5, delta = 1e-4, mechanism = "jl_ridge", budget = b)), "dp_lm")
+  expect_true(budget_spent(b)$charges > 0L)
+  # a limit in a refusal is rounded down, never above the value refused
+  e <- expect_error(iwishart_posterior(A[1:10, ], log(4 / 1e-4) * 1.0000001, 1e-4, clip = 3), class = "dpcov_error")
+  expect_match(conditionMessage(e), "epsilon <= ln(4 / delta) = 10.59663;", fixed = TRUE)
+  expect_error(sheffet_study(delta = 0.2), "must be < 0.1666666 ", class = "dpcov_error")
 })
