@@ -152,10 +152,31 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
 gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic", ...) {
   refuse_unknown_args("gaussian_sigma", ...)
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
-  sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
+  sensitivity <- check_sensitivity(sensitivity)
   epsilon <- check_epsilon(epsilon)
   delta <- check_delta(delta)
-  noise_sigma(sensitivity, epsilon, delta, calibration, proven = TRUE, arg = "sensitivity")
+  sigma <- noise_sigma(sensitivity, epsilon, delta, calibration, proven = TRUE, arg = "sensitivity")
+  refuse_subnormal_scale(sigma, "Gaussian noise sd")
+}
+
+# A sensitivity > 0 that is a normal double: a subnormal one has
+# a few bits left, and its noise scale, rounded on that grid, can land below
+# the one calibrated (2.5 times the epsilon asked for, at 5 x 2^-1074).
+check_sensitivity <- function(sensitivity) {
+  sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
+  if (sensitivity < .Machine$double.xmin) {
+    abort("`sensitivity` = %s is below the smallest normal double (%s), where a noise scale cannot be computed exactly; rescale the statistic.",
+          format(sensitivity), format(.Machine$double.xmin, digits = 4), .arg = "sensitivity")
+  }
+  sensitivity
+}
+
+refuse_subnormal_scale <- function(scale, what) {
+  if (scale > 0 && scale < .Machine$double.xmin) {
+    abort("the %s, %s, is below the smallest normal double, where it is rounded on a coarse grid (possibly down); rescale to a larger `sensitivity`.",
+          what, format(scale), .arg = "sensitivity")
+  }
+  scale
 }
 
 #' The Gaussian sigma for validated arguments. With `proven = FALSE` (releases
@@ -363,7 +384,7 @@ composition_words <- function(gauss) {
 #' @export
 laplace_scale <- function(sensitivity, epsilon, ...) {
   refuse_unknown_args("laplace_scale", ...)
-  sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
+  sensitivity <- check_sensitivity(sensitivity)
   epsilon <- check_epsilon(epsilon)
   b <- sensitivity / epsilon
   if (!is.finite(b)) {
@@ -375,7 +396,7 @@ laplace_scale <- function(sensitivity, epsilon, ...) {
     abort("the Laplace scale for sensitivity %s and epsilon = %s underflows to 0; rescale to a larger `sensitivity`.",
           format(sensitivity), format(epsilon), .arg = "sensitivity")
   }
-  b
+  refuse_subnormal_scale(b, "Laplace scale")
 }
 
 # ---- Sensitivities ----------------------------------------------------------------
@@ -403,7 +424,7 @@ laplace_scale <- function(sensitivity, epsilon, ...) {
 #' mechanisms that noise an average ([dp_threshold()], and [dp_cov()] with
 #' `mechanism = "threshold"`) refuse `"add-remove"`.
 #'
-#' @param clip Row-norm bound B (> 0, finite).
+#' @param clip Row-norm bound B, finite, in \[1e-50, 1e50\].
 #' @param neighbor `"add-remove"` (the default, as for the central mechanisms
 #'   that add noise to a sum), `"replace-one"` or `"zero-out"`.
 #' @param n Optional number of rows; if given, the sensitivity is that of the

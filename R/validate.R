@@ -370,6 +370,7 @@ check_spd <- function(S, arg) {
 #' Degrees of freedom of a p-dimensional Wishart: real, > p - 1.
 #' @noRd
 check_wishart_df <- function(df, p) {
+  if (missing(df)) abort_missing("df")
   if (!is_number(df) || !is.finite(df)) abort("`df` must be a single finite number.", .arg = "df")
   if (df <= p - 1) abort("`df` must be > p - 1 = %d; got %s.", as.integer(p - 1), format(df), .arg = "df")
   if (df > 1e15) abort("`df` must be <= 1e15; got %s.", format(df), .arg = "df")

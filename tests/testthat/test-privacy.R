@@ -425,3 +425,23 @@ test_that("the geometric count's exponentials place each draw inside its 2^-32 c
   # (control: the single draw, as before, is one value for all three)
   expect_identical(length(unique(floor(rep(30 * log(2), 3) / 0.001))), 1L)
 })
+
+test_that("noise scales refuse subnormal sensitivities and scales, which round down on the subnormal grid", {
+  u <- 2^-1074
+  # 5u / 2 rounds to 2u on the grid: epsilon 2.5 protected where 2 was asked
+  expect_true(5 * u / (5 * u / 2) > 2.4)
+  for (f in list(function(s) laplace_scale(s, 2), function(s) gaussian_sigma(s, 0.5, 1e-5))) {
+    e <- expect_error(f(5 * u), "below the smallest normal double", class = "dpcov_error")
+    expect_identical(e$arg, "sensitivity")
+  }
+  # a normal sensitivity whose scale would be subnormal
+  e <- expect_error(laplace_scale(1e-305, 1000), "Laplace scale", class = "dpcov_error")
+  expect_identical(e$arg, "sensitivity")
+  # controls: the smallest normal sensitivities are calibrated exactly
+  expect_identical(laplace_scale(1e-300, 2), 1e-300 / 2)
+  expect_true(gaussian_sigma(1e-300, 0.5, 1e-5) / 1e-300 > 7.0318)
+  e <- expect_error(rwishart(1, Sigma = diag(2)), "missing", class = "dpcov_error")
+  expect_identical(e$arg, "df")
+  e <- expect_error(riwishart(1, Psi = diag(2)), "missing", class = "dpcov_error")
+  expect_identical(e$arg, "df")
+})
