@@ -165,7 +165,7 @@ gaussian_sigma <- function(sensitivity, epsilon, delta, calibration = "analytic"
 check_sensitivity <- function(sensitivity) {
   sensitivity <- check_number(sensitivity, "sensitivity", lower = 0)
   if (sensitivity < .Machine$double.xmin) {
-    abort("`sensitivity` = %s is below the smallest normal double (%s), where a noise scale cannot be computed exactly; rescale the statistic.",
+    abort("`sensitivity` = %s is below the smallest normal double (%s), where a noise scale cannot be computed exactly; give a larger `sensitivity` (rescale the statistic).",
           format(sensitivity), format(.Machine$double.xmin, digits = 4), .arg = "sensitivity")
   }
   sensitivity
