@@ -361,6 +361,12 @@ check_budget <- function(budget, arg = "budget") {
   }
   acc <- budget$account
   if (!is.environment(acc)) bad("it has no account")
+  # its settings live in the account, fixed at creation: `b$composition <-
+  # "zCDP"` added an element that read as the rule while the account kept its own
+  if (!identical(names(budget), "account")) {
+    bad(sprintf("it holds %s beside its account (a budget's settings are its account's, fixed at creation)",
+                paste0("`", setdiff(names(budget), "account"), "`", collapse = ", ")))
+  }
   comp <- get0("composition", envir = acc, inherits = FALSE)
   if (!(is.character(comp) && length(comp) == 1L && !is.na(comp) && comp %in% budget_compositions)) {
     bad("its composition rule is malformed")

@@ -175,6 +175,12 @@ test_that("the composition rule is fixed at creation and validated", {
   z <- dp_budget(1, 1e-5, composition = "zCDP")
   expect_error(z$account$composition <- "basic")  # locked: a filter's rule cannot change after a release
   expect_identical(budget_spent(z)$composition, "zCDP")
+  # the rule set on the budget itself, not its account: refused, never read as the rule
+  z2 <- dp_budget(1, 1e-5)
+  z2$composition <- "zCDP"
+  e <- expect_error(budget_spent(z2), "`composition` beside its account", class = "dpcov_error")
+  expect_identical(e$arg, "budget")
+  expect_error(analyze_gauss(x, 0.3, 1e-7, clip = 2, budget = z2), "`composition` beside", class = "dpcov_error")
   z$account$delta <- 0
   expect_error(budget_spent(z), "malformed", class = "dpcov_error")
   h <- dp_budget(1, 1e-5)
