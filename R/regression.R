@@ -406,8 +406,9 @@ release_column_index <- function(cols, M, arg) {
 #' refused, since the formula would read it instead)
 #' and elementwise functions: arithmetic (`+ - * / ^ %% %/%`), comparisons
 #' and logical operators (`! & |`), membership in a set written in the
-#' formula (`month %in% c(12, 1, 2)`, `g %in% c("a", "b")`: a logical
-#' term, coded in \[0, 1\]), `I()`, `log()` (and `log2`, `log10`,
+#' formula (`I(month %in% c(12, 1, 2))`, `I(g %in% c("a", "b"))`: a logical
+#' term, coded in \[0, 1\]; inside `I()`, since a bare `%in%` between terms
+#' is the formula's nesting operator, as in [lm()]), `I()`, `log()` (and `log2`, `log10`,
 #' `log1p`), `exp()`, `expm1()`, `sqrt()`, `abs()`, `sign()`, rounding
 #' (`floor`, `ceiling`, `trunc`, `round`, `signif`), the trigonometric and
 #' hyperbolic functions, `pmin()`, `pmax()`, `ifelse()`, `as.numeric()`,
@@ -1182,10 +1183,15 @@ lm_check_elementwise <- function(e, vars, text_ok = FALSE) {
     return(invisible(TRUE))
   }
   what <- if (is.call(e)) paste0("`", deparse1(e[[1L]]), "()`") else paste0("`", deparse1(e), "`")
-  abort(paste0("`x`: %s in the formula is not an elementwise transformation of each record; use arithmetic, ",
+  # a set written as a term (`y ~ g %in% c(1, 2)`): the formula read the
+  # bare %in% as nesting, as lm() does, and reached the set as a variable
+  hint <- if (is.call(e) && identical(e[[1L]], as.name("c"))) {
+    " (for membership in a set, write I(x %in% c(...)): a bare %in% between terms is the formula's nesting operator)"
+  } else ""
+  abort(paste0("`x`: %s in the formula is not an elementwise transformation of each record%s; use arithmetic, ",
                "comparisons and elementwise functions (log, exp, sqrt, pmin, ifelse, ...) of the variables and ",
                "numeric constants, so that each record's design row depends on that record alone."),
-        what, .arg = "x")
+        what, hint, .arg = "x")
 }
 
 # A formula's `.` term expanded to the columns of `data` other than the

@@ -476,4 +476,8 @@ test_that("dp_lm() takes the constant pi and membership in a set written in the 
     expect_identical(e$arg, "x", info = deparse1(bad))
     expect_identical(budget_spent(b)$charges, 0L)
   }
+  # a bare %in% between terms is the formula's nesting operator: the refusal says to write I()
+  e <- expect_error(dp_lm(y ~ month %in% c(12, 1, 2) + x, d, epsilon = 1, delta = 1e-6, lower = lo, upper = up),
+                    "write I(x %in% c(...))", fixed = TRUE, class = "dpcov_error")
+  expect_identical(e$arg, "x")
 })
