@@ -1085,8 +1085,9 @@ lm_names_only <- function(e) {
 
 # A formula as bare code (no class, no environment).
 strip_formula <- function(f) {
-  f <- unclass(f)
-  attr(f, ".Environment") <- NULL
+  # the call alone: a terms object's predvars and dataClasses, or any
+  # attribute a user attached, would travel in the stored call
+  f <- as.call(as.list(f))
   f
 }
 
@@ -3613,6 +3614,16 @@ lm_synthetic_rows <- function(formula, data) {
 #   only after the private bounds were charged).
 # Other refusals are left to the data, where the shape checks run as before.
 lm_schema_checks <- function(formula, data, box, given) {
+  # NA as a declared level (factor(exclude = NULL), addNA()): a level the
+  # fit's xlevels cannot hold, so the fit came back unusable after its charge
+  if (is.data.frame(data)) {
+    for (v in intersect(all.vars(formula), names(data))) {
+      if (is.factor(data[[v]]) && anyNA(levels(data[[v]]))) {
+        abort("`data`: factor `%s` declares NA as a level; recode it as a named level (e.g. levels(x)[is.na(levels(x))] <- \"missing\").",
+              v, .arg = "data")
+      }
+    }
+  }
   syn <- lm_synthetic_rows(formula, data)
   if (is.null(syn)) return(invisible())
   d <- tryCatch(suppressWarnings(lm_design(formula, syn, min_rows = 0L)), error = identity)

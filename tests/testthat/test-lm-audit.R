@@ -481,3 +481,27 @@ test_that("dp_lm() takes the constant pi and membership in a set written in the 
                     "write I(x %in% c(...))", fixed = TRUE, class = "dpcov_error")
   expect_identical(e$arg, "x")
 })
+
+test_that("dp_lm() refuses a factor declaring NA as a level before the charge, and stores a formula without its attributes", {
+  set.seed(15)
+  n <- 300
+  d <- data.frame(x1 = runif(n, -2, 2), g = factor(sample(c("a", "b", NA), n, TRUE), exclude = NULL))
+  d$y <- 1 + 0.5 * d$x1 + rnorm(n)
+  for (dd in list(d, transform(d, g = addNA(factor(sample(c("a", "b"), n, TRUE)))))) {
+    b <- dp_budget(10, 1e-3)
+    e <- expect_error(dp_lm(y ~ x1 + g, dd, epsilon = 1, delta = 1e-6, bounds = list(x1 = c(-2, 2), y = c(-6, 8)),
+                            budget = b), "declares NA as a level", class = "dpcov_error")
+    expect_identical(e$arg, "data")
+    expect_identical(budget_spent(b)$charges, 0L)
+  }
+  # control: the level recoded by name is a fit its methods take
+  levels(d$g)[is.na(levels(d$g))] <- "missing"
+  f <- dp_lm(y ~ x1 + g, d, epsilon = 1, delta = 1e-6, bounds = list(x1 = c(-2, 2), y = c(-6, 8)))
+  expect_length(coef(f), 4L)
+  # a terms object as the formula: its predvars and dataClasses stay out of the stored calls
+  tt <- terms(model.frame(y ~ x1, d))
+  f <- do.call(dp_lm, list(tt, data = d, epsilon = 1, delta = 1e-6, bounds = list(x1 = c(-2, 2), y = c(-6, 8))))
+  expect_null(attributes(f$call$formula))
+  expect_null(attributes(f$release$call$formula))
+  expect_identical(deparse1(f$call$formula), "y ~ x1")
+})
