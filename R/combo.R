@@ -77,10 +77,10 @@ combo_read <- function(dir, layout = "auto", ...) {
   out <- if (layout == "count_table") read_combo_count_table(dir) else read_combo_genera_csv(dir)
   counts <- out$counts
   if (anyNA(counts) || any(counts < 0) || any(counts != round(counts))) {
-    abort("the counts in `%s` must be non-negative whole numbers without missing values.", dir)
+    abort("the counts in \"%s\" (`dir`) must be non-negative whole numbers without missing values.", dir, .arg = "dir")
   }
   if (anyNA(out$bmi) || any(!is.finite(out$bmi)) || any(out$bmi <= 0)) {
-    abort("the BMI values in `%s` must be positive numbers without missing values.", dir)
+    abort("the BMI values in \"%s\" (`dir`) must be positive numbers without missing values.", dir, .arg = "dir")
   }
   present <- colSums(counts) > 0
   counts <- counts[, present, drop = FALSE]
@@ -110,24 +110,31 @@ combo_layout_dir <- function(dir, layout) {
 read_combo_count_table <- function(dir) {
   files <- file.path(dir, c("combo_count_tab.txt", "bmi.tsv"))
   missing_files <- files[!file.exists(files)]
-  if (length(missing_files)) abort("missing file(s): %s.", paste(missing_files, collapse = ", "))
+  if (length(missing_files)) abort("missing file(s): %s.", paste(missing_files, collapse = ", "), .arg = "dir")
   tab <- tryCatch(utils::read.table(files[1], header = TRUE, check.names = FALSE),
-                  error = function(e) abort("cannot parse `%s` as a count table: %s", files[1], conditionMessage(e)))
+                  error = function(e) abort("cannot parse `%s` as a count table: %s", files[1], conditionMessage(e), .arg = "dir"))
   parts <- strsplit(names(tab), ".", fixed = TRUE)
   is_genus <- lengths(parts) == 6L
-  if (!any(is_genus)) abort("`%s` has no genus-level columns (taxon names with six dot-separated parts).", files[1])
-  if (!all(vapply(tab[is_genus], is.numeric, logical(1)))) abort("`%s` has non-numeric genus columns.", files[1])
+  if (!any(is_genus)) abort("`%s` has no genus-level columns (taxon names with six dot-separated parts).", files[1], .arg = "dir")
+  if (!all(vapply(tab[is_genus], is.numeric, logical(1)))) abort("`%s` has non-numeric genus columns.", files[1], .arg = "dir")
   counts <- as.matrix(tab[is_genus])
   lineage <- do.call(rbind, parts[is_genus])
   colnames(counts) <- lineage[, 6]
   if (anyDuplicated(colnames(counts))) colnames(counts) <- make.unique(colnames(counts))
   bmi_tab <- tryCatch(utils::read.delim(files[2]),
-                      error = function(e) abort("cannot parse `%s`: %s", files[2], conditionMessage(e)))
-  if (!all(c("pid", "bmi") %in% names(bmi_tab))) abort("`%s` must have columns `pid` and `bmi`.", files[2])
-  at <- match(rownames(counts), as.character(bmi_tab$pid))
+                      error = function(e) abort("cannot parse `%s`: %s", files[2], conditionMessage(e), .arg = "dir"))
+  if (!all(c("pid", "bmi") %in% names(bmi_tab))) abort("`%s` must have columns `pid` and `bmi`.", files[2], .arg = "dir")
+  # a repeated subject has two BMIs: match() took the first silently
+  pid <- as.character(bmi_tab$pid)
+  rep_rows <- which(duplicated(pid) | duplicated(pid, fromLast = TRUE))
+  if (length(rep_rows)) {
+    abort("`%s` (in `dir`) lists a subject (pid) more than once, in data rows %s: each subject needs exactly one BMI; remove the repeated rows.",
+          files[2], paste(utils::head(rep_rows, 10), collapse = ", "), .arg = "dir")
+  }
+  at <- match(rownames(counts), pid)
   if (anyNA(at)) {
     abort("subject(s) %s of the count table have no BMI in `%s`.",
-          paste(utils::head(rownames(counts)[is.na(at)], 5), collapse = ", "), files[2])
+          paste(utils::head(rownames(counts)[is.na(at)], 5), collapse = ", "), files[2], .arg = "dir")
   }
   taxonomy <- data.frame(genus = colnames(counts), lineage[, 1:5, drop = FALSE], stringsAsFactors = FALSE)
   names(taxonomy)[-1] <- c("domain", "phylum", "class", "order", "family")
@@ -137,23 +144,23 @@ read_combo_count_table <- function(dir) {
 read_combo_genera_csv <- function(dir) {
   files <- file.path(dir, c("GeneraCounts.csv", "GeneraPhylo.csv", "BMI.csv"))
   missing_files <- files[!file.exists(files)]
-  if (length(missing_files)) abort("missing file(s): %s.", paste(missing_files, collapse = ", "))
+  if (length(missing_files)) abort("missing file(s): %s.", paste(missing_files, collapse = ", "), .arg = "dir")
   read <- function(f, ...) {
     tryCatch(utils::read.csv(f, header = FALSE, strip.white = TRUE, ...),
-             error = function(e) abort("cannot parse `%s`: %s", f, conditionMessage(e)))
+             error = function(e) abort("cannot parse `%s`: %s", f, conditionMessage(e), .arg = "dir"))
   }
   counts <- read(files[1])
-  if (!all(vapply(counts, is.numeric, logical(1)))) abort("`%s` must hold numbers only.", files[1])
+  if (!all(vapply(counts, is.numeric, logical(1)))) abort("`%s` must hold numbers only.", files[1], .arg = "dir")
   counts <- t(as.matrix(counts))
   phylo <- read(files[2], stringsAsFactors = FALSE)
   bmi <- read(files[3])
-  if (ncol(bmi) != 1L || !is.numeric(bmi[[1]])) abort("`%s` must hold one numeric value per line.", files[3])
+  if (ncol(bmi) != 1L || !is.numeric(bmi[[1]])) abort("`%s` must hold one numeric value per line.", files[3], .arg = "dir")
   bmi <- bmi[[1]]
   if (nrow(phylo) != ncol(counts) || ncol(phylo) < 2L) {
-    abort("`%s` has %d rows but `%s` has %d genera (rows).", files[2], nrow(phylo), files[1], ncol(counts))
+    abort("`%s` has %d rows but `%s` has %d genera (rows).", files[2], nrow(phylo), files[1], ncol(counts), .arg = "dir")
   }
   if (length(bmi) != nrow(counts)) {
-    abort("`%s` has %d values but `%s` has %d samples (columns).", files[3], length(bmi), files[1], nrow(counts))
+    abort("`%s` has %d values but `%s` has %d samples (columns).", files[3], length(bmi), files[1], nrow(counts), .arg = "dir")
   }
   genus <- as.character(phylo[[ncol(phylo)]])
   colnames(counts) <- if (anyDuplicated(genus)) make.unique(genus) else genus
@@ -306,7 +313,10 @@ print.combo_features <- function(x, ...) {
 #' The paper's selection of the p = 25 genera: a two-sample t-test between the
 #' two groups for each column, on the training part only, keeping the `p`
 #' columns with the smallest p-values. Welch's test (`var_equal = FALSE`, R's
-#' default) is our reading; the paper does not say which.
+#' default) is our reading; the paper does not say which. A column without
+#' spread in either group (constant there, or constant up to rounding, where
+#' [stats::t.test()] stops with "data are essentially constant") gets
+#' p-value 0 when the group means differ and 1 when they agree.
 #'
 #' @param x Numeric matrix (rows are subjects).
 #' @param group Factor with two levels, one per row.
@@ -330,14 +340,32 @@ combo_select <- function(x, group, p, var_equal = FALSE, ...) {
   check_flag(var_equal, "var_equal")
   if (p > ncol(x)) abort("`p` = %d exceeds the number of columns of `x` (%d).", as.integer(p), ncol(x))
   g1 <- group == levels(group)[1]
-  pv <- apply(x, 2, function(v) {
-    # no spread in either group: the groups differ for sure, or not at all
-    if (stats::var(v[g1]) == 0 && stats::var(v[!g1]) == 0) return(if (v[g1][1] == v[!g1][1]) 1 else 0)
-    stats::t.test(v[g1], v[!g1], var.equal = var_equal)$p.value
-  })
+  pv <- apply(x, 2, function(v) t_test_p(v[g1], v[!g1], var_equal))
   sel <- order(pv)[seq_len(p)]
   # exact p-values of the data: labelled, still usable as column indices
   structure(sel, p_value = unname(pv[sel]), class = "dp_nonprivate")
+}
+
+# The two-sample t-test's p-value, or for a column without spread in either
+# group (exactly, or "essentially constant": a standard error below
+# t.test()'s own limit, 10 eps times the means, where t.test() stops with an
+# unclassed error) 1 when the group means agree to that precision and 0
+# when they differ: the groups differ for sure, or not at all.
+t_test_p <- function(a, b, var_equal) {
+  na <- length(a)
+  nb <- length(b)
+  va <- stats::var(a)
+  vb <- stats::var(b)
+  ma <- mean(a)
+  mb <- mean(b)
+  se <- if (var_equal) {
+    sqrt(((na - 1) * va + (nb - 1) * vb) / (na + nb - 2) * (1 / na + 1 / nb))
+  } else {
+    sqrt(va / na + vb / nb)
+  }
+  tiny <- 10 * .Machine$double.eps * max(abs(ma), abs(mb))
+  if (se == 0 || se < tiny) return(if (abs(ma - mb) <= tiny) 1 else 0)
+  stats::t.test(a, b, var.equal = var_equal)$p.value
 }
 
 #' Locate a local copy of the COMBO data

@@ -50,7 +50,24 @@
 #' databases in the theorem. By default (`reference = NULL`) it is the input's
 #' own \eqn{X^T X / n}, the practical reading of Procedure 4.1; the discard set
 #' then depends on the private data, which `print` flags in the tuning line.
-#' Pass a public `reference` (e.g. from public or earlier data) to avoid that.
+#' Pass a public `reference` (e.g. from public or earlier data) to avoid that
+#' (with `normalize = FALSE` the test still divides by the data's own column
+#' norms, so the tuning line flags that case too).
+#'
+#' A public reference has two costs, both the paper's. First, the released
+#' draw is *conditioned* on \eqn{C^TC/m} lying within the threshold of
+#' \eqn{\Sigma_1}: where the data's \eqn{X^TX/n} differs from the reference,
+#' draws on the far side are discarded, so \eqn{C^TC/m} is pulled toward the
+#' reference and \eqn{E[C^TC/m] = X^TX/n} no longer holds. [compressed_cov()],
+#' [compressed_pca()] and [compressed_lm()] inherit that bias, and the
+#' release, and what is computed from it, say so when printed. Second,
+#' whether any draw is accepted depends on the data: the theorem protects only
+#' databases whose normalised covariance lies within `delta_max` of the
+#' reference, and for those a draw is discarded with probability at most
+#' \eqn{1/n^2} (Lemma 4.4, when \eqn{m \ge} [compression_m_min()]). An error
+#' saying that every one of the `max_tries` draws was discarded therefore says
+#' that the data lie far from the reference, outside what the theorem protects;
+#' it is told to the curator, and no draw is returned in its place.
 #'
 #' @section Methods: `method = "gram"` (default) uses that, given X, the rows
 #'   of \eqn{\Phi X} are iid \eqn{N(0, X^T X / n)}: it draws \eqn{Z R} with Z
@@ -92,7 +109,10 @@
 #'   truncation, on the scale of \eqn{X^T X / n} (normalised, or in the
 #'   data's units with `normalize = FALSE`); `NULL` uses the input's own
 #'   \eqn{X^T X / n}. With dimnames, matched to the data's columns by name
-#'   (other names are refused); by position where either has no names.
+#'   (other names are refused); by position where either has no names. The
+#'   truncation conditions the released draw toward it, so estimates are
+#'   pulled toward it where the data differ from it, and whether a draw is
+#'   accepted at all depends on the data (see the Privacy guarantee section).
 #' @param max_tries Maximum number of draws before giving up (default 100).
 #'   With `truncate = FALSE` (one draw, no truncation) `max_tries`,
 #'   `reference` and `delta_max` are refused.
@@ -173,9 +193,7 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   }
   refuse_compress_shape(p, n)
   m <- check_count(m, "m", min = 1)
-  # (n may exceed the integer range in statistics: formatted, not %d)
-  if (m > n) abort("`m` must be <= n = %s (compression reduces the number of rows); got %s.", format(n), format(m),
-                   .arg = "m")
+  refuse_compress_shape(p, n, m)
   check_cells(m * p, "the compressed matrix", "m")
   if (is.null(delta_max)) delta_max <- sqrt(log(n) / n)
   delta_max <- check_number(delta_max, "delta_max", lower = 0, upper = delta_max_limit,
@@ -219,11 +237,16 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
                            as.integer(max_tries), affine_sd, method == "explicit", 256L)
   if (!length(est)) {
     # with a reference given, it is the likelier cause (one on another scale
-    # than X'X / n, e.g. in raw units with normalize = TRUE, meets no draw)
+    # than X'X / n, e.g. in raw units with normalize = TRUE, meets no draw);
+    # the refusal itself depends on the data, which the message says (no
+    # draw is returned in place of the discarded ones)
     abort(paste0("every one of the %d draws was discarded by the truncation (threshold %s); ",
                  if (is.null(reference)) "increase `m` (>= %d), `delta_max` or `max_tries`."
-                 else paste0("check `reference` (X'X / n on the ", if (normalize) "normalised scale, unit diagonal" else "data's scale",
-                             "), or increase `m` (>= %d), `delta_max` or `max_tries`.")),
+                 else paste0("whether a draw is accepted depends on the data, and this says that their X'X / n lies far from ",
+                             "the public `reference`, outside the databases Theorem 4.6 protects (within `delta_max` of it). ",
+                             "Check `reference` (X'X / n on the ", if (normalize) "normalised scale, unit diagonal" else "data's scale",
+                             "), or increase `m` (>= %d), `delta_max` or `max_tries`; a draw accepted so is conditioned to ",
+                             "lie near the reference, so its estimates are pulled toward it.")),
           as.integer(max_tries), format(threshold, digits = 4), m_min,
           .arg = if (is.null(reference)) "m" else "reference")
   }
@@ -232,7 +255,19 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   tuning <- if (truncate && is.null(reference)) {
     tuning_record("truncation reference", private = FALSE,
                   detail = "Sigma1 = the input's own X'X/n; pass a public `reference` to avoid this")
+  } else if (truncate && !normalize) {
+    # The theorem's test is on normalised columns, where it reads only C and
+    # Sigma1. Unnormalised, each entry is divided by sqrt(S_jj S_kk), the
+    # data's own (private) column norms (truncation_weights() in compress.h):
+    # the test is the normalised draw's against Sigma1 / sqrt(S_jj S_kk), a
+    # reference moved by the private data, so the discard set depends on them
+    # even with a public reference: recorded as the own-reference case is.
+    tuning_record("truncation scale", private = FALSE,
+                  detail = paste0("normalize = FALSE: the test divides each entry by the data's own column norms ",
+                                  "sqrt(S_jj S_kk); use normalize = TRUE to avoid this"))
   } else {
+    # normalised columns and a public reference: the test reads C and the
+    # reference only (S_jj = 1), as in the theorem
     tuning_record("none")
   }
   rel <- new_dp_release(
@@ -246,7 +281,8 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
                   reference = if (is.null(reference)) "own X'X/n" else "public (user-supplied)",
                   no_formal_guarantee = TRUE),
     tuning = tuning,
-    guarantee = compression_guarantee_text(delta_max, m, m_min, normalize, truncate, affine_sd),
+    guarantee = compression_guarantee_text(delta_max, m, m_min, normalize, truncate, affine_sd,
+                                           public_reference = truncate && !is.null(reference)),
     call = call
   )
   # no (epsilon, delta) guarantee: labelled like the package's other outputs
@@ -256,12 +292,21 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
   rel
 }
 
-# Compression's guarantee needs p < n; said from the shape alone.
-refuse_compress_shape <- function(p, n) {
+# Compression's guarantee needs p < n, and compression m <= n rows; said
+# from the shape alone, by dp_compress() and by the accounting functions
+# (compression_alpha(), compression_condition()), which evaluate the theorem
+# for releases dp_compress() would make. `what` is the subject of the p < n
+# message (the data argument, or the numbers given for them).
+refuse_compress_shape <- function(p, n, m = NULL, arg = "x", what = sprintf("`%s` has", arg)) {
   if (p >= n) {
-    abort(paste0("`x` has p = %s columns and only n = %s rows: the distributional-privacy ",
+    abort(paste0("%s p = %s columns and only n = %s rows: the distributional-privacy ",
                  "guarantee (Assumption 1, lambda_min(X'X/n) > 0, used by Theorem 4.6) ",
-                 "needs p < n."), format(p), format(n), .arg = "x")
+                 "needs p < n."), what, format(p), format(n), .arg = arg)
+  }
+  # (n may exceed the integer range in statistics: formatted, not %d)
+  if (!is.null(m) && any(m > n)) {
+    abort("`m` must be <= n = %s (compression reduces the number of rows); got %s.", format(n),
+          paste(format(m[m > n]), collapse = ", "), .arg = "m")
   }
 }
 
@@ -269,6 +314,39 @@ refuse_compress_shape <- function(p, n) {
 compression_nonprivate_why <- paste0(
   "compression (Zhou, Ligett and Wasserman) is distributionally private only under ",
   "assumptions on the data, not (epsilon, delta)-differentially private; has_guarantee() is FALSE")
+
+# What a draw truncated toward a public reference is (Procedure 4.1 with a
+# fixed Sigma1): said by the release's guarantee, its Estimates line and the
+# print of compressed_cov() of it.
+truncated_reference_text <- paste0(
+  "Truncated toward a public reference Sigma1: only draws with C'C / m within the threshold of it are ",
+  "released, so C'C / m is pulled toward the reference where the data's X'X / n differs from it ",
+  "(E C'C / m = X'X / n no longer holds), and the theorem protects only data whose normalised ",
+  "X'X / n lies within delta_max of it.")
+
+# A release (not a plain matrix) whose draw was truncated toward a public
+# reference; read from its public parameters.
+truncated_to_public_reference <- function(x) {
+  inherits(x, "dp_compress") && is.list(x$params) && isTRUE(x$params$truncate) &&
+    identical(x$params$reference, "public (user-supplied)")
+}
+
+# The "Estimates:" line of a compression release: estimates_text()'s
+# (R/release.R), except that a draw truncated toward a public reference
+# does not claim E C'C / m = X'X / n.
+compressed_rows_text <- function(x) {
+  if (!truncated_to_public_reference(x)) return(estimates_text(x))
+  s <- x$params$affine_sd
+  aff <- is_num1(s) && s > 0
+  sprintf(paste0("not a second-moment matrix: m compressed rows Phi X%s of the %s, TRUNCATED toward a public ",
+                 "reference Sigma1: only draws with C'C / m%s within the threshold of Sigma1 are kept, so C'C / m ",
+                 "is pulled toward Sigma1 where the data's X'X / n differs from it (E C'C / m = X'X / n%s only ",
+                 "where the data equal the reference)"),
+          if (aff) " + Delta" else "",
+          if (isFALSE(x$params$normalize)) "data, in its units" else "column-normalised data",
+          if (aff) " (before Delta)" else "",
+          if (aff) " + s^2 I" else "")
+}
 
 #' @rdname dp_compress
 #' @param digits Significant digits (print).
@@ -278,19 +356,30 @@ compression_nonprivate_why <- paste0(
 print.dp_compress <- function(x, digits = 4, ...) {
   check_release(x)
   nonprivate_banner(x, compression_nonprivate_why)
-  print.dp_release(x, digits = digits, ...)
+  # print.dp_release() with compressed_rows_text() as its Estimates line
+  # (R/release.R's estimates_text() does not know the truncation reference;
+  # when it calls compressed_rows_text() for "compressed rows", this is
+  # print.dp_release(x, digits = digits, ...) again)
+  print_release <- print.dp_release
+  environment(print_release) <- list2env(list(estimates_text = compressed_rows_text),
+                                         parent = environment(print.dp_release))
+  print_release(x, digits = digits, ...)
 }
 
 # Delta_max bounds differences of normalised covariances (entries in [-1, 1]);
 # far larger values only make the bounds overflow.
 delta_max_limit <- 1e6
 
-compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate, affine_sd) {
+compression_guarantee_text <- function(delta_max, m, m_min, normalize, truncate, affine_sd,
+                                       public_reference = FALSE) {
   txt <- paste0(
     "distributional privacy of Zhou, Ligett and Wasserman (Def. 2.4, Thm 4.6) under their ",
     "Assumption 1, for databases whose normalised covariances differ entrywise by at most ",
     "delta_max = ", format(delta_max, digits = 4), "; alpha for a pair of databases: ",
     "compression_alpha(). NOT (epsilon, delta)-differential privacy for arbitrary data.")
+  # the guarantee line is what the release, its summary and the analyses of
+  # it (compressed_pca(), compressed_lm()) all print
+  if (public_reference) txt <- paste0(txt, " ", truncated_reference_text)
   fails <- c(
     if (m < m_min) sprintf("m = %d < %d = 2(C1+C2)ln(2np)", as.integer(m), m_min),
     if (!normalize) "columns not normalised",
@@ -552,7 +641,12 @@ check_compressed_finite <- function(..., arg = "release") {
 #' A release with affine noise \eqn{\Delta} (`affine_sd` = s in
 #' [dp_compress()]) has \eqn{E[C^TC/m] = X^TX/n + s^2 I}: \eqn{s^2} is
 #' subtracted from the diagonal, so the expectation is again \eqn{X^TX/n}
-#' ([compressed_lm()] and the PCA of a release do the same).
+#' ([compressed_lm()] and the PCA of a release do the same). Of a release
+#' truncated toward a public `reference` the expectation is not
+#' \eqn{X^TX/n}: the released draw is conditioned to lie near the
+#' reference, so \eqn{C^TC/m} is pulled toward it where the data differ from
+#' it (see [dp_compress()]); the matrix then carries the attribute
+#' `truncated_to_reference` (`TRUE`) and `print` says so.
 #' Like the [dp_compress()] release it is computed from, it has no (epsilon,
 #' delta) guarantee, so it is labelled non-private: class `dp_nonprivate`,
 #' and `print` says so first. [as.matrix()] gives the plain matrix.
@@ -574,6 +668,8 @@ compressed_cov <- function(release, ...) {
   s2 <- compressed_affine_var(release, "release")
   out <- structure(compressed_gram(C) - diag(s2, ncol(C)), class = c("compressed_cov", "dp_nonprivate", "matrix", "array"))
   if (s2 > 0) attr(out, "affine_sd") <- sqrt(s2)  # public: the release's own parameter
+  # (public too: how the release was truncated; print says what it implies)
+  if (truncated_to_public_reference(release)) attr(out, "truncated_to_reference") <- TRUE
   out
 }
 
@@ -587,7 +683,8 @@ print.compressed_cov <- function(x, digits = 4, ...) {
   s <- attr(x, "affine_sd", exact = TRUE)
   nonprivate_banner(x, paste0(compression_nonprivate_why, if (is_num1(s) && s > 0) {
     sprintf(" (C'C / m of compressed rows less s^2 I, s = %s the affine noise's sd)", format(s, digits = 4))
-  } else " (C'C / m of compressed rows)"))
+  } else " (C'C / m of compressed rows)",
+  if (isTRUE(attr(x, "truncated_to_reference", exact = TRUE))) paste0(". ", sub("\\.$", "", truncated_reference_text))))
   print(signif(as.matrix(x), digits), ...)
   invisible(x)
 }
@@ -661,19 +758,46 @@ Ops.compressed_cov <- function(e1, e2) {
 Math.compressed_cov <- function(x, ...) labelled_cov_arith(.Generic, list(x = x), list(...))
 
 #' @rdname compressed_cov
-#' @param value Replacement values (`x[i, j] <- value`): the result is a plain
-#'   matrix labelled non-private, no longer the covariance. So is
-#'   [stats::cov2cor()]'s, which assigns into its argument.
+#' @param value Replacement values (`x[i, j] <- value`, `x[[i]] <- value`,
+#'   `dim(x) <- value`): the result is a plain matrix labelled non-private,
+#'   no longer the covariance. So is [stats::cov2cor()]'s, which assigns into
+#'   its argument. `dimnames(x) <- value` keeps the class when the rows and
+#'   columns get the same names (the same matrix, its variables renamed), and
+#'   otherwise gives the plain labelled matrix too. (`storage.mode<-` and
+#'   `mode<-` are not generic, so they cannot be caught: use [as.matrix()]
+#'   first.)
 #' @export
-`[<-.compressed_cov` <- function(x, ..., value) {
-  # edited entries are not the covariance: keep the label, not the class
-  # (cov2cor() assigns into a copy of its argument and kept the class, so a
-  # correlation printed as the covariance)
+`[<-.compressed_cov` <- function(x, ..., value) labelled_cov_assign(`[<-`, x, ..., value = value)
+
+#' @rdname compressed_cov
+#' @export
+`[[<-.compressed_cov` <- function(x, ..., value) labelled_cov_assign(`[[<-`, x, ..., value = value)
+
+#' @rdname compressed_cov
+#' @export
+`dim<-.compressed_cov` <- function(x, value) labelled_cov_assign(`dim<-`, x, value = value)
+
+#' @rdname compressed_cov
+#' @export
+`dimnames<-.compressed_cov` <- function(x, value) {
+  renamed <- labelled_cov_assign(`dimnames<-`, x, value = value)
+  dn <- dimnames(renamed)
+  # the same numbers with their variables renamed are still the covariance
+  # (a hand-made object is checked as any input is)
+  if (!identical(dn[[1L]], dn[[2L]])) return(renamed)
+  # (attr<- does not dispatch; the class and public attributes stay)
+  attr(x, "dimnames") <- dn
+  x
+}
+
+# Assignment into a labelled covariance (x[i, j] <- v, x[[i]] <- v, dim(x) <-
+# v, ...): edited, it is not the covariance, so the label is kept and not the
+# class (cov2cor() assigns into a copy of its argument and kept the class,
+# so a correlation printed as the covariance); `assign` is the base
+# replacement function, applied to the plain matrix.
+labelled_cov_assign <- function(assign, x, ..., value) {
   x <- unclass_matrix(x)
-  x <- tryCatch({
-    x[...] <- value
-    x
-  }, error = function(e) {
+  x <- tryCatch(assign(x, ..., value = value), error = function(e) {
     # an index out of range is the index's fault, not the value's
     arg <- if (grepl("subscript", conditionMessage(e))) "x" else "value"
     abort("`%s`: %s cannot be assigned into a labelled covariance (%s).", arg,
@@ -987,8 +1111,14 @@ column_index <- function(C, cols, arg) {
 #' data-free quantities: the minimum m of Lemma 4.4 and the quantity of the
 #' sufficient condition (9) of Theorem 3.2,
 #' \eqn{p^2 \Delta_{max} \sqrt{m \ln 2np}}, which (9) requires to be
-#' \eqn{o(1)} (so it should be well below 1), together with the two terms
-#' \eqn{p \Delta_{max}} and \eqn{m p^2 \Delta_{max}^2} of (16).
+#' \eqn{o(1)} (so it should be well below 1), together with the other two
+#' quantities the proof of Theorem 3.2 requires to be \eqn{o(1)}:
+#' \eqn{p \Delta_{max}} (stated just before (16)) and
+#' \eqn{m p^2 \Delta_{max}^2} (the second condition of (16), whose first is
+#' the quantity of (9)).
+#'
+#' Both refuse the shapes [dp_compress()] refuses, with its messages:
+#' \eqn{p \ge n} (Assumption 1 fails) and \eqn{m > n}.
 #'
 #' This is the paper's distributional privacy under its Assumption 1, not
 #' (epsilon, delta)-differential privacy: alpha bounds the density ratio for
@@ -997,14 +1127,15 @@ column_index <- function(C, cols, arg) {
 #' not be published as if it were private.
 #'
 #' @param x1,x2 Numeric matrices of the same dimension n x p (p < n).
-#' @param m Rows of the compressed data (a vector gives the trade-off in m).
+#' @param m Rows of the compressed data, each at most n (a vector gives the
+#'   trade-off in m).
 #' @param normalize Normalise columns to squared norm n first, as
 #'   [dp_compress()] does (default `TRUE`). With `FALSE` the columns of both
 #'   matrices must already have squared norm n (relative 1e-6): Theorem 4.6
 #'   is for such data, and on others alpha would change with the units.
 #' @param delta_max \eqn{\Delta_{max}}; default the pair's own
 #'   \eqn{\max_{jk} |\Delta_{jk}|} (the smallest value that satisfies (6)).
-#' @param n,p Rows and columns of the data.
+#' @param n,p Rows and columns of the data (p < n).
 #' @return A data frame with one row per m. `compression_condition()`:
 #'   `m`, `m_min`, `m_condition` (m >= m_min), `condition_9`
 #'   (\eqn{p^2\Delta_{max}\sqrt{m\ln 2np}}), `p_delta_max`,
@@ -1024,6 +1155,7 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL, ...
   refuse_unknown_args("compression_alpha", ...)
   if (missing(x1)) abort_missing("x1")
   if (missing(x2)) abort_missing("x2")
+  if (missing(m)) abort_missing("m")
   check_flag(normalize, "normalize")
   x1 <- check_compress_matrix(x1, "x1", normalize, unique_names = FALSE)
   x2 <- check_compress_matrix(x2, "x2", normalize, unique_names = FALSE)
@@ -1033,10 +1165,9 @@ compression_alpha <- function(x1, x2, m, normalize = TRUE, delta_max = NULL, ...
   }
   n <- nrow(x1)
   p <- ncol(x1)
-  if (p >= n) {
-    abort("`x1`: Theorem 4.6 needs lambda_min(X'X/n) > 0 (Assumption 1), impossible with p = %d >= n = %d.", p, n,
-          .arg = "x1")
-  }
+  # the shapes dp_compress() refuses: alpha is for releases it would make
+  check_counts(m, "m", min = 1)
+  refuse_compress_shape(p, n, m, arg = "x1")
   if (!normalize) {
     # Lemma 4.4 and Theorem 4.6 are for columns of squared norm n: on other
     # units alpha changes with the units (x 10 divided it by 30)
@@ -1079,6 +1210,8 @@ compression_condition <- function(n, p, m, delta_max, ...) {
   refuse_unknown_args("compression_condition", ...)
   m_min <- compression_m_min(n, p)
   compression_threshold(n, p, m, delta_max)  # validates m and delta_max
+  # the shapes dp_compress() refuses (p < n, m <= n), with its messages
+  refuse_compress_shape(p, n, m, arg = "p", what = "`p` and `n` describe data with")
   data.frame(m = m, m_min = m_min, m_condition = m >= m_min,
              condition_9 = p^2 * delta_max * sqrt(m * log(2 * n * p)),
              p_delta_max = p * delta_max, m_p2_delta_max2 = m * p^2 * delta_max^2)

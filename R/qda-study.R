@@ -37,6 +37,8 @@
 #'   all subjects, test subjects included; `"training"` fits the whole
 #'   pipeline (selection, means, priors, covariance and its tuning) on all
 #'   subjects, so that the held-out subjects are also training subjects.
+#'   `print`, `summary` and [qda_study_table()] of a study with a leak say
+#'   what leaked.
 #' @param singular,tol Passed to [qda_plugin()].
 #' @return An object of class `qda_study`: `errors` (data frame with one row
 #'   per replication, p and estimator: `rep`, `p`, `estimator`, `errors`,
@@ -112,6 +114,12 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
       for (name in names(estimators)) {
         what <- sprintf("the estimator \"%s\"", name)
         est <- call_user(estimators[[name]], list(xtr[, sel, drop = FALSE], gtr), "estimators", what)
+        # (text went on to qda_plugin() as its `cov` and was refused as a
+        # misspelled "pooled")
+        if (!(inherits(est, "dp_release") || is.matrix(est) && is.numeric(est))) {
+          abort("`estimators`: %s returned %s, which is not a covariance (a p x p numeric matrix or a dp_release).",
+                what, value_kind(est), .arg = "estimators")
+        }
         fit <- with_arg(qda_plugin(xtr[, sel, drop = FALSE], gtr, cov = est, singular = singular, tol = tol),
                         "estimators", what)
         pred <- stats::predict(fit, xte[, sel, drop = FALSE])
@@ -134,13 +142,51 @@ qda_study <- function(features, estimators = qda_estimators(), p = c(25, 40),
   errors$estimator <- factor(errors$estimator, levels = levels_est)
   errors <- errors[order(errors$rep, errors$p, errors$estimator), ]
   rownames(errors) <- NULL
+  # the call is the documented `call` component (update() re-runs it), with
+  # values given by do.call() replaced by placeholders (release_call())
   structure(list(errors = errors, summary = summarise_errors(errors),
                  settings = list(p = p, reps = reps, n_test = n_test, var_equal = var_equal,
                                  leak = leak,
                                  singular = singular, tol = tol,
                                  features = features$settings, n = nrow(x),
-                                 n_group = as.integer(table(group)), estimators = names(estimators))),
-            class = c("qda_study", "dp_study", "dp_nonprivate"), call = release_call(call, c("x", "features")))
+                                 n_group = as.integer(table(group)), estimators = names(estimators)),
+                 call = release_call(call, c("x", "features"))),
+            class = c("qda_study", "dp_study", "dp_nonprivate"))
+}
+
+# What a value is, in words, without its values (for messages).
+value_kind <- function(v) {
+  if (is.null(v)) return("NULL")
+  if (is.object(v)) return(sprintf("an object of class %s", paste(class(v), collapse = "/")))
+  if (is.character(v)) return("text")
+  sprintf("a %s %s", typeof(v), if (is.matrix(v)) "matrix" else if (is.list(v)) "list" else "vector")
+}
+
+# The leak setting of a study (hand-made ones included): "none" when the
+# settings do not record one.
+qda_study_leak <- function(x, arg = "x") {
+  s <- x$settings
+  leak <- if (is.list(s)) s$leak
+  if (is.null(leak)) return("none")
+  if (!is_string(leak) || !leak %in% names(qda_leak_what)) {
+    abort("`%s` is not a valid qda_study: its `settings$leak` must be one of %s.", arg,
+          paste0('"', names(qda_leak_what), '"', collapse = ", "), .arg = arg)
+  }
+  leak
+}
+
+# What each leak setting let the test subjects into, in words.
+qda_leak_what <- c(
+  none = "",
+  selection = paste0("LEAK (leak = \"selection\"): the t-test feature selection ran on all subjects, the held-out ",
+                     "test subjects included, so the error counts are optimistic"),
+  training = paste0("LEAK (leak = \"training\"): the feature selection, class means, priors, covariance and its ",
+                    "tuning were fitted on all subjects, so the held-out test subjects were training subjects too ",
+                    "and the counts are errors on training data, not test errors"))
+
+# The non-private banner's reason for a study's outputs, with its leak.
+qda_study_why <- function(leak, what) {
+  if (leak == "none") what else paste0(what, "; ", qda_leak_what[[leak]])
 }
 
 # A study given as input (hand-made ones included): its summary table, and
@@ -184,15 +230,21 @@ summarise_errors <- function(errors) {
 print.qda_study <- function(x, digits = 2, ...) {
   check_qda_study(x, settings = TRUE)
   digits <- check_digits(digits, min = 0)
-  nonprivate_banner(x, "a study of classifiers fitted and tested on the data")
+  leak <- qda_study_leak(x)
+  nonprivate_banner(x, qda_study_why(leak, "a study of classifiers fitted and tested on the data"))
   s <- x$settings
   cat(sprintf("<qda_study> %d replications, %s test subjects (%s) of %d; p = %s\n",
               s$reps, sum(s$n_test), paste(names(s$n_test), s$n_test, sep = " ", collapse = " + "),
               s$n, paste(s$p, collapse = ", ")))
-  cat("A study of classifiers (not a private release). Average misclassifications (standard error):\n")
-  print(qda_study_table(x, digits = digits), quote = FALSE)
+  cat(sprintf("A study of classifiers (not a private release). Average misclassifications (standard error)%s:\n",
+              if (leak == "none") "" else sprintf(", with leak = \"%s\" (see above)", leak)))
+  # the table's own banner is the one above
+  print(plain_char_table(qda_study_table(x, digits = digits)), quote = FALSE)
   invisible(x)
 }
+
+# A labelled table as the plain character matrix (printed under a banner).
+plain_char_table <- function(tab) matrix(unclass(tab), nrow(tab), ncol(tab), dimnames = dimnames(tab))
 
 #' Plot a study's average misclassifications
 #'
@@ -281,27 +333,56 @@ plot.qda_study <- function(x, reference = NULL, labels = NULL, ylim = NULL, refe
 
 #' Table of a study's average misclassifications
 #'
-#' @param x A [qda_study()] result.
+#' The errors of a study are exact statistics of the data it ran on, so the
+#' table is labelled non-private like the study: class `dp_nonprivate`, and
+#' `print` says so first (and, when the study let the test subjects leak into
+#' the fit, `leak` other than `"none"`, what leaked). It is still a character
+#' matrix: [as.matrix()], `[`, [knitr::kable()] and `print(quote = FALSE)`
+#' treat it as one.
+#'
+#' @param x A [qda_study()] result; for `print`, the table.
 #' @param digits Decimals.
 #' @return A character matrix, one row per p, one column per estimator, each
-#'   cell "mean (se)".
+#'   cell "mean (se)", of class `c("qda_study_table", "dp_nonprivate",
+#'   "matrix", "array")`, with the study's `leak` setting as attribute
+#'   `"leak"`.
 #' @examples
 #' set.seed(1)
 #' x <- rbind(matrix(rnorm(60 * 3), 60), matrix(rnorm(30 * 3, 0.8), 30))
 #' feats <- list(x = x, group = factor(rep(c("lean", "obese"), c(60, 30))))
 #' qda_study_table(qda_study(feats, p = 3, reps = 2, n_test = c(lean = 12, obese = 6)))
 #' @template ref-combo
-#' @template param-dots-none
 #' @export
 qda_study_table <- function(x, digits = 2, ...) {
   refuse_unknown_args("qda_study_table", ...)
   if (missing(x)) abort_missing("x")
   check_qda_study(x)
   digits <- check_digits(digits, min = 0)
+  leak <- qda_study_leak(x)
   s <- x$summary
   cell <- sprintf(paste0("%.", digits, "f (%.", digits, "f)"), s$mean, s$se)
   tab <- tapply(cell, list(paste("p =", s$p), s$estimator), identity)
-  tab[, levels(s$estimator)[levels(s$estimator) %in% colnames(tab)], drop = FALSE]
+  tab <- tab[, levels(s$estimator)[levels(s$estimator) %in% colnames(tab)], drop = FALSE]
+  # exact errors of the data: labelled as the study is, leak included
+  structure(tab, leak = leak,
+            nonprivate_why = qda_study_why(leak, "misclassifications of classifiers fitted and tested on the data"),
+            class = c("qda_study_table", "dp_nonprivate", "matrix", "array"))
+}
+
+#' @rdname qda_study_table
+#' @param ... `print`: passed to [print()] of the character matrix;
+#'   `qda_study_table()`: nothing (an argument it does not take is an error).
+#' @export
+print.qda_study_table <- function(x, ...) {
+  if (!is.matrix(x) || !is.character(x)) {
+    abort("`x` is not a valid qda_study_table: it must be a character matrix.", .arg = "x")
+  }
+  why <- attr(x, "nonprivate_why", exact = TRUE)
+  nonprivate_banner(x, if (is_string(why)) why)
+  dots <- list(...)
+  if (is.null(dots$quote)) dots$quote <- FALSE
+  do.call(print, c(list(plain_char_table(x)), dots))
+  invisible(x)
 }
 
 #' Covariance estimators for the microbiome study
@@ -387,21 +468,22 @@ qda_estimators <- function(private = TRUE, epsilon = 0.5, delta = 1 / 196, clip 
   clip <- check_clip(clip)
   local_neighbor <- check_choice(local_neighbor, c("zero-out", "replace-one"), "local_neighbor")
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
-  if (calibration == "classic") check_epsilon(epsilon, 1, "the classic calibration")
   check_flag(standardize, "standardize")
   tune <- as_threshold_tune(tune)
-  # arguments that do not apply are refused, not dropped: sigma_clip_inf
-  # (the noise's bound when clip = Inf) with a finite clip, and the private
-  # estimators' settings when there are none
+  # arguments that do not apply are refused, not dropped: the private
+  # estimators' settings when there are none (said before any check of how
+  # they combine, which would blame a setting that does nothing), and
+  # sigma_clip_inf (the noise's bound when clip = Inf) with a finite clip
+  if (!private && any(given)) {
+    a <- names(given)[given][1L]
+    abort("`%s` applies to the private estimators, and `private` = FALSE gives only the sample covariance.", a, .arg = a)
+  }
+  if (calibration == "classic") check_epsilon(epsilon, 1, "the classic calibration")
   if (is.finite(clip) && given[["sigma_clip_inf"]]) {
     abort("`sigma_clip_inf` applies only with `clip` = Inf; with a finite clip the noise is calibrated to it.",
           .arg = "sigma_clip_inf")
   }
   if (is.finite(clip)) sigma_clip_inf <- NULL else sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
-  if (!private && any(given)) {
-    a <- names(given)[given][1L]
-    abort("`%s` applies to the private estimators, and `private` = FALSE gives only the sample covariance.", a, .arg = a)
-  }
   out <- list(sample = function(x, group) pooled_cov(x, group))
   if (!private) return(out)
   make <- function(variant, model) {

@@ -54,7 +54,10 @@
 #' @param cov The common covariance: `"pooled"` (the pooled within-class
 #'   sample covariance, divisor n - K, see [pooled_cov()]), a p x p numeric
 #'   matrix (also one of class `dp_nonprivate`, as [qda_estimators()] returns
-#'   with `standardize = TRUE`, or a [pooled_cov()]), a `dp_release` that
+#'   with `standardize = TRUE`, a [pooled_cov()], or a [compressed_cov()]:
+#'   an uncentred second moment, in normalised units unless the rows were
+#'   compressed with `normalize = FALSE`, so the covariance only of rows
+#'   centred before compression), a `dp_release` that
 #'   estimates a covariance (see **Releases**), or a function
 #'   `function(x, group)` returning either. When both the covariance (the
 #'   matrix, or the release's estimate) and `x` have names, they are matched
@@ -136,13 +139,16 @@ resolve_plugin_cov <- function(cov, x, group) {
   }
   if (inherits(cov, "dp_release")) cov <- release_plugin_cov(cov)
   # a matrix labelled non-private (qda_estimators(standardize = TRUE) returns
-  # one: the release scaled back by the exact sds; pooled_cov() another) is a
-  # matrix
+  # one: the release scaled back by the exact sds; pooled_cov() and
+  # compressed_cov() others, as is `compressed_cov(r) + 0`) is a matrix; the
+  # fit is labelled non-private in any case
   if (is_nonprivate_matrix(cov)) {
     cov <- matrix(unclass(cov), nrow(cov), ncol(cov), dimnames = dimnames(cov))
   }
   if (!is.matrix(cov) || !is.numeric(cov) || is.object(cov)) {
-    abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one.")
+    abort("`cov` must be \"pooled\", a numeric matrix, a dp_release or a function returning one; it is %s.",
+          if (is.object(cov)) sprintf("an object of class %s", paste(class(cov), collapse = "/")) else typeof(cov),
+          .arg = "cov")
   }
   if (anyNA(cov) || any(!is.finite(cov))) abort("the plug-in covariance `cov` contains NA, NaN or infinite values.", .arg = "cov")
   check_no_overflow(cov, "cov")
@@ -154,10 +160,11 @@ resolve_plugin_cov <- function(cov, x, group) {
 }
 
 # A numeric matrix labelled only as non-private: class "dp_nonprivate"
-# alone, or a pooled_cov() result.
+# alone, or a pooled_cov() or compressed_cov() result (the labelled
+# covariances the package makes; their arithmetic gives the first kind).
 is_nonprivate_matrix <- function(m) {
   is.matrix(m) && is.numeric(m) && inherits(m, "dp_nonprivate") &&
-    all(class(m) %in% c("pooled_cov", "dp_nonprivate", "matrix", "array"))
+    all(class(m) %in% c("pooled_cov", "compressed_cov", "dp_nonprivate", "matrix", "array"))
 }
 
 # A release given as the plug-in covariance, on the covariance scale (see
@@ -283,11 +290,27 @@ Ops.pooled_cov <- Ops.compressed_cov
 Math.pooled_cov <- Math.compressed_cov
 
 #' @rdname pooled_cov
-#' @param value Replacement values (`x[i, j] <- value`): the result is a plain
-#'   matrix labelled non-private, no longer the pooled covariance. So is
-#'   [stats::cov2cor()]'s, which assigns into its argument.
+#' @param value Replacement values (`x[i, j] <- value`, `x[[i]] <- value`,
+#'   `dim(x) <- value`): the result is a plain matrix labelled non-private,
+#'   no longer the pooled covariance. So is [stats::cov2cor()]'s, which
+#'   assigns into its argument. `dimnames(x) <- value` keeps the class when
+#'   the rows and columns get the same names, and otherwise gives the plain
+#'   labelled matrix too. (`storage.mode<-` and `mode<-` are not generic, so
+#'   they cannot be caught: use [as.matrix()] first.)
 #' @export
 `[<-.pooled_cov` <- `[<-.compressed_cov`
+
+#' @rdname pooled_cov
+#' @export
+`[[<-.pooled_cov` <- `[[<-.compressed_cov`
+
+#' @rdname pooled_cov
+#' @export
+`dim<-.pooled_cov` <- `dim<-.compressed_cov`
+
+#' @rdname pooled_cov
+#' @export
+`dimnames<-.pooled_cov` <- `dimnames<-.compressed_cov`
 
 # Subtract each row's class mean (the residuals whose second moment is the
 # pooled covariance; what a private covariance estimator is given).

@@ -138,7 +138,15 @@ study_table <- function(object, ...) {
       if (is.null(args$measure)) args$measure <- m
       do.call(study_summary, c(list(as.data.frame(object)), args))
     },
-    qda_study = object$summary,
+    qda_study = {
+      out <- object$summary
+      # a study whose test subjects leaked into the fit says so in its table too
+      leak <- qda_study_leak(object, "object")
+      if (leak != "none") {
+        attr(out, "nonprivate_why") <- qda_study_why(leak, "misclassifications of classifiers fitted and tested on the data")
+      }
+      out
+    },
     compression_study = {
       d <- as.data.frame(object)
       keys <- sort(unique(d$m))

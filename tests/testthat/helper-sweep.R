@@ -947,6 +947,12 @@ sweep_specs <- function() {
                label = "predict.qda_plugin (shape)"),
     sweep_spec("print", list(x = qst), list(x = R("object", fields = c("summary", "settings")), digits = CNT),
                label = "print.qda_study"),
+    sweep_spec("print", list(x = dpcov::qda_study_table(qst)),
+               list(x = R("custom", values = list(
+                 sweep_h("string", structure("a", class = c("qda_study_table", "dp_nonprivate"))),
+                 sweep_h("numeric matrix", structure(matrix(1, 2, 2), class = c("qda_study_table", "dp_nonprivate"))),
+                 sweep_h("no fields", structure(list(), class = c("qda_study_table", "dp_nonprivate")))))),
+               label = "print.qda_study_table"),
     sweep_spec("plot", list(x = qst),
                list(x = R("object", fields = c("summary")),
                     reference = R("custom", values = list(sweep_h("string", "a"), sweep_h("NA", NA),

@@ -223,3 +223,67 @@ test_that("combo: a separating feature ranks first, group levels are exactly lea
   expect_identical(e$arg, "data")
   expect_true(all(is.finite(combo_preprocess(make(factor(c("lean", "obese", "lean", "obese"))), min_samples = 1)$x)))
 })
+
+test_that("combo_select: an essentially constant column is ranked like a constant one, without t.test()'s error (audit)", {
+  g <- factor(rep(c("lean", "obese"), each = 4))
+  x <- cbind(a = 1:8, b = c(1, 1, 1, 1 + 4e-16, 1, 1, 1 + 4e-16, 1),
+             c = c(1, 1, 1, 1 + 4e-16, 2, 2, 2 + 8e-16, 2))
+  # (t.test() itself stops on these columns)
+  expect_error(t.test(x[1:4, "b"], x[5:8, "b"]), "essentially constant")
+  for (ve in c(FALSE, TRUE)) {
+    sel <- combo_select(x, g, 3, var_equal = ve)
+    # c: the groups differ for sure (p 0); b: not at all (p 1); a: the t-test
+    expect_identical(as.integer(sel), c(3L, 1L, 2L))
+    expect_identical(attr(sel, "p_value")[c(1, 3)], c(0, 1))
+    expect_equal(attr(sel, "p_value")[2], t.test(1:4, 5:8, var.equal = ve)$p.value)
+  }
+  # control: exactly constant columns, as before
+  x0 <- cbind(a = 1:8, b = 5, c = rep(c(1, 2), each = 4))
+  expect_identical(attr(combo_select(x0, g, 3), "p_value")[c(1, 3)], c(0, 1))
+  # and the study that reached it on every split runs
+  set.seed(1)
+  xx <- cbind(matrix(rnorm(90 * 3), 90), 1 + c(rep(0, 89), 4e-16))
+  grp <- factor(rep(c("lean", "obese"), c(60, 30)))
+  expect_s3_class(qda_study(list(x = xx, group = grp), qda_estimators(private = FALSE), p = 2, reps = 3,
+                            n_test = c(lean = 12, obese = 6)), "qda_study")
+})
+
+test_that("combo_read(): every file error names `dir`, and a repeated pid in bmi.tsv is refused (audit)", {
+  root <- synthetic_combo()
+  cnt <- matrix(c(1, 0, 2, 5), 2, 2, dimnames = list(c("1", "2"), c("B.F.C.O.Fa.G1", "B.F.C.O.Fa.G2")))
+  # a repeated subject: the first row was used silently
+  d1 <- file.path(root, "c4")
+  write_count_table(d1, cnt, data.frame(pid = c(1, 2, 1), bmi = c(20, 30, 40)))
+  e <- expect_error(combo_read(d1), "bmi.tsv` \\(in `dir`\\) lists a subject \\(pid\\) more than once, in data rows 1, 3",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "dir")
+  # the errors about a directory's contents name `dir`, not the directory's value
+  d2 <- file.path(root, "neg")
+  write_count_table(d2, cnt * c(1, -1), data.frame(pid = 1:2, bmi = c(20, 30)))
+  d3 <- file.path(root, "nobmi")
+  write_count_table(d3, cnt, data.frame(pid = 1:2, bmi = c(20, NA)))
+  d4 <- file.path(root, "gap")
+  write_count_table(d4, cnt, data.frame(pid = 1, bmi = 20))
+  d5 <- file.path(root, "nogenus")
+  write_count_table(d5, matrix(1:4, 2, 2, dimnames = list(c("1", "2"), c("B.F", "B.G"))), data.frame(pid = 1:2, bmi = c(20, 30)))
+  d6 <- file.path(root, "bmi-short")
+  dir.create(d6)
+  file.copy(file.path(root, "combo96", c("GeneraCounts.csv", "GeneraPhylo.csv")), d6)
+  writeLines(c("20", "30"), file.path(d6, "BMI.csv"))
+  d7 <- file.path(root, "only-counts")
+  dir.create(d7)
+  file.copy(file.path(root, "combo98", "combo_count_tab.txt"), d7)
+  for (d in c(d2, d3, d4, d5, d6, d7)) {
+    e <- expect_error(combo_read(d), class = "dpcov_error", info = d)
+    expect_identical(e$arg, "dir", info = d)
+  }
+  # a relative directory name was taken for the argument (its value was back-quoted)
+  old <- setwd(root)
+  on.exit(setwd(old))
+  e <- expect_error(combo_read("neg"), "the counts in \"neg\" \\(`dir`\\)", class = "dpcov_error")
+  expect_identical(e$arg, "dir")
+  # control: one BMI per subject reads
+  d8 <- file.path(root, "ok")
+  write_count_table(d8, cnt, data.frame(pid = c(2, 1), bmi = c(30, 20)))
+  expect_identical(unname(combo_read(d8)$bmi), c(20, 30))
+})

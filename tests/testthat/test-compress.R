@@ -379,7 +379,7 @@ test_that("compression_alpha matches a hand computation of bound (15)", {
   expect_equal(cond$m_condition, c(FALSE, TRUE))
   expect_equal(cond$p_delta_max, c(5e-3, 5e-3))
   expect_error(compression_alpha(x1, x2[1:5, ], m = 5), "same dimension")
-  expect_error(compression_alpha(x1[1:2, ], x2[1:2, ], m = 1), "p = 2 >= n = 2")
+  expect_error(compression_alpha(x1[1:2, ], x2[1:2, ], m = 1), "p = 2 columns and only n = 2 rows")
   sing <- cbind(x1, x1[, 1])
   expect_error(compression_alpha(cbind(sing, 1:6), cbind(sing, 1:6), m = 5), "singular")
 })
@@ -843,7 +843,7 @@ test_that("compression's refusals name their argument, names are filled and esca
   e <- expect_error(dp_compress(s, m = 4e9), "n = 3e\\+09", class = "dpcov_error")
   expect_identical(e$arg, "m")
   # compression_alpha(): p >= n names x1, a mismatched x2 names x2
-  e <- expect_error(compression_alpha(X[1:2, 1:2], X[1:2, 1:2], m = 1), "p = 2 >= n = 2", class = "dpcov_error")
+  e <- expect_error(compression_alpha(X[1:2, 1:2], X[1:2, 1:2], m = 1), "p = 2 columns and only n = 2 rows", class = "dpcov_error")
   expect_identical(e$arg, "x1")
   e <- expect_error(compression_alpha(X, X[-1, ], m = 10), "same dimension", class = "dpcov_error")
   expect_identical(e$arg, "x2")
@@ -925,4 +925,123 @@ test_that("dp_compress() refuses from the shape before X'X, statistics that are 
   e <- expect_error(dp_compress(x, m = 300, truncate = FALSE, delta_max = 0.5), "applies to the truncation",
                     class = "dpcov_error")
   expect_identical(e$arg, "delta_max")
+})
+
+test_that("a public reference conditions the draw toward it, and the release and its analyses say so (audit)", {
+  set.seed(1)
+  n <- 2000
+  ref <- diag(3)
+  f <- rnorm(n)
+  xb <- cbind(f, -f + 0.05 * rnorm(n), rnorm(n))
+  S <- norm_cov(xb)
+  r <- dp_compress(xb, m = 300, reference = ref)
+  cc <- compressed_cov(r)
+  thr <- r$params$threshold
+  # the accepted draw lies within the threshold of the reference, though the
+  # data's X'X/n does not: C'C/m is pulled toward the reference
+  expect_lte(max(abs(as.matrix(cc) - ref)), thr)
+  expect_gt(abs(S[1, 2] - ref[1, 2]), thr)
+  expect_true(attr(cc, "truncated_to_reference"))
+  # print and summary do not claim E C'C/m = X'X/n, and say why
+  out <- paste(wide_output(print(r)), collapse = "\n")
+  expect_match(out, "TRUNCATED toward a public reference", fixed = TRUE)
+  expect_match(out, "only where the data equal the reference", fixed = TRUE)
+  expect_no_match(out, "X'X / n in normalised units", fixed = TRUE)
+  expect_match(paste(wide_output(print(summary(r))), collapse = "\n"), "Truncated toward a public reference", fixed = TRUE)
+  expect_match(r$guarantee, "E C'C / m = X'X / n no longer holds", fixed = TRUE)
+  # and so do the analyses of it
+  expect_match(paste(wide_output(print(cc)), collapse = "\n"), "Truncated toward a public reference", fixed = TRUE)
+  expect_match(paste(wide_output(print(compressed_pca(r))), collapse = "\n"), "Truncated toward a public reference",
+               fixed = TRUE)
+  expect_match(paste(wide_output(print(compressed_lm(r, response = 3))), collapse = "\n"),
+               "Truncated toward a public reference", fixed = TRUE)
+  # control: the input's own reference, and no truncation, keep the unconditional statement
+  for (own in list(dp_compress(xb, m = 300), dp_compress(xb, m = 300, truncate = FALSE))) {
+    out <- paste(wide_output(print(own)), collapse = "\n")
+    expect_match(out, "(E C'C / m = X'X / n in normalised units)", fixed = TRUE)
+    expect_no_match(out, "Truncated toward", ignore.case = TRUE)
+    expect_null(attr(compressed_cov(own), "truncated_to_reference"))
+  }
+  # whether any draw is accepted depends on the data: the refusal says so,
+  # and returns no draw in place of the discarded ones
+  e <- expect_error(dp_compress(xb, m = 1500, reference = ref), "every one of the 100 draws was discarded",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "reference")
+  expect_match(conditionMessage(e), "depends on the data", fixed = TRUE)
+  expect_match(conditionMessage(e), "outside the databases Theorem 4.6 protects", fixed = TRUE)
+  # control: data near the reference are released under the same settings
+  expect_s3_class(dp_compress(matrix(rnorm(n * 3), n, 3), m = 1500, reference = ref), "dp_compress")
+})
+
+test_that("normalize = FALSE with a public reference: the truncation reads the data's scale, and the tuning says so (audit)", {
+  x <- make_x(1000, 3)
+  xs <- x %*% diag(c(1, 100, 0.01))
+  set.seed(2)
+  r <- dp_compress(xs, m = 300, normalize = FALSE, reference = crossprod(xs) / 1000)
+  expect_identical(r$tuning$method, "truncation scale")
+  expect_false(r$tuning$private)
+  expect_true(any(grepl("WARNING: tuning looked at the private data", wide_output(print(r)), fixed = TRUE)))
+  # control: normalised columns and a public reference read only C and the reference
+  set.seed(2)
+  r2 <- dp_compress(x, m = 300, reference = norm_cov(x))
+  expect_identical(r2$tuning$method, "none")
+  expect_true(r2$tuning$private)
+})
+
+test_that("compression_alpha() and compression_condition() refuse the shapes dp_compress() refuses (audit)", {
+  x <- make_x(200, 3)
+  x2 <- x
+  x2[1, ] <- x2[1, ] + 1
+  # m > n: the same message, naming `m`
+  e0 <- expect_error(dp_compress(x, m = 201), class = "dpcov_error")
+  e1 <- expect_error(compression_alpha(x, x2, m = c(100, 201)), class = "dpcov_error")
+  e2 <- expect_error(compression_condition(n = 200, p = 3, m = 201, delta_max = 0.01), class = "dpcov_error")
+  expect_identical(conditionMessage(e1), conditionMessage(e0))
+  expect_identical(conditionMessage(e2), conditionMessage(e0))
+  expect_identical(c(e0$arg, e1$arg, e2$arg), c("m", "m", "m"))
+  # p >= n: dp_compress()'s message, naming the data (or `p`)
+  e3 <- expect_error(compression_condition(n = 100, p = 500, m = 50, delta_max = 0.01),
+                     "p = 500 columns and only n = 100 rows: the distributional-privacy guarantee", class = "dpcov_error")
+  expect_identical(e3$arg, "p")
+  e4 <- expect_error(dp_compress(x[1:3, ], m = 2), class = "dpcov_error")
+  e5 <- expect_error(compression_alpha(x[1:3, ], x2[1:3, ], m = 2), class = "dpcov_error")
+  expect_identical(conditionMessage(e5), sub("`x`", "`x1`", conditionMessage(e4), fixed = TRUE))
+  expect_identical(e5$arg, "x1")
+  # control: m = n and p < n are the shapes a release can have
+  expect_identical(compression_condition(n = 200, p = 3, m = c(100, 200), delta_max = 0.01)$m, c(100, 200))
+  expect_true(all(is.finite(compression_alpha(x, x2, m = c(100, 200))$alpha)))
+})
+
+test_that("assignment into a compressed_cov gives a plain labelled matrix, as `[<-` does (audit: `[[<-` kept the class)", {
+  set.seed(2)
+  cc <- compressed_cov(dp_compress(matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c"))), m = 300))
+  y1 <- cc
+  y1[[2]] <- 9
+  y2 <- cc
+  y2[2] <- 9
+  expect_identical(y1, y2)
+  expect_identical(class(y1), c("dp_nonprivate", "matrix", "array"))
+  expect_identical(y1[2, 1], 9)
+  expect_identical(as.vector(y1)[-2], as.vector(unclass(cc))[-2])
+  expect_match(wide_output(print(y1))[1], "NOT a private release")
+  # an index out of range: classed, naming x
+  e <- expect_error({y <- cc; y[[4, 1]] <- 1}, class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  # dim<-: a non-square result is no covariance
+  y <- cc
+  dim(y) <- c(1, 9)
+  expect_identical(class(y), c("dp_nonprivate", "matrix", "array"))
+  expect_identical(dim(y), c(1L, 9L))
+  expect_identical(as.vector(y), as.vector(unclass(cc)))
+  # dimnames<-: the same names on rows and columns rename the variables (the
+  # class stays); different ones do not describe a covariance
+  y <- cc
+  colnames(y) <- c("u", "v", "w")
+  expect_identical(class(y), c("dp_nonprivate", "matrix", "array"))
+  y <- cc
+  dimnames(y) <- list(c("u", "v", "w"), c("u", "v", "w"))
+  expect_s3_class(y, "compressed_cov", exact = FALSE)
+  expect_identical(class(y), class(cc))
+  expect_identical(unname(unclass(y)), unname(unclass(cc)))
+  expect_identical(rownames(y), c("u", "v", "w"))
 })

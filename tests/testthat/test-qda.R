@@ -451,3 +451,134 @@ test_that("qda_study() refuses a repeated p (its cells ran twice on the same spl
   s <- qda_study(feats, qda_estimators(private = FALSE), p = c(2, 3), reps = 2, n_test = c(lean = 12, obese = 6))
   expect_true(all(s$summary$reps == 2))
 })
+
+test_that("the labelled covariances plug in as the matrices they are, as their arithmetic does (audit)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  g <- rep(1:2, 500)
+  cc <- compressed_cov(dp_compress(x, m = 300))
+  fit <- qda_plugin(x, g, cov = cc)
+  expect_s3_class(fit, c("qda_plugin", "dp_nonprivate"), exact = TRUE)
+  expect_identical(fit$cov, as.matrix(cc))
+  # what `+ 0` (a matrix labelled only as non-private) was given: the same fit
+  fit0 <- qda_plugin(x, g, cov = cc + 0)
+  expect_identical(predict(fit, x, type = "score"), predict(fit0, x, type = "score"))
+  # what is refused says what it is
+  e <- expect_error(qda_plugin(x, g, cov = list(1)), "it is list", class = "dpcov_error")
+  expect_identical(e$arg, "cov")
+  e <- expect_error(qda_plugin(x, g, cov = data.frame(a = 1)), "an object of class data.frame", class = "dpcov_error")
+  expect_identical(e$arg, "cov")
+})
+
+test_that("assignment into a pooled_cov gives a plain labelled matrix, as `[<-` does (audit: `[[<-` kept the class)", {
+  S <- pooled_cov(iris[, 1:4], iris$Species)
+  y1 <- S
+  y1[[1]] <- 100
+  y2 <- S
+  y2[1] <- 100
+  expect_identical(y1, y2)
+  expect_identical(class(y1), c("dp_nonprivate", "matrix", "array"))
+  expect_identical(y1[1, 1], 100)
+  y <- S
+  dim(y) <- c(2, 8)
+  expect_identical(class(y), c("dp_nonprivate", "matrix", "array"))
+  # control: renaming the variables keeps the covariance
+  y <- S
+  dimnames(y) <- rep(list(letters[1:4]), 2)
+  expect_identical(class(y), class(S))
+  expect_match(utils::capture.output(print(y))[1], "^<pooled_cov> NOT a private release")
+})
+
+test_that("qda_study() stores its call as the `call` component, and update() re-runs it (audit)", {
+  feats <- toy_features(3)
+  set.seed(2)
+  st <- qda_study(feats, qda_estimators(private = FALSE), p = 2, reps = 2, n_test = c(lean = 6, obese = 3))
+  expect_true(is.call(st$call))
+  expect_null(attr(st, "call"))
+  st3 <- update(st, reps = 3)
+  expect_identical(st3$settings$reps, 3)
+  expect_identical(sort(unique(st3$errors$rep)), 1:3)
+  expect_identical(st3$call$reps, 3)
+  # through do.call() no data value is stored, and update() says why it cannot re-run
+  st4 <- do.call(qda_study, list(feats, qda_estimators(private = FALSE), p = 2, reps = 1,
+                                 n_test = c(lean = 6, obese = 3)))
+  expect_identical(st4$call$features, as.symbol("<data>"))
+  expect_length(calls_with_values(st4), 0L)
+  expect_false(any(vapply(as.list(st4$call)[-1], function(a) is.list(a) || length(a) > 1L, logical(1))))
+  e <- expect_error(update(st4, reps = 2), "holds <data>", class = "dpcov_error")
+  expect_identical(e$arg, "object")
+})
+
+test_that("a study with a leak says what leaked in print, summary and its table (audit)", {
+  feats <- toy_features(3)
+  est <- qda_estimators(private = FALSE)
+  for (leak in c("selection", "training")) {
+    set.seed(3)
+    st <- qda_study(feats, est, p = 2, reps = 2, n_test = c(lean = 6, obese = 3), leak = leak)
+    tag <- sprintf('LEAK (leak = "%s")', leak)
+    expect_match(paste(wide_output(print(st)), collapse = " "), tag, fixed = TRUE)
+    expect_match(paste(wide_output(print(summary(st))), collapse = " "), tag, fixed = TRUE)
+    tab <- qda_study_table(st)
+    expect_identical(attr(tab, "leak"), leak)
+    expect_match(paste(wide_output(print(tab)), collapse = " "), tag, fixed = TRUE)
+  }
+  expect_match(paste(wide_output(print(st)), collapse = " "), "were training subjects too", fixed = TRUE)
+  # control: the protocol's study says nothing of a leak
+  set.seed(3)
+  st0 <- qda_study(feats, est, p = 2, reps = 2, n_test = c(lean = 6, obese = 3))
+  expect_no_match(paste(c(wide_output(print(st0)), wide_output(print(summary(st0))),
+                          wide_output(print(qda_study_table(st0)))), collapse = " "), "LEAK")
+  expect_identical(attr(qda_study_table(st0), "leak"), "none")
+  # a hand-made study with an unknown leak setting is refused
+  bad <- st0
+  bad$settings$leak <- "some"
+  e <- expect_error(print(bad), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+})
+
+test_that("qda_study_table() is labelled non-private and still a table (audit)", {
+  feats <- toy_features(3)
+  set.seed(4)
+  st <- qda_study(feats, qda_estimators(private = FALSE), p = c(2, 3), reps = 2, n_test = c(lean = 6, obese = 3))
+  tab <- qda_study_table(st)
+  expect_identical(class(tab), c("qda_study_table", "dp_nonprivate", "matrix", "array"))
+  out <- wide_output(print(tab))
+  expect_match(out[1], "^<qda_study_table> NOT a private release")
+  expect_no_match(paste(out, collapse = " "), "\"")  # printed without quotes
+  s <- st$summary
+  cell <- sprintf("%.2f (%.2f)", s$mean[s$p == 2 & s$estimator == "sample"], s$se[s$p == 2 & s$estimator == "sample"])
+  expect_identical(tab["p = 2", "sample"], cell)
+  expect_identical(dim(tab), c(2L, 2L))
+  # the study prints the table once, under its own banner
+  expect_length(grep("NOT a private release", wide_output(print(st))), 1L)
+  skip_if_not_installed("knitr")
+  k <- knitr::kable(tab)
+  expect_true(any(grepl(cell, k, fixed = TRUE)))
+  expect_identical(knitr::kable(tab), knitr::kable(matrix(unclass(tab), 2, 2, dimnames = dimnames(tab))))
+})
+
+test_that("an estimator that returns no covariance is named as such (audit)", {
+  feats <- toy_features(3)
+  for (bad in list(function(x, g) "oops", function(x, g) NULL, function(x, g) list(diag(2)))) {
+    e <- expect_error(qda_study(feats, list(a = bad), p = 2, reps = 1, n_test = c(lean = 6, obese = 3)),
+                      "the estimator \"a\" returned .*, which is not a covariance", class = "dpcov_error")
+    expect_identical(e$arg, "estimators")
+    expect_no_match(conditionMessage(e), "must be one of")
+  }
+  # control: a matrix is a covariance
+  set.seed(5)
+  expect_s3_class(qda_study(feats, list(a = function(x, g) diag(ncol(x))), p = 2, reps = 1,
+                            n_test = c(lean = 6, obese = 3)), "qda_study")
+})
+
+test_that("qda_estimators(private = FALSE) refuses a private setting as not applying, before how settings combine (audit)", {
+  e <- expect_error(qda_estimators(private = FALSE, epsilon = 1), "applies to the private estimators", class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  e <- expect_error(qda_estimators(private = FALSE, clip = 1, sigma_clip_inf = 2), "applies to the private estimators",
+                    class = "dpcov_error")
+  expect_identical(e$arg, "clip")
+  # control: with the private estimators, the combination is what is refused
+  e <- expect_error(qda_estimators(epsilon = 1), "classic calibration", class = "dpcov_error")
+  expect_identical(e$arg, "epsilon")
+  expect_length(qda_estimators(epsilon = 1, calibration = "analytic"), 5L)
+})

@@ -38,9 +38,11 @@ test_that("every export answers hostile input with a classed error or a sane res
                          "dummy.coef", "alias", "effects", "simulate", "case.names", "dfbeta", "dfbetas", "proj"),
                        ".dp_lm"),
                 # subsetting of a study, and arithmetic on and assignment into a labelled
-                # covariance, are base R's `[`, Ops, Math and `[<-` (their errors R's own,
-                # classed), relabelled after: test-methods.R
-                "[.dp_study", paste0(c("Ops.", "Math.", "[<-."), rep(c("pooled_cov", "compressed_cov"), each = 3)))
+                # covariance, are base R's `[`, Ops, Math, `[<-`, `[[<-`, `dim<-` and
+                # `dimnames<-` (their errors R's own, classed), relabelled after:
+                # test-methods.R, test-compress.R and test-qda.R
+                "[.dp_study", paste0(rep(c("Ops.", "Math.", "[<-.", "[[<-.", "dim<-.", "dimnames<-."), each = 2),
+                                     c("pooled_cov", "compressed_cov")))
   missing <- setdiff(c(setdiff(getNamespaceExports("dpcov"), c("tidy", "glance")), paste(s3[, 1], s3[, 2], sep = ".")),
                      c(covered, refusers))
   if (is.null(sweep_combo_dir())) missing <- setdiff(missing, sweep_data_dependent)
