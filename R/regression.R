@@ -838,7 +838,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (private_box) {
     # the number of rows for the warnings: public, or the released noisy
     # Gram entry of the ones column
-    pb$n_hat <- if (!is.na(rel$n)) rel$n else if (joint) rel$params$n_noisy else rel$estimate[1L, 1L]
+    pb$n_hat <- lm_release_n_hat(rel)
     rel$epsilon <- epsilon
     rel$delta <- delta
     rel$params$bounds_source <- "private"
@@ -3613,6 +3613,17 @@ lm_synthetic_rows <- function(formula, data) {
 #   column of the model, are refused (a typo among partial bounds was refused
 #   only after the private bounds were charged).
 # Other refusals are left to the data, where the shape checks run as before.
+# dp_lm()'s number of rows for its bounds' labels (the clamped share, the
+# capped first stage): public, the noisy count (Analyze Gauss), or the
+# released entry of the ones column on the sum's scale (the Gram mechanisms:
+# JL's ridge removed; it was read with the ridge, and the tightened bounds'
+# share with no count at all, 1 row)
+lm_release_n_hat <- function(rel) {
+  if (!is.na(rel$n)) return(rel$n)
+  if (is_num1(rel$params$n_noisy)) return(rel$params$n_noisy)
+  tryCatch(release_sum(rel, NA_real_)[1L, 1L], error = function(e) NA_real_)
+}
+
 lm_schema_checks <- function(formula, data, box, given) {
   # NA as a declared level (factor(exclude = NULL), addNA()): a level the
   # fit's xlevels cannot hold, so the fit came back unusable after its charge

@@ -505,3 +505,25 @@ test_that("dp_lm() refuses a factor declaring NA as a level before the charge, a
   expect_null(attributes(f$release$call$formula))
   expect_identical(deparse1(f$call$formula), "y ~ x1")
 })
+
+test_that("dp_lm() on the Gram mechanisms counts its rows for the bounds' clamped share from the ones entry on the sum's scale", {
+  set.seed(13)
+  n <- 20000
+  d <- data.frame(x1 = runif(n, -2, 2))
+  d$y <- 1 + 0.5 * d$x1 + rnorm(n)
+  for (m in c("wishart", "jl_ridge")) {
+    for (tight in c(TRUE, FALSE)) {
+      f <- suppressWarnings(if (tight) {
+        dp_lm(y ~ x1, d, epsilon = 0.9, delta = 1e-6, bounds = list(x1 = c(-2, 2), y = c(-6, 8)), mechanism = m,
+              tighten = TRUE, B = 5)
+      } else dp_lm(y ~ x1, d, epsilon = 0.9, delta = 1e-6, mechanism = m, B = 5))
+      cb <- f$release$params$column_bounds
+      n_hat <- release_sum(f$release, NA_real_)[1L, 1L]
+      # (JL at its default r = 2d is a W_d(A'A, r) / r draw: its count is a rough one)
+      if (m == "wishart") expect_true(abs(n_hat - n) < 0.05 * n, info = m)
+      # (the tightened share read 1 row, 25%; JL's read the ridge with the count)
+      expect_equal(cb$clamped_share, cb$tail_rows / n_hat, info = paste(m, tight))
+      if (m == "wishart") expect_lt(cb$clamped_share, 0.01)
+    }
+  }
+})
