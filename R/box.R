@@ -323,13 +323,29 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   }
   refuse_unknown_bound_names(names(b$lower), data_names, colnames(X), c(rownames(attr(tt, "factors")), resp))
   named <- function(v) if (v %in% names(b$lower)) c(b$lower[[v]], b$upper[[v]]) else NULL
-  var_interval <- function(v) {
-    iv <- named(v)
-    if (!is.null(iv)) return(iv)
+  # a factor's or a logical's coding is public and exact: bounds inside it
+  # would clamp its 0/1 columns and rescale their coefficients (bounds
+  # [0.2, 0.5] on a logical made its coefficient 3.3 for a true 1, with tight
+  # intervals); bounds containing it only widen the box
+  coded <- function(v) {
     col <- mf[[v]]
     if (is.factor(col)) return(range(c(0, 1, stats::contrasts(col))))
     # a comparison is 0/1 whatever the data; a column merely named like one is not
     if (is.logical(col) || !v %in% data_names && lm_logical_term(v)) return(c(0, 1))
+    NULL
+  }
+  check_coding <- function(iv, code, name) {
+    if (!is.null(iv) && !is.null(code) && (iv[1] > code[1] || iv[2] < code[2])) {
+      abort("`bounds` for `%s` ([%s, %s]) do not contain its coding [%s, %s] (public: fixed by a factor's contrasts or a logical's FALSE/TRUE); drop them, or give bounds that contain it.",
+            name, format(iv[1]), format(iv[2]), format(code[1]), format(code[2]), .arg = "bounds")
+    }
+  }
+  var_interval <- function(v) {
+    iv <- named(v)
+    code <- coded(v)
+    check_coding(iv, code, v)
+    if (!is.null(iv)) return(iv)
+    if (!is.null(code)) return(code)
     abort("`bounds`: give public bounds for `%s`, a numeric variable of the model.", v, .arg = "bounds")
   }
   fac <- attr(tt, "factors")
@@ -342,8 +358,18 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   for (k in seq_along(cols)) {
     j <- cols[k]
     iv <- named(colnames(X)[j])
+    vars <- rownames(fac)[fac[, asg[j]] > 0]
+    # a design column of coded variables only (a dummy, a product of dummies)
+    # is in their coding's product interval whatever the data
+    if (!is.null(iv) && all(vapply(vars, function(v) !is.null(coded(frame_name[[v]])), logical(1)))) {
+      code <- c(1, 1)
+      for (v in vars) {
+        w <- coded(frame_name[[v]])
+        code <- range(c(code[1] * w[1], code[1] * w[2], code[2] * w[1], code[2] * w[2]))
+      }
+      check_coding(iv, code, colnames(X)[j])
+    }
     if (is.null(iv)) {
-      vars <- rownames(fac)[fac[, asg[j]] > 0]
       iv <- c(1, 1)
       for (v in vars) {
         w <- var_interval(frame_name[[v]])
@@ -356,8 +382,9 @@ lm_box_bounds <- function(b, tt, mf, X, resp, data_names) {
   }
   y_iv <- named(resp)
   # a logical response (a column or a comparison) is 0/1 whatever the data
-  if (is.null(y_iv) && (is.logical(stats::model.response(mf)) || !resp %in% data_names && lm_logical_term(resp))) {
-    y_iv <- c(0, 1)
+  if (is.logical(stats::model.response(mf)) || !resp %in% data_names && lm_logical_term(resp)) {
+    check_coding(y_iv, c(0, 1), resp)
+    if (is.null(y_iv)) y_iv <- c(0, 1)
   }
   if (is.null(y_iv)) abort("`bounds`: give public bounds for the response `%s`.", resp, .arg = "bounds")
   lo <- c(lo, y_iv[1])

@@ -527,3 +527,27 @@ test_that("dp_lm() on the Gram mechanisms counts its rows for the bounds' clampe
     }
   }
 })
+
+test_that("dp_lm() refuses bounds inside a factor's or a logical's coding, before any charge", {
+  set.seed(11)
+  n <- 2000
+  d <- data.frame(x1 = runif(n, -1, 1), lg = runif(n) < 0.5, g = factor(sample(c("a", "b"), n, TRUE), levels = c("a", "b")))
+  d$y <- 1 + 0.5 * d$x1 + d$lg + (d$g == "b") + rnorm(n, sd = 0.3)
+  d$yl <- d$y > 1.5
+  b <- dp_budget(10, 1e-3)
+  base <- list(x1 = c(-1, 1), y = c(-3, 5))
+  for (extra in list(list(lg = c(0.2, 0.5)), list(g = c(0.25, 0.5)), list(gb = c(0.25, 0.5)), list(lgTRUE = c(0, 0.5)))) {
+    e <- expect_error(dp_lm(y ~ x1 + lg + g, d, epsilon = 5, delta = 1e-6, bounds = c(base, extra), B = 5, budget = b),
+                      sprintf("`bounds` for `%s` .* do not contain its coding \\[0, 1\\]", names(extra)), class = "dpcov_error")
+    expect_identical(e$arg, "bounds")
+  }
+  e <- expect_error(dp_lm(yl ~ x1, d, epsilon = 5, delta = 1e-6, bounds = list(x1 = c(-1, 1), yl = c(0.4, 0.6)), B = 5,
+                          budget = b), "`yl` .* coding", class = "dpcov_error")
+  expect_identical(e$arg, "bounds")
+  expect_identical(budget_spent(b)$charges, 0L)
+  # control: bounds containing the coding widen the box, and the coefficients are the coded ones
+  f <- dp_lm(y ~ x1 + lg + g, d, epsilon = 5, delta = 1e-6, bounds = c(base, list(lg = c(-1, 2), gb = c(0, 1))), B = 5,
+             budget = b)
+  expect_true(all(abs(coef(f)[c("lgTRUE", "gb")] - coef(lm(y ~ x1 + lg + g, d))[c("lgTRUE", "gb")]) < 0.2))
+  expect_identical(budget_spent(b)$releases, 1L)
+})
