@@ -834,7 +834,9 @@ release_numbers <- function(group) match(group, unique(group))
 
 #' @rdname dp_budget
 #' @param x,object A `dp_budget`.
-#' @param row.names,optional Ignored (for the generics).
+#' @param row.names,optional `as.data.frame()`: as in [base::as.data.frame()]
+#'   (`row.names` one distinct name per row of the ledger, else a classed
+#'   error; `optional` `TRUE` or `FALSE`).
 #' @return `as.data.frame()`: the ledger, one row per charge as made
 #'   (`release`, the number of the release it belongs to, in order; `what`,
 #'   `when`, `neighbor`, `epsilon`, `delta`, `rho`, NA for charges without a
@@ -850,7 +852,7 @@ as.data.frame.dp_budget <- function(x, row.names = NULL, optional = FALSE, ...) 
   led <- cbind(release = release_numbers(led$group), led)
   led$id <- NULL  # internal: identifies a charge for its withdrawal
   led$group <- NULL
-  led
+  data_frame_args(led, row.names, optional, ...)
 }
 
 #' @rdname dp_budget

@@ -568,7 +568,11 @@ check_column_bounds <- function(x, arg = "x") {
 #'
 #' @param x A `dp_column_bounds` from [dp_column_bounds()].
 #' @param digits Significant digits to print.
-#' @param row.names,optional,... Ignored (for the generics).
+#' @param row.names,optional `as.data.frame()`: as in [base::as.data.frame()]
+#'   (`row.names` one distinct name per column bounded, replacing the
+#'   columns' names, else a classed error; `optional` `TRUE` or `FALSE`).
+#' @param ... `as.data.frame()`, `tidy()`: nothing (an argument they do not
+#'   take is an error); `print`: unused.
 #' @return `print` returns `x` invisibly; `as.data.frame()` the bounds (a
 #'   data frame with columns `lower` and `upper`, named by its row names, as
 #'   `bounds =` takes it); `tidy()` one row per column: `column`, `lower`,
@@ -610,7 +614,7 @@ print.dp_column_bounds <- function(x, digits = 4, ...) {
 #' @export
 as.data.frame.dp_column_bounds <- function(x, row.names = NULL, optional = FALSE, ...) {
   check_column_bounds(x)
-  x$bounds
+  data_frame_args(x$bounds, row.names, optional, ...)
 }
 
 #' @rdname dp_column_bounds_methods

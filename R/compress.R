@@ -331,11 +331,10 @@ truncated_to_public_reference <- function(x) {
     identical(x$params$reference, "public (user-supplied)")
 }
 
-# The "Estimates:" line of a compression release: estimates_text()'s
-# (R/release.R), except that a draw truncated toward a public reference
-# does not claim E C'C / m = X'X / n.
+# The "Estimates:" line of a compression release truncated toward a public
+# reference (estimates_text(), R/release.R, gives it): it does not claim
+# E C'C / m = X'X / n.
 compressed_rows_text <- function(x) {
-  if (!truncated_to_public_reference(x)) return(estimates_text(x))
   s <- x$params$affine_sd
   aff <- is_num1(s) && s > 0
   sprintf(paste0("not a second-moment matrix: m compressed rows Phi X%s of the %s, TRUNCATED toward a public ",
@@ -356,14 +355,7 @@ compressed_rows_text <- function(x) {
 print.dp_compress <- function(x, digits = 4, ...) {
   check_release(x)
   nonprivate_banner(x, compression_nonprivate_why)
-  # print.dp_release() with compressed_rows_text() as its Estimates line
-  # (R/release.R's estimates_text() does not know the truncation reference;
-  # when it calls compressed_rows_text() for "compressed rows", this is
-  # print.dp_release(x, digits = digits, ...) again)
-  print_release <- print.dp_release
-  environment(print_release) <- list2env(list(estimates_text = compressed_rows_text),
-                                         parent = environment(print.dp_release))
-  print_release(x, digits = digits, ...)
+  print.dp_release(x, digits = digits, ...)
 }
 
 # Delta_max bounds differences of normalised covariances (entries in [-1, 1]);

@@ -75,10 +75,10 @@
 #' `SQLITE_MAX_COLUMN` of 2000; a larger `max_terms` exceeds them, and the
 #' engine refuses the query (its message names `table` or `query`). The
 #' inner layers carry each row's p values with its clipped copy and, on
-#' SQLite, a text flag per column (about 3p + 3 columns), so the same caps
-#' bound p itself: about 660 columns on SQLite with its default build and
-#' about 550 on PostgreSQL ([db_reader()] selects 2p columns: about 1000 and
-#' 830). Wider data need an engine built with a larger limit, or a
+#' SQLite, a text flag per column (about 2p + 3 columns on PostgreSQL, 3p + 3
+#' on SQLite), so the same caps bound p itself: about 830 columns on
+#' PostgreSQL and 660 on SQLite with its default build (measured; [db_reader()]
+#' selects p columns on PostgreSQL and 2p on SQLite: about 1660 and 1000). Wider data need an engine built with a larger limit, or a
 #' [csv_reader()] over an export. The squared norm is a balanced sum, so its
 #' expression depth is log2(p) (SQLite refuses depth > 1000).
 #'

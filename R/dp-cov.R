@@ -824,7 +824,7 @@ dp_cov_finish <- function(S, n_hat, mean_step, second, nm, n, p, params, type, d
 #' variable whose variance is within its noise has correlations of noise.
 #' @noRd
 cov_release_to_cor <- function(rel) {
-  d <- release_diagnostics(rel)
+  d <- diagnose_release(check_release(rel))
   # the correlations' noise sd, about the covariance's over sqrt(c_ii c_jj)
   # (post-processing), for dp_pca()'s component checks
   v <- sqrt(pmax(0, diag(rel$estimate)))
@@ -1174,13 +1174,17 @@ cov_to_cor <- function(cov) {
 #' Convert a release to a covariance or correlation matrix
 #'
 #' Post-processing only (no privacy cost, no data): turns a release of any
-#' [scale][dp_scales] into an estimate of the covariance (divisor n) or the
-#' correlation matrix, where that is possible (see Details).
+#' [scale][dp_scales] into an estimate of the covariance or the
+#' correlation matrix, where that is possible (see Details). A covariance
+#' made here from another scale has divisor n; a covariance release is
+#' returned as it is, divisor included (`params$divisor`: a [dp_cov()]
+#' release made with `divisor = "n - 1"` stays so).
 #'
-#' * `"covariance"`: returned as is, or scaled to a correlation. When a
-#'   diagonal entry is not positive the matrix is first projected to the PSD
-#'   cone (negative eigenvalues set to 0), and a variable whose variance is
-#'   still 0 gets correlation 0 with the others; a warning says so.
+#' * `"covariance"`: returned as is (with its own divisor), or scaled to a
+#'   correlation. When a diagonal entry is not positive the matrix is first
+#'   projected to the PSD cone (negative eigenvalues set to 0), and a
+#'   variable whose variance is still 0 gets correlation 0 with the others;
+#'   a warning says so.
 #' * `"sum"`, `"sum + ridge"`, `"posterior sample"`: the public ridge is
 #'   removed (and a posterior draw rescaled by \eqn{df - p - 1}) to estimate
 #'   \eqn{A^TA}, which is divided by n, so only when the release made n
@@ -1192,8 +1196,14 @@ cov_to_cor <- function(cov) {
 #'   privacy loss is then that of both releases: with a [dp_cov()] release
 #'   as `center`, the result's `epsilon` and `delta` are that total (basic
 #'   composition, the mean's guarantee restated under the release's notion),
-#'   and its guarantee says so; with numbers, the text says the loss adds
-#'   that of the release they came from.
+#'   and its guarantee says so; with numbers, whose cost it cannot know (a
+#'   release's mean, or the exact means, which leave no guarantee), the text
+#'   says the loss adds that of the release they came from, and
+#'   [has_guarantee()], `summary()` and `glance()` give the total as not
+#'   known (`NA`). The centred matrix is kept as computed: a variance that
+#'   comes out <= 0 (the noise, or the centring, exceeds it) is not projected
+#'   away for `to = "covariance"`, and the diagnostics say so (at least
+#'   `"noisy"`).
 #' * `"correlation"` cannot be turned back into a covariance (the scale is
 #'   gone), and `"compressed rows"` are not second moments (use
 #'   [compressed_cov()]); both are errors.
@@ -1205,9 +1215,13 @@ cov_to_cor <- function(cov) {
 #' @param ... Nothing: an argument dp_as_cov() does not take is an error (a
 #'   misspelt name is refused, not ignored).
 #' @return A `dp_release` of the same class whose `estimate` is the
-#'   covariance or correlation, `scale` and `centred` updated,
-#'   `params$converted_from` the original scale, and, for an uncentred
-#'   release, `center`: the private mean it was centred at (as given).
+#'   covariance (divisor n: `params$divisor`) or correlation, `scale` and
+#'   `centred` updated, `params$converted_from` the original scale, and, for
+#'   an uncentred release, `center`: the private mean it was centred at (as
+#'   given). A covariance release converted `to = "covariance"` is `release`
+#'   itself, unchanged (its divisor too). [update()] refuses a conversion: it
+#'   keeps the call of the release it came from (update that release and
+#'   convert it again).
 #' @seealso [dp_cov()], which centres privately itself.
 #' @examples
 #' set.seed(2)
@@ -1272,7 +1286,10 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
       out$params$center_noise_sd <- if (is.null(center_release)) rep(0, release$p) else
         if (is.numeric(msd) && length(msd) == release$p) unname(msd) else rep(NA_real_, release$p)
       if (is.null(center_release)) out$params$center_numbers <- TRUE
-      guarantee_note <- "centred with a separately released mean: the total privacy loss adds that release's"
+      guarantee_note <- if (is.null(center_release)) {
+        paste0("centred with a separately released mean given as numbers: the total privacy loss adds that ",
+               "release's, which this object cannot know (has_guarantee() is NA; exact means leave no guarantee)")
+      } else "centred with a separately released mean: the total privacy loss adds that release's"
     }
     cov <- symmetric_part(cov)
     out$params$divisor <- "n"
@@ -1289,7 +1306,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   out$params$converted_from <- sc
   # the level the release was graded, and its noise sd on its own scale (JL's
   # and the posterior's are plug-ins of the matrix before conversion)
-  src <- tryCatch(release_diagnostics(release)$level, error = function(e) NULL)
+  src <- tryCatch(diagnose_release(release)$level, error = function(e) NULL)
   if (is_string(src)) out$params$source_level <- src
   ssd <- tryCatch(release_noise_sd(release), error = function(e) NULL)
   if (is.matrix(ssd) && all(dim(ssd) == release$p) && sc != "covariance") {
@@ -1305,7 +1322,7 @@ dp_as_cov <- function(release, to = "covariance", center = NULL, ...) {
   }
   # a correlation is judged on the covariance it scales
   if (to == "correlation") out <- cov_release_to_cor(out)
-  out$diagnostics <- release_diagnostics(out)
+  out$diagnostics <- diagnose_release(check_release(out))
   out
 }
 

@@ -219,6 +219,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
     check_dots_empty(...)
   }
   check_release(release, "release")
+  check_guarantee_numbers(release, "release")
   p <- as.integer(release$p)
   k <- check_rank(rank, p)
   src <- pca_source(release, center)
@@ -273,7 +274,7 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
                             epsilon = if (unaccounted) NA_real_ else basis$epsilon,
                             delta = if (unaccounted) NA_real_ else basis$delta,
                             neighbor = basis$neighbor, n = release$n,
-                            has_guarantee = has_guarantee(basis)),
+                            has_guarantee = release_guarantee_state(basis)),
               guarantee = src$guarantee,
               # how much of each component is noise (released quantities only)
               diagnostics = pca_diagnostics(basis, src, values, k, rank),
@@ -286,7 +287,8 @@ dp_pca <- function(release, rank = NULL, center = NULL, scale = NULL, ...) {
   class(out) <- c("dp_pca", "prcomp")
   noise_warning(out$diagnostics, "dp_pca")
   # the components of a release without a formal guarantee are not private either
-  if (inherits(release, "dp_nonprivate") || !has_guarantee(basis)) out <- as_nonprivate(out, "dp_pca")
+  # (centred at numbers, NA: not known, said as such, not labelled non-private)
+  if (inherits(release, "dp_nonprivate") || isFALSE(release_guarantee_state(basis))) out <- as_nonprivate(out, "dp_pca")
   out
 }
 
@@ -329,7 +331,7 @@ pca_data_error <- function(expr) {
 #' variance (a correlation whose released variance was <= 0) is Inf.
 #' @noRd
 pca_diagnostics <- function(release, src, values, k, rank = NULL) {
-  rd <- release_diagnostics(release)
+  rd <- diagnose_release(release)
   sd <- pca_noise_sd(release, src)
   if (is.null(sd) || !all(is.finite(values))) {
     rd$release_level <- rd$level
@@ -811,6 +813,9 @@ print.summary.dp_pca <- function(x, digits = 4, ...) {
   if (isTRUE(x$nonprivate)) {
     cat("<dp_pca> NOT a private release: the components of a release without a formal guarantee (see Guarantee).\n")
     cat("Principal components (post-processing of a release)\n")
+  } else if (isTRUE(x$center_unaccounted)) {
+    # (centred at numbers of unknown cost: not stated private, the loss said below)
+    cat("Principal components (post-processing of a release; total privacy loss not known)\n")
   } else {
     cat("Private principal components (post-processing of a release)\n")
   }

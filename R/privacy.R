@@ -24,6 +24,13 @@ neighbor_words <- function(neighbor) {
          "add-remove, zero-out" = "add/remove-one-row and zero-out neighbours")
 }
 
+# The local model's notions, in the words its guarantees use.
+local_neighbor_words <- function(neighbor) {
+  switch(neighbor,
+         "replace-one" = "replace-one (any two values of a record)",
+         "zero-out" = "zero-out (a record against the all-zero record)")
+}
+
 # The neighbour notions of Sheffet's mechanisms (by function), in one place:
 # the notion each charge records. Algorithms 1, 2, 3 and 5 see the data only
 # through A'A (a zeroed row is a removed one) and never use n, so they hold
@@ -89,13 +96,7 @@ dp_guarantee_text <- function(epsilon, delta, neighbor, clip, n_public, local = 
                   "unbounded and no formal privacy guarantee holds (noise calibrated as if ",
                   "epsilon = ", format_privacy(epsilon), ", delta = ", format_privacy(delta), ")."))
   }
-  notion <- if (local) {
-    switch(neighbor,
-           "replace-one" = "replace-one (any two values of a record)",
-           "zero-out" = "zero-out (a record against the all-zero record)")
-  } else {
-    neighbor_words(neighbor)
-  }
+  notion <- if (local) local_neighbor_words(neighbor) else neighbor_words(neighbor)
   n_text <- if (local) {
     "the number of reports n is public"
   } else if (neighbor == "add-remove") {

@@ -172,6 +172,7 @@ is_nonprivate_matrix <- function(m) {
 # covariance for a sum, or add a ridge.
 release_plugin_cov <- function(release) {
   check_release(release, "cov")
+  check_guarantee_numbers(release, "cov")
   sc <- release$scale
   if (sc == "covariance") return(release$estimate)
   if (sc %in% c("correlation", "compressed rows")) {

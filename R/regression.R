@@ -191,6 +191,7 @@ regression_matrix <- function(release, remove_ridge = FALSE) {
   M <- if (inherits(release, "dp_release")) {
     refuse_compressed_rows(release, "release")
     rel <- check_release(release, "release", square = TRUE)
+    check_guarantee_numbers(rel, "release")
     # a correlation has lost the variances: its "coefficients" are standardised
     # ones, which under the variables' names read as slopes in their units
     if (identical(rel$scale, "correlation")) {
@@ -898,6 +899,7 @@ dp_lm.dp_release <- function(x, formula, ones = "(Intercept)", n = NULL, B = 500
   regularize <- check_choice(regularize, c("adaptive", "none"), "regularize")
   refuse_compressed_rows(x, "x")
   rel <- check_release(x, "x", square = TRUE)
+  check_guarantee_numbers(rel, "x")
   if (rel$scale == "correlation") {
     abort("`x` is a correlation matrix: the variances are gone, so the coefficients are not identified; release a covariance.",
           .arg = "x")
@@ -2663,7 +2665,9 @@ finish_dp_lm <- function(fit, terms, xlevels, contrasts, formula, call, x_kind =
   fit <- structure(fit, class = "dp_lm")
   # a fit to a release without a formal guarantee (clip = Inf, a tuning that
   # looked at the data) is not private either, and says so
-  if (!is.null(fit$release) && (inherits(fit$release, "dp_nonprivate") || !has_guarantee(fit$release))) {
+  # (a total not known, NA, is not stated as private either: dp_lm() refuses
+  # the conversions that carry one, so none reaches here)
+  if (!is.null(fit$release) && (inherits(fit$release, "dp_nonprivate") || !isTRUE(release_guarantee_state(fit$release)))) {
     fit <- as_nonprivate(fit, "dp_lm")
   }
   fit

@@ -67,7 +67,7 @@ new_dp_release <- function(estimate, family, mechanism, epsilon, delta, neighbor
 #' \eqn{\mathrm{diag}(w_1, \dots, w_p)}.
 #' | `"covariance"` | the covariance of the rows, centred at a private mean; divisor in `params$divisor` | [dp_cov()] |
 #' | `"correlation"` | the correlation matrix | [dp_cov()] with `type = "correlation"` |
-#' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data (of the data in its units with `normalize = FALSE`), \eqn{E[C^TC/m] = X^TX/n} in those units | [dp_compress()] |
+#' | `"compressed rows"` | not a matrix of second moments: m rows \eqn{\Phi X} of the column-normalised data (of the data in its units with `normalize = FALSE`), \eqn{E[C^TC/m] = X^TX/n} in those units (not for a draw truncated toward a public `reference`: see [dp_compress()]) | [dp_compress()] |
 #'
 #' Projections to the PSD cone ([dp_threshold()], `post = "psd"`, [dp_cov()])
 #' and thresholding bias the estimate, but do not change what it estimates.
@@ -109,6 +109,8 @@ estimates_text <- function(x) {
                            if (is.null(x$params$divisor)) "n" else x$params$divisor),
     "correlation" = "the correlation matrix, centred at a private mean (released in `center`)",
     "compressed rows" = {
+      # a draw truncated toward a public reference is conditioned toward it
+      if (truncated_to_public_reference(x)) return(compressed_rows_text(x))
       s <- x$params$affine_sd
       aff <- is_num1(s) && s > 0
       delta <- if (aff) " + Delta" else ""
@@ -175,12 +177,38 @@ check_stored_call <- function(object) {
   invisible(call)
 }
 
+# A release that another function made from a release keeps the call of the
+# release it came from: run again, that call makes the source, not the object
+# (dp_as_cov()'s conversion came back unconverted, spending the source's
+# budget again), or another class (the release inside a dp_lm() fit holds the
+# fit's call and came back a fit). Refused before anything runs or is charged.
+refuse_rebuilt_update <- function(object) {
+  if (!inherits(object, "dp_release") || !is.list(object)) return(invisible())
+  call <- stats::getCall(object)
+  fun <- if (is.call(call)) call[[1L]]
+  if (is.call(fun) && length(fun) == 3L) fun <- fun[[3L]]  # dpcov::dp_lm
+  if (identical(fun, quote(dp_lm))) {
+    abort(paste0("`object` cannot be updated: it is the release inside a dp_lm() fit and holds the fit's call, which ",
+                 "would make a fit again, not a release; update the fit (update(fit, ...)) and take its `release`."),
+          .arg = "object")
+  }
+  from <- object$params$converted_from
+  if (!is.null(from)) {
+    abort(paste0("`object` cannot be updated: dp_as_cov() converted it from a release of scale \"%s\", whose stored ",
+                 "call it keeps, so update() would make that release again, unconverted (spending its budget ",
+                 "again); update the source release and convert it again with dp_as_cov()."),
+          if (is_string(from)) from else "?", .arg = "object")
+  }
+  invisible()
+}
+
 # The update() method of every class of the package (update.dp_release,
 # .dp_lm, .dp_pca, .qda_plugin and the others below are this function): the
 # call checked (check_stored_call(): one missing, as for a budget, is
 # refused), then NextMethod(), stats' default, re-runs it in the caller's frame.
 update_stored_call <- function(object, ..., evaluate = TRUE) {
   check_flag(evaluate, "evaluate")
+  refuse_rebuilt_update(object)
   call <- check_stored_call(object)
   # update()'s `formula.` (named, or the first unnamed argument) changes the
   # call's `formula`: a call without one (a release, compressed_lm()) has
@@ -249,6 +277,8 @@ check_release <- function(x, arg = "x", square = FALSE) {
   }
   if (!is_number(x$p) || x$p != ncol(est)) bad("`p` must equal the number of columns of `estimate`")
   if (!is.list(x$params) || !is.list(x$tuning)) bad("`params` and `tuning` must be lists")
+  # only FALSE voids the guarantee (release_has_guarantee()): a "no" or an NA would read as a private tuning
+  if (!is.null(x$tuning$private) && !is_flag(x$tuning$private)) bad("`tuning$private` must be NULL, TRUE or FALSE")
   if (!is_string(x$scale) || !x$scale %in% dp_scales) {
     bad(paste0("`scale` must be one of ", paste0('"', dp_scales, '"', collapse = ", ")))
   }
@@ -291,7 +321,15 @@ check_release <- function(x, arg = "x", square = FALSE) {
       !(max(abs(diag(est) - 1)) <= 1e-8 && max(abs(est)) <= 1 + 1e-8)) {
     bad("a correlation's `estimate` must have 1 on its diagonal and entries in [-1, 1]")
   }
-  if (x$scale == "posterior sample" && !(is_num1(x$params$df) && x$params$df > 0)) bad("a posterior sample needs its degrees of freedom `params$df`")
+  if (x$scale == "posterior sample" && is.null(x$params$df)) bad("a posterior sample needs its degrees of freedom `params$df`")
+  # the degrees of freedom of a posterior draw (and of its conversion): whole
+  # (n + p, k0 or k*), and at most n's limit plus p, where the noise's
+  # variance formula reads them exactly (1e307 overflowed it to NaN, and
+  # 1e200 to a noise of 0)
+  df <- x$params$df
+  if (!is.null(df) && !(is_whole1(df, 1) && df <= 2^53 + x$p)) {
+    bad("`params$df` must be a whole number of degrees of freedom, at least 1 and at most 2^53 + p")
+  }
   # the text states a guarantee ("(epsilon, delta)-differential privacy ...")
   # exactly when the fields support one (has_guarantee()); a release edited
   # by hand must not print one it lacks
@@ -376,6 +414,23 @@ check_release_params <- function(x, bad) {
       bad(sprintf("`%sthresholded_variances` must be distinct column indices", where[[2L]]))
     }
   }
+  # a release with a guarantee carries the noise scales its family's noise
+  # formula reads (release_noise_sd()), finite and > 0: NA, or none at all,
+  # made its noise untold and the release was graded "ok" (a release
+  # without a guarantee may carry NA)
+  if (release_has_guarantee(x)) {
+    scales <- release_noise_scales(x)
+    if (is.character(scales)) bad(scales)
+    # (a ridge or prior may be 0: attribute `zero_ok`)
+    zero_ok <- attr(scales, "zero_ok")
+    for (f in names(scales)) {
+      v <- scales[[f]]
+      if (!(is_num1(v) && (v > 0 || f %in% zero_ok && v == 0))) {
+        bad(sprintf("`%s`, which sets its noise, must be one finite number %s where the release states a guarantee", f,
+                    if (f %in% zero_ok) ">= 0" else "> 0"))
+      }
+    }
+  }
   # the centred box of dp_cov()'s joint mechanism: its scale is the widths
   # over the weights (the equal box's, where none are recorded: 1)
   if (isTRUE(pr$joint_calibration) && isTRUE(x$centred) && !is.null(b) && nrow(b) == x$p && is.null(pr$box_shift)) {
@@ -390,6 +445,43 @@ check_release_params <- function(x, bad) {
   invisible(x)
 }
 
+#' The noise scales a release's noise formula reads (release_noise_sd(),
+#' cov_gram_noise_sd(), mean_noise_sd()), by family, named by where they are
+#' (`params$sigma`, ...): the family is told by the class and the
+#' mechanism's name, not by which fields are present, so that a field removed
+#' by hand is missed, not read as another family's. A string when the
+#' family's noise cannot be told (refused by check_release_params()); none
+#' for a family the package does not make (a hand-made class).
+#' @noRd
+release_noise_scales <- function(x) {
+  pr <- x$params
+  pick <- function(where, fields, prefix) stats::setNames(lapply(fields, function(f) where[[f]]), paste0(prefix, fields))
+  if (inherits(x, "dp_cov")) {
+    # the mean step's noise (the count's too) and the second step's, by its mechanism
+    second <- list(analyze_gauss = "sigma", threshold = "noise_sd", wishart = c("k", "noise_clip"))
+    mech <- pr$second_mechanism
+    if (!is_string(mech) || !mech %in% names(second) || !is.list(pr$second_moment)) {
+      return("its `params$second_mechanism` (one of \"analyze_gauss\", \"threshold\", \"wishart\") and `params$second_moment` must say how its second step added noise")
+    }
+    sm <- pr$second_moment
+    # (the joint box mechanism's diagonal block has its own scale; its
+    # off-diagonal one is 0 at p = 1, where there are no off-diagonal entries)
+    fields <- c(second[[mech]], if (mech == "analyze_gauss" && !is.null(sm$sigma_diag)) "sigma_diag")
+    out <- c(pick(pr, "sigma_mean", "params$"), pick(sm, fields, "params$second_moment$"))
+    return(structure(out, zero_ok = if ("sigma_diag" %in% fields && x$p == 1) "params$second_moment$sigma"))
+  }
+  if (inherits(x, c("dp_threshold", "dp_ldp_aggregate"))) return(pick(pr, "noise_sd", "params$"))
+  if (!inherits(x, "dp_second_moment")) return(list())
+  mech <- if (is_string(x$mechanism)) x$mechanism else ""
+  # (the JL ridge w^2 and the inverse-Wishart prior psi may be 0: the noise is the projection's, the draw's)
+  fields <- if (startsWith(mech, "Analyze Gauss")) "sigma" else
+    if (startsWith(mech, "Additive Wishart noise")) c("k", "noise_clip") else
+    if (startsWith(mech, "JL projection")) c("r", "w2") else
+    if (startsWith(mech, "Inverse-Wishart")) c("df", "psi")
+  if (is.null(fields)) return("its `mechanism` is not one of the package's second-moment mechanisms, so its noise cannot be told")
+  structure(pick(pr, fields, "params$"), zero_ok = c("params$w2", "params$psi"))
+}
+
 #' Has a release a formal privacy guarantee?
 #'
 #' @param x A `dp_release`.
@@ -401,7 +493,10 @@ check_release_params <- function(x, bad) {
 #'   of rows n is public (always under `"replace-one"` and `"zero-out"`,
 #'   where neighbours have the same size; never under `"add-remove"`: those
 #'   releases do not release n, and `x$n` is `NA`). `x$guarantee` states it in
-#'   words.
+#'   words. `NA` when the release was centred at a mean given as numbers
+#'   ([dp_as_cov()]), whose cost it cannot know: its own guarantee holds, and
+#'   the total adds that of the release the numbers came from (none holds
+#'   when they are exact means). `FALSE` otherwise.
 #' @examples
 #' r <- analyze_gauss(matrix(rnorm(20000), 5000, 4), epsilon = 0.5, delta = 1e-5, clip = 2)
 #' has_guarantee(r)
@@ -412,13 +507,33 @@ has_guarantee <- function(x, ...) {
   refuse_unknown_args("has_guarantee", ...)
   check_release(x)
   check_guarantee_numbers(x)
-  release_has_guarantee(x)
+  release_guarantee_state(x)
 }
 
-# A finished release's guarantee text states its `epsilon` and `delta` (an
-# edited epsilon was composed by dp_as_cov() while the text kept the old
-# one). Checked where a release's guarantee is read as input, not on the
-# objects a release is built through (their text is a step's until the end).
+# What a user is told of a release's guarantee: TRUE, FALSE, or NA where it
+# was centred at a mean given as numbers (dp_as_cov()), whose cost is not
+# known (a release's mean, or the exact colMeans()). release_has_guarantee()
+# stays TRUE there: the release's own noise is calibrated to its guarantee,
+# which the text states and the checks of its noise read.
+release_guarantee_state <- function(x) {
+  if (!release_has_guarantee(x)) return(FALSE)
+  if (isTRUE(x$params$center_numbers)) return(NA)
+  TRUE
+}
+
+# The words print() and summary() add below such a release's guarantee.
+center_numbers_note <- paste0(
+  "centred at a mean given as numbers (dp_as_cov()), whose privacy cost this release cannot know: the guarantee ",
+  "above is the release's alone, and the total adds that of the release the numbers came from (exact means, ",
+  "colMeans(), leave no guarantee at all); has_guarantee() is NA. Pass the dp_cov() release itself as `center` to ",
+  "have the total stated.")
+
+# A finished release's guarantee text states its `epsilon`, `delta` and
+# `neighbor` (an edited epsilon was composed by dp_as_cov() while the text
+# kept the old one; an edited notion was read as the text's). Checked where a
+# release's guarantee is read as input (every method that reads or shows it,
+# and the functions that take a release), not in check_release(): the
+# objects a release is built through carry a step's text until the end.
 check_guarantee_numbers <- function(x, arg = "x") {
   g_text <- if (is_string(x$guarantee)) regmatches(x$guarantee, regexec("^\\(([^,()]+), ([^,()]+)\\)-(local )?differential privacy", x$guarantee))[[1]]
   if (length(g_text) >= 3L && !is.na(x$epsilon) && !is.na(x$delta)) {
@@ -429,7 +544,40 @@ check_guarantee_numbers <- function(x, arg = "x") {
             arg, .arg = arg)
     }
   }
+  # (a text stating no guarantee, "NONE: ..." or compression's, names none to check)
+  if (length(g_text) >= 3L && is_string(x$neighbor)) {
+    stated <- guarantee_notion(x$guarantee)
+    if (is.null(stated) || !(stated %in% c(x$neighbor, "any") ||
+                              stated == "add-remove, zero-out" && x$neighbor %in% c("add-remove", "zero-out"))) {
+      abort("`%s` is not a valid dp_release: its `guarantee` text %s, not its `neighbor` (\"%s\").", arg,
+            if (is.null(stated)) "names no neighbour notion" else sprintf("states its guarantee under %s", neighbor_words(stated)),
+            x$neighbor, .arg = arg)
+    }
+  }
   invisible(x)
+}
+
+# The neighbour notion a guarantee text states for the release: the last
+# notion it names, since each composition puts the release's own text last
+# (a composed text names its parts' notions before it: "(3, 5e-06)-DP in all
+# (replace-one-row neighbours), by basic composition of this release with a
+# release ((1, 1e-06)-DP under add/remove-one-row neighbours, restated ...);
+# this release alone: ..., replace-one-row neighbours; ..."), and the notion
+# of its total ("in all (...)") must be the same. NULL where none is named
+# or the two disagree.
+guarantee_notion <- function(text) {
+  notions <- c("add-remove, zero-out", "any", dp_neighbors)
+  words <- c(stats::setNames(notions, vapply(notions, neighbor_words, "")),
+             stats::setNames(c("replace-one", "zero-out"), vapply(c("replace-one", "zero-out"), local_neighbor_words, "")))
+  # longest first: "add/remove-one-row and zero-out neighbours" holds "zero-out neighbours"
+  words <- words[order(-nchar(names(words)))]
+  pattern <- paste(gsub("([][()/.*+?^$|{}\\\\])", "\\\\\\1", names(words)), collapse = "|")
+  found <- regmatches(text, gregexpr(pattern, text, perl = TRUE))[[1L]]
+  if (!length(found)) return(NULL)
+  last <- unname(words[found[length(found)]])
+  total <- regmatches(text, regexec(paste0("^\\([^()]*\\)-differential privacy in all \\((", pattern, ")\\)"), text, perl = TRUE))[[1L]]
+  if (length(total) >= 2L && !identical(unname(words[total[2L]]), last)) return(NULL)
+  last
 }
 
 release_has_guarantee <- function(x) {
@@ -603,12 +751,14 @@ update.summary.dp_pca <- update_stored_call
 #' @export
 print.dp_release <- function(x, digits = 4, ...) {
   check_release(x)
+  check_guarantee_numbers(x)
   digits <- check_digits(digits)
   cat_wrapped(sprintf("<%s>", class(x)[1]), x$mechanism)
   # recomputed from the released fields (the stored copy may predate a conversion)
-  d <- release_diagnostics(x)
+  d <- diagnose_release(x)
   print_noise_warnings(d)
   cat_wrapped("Guarantee:", x$guarantee)
+  if (is.na(release_guarantee_state(x))) cat_wrapped("  Total privacy loss NOT KNOWN:", center_numbers_note)
   cat_wrapped("Estimates:", estimates_text(x))
   cat_wrapped(sprintf("Data: %s, p = %s column%s", n_text(x), format(x$p), if (identical(as.numeric(x$p), 1)) "" else "s"))
   print_diagnostics(d)
@@ -677,12 +827,16 @@ print_tuning <- function(tuning) {
 #' @export
 summary.dp_release <- function(object, ...) {
   check_release(object, "object")
+  check_guarantee_numbers(object, "object")
   check_method_dots(...)
   est <- object$estimate
+  state <- release_guarantee_state(object)
+  # (centred at numbers of unknown cost: no total to state, as glance())
   out <- list(mechanism = object$mechanism, guarantee = object$guarantee,
-              has_guarantee = has_guarantee(object), n = object$n, p = object$p,
-              epsilon = object$epsilon, delta = object$delta, tuning = object$tuning,
-              diagnostics = release_diagnostics(object), nonprivate = inherits(object, "dp_nonprivate"))
+              has_guarantee = state, n = object$n, p = object$p,
+              epsilon = if (is.na(state)) NA_real_ else object$epsilon,
+              delta = if (is.na(state)) NA_real_ else object$delta, tuning = object$tuning,
+              diagnostics = diagnose_release(object), nonprivate = inherits(object, "dp_nonprivate"))
   if (is.matrix(est) && nrow(est) == ncol(est) && isSymmetric(unname(est))) {
     ev <- eigen(est, symmetric = TRUE, only.values = TRUE)$values
     out$eigenvalues <- ev
@@ -702,16 +856,24 @@ print.summary.dp_release <- function(x, digits = 4, ...) {
     # (an eigenvalue beyond the largest double, of a finite matrix near it, is Inf)
     eigenvalues = function(v) is.null(v) || (is.numeric(v) && !is.object(v) && length(v) && !anyNA(v)),
     positive_definite = function(v) is.null(v) || is_flag(v),
-    zero_fraction = function(v) is.null(v) || is_num1(v)))
+    zero_fraction = function(v) is.null(v) || is_num1(v),
+    has_guarantee = function(v) is.null(v) || is.logical(v) && length(v) == 1L && is.null(dim(v))))
   digits <- check_digits(digits)
-  # a release of class dp_nonprivate (compression, a tuning on the data) is
-  # no private release, as its print says first
-  cat(if (isTRUE(x$nonprivate)) "NOT a private release:" else "Private release:", x$mechanism, "\n")
+  # a release of class dp_nonprivate (compression, a tuning on the data), or
+  # one without a formal guarantee (clip = Inf), is no private release, as
+  # its print says first; one centred at numbers has no known total
+  state <- x$has_guarantee
+  cat(if (isTRUE(x$nonprivate)) "NOT a private release:" else if (isTRUE(state)) "Private release:" else
+        if (identical(state, NA)) "Release of unknown total privacy loss:" else
+          "NOT a private release (no formal guarantee):", x$mechanism, "\n")
   diagnosed <- inherits(x$diagnostics, "dp_diagnostics")
   if (diagnosed) print_noise_warnings(x$diagnostics)
   cat_wrapped("Guarantee:", x$guarantee)
-  cat(sprintf("%s, p = %s, epsilon = %s, delta = %s\n", n_text(x), format(x$p),
-              format_privacy(x$epsilon), format_privacy(x$delta)))
+  unknown <- identical(state, NA) && !isTRUE(x$nonprivate)
+  if (unknown) cat_wrapped("  Total privacy loss NOT KNOWN:", center_numbers_note)
+  cat(sprintf("%s, p = %s, %s\n", n_text(x), format(x$p),
+              if (unknown) "total epsilon and delta not known" else
+                sprintf("epsilon = %s, delta = %s", format_privacy(x$epsilon), format_privacy(x$delta))))
   if (diagnosed) print_diagnostics(x$diagnostics)
   if (!is.null(x$eigenvalues)) {
     cat(sprintf("Eigenvalues: min %s, max %s; positive definite: %s; zero entries: %.1f%%\n",
@@ -854,12 +1016,8 @@ refuse_as_data_frame <- function(x, what, where) {
 #' @export
 as.data.frame.threshold_cv <- function(x, row.names = NULL, optional = FALSE, ...) {
   check_threshold_cv(x)
-  # data.frame() passes stringsAsFactors (no text column here: nothing to do)
-  dots <- list(...)
-  nm <- if (is.null(names(dots))) rep("", length(dots)) else names(dots)
-  do.call(check_method_dots, dots[nm != "stringsAsFactors"])
-  out <- data.frame(constant = as.vector(x$grid), loss = as.vector(x$loss),
-                    chosen = as.vector(x$grid) == as.vector(x$constant), row.names = row.names)
+  out <- data_frame_args(data.frame(constant = as.vector(x$grid), loss = as.vector(x$loss),
+                                    chosen = as.vector(x$grid) == as.vector(x$constant)), row.names, optional, ...)
   # the curve was computed from the data without noise: it keeps the label
   class(out) <- c("dp_nonprivate", class(out))
   out
@@ -942,11 +1100,13 @@ nonprivate_banner <- function(x, why = NULL) {
 #' [release_diagnostics()]. All read only released quantities.
 #' @param x A [dp_release].
 #' @param main Title (`NULL` for the release's class and scale).
-#' @param row.names,optional Ignored (as in [base::as.data.frame()]).
+#' @param row.names,optional As in [base::as.data.frame()]: `row.names`
+#'   one distinct name per row of the table (else a classed error), `optional`
+#'   `TRUE` or `FALSE` (the column names are syntactic already).
 #' @param ... `plot`: passed to [graphics::image()] or [graphics::pairs()],
 #'   overriding the defaults (for the heat map `col` is its palette, kept
 #'   symmetric about 0);
-#'   `as.data.frame`: unused.
+#'   `as.data.frame`: nothing (an argument it does not take is an error).
 #' @return `plot`: `x`, invisibly. `as.data.frame`, `tidy`, `glance`: a data
 #'   frame (of class `dp_nonprivate` too where the release is).
 #' @seealso [dp_release], [dp_pca()].
@@ -978,6 +1138,7 @@ check_graphics_dots <- function(dots) {
 #' @export
 plot.dp_release <- function(x, main = NULL, ...) {
   check_release(x)
+  check_guarantee_numbers(x)
   if (!is.null(main) && !is_string(main)) abort("`main` must be NULL or one string.", .arg = "main")
   est <- x$estimate
   if (is.null(main)) main <- sprintf("<%s> release: %s", class(x)[1], x$scale)
@@ -1038,13 +1199,15 @@ plot.dp_release <- function(x, main = NULL, ...) {
 #' @export
 as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...) {
   check_release(x)
+  check_guarantee_numbers(x)
   est <- x$estimate
   rn <- rownames(est)
   cn <- colnames(est)
   rows <- if (is.null(rn)) seq_len(nrow(est)) else rn
   cols <- if (is.null(cn)) seq_len(ncol(est)) else cn
-  label_as_release(data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
-                              estimate = as.vector(est), stringsAsFactors = FALSE), x)
+  out <- data.frame(row = rep(rows, times = ncol(est)), col = rep(cols, each = nrow(est)),
+                    estimate = as.vector(est), stringsAsFactors = FALSE)
+  label_as_release(data_frame_args(out, row.names, optional, ...), x)
 }
 
 #' @rdname dp_release_plot
@@ -1052,6 +1215,28 @@ as.data.frame.dp_release <- function(x, row.names = NULL, optional = FALSE, ...)
 tidy.dp_release <- function(x, ...) {
   check_method_dots(...)
   as.data.frame.dp_release(x)
+}
+
+#' The arguments of as.data.frame(), read as base reads them, for every table
+#' the package's methods give: `row.names` NULL or one distinct name per row
+#' of `out` (set on it), `optional` TRUE or FALSE (the tables' column names
+#' are syntactic already: nothing to do), and nothing else in `...`, refused
+#' with a classed error rather than ignored (`stringsAsFactors`, which
+#' data.frame() passes on, is allowed: the tables keep their text as text).
+#' @noRd
+data_frame_args <- function(out, row.names, optional, ...) {
+  dots <- list(...)
+  nm <- names(dots) %||% rep("", length(dots))
+  do.call(check_method_dots, dots[nm != "stringsAsFactors"])
+  check_flag(optional, "optional")
+  if (is.null(row.names)) return(out)
+  if (!(is.character(row.names) || is.numeric(row.names)) || is.object(row.names) || !is.null(dim(row.names)) ||
+      length(row.names) != nrow(out) || anyNA(row.names) || anyDuplicated(row.names)) {
+    abort("`row.names` must be NULL or %d distinct names, one per row of the table (as in base::as.data.frame()).",
+          nrow(out), .arg = "row.names")
+  }
+  row.names(out) <- row.names
+  out
 }
 
 #' Why a release is not private, in the words its own print uses (NULL when
@@ -1080,15 +1265,15 @@ label_as_release <- function(out, x) {
 #' @export
 glance.dp_release <- function(x, ...) {
   check_release(x)
+  check_guarantee_numbers(x)
   check_method_dots(...)
-  private <- release_has_guarantee(x)
   # centred at a mean given as numbers (dp_as_cov()): their cost is not known
-  # here (a release's mean, or the exact colMeans()), so neither is the total
-  unknown <- isTRUE(x$params$center_numbers)
-  out <- data.frame(mechanism = x$mechanism, epsilon = if (private && !unknown) x$epsilon else NA_real_,
-                    delta = if (private && !unknown) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
-                    p = as.integer(x$p), private = if (unknown && private) NA else private,
-                    level = release_diagnostics(x)$level,
+  # here (a release's mean, or the exact colMeans()), so neither is the total (NA)
+  private <- release_guarantee_state(x)
+  out <- data.frame(mechanism = x$mechanism, epsilon = if (isTRUE(private)) x$epsilon else NA_real_,
+                    delta = if (isTRUE(private)) x$delta else NA_real_, neighbor = x$neighbor, n = as.double(x$n),
+                    p = as.integer(x$p), private = private,
+                    level = diagnose_release(x)$level,
                     stringsAsFactors = FALSE)
   label_as_release(out, x)
 }
@@ -1278,7 +1463,13 @@ nonprivate_source <- function(v) {
 #' refinement often finds the tails all the same); a mean outside its bounds is `"mostly
 #' noise"`, and so is a
 #' variance that thresholding set to exactly 0 (named first, for what it
-#' is; without `keep_diagonal`). In a study (`bench/diagnostics-study.R`, results in
+#' is; without `keep_diagonal`). A threshold that set every off-diagonal
+#' entry to 0 (p >= 2) is `"noisy"`: the release says only that no
+#' covariance exceeds the threshold t, and cannot tell a diagonal covariance
+#' from one of entries below t; one that set some of them to 0 says how many
+#' (with t and t over the noise sd) without grading it. A covariance with a
+#' variance <= 0 (a [dp_as_cov()] conversion keeps its matrix as computed) is
+#' `"noisy"`. In a study (`bench/diagnostics-study.R`, results in
 #' `bench/RESULTS.md`: [analyze_gauss()] with an oracle clip and the default
 #' [dp_cov()], on Gaussian and penguin-like data, n from 50 to 20000,
 #' epsilon from 0.1 to 4, 512 releases) the noise/signal ratio of
@@ -1326,6 +1517,14 @@ nonprivate_source <- function(v) {
 release_diagnostics <- function(x, ...) {
   refuse_unknown_args("release_diagnostics", ...)
   check_release(x)
+  check_guarantee_numbers(x)
+  diagnose_release(x)
+}
+
+# release_diagnostics() of a release checked by check_release(): also of the
+# objects a release is built through (finish_diagnostics()), whose guarantee
+# text is a step's until the end.
+diagnose_release <- function(x) {
   est <- x$estimate
   p <- ncol(est)
   pr <- x$params
@@ -1342,14 +1541,22 @@ release_diagnostics <- function(x, ...) {
   if (!is.null(sd)) {
     ridge <- ridge_on_scale(x)
     E <- est - diag(ridge, p)
+    # (an sd that is not a number, from a hand-made release, is no noise told:
+    # read as unbounded, never as 0)
+    sd[is.na(sd)] <- Inf
     noise <- sqrt(sum(sd^2))
     # one-sided: the signal is what the released norm holds beyond the
     # noise's (its expected norm plus the sd of that norm: a few large
     # entries make the noise's norm far from sure); Var ||N||^2 for N
-    # symmetric with independent entries is 2 sum_k s_kk^4 + 8 sum_k<l s_kl^4
-    s4 <- sd^4
-    norm_sd <- if (noise > 0) min(noise, sqrt(2 * sum(diag(s4)) + 4 * (sum(s4) - sum(diag(s4)))) / (2 * noise)) else 0
-    signal <- max(0, sqrt(sum(E^2)) - noise - th$lower_sd * norm_sd)
+    # symmetric with independent entries is 2 sum_k s_kk^4 + 8 sum_k<l s_kl^4.
+    # A noise beyond the largest double (an infinite sd) leaves no signal told
+    # (fourth powers taken relative to the largest sd: they overflow from 1e77)
+    norm_sd <- if (is.finite(noise) && noise > 0) {
+      top <- max(sd)
+      s4 <- (sd / top)^4
+      min(noise, top^2 * sqrt(2 * sum(diag(s4)) + 4 * max(0, sum(s4) - sum(diag(s4)))) / (2 * noise))
+    } else 0
+    signal <- if (is.finite(noise)) max(0, sqrt(sum(E^2)) - noise - th$lower_sd * norm_sd) else 0
     out$noise_frobenius <- noise
     out$signal_frobenius <- signal
     # no entry carries noise only when thresholding zeroed them all: a zero
@@ -1709,16 +1916,59 @@ diagnostics_level <- function(out, x, cols) {
   } else character(0)
   if (length(zero_var)) {
     w <- col_words(zero_var)
-    # (a correlation's diagonal is 1 whatever its variance became: no filling is read off it)
-    filled <- !cor & diag(x$estimate)[match(zero_var, cols)] != 0
-    say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale)%s: ",
+    # what moved a zeroed variance off 0, told apart: a conversion's centring
+    # (dp_as_cov() subtracts the mean's square: the threshold's matrix is the
+    # estimate plus it) or the PSD projection (from a surviving covariance).
+    # (A correlation's diagonal is 1 whatever its variance became: no moving is read off it.)
+    j <- match(zero_var, cols)
+    now <- diag(x$estimate)[j]
+    centred_at <- threshold_centring(x)
+    before <- if (is.null(centred_at)) now else now + centred_at[j]^2
+    filled <- !cor & before != 0
+    moved <- !cor & now != before
+    pronoun <- function(k) if (sum(k) > 1L) "them" else if (length(zero_var) > 1L) "one" else "it"
+    say(sprintf(paste0("the variance%s of %s %s thresholded to 0 (below the threshold on the release's scale)%s%s: ",
                        "the release says nothing about %s. Thresholding suits sparse matrices whose variances ",
                        "are of one size; keep the diagonal (dp_threshold(keep_diagonal = TRUE)) or use Analyze Gauss."),
                 w$s, col_list(zero_var), w$was,
-                if (any(filled)) sprintf(", and the PSD projection filled %s in from a surviving covariance",
-                                         if (sum(filled) > 1L) "them" else if (length(zero_var) > 1L) "one" else "it") else "",
+                if (any(filled)) sprintf(", and the PSD projection filled %s in from a surviving covariance", pronoun(filled)) else "",
+                if (any(moved)) sprintf(", and the centring at the given mean subtracted its square from %s", pronoun(moved)) else "",
                 w$it), 2L)
     lv <- 2L
+  }
+  # entries the threshold set to 0 (released quantities only: the threshold,
+  # the noise sd and the estimate): an estimate that reads any covariance
+  # below t as 0 is accurate only for a sparse covariance; one that zeroed
+  # every off-diagonal entry says only that none exceeds t (a diagonal
+  # covariance and one of entries below t read alike)
+  # (a release thresholded to 0 everywhere, variances too, is said above, once)
+  tz <- if (length(zero_var) < length(cols)) threshold_zeroed(x)
+  if (!is.null(tz) && tz$zeroed > 0L) {
+    where <- sprintf("|entry| below t = %s%s, about %s noise sds", fmt(tz$t), tz$scale_words, fmt(tz$t / tz$sd))
+    if (tz$zeroed == tz$pairs) {
+      say(sprintf(paste0("the threshold set every off-diagonal entry to 0 (%s): the release says only that no ",
+                         "covariance exceeds t; it cannot tell a diagonal covariance from one with entries below t. ",
+                         "More budget or rows lower t."), where), 1L)
+      lv <- max(lv, 1L)
+    } else {
+      say(sprintf(paste0("%d of %d off-diagonal entries were set to 0 by the threshold (%s): the estimate reads any ",
+                         "covariance below t as 0, which is accurate only if the covariance is sparse."),
+                  tz$zeroed, tz$pairs, where), 0L)
+    }
+  }
+  # a covariance with a variance <= 0 (a conversion keeps the matrix as
+  # computed, no silent projection): no covariance has one
+  # (a variance a threshold left at exactly 0 is said above, for what it is)
+  if (identical(x$scale, "covariance")) {
+    dg <- diag(x$estimate)
+    nonpos <- setdiff(cols[!(dg > 0)], intersect(zero_var, cols[dg == 0]))
+    if (length(nonpos)) {
+      w <- col_words(nonpos)
+      say(sprintf(paste0("the variance%s of %s came out <= 0: the noise (or the centring) exceeds the variance; the ",
+                         "matrix is kept as computed (not a covariance as it stands: project it to the PSD cone to use ",
+                         "it as one), and more budget or rows make it smaller."), w$s, col_list(nonpos)), 1L)
+      lv <- max(lv, 1L)
+    }
   }
   if (length(out$one_value)) {
     # a point mass: the private bounds close on it and clamp the other rows
@@ -1810,10 +2060,19 @@ diagnostics_level <- function(out, x, cols) {
   if (is.na(out$noise_to_signal) && is_string(pr$converted_from) && pr$converted_from != "covariance" &&
       length(src_level) == 1L && !is.na(src_level)) {
     g0 <- max(1L, src_level)
+    # (each cause in its own words: a thresholded average that kept no entry
+    # carries no noise to judge by, whatever its source)
+    cause <- if (is.numeric(pr$center_noise_sd) && anyNA(pr$center_noise_sd)) {
+      "its centring mean's noise is not known"
+    } else if (isTRUE(out$noise_frobenius == 0)) {
+      "the threshold set every entry of the release it came from to 0, so no entry carries noise to judge it by"
+    } else if (identical(pr$converted_from, "posterior sample")) {
+      "a posterior sample's noise is not a fixed calibration, and the source's noise sd was not kept"
+    } else if (identical(pr$converted_from, "sum + ridge") && is_num1(pr$w2)) {
+      "a JL release's noise is a plug-in of the matrix before conversion, which was not kept"
+    } else "the noise of the release it came from is not recorded in it"
     say(sprintf(paste0("the noise of this conversion cannot be told from released quantities (%s); the release it ",
-                       "was converted from was graded \"%s\"."),
-                if (is.numeric(pr$center_noise_sd) && anyNA(pr$center_noise_sd)) "its centring mean's noise is not known"
-                else "a posterior sample's noise is not a fixed calibration", pr$source_level), g0)
+                       "was converted from was graded \"%s\"."), cause, pr$source_level), g0)
     lv <- max(lv, g0)
   }
   if (isTRUE(pr$center_numbers)) {
@@ -1939,6 +2198,39 @@ diagnostics_level <- function(out, x, cols) {
   out$messages <- msgs
   out$message_levels <- c("ok", "noisy", "mostly noise")[grades + 1L]
   structure(out, class = "dp_diagnostics")
+}
+
+# The mean a conversion (dp_as_cov()) subtracted the square of (its centre),
+# NULL for a release not centred by conversion: the matrix the threshold
+# acted on is then the estimate plus center center'.
+threshold_centring <- function(x) {
+  mu <- x$center
+  if (is_string(x$params$converted_from) && !is.null(x$params$center_noise_sd) && is.numeric(mu) && length(mu) == x$p) mu
+}
+
+# A thresholded release's off-diagonal entries set to 0, from released
+# quantities: the threshold t and the noise sd (dp_threshold()'s, or dp_cov()'s
+# threshold step's), and the entries exactly 0 (of the estimate plus the
+# centre's square where dp_as_cov() centred it). NULL where it cannot be told:
+# p = 1, a correlation (its zeros are scaled ones), dp_cov()'s one pass (the
+# released mean's square is added back), t or the sd not a number > 0.
+threshold_zeroed <- function(x) {
+  pr <- x$params
+  p <- x$p
+  if (p < 2L || !is.matrix(x$estimate) || !x$scale %in% c("average", "covariance")) return(NULL)
+  step <- if (identical(pr$second_mechanism, "threshold")) pr$second_moment else if (is.null(pr$second_mechanism)) pr
+  if (!is.list(step) || !is_num1(step$threshold) || !(step$threshold > 0) || !is_num1(step$noise_sd) ||
+      !(step$noise_sd > 0) || identical(pr$passes, 1)) {
+    return(NULL)
+  }
+  M <- x$estimate
+  mu <- threshold_centring(x)
+  if (!is.null(mu)) M <- M + tcrossprod(mu)
+  up <- upper.tri(M)
+  list(t = step$threshold, sd = step$noise_sd, zeroed = sum(M[up] == 0), pairs = sum(up),
+       # (on a box of bounds the threshold acts on the box's matrix; dp_cov()'s on its step's average)
+       scale_words = if (!is.null(pr$second_mechanism)) " on the threshold step's scale" else
+         if (!is.null(pr$box_scale)) " on the box scale" else "")
 }
 
 col_list <- function(v) paste0("`", v, "`", collapse = ", ")
@@ -2413,11 +2705,16 @@ release_noise_sd <- function(x, zeroed = "noise") {
     return(sqrt((est^2 + tcrossprod(d)) / pr[["r"]]))
   }
   if (is_num1(pr$psi) && is_num1(pr$df)) {
-    # W^-1(Psi, df), Psi ~ est (df - p - 1): Var_ij = ((m + 1) e_ij^2 + (m - 1) e_ii e_jj) / (m (m - 3)), m = df - p
+    # W^-1(Psi, df), Psi ~ est (df - p - 1): Var_ij = ((m + 1) e_ij^2 + (m - 1) e_ii e_jj) / (m (m - 3)), m = df - p,
+    # taken as s sqrt(a (e_ij / s)^2 + b (g_ij / s)^2), g_ij = sqrt(e_ii e_jj), s the larger: m (m - 3) and
+    # the squares overflowed at large df or entries (NaN from Inf / Inf, or a noise of 0)
     m <- pr$df - p
     if (!(m > 3)) return(matrix(Inf, p, p))
-    d <- pmax(0, diag(est))
-    return(sqrt(((m + 1) * est^2 + (m - 1) * tcrossprod(d)) / (m * (m - 3))))
+    g <- tcrossprod(sqrt(pmax(0, diag(est))))
+    s <- pmax(abs(est), g)
+    a <- (m + 1) / m / (m - 3)
+    b <- (m - 1) / m / (m - 3)
+    return(ifelse(s > 0, s * sqrt(a * (est / s)^2 + b * (g / s)^2), 0))
   }
   if (is_num1(pr[["sigma"]])) return(matrix(pr[["sigma"]], p, p))
   NULL
@@ -2587,7 +2884,7 @@ cov_noise_sd <- function(x, zeroed = "noise") {
 #' classed warning (muffled by callers that release inside another release).
 #' @noRd
 finish_diagnostics <- function(rel) {
-  rel$diagnostics <- release_diagnostics(rel)
+  rel$diagnostics <- diagnose_release(check_release(rel))
   noise_warning(rel$diagnostics, class(rel)[1])
   rel
 }
@@ -2804,7 +3101,7 @@ lm_diagnostics <- function(fit, rel, columns) {
   }
   # the release's own diagnostics: for the slopes' grade and the checks on
   # the regression's columns below
-  rd <- if (inherits(rel, "dp_release")) release_diagnostics(rel)
+  rd <- if (inherits(rel, "dp_release")) diagnose_release(check_release(rel))
   v <- diag(fit$vcov)
   b <- fit$coefficients
   # the slopes: the intercept is the fit at all features 0, often far outside

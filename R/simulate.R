@@ -123,7 +123,10 @@ rdata <- function(n, Sigma, dist = "gaussian", df = 5, ...) {
 #' @param truth The target matrix (or what `estimate` may be). When `estimate` and `truth` both have
 #'   row names (column names), their rows (columns) are matched by name:
 #'   `estimate` is put in `truth`'s order, and names that differ are an
-#'   error. Unnamed rows or columns are matched by position.
+#'   error. A square matrix named on one dimension alone names its variables
+#'   on both (as [subspace_distance()] reads it): a `truth` with row names
+#'   only reorders the estimate's rows and columns alike. Unnamed rows or
+#'   columns are matched by position.
 #' @param norm Any of `"spectral"`, `"frobenius"`, `"l1"`.
 #' @param relative Divide by the norm of `truth`.
 #' @return A named numeric vector, one entry per norm.
@@ -143,9 +146,14 @@ cov_error <- function(estimate, truth, norm = c("spectral", "frobenius", "l1"), 
   if (any(dim(estimate) != dim(truth))) {
     abort("`estimate` and `truth` must be matrices of the same dimensions.")
   }
-  # named rows and columns are matched by name, as the difference needs
-  rows <- name_order(rownames(estimate), rownames(truth), "estimate", "`truth`")
-  cols <- name_order(colnames(estimate), colnames(truth), "estimate", "`truth`")
+  # named rows and columns are matched by name, as the difference needs; a
+  # square matrix's names on one dimension name both (square_dimnames()): row
+  # names alone reordered the rows but not the columns
+  names_of <- function(m) if (nrow(m) == ncol(m)) square_dimnames(m) else list(rownames(m), colnames(m))
+  de <- names_of(estimate)
+  dt <- names_of(truth)
+  rows <- name_order(de[[1L]], dt[[1L]], "estimate", "`truth`")
+  cols <- name_order(de[[2L]], dt[[2L]], "estimate", "`truth`")
   if (!is.null(rows)) estimate <- estimate[rows, , drop = FALSE]
   if (!is.null(cols)) estimate <- estimate[, cols, drop = FALSE]
   # the difference of two matrices whose squares do not overflow may still do so

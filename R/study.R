@@ -34,11 +34,13 @@ study_kinds <- c("sheffet_study", "threshold_study", "qda_study", "compression_s
 #' @param measure For thresholding studies: the error column to plot
 #'   (`"spectral"`, `"frobenius"` or `"l1"`).
 #' @param main Plot title (`NULL` for a default).
-#' @param row.names,optional Ignored (as in [base::as.data.frame()]).
+#' @param row.names,optional `as.data.frame()`: as in [base::as.data.frame()]
+#'   (`row.names` one distinct name per row, else a classed error;
+#'   `optional` `TRUE` or `FALSE`).
 #' @param ... `summary`: passed to the kind's summary (e.g. `measure` of
 #'   [study_summary()]); `plot`: passed to [graphics::plot()];
-#'   `as_dp_study()`: nothing (an argument it does not take is an error);
-#'   otherwise unused.
+#'   `as_dp_study()` and `as.data.frame()`: nothing (an argument they do not
+#'   take is an error); otherwise unused.
 #' @return `print`: `x`, invisibly; `summary`: a data frame; `plot`: the
 #'   plotted summary, invisibly; `as.data.frame`: a data frame;
 #'   `as_dp_study`: the study with its current class.
@@ -183,7 +185,7 @@ as.data.frame.dp_study <- function(x, row.names = NULL, optional = FALSE, ...) {
   out <- if (kind == "qda_study") x$errors else x
   out <- as.data.frame(unclass(out), stringsAsFactors = FALSE)
   rownames(out) <- NULL
-  out
+  data_frame_args(out, row.names, optional, ...)
 }
 
 check_compression_study <- function(x, arg = "x") {

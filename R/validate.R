@@ -797,12 +797,22 @@ check_bounds_exclusive <- function(box, clip = NULL, clip_mean = NULL) {
 #' disagree cannot say which variable is where, and are refused.
 #' @noRd
 square_names <- function(m, arg) {
-  rn <- rownames(m)
-  cn <- colnames(m)
-  if (!is.null(rn) && !is.null(cn) && !identical(rn, cn)) {
+  d <- square_dimnames(m)
+  if (!identical(d[[1L]], d[[2L]])) {
     abort("`%s` has row names that differ from its column names, so its variables cannot be matched by name.", arg, .arg = arg)
   }
-  if (is.null(cn)) rn else cn
+  d[[2L]]
+}
+
+#' The names of a square matrix's variables, for its rows and its columns:
+#' names given on one dimension alone name both (a covariance's rows and
+#' columns are the same variables). Read so by square_names() (qda_plugin(),
+#' subspace_distance()) and cov_error().
+#' @noRd
+square_dimnames <- function(m) {
+  rn <- rownames(m)
+  cn <- colnames(m)
+  list(if (is.null(rn)) cn else rn, if (is.null(cn)) rn else cn)
 }
 
 #' The permutation that puts names `have` (of `arg`) in the order `want` (of

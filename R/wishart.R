@@ -382,8 +382,13 @@ iwishart_adaptive_branch <- function(s, gram_pd, B, k0, epsilon, delta) {
   if (psi0 - s > 0) return(list(branch = "prior", psi = psi0 - s, df = k0))
   if (gram_pd) {
     # s >= psi0 gives k* >= k0 exactly; max() keeps floor()'s rounding at s
-    # near psi0 from dropping df below k0
-    return(list(branch = "kstar", psi = 0, df = max(k0, sheffet_iwishart_kstar(s, B, epsilon, delta))))
+    # near psi0 from dropping df below k0. A finite k* is capped at 2^53
+    # (check_release()'s limit, where the noise's variance is read exactly):
+    # fewer degrees of freedom keep sqrt(2 k L) <= a, the guarantee's condition,
+    # and k0 <= 1e15 stays below it (an infinite k* is refused by the caller)
+    k <- sheffet_iwishart_kstar(s, B, epsilon, delta)
+    if (is.finite(k)) k <- min(k, 2^53)
+    return(list(branch = "kstar", psi = 0, df = max(k0, k)))
   }
   # s >= psi0 although A'A is singular: the Laplace draw exceeded psi0 + 2B^2
   # ln(2/delta)/epsilon, an event of probability < delta/4 that the

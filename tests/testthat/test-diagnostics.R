@@ -1576,3 +1576,81 @@ test_that("a correlation's thresholded variances are said without a filling read
   expect_match(m, "thresholded to 0")
   expect_false(grepl("filled", m))
 })
+
+test_that("a threshold that zeroed every off-diagonal entry is at least noisy; one that zeroed some says so without grading (review)", {
+  q <- function(e) suppressWarnings(e)
+  # true off-diagonals about 0.5, all below t: the estimate is the identity
+  set.seed(8)
+  S <- 0.5^abs(outer(1:4, 1:4, "-"))
+  z <- matrix(rnorm(8000), 2000, 4) %*% chol(S)
+  t7 <- q(dp_threshold(z, epsilon = 1, delta = 1e-6, clip = 4, keep_diagonal = TRUE))
+  expect_true(all(t7$estimate[upper.tri(t7$estimate)] == 0))
+  d <- release_diagnostics(t7)
+  expect_identical(d$level, "noisy")
+  i <- grep("set every off-diagonal entry to 0", d$messages)
+  expect_length(i, 1L)
+  expect_identical(d$message_levels[i], "noisy")
+  expect_match(d$messages[i], sprintf("t = %s, about %s noise sds",
+                                      format(signif(t7$params$threshold, 2)),
+                                      format(signif(t7$params$threshold / t7$params$noise_sd, 2))), fixed = TRUE)
+  expect_match(d$messages[i], "cannot tell a diagonal covariance from one with entries below t")
+  # the control: two blocks of 0.9 kept, the other four entries zeroed:
+  # "ok" still, the zeroed entries said in words (ungraded)
+  set.seed(2)
+  S2 <- diag(4)
+  S2[1, 2] <- S2[2, 1] <- S2[3, 4] <- S2[4, 3] <- 0.9
+  z2 <- matrix(rnorm(80000), 20000, 4) %*% chol(S2)
+  t2 <- q(dp_threshold(z2, epsilon = 2, delta = 1e-6, clip = 5, keep_diagonal = TRUE))
+  d2 <- release_diagnostics(t2)
+  expect_identical(d2$level, "ok")
+  i <- grep("off-diagonal entries were set to 0", d2$messages)
+  expect_length(i, 1L)
+  expect_match(d2$messages[i], "^4 of 6 off-diagonal entries were set to 0 by the threshold")
+  expect_identical(d2$message_levels[i], "ok")
+  # (and a conversion of it reads the same entries, the centring's square put back)
+  c2 <- dp_as_cov(t2, center = c(0.01, -0.02, 0.03, 0.01))
+  expect_match(release_diagnostics(c2)$messages, "^4 of 6 off-diagonal entries", all = FALSE)
+})
+
+test_that("a conversion's messages say their real causes, and a variance <= 0 is at least noisy, kept as computed (review)", {
+  set.seed(1)
+  q <- matrix(rnorm(4000), 1000, 4, dimnames = list(NULL, letters[1:4]))
+  a0 <- suppressWarnings(dp_threshold(q, epsilon = 1, delta = 1e-6, clip = 5))
+  mu <- colMeans(q)
+  a0c <- suppressWarnings(dp_as_cov(a0, center = mu))
+  # kept as computed: the average (all 0) less mu mu', no projection
+  expect_equal(a0c$estimate, -tcrossprod(mu), ignore_attr = TRUE)
+  m <- a0c$diagnostics$messages
+  expect_false(any(grepl("PSD projection filled", m)))
+  expect_true(any(grepl("the centring at the given mean subtracted its square from them", m)))
+  expect_false(any(grepl("posterior sample", m)))
+  expect_true(any(grepl("the threshold set every entry of the release it came from to 0", m)))
+  v <- grep("came out <= 0", m)
+  expect_length(v, 1L)
+  expect_match(m[v], "the noise \\(or the centring\\) exceeds the variance")
+  expect_identical(a0c$diagnostics$level, "mostly noise")
+  # a variance <= 0 from the noise alone (a small variance), kept and said
+  set.seed(2)
+  x <- matrix(rnorm(30000), 10000, 3) %*% diag(c(1, 1, 0.05))
+  ag <- suppressWarnings(analyze_gauss(x, 1, 1e-6, clip = 5, neighbor = "replace-one"))
+  cv <- suppressWarnings(dp_as_cov(ag, center = c(0, 0, 0)))
+  expect_lt(cv$estimate[3, 3], 0)
+  expect_equal(cv$estimate, ag$estimate / 10000, ignore_attr = TRUE)
+  d <- release_diagnostics(cv)
+  v <- grep("came out <= 0", d$messages)
+  expect_length(v, 1L)
+  expect_match(d$messages[v], "variance of `V3` came out")
+  expect_identical(d$message_levels[v], "noisy")
+  # the control: positive variances say nothing of it
+  ok <- suppressWarnings(dp_as_cov(suppressWarnings(analyze_gauss(x[, 1:2], 1, 1e-6, clip = 5, neighbor = "replace-one")),
+                                   center = c(0, 0)))
+  expect_true(all(diag(ok$estimate) > 0))
+  expect_false(any(grepl("came out <= 0", ok$diagnostics$messages)))
+  # the posterior's own cause, where it is one
+  set.seed(3)
+  y <- matrix(rnorm(3000), 1000, 3, dimnames = list(NULL, paste0("v", 1:3)))
+  rc <- suppressWarnings(dp_cov(y, 1, 1e-6, clip = 4, clip_mean = 4, neighbor = "replace-one"))
+  oi <- suppressWarnings(dp_as_cov(suppressWarnings(iwishart_posterior(y, 0.2, 1e-6, clip = 4)), center = rc))
+  oi$params$source_noise_sd <- NULL
+  expect_match(release_diagnostics(oi)$messages, "a posterior sample's noise is not a fixed calibration", all = FALSE)
+})

@@ -411,3 +411,42 @@ test_that("predict(<dp_lm>) takes what predict.lm() takes: a named list as newda
   e <- expect_error(predict(f, nd, interval = c("confidence", "none")), class = "dpcov_error")
   expect_identical(e$arg, "interval")
 })
+
+test_that("as.data.frame() of every class honours row.names of the right length and refuses others and unknown arguments (review)", {
+  set.seed(5)
+  X <- matrix(rnorm(1500), 500, 3, dimnames = list(NULL, c("a", "b", "c")))
+  b <- dp_budget(5, 1e-4)
+  r <- analyze_gauss(X, 1, 1e-6, clip = 3, budget = b)
+  st <- run_study(data.frame(cov = "model2", dist = "gaussian", p = 4, n = 30, epsilon = 0.5, delta = 0.01),
+                  reps = 1, tune = "theory")
+  tables <- list(release = r, budget = b, bounds = dp_column_bounds(X, epsilon = 1), study = st,
+                 cv = threshold_cv(X / 3, epsilon = 0.5, delta = 1e-3, clip = 1, folds = 3))
+  for (nm in names(tables)) {
+    o <- tables[[nm]]
+    base <- as.data.frame(o)
+    k <- nrow(base)
+    rn <- paste0("row", seq_len(k))
+    named <- as.data.frame(o, row.names = rn)
+    expect_identical(rownames(named), rn, info = nm)
+    expect_identical(unname(as.list(named)), unname(as.list(base)), info = nm)   # the same table
+    expect_identical(class(named), class(base), info = nm)
+    expect_identical(dim(as.data.frame(o, optional = TRUE)), dim(base), info = nm)
+    for (bad in list(paste0("r", seq_len(k + 1L)), rep("x", k), c(NA, rn[-1L]))) {
+      if (k < 2L && identical(bad, rep("x", k))) next
+      e <- expect_error(as.data.frame(o, row.names = bad), class = "dpcov_error", info = nm)
+      expect_identical(e$arg, "row.names", info = nm)
+    }
+    e <- expect_error(as.data.frame(o, foo = 1), "unknown argument", class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "foo", info = nm)
+    e <- expect_error(as.data.frame(o, optional = NA), class = "dpcov_error", info = nm)
+    expect_identical(e$arg, "optional", info = nm)
+    expect_identical(dim(data.frame(o)), dim(base), info = nm)   # data.frame() passes stringsAsFactors
+  }
+  # the classes that are not tables refuse whatever the arguments
+  d <- as.data.frame(X)
+  for (o in list(dp_pca(r), dp_lm(c ~ a + b, d, epsilon = 1, delta = 1e-6, clip = 4, B = 0), second_moment(X, 3),
+                 qda_plugin(X, rep(1:2, 250)), dp_clip_bound(X, epsilon = 1), ldp_perturb(X, 1, 1e-6, clip = 3))) {
+    e <- expect_error(as.data.frame(o, row.names = "a", foo = 1), class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+})

@@ -247,3 +247,248 @@ test_that("dp_as_cov(): the centring mean's noise is in the diagnostics; unknown
   expect_identical(e$arg, "center")
   expect_true(has_guarantee(rc))   # control
 })
+
+test_that("a release centred at a mean given as numbers has an unknown total: has_guarantee(), summary() and every consumer say NA, none a total (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  r <- dp_cov(x, epsilon = 1, delta = 1e-6)
+  th <- dp_threshold(x, epsilon = 0.5, delta = 1e-6, clip = 5, keep_diagonal = TRUE)
+  ac <- dp_as_cov(th, center = colMeans(x))
+  expect_identical(has_guarantee(ac), NA)
+  s <- summary(ac)
+  expect_identical(s$has_guarantee, NA)
+  expect_true(is.na(s$epsilon) && is.na(s$delta))
+  out <- paste(wide_output(print(s)), collapse = " ")
+  expect_match(out, "^Release of unknown total privacy loss:")
+  expect_match(out, "Total privacy loss NOT KNOWN")
+  expect_match(out, "total epsilon and delta not known")
+  expect_no_match(out, "epsilon = 0.5")
+  expect_match(paste(wide_output(print(ac)), collapse = " "), "Total privacy loss NOT KNOWN")
+  expect_match(ac$guarantee, "cannot know \\(has_guarantee\\(\\) is NA")
+  g <- glance(ac)
+  expect_true(is.na(g$private) && is.na(g$epsilon) && is.na(g$delta))
+  # its PCA: the total not known (NA), neither stated nor labelled non-private
+  pc <- suppressWarnings(dp_pca(ac))
+  expect_identical(pc$source$has_guarantee, NA)
+  expect_true(is.na(glance(pc)$private) && is.na(glance(pc)$epsilon))
+  expect_false(inherits(pc, "dp_nonprivate"))
+  sp <- paste(wide_output(print(summary(pc))), collapse = " ")
+  expect_match(sp, "^Principal components \\(post-processing of a release; total privacy loss not known\\)")
+  expect_no_match(sp, "Private principal components")
+  # dp_lm() does not fit a conversion (it cannot redraw its noise); a
+  # regression's coefficients state nothing; the classifier is labelled as always
+  e <- expect_error(dp_lm(ac, c ~ a + b, B = 0), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  expect_false(inherits(dp_regression(ac, "c"), "dp_nonprivate"))
+  expect_s3_class(qda_plugin(x, rep(1:2, 500), cov = ac), "dp_nonprivate")
+  # the control: centred at the dp_cov() release itself, the total is stated
+  rc <- dp_as_cov(th, center = r)
+  expect_true(has_guarantee(rc))
+  expect_identical(summary(rc)$has_guarantee, TRUE)
+  expect_equal(summary(rc)$epsilon, rc$epsilon)
+  expect_match(wide_output(print(summary(rc)))[1], "^Private release:")
+  expect_true(glance(rc)$private)
+  expect_equal(glance(rc)$epsilon, rc$epsilon)
+})
+
+test_that("update() refuses a conversion and a fit's release, whose stored call makes another object, before anything is charged (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  b <- dp_budget(10, 1e-3, neighbor = "replace-one")
+  r <- dp_cov(x, epsilon = 1, delta = 1e-6, neighbor = "replace-one", budget = b)
+  th <- dp_threshold(x, epsilon = 0.5, delta = 1e-6, clip = 5, keep_diagonal = TRUE, budget = b)
+  spent <- budget_spent(b)
+  for (cv in list(dp_as_cov(r, "correlation"), dp_as_cov(th, center = r), dp_as_cov(th, center = colMeans(x)))) {
+    e <- expect_error(update(cv, epsilon = 2), "convert it again with dp_as_cov", class = "dpcov_error")
+    expect_identical(e$arg, "object")
+    expect_error(update(cv, epsilon = 2, evaluate = FALSE), class = "dpcov_error")
+  }
+  # the release inside a dp_lm() fit holds the fit's call: it came back a fit
+  d <- data.frame(a = x[, 1], b = x[, 2], y = x[, 3])
+  fit <- dp_lm(y ~ a + b, data = d, epsilon = 1, delta = 1e-6, lower = c(a = -4, b = -4, y = -4),
+               upper = c(a = 5, b = 5, y = 5), B = 0)
+  e <- expect_error(update(fit$release, epsilon = 2), "inside a dp_lm\\(\\) fit", class = "dpcov_error")
+  expect_identical(e$arg, "object")
+  expect_identical(budget_spent(b), spent)   # nothing charged
+  # the control: the source release updates (and charges), and its conversion is made again
+  u <- update(r, epsilon = 2)
+  expect_identical(u$scale, "covariance")
+  expect_identical(dp_as_cov(u, "correlation")$scale, "correlation")
+  expect_gt(budget_spent(b)$epsilon, spent$epsilon)
+  expect_s3_class(update(fit, B = 0), "dp_lm")
+})
+
+test_that("every family's guarantee names its neighbour notion; an edited epsilon, delta or notion is refused by every method that shows it (review)", {
+  set.seed(3)
+  x <- matrix(rnorm(1500, 1), 500, 3, dimnames = list(NULL, c("a", "b", "c")))
+  q <- function(e) suppressWarnings(e)
+  d <- data.frame(a = x[, 1], b = x[, 2], y = x[, 3])
+  rc <- q(dp_cov(x, 1, 1e-6))
+  rels <- list(
+    ag = q(analyze_gauss(x, 1, 1e-6, clip = 3)),
+    ag_ro = q(analyze_gauss(x, 1, 1e-6, clip = 3, neighbor = "replace-one")),
+    ag_zo_box = q(analyze_gauss(x, 1, 1e-6, neighbor = "zero-out", lower = -3, upper = 5)),
+    cov = rc,
+    cov_ro_cor = q(dp_cov(x, 1, 1e-6, neighbor = "replace-one", type = "correlation")),
+    cov_zo_tight = q(dp_cov(x, 1, 1e-6, neighbor = "zero-out", lower = -9, upper = 9, tighten = TRUE)),
+    cov_bounds = q(dp_cov(x, 1, 1e-6, bounds = dp_column_bounds(x, 1, 1e-6))),
+    cov_clip_th = q(dp_cov(x, 1, 1e-6, mechanism = "threshold", clip = 4, clip_mean = 4, neighbor = "replace-one")),
+    cov_wishart = q(dp_cov(x, 1, 1e-6, mechanism = "wishart", clip = 4, clip_mean = 4)),
+    th_ro = q(dp_threshold(x, 1, 1e-6, clip = 5)),
+    th_zo = q(dp_threshold(x, 1, 1e-6, clip = 5, neighbor = "zero-out", keep_diagonal = TRUE)),
+    th_local = q(dp_threshold(x / 5, 1, 1e-6, clip = 1, model = "local")),
+    ldp = q(ldp_aggregate(ldp_perturb(x / 5, 1, 1e-6, clip = 1, neighbor = "zero-out"))),
+    jl = q(jl_ridge(x, 0.9, 1e-6, clip = 3)),
+    jl_adaptive = q(jl_adaptive(x, 0.9, 1e-6, clip = 3)),
+    wishart = q(wishart_noise(x, 0.9, 1e-6, clip = 3)),
+    iw = q(iwishart_posterior(x, 0.9, 1e-6, clip = 3)),
+    iw_adaptive = q(iwishart_adaptive(x, 0.9, 1e-6, clip = 3)),
+    conv = q(dp_as_cov(analyze_gauss(x, 1, 1e-6, clip = 3, neighbor = "replace-one"), center = rc)),
+    lm = q(dp_lm(y ~ a + b, data = d, epsilon = 1, delta = 1e-6, B = 0))$release)
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  methods <- list(print = function(z) wide_output(print(z)), summary = summary, glance = glance, tidy = tidy,
+                  as.data.frame = as.data.frame, plot = plot, release_diagnostics = release_diagnostics,
+                  has_guarantee = has_guarantee)
+  for (nm in names(rels)) {
+    z <- rels[[nm]]
+    expect_true(has_guarantee(z), info = nm)
+    for (m in names(methods)) expect_no_error(methods[[m]](z), message = paste(nm, m))
+    edits <- list(epsilon = function(w) { w$epsilon <- w$epsilon / 3; w },
+                  delta = function(w) { w$delta <- w$delta / 3; w },
+                  neighbor = function(w) {
+                    w$neighbor <- if (w$neighbor == "add-remove") "zero-out" else "add-remove"
+                    w$n_public <- w$neighbor != "add-remove"
+                    w$n <- if (w$n_public) 500 else NA_real_
+                    w
+                  })
+    for (ed in names(edits)) {
+      w <- edits[[ed]](z)
+      for (m in names(methods)) {
+        e <- expect_error(methods[[m]](w), "its `guarantee` text states", class = "dpcov_error", info = paste(nm, ed, m))
+        expect_identical(e$arg, if (m == "summary") "object" else "x", info = paste(nm, ed, m))
+      }
+      # the functions that take a release name their argument
+      e <- expect_error(dp_as_cov(w, "correlation", center = if (!isTRUE(w$centred)) colMeans(x)), class = "dpcov_error")
+      expect_identical(e$arg, "release", info = paste(nm, ed))
+      e <- expect_error(dp_pca(w), class = "dpcov_error")
+      expect_identical(e$arg, "release", info = paste(nm, ed))
+    }
+  }
+  # the notion the text states, not one it composes in: an add/remove centre
+  # restated under the release's replace-one
+  e <- expect_error(has_guarantee(edits$neighbor(dp_as_cov(rels$th_ro, center = rc))), "replace-one-row neighbours",
+                    class = "dpcov_error")
+  w <- edits$epsilon(rels$ag_ro)
+  e <- expect_error(dp_lm(w, c ~ a + b, B = 0), class = "dpcov_error")
+  expect_identical(e$arg, "x")
+  e <- expect_error(qda_plugin(x, rep(1:2, 250), cov = w), class = "dpcov_error")
+  expect_identical(e$arg, "cov")
+  # (the audit's edit: the guarantee kept add/remove; composed under zero-out it was read as the edit)
+  wn <- rels$wishart
+  wn$neighbor <- "zero-out"
+  wn$n <- 500
+  wn$n_public <- TRUE
+  expect_error(has_guarantee(wn), "add/remove-one-row neighbours, not its `neighbor` \\(\"zero-out\"\\)", class = "dpcov_error")
+  expect_error(dp_as_cov(wn, center = rc), class = "dpcov_error")
+  # texts stating no guarantee name no notion to check
+  expect_false(has_guarantee(q(analyze_gauss(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 3))))
+  expect_false(has_guarantee(q(dp_compress(x, m = 50))))
+})
+
+test_that("a release with a guarantee carries its family's noise scales, finite and > 0; tuning$private is a flag (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(1500), 500, 3)
+  q <- function(e) suppressWarnings(e)
+  s <- q(analyze_gauss(x, 0.1, 1e-6, clip = 3))
+  na_sigma <- s
+  na_sigma$params$sigma <- NA_real_
+  for (z in list(na_sigma, `[[<-`(s, "params", list()))) {
+    for (f in list(release_diagnostics, has_guarantee, print)) {
+      e <- expect_error(f(z), "params\\$sigma`, which sets its noise", class = "dpcov_error")
+      expect_identical(e$arg, "x")
+    }
+  }
+  # each family's own scale (the field its noise formula reads)
+  cases <- list(list(q(dp_threshold(x, 1, 1e-6, clip = 3)), "noise_sd"),
+                list(q(wishart_noise(x, 0.9, 1e-6, clip = 3)), "k"),
+                list(q(jl_ridge(x, 0.9, 1e-6, clip = 3)), "r"),
+                list(q(iwishart_posterior(x, 0.9, 1e-6, clip = 3)), "df"),
+                list(q(dp_cov(x, 1, 1e-6, clip = 3, clip_mean = 3)), "sigma_mean"),
+                list(q(dp_cov(x, 1, 1e-6, clip = 3, clip_mean = 3)), c("second_moment", "sigma")))
+  for (cs in cases) {
+    z <- cs[[1]]
+    expect_no_error(release_diagnostics(z))   # the control: as released
+    z$params[[cs[[2]]]] <- NA_real_
+    e <- expect_error(release_diagnostics(z), paste(cs[[2]], collapse = "\\$"), class = "dpcov_error", info = cs[[2]][1])
+    expect_identical(e$arg, "x")
+  }
+  # a release without a guarantee (clip = Inf) may carry NA; a prior of 0 is a prior
+  a <- q(analyze_gauss(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 3))
+  a$params$sigma <- NA_real_
+  expect_false(has_guarantee(a))
+  iw <- q(iwishart_posterior(x, 0.9, 1e-6, clip = 3))
+  iw$params$psi <- 0
+  expect_true(has_guarantee(iw))
+  # tuning$private: NULL, TRUE or FALSE (only FALSE voids; "no" read as TRUE)
+  r <- q(analyze_gauss(x, 0.9, 1e-6, clip = 3, neighbor = "replace-one"))
+  for (v in list("no", NA, 1, c(TRUE, TRUE))) {
+    z <- r
+    z$tuning$private <- v
+    e <- expect_error(has_guarantee(z), "tuning\\$private", class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  z <- r
+  z$tuning$private <- NULL
+  expect_true(has_guarantee(z))
+})
+
+test_that("a posterior's degrees of freedom are whole and at most 2^53 + p; the noise never reads NaN or 0 there (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3)
+  iw <- suppressWarnings(iwishart_posterior(x, 0.9, 1e-6, clip = 3))
+  for (df in list(1e307, 1e200, 2^60, 1003.5, 0.5, NA_real_)) {
+    z <- iw
+    z$params$df <- df
+    for (f in list(print, release_diagnostics, has_guarantee)) {
+      e <- expect_error(wide_output(f(z)), "params\\$df", class = "dpcov_error", info = format(df))
+      expect_identical(e$arg, "x")
+    }
+  }
+  # at the limit the noise is computed, finite and > 0 (it overflowed to NaN, or read 0)
+  z <- iw
+  z$params$df <- 2^53
+  d <- release_diagnostics(z)
+  expect_true(is.finite(d$noise_frobenius) && d$noise_frobenius > 0)
+  expect_no_error(wide_output(print(z)))
+  # Algorithm 5's k* is capped there (a smaller df keeps its condition): data
+  # far beyond sigma_clip_inf gave a df of 1e301
+  set.seed(4)
+  y <- matrix(rnorm(600), 200, 3)
+  set.seed(1)
+  big <- suppressWarnings(iwishart_adaptive(y * 1e75, 0.9, 1e-6, clip = Inf, sigma_clip_inf = 1))
+  expect_identical(big$params$df, 2^53)
+  expect_true(all(is.finite(big$estimate)))
+  expect_identical(iw$params$df, 1003)   # the control: n + p
+})
+
+test_that("summary() says private only for a release with a guarantee (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3)
+  a <- analyze_gauss(x, 1, 1e-6, clip = Inf, sigma_clip_inf = 3)
+  expect_match(wide_output(print(summary(a)))[1], "^NOT a private release \\(no formal guarantee\\): Analyze Gauss")
+  cm <- suppressWarnings(dp_compress(x, m = 50))
+  class(cm) <- setdiff(class(cm), "dp_nonprivate")
+  expect_match(wide_output(print(summary(cm)))[1], "^NOT a private release \\(no formal guarantee\\): Compression")
+  expect_match(wide_output(print(summary(analyze_gauss(x, 1, 1e-6, clip = 3))))[1], "^Private release: Analyze Gauss")
+})
+
+test_that("dp_as_cov() returns a covariance release as it is, divisor included; others get divisor n (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3)
+  rd <- dp_cov(x, 1, 1e-6, divisor = "n - 1", lower = -3, upper = 5)
+  expect_identical(dp_as_cov(rd), rd)
+  expect_identical(dp_as_cov(rd)$params$divisor, "n - 1")
+  ag <- analyze_gauss(x, 1, 1e-6, clip = 4, neighbor = "replace-one")
+  expect_identical(dp_as_cov(ag, center = colMeans(x))$params$divisor, "n")
+})

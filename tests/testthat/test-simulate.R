@@ -118,3 +118,24 @@ test_that("simulation helpers refuse a parameter of another model, not ignore it
                     class = "dpcov_error")
   expect_identical(e$arg, "m")
 })
+
+test_that("cov_error() reads a square matrix's names on one dimension as naming both, as subspace_distance() does (review)", {
+  set.seed(1)
+  x <- matrix(rnorm(3000, 1), 1000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  r <- dp_cov(x, epsilon = 1, delta = 1e-6)
+  T2 <- diag(c(1, 2, 3))
+  dimnames(T2) <- list(c("c", "b", "a"), c("c", "b", "a"))
+  want <- cov_error(r$estimate[3:1, 3:1], unname(T2))
+  T5 <- unname(T2)
+  rownames(T5) <- c("c", "b", "a")
+  T6 <- unname(T2)
+  colnames(T6) <- c("c", "b", "a")
+  expect_identical(cov_error(r, T2), want)
+  expect_identical(cov_error(r, T5), want)   # rows reordered, and columns alike
+  expect_identical(cov_error(r, T6), want)
+  expect_identical(cov_error(T5, r), cov_error(unname(T2), r$estimate[3:1, 3:1]))
+  # the control: a matrix named by rows and columns each is matched each by its own
+  A <- matrix(1:9 + 0, 3, dimnames = list(c("a", "b", "c"), c("c", "b", "a")))
+  B <- A[3:1, 3:1]
+  expect_identical(cov_error(A, B), c(spectral = 0, frobenius = 0, l1 = 0))
+})
