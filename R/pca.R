@@ -500,7 +500,7 @@ pca_release_bias <- function(rd, release) {
   if (isTRUE(rd$bounds_capped)) hit <- hit | grepl("bounds were chosen privately", msgs, fixed = TRUE)
   for (v in rd$outside_bounds) hit <- hit | startsWith(msgs, sprintf("the private mean of `%s` ", v)) & grepl("outside", msgs)
   hit <- hit | is_at_bounds_message(msgs)
-  if (clip_fill_hit(rd, release)) hit <- hit | startsWith(msgs, "nearly every row was clipped")
+  if (clip_fill_hit(rd, release)) hit <- hit | (startsWith(msgs, "nearly every row was clipped") | startsWith(msgs, "many rows were clipped"))
   if (mean_step_grade(rd) > 0L) hit <- hit | startsWith(msgs, "the rows were clipped in the mean step")
   hit <- hit & !is.na(lv) & lv > 0L
   list(messages = if (any(hit)) paste("the release:", msgs[hit]) else character(0), grades = lv[hit])

@@ -693,6 +693,11 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   private_box <- is.null(clip) && is.null(box)
   # no clip = Inf mode: dp_lm() has no sigma_clip_inf to calibrate as if a bound held
   if (!is.null(clip)) clip <- check_finite_clip(clip, "clip", "dp_lm() calibrates its noise to it")
+  # the released rows are the design's [1, x, y]: the ones alone have norm 1
+  if (!is.null(clip) && clip < 1) {
+    abort("`clip` = %s is below 1, the norm of the design's column of ones alone: every row [1, x, y] would be clipped, and the fit would be of rows shrunk toward 0; give a clip above the rows' norms, or public bounds (lower/upper).",
+          format(clip), .arg = "clip")
+  }
   share_given <- !is.null(bound_share)
   if (!share_given) bound_share <- if (private_box) column_bounds_share else tighten_share
   bound_share <- check_number(bound_share, "bound_share", lower = 0, upper = 0.5)
@@ -981,6 +986,10 @@ lm_gram_release <- function(design, z0, clip, mechanism, epsilon, delta, neighbo
     jl_ridge = jl_ridge(s, epsilon, delta),
     iwishart_posterior = iwishart_posterior(s, epsilon, delta)))
   if (box) rel <- lm_box_release(rel, map, A_names)
+  # (the design's first column is its ones: the diagnostics count the rows
+  # the clip was filled over by it when n is not released, fill_rows())
+  rel$params$ones_column <- 1L
+  rel$diagnostics <- diagnose_release(rel)
   rel
 }
 

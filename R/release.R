@@ -380,6 +380,10 @@ check_release_params <- function(x, bad) {
     bad("`params$source_level` must be \"ok\", \"noisy\" or \"mostly noise\"")
   }
   if (!is.null(pr$center_numbers) && !is_flag(pr$center_numbers)) bad("`params$center_numbers` must be TRUE or FALSE")
+  oc <- pr$ones_column
+  if (!is.null(oc) && !(is_num1(oc) && oc == round(oc) && oc >= 1 && oc <= ncol(x$estimate))) {
+    bad("`params$ones_column` must be NULL or the index of a column of the estimate")
+  }
   # the noise scales and sizes the diagnostics read: a negative or non-numeric
   # one would be read as a smaller noise (or none) than the release has
   # (and those of the second step dp_cov() keeps in params$second_moment);
@@ -1725,7 +1729,7 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
   if (!is.null(b) && x$scale == "covariance") {
     out$at_bounds <- uncoded(stats::setNames(bounds_fill(v, x, b, n_hat), cols))
   } else if (is.null(b) && is.null(pr$box_scale) && is_num1(x$clip) && is.finite(x$clip) && x$clip > 0 &&
-             is_num1(n_hat) && n_hat > 0) {
+             is_num1(n_hat <- fill_rows(x, n_hat)) && n_hat > 0) {
     # the trace per row: a sum over n, a posterior draw rescaled to the sum
     per_row <- switch(x$scale, covariance = 1, average = 1, sum = , "sum + ridge" = 1 / n_hat,
                       "posterior sample" = if (is_num1(pr$df) && pr$df > p + 1) (pr$df - p - 1) / n_hat else NA_real_,
@@ -1737,6 +1741,37 @@ clamp_checks <- function(out, x, sd, n_hat, cols) {
     }
   }
   out
+}
+
+# What a fill of the clip from 0.8 says. Counted over the ones column's
+# entry (fill_rows()), which clipping shrinks, a fill above 1 is rows
+# clipped, not necessarily nearly all of them.
+clip_fill_message <- function(d, x) {
+  fmt <- function(v) format(signif(v, 2), big.mark = ",", decimal.mark = ".", scientific = abs(v) >= 1e7)
+  by_ones <- is.na(release_n_hat(x)) && is_num1(x$params$ones_column)
+  if (by_ones) {
+    return(sprintf(paste0("many rows were clipped: the released mean squared row norm, counted over the released entry ",
+                          "of the column of ones (which the clip shrinks too), is %s%% of clip^2 = %s, so the estimate ",
+                          "is of rows shrunk toward 0, biased, and that count of the rows is short of n; give a larger ",
+                          "`clip` or public bounds (lower/upper)."), fmt(100 * d$clip_fill), fmt(x$clip^2)))
+  }
+  sprintf(paste0("nearly every row was clipped: the released mean squared row norm is %s%% of clip^2 = %s ",
+                 "(its most), so the estimate is of the rows shrunk to the clip, biased toward 0; give a larger ",
+                 "`clip` or public bounds (lower/upper)."), fmt(100 * min(1, d$clip_fill)), fmt(x$clip^2))
+}
+
+# The rows the fill of the clip is judged over: n (public or a noisy count),
+# else, for rows with a column of ones (dp_lm()'s design [1, x, y],
+# `params$ones_column`), that column's released entry on the sum's scale. It
+# counts sum s_i^2 (s_i the clip's shrink factors), short of n by the
+# clipping, so the fill it gives exceeds 1 where rows were clipped: add/remove
+# fits on a clip that shrank 43% of the rows were graded "ok" with no count.
+fill_rows <- function(x, n_hat) {
+  if (is_num1(n_hat) && n_hat > 0) return(n_hat)
+  j <- x$params$ones_column
+  if (!is_num1(j)) return(NA_real_)
+  ones <- tryCatch(release_sum(x, NA_real_)[j, j], error = function(e) NA_real_)
+  if (is_num1(ones) && ones > 0) ones else NA_real_
 }
 
 # Each column's released sd (one-sided, `v` its variance) over twice the
@@ -2176,11 +2211,7 @@ diagnostics_level <- function(out, x, cols) {
                      "mean's square with the variances) is %s%% of clip^2 = %s (its most), so rows beyond the clip ",
                      "were shrunk to it, biasing the mean and the covariance toward 0; give a larger `clip` or ",
                      "public bounds (lower/upper)."), fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2))
-    } else {
-      sprintf(paste0("nearly every row was clipped: the released mean squared row norm is %s%% of clip^2 = %s ",
-                     "(its most), so the estimate is of the rows shrunk to the clip, biased toward 0; give a larger ",
-                     "`clip` or public bounds (lower/upper)."), fmt(100 * min(1, out$clip_fill)), fmt(x$clip^2))
-    }, 1L)
+    } else clip_fill_message(out, x), 1L)
     lv <- max(lv, 1L)
   }
   g <- mean_step_grade(out)
@@ -3246,9 +3277,7 @@ lm_diagnostics <- function(fit, rel, columns) {
     }
     at <- hard
     if (length(at) || clip_fill_hit(rd, rel)) {
-      say(paste(if (length(at)) at_bounds_message(at, rel) else
-        sprintf("nearly every row was clipped (the released mean squared row norm is %s%% of clip^2): the estimate is of the rows shrunk to the clip; give a larger `clip` or public bounds (lower/upper).",
-                fmt(100 * min(1, rd$clip_fill))),
+      say(paste(if (length(at)) at_bounds_message(at, rel) else clip_fill_message(rd, rel),
         "The coefficients are those of the clamped data, a bias the intervals leave out."), if (length(at)) 2L else 1L)
       out$intervals_biased <- TRUE
       lv <- max(lv, if (length(at)) 2L else 1L)

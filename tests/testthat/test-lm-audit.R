@@ -551,3 +551,38 @@ test_that("dp_lm() refuses bounds inside a factor's or a logical's coding, befor
   expect_true(all(abs(coef(f)[c("lgTRUE", "gb")] - coef(lm(y ~ x1 + lg + g, d))[c("lgTRUE", "gb")]) < 0.2))
   expect_identical(budget_spent(b)$releases, 1L)
 })
+
+test_that("dp_lm() on a clip under add/remove tells heavy clipping from the ones entry, and refuses a clip every row exceeds", {
+  set.seed(31)
+  n <- 20000
+  d <- data.frame(x1 = runif(n, -1, 1))
+  d$y <- 1 + 0.5 * d$x1 + rnorm(n, sd = 0.1)
+  # 43% of the rows [1, x, y] exceed 1.5
+  expect_gt(mean(sqrt(1 + d$x1^2 + d$y^2) > 1.5), 0.4)
+  f <- suppressWarnings(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 1.5, B = 10))
+  expect_true(is.na(f$release$n))
+  # the fill counted over the released ones entry, sum s_i^2 (short of n by the clipping)
+  S <- release_sum(f$release, NA_real_)
+  expect_equal(f$release$diagnostics$clip_fill, max(0, sum(diag(S)) - dpcov_lower_sd() * sqrt(sum(diag(release_noise_sd(f$release))^2))) /
+                 S[1, 1] / 1.5^2, tolerance = 1e-10)
+  expect_gt(f$release$diagnostics$clip_fill, 0.8)
+  expect_true(f$diagnostics$intervals_biased)
+  expect_match(paste(f$diagnostics$messages, collapse = " "), "many rows were clipped")
+  # control: a clip above the rows is not flagged, and its fill is replace-one's
+  g <- suppressWarnings(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 4, B = 10))
+  h <- suppressWarnings(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = 4, B = 10, neighbor = "replace-one"))
+  expect_false(g$diagnostics$intervals_biased)
+  expect_lt(g$release$diagnostics$clip_fill, 0.3)
+  expect_equal(g$release$diagnostics$clip_fill, h$release$diagnostics$clip_fill, tolerance = 0.01)
+  # a clip below 1, the ones' norm alone, clips every row: refused before any charge
+  b <- dp_budget(5, 1e-4)
+  for (cl in c(0.5, 0.999)) {
+    e <- expect_error(dp_lm(y ~ x1, d, epsilon = 1, delta = 1e-6, clip = cl, budget = b), "below 1", class = "dpcov_error")
+    expect_identical(e$arg, "clip")
+  }
+  expect_identical(budget_spent(b)$charges, 0L)
+  # a hand-made ones index is checked
+  r <- f$release
+  r$params$ones_column <- 7
+  expect_error(release_diagnostics(r), "ones_column", class = "dpcov_error")
+})
