@@ -191,7 +191,6 @@ dp_compress <- function(x, m, normalize = TRUE, truncate = TRUE, delta_max = NUL
     data <- if (method == "explicit" && length(inp$pre)) scale_columns(x, inp$pre) else x
     rm(inp)
   }
-  refuse_compress_shape(p, n)
   m <- check_count(m, "m", min = 1)
   refuse_compress_shape(p, n, m)
   check_cells(m * p, "the compressed matrix", "m")
@@ -724,7 +723,11 @@ labelled_cov_arith <- function(generic, args, dots = list()) {
 # An edited labelled covariance: a plain matrix still labelled non-private
 # (the implicit class kept: det(), isSymmetric(), as.data.frame() dispatch on it).
 label_edited_cov <- function(value) {
-  if (is.matrix(value) || is.array(value)) class(value) <- c("dp_nonprivate", class(unclass(value)))
+  # a vector too (dim(x) <- NULL, x[[20]] <- v lengthening it): the same
+  # exact numbers, no longer a matrix
+  if (is.matrix(value) || is.array(value) || (is.numeric(value) || is.logical(value)) && is.null(dim(value))) {
+    class(value) <- c("dp_nonprivate", class(unclass(value)))
+  }
   value
 }
 

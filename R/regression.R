@@ -153,7 +153,7 @@ dp_regression <- function(release, response, features = NULL, intercept = NULL, 
 # A private release, whose entries carry noise (not exact statistics, a
 # release without a guarantee, or a bare matrix).
 is_noisy_release <- function(release) {
-  inherits(release, "dp_release") && is.null(regression_nonprivate_why(release))
+  inherits(release, "dp_release") && !inherits(release, "dp_nonprivate") && release_has_guarantee(release)
 }
 
 # Why coefficients from `release` are not private (NULL when they are, or
@@ -162,6 +162,9 @@ regression_nonprivate_why <- function(release) {
   if (inherits(release, "dp_suffstat")) return("exact least squares from second_moment()'s statistics, without privacy noise")
   if (inherits(release, "dp_release") && (inherits(release, "dp_nonprivate") || !release_has_guarantee(release))) {
     return("coefficients from a release without a formal guarantee (see its Guarantee)")
+  }
+  if (inherits(release, "dp_release") && is.na(release_guarantee_state(release))) {
+    return(paste0("coefficients from ", centred_numbers_words))
   }
   NULL
 }
@@ -3615,17 +3618,6 @@ lm_synthetic_rows <- function(formula, data) {
   as.data.frame(rows, optional = TRUE, stringsAsFactors = FALSE)
 }
 
-# Before any charge: what the schema decides, found on two synthetic rows
-# (lm_synthetic_rows(); no value of the data is read).
-# - A formula whose model frame or design cannot be built on them fails on
-#   the column types (log() of a factor): refused here; after the charge the
-#   same failure kept it, as one on the values would.
-# - A variable that is NA on rows without NA is NA for any data (arithmetic
-#   on a factor, `g + 1`): refused (it was fitted as a column of zeros).
-# - Bounds naming neither a variable of `data`, nor a variable or design
-#   column of the model, are refused (a typo among partial bounds was refused
-#   only after the private bounds were charged).
-# Other refusals are left to the data, where the shape checks run as before.
 # dp_lm()'s number of rows for its bounds' labels (the clamped share, the
 # capped first stage): public, the noisy count (Analyze Gauss), or the
 # released entry of the ones column on the sum's scale (the Gram mechanisms:
@@ -3637,6 +3629,17 @@ lm_release_n_hat <- function(rel) {
   tryCatch(release_sum(rel, NA_real_)[1L, 1L], error = function(e) NA_real_)
 }
 
+# Before any charge: what the schema decides, found on two synthetic rows
+# (lm_synthetic_rows(); no value of the data is read).
+# - A formula whose model frame or design cannot be built on them fails on
+#   the column types (log() of a factor): refused here; after the charge the
+#   same failure kept it, as one on the values would.
+# - A variable that is NA on rows without NA is NA for any data (arithmetic
+#   on a factor, `g + 1`): refused (it was fitted as a column of zeros).
+# - Bounds naming neither a variable of `data`, nor a variable or design
+#   column of the model, are refused (a typo among partial bounds was refused
+#   only after the private bounds were charged).
+# Other refusals are left to the data, where the shape checks run as before.
 lm_schema_checks <- function(formula, data, box, given) {
   # NA as a declared level (factor(exclude = NULL), addNA()): a level the
   # fit's xlevels cannot hold, so the fit came back unusable after its charge

@@ -380,6 +380,9 @@ check_release_params <- function(x, bad) {
     bad("`params$source_level` must be \"ok\", \"noisy\" or \"mostly noise\"")
   }
   if (!is.null(pr$center_numbers) && !is_flag(pr$center_numbers)) bad("`params$center_numbers` must be TRUE or FALSE")
+  for (kd in list(pr$keep_diagonal, pr$second_moment$keep_diagonal)) {
+    if (!is.null(kd) && !is_flag(kd)) bad("`params$keep_diagonal` must be TRUE or FALSE")
+  }
   oc <- pr$ones_column
   if (!is.null(oc) && !(is_num1(oc) && oc == round(oc) && oc >= 1 && oc <= ncol(x$estimate))) {
     bad("`params$ones_column` must be NULL or the index of a column of the estimate")
@@ -390,7 +393,7 @@ check_release_params <- function(x, bad) {
   # and the thresholded variances they report
   noise_fields <- c("sigma", "sigma_mean", "sigma_second", "sigma_second_diag", "sigma_diag", "noise_sd",
                     "noise_clip", "clip_mean", "k", "w2", "r", "psi", "df", "correlation_noise_sd", "correlation_bound_sd",
-                    "center_noise_sd", "source_noise_sd")
+                    "center_noise_sd", "source_noise_sd", "threshold")
   for (where in list(list(pr, "params$"), list(pr$second_moment, "params$second_moment$"))) {
     for (f in noise_fields) {
       v <- where[[1L]][[f]]
@@ -474,16 +477,26 @@ release_noise_scales <- function(x) {
     out <- c(pick(pr, "sigma_mean", "params$"), pick(sm, fields, "params$second_moment$"))
     return(structure(out, zero_ok = if ("sigma_diag" %in% fields && x$p == 1) "params$second_moment$sigma"))
   }
-  if (inherits(x, c("dp_threshold", "dp_ldp_aggregate"))) return(pick(pr, "noise_sd", "params$"))
+  # (a thresholded release's threshold sets which entries carry noise)
+  if (inherits(x, "dp_threshold")) return(structure(pick(pr, c("noise_sd", "threshold"), "params$"), zero_ok = "params$threshold"))
+  if (inherits(x, "dp_ldp_aggregate")) return(pick(pr, "noise_sd", "params$"))
   if (!inherits(x, "dp_second_moment")) return(list())
-  mech <- if (is_string(x$mechanism)) x$mechanism else ""
   # (the JL ridge w^2 and the inverse-Wishart prior psi may be 0: the noise is the projection's, the draw's)
-  fields <- if (startsWith(mech, "Analyze Gauss")) "sigma" else
-    if (startsWith(mech, "Additive Wishart noise")) c("k", "noise_clip") else
-    if (startsWith(mech, "JL projection")) c("r", "w2") else
-    if (startsWith(mech, "Inverse-Wishart")) c("df", "psi")
+  fields <- switch(second_moment_family(x), analyze_gauss = "sigma", wishart = c("k", "noise_clip"),
+                   jl = c("r", "w2"), iwishart = c("df", "psi"), NULL)
   if (is.null(fields)) return("its `mechanism` is not one of the package's second-moment mechanisms, so its noise cannot be told")
   structure(pick(pr, fields, "params$"), zero_ok = c("params$w2", "params$psi"))
+}
+
+# A second-moment release's mechanism, from its name (never from which
+# noise fields it holds: an Analyze Gauss release given psi and df by hand
+# was read as an inverse-Wishart draw, "ok" where it was mostly noise).
+second_moment_family <- function(x) {
+  mech <- if (is_string(x$mechanism)) x$mechanism else ""
+  if (startsWith(mech, "Analyze Gauss")) "analyze_gauss" else
+    if (startsWith(mech, "Additive Wishart noise")) "wishart" else
+    if (startsWith(mech, "JL projection")) "jl" else
+    if (startsWith(mech, "Inverse-Wishart")) "iwishart" else ""
 }
 
 #' Has a release a formal privacy guarantee?
@@ -1251,8 +1264,14 @@ release_nonprivate_why <- function(x) {
   if (inherits(x, "dp_compress")) return(compression_nonprivate_why)
   if (inherits(x, "dp_nonprivate")) return("a tuning choice in the release was computed from the data without privacy noise")
   if (!release_has_guarantee(x)) return("values of a release without a formal guarantee (see its Guarantee)")
+  if (is.na(release_guarantee_state(x))) return(paste0("values of ", centred_numbers_words))
   NULL
 }
+
+# A release whose total cost is not known (release_guarantee_state() NA), in
+# the words dp_pca() and the labels use.
+centred_numbers_words <- paste0("a release centred at a mean given as numbers (dp_as_cov()), whose privacy cost ",
+                                "is not known: its total privacy loss is not known")
 
 #' A table made from a release (tidy(), glance()) carries its label: class
 #' `dp_nonprivate` and the reason, which print.dp_nonprivate() says first.
@@ -1868,6 +1887,8 @@ dp_diagnostic_thresholds <- list(ratio = c(noisy = 0.5, mostly = 1), count = c(n
                                  clipped = c(noisy = 0.1, mostly = 0.5), lower_sd = 1, at_bounds = 0.4,
                                  at_bounds_clamped = 0.45,
                                  clip_fill = 0.8,
+                                 # a thresholded release: the correlation a zeroed pair can hold
+                                 threshold_hidden = 0.5,
                                  clip_fill_one_pass = 0.95,
                                  mean_clip = c(fill = 0.8, excess = 1.05, mostly_fill = 0.9, z = 3),
                                  correlation = c(noisy = 0.1, mostly = 0.25),
@@ -1973,17 +1994,20 @@ diagnostics_level <- function(out, x, cols) {
   }
   # entries the threshold set to 0 (released quantities only: the threshold,
   # the noise sd and the estimate): an estimate that reads any covariance
-  # below t as 0 is accurate only for a sparse covariance; one that zeroed
-  # every off-diagonal entry says only that none exceeds t (a diagonal
-  # covariance and one of entries below t read alike)
+  # below t as 0 is accurate only for a sparse covariance. Graded by the
+  # largest correlation a zeroed pair can hold (t over the pair's released
+  # sds' product), not by how many entries survived: "every entry zeroed"
+  # called a diagonal truth at 27 noise sds noisy, and one surviving entry
+  # made a release that had zeroed correlations of 0.6 "ok"
   # (a release thresholded to 0 everywhere, variances too, is said above, once)
   tz <- if (length(zero_var) < length(cols)) threshold_zeroed(x)
   if (!is.null(tz) && tz$zeroed > 0L) {
     where <- sprintf("|entry| below t = %s%s, about %s noise sds", fmt(tz$t), tz$scale_words, fmt(tz$t / tz$sd))
-    if (tz$zeroed == tz$pairs) {
-      say(sprintf(paste0("the threshold set every off-diagonal entry to 0 (%s): the release says only that no ",
-                         "covariance exceeds t; it cannot tell a diagonal covariance from one with entries below t. ",
-                         "More budget or rows lower t."), where), 1L)
+    if (tz$hidden >= th$threshold_hidden) {
+      say(sprintf(paste0("%d of %d off-diagonal entries were set to 0 by the threshold (%s), which for some of ",
+                         "those pairs is a correlation of %s: correlations that large read as 0, so the release ",
+                         "cannot tell them from none. More budget or rows lower t."),
+                  tz$zeroed, tz$pairs, where, fmt(tz$hidden)), 1L)
       lv <- max(lv, 1L)
     } else {
       say(sprintf(paste0("%d of %d off-diagonal entries were set to 0 by the threshold (%s): the estimate reads any ",
@@ -1993,10 +2017,11 @@ diagnostics_level <- function(out, x, cols) {
   }
   # a covariance with a variance <= 0 (a conversion keeps the matrix as
   # computed, no silent projection): no covariance has one
-  # (a variance a threshold left at exactly 0 is said above, for what it is)
+  # (a variance the threshold zeroed is said above, for what it is, also
+  # when a centring then took it below 0)
   if (identical(x$scale, "covariance")) {
     dg <- diag(x$estimate)
-    nonpos <- setdiff(cols[!(dg > 0)], intersect(zero_var, cols[dg == 0]))
+    nonpos <- setdiff(cols[!(dg > 0)], zero_var)
     if (length(nonpos)) {
       w <- col_words(nonpos)
       say(sprintf(paste0("the variance%s of %s came out <= 0: the noise (or the centring) exceeds the variance; the ",
@@ -2258,7 +2283,13 @@ threshold_zeroed <- function(x) {
   mu <- threshold_centring(x)
   if (!is.null(mu)) M <- M + tcrossprod(mu)
   up <- upper.tri(M)
-  list(t = step$threshold, sd = step$noise_sd, zeroed = sum(M[up] == 0), pairs = sum(up),
+  # the largest correlation a zeroed pair can hold: t over the root product
+  # of the pair's released variances (pairs with a variance <= 0 are said
+  # elsewhere)
+  d <- diag(M)
+  z <- up & M == 0 & outer(d > 0, d > 0, "&")
+  hidden <- if (any(z)) max((step$threshold / sqrt(outer(pmax(d, 0), pmax(d, 0))))[z]) else 0
+  list(t = step$threshold, sd = step$noise_sd, zeroed = sum(M[up] == 0), pairs = sum(up), hidden = hidden,
        # (on a box of bounds the threshold acts on the box's matrix; dp_cov()'s on its step's average)
        scale_words = if (!is.null(pr$second_mechanism)) " on the threshold step's scale" else
          if (!is.null(pr$box_scale)) " on the box scale" else "")
@@ -2727,15 +2758,18 @@ release_noise_sd <- function(x, zeroed = "noise") {
     }
     return(M)
   }
-  if (is_num1(pr[["k"]]) && is_num1(pr$noise_clip) && grepl("Wishart noise", x$mechanism, fixed = TRUE)) {
+  # a second-moment release's noise by its mechanism (second_moment_family())
+  fam <- if (inherits(x, "dp_second_moment")) second_moment_family(x) else NA_character_
+  is_fam <- function(f) is.na(fam) || fam == f
+  if (is_fam("wishart") && is_num1(pr[["k"]]) && is_num1(pr$noise_clip) && grepl("Wishart noise", x$mechanism, fixed = TRUE)) {
     return(sym(sqrt(pr[["k"]]) * pr$noise_clip^2, sqrt(2 * pr[["k"]]) * pr$noise_clip^2))
   }
-  if (is_num1(pr$w2) && is_num1(pr[["r"]])) {
+  if (is_fam("jl") && is_num1(pr$w2) && is_num1(pr[["r"]])) {
     # W_p(Sigma, r) / r: Var_ij = (Sigma_ij^2 + Sigma_ii Sigma_jj) / r, Sigma ~ the estimate
     d <- pmax(0, diag(est))
     return(sqrt((est^2 + tcrossprod(d)) / pr[["r"]]))
   }
-  if (is_num1(pr$psi) && is_num1(pr$df)) {
+  if (is_fam("iwishart") && is_num1(pr$psi) && is_num1(pr$df)) {
     # W^-1(Psi, df), Psi ~ est (df - p - 1): Var_ij = ((m + 1) e_ij^2 + (m - 1) e_ii e_jj) / (m (m - 3)), m = df - p,
     # taken as s sqrt(a (e_ij / s)^2 + b (g_ij / s)^2), g_ij = sqrt(e_ii e_jj), s the larger: m (m - 3) and
     # the squares overflowed at large df or entries (NaN from Inf / Inf, or a noise of 0)
@@ -2747,7 +2781,7 @@ release_noise_sd <- function(x, zeroed = "noise") {
     b <- (m - 1) / m / (m - 3)
     return(ifelse(s > 0, s * sqrt(a * (est / s)^2 + b * (g / s)^2), 0))
   }
-  if (is_num1(pr[["sigma"]])) return(matrix(pr[["sigma"]], p, p))
+  if (is_fam("analyze_gauss") && is_num1(pr[["sigma"]])) return(matrix(pr[["sigma"]], p, p))
   NULL
 }
 

@@ -259,6 +259,9 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
                       noise_multiplier = 4, calibration = "classic", ...) {
   refuse_unknown_args("run_study", ...)
   if (missing(settings)) abort_missing("settings")
+  # (before they are checked: missing() is FALSE once an argument is reassigned)
+  df_given <- !missing(df)
+  rule_given <- !missing(ldp_threshold)
   calibration <- check_choice(calibration, c("analytic", "classic"), "calibration")
   tune <- as_threshold_tune(tune)
   sigma_clip_inf <- check_clip(sigma_clip_inf, "sigma_clip_inf")
@@ -308,6 +311,26 @@ run_study <- function(settings, reps = 50, methods = threshold_methods(), tune =
       model <- check_choice(as.character(me$model), c("central", "local"), "model")
       threshold_neighbor(as.character(me$neighbor), variant, model)
     }, "methods", sprintf("row %d", i))
+  }
+  methods <- as.data.frame(methods, stringsAsFactors = FALSE)
+  mfac <- vapply(methods, is.factor, logical(1))
+  methods[mfac] <- lapply(methods[mfac], as.character)
+  # one label per method: the results are told apart by it
+  if (anyDuplicated(methods$label)) {
+    abort("`methods` has repeated labels (%s); give each method its own label.",
+          paste0("\"", unique(methods$label[duplicated(methods$label)]), "\"", collapse = ", "), .arg = "methods")
+  }
+  # arguments no row or method uses are refused, not recorded as if used
+  if (df_given && !any(settings$dist == "t")) {
+    abort("`df` applies to rows with dist = \"t\", and `settings` has none.", .arg = "df")
+  }
+  if (rule_given && !any(methods$model == "local" & methods$variant == "modified")) {
+    abort("`ldp_threshold` applies to the modified local method, and `methods` has none.", .arg = "ldp_threshold")
+  }
+  # a public tuning sample must have each setting's p columns (checked before any replication runs)
+  if (identical(tune$method, "public") && any(settings$p != ncol(tune$public))) {
+    abort("`tune`: the public sample has %d columns, and `settings` has rows with p = %s.", ncol(tune$public),
+          paste(unique(settings$p[settings$p != ncol(tune$public)]), collapse = ", "), .arg = "tune")
   }
   jobs <- expand.grid(rep = seq_len(reps), setting = seq_len(nrow(settings)))
   pr <- progressr::progressor(steps = nrow(jobs))
@@ -399,7 +422,11 @@ study_summary <- function(results, measure = c("spectral", "frobenius"), ...) {
     abort("`measure`: %s %s not numeric column(s) of `results`.", paste0('"', bad, '"', collapse = ", "),
           if (length(bad) > 1) "are" else "is")
   }
-  keys <- intersect(c("table", "cov", "dist", "p", "n", "epsilon", "delta", "sparsity", "method", "truth"), names(results))
+  # every column but the replication, the per-release constant and the
+  # errors tells results apart (a fixed list pooled two scenarios, or two
+  # settings columns of the user's, as one with twice the reps)
+  errors <- c("spectral", "frobenius", "l1", "rel_spectral", "rel_frobenius", "rel_l1")
+  keys <- setdiff(names(results), c("rep", "constant", errors, measure))
   g <- do.call(paste, c(lapply(results[keys], as.character), sep = "\r"))
   g <- factor(g, levels = unique(g))
   parts <- lapply(split(results, g), function(d) {

@@ -242,10 +242,14 @@ plot_threshold_study <- function(x, measure = "spectral", main = NULL, ...) {
   logx <- length(ns) > 1 && max(ns) / min(ns) >= 4
   leg <- legend_outside_setup(series, cex = 0.75)
   on.exit(graphics::par(leg$op))
-  graphics::plot(NA, xlim = range(ns) * if (logx) c(1 / 1.15, 1.15) else c(0.95, 1.05),
-                 ylim = headroom(range(c(lo, hi, 0)), log = FALSE), log = if (logx) "x" else "",
-                 xlab = "n (rows)", ylab = paste("mean", measure, "error (\u00b1 2 se)"), main = main,
-                 axes = FALSE, ...)
+  # (the user's xlim, ylab, ... replace these defaults: passed twice, they
+  # were base R's "matched by multiple actual arguments")
+  graphics_call(graphics::plot, list(NA),
+                list(xlim = range(ns) * if (logx) c(1 / 1.15, 1.15) else c(0.95, 1.05),
+                     ylim = headroom(range(c(lo, hi, 0)), log = FALSE), log = if (logx) "x" else "",
+                     xlab = "n (rows)", ylab = paste("mean", measure, "error (\u00b1 2 se)"), main = main,
+                     axes = FALSE),
+                list(...))
   study_axis(1, ns, log = logx)
   study_axis(2, NULL)
   graphics::box()

@@ -23,7 +23,12 @@
 #' Algorithms 1-2) prints the central noise
 #' \eqn{s^2 = 2\log(1.25/\delta)/(n\epsilon)^2} (B = 1): sensitivity \eqn{B^2/n}
 #' of the average, which holds for *zero-out* neighbours (one row replaced by
-#' the all-zero row, n public), so that is its default `neighbor`. (Under
+#' the all-zero row, n public), so that is its default `neighbor`. (The paper
+#' states its neighbours as data sets differing in one entry, replace-one,
+#' for which \eqn{B^2/n} is short by \eqn{\sqrt2}; use `neighbor =
+#' "replace-one"` for that notion, which calibrates to \eqn{\sqrt2 B^2/n}.
+#' The sensitivities need rows of norm at most B, which the clip enforces;
+#' the modified paper assumes moments of the data, not bounded rows. Under
 #' add/remove the released n and noise scale would disclose n, so
 #' `"add-remove"` is refused; see [second_moment_sensitivity()].) `"modified"` (the
 #' modified Algorithms 1-2) uses replace-one neighbours, sensitivity
@@ -511,7 +516,12 @@ as_threshold_tune <- function(tune, arg = "tune") {
     out <- with_arg(do.call(threshold_tune, c(list(tune$method, grid = tune$grid, public = tune$public,
                                                    constant = tune$constant), cv_args)),
                     arg, "a threshold_tune object")
-    # the mark survives a rebuild (a hand-made object cannot drop it by omission only)
+    # the mark survives a rebuild (a hand-made object cannot drop it by omission only);
+    # a mark that is not a string was dropped, and the release read as private
+    if (!is.null(tune$nonprivate) && !is_string(tune$nonprivate)) {
+      abort("`%s` is not a valid threshold_tune object: its `nonprivate` mark must be NULL or one string (why the constant is not private).",
+            arg, .arg = arg)
+    }
     if (is.null(out$nonprivate) && is_string(tune$nonprivate)) out$nonprivate <- tune$nonprivate
     return(out)
   }

@@ -1577,7 +1577,7 @@ test_that("a correlation's thresholded variances are said without a filling read
   expect_false(grepl("filled", m))
 })
 
-test_that("a threshold that zeroed every off-diagonal entry is at least noisy; one that zeroed some says so without grading (review)", {
+test_that("a threshold is graded by the correlation a zeroed pair can hold, not by how many entries survived (review)", {
   q <- function(e) suppressWarnings(e)
   # true off-diagonals about 0.5, all below t: the estimate is the identity
   set.seed(8)
@@ -1587,13 +1587,30 @@ test_that("a threshold that zeroed every off-diagonal entry is at least noisy; o
   expect_true(all(t7$estimate[upper.tri(t7$estimate)] == 0))
   d <- release_diagnostics(t7)
   expect_identical(d$level, "noisy")
-  i <- grep("set every off-diagonal entry to 0", d$messages)
+  i <- grep("off-diagonal entries were set to 0", d$messages)
   expect_length(i, 1L)
   expect_identical(d$message_levels[i], "noisy")
   expect_match(d$messages[i], sprintf("t = %s, about %s noise sds",
                                       format(signif(t7$params$threshold, 2)),
                                       format(signif(t7$params$threshold / t7$params$noise_sd, 2))), fixed = TRUE)
-  expect_match(d$messages[i], "cannot tell a diagonal covariance from one with entries below t")
+  # the largest correlation a zeroed pair can hold: t over the pair's released sds' product
+  v <- diag(t7$estimate)
+  hidden <- max((t7$params$threshold / sqrt(outer(v, v)))[upper.tri(t7$estimate)])
+  expect_match(d$messages[i], sprintf("a correlation of %s:", format(signif(hidden, 2))), fixed = TRUE)
+  # a diagonal truth zeroed everywhere at many noise sds is not called noisy:
+  # t is a correlation of 0.005 there (the old rule graded it by the count)
+  set.seed(1)
+  r0 <- q(dp_threshold(matrix(rnorm(2e5), ncol = 2), 1, 1e-6, clip = 5, tune = 0))
+  expect_true(r0$estimate[1, 2] == 0)
+  expect_identical(release_diagnostics(r0)$level, "ok")
+  # a wide AR(0.6) truth whose correlations were zeroed: noisy whether or not
+  # one noise-driven entry survived
+  S1 <- cov_model(100, "model1")
+  for (sd in c(2, 6)) {
+    set.seed(sd)
+    r1 <- q(dp_threshold(rdata(20000, S1), 0.5, 1e-6, clip = 13, tune = 0, keep_diagonal = TRUE))
+    expect_identical(release_diagnostics(r1)$level, "noisy", info = sd)
+  }
   # the control: two blocks of 0.9 kept, the other four entries zeroed:
   # "ok" still, the zeroed entries said in words (ungraded)
   set.seed(2)
@@ -1625,9 +1642,8 @@ test_that("a conversion's messages say their real causes, and a variance <= 0 is
   expect_true(any(grepl("the centring at the given mean subtracted its square from them", m)))
   expect_false(any(grepl("posterior sample", m)))
   expect_true(any(grepl("the threshold set every entry of the release it came from to 0", m)))
-  v <- grep("came out <= 0", m)
-  expect_length(v, 1L)
-  expect_match(m[v], "the noise \\(or the centring\\) exceeds the variance")
+  # (those variances were thresholded: said once, as thresholded, not again as <= 0)
+  expect_length(grep("came out <= 0", m), 0L)
   expect_identical(a0c$diagnostics$level, "mostly noise")
   # a variance <= 0 from the noise alone (a small variance), kept and said
   set.seed(2)
@@ -1653,4 +1669,22 @@ test_that("a conversion's messages say their real causes, and a variance <= 0 is
   oi <- suppressWarnings(dp_as_cov(suppressWarnings(iwishart_posterior(y, 0.2, 1e-6, clip = 4)), center = rc))
   oi$params$source_noise_sd <- NULL
   expect_match(release_diagnostics(oi)$messages, "a posterior sample's noise is not a fixed calibration", all = FALSE)
+})
+
+test_that("a thresholded variance a centring took below 0 is said once, as thresholded (review)", {
+  set.seed(3)
+  X <- matrix(rnorm(6000, 0.3, 0.2), 2000, 3, dimnames = list(NULL, c("a", "b", "c")))
+  thr <- suppressWarnings(dp_threshold(X, 1, 1e-5, clip = 8, neighbor = "replace-one"))
+  expect_identical(thr$params$thresholded_variances, 1:3)
+  cc <- suppressWarnings(dp_as_cov(thr, center = suppressWarnings(dp_cov(X, 1, 1e-5, neighbor = "replace-one"))))
+  expect_true(all(diag(cc$estimate) < 0))
+  m <- release_diagnostics(cc)$messages
+  expect_length(grep("thresholded to 0", m), 1L)
+  expect_length(grep("came out <= 0", m), 0L)
+  # control: a variance below 0 that no threshold zeroed is said as such
+  a0 <- suppressWarnings(dp_threshold(matrix(rnorm(4000), 1000, 4, dimnames = list(NULL, letters[1:4])), 1, 1e-6,
+                                      clip = 5, keep_diagonal = TRUE))
+  a0c <- suppressWarnings(dp_as_cov(a0, center = c(a = 2, b = 0, c = 0, d = 0)))
+  expect_true(diag(a0c$estimate)[1] < 0)
+  expect_match(release_diagnostics(a0c)$messages, "variance of `a` came out <= 0", all = FALSE)
 })

@@ -582,3 +582,20 @@ test_that("qda_estimators(private = FALSE) refuses a private setting as not appl
   expect_identical(e$arg, "epsilon")
   expect_length(qda_estimators(epsilon = 1, calibration = "analytic"), 5L)
 })
+
+test_that("a labelled covariance edited into a vector keeps its non-private label (review)", {
+  X <- matrix(rnorm(300), 100, 3)
+  g <- rep(1:2, 50)
+  pc <- pooled_cov(X, g)
+  dim(pc) <- NULL
+  expect_s3_class(pc, "dp_nonprivate")
+  expect_false(inherits(pc, "pooled_cov"))
+  pc <- pooled_cov(X, g)
+  pc[[20]] <- 1
+  expect_s3_class(pc, "dp_nonprivate")
+  expect_length(unclass(pc), 20L)
+  # control: an entry edited in place keeps the matrix, labelled
+  pc <- pooled_cov(X, g)
+  pc[[2]] <- 0
+  expect_true(is.matrix(pc) && inherits(pc, "dp_nonprivate") && !inherits(pc, "pooled_cov"))
+})

@@ -276,10 +276,16 @@ test_that("a release centred at a mean given as numbers has an unknown total: ha
   expect_match(sp, "^Principal components \\(post-processing of a release; total privacy loss not known\\)")
   expect_no_match(sp, "Private principal components")
   # dp_lm() does not fit a conversion (it cannot redraw its noise); a
-  # regression's coefficients state nothing; the classifier is labelled as always
+  # regression's coefficients, plain numbers that print nothing else, and
+  # tidy()'s table carry the label with the reason (the total not known);
+  # the classifier is labelled as always
   e <- expect_error(dp_lm(ac, c ~ a + b, B = 0), class = "dpcov_error")
   expect_identical(e$arg, "x")
-  expect_false(inherits(dp_regression(ac, "c"), "dp_nonprivate"))
+  co <- dp_regression(ac, "c")
+  expect_s3_class(co, "dp_nonprivate")
+  expect_match(attr(co, "why"), "total privacy loss is not known")
+  expect_s3_class(tidy(ac), "dp_nonprivate")
+  expect_false(inherits(dp_regression(rc0 <- dp_as_cov(th, center = r), "c"), "dp_nonprivate"))
   expect_s3_class(qda_plugin(x, rep(1:2, 500), cov = ac), "dp_nonprivate")
   # the control: centred at the dp_cov() release itself, the total is stated
   rc <- dp_as_cov(th, center = r)
@@ -491,4 +497,18 @@ test_that("dp_as_cov() returns a covariance release as it is, divisor included; 
   expect_identical(dp_as_cov(rd)$params$divisor, "n - 1")
   ag <- analyze_gauss(x, 1, 1e-6, clip = 4, neighbor = "replace-one")
   expect_identical(dp_as_cov(ag, center = colMeans(x))$params$divisor, "n")
+})
+
+test_that("a second-moment release's noise is read by its mechanism, not by the fields it holds (review)", {
+  set.seed(5)
+  X <- matrix(rnorm(9000), 3000, 3)
+  a <- analyze_gauss(X, 0.02, 1e-5, clip = 4, neighbor = "replace-one")
+  expect_identical(release_diagnostics(a)$level, "mostly noise")
+  h <- a
+  h$params$psi <- 0
+  h$params$df <- 1e15
+  # read as Analyze Gauss still (it was read as an inverse-Wishart draw, "ok")
+  expect_equal(release_noise_sd(h), release_noise_sd(a))
+  expect_identical(release_diagnostics(h)$level, "mostly noise")
+  expect_identical(glance(h)$level, "mostly noise")
 })

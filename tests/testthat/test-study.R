@@ -156,3 +156,34 @@ test_that("run_study() refuses settings it would not read per row, records how i
   expect_identical(e$arg, "truth")
   expect_equal(cov_error(diag(2), matrix(0, 2, 2)), c(spectral = 1, frobenius = sqrt(2), l1 = 1))
 })
+
+test_that("run_study() refuses arguments no row uses, repeated labels and a public sample of another width; study_summary() keeps every settings column apart; plot() takes the user's limits (audit)", {
+  s <- data.frame(scenario = c("A", "B"), cov = "model2", dist = "gaussian", p = 5, n = 200, epsilon = 1, delta = 1e-3)
+  st <- run_study(s, reps = 2, tune = "theory", methods = threshold_methods()[1, ])
+  sm <- summary(st)
+  # two scenarios, two rows (they were pooled as one row of 4 reps)
+  expect_identical(nrow(sm), 2L)
+  expect_identical(sm$scenario, c("A", "B"))
+  expect_identical(sm$reps, c(2L, 2L))
+  m <- data.frame(label = c("DP", "DP"), variant = c("modified", "wang_xu"), model = "central",
+                  neighbor = c("replace-one", "zero-out"))
+  e <- expect_error(run_study(s[1, ], reps = 2, tune = "theory", methods = m), "repeated labels", class = "dpcov_error")
+  expect_identical(e$arg, "methods")
+  e <- expect_error(run_study(s[1, ], reps = 2, tune = "theory", methods = threshold_methods()[1, ], df = 7),
+                    "dist = \"t\"", class = "dpcov_error")
+  expect_identical(e$arg, "df")
+  e <- expect_error(run_study(s[1, ], reps = 2, tune = "theory", methods = threshold_methods()[1, ], ldp_threshold = "printed"),
+                    "modified local", class = "dpcov_error")
+  expect_identical(e$arg, "ldp_threshold")
+  s2 <- rbind(s[1, ], transform(s[1, ], scenario = "C", p = 6))
+  e <- expect_error(run_study(s2, reps = 2, tune = threshold_tune("public", public = matrix(rnorm(500), 100, 5)),
+                              methods = threshold_methods()[1, ]), "public sample has 5 columns", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  # factor columns of methods are read as their labels
+  mf <- as.data.frame(lapply(threshold_methods()[1, ], factor))
+  expect_s3_class(run_study(s[1, ], reps = 1, tune = "theory", methods = mf), "threshold_study")
+  # the user's limits and labels replace the plot's
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_no_error(plot(st, xlim = c(100, 400), ylab = "error"))
+})

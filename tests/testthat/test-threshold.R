@@ -1048,3 +1048,26 @@ test_that("ldp_aggregate() returns its release visibly, as every release does", 
   expect_true(v$visible)
   expect_s3_class(v$value, "dp_ldp_aggregate")
 })
+
+test_that("hand-made thresholded releases and tuning marks are checked (audit)", {
+  set.seed(1)
+  x <- matrix(rnorm(4000), 1000, 4)
+  r <- suppressWarnings(dp_threshold(x, 1, 1e-6, clip = 5))
+  for (bad in list(-1, "a", NULL)) {
+    h <- r
+    h["params"] <- list(utils::modifyList(h$params, list(threshold = bad), keep.null = TRUE))
+    if (is.null(bad)) h$params$threshold <- NULL
+    e <- expect_error(release_diagnostics(h), "threshold", class = "dpcov_error")
+    expect_identical(e$arg, "x")
+  }
+  h <- r
+  h$params$keep_diagonal <- "yes"
+  expect_error(release_diagnostics(h), "keep_diagonal", class = "dpcov_error")
+  # a tuning object whose non-private mark is not a string: refused (it was dropped, and the release read as private)
+  tu <- threshold_tune("fixed", constant = 1)
+  tu$nonprivate <- 5
+  e <- expect_error(dp_threshold(x, 1, 1e-6, clip = 5, tune = tu), "nonprivate", class = "dpcov_error")
+  expect_identical(e$arg, "tune")
+  # control: the release as made is read as it is
+  expect_identical(release_diagnostics(r)$level, r$diagnostics$level)
+})
