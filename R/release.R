@@ -3012,6 +3012,12 @@ noise_advice <- function(rel) {
     "the noise scales with the widths of the bounds (a dp_column_bounds() release): give public bounds (lower/upper) if they are known, or more budget (or more rows)"
   } else if (is.character(src) && length(src) == 1L && !is.na(src) && startsWith(src, "public")) {
     "the noise scales with the widths of the public bounds: give narrower public ranges if they are known, or more budget (or more rows)"
+  } else if (inherits(rel, "dp_threshold") || identical(rel$params$second_mechanism, "threshold")) {
+    # the threshold grows with the noise and its constant: the theory
+    # constant, sqrt(2) B^2, zeroes every entry at moderate p unless n is large
+    paste0("a thresholded release loses entries below t, which grows with the noise and the threshold's constant: a ",
+           "constant tuned on a public sample (dp_threshold(tune = threshold_tune(\"public\", public = ...))), public ",
+           "bounds (lower/upper), or more budget (or more rows)")
   } else {
     "give public bounds (lower/upper) or more budget"
   }

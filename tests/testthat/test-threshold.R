@@ -1071,3 +1071,14 @@ test_that("hand-made thresholded releases and tuning marks are checked (audit)",
   # control: the release as made is read as it is
   expect_identical(release_diagnostics(r)$level, r$diagnostics$level)
 })
+
+test_that("a noisy thresholded release's advice names the threshold's constant (audit)", {
+  set.seed(4)
+  S <- cov_model(20, "model2")
+  r <- suppressWarnings(dp_cov(rdata(2000, S), 1, 1e-6, mechanism = "threshold", neighbor = "replace-one"))
+  expect_identical(r$diagnostics$level, "mostly noise")
+  expect_match(r$diagnostics$messages, "threshold_tune\\(\"public\"", all = FALSE)
+  # control: an Analyze Gauss release's advice is the bounds' and the budget's
+  a <- suppressWarnings(dp_cov(rdata(200, S), 0.1, 1e-6, neighbor = "replace-one"))
+  expect_false(any(grepl("threshold_tune", a$diagnostics$messages)))
+})
