@@ -914,10 +914,9 @@ dp_cov_tightened_box <- function(x, window, cols, eps_cols, min_rows, epsilon, d
 #' budget and target, the mechanism's name and the tuning record, for `k`
 #' tightened columns with `eps_cols` and `cols` (column_bounds_epsilon()).
 #' @noRd
-tightened_labels <- function(rel, cols, eps_cols, k, public, n_hat = NULL) {
+tightened_labels <- function(rel, cols, eps_cols, k, public) {
   m2 <- column_bounds_refine / cols$epsilon_q
-  # (a Gram release has no noisy count: its caller gives the ones entry)
-  if (is.null(n_hat)) n_hat <- if (!is.na(rel$n)) rel$n else rel$params$n_noisy
+  n_hat <- released_rows(rel)
   share <- min(tighten_max_level, m2 / max(1, n_hat))
   rel$params$bounds_source <- "public, tightened privately"
   rel$params$public_bounds <- public
@@ -1178,7 +1177,7 @@ lm_tightened_bounds <- function(mf, box, vars, cols, state) {
 lm_tightened_labels <- function(rel, state, cols, eps_bound, epsilon, delta, gauss) {
   rel$epsilon <- epsilon
   rel$delta <- delta
-  rel <- tightened_labels(rel, cols, eps_bound, state$k, state$public, lm_release_n_hat(rel))
+  rel <- tightened_labels(rel, cols, eps_bound, state$k, state$public)
   rel$params$tightened_bounds <- state$tightened
   if (!startsWith(rel$guarantee, "NONE")) {
     rel$params$composition <- if (is.null(gauss)) "basic" else gauss$composition

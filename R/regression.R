@@ -847,7 +847,7 @@ dp_lm.formula <- function(x, data, epsilon, delta, clip = NULL, mechanism = "ana
   if (private_box) {
     # the number of rows for the warnings: public, or the released noisy
     # Gram entry of the ones column
-    pb$n_hat <- lm_release_n_hat(rel)
+    pb$n_hat <- released_rows(rel)
     rel$epsilon <- epsilon
     rel$delta <- delta
     rel$params$bounds_source <- "private"
@@ -3616,17 +3616,6 @@ lm_synthetic_rows <- function(formula, data) {
   })
   if (any(vapply(rows, is.null, logical(1)))) return(NULL)
   as.data.frame(rows, optional = TRUE, stringsAsFactors = FALSE)
-}
-
-# dp_lm()'s number of rows for its bounds' labels (the clamped share, the
-# capped first stage): public, the noisy count (Analyze Gauss), or the
-# released entry of the ones column on the sum's scale (the Gram mechanisms:
-# JL's ridge removed; it was read with the ridge, and the tightened bounds'
-# share with no count at all, 1 row)
-lm_release_n_hat <- function(rel) {
-  if (!is.na(rel$n)) return(rel$n)
-  if (is_num1(rel$params$n_noisy)) return(rel$params$n_noisy)
-  tryCatch(release_sum(rel, NA_real_)[1L, 1L], error = function(e) NA_real_)
 }
 
 # Before any charge: what the schema decides, found on two synthetic rows

@@ -1780,17 +1780,33 @@ clip_fill_message <- function(d, x) {
 }
 
 # The rows the fill of the clip is judged over: n (public or a noisy count),
-# else, for rows with a column of ones (dp_lm()'s design [1, x, y],
-# `params$ones_column`), that column's released entry on the sum's scale. It
-# counts sum s_i^2 (s_i the clip's shrink factors), short of n by the
-# clipping, so the fill it gives exceeds 1 where rows were clipped: add/remove
-# fits on a clip that shrank 43% of the rows were graded "ok" with no count.
+# else the released entry of the ones column (ones_entry()). It counts
+# sum s_i^2 (s_i the clip's shrink factors), short of n by the clipping, so
+# the fill it gives exceeds 1 where rows were clipped: add/remove fits on a
+# clip that shrank 43% of the rows were graded "ok" with no count.
 fill_rows <- function(x, n_hat) {
   if (is_num1(n_hat) && n_hat > 0) return(n_hat)
+  ones <- ones_entry(x)
+  if (is_num1(ones) && ones > 0) ones else NA_real_
+}
+
+# The released entry of a release's column of ones (dp_lm()'s design
+# [1, x, y], `params$ones_column`) on the sum's scale (JL's ridge removed, a
+# posterior draw rescaled): its private count of the rows; NA without one.
+ones_entry <- function(x) {
   j <- x$params$ones_column
   if (!is_num1(j)) return(NA_real_)
-  ones <- tryCatch(release_sum(x, NA_real_)[j, j], error = function(e) NA_real_)
-  if (is_num1(ones) && ones > 0) ones else NA_real_
+  tryCatch(release_sum(x, NA_real_)[j, j], error = function(e) NA_real_)
+}
+
+# The number of rows behind a release's bounds' labels (the clamped share,
+# the capped first stage): public, the noisy count (Analyze Gauss), or the
+# ones entry (the Gram mechanisms in dp_lm(); it was read with JL's ridge,
+# and the tightened bounds' share with no count at all, 1 row).
+released_rows <- function(x) {
+  if (!is.na(x$n)) return(x$n)
+  if (is_num1(x$params$n_noisy)) return(x$params$n_noisy)
+  ones_entry(x)
 }
 
 # Each column's released sd (one-sided, `v` its variance) over twice the
